@@ -1,0 +1,73 @@
+"""``dicetable rules``: list, show and validate rule packs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dicetable.core.citation import Status
+from dicetable.core.errors import InvalidInput, RulePackInvalid
+from dicetable.rules.loader import PRESETS, load_pack
+
+app = typer.Typer(help="Rule packs: every rule with its value, citation and status.",
+                  no_args_is_help=True)
+console = Console()
+
+_STYLE = {Status.REGULATION: "bold green", Status.OTHER_JURISDICTION: "yellow",
+          Status.INDUSTRY_DEFAULT: "cyan"}
+
+
+@app.command("list")
+def list_packs() -> None:
+    """The preset rule packs shipped with dicetable."""
+    table = Table("pack", "game", "jurisdiction", "rules", "regulation", "stand-ins",
+                  title="Rule pack presets")
+    for name in PRESETS:
+        pack = load_pack(name)
+        regulation = sum(1 for r in pack if r.status is Status.REGULATION)
+        table.add_row(name, pack.game, pack.jurisdiction, str(len(pack.rules)),
+                      str(regulation), str(len(pack.rules) - regulation))
+    console.print(table)
+
+
+@app.command("show")
+def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
+         as_json: bool = typer.Option(False, "--json", help="Machine-readable output")) -> None:
+    """Every rule of PACK with its value, citation and status."""
+    try:
+        rules = load_pack(pack)
+    except (InvalidInput, RulePackInvalid) as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(rules.to_dict(), indent=2, ensure_ascii=False))
+        return
+    table = Table("rule", "value", "status", "citation", title=f"{rules.id}: {rules.name}",
+                  show_lines=False)
+    for rule in sorted(rules, key=lambda r: r.id):
+        value = rule.value if isinstance(rule.value, str) else json.dumps(rule.value)
+        table.add_row(rule.id, value, f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation)
+    console.print(table)
+    console.print("regulation = PA/IN text; other-jurisdiction and industry-default are "
+                  "stand-ins an operator confirms against its approved rules submission.")
+
+
+@app.command("validate")
+def validate(file: Path = typer.Argument(..., help="A house pack JSON file")) -> None:
+    """Check a house pack; every problem is reported at once."""
+    try:
+        pack = load_pack(file)
+    except RulePackInvalid as e:
+        console.print(f"[red]{file}: {len(e.problems)} problem(s)[/red]")
+        for rule_id, message in e.problems:
+            console.print(f"  {rule_id}: {message}")
+        raise typer.Exit(1) from None
+    except InvalidInput as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(1) from None
+    console.print(f"[green]{file}: valid[/green] ({pack.id}, based on {pack.base}, "
+                  f"{len(pack.rules)} rules, digest {pack.digest[:12]})")

@@ -1,0 +1,198 @@
+"""Money is integer cents; odds are exact fractions. No float ever touches an amount.
+
+>>> format_cents(123456)
+'$1,234.56'
+>>> parse_money("$12.50")
+1250
+>>> Odds.parse("7 to 6").net
+Fraction(7, 6)
+>>> Odds.parse("8 for 1").net      # 'for' includes the stake: 8 for 1 is 7 to 1
+Fraction(7, 1)
+>>> str(Odds.parse("9 to 5"))
+'9 to 5'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+from dicetable.core.errors import InvalidInput
+
+Cents = int
+"""An amount of money in US cents. Always an ``int``."""
+
+_MONEY = re.compile(r"^\s*(-)?\$?\s*(\d{1,12})(?:\.(\d{1,2}))?\s*$")
+
+
+def format_cents(cents: Cents) -> str:
+    """Render cents as dollars: ``-$5.00``, ``$1,234.56``."""
+    sign = "-" if cents < 0 else ""
+    dollars, rest = divmod(abs(cents), 100)
+    return f"{sign}${dollars:,}.{rest:02d}"
+
+
+def parse_money(text: str) -> Cents:
+    """Parse ``12``, ``12.5``, ``$12.50`` into cents; anything else is ``InvalidInput``.
+
+    >>> parse_money("0.05")
+    5
+    >>> parse_money("1e3")
+    Traceback (most recent call last):
+    ...
+    dicetable.core.errors.InvalidInput: not an amount of money: '1e3' [rule money.format]
+    """
+    m = _MONEY.match(text)
+    if not m:
+        raise InvalidInput(f"not an amount of money: {text!r}", rule="money.format")
+    sign, whole, frac = m.groups()
+    cents = int(whole) * 100 + int((frac or "0").ljust(2, "0"))
+    return -cents if sign else cents
+
+
+def percent(text: str) -> Fraction:
+    """Parse a rate written ``5%`` or ``1/20`` into an exact fraction.
+
+    >>> percent("5%"), percent("1/20"), percent("2.5%")
+    (Fraction(1, 20), Fraction(1, 20), Fraction(1, 40))
+    """
+    t = text.strip()
+    try:
+        if t.endswith("%"):
+            return Fraction(t[:-1].strip()) / 100
+        return Fraction(t)
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInput(f"not a rate: {text!r}", rule="money.rate") from None
+
+
+class OddsBasis(StrEnum):
+    """How a payout is stated (NJAC 13:69F-13.6(a); COMAR 36.05.03.14(E))."""
+
+    TO = "to"
+    """``a to b``: the win is a/b of the stake, and the stake is returned on top."""
+    FOR = "for"
+    """``a for b``: a/b of the stake comes back in all, the stake included."""
+
+
+_ODDS = re.compile(r"^\s*(\d+)\s*(to|for|:)\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Odds:
+    """A payout ratio as stated on the layout, kept exact."""
+
+    win: int
+    stake: int
+    basis: OddsBasis = OddsBasis.TO
+
+    def __post_init__(self) -> None:
+        if self.stake <= 0 or self.win < 0:
+            raise InvalidInput(f"odds out of range: {self.win} {self.basis} {self.stake}",
+                               rule="money.odds")
+        if self.basis is OddsBasis.FOR and self.win < self.stake:
+            raise InvalidInput(f"'{self.win} for {self.stake}' returns less than the stake",
+                               rule="money.odds")
+
+    @classmethod
+    def parse(cls, text: str) -> Odds:
+        m = _ODDS.match(text)
+        if not m:
+            raise InvalidInput(f"not odds: {text!r} (write '7 to 6' or '8 for 1')",
+                               rule="money.odds")
+        a, basis, b = m.groups()
+        return cls(int(a), int(b), OddsBasis.TO if basis in ("to", ":") else OddsBasis.FOR)
+
+    @property
+    def net(self) -> Fraction:
+        """Net win per unit staked ("to 1"), the stake not included."""
+        ratio = Fraction(self.win, self.stake)
+        return ratio if self.basis is OddsBasis.TO else ratio - 1
+
+    def __str__(self) -> str:
+        return f"{self.win} {self.basis} {self.stake}"
+
+
+class Rounding(StrEnum):
+    """What to do with a payout that is not a whole number of the table's payout unit."""
+
+    REFUSE = "refuse"
+    """Refuse the wager at placement (NJAC 13:69F-13.6(b)1)."""
+    DOWN = "round-down"
+    """Pay down to the unit below; the house keeps the remainder (industry practice)."""
+    UP = "round-up"
+    """Pay up to the next unit (Ohio OAC 3772-11-37(C); CO 30-2306(4) reported)."""
+    CENT = "exact-cents"
+    """Pay to the cent, rounding fractions of a cent down (electronic tables)."""
+
+
+def exact_payout(stake: Cents, net: Fraction) -> Fraction:
+    """The exact win on ``stake`` cents at ``net`` to 1."""
+    return stake * net
+
+
+def is_whole_units(amount: Fraction | int, unit: Cents) -> bool:
+    """True when ``amount`` cents is a whole number of ``unit`` cents.
+
+    >>> is_whole_units(Fraction(700), 100), is_whole_units(Fraction(1750, 3), 100)
+    (True, False)
+    """
+    return Fraction(amount) % unit == 0
+
+
+def round_amount(amount: Fraction, unit: Cents, rounding: Rounding) -> Cents:
+    """Round an exact amount of cents to the unit per ``rounding``.
+
+    >>> round_amount(Fraction(1750, 3), 100, Rounding.DOWN)
+    500
+    >>> round_amount(Fraction(1750, 3), 100, Rounding.UP)
+    600
+    >>> round_amount(Fraction(1750, 3), 25, Rounding.CENT)
+    583
+    """
+    if rounding is Rounding.CENT:
+        return int(amount // 1)
+    units = amount / unit
+    if units.denominator == 1:
+        return int(amount)
+    if rounding is Rounding.DOWN:
+        return int(units // 1) * unit
+    if rounding is Rounding.UP:
+        return -int(-units // 1) * unit
+    raise InvalidInput(f"{amount} cents is not a whole number of {unit}-cent units",
+                       rule="payout.rounding")
+
+
+class CommissionRounding(StrEnum):
+    """How a commission (vig) is brought to a payable amount (spec/standards.md §5.2)."""
+
+    FLOOR_TO_UNIT = "floor-to-unit"
+    """5% rounded down to the table unit, subject to the minimum ($1 on $20-$39)."""
+    CEIL_TO_UNIT = "ceil-to-unit"
+    """Rounded up to the table unit."""
+    EXACT_CENTS = "exact-cents"
+    """To the cent, fractions of a cent dropped."""
+
+
+def commission(base: Cents | Fraction, rate: Fraction, unit: Cents, minimum: Cents,
+               rounding: CommissionRounding) -> Cents:
+    """The commission on ``base`` cents at ``rate``, rounded, never below ``minimum``.
+
+    >>> commission(2000, Fraction(1, 20), 100, 100, CommissionRounding.FLOOR_TO_UNIT)
+    100
+    >>> commission(3900, Fraction(1, 20), 100, 100, CommissionRounding.FLOOR_TO_UNIT)
+    100
+    >>> commission(1000, Fraction(1, 20), 100, 100, CommissionRounding.FLOOR_TO_UNIT)
+    100
+    >>> commission(4000, Fraction(1, 20), 100, 100, CommissionRounding.FLOOR_TO_UNIT)
+    200
+    """
+    exact = Fraction(base) * rate
+    if rounding is CommissionRounding.EXACT_CENTS:
+        value = int(exact // 1)
+    elif rounding is CommissionRounding.FLOOR_TO_UNIT:
+        value = int((exact / unit) // 1) * unit
+    else:
+        value = -int(-(exact / unit) // 1) * unit
+    return max(value, minimum)

@@ -1,0 +1,30 @@
+"""The people around a dice table (spec/regulations.md §6)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    """Who gives a command. Every command and event carries one."""
+
+    PLAYER = "player"
+    """A patron at the table (the shooter is a player)."""
+    DEALER = "dealer"
+    """Base dealer at Craps; the sole dealer at Mini-Craps and Props & Hops."""
+    STICKPERSON = "stickperson"
+    """Controls the dice and calls the rolls at Craps and Mini-Craps."""
+    BOXPERSON = "boxperson"
+    """Supervises a Craps table from the box, in front of the bank."""
+    FLOORPERSON = "floorperson"
+    """Supervises one or more tables; at Mini-Craps also does the box-level checks."""
+    PIT_BOSS = "pit-boss"
+    """Pit boss or pit manager (IN 14-3-4, 14-3-7); supervisor of the floorpersons."""
+    SHIFT_MANAGER = "shift-manager"
+    """Assistant table games shift manager or above (PA 603a.13)."""
+    SECURITY = "security"
+    """Security department employee (PA 603a.13)."""
+    SURVEILLANCE = "surveillance"
+    """Surveillance department employee (IN 14-3-4(c)(4))."""
+    SYSTEM = "system"
+    """The electronic table's own automation (no person)."""

@@ -1,0 +1,115 @@
+"""Commands: what someone at the table asks for. Each carries its actor and role.
+
+An engine decides a command into events (or refuses it with a typed error naming the rule);
+nothing changes until the events are applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dicetable.core.dice import Roll
+from dicetable.core.roles import Role
+from dicetable.rules.model import RulePack
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    actor: str
+    role: Role
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenTable(Command):
+    table: str
+    pack: RulePack
+
+
+@dataclass(frozen=True, kw_only=True)
+class JoinTable(Command):
+    player: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeaveTable(Command):
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuyChips(Command):
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CashOut(Command):
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaceBet(Command):
+    player: str
+    wager: str
+    amount: int
+    base: str | None = None
+    """For odds: the id of the line or put bet they stand behind."""
+    working: bool | None = None
+    """The player's call: on or off. None follows the table's policy."""
+    medium: str = "chips"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeBet(Command):
+    bet: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RemoveBet(Command):
+    bet: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetWorking(Command):
+    bet: str
+    working: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class CloseBetting(Command):
+    """'No more bets'."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordRoll(Command):
+    roll: Roll | None
+    source: str = "manual"
+    facts: tuple[str, ...] = ()
+    serials: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallNoRoll(Command):
+    grounds: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CollectLosers(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class PayWinners(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class MovePuck(Command):
+    """Craps: the last settlement chore; come bets travel and the puck moves."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompleteRound(Command):
+    """Props & Hops: the last settlement chore of a round."""

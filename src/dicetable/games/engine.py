@@ -1,0 +1,503 @@
+"""The game engine: ``decide(state, command) -> events``; ``apply`` folds them (lessons 1-3).
+
+``decide`` never changes the state. A refused command raises a typed error that names the
+broken rule and its citation. Craps and Props & Hops share this engine and differ in their
+round flow (``CrapsEngine``, ``PropsHopsEngine``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
+from dicetable.core.money import Rounding, format_cents, is_whole_units
+from dicetable.core.roles import Role
+from dicetable.games import commands as cmd
+from dicetable.games import events as ev
+from dicetable.games.policy import (
+    TOGGLE_FAMILIES,
+    commission_for,
+    commission_kind,
+    commission_up_front,
+)
+from dicetable.games.state import Bet, Phase, TableState
+from dicetable.rules.model import RulePack
+from dicetable.rules.vocabulary import family_of, is_code
+from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
+from dicetable.wagers.compiled import CompiledWager
+
+E = TypeVar("E", bound=ev.Event)
+
+PLAYER_COMMANDS = (cmd.JoinTable, cmd.LeaveTable, cmd.BuyChips, cmd.CashOut, cmd.PlaceBet,
+                   cmd.ChangeBet, cmd.RemoveBet, cmd.SetWorking)
+STAFF_ON_BEHALF = frozenset({Role.DEALER, Role.STICKPERSON, Role.BOXPERSON, Role.FLOORPERSON,
+                             Role.SYSTEM})
+"""Staff who may act for a player at a live table (a dealer books the bet the player calls)."""
+
+
+class Authorizer(Protocol):
+    """Decides whether a command's role may give it. Raises ``RoleNotPermitted`` if not."""
+
+    def __call__(self, state: TableState, command: cmd.Command) -> None: ...
+
+
+def default_authorizer(state: TableState, command: cmd.Command) -> None:
+    """Players act only for themselves; table operations need a member of staff.
+
+    The procedure layer (``dicetable.table``) replaces this with the cited permission matrix.
+    """
+    if isinstance(command, PLAYER_COMMANDS):
+        owner = _owner(state, command)
+        if command.role is Role.PLAYER and owner is not None and owner != command.actor:
+            raise RoleNotPermitted(f"{command.actor} may not act for {owner}",
+                                   rule="authority.player-own")
+        if command.role is not Role.PLAYER and command.role not in STAFF_ON_BEHALF:
+            raise RoleNotPermitted(f"a {command.role} does not handle players' wagers",
+                                   rule="authority.player-own")
+    elif isinstance(command, cmd.OpenTable):
+        return
+    elif command.role is Role.PLAYER:
+        raise RoleNotPermitted(f"a player may not {type(command).__name__}",
+                               rule="authority.staff")
+
+
+def _owner(state: TableState, command: cmd.Command) -> str | None:
+    player = getattr(command, "player", None)
+    if isinstance(player, str):
+        return player
+    bet_id = getattr(command, "bet", None)
+    if isinstance(bet_id, str) and bet_id in state.bets:
+        return state.bets[bet_id].player
+    return None
+
+
+@dataclass
+class Emitter:
+    """Stamps events with the envelope: table, next sequence number, actor, role, time."""
+
+    state: TableState
+    command: cmd.Command
+    now: str
+    table: str = ""
+    events: list[ev.Event] = field(default_factory=list)
+
+    def emit(self, cls: type[E], rule: str = "", **fields: Any) -> E:
+        event = cls(table=self.table or self.state.table_id,
+                    seq=self.state.seq + len(self.events) + 1, actor=self.command.actor,
+                    role=self.command.role, at=self.now, rule=rule, **fields)
+        self.events.append(event)
+        return event
+
+
+class Engine:
+    """Rules shared by every dice game: players, chips, wagers, settlement order."""
+
+    game = ""
+
+    def __init__(self, authorizer: Authorizer = default_authorizer) -> None:
+        self.authorize = authorizer
+        self._handlers: dict[type[cmd.Command], Callable[[TableState, Any, Emitter], None]] = {
+            cmd.OpenTable: self._open,
+            cmd.JoinTable: self._join,
+            cmd.LeaveTable: self._leave,
+            cmd.BuyChips: self._buy,
+            cmd.CashOut: self._cash_out,
+            cmd.PlaceBet: self._place,
+            cmd.ChangeBet: self._change,
+            cmd.RemoveBet: self._remove,
+            cmd.SetWorking: self._set_working,
+            cmd.CloseBetting: self._close,
+            cmd.RecordRoll: self._roll,
+            cmd.CallNoRoll: self._call_no_roll,
+            cmd.CollectLosers: self._collect,
+            cmd.PayWinners: self._pay,
+        }
+
+    # -- entry point ---------------------------------------------------------------------------
+    def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]:
+        handler = self._handlers.get(type(command))
+        if handler is None:
+            raise InvalidInput(f"{type(command).__name__} is not a {self.game} command",
+                               rule="commands")
+        if state.phase is Phase.NEW and not isinstance(command, cmd.OpenTable):
+            raise ProcedureViolation("the table is not open", rule="table.open")
+        self.authorize(state, command)
+        out = Emitter(state, command, now)
+        handler(state, command, out)
+        return out.events
+
+    # -- table and players -------------------------------------------------------------------
+    def _open(self, state: TableState, c: cmd.OpenTable, out: Emitter) -> None:
+        if state.phase is not Phase.NEW:
+            raise ProcedureViolation("the table is already open", rule="table.open")
+        if c.pack.game not in self.games:
+            raise InvalidInput(f"pack {c.pack.id!r} is for {c.pack.game}, not {self.game}",
+                               rule="game")
+        compile_pack(c.pack)  # fail here, not mid-game, if a paytable cannot compile
+        out.table = c.table
+        out.emit(ev.TableOpened, rule=c.pack.cite("game"), game=c.pack.game,
+                 pack=c.pack.to_dict(), pack_digest=c.pack.digest)
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        return (self.game,)
+
+    def _player(self, state: TableState, player: str) -> None:
+        if player not in state.players:
+            raise InvalidInput(f"{player!r} has not joined this table", rule="table.players")
+
+    def _join(self, state: TableState, c: cmd.JoinTable, out: Emitter) -> None:
+        if not c.player or not c.player.strip():
+            raise InvalidInput("a player needs a name", rule="table.players")
+        if c.seat is not None:
+            if c.seat < 1:
+                raise InvalidInput(f"seat {c.seat} does not exist", rule="table.seats")
+            taken = [p for p, info in state.players.items() if info.seat == c.seat
+                     and p != c.player]
+            if taken:
+                raise ProcedureViolation(f"seat {c.seat} is taken by {taken[0]}",
+                                         rule="table.seats")
+        out.emit(ev.PlayerJoined, player=c.player, seat=c.seat)
+
+    def _leave(self, state: TableState, c: cmd.LeaveTable, out: Emitter) -> None:
+        self._player(state, c.player)
+        pack = state.rules()
+        if pack.flag("wagering.seated_only") and state.bets_of(c.player) \
+                and state.phase is not Phase.BETTING:
+            raise ProcedureViolation(
+                f"{c.player} has wagered and stays seated until the round is finished",
+                rule="wagering.seated_only", citation=pack.cite("wagering.seated_only"))
+        out.emit(ev.PlayerLeft, player=c.player)
+
+    def _buy(self, state: TableState, c: cmd.BuyChips, out: Emitter) -> None:
+        self._player(state, c.player)
+        if c.amount <= 0:
+            raise InvalidInput(f"cannot buy {format_cents(c.amount)} in chips",
+                               rule="money.amount")
+        out.emit(ev.ChipsBought, player=c.player, amount=c.amount)
+
+    def _cash_out(self, state: TableState, c: cmd.CashOut, out: Emitter) -> None:
+        self._player(state, c.player)
+        if c.amount <= 0 or c.amount > state.balance(c.player):
+            raise InvalidInput(f"cannot cash out {format_cents(c.amount)}; "
+                               f"{c.player} has {format_cents(state.balance(c.player))}",
+                               rule="money.balance")
+        out.emit(ev.ChipsCashedOut, player=c.player, amount=c.amount)
+
+    # -- placing wagers ----------------------------------------------------------------------------
+    def betting_open(self, state: TableState) -> None:
+        """Raise unless wagers may be made now."""
+        if state.phase is not Phase.BETTING:
+            rule = "wagering.before_shake" if state.game == "props-and-hops" \
+                else "wagering.late_bets"
+            raise ProcedureViolation(f"wagers are closed ({state.phase.value})", rule=rule,
+                                     citation=state.rules().cite(rule))
+
+    def _place(self, state: TableState, c: cmd.PlaceBet, out: Emitter) -> None:
+        pack = state.rules()
+        self._player(state, c.player)
+        self.betting_open(state)
+        if c.medium not in pack.get("wagering.medium", []):
+            raise IllegalWager(f"a wager cannot be made with {c.medium}",
+                               rule="wagering.medium", citation=pack.cite("wagering.medium"))
+        if pack.flag("wagering.seated_only") and state.players[c.player].seat is None:
+            raise IllegalWager(f"{c.player} is not seated; only seated players may wager",
+                               rule="wagering.seated_only",
+                               citation=pack.cite("wagering.seated_only"))
+        if not is_code(c.wager):
+            raise IllegalWager(f"no wager is called {c.wager!r}", rule="wagers.menu")
+        pack.require_offered(c.wager)
+        if c.wager == "odds":
+            wager, start, base = self._odds_start(state, c)
+        else:
+            if c.base is not None:
+                raise IllegalWager(f"{c.wager} does not stand behind another bet",
+                                   rule="wagers.odds")
+            wager = state.compiled[c.wager]
+            start = self._start_state(state, wager)
+            base = None
+        if c.working is not None:
+            self._check_toggle(pack, wager)
+        duplicate = [b for b in state.bets_of(c.player)
+                     if b.wager == wager.code and b.state == start and b.base == base]
+        if duplicate:
+            raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
+                               "change that bet instead", rule="wagers.one-per-spot")
+        self.check_amount(state, wager, c.amount, base)
+        fee = commission_for(pack, wager, c.amount) if commission_up_front(pack, wager.code) \
+            else 0
+        if c.amount + fee > state.balance(c.player):
+            raise IllegalWager(f"{c.player} has {format_cents(state.balance(c.player))}, "
+                               f"short of {format_cents(c.amount + fee)}",
+                               rule="money.balance")
+        rule_id = f"menu.{family_of(c.wager)}"
+        out.emit(ev.BetPlaced, rule=pack.cite(rule_id), bet=f"b{state.bet_counter + 1}",
+                 player=c.player, wager=wager.code, amount=c.amount, state=start, base=base,
+                 working=c.working, commission=fee, medium=c.medium)
+
+    def _start_state(self, state: TableState, wager: CompiledWager) -> int:
+        pack = state.rules()
+        if not wager.placeable(state.point):
+            when = "on the come-out" if state.point is None else "while a point is on"
+            hint = {"pass": "; a Put bet takes a number after the come-out",
+                    "dontpass": "; Don't Pass is made on the come-out"}.get(wager.code, "")
+            raise IllegalWager(f"{wager.name} cannot be made {when}{hint}",
+                               rule=f"menu.{wager.family}",
+                               citation=pack.cite(f"menu.{wager.family}"))
+        if wager.family == "fire" and (state.hand_rolls or state.point is not None):
+            raise IllegalWager("the Fire Bet is made before a new shooter's first come-out",
+                               rule="fire.placement", citation=pack.cite("fire.placement"))
+        if wager.family == "bonus":
+            fresh = state.hand_rolls == 0 if pack.value("bonus.placement") == "new-shooter" \
+                else state.rolls_since_seven == 0 and state.point is None
+            if not fresh:
+                raise IllegalWager(f"{wager.name} is made only at the start of a shooter's "
+                                   "roll or after a 7", rule="bonus.placement",
+                                   citation=pack.cite("bonus.placement"))
+        return wager.start[state.point]
+
+    def _odds_start(self, state: TableState, c: cmd.PlaceBet) -> tuple[CompiledWager, int, str]:
+        pack = state.rules()
+        base = state.bets.get(c.base or "")
+        if base is None or base.player != c.player:
+            raise IllegalWager("odds stand behind one of the player's own line or put bets; "
+                               f"no such bet {c.base!r}", rule="wagers.odds",
+                               citation=pack.cite("menu.odds"))
+        base_wager = state.compiled[base.wager]
+        if base_wager.family not in ("line", "put"):
+            raise IllegalWager(f"odds cannot stand behind {base_wager.name}",
+                               rule="wagers.odds", citation=pack.cite("menu.odds"))
+        point = self.bet_point(state, base)
+        if point is None:
+            raise IllegalWager(f"{base_wager.name} has no point yet; odds come after it",
+                               rule="wagers.odds", citation=pack.cite("menu.odds"))
+        if any(b.base == base.id for b in state.bets.values()):
+            raise IllegalWager(f"{base.id} already has odds; change them instead",
+                               rule="wagers.one-per-spot")
+        wager = state.compiled[odds_code_for(base.wager)]
+        return wager, wager.state_index(point_state_name(wager.code, point)), base.id
+
+    @staticmethod
+    def bet_point(state: TableState, bet: Bet) -> int | None:
+        """The number a line or put bet stands on, if any."""
+        name = state.compiled[bet.wager].states[bet.state]
+        digits = name.split()[-1]
+        return int(digits) if digits.isdigit() else None
+
+    def check_amount(self, state: TableState, wager: CompiledWager, amount: int,
+                     base: str | None) -> None:
+        """Limits, betting unit, equal parts and an exactly payable win."""
+        pack = state.rules()
+        code = "odds" if wager.family == "odds" else wager.code
+        limits, limit_rule = pack.limits(code)
+        cite = pack.cite(limit_rule)
+        if amount <= 0:
+            raise InvalidInput("a wager is a positive amount", rule="money.amount")
+        if amount % limits.unit:
+            raise IllegalWager(f"{format_cents(amount)} is not a multiple of the "
+                               f"{format_cents(limits.unit)} betting unit",
+                               rule=limit_rule, citation=cite)
+        if amount < limits.minimum:
+            raise IllegalWager(f"{wager.name} minimum is {format_cents(limits.minimum)}",
+                               rule=limit_rule, citation=cite)
+        maximum, max_rule = limits.maximum, limit_rule
+        if base is not None:
+            maximum, max_rule = self.odds_maximum(state, wager, base)
+        if amount > maximum:
+            raise IllegalWager(f"{wager.name} maximum here is {format_cents(maximum)}",
+                               rule=max_rule, citation=pack.cite(max_rule))
+        if wager.parts > 1 and amount % (wager.parts * limits.unit):
+            raise IllegalWager(f"{wager.name} is {wager.parts} equal parts: bet a multiple of "
+                               f"{format_cents(wager.parts * limits.unit)}",
+                               rule=limit_rule, citation=cite)
+        if pack.payout_rounding is Rounding.REFUSE:
+            unit = pack.payout_unit
+            for net in sorted(wager.payouts):
+                if not is_whole_units(amount * net, unit):
+                    raise IllegalWager(
+                        f"{format_cents(amount)} on {wager.name} cannot be paid at "
+                        f"{net.numerator} to {net.denominator} in "
+                        f"{format_cents(unit)} units", rule="payout.inexact",
+                        citation=pack.cite("payout.inexact"))
+
+    def odds_maximum(self, state: TableState, wager: CompiledWager,
+                     base_id: str) -> tuple[int, str]:
+        """The most odds behind ``base_id``: 3-4-5x, or a flat multiple, of the flat bet."""
+        pack = state.rules()
+        base = state.bets[base_id]
+        point = self.bet_point(state, base) or 0
+        if pack.value("odds.limit.mode") == "345x":
+            multiple = {4: 3, 10: 3, 5: 4, 9: 4, 6: 5, 8: 5}[point]
+            rule = "odds.limit.mode"
+        else:
+            multiple = int(pack.value("odds.limit.multiple"))
+            rule = "odds.limit.multiple"
+        if wager.code == ODDS_LAY:
+            # Laid odds are capped by what they win: the same multiple of the flat bet
+            # (3-4-5x lets a don't player lay 6x on every point).
+            lay_net = pack.net(f"paytable.odds.lay.{point}")
+            return int(base.amount * multiple / lay_net), rule
+        return base.amount * multiple, rule
+
+    def _check_toggle(self, pack: RulePack, wager: CompiledWager) -> None:
+        if wager.family not in TOGGLE_FAMILIES or not pack.flag("working.player_may_toggle"):
+            raise IllegalWager(f"{wager.name} cannot be called on or off",
+                               rule="working.player_may_toggle",
+                               citation=pack.cite("working.player_may_toggle"))
+
+    # -- changing and removing wagers ----------------------------------------------------------
+    def _bet(self, state: TableState, bet_id: str) -> Bet:
+        bet = state.bets.get(bet_id)
+        if bet is None:
+            raise InvalidInput(f"no bet {bet_id!r} on the layout", rule="wagers.bet")
+        return bet
+
+    def removal_rule(self, state: TableState, bet: Bet) -> str:
+        """The rule governing taking down or reducing ``bet``."""
+        fam = state.compiled[bet.wager].family
+        if fam in ("line", "put") and self.bet_point(state, bet) is not None:
+            return "removal.dont_after_point" if bet.wager.startswith("dont") \
+                else "removal.line_after_point"
+        if fam == "fire":
+            return "removal.fire"
+        if fam == "bonus":
+            return "removal.bonus"
+        return "removal.standing"
+
+    def _may(self, state: TableState, bet: Bet, action: str) -> None:
+        pack = state.rules()
+        rule = self.removal_rule(state, bet)
+        value = pack.get(rule, "between-rolls")
+        if rule == "removal.standing" and state.compiled[bet.wager].family == "line":
+            return  # a line bet not yet in action (before its come-out) is simply withdrawn
+        if value == "locked":
+            raise IllegalWager(f"{bet.id} ({state.compiled[bet.wager].name}) cannot be "
+                               f"{action}", rule=rule, citation=pack.cite(rule))
+
+    def _remove(self, state: TableState, c: cmd.RemoveBet, out: Emitter) -> None:
+        bet = self._bet(state, c.bet)
+        self.betting_open(state)
+        self._may(state, bet, "taken down")
+        pack = state.rules()
+        kind = commission_kind(bet.wager)
+        refund = bet.commission if kind and commission_up_front(pack, bet.wager) and pack.flag(
+            f"commission.{kind}.refund_on_removal") else 0
+        for odds in [b for b in state.bets.values() if b.base == bet.id]:
+            out.emit(ev.BetRemoved, rule=pack.cite("removal.standing"), bet=odds.id,
+                     returned=odds.amount)
+        out.emit(ev.BetRemoved, rule=pack.cite(self.removal_rule(state, bet)), bet=bet.id,
+                 returned=bet.amount, commission_returned=refund)
+
+    def _change(self, state: TableState, c: cmd.ChangeBet, out: Emitter) -> None:
+        bet = self._bet(state, c.bet)
+        self.betting_open(state)
+        pack = state.rules()
+        if c.amount == bet.amount:
+            raise InvalidInput(f"{bet.id} is already {format_cents(bet.amount)}",
+                               rule="wagers.change")
+        wager = state.compiled[bet.wager]
+        rule = self.removal_rule(state, bet)
+        if c.amount < bet.amount:
+            self._may(state, bet, "reduced")
+        elif rule in ("removal.line_after_point", "removal.dont_after_point"):
+            raise IllegalWager(f"{bet.id} ({wager.name}) cannot be increased once its point is "
+                               "set", rule=rule, citation=pack.cite(rule))
+        elif wager.family in ("fire", "bonus"):
+            self._may(state, bet, "increased")
+        self.check_amount(state, wager, c.amount, bet.base)
+        fee = 0
+        if commission_up_front(pack, bet.wager):
+            fee = commission_for(pack, wager, c.amount) - bet.commission
+        if c.amount - bet.amount + fee > state.balance(bet.player):
+            raise IllegalWager(f"{bet.player} has {format_cents(state.balance(bet.player))}",
+                               rule="money.balance")
+        out.emit(ev.BetChanged, rule=pack.cite(rule), bet=bet.id, amount=c.amount,
+                 commission=fee)
+
+    def _set_working(self, state: TableState, c: cmd.SetWorking, out: Emitter) -> None:
+        bet = self._bet(state, c.bet)
+        self.betting_open(state)
+        pack = state.rules()
+        self._check_toggle(pack, state.compiled[bet.wager])
+        out.emit(ev.BetWorkingSet, rule=pack.cite("working.player_may_toggle"), bet=bet.id,
+                 working=c.working)
+
+    # -- the roll ---------------------------------------------------------------------------------
+    def _close(self, state: TableState, c: cmd.CloseBetting, out: Emitter) -> None:
+        if state.phase is not Phase.BETTING:
+            raise ProcedureViolation(f"betting is not open ({state.phase.value})",
+                                     rule="round.order")
+        out.emit(ev.BettingClosed, round=state.round)
+
+    def roll_allowed(self, state: TableState) -> None:
+        raise NotImplementedError
+
+    def automatic_grounds(self, state: TableState, facts: Iterable[str]) -> tuple[str, ...]:
+        listed = state.rules().get("noroll.automatic", [])
+        return tuple(f for f in facts if f in listed)
+
+    def _roll(self, state: TableState, c: cmd.RecordRoll, out: Emitter) -> None:
+        self.roll_allowed(state)
+        pack = state.rules()
+        grounds = self.automatic_grounds(state, c.facts)
+        if c.roll is None and not grounds:
+            raise InvalidInput("record both faces, or the fact that made them unreadable",
+                               rule="dice.faces")
+        out.emit(ev.DiceRolled, roll=c.roll, source=c.source, facts=tuple(c.facts),
+                 serials=tuple(c.serials))
+        if grounds:
+            out.emit(ev.NoRollCalled, rule=pack.cite("noroll.automatic"), grounds=grounds,
+                     automatic=True)
+            self.after_no_roll(state, out)
+
+    def after_no_roll(self, state: TableState, out: Emitter) -> None:
+        """What a no roll does to the wagers (the pack's ``noroll.effect``)."""
+
+    def _call_no_roll(self, state: TableState, c: cmd.CallNoRoll, out: Emitter) -> None:
+        pack = state.rules()
+        if state.phase is not Phase.SETTLING or (state.pending is not None
+                                                 and state.pending.step > 0):
+            raise ProcedureViolation("a no roll is called on the roll just thrown, before "
+                                     "any wager is settled", rule="noroll.timing")
+        if c.role not in pack.roles("noroll.callers"):
+            raise RoleNotPermitted(f"a {c.role} may not call a no roll here",
+                                   rule="noroll.callers", citation=pack.cite("noroll.callers"))
+        if not c.grounds:
+            raise InvalidInput("a no roll names its grounds", rule="noroll.grounds")
+        out.emit(ev.NoRollCalled, rule=pack.cite("noroll.callers"), grounds=tuple(c.grounds))
+        self.after_no_roll(state, out)
+
+    # -- settlement chores ---------------------------------------------------------------------
+    def _pending_step(self, state: TableState, step: int, what: str) -> None:
+        pending = state.pending
+        if state.phase is not Phase.SETTLING or pending is None:
+            raise ProcedureViolation(f"there is no roll to {what}", rule="settlement.order")
+        if pending.step != step:
+            order = ("collect the losers", "pay the winners", "complete the roll")
+            raise ProcedureViolation(
+                f"{what}: settlement goes losers, winners, then the next roll; now: "
+                f"{order[pending.step]}", rule="settlement.order",
+                citation=state.rules().cite("settlement.order"))
+
+    def _collect(self, state: TableState, c: cmd.CollectLosers, out: Emitter) -> None:
+        self._pending_step(state, 0, "collect the losers")
+        assert state.pending is not None
+        out.emit(ev.LosersCollected, rule=state.rules().cite("settlement.order"),
+                 items=state.pending.losers)
+
+    def _pay(self, state: TableState, c: cmd.PayWinners, out: Emitter) -> None:
+        self._pending_step(state, 1, "pay the winners")
+        assert state.pending is not None
+        out.emit(ev.WinnersPaid, rule=state.rules().cite("settlement.order"),
+                 items=state.pending.payments)
+
+    # -- queries ----------------------------------------------------------------------------------
+    def can(self, state: TableState, command: cmd.Command) -> bool:
+        """True exactly when ``decide`` would accept ``command`` (for greying out controls)."""
+        try:
+            self.decide(state, command, "")
+        except ValueError:
+            return False
+        return True

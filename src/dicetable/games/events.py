@@ -1,0 +1,282 @@
+"""Frozen events, named in the past tense. The log of them is the truth (DESIGN.md lesson 1).
+
+Every event carries the table, its sequence number, who caused it and in which role, the time
+from the injected clock, and the rule that allowed or forced it. ``to_dict``/``from_dict``
+round-trip every event through plain JSON types.
+
+>>> e = DiceRolled(table="t1", seq=3, actor="stick", role=Role.STICKPERSON,
+...                at="2026-01-01T00:00:00+00:00", roll=Roll(3, 4), source="manual")
+>>> event_from_dict(event_to_dict(e)) == e
+True
+>>> event_to_dict(e)["roll"]
+'3-4'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from dicetable.core.dice import Roll
+from dicetable.core.errors import InvalidInput
+from dicetable.core.roles import Role
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """The envelope every event shares."""
+
+    table: str
+    seq: int
+    actor: str
+    role: Role
+    at: str
+    rule: str = ""
+    """The citation of the rule that allowed or forced this event."""
+
+    kind: ClassVar[str] = "Event"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.kind = cls.__name__
+        EVENT_TYPES[cls.__name__] = cls
+
+
+# -- items carried by settlement events ---------------------------------------------------------
+@dataclass(frozen=True)
+class Collection:
+    """A losing wager taken by the house (``returned`` > 0 when only part of it lost)."""
+
+    bet: str
+    player: str
+    wager: str
+    amount: int
+    returned: int = 0
+
+
+@dataclass(frozen=True)
+class Payment:
+    """A winning (or pushed) wager: the win paid, less any commission, and the stake if returned.
+
+    ``rounding`` is the payout's rounding adjustment against the exact amount, in cents
+    (negative when rounded down), recorded as its own ledger line.
+    """
+
+    bet: str
+    player: str
+    wager: str
+    win: int
+    commission: int = 0
+    stake_returned: int = 0
+    rounding: int = 0
+
+
+@dataclass(frozen=True)
+class Move:
+    """A wager that changed state without being decided (a come bet travelling to its number)."""
+
+    bet: str
+    state: int
+    state_name: str
+
+
+@dataclass(frozen=True)
+class Return:
+    """A wager handed back in full (a no roll at Props & Hops, a bet taken down)."""
+
+    bet: str
+    player: str
+    wager: str
+    amount: int
+    commission: int = 0
+
+
+# -- table and players --------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class TableOpened(Event):
+    game: str
+    pack: dict[str, Any] = field(hash=False)
+    pack_digest: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerJoined(Event):
+    player: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerLeft(Event):
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChipsBought(Event):
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChipsCashedOut(Event):
+    player: str
+    amount: int
+
+
+# -- wagers --------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class BetPlaced(Event):
+    bet: str
+    player: str
+    wager: str
+    amount: int
+    state: int
+    base: str | None = None
+    working: bool | None = None
+    commission: int = 0
+    """Commission paid up front with the bet (buy and lay), kept by the house."""
+    medium: str = "chips"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BetChanged(Event):
+    bet: str
+    amount: int
+    """The new amount on the layout."""
+    commission: int = 0
+    """Extra up-front commission paid (positive) or refunded (negative)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BetRemoved(Event):
+    bet: str
+    returned: int
+    commission_returned: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class BetWorkingSet(Event):
+    bet: str
+    working: bool
+
+
+# -- the roll and its settlement -----------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class BettingClosed(Event):
+    """'No more bets' (Props & Hops 585.3(e); electronic tables at the end of the countdown)."""
+
+    round: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceRolled(Event):
+    roll: Roll | None
+    """The faces read, or None when they could not be (a die off the table)."""
+    source: str
+    facts: tuple[str, ...] = ()
+    """Physical facts of the throw as recorded (e.g. 'die-off-table')."""
+    serials: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoRollCalled(Event):
+    """The roll does not count. ``automatic`` when the rules void it without anyone's call."""
+
+    grounds: tuple[str, ...]
+    automatic: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class WagersReturned(Event):
+    items: tuple[Return, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LosersCollected(Event):
+    items: tuple[Collection, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WinnersPaid(Event):
+    items: tuple[Payment, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PuckMoved(Event):
+    """Ends a Craps roll: come bets travel, the puck goes on or off."""
+
+    point: int | None
+    moves: tuple[Move, ...] = ()
+    seven_out: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundCompleted(Event):
+    """Ends a Props & Hops round."""
+
+    round: int
+    total: int | None = None
+    """The total rolled, or None when the round ended in a no roll."""
+
+
+# -- codec ---------------------------------------------------------------------------------------
+def _encode(value: Any) -> Any:
+    if isinstance(value, Roll):
+        return str(value)
+    if isinstance(value, Role):
+        return value.value
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    return value
+
+
+def _decode(tp: Any, value: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _decode(inner[0], value)
+    if tp is Roll:
+        return Roll.parse(value)
+    if tp is Role:
+        return Role(value)
+    if tp is Fraction:
+        return Fraction(value)
+    if origin is tuple:
+        (inner, *_) = typing.get_args(tp)
+        return tuple(_decode(inner, v) for v in value)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        return tp(**{k: _decode(hints[k], v) for k, v in value.items()})
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": event.kind}
+    out.update(_encode(event))
+    return out
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise InvalidInput(f"unknown event type {kind!r}", rule="events.codec")
+    hints = typing.get_type_hints(cls)
+    fields = {k: _decode(hints[k], v) for k, v in data.items() if k != "type"}
+    try:
+        return cls(**fields)
+    except TypeError as e:
+        raise InvalidInput(f"malformed {kind} event: {e}", rule="events.codec") from None

@@ -1,0 +1,43 @@
+"""Props & Hops: rounds of one-roll wagers made before the shake (58 Pa. Code 668a.2, 585.3).
+
+A round: wagers, 'no more bets', the shake, the result (or a no roll that returns every
+wager), losers collected, winners paid, round complete.
+"""
+
+from __future__ import annotations
+
+from dicetable.core.errors import ProcedureViolation
+from dicetable.games import commands as cmd
+from dicetable.games import events as ev
+from dicetable.games.engine import Emitter, Engine
+from dicetable.games.state import Phase, TableState
+
+
+class PropsHopsEngine(Engine):
+    game = "props-and-hops"
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._handlers[cmd.CompleteRound] = self._complete
+
+    def roll_allowed(self, state: TableState) -> None:
+        if state.phase is not Phase.CLOSED:
+            raise ProcedureViolation("the dice are shaken after 'no more bets'",
+                                     rule="wagering.before_shake",
+                                     citation=state.rules().cite("wagering.before_shake"))
+
+    def after_no_roll(self, state: TableState, out: Emitter) -> None:
+        """585.3(f)-(g): a no roll returns every wager, and the round is over."""
+        pack = state.rules()
+        items = tuple(ev.Return(b.id, b.player, b.layout_code, b.amount, b.commission)
+                      for b in sorted(state.bets.values(), key=lambda b: b.placed_seq))
+        out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
+        out.emit(ev.RoundCompleted, rule=pack.cite("noroll.effect"), round=state.round,
+                 total=None)
+
+    def _complete(self, state: TableState, c: cmd.CompleteRound, out: Emitter) -> None:
+        self._pending_step(state, 2, "complete the round")
+        pending = state.pending
+        assert pending is not None
+        out.emit(ev.RoundCompleted, rule=state.rules().cite("settlement.order"),
+                 round=state.round, total=pending.roll.total)

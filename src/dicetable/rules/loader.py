@@ -1,0 +1,176 @@
+"""Load the presets shipped with the package, and derive house packs from them.
+
+>>> pack = load_pack("pa-craps")
+>>> pack.odds("paytable.place.6")
+Odds(win=7, stake=6, basis=<OddsBasis.TO: 'to'>)
+>>> pack.rule("noroll.callers").status
+<Status.REGULATION: 'regulation'>
+>>> house = derive_pack(pack, "my-house", {"paytable.field.12": "3 to 1"})
+>>> house.value("paytable.field.12"), house.rule("paytable.field.12").source
+('3 to 1', 'my-house')
+>>> derive_pack(pack, "bad", {"noroll.callers": ["dealer"], "paytable.place.6": "lots"})
+Traceback (most recent call last):
+...
+dicetable.core.errors.RulePackInvalid: rule pack 'bad' is invalid (2 problems): ...
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from dicetable.core.citation import Status
+from dicetable.core.errors import InvalidInput, RulePackInvalid
+from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.validation import validate_rules
+
+PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps")
+"""The rule packs shipped with dicetable."""
+
+
+def _read_preset_file(name: str) -> dict[str, Any]:
+    path = resources.files("dicetable.rules") / "packs" / f"{name}.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"no rule pack named {name!r}; presets: {', '.join(PRESETS)}",
+                           rule="rules.pack") from None
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def _rule_from(rule_id: str, raw: Any, source: str, base: Rule | None) -> Rule | str:
+    """Build a rule from a full definition or a bare value; a string is a problem."""
+    if isinstance(raw, dict) and "value" in raw:
+        try:
+            status = Status(raw.get("status", base.status.value if base else ""))
+        except ValueError:
+            return f"status must be one of {', '.join(s.value for s in Status)}"
+        citation = raw.get("citation", base.citation if base else "")
+        if base is not None and "citation" not in raw:
+            citation = f"house rule of {source}, replacing: {base.citation}"
+        return Rule(rule_id, raw["value"], str(citation), status, str(raw.get("note", "")),
+                    source)
+    if base is None:
+        return "a new rule needs value, citation and status"
+    return Rule(rule_id, raw, f"house rule of {source}, replacing: {base.citation}",
+                base.status, base.note, source)
+
+
+@cache
+def _preset_rules(name: str) -> tuple[str, dict[str, Rule], str | None]:
+    data = _read_preset_file(name)
+    parent = data.get("extends")
+    rules: dict[str, Rule] = dict(_preset_rules(parent)[1]) if parent else {}
+    problems: list[tuple[str, str]] = []
+    for rule_id, raw in data.get("rules", {}).items():
+        made = _rule_from(rule_id, raw, name, None)
+        if isinstance(made, str):
+            problems.append((rule_id, made))
+        else:
+            rules[rule_id] = made
+    if problems:
+        raise RulePackInvalid(name, problems)
+    return str(data.get("name", name)), rules, parent
+
+
+@cache
+def load_preset(name: str) -> RulePack:
+    """One of ``PRESETS``, validated."""
+    if name.startswith("_") or name not in PRESETS:
+        raise InvalidInput(f"no rule pack named {name!r}; presets: {', '.join(PRESETS)}",
+                           rule="rules.pack")
+    title, rules, parent = _preset_rules(name)
+    problems = validate_rules(rules)
+    if problems:
+        raise RulePackInvalid(name, problems)
+    return RulePack(name, title, rules, parent)
+
+
+def derive_pack(base: RulePack, pack_id: str, overrides: Mapping[str, Any],
+                name: str | None = None) -> RulePack:
+    """A house pack: ``base`` with some configurable rules changed.
+
+    A rule whose status is ``regulation`` cannot be changed. Every problem is reported at once.
+    """
+    rules = dict(base.rules)
+    problems: list[tuple[str, str]] = []
+    for rule_id, raw in overrides.items():
+        current = rules.get(rule_id)
+        if current is not None and not current.configurable:
+            problems.append((rule_id, f"is regulation text ({current.citation}) and cannot be "
+                                      "changed by a house pack"))
+            continue
+        made = _rule_from(rule_id, raw, pack_id, current)
+        if isinstance(made, str):
+            problems.append((rule_id, made))
+            continue
+        if current is None and made.status is Status.REGULATION:
+            problems.append((rule_id, "a house pack cannot add rules as regulation text"))
+            continue
+        rules[rule_id] = made
+    problems += [p for p in validate_rules(rules) if p not in problems]
+    if problems:
+        raise RulePackInvalid(pack_id, problems)
+    return RulePack(pack_id, name or pack_id, rules, base.id)
+
+
+def pack_from_data(data: Mapping[str, Any]) -> RulePack:
+    """A house pack from its JSON form: ``{"id", "name", "extends", "overrides"}``."""
+    problems: list[tuple[str, str]] = []
+    pack_id = data.get("id")
+    if not isinstance(pack_id, str) or not pack_id:
+        problems.append(("id", "a house pack needs an id"))
+        pack_id = "(unnamed)"
+    base_name = data.get("extends")
+    if base_name not in PRESETS:
+        problems.append(("extends", f"must name a preset: {', '.join(PRESETS)}"))
+    overrides = data.get("overrides", {})
+    if not isinstance(overrides, dict):
+        problems.append(("overrides", "expected an object of rule id -> value"))
+        overrides = {}
+    unknown = sorted(set(data) - {"id", "name", "extends", "overrides", "description"})
+    problems += [(key, "unknown field in a house pack") for key in unknown]
+    if problems:
+        if base_name in PRESETS and isinstance(overrides, dict):
+            try:
+                derive_pack(load_preset(str(base_name)), pack_id, overrides)
+            except RulePackInvalid as e:
+                problems += e.problems
+        raise RulePackInvalid(pack_id, problems)
+    return derive_pack(load_preset(str(base_name)), pack_id, overrides,
+                       str(data.get("name", pack_id)))
+
+
+def load_pack(name_or_path: str | Path) -> RulePack:
+    """A preset by name, or a house pack from a JSON file."""
+    if isinstance(name_or_path, str) and name_or_path in PRESETS:
+        return load_preset(name_or_path)
+    path = Path(name_or_path)
+    if not path.exists():
+        raise InvalidInput(f"no preset or file named {str(name_or_path)!r}; presets: "
+                           f"{', '.join(PRESETS)}", rule="rules.pack")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InvalidInput(f"{path}: not valid JSON ({e})", rule="rules.pack") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{path}: a house pack is a JSON object", rule="rules.pack")
+    return pack_from_data(data)
+
+
+def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
+    """Rebuild a pack from ``RulePack.to_dict()`` (as stored in a table's first event)."""
+    rules = {
+        rule_id: Rule(rule_id, raw["value"], raw["citation"], Status(raw["status"]),
+                      raw.get("note", ""), raw.get("source", ""))
+        for rule_id, raw in data["rules"].items()
+    }
+    problems = validate_rules(rules)
+    if problems:
+        raise RulePackInvalid(str(data.get("id")), problems)
+    return RulePack(str(data["id"]), str(data.get("name", data["id"])), rules, data.get("base"))

@@ -1,0 +1,276 @@
+"""What each rule id means and which values it accepts.
+
+Validation checks every rule against this schema and reports every problem at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dicetable.core.dice import POINTS
+from dicetable.core.errors import InvalidInput
+from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
+from dicetable.core.roles import Role
+from dicetable.rules.vocabulary import FAMILIES, codes_of, is_code
+
+Checker = Callable[[Any], str | None]
+"""Returns a problem description, or None when the value is acceptable."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSpec:
+    id: str
+    kind: str
+    description: str
+    check: Checker
+
+
+def _odds(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return "expected odds such as '7 to 6'"
+    try:
+        Odds.parse(v)
+    except InvalidInput as e:
+        return e.message
+    return None
+
+
+def _int(lo: int, hi: int) -> Checker:
+    def check(v: Any) -> str | None:
+        if not isinstance(v, int) or isinstance(v, bool):
+            return f"expected a whole number from {lo} to {hi}"
+        if not lo <= v <= hi:
+            return f"{v} is outside {lo}..{hi}"
+        return None
+
+    return check
+
+
+def _bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "expected true or false"
+
+
+def _choice(*options: str | int) -> Checker:
+    def check(v: Any) -> str | None:
+        return None if v in options else f"expected one of {', '.join(map(str, options))}"
+
+    return check
+
+
+def _rate(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return "expected a rate such as '5%'"
+    try:
+        r = percent(v)
+    except InvalidInput as e:
+        return e.message
+    return None if 0 <= r < 1 else f"rate {v} is outside 0%..100%"
+
+
+def _limits(v: Any) -> str | None:
+    if not isinstance(v, dict) or set(v) != {"minimum", "maximum", "unit"}:
+        return "expected {minimum, maximum, unit} in cents"
+    if not all(isinstance(v[k], int) and not isinstance(v[k], bool) for k in v):
+        return "limits are whole cents"
+    lo, hi, unit = v["minimum"], v["maximum"], v["unit"]
+    if unit <= 0:
+        return "the betting unit must be positive"
+    if lo <= 0 or lo > hi:
+        return f"minimum {lo} must be positive and not above maximum {hi}"
+    if lo % unit or hi % unit:
+        return f"minimum and maximum must be whole multiples of the unit {unit}"
+    return None
+
+
+def _codes(family: str) -> Checker:
+    allowed = set(codes_of(family))
+
+    def check(v: Any) -> str | None:
+        if not isinstance(v, list) or not all(isinstance(c, str) for c in v):
+            return "expected a list of wager codes"
+        bad = [c for c in v if c not in allowed]
+        if bad:
+            return f"not {family} wagers: {', '.join(bad)} (known: {', '.join(sorted(allowed))})"
+        return None
+
+    return check
+
+
+def _families(v: Any) -> str | None:
+    if not isinstance(v, list) or not all(isinstance(f, str) for f in v):
+        return "expected a list of wager families"
+    bad = [f for f in v if f not in FAMILIES]
+    return f"unknown wager families: {', '.join(bad)}" if bad else None
+
+
+def _fire_table(v: Any) -> str | None:
+    if not isinstance(v, dict) or not v:
+        return "expected {points made: odds}, e.g. {\"4\": \"24 to 1\"}"
+    for k, odds in v.items():
+        if k not in {"1", "2", "3", "4", "5", "6"}:
+            return f"points made must be 1..6, not {k!r}"
+        problem = _odds(odds)
+        if problem:
+            return f"{k} points: {problem}"
+    return None
+
+
+def _roles(v: Any) -> str | None:
+    if not isinstance(v, list) or not v:
+        return "expected a non-empty list of roles"
+    known = {r.value for r in Role}
+    bad = [r for r in v if r not in known]
+    return f"unknown roles: {', '.join(map(str, bad))}" if bad else None
+
+
+def _strings(*allowed: str) -> Checker:
+    def check(v: Any) -> str | None:
+        if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+            return "expected a list of names"
+        bad = [s for s in v if s not in allowed]
+        return f"not recognised: {', '.join(bad)} (known: {', '.join(allowed)})" if bad else None
+
+    return check
+
+
+def _text(v: Any) -> str | None:
+    return None if isinstance(v, str) and v else "expected text"
+
+
+def _build() -> dict[str, RuleSpec]:
+    specs: dict[str, RuleSpec] = {}
+
+    def spec(rule_id: str, kind: str, description: str, check: Checker) -> None:
+        specs[rule_id] = RuleSpec(rule_id, kind, description, check)
+
+    odds, yes_no = _odds, _bool
+    cents = _int(0, 100_000_000)
+
+    spec("game", "choice", "The game this pack runs",
+         _choice("craps", "mini-craps", "props-and-hops"))
+    spec("jurisdiction", "choice", "Whose rules", _choice("PA", "IN"))
+
+    for family in FAMILIES:
+        spec(f"menu.{family}", "codes", f"Which {family} wagers the table offers",
+             _codes(family))
+
+    # Paytables: every payout the wager tables read.
+    spec("paytable.line", "odds", "Pass, Don't Pass, Come, Don't Come and Put pay", odds)
+    spec("line.dontpass.bar", "choice", "Total on which a don't bet pushes on the come-out",
+         _choice(2, 12))
+    for n in POINTS:
+        spec(f"paytable.odds.take.{n}", "odds", f"Odds taken on a point of {n}", odds)
+        spec(f"paytable.odds.lay.{n}", "odds", f"Odds laid against a point of {n}", odds)
+        spec(f"paytable.place.{n}", "odds", f"Place {n} to win", odds)
+        spec(f"paytable.lose.{n}", "odds", f"Place {n} to lose", odds)
+        spec(f"paytable.buy.{n}", "odds", f"Buy {n} (before commission)", odds)
+        spec(f"paytable.lay.{n}", "odds", f"Lay {n} (before commission)", odds)
+    spec("paytable.big", "odds", "Big 6 and Big 8", odds)
+    spec("field.numbers", "totals", "Totals that win the Field",
+         lambda v: None if isinstance(v, list) and v and all(
+             isinstance(t, int) and 2 <= t <= 12 and t != 7 for t in v)
+         else "expected a list of totals 2..12 without 7")
+    spec("paytable.field.2", "odds", "Field pays on 2", odds)
+    spec("paytable.field.12", "odds", "Field pays on 12", odds)
+    spec("paytable.field.other", "odds", "Field pays on its other totals", odds)
+    for n in (4, 6, 8, 10):
+        spec(f"paytable.hard.{n}", "odds", f"Hard {n}", odds)
+    for name in ("any7", "anycraps", "two", "three", "eleven", "twelve", "anydouble"):
+        spec(f"paytable.{name}", "odds", f"One-roll {name}", odds)
+    spec("paytable.horn.form", "choice",
+         "split: four equal parts each paid at its own odds (U.S.); single: one bet (France)",
+         _choice("split", "single"))
+    spec("paytable.horn.single", "odds", "Horn pays when played as a single bet", odds)
+    spec("paytable.hop.pair", "odds", "Hop on a pair (1-1 .. 6-6)", odds)
+    spec("paytable.hop.nonpair", "odds", "Hop on a non-pair (1-2 .. 5-6)", odds)
+    spec("paytable.double", "odds", "Props & Hops Double Wagers (668a.2(d))", odds)
+    spec("paytable.fire", "odds-table", "Fire Bet: distinct points made -> payout", _fire_table)
+    spec("paytable.allsmall", "odds", "All Small", odds)
+    spec("paytable.alltall", "odds", "All Tall", odds)
+    spec("paytable.makeemall", "odds", "Make 'Em All", odds)
+
+    # Limits, units and rounding.
+    spec("limits.default", "limits", "Table minimum, maximum and betting unit (cents)", _limits)
+    for family in FAMILIES:
+        spec(f"limits.{family}", "limits", f"Minimum, maximum and unit for {family} wagers",
+             _limits)
+    spec("odds.limit.mode", "choice", "How the odds limit is stated", _choice("345x", "flat"))
+    spec("odds.limit.multiple", "int", "Flat odds multiple (mode 'flat')", _int(1, 1000))
+    spec("payout.unit", "cents", "Smallest amount a payout is made in (cents)", _int(1, 100_000))
+    spec("payout.inexact", "choice", "A wager whose payout is not whole units",
+         _choice(*[r.value for r in Rounding]))
+    for kind in ("buy", "lay"):
+        spec(f"commission.{kind}.rate", "rate", f"{kind.title()} commission rate", _rate)
+        spec(f"commission.{kind}.when", "choice", f"When the {kind} commission is taken",
+             _choice("up-front", "on-win"))
+        spec(f"commission.{kind}.rounding", "choice", f"How the {kind} commission is rounded",
+             _choice(*[r.value for r in CommissionRounding]))
+        spec(f"commission.{kind}.unit", "cents", f"{kind.title()} commission rounding unit",
+             _int(1, 100_000))
+        spec(f"commission.{kind}.minimum", "cents", f"Smallest {kind} commission", cents)
+        spec(f"commission.{kind}.refund_on_removal", "bool",
+             f"An up-front {kind} commission is returned when the bet is taken down", yes_no)
+
+    # Working status on the come-out, and the player's right to call bets on or off.
+    for what in ("place", "buy", "lay", "lose", "hard", "big", "come_odds", "dontcome_odds"):
+        spec(f"working.comeout.{what}", "bool", f"{what} wagers work on the come-out roll",
+             yes_no)
+    spec("working.player_may_toggle", "bool",
+         "A player may call a multi-roll bet on or off", yes_no)
+
+    # Removal, reduction and increase once a wager is in action.
+    spec("removal.line_after_point", "choice",
+         "Pass/Come flat once its point is set", _choice("locked", "remove-or-reduce"))
+    spec("removal.dont_after_point", "choice",
+         "Don't Pass/Don't Come flat once its point is set",
+         _choice("locked", "remove-or-reduce"))
+    spec("removal.standing", "choice", "Odds, place, buy, lay, big, hardway and props",
+         _choice("between-rolls", "locked"))
+    spec("removal.fire", "choice", "Fire Bet once made", _choice("locked", "between-rolls"))
+    spec("removal.bonus", "choice", "All Small / Tall / Make 'Em All once made",
+         _choice("locked", "between-rolls"))
+    spec("winning.stays_up", "families",
+         "Families whose stake stays up after a win (only the win is paid)", _families)
+    spec("fire.placement", "choice", "When a Fire Bet may be made", _choice("new-shooter"))
+    spec("bonus.placement", "choice", "When All Small / Tall / Make 'Em All may be made",
+         _choice("after-any-seven", "new-shooter"))
+
+    # Wagering mechanics and procedure.
+    spec("wagering.medium", "list", "What a wager may be made with",
+         _strings("chips", "plaques", "cash"))
+    spec("wagering.seated_only", "bool", "Only seated players may wager", yes_no)
+    spec("wagering.before_shake", "bool", "Every wager is made before the dice are shaken",
+         yes_no)
+    spec("wagering.late_bets", "bool", "A wager confirmed while the dice are in the air counts",
+         yes_no)
+    spec("throw.line_bet_required", "bool",
+         "The shooter has a Pass or Don't Pass bet before throwing", yes_no)
+    spec("noroll.automatic", "list", "Throws that are invalid without anyone's call",
+         _strings("die-off-table", "die-on-die", "more-than-two-dice", "die-fell-out",
+                  "die-not-flat"))
+    spec("noroll.callers", "roles", "Who may call a no roll", _roles)
+    spec("noroll.effect", "choice", "What a no roll does to the wagers",
+         _choice("wagers-stand", "wagers-returned"))
+    spec("settlement.order", "choice", "Order of settlement",
+         _choice("losers-then-winners"))
+    spec("settlement.automatic", "bool",
+         "The table settles by itself after each roll (electronic tables)", yes_no)
+    spec("table.description", "text", "A line describing the table", _text)
+    return specs
+
+
+SPECS: dict[str, RuleSpec] = _build()
+
+
+def check_value(rule_id: str, value: Any) -> str | None:
+    """The problem with ``value`` for ``rule_id``, or None."""
+    spec = SPECS.get(rule_id)
+    if spec is None:
+        return "unknown rule id"
+    return spec.check(value)
+
+
+def known_code(code: str) -> bool:
+    return is_code(code)

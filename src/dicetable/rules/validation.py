@@ -1,0 +1,126 @@
+"""Validate a rule pack: every problem is reported at once, none is fixed silently."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from dicetable.rules.model import Rule
+from dicetable.rules.schema import SPECS, check_value
+from dicetable.rules.vocabulary import family_of
+
+_CRAPS_ONLY = {"line", "odds", "put", "place", "lose", "buy", "lay", "big", "hard", "fire",
+               "bonus"}
+_PROPS_AND_HOPS_ONLY = {"double"}
+
+_ALWAYS = (
+    "game", "jurisdiction", "limits.default", "payout.unit", "payout.inexact",
+    "settlement.order", "settlement.automatic", "wagering.medium", "removal.standing",
+    "winning.stays_up", "noroll.automatic", "noroll.effect",
+)
+
+
+def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
+    """The rules a pack must define to offer ``codes``."""
+    need: set[str] = set(_ALWAYS)
+    if game in ("craps", "mini-craps"):
+        need |= {"noroll.callers", "throw.line_bet_required"}
+    if game == "props-and-hops":
+        need |= {"wagering.seated_only", "wagering.before_shake"}
+    for code in codes:
+        fam = family_of(code)
+        n = "".join(ch for ch in code if ch.isdigit())
+        if fam in ("line", "put"):
+            need |= {"paytable.line", "line.dontpass.bar", "removal.line_after_point",
+                     "removal.dont_after_point"}
+        elif fam == "odds":
+            need |= {f"paytable.odds.{side}.{p}" for side in ("take", "lay")
+                     for p in (4, 5, 6, 8, 9, 10)}
+            need |= {"odds.limit.mode", "working.comeout.come_odds",
+                     "working.comeout.dontcome_odds"}
+        elif fam in ("place", "lose", "buy", "lay"):
+            need |= {f"paytable.{fam}.{n}", f"working.comeout.{fam}",
+                     "working.player_may_toggle"}
+            if fam in ("buy", "lay"):
+                need |= {f"commission.{fam}.{k}" for k in
+                         ("rate", "when", "rounding", "unit", "minimum", "refund_on_removal")}
+        elif fam == "big":
+            need |= {"paytable.big", "working.comeout.big"}
+        elif fam == "hard":
+            need |= {f"paytable.hard.{n}", "working.comeout.hard"}
+        elif fam == "field":
+            need |= {"field.numbers", "paytable.field.2", "paytable.field.12",
+                     "paytable.field.other"}
+        elif fam == "hop":
+            a, b = code[3:].split("-")
+            need.add("paytable.hop.pair" if a == b else "paytable.hop.nonpair")
+        elif fam == "double":
+            need.add("paytable.double")
+        elif fam == "fire":
+            need |= {"paytable.fire", "fire.placement", "removal.fire"}
+        elif fam == "bonus":
+            need |= {f"paytable.{code}", "bonus.placement", "removal.bonus"}
+        elif fam == "prop":
+            need |= _prop_needs(code)
+    return need
+
+
+def _prop_needs(code: str) -> set[str]:
+    horn_parts = {"paytable.two", "paytable.three", "paytable.eleven", "paytable.twelve"}
+    if code in ("any7", "anycraps", "two", "three", "eleven", "twelve", "anydouble"):
+        return {f"paytable.{code}"}
+    if code == "horn":
+        return {"paytable.horn.form"} | horn_parts
+    if code.startswith("hornhigh"):
+        return horn_parts
+    if code == "world":
+        return horn_parts | {"paytable.any7"}
+    if code == "ce":
+        return {"paytable.anycraps", "paytable.eleven"}
+    return set()
+
+
+def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
+    """Every problem with a complete set of rules, as (rule id, message)."""
+    problems: list[tuple[str, str]] = []
+    for rule_id, rule in sorted(rules.items()):
+        if rule_id not in SPECS:
+            problems.append((rule_id, "unknown rule id"))
+            continue
+        problem = check_value(rule_id, rule.value)
+        if problem:
+            problems.append((rule_id, problem))
+        if not rule.citation.strip():
+            problems.append((rule_id, "every rule names its citation"))
+
+    game = rules["game"].value if "game" in rules else None
+    codes = [c for rid, r in rules.items() if rid.startswith("menu.") and isinstance(r.value, list)
+             for c in r.value if isinstance(c, str)]
+    for code in codes:
+        fam = family_of(code) if code else ""
+        if game == "props-and-hops" and fam in _CRAPS_ONLY:
+            problems.append((f"menu.{fam}", f"{code!r} is a Craps wager, not Props & Hops"))
+        if game in ("craps", "mini-craps") and fam in _PROPS_AND_HOPS_ONLY:
+            problems.append((f"menu.{fam}", f"{code!r} is a Props & Hops wager, not Craps"))
+    if not codes:
+        problems.append(("menu", "the table offers no wagers"))
+    try:
+        need = required_rules(codes, game)
+    except KeyError:
+        need = set()
+    for rule_id in sorted(need - set(rules)):
+        problems.append((rule_id, "required by the wager menu but not defined"))
+
+    if rules.get("odds.limit.mode") and rules["odds.limit.mode"].value == "flat" \
+            and "odds.limit.multiple" not in rules:
+        problems.append(("odds.limit.multiple", "a flat odds limit needs its multiple"))
+    if "paytable.horn.form" in rules and rules["paytable.horn.form"].value == "single" \
+            and "paytable.horn.single" not in rules:
+        problems.append(("paytable.horn.single", "a single-bet Horn needs its payout"))
+    if "limits.default" in rules and "payout.unit" in rules:
+        unit = rules["payout.unit"].value
+        limits = rules["limits.default"].value
+        if isinstance(unit, int) and isinstance(limits, dict) and isinstance(
+                limits.get("unit"), int) and unit > 0 and limits["unit"] % unit:
+            problems.append(("payout.unit", f"the betting unit {limits['unit']} must be a "
+                                            f"whole number of payout units ({unit})"))
+    return problems

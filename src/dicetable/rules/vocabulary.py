@@ -1,0 +1,97 @@
+"""The names of every wager the system knows, grouped into families.
+
+Rule packs choose which families a table offers; ``dicetable.wagers`` gives each code its meaning.
+A code round-trips through scripts and the API: ``place6``, ``hard8``, ``hop2-3``.
+
+>>> family_of("place6"), family_of("hop2-3"), family_of("double4")
+('place', 'hop', 'double')
+>>> display_name("lose4"), display_name("double4"), display_name("hop1-2")
+('Place 4 to Lose', 'Four the Hardway', 'Hop 1-2')
+>>> len([c for c in CODES if family_of(c) == "hop"])
+21
+"""
+
+from __future__ import annotations
+
+from dicetable.core.dice import COMBINATIONS, POINTS
+
+_NUMBER_WORDS = {2: "Two", 4: "Four", 6: "Six", 8: "Eight", 10: "Ten", 12: "Twelve"}
+
+
+def _build() -> dict[str, tuple[str, str]]:
+    names: dict[str, tuple[str, str]] = {}
+
+    def add(code: str, family: str, name: str) -> None:
+        names[code] = (family, name)
+
+    add("pass", "line", "Pass Line")
+    add("dontpass", "line", "Don't Pass Bar")
+    add("come", "line", "Come")
+    add("dontcome", "line", "Don't Come Bar")
+    add("odds", "odds", "Odds")
+    for n in POINTS:
+        add(f"put{n}", "put", f"Put {n}")
+        add(f"place{n}", "place", f"Place {n} to Win")
+        add(f"lose{n}", "lose", f"Place {n} to Lose")
+        add(f"buy{n}", "buy", f"Buy {n}")
+        add(f"lay{n}", "lay", f"Lay {n}")
+    add("big6", "big", "Big 6")
+    add("big8", "big", "Big 8")
+    add("field", "field", "Field")
+    for n in (4, 6, 8, 10):
+        add(f"hard{n}", "hard", f"Hard {n}")
+    add("any7", "prop", "Any Seven")
+    add("anycraps", "prop", "Any Craps")
+    add("two", "prop", "Two (Aces)")
+    add("three", "prop", "Three (Ace-Deuce)")
+    add("eleven", "prop", "Eleven (Yo)")
+    add("twelve", "prop", "Twelve (Boxcars)")
+    add("horn", "prop", "Horn")
+    for n in (2, 3, 11, 12):
+        add(f"hornhigh{n}", "prop", f"Horn High {n}")
+    add("world", "prop", "World (Whirl)")
+    add("ce", "prop", "C & E")
+    for a, b in COMBINATIONS:
+        add(f"hop{a}-{b}", "hop", f"Hop {a}-{b}")
+    add("fire", "fire", "Fire Bet")
+    add("allsmall", "bonus", "All Small")
+    add("alltall", "bonus", "All Tall")
+    add("makeemall", "bonus", "Make 'Em All")
+    # Props & Hops: the Double Wagers of 58 Pa. Code 668a.2(d) and the one-roll menu.
+    for n in (2, 4, 6, 8, 10, 12):
+        add(f"double{n}", "double", f"{_NUMBER_WORDS[n]} the Hardway")
+    add("anydouble", "prop", "Any Double")
+    return names
+
+
+_NAMES = _build()
+
+CODES: tuple[str, ...] = tuple(_NAMES)
+"""Every wager code, in layout order."""
+
+FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(fam for fam, _ in _NAMES.values()))
+"""Every wager family, in layout order."""
+
+
+def is_code(code: str) -> bool:
+    return code in _NAMES
+
+
+def family_of(code: str) -> str:
+    return _NAMES[code][0]
+
+
+def display_name(code: str) -> str:
+    return _NAMES[code][1]
+
+
+def codes_of(family: str) -> tuple[str, ...]:
+    return tuple(c for c, (fam, _) in _NAMES.items() if fam == family)
+
+
+ONE_ROLL_FAMILIES = frozenset({"field", "prop", "hop", "double"})
+"""Families decided by the very next roll."""
+
+MULTI_ROLL_FAMILIES = frozenset(
+    {"line", "odds", "put", "place", "lose", "buy", "lay", "big", "hard", "fire", "bonus"}
+)

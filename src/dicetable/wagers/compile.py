@@ -1,0 +1,378 @@
+"""Compile every wager on a pack's menu to its table, once.
+
+>>> from dicetable.rules.loader import load_preset
+>>> menu = compile_pack(load_preset("pa-craps"))
+>>> place6 = menu["place6"]
+>>> from dicetable.core.dice import Roll
+>>> place6.step(0, Roll(3, 3))
+Step(outcome=<Outcome.WIN: 1>, payout=Fraction(7, 6), next_state=0)
+>>> menu["pass"].step(0, Roll(2, 2)).next_state == menu["pass"].state_index("point 4")
+True
+>>> menu["horn"].step(0, Roll(1, 1)).payout   # a quarter at 30 to 1, three quarters lost
+Fraction(27, 4)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable, Mapping
+from fractions import Fraction
+from functools import cache
+from typing import cast
+
+from dicetable.core.dice import ALL_ROLLS, POINTS, Roll
+from dicetable.core.money import Odds
+from dicetable.rules.model import RulePack
+from dicetable.rules.vocabulary import display_name, family_of
+from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome, Step
+
+ODDS_TAKE = "odds:take"
+ODDS_LAY = "odds:lay"
+LOSE_ALL = Fraction(-1)
+ZERO = Fraction(0)
+
+
+def _decided(net: Fraction, stays: int = LEAVES) -> Step:
+    if net > 0:
+        return Step(Outcome.WIN, net, stays)
+    if net == 0:
+        return Step(Outcome.PUSH, ZERO, LEAVES)
+    return Step(Outcome.LOSE, net, LEAVES)
+
+
+def _stay(state: int) -> Step:
+    return Step(Outcome.STAYS, ZERO, state)
+
+
+class _Builder:
+    """Shared helpers for one pack."""
+
+    def __init__(self, pack: RulePack) -> None:
+        self.pack = pack
+        self.stays_up = frozenset(pack.get("winning.stays_up", []))
+
+    def net(self, rule_id: str) -> Fraction:
+        return self.pack.net(rule_id)
+
+    def standing(self, code: str, win_on: Callable[[Roll], bool], lose_on: Callable[[Roll], bool],
+                 payout_rule: str) -> CompiledWager:
+        """A one-state multi-roll wager (place, buy, lay, big, hardway)."""
+        net = self.net(payout_rule)
+        stays = 0 if family_of(code) in self.stays_up else LEAVES
+        row = tuple(
+            _decided(net, stays) if win_on(r) else _decided(LOSE_ALL) if lose_on(r) else _stay(0)
+            for r in ALL_ROLLS
+        )
+        return CompiledWager(code, display_name(code), family_of(code), ("up",), (row,),
+                             dict.fromkeys((None, *POINTS), 0), (payout_rule,))
+
+    def one_roll(self, code: str, net_of: Callable[[Roll], Fraction],
+                 payout_rules: tuple[str, ...], parts: int = 1) -> CompiledWager:
+        row = tuple(_decided(net_of(r)) for r in ALL_ROLLS)
+        return CompiledWager(code, display_name(code), family_of(code), ("up",), (row,),
+                             dict.fromkeys((None, *POINTS), 0), payout_rules, parts, one_roll=True)
+
+
+def _line(b: _Builder, code: str) -> CompiledWager:
+    """Pass/Come and Don't Pass/Don't Come: a come-out (or come box) state, then a point."""
+    dont = code.startswith("dont")
+    come = code.endswith("come")
+    win = b.net("paytable.line")
+    bar = int(b.pack.value("line.dontpass.bar"))
+    first = "come box" if come else "come-out"
+    states = (first, *[f"on {n}" if come else f"point {n}" for n in POINTS])
+    travel = Outcome.MOVES if come else Outcome.STAYS
+    box_row: list[Step] = []
+    for r in ALL_ROLLS:
+        t = r.total
+        if t in POINTS:
+            box_row.append(Step(travel, ZERO, 1 + POINTS.index(t)))
+        elif t in (7, 11):
+            box_row.append(_decided(LOSE_ALL if dont else win))
+        elif dont and t == bar:
+            box_row.append(_decided(ZERO))
+        else:  # 2, 3, 12 (craps)
+            box_row.append(_decided(win if dont else LOSE_ALL))
+    rows: list[tuple[Step, ...]] = [tuple(box_row)]
+    for i, n in enumerate(POINTS):
+        state = 1 + i
+        rows.append(tuple(
+            _decided(LOSE_ALL if dont else win) if r.total == n
+            else _decided(win if dont else LOSE_ALL) if r.total == 7
+            else _stay(state)
+            for r in ALL_ROLLS
+        ))
+    start: dict[int | None, int] = {None: 0}
+    if come:
+        start = dict.fromkeys(POINTS, 0)
+    return CompiledWager(code, display_name(code), "line", states, tuple(rows), start,
+                         ("paytable.line", "line.dontpass.bar"))
+
+
+def _put(b: _Builder, n: int) -> CompiledWager:
+    win = b.net("paytable.line")
+    row = tuple(_decided(win) if r.total == n else _decided(LOSE_ALL) if r.total == 7 else _stay(0)
+                for r in ALL_ROLLS)
+    return CompiledWager(f"put{n}", display_name(f"put{n}"), "put", (f"on {n}",), (row,),
+                         dict.fromkeys(POINTS, 0), ("paytable.line",))
+
+
+def _odds(b: _Builder, lay: bool) -> CompiledWager:
+    """Odds behind a line bet: one state per point, decided with its base bet."""
+    side = "lay" if lay else "take"
+    rows = []
+    for i, n in enumerate(POINTS):
+        net = b.net(f"paytable.odds.{side}.{n}")
+        rows.append(tuple(
+            _decided(LOSE_ALL if lay else net) if r.total == n
+            else _decided(net if lay else LOSE_ALL) if r.total == 7
+            else _stay(i)
+            for r in ALL_ROLLS
+        ))
+    code = ODDS_LAY if lay else ODDS_TAKE
+    return CompiledWager(code, "Odds laid" if lay else "Odds taken", "odds",
+                         tuple(f"on {n}" for n in POINTS), tuple(rows), {},
+                         tuple(f"paytable.odds.{side}.{n}" for n in POINTS))
+
+
+def _horn_payouts(b: _Builder) -> dict[int, Fraction]:
+    return {2: b.net("paytable.two"), 3: b.net("paytable.three"),
+            11: b.net("paytable.eleven"), 12: b.net("paytable.twelve")}
+
+
+def _split(parts: dict[int, int], pays: dict[int, Fraction]) -> Callable[[Roll], Fraction]:
+    """A bet split in equal units over several totals, each part paid at its own odds."""
+    total_units = sum(parts.values())
+
+    def net(r: Roll) -> Fraction:
+        units = parts.get(r.total, 0)
+        if not units:
+            return LOSE_ALL
+        return (units * pays[r.total] - (total_units - units)) / total_units
+
+    return net
+
+
+def _prop(b: _Builder, code: str) -> CompiledWager:
+    single: dict[str, tuple[Callable[[Roll], bool], str]] = {
+        "any7": (lambda r: r.total == 7, "paytable.any7"),
+        "anycraps": (lambda r: r.total in (2, 3, 12), "paytable.anycraps"),
+        "two": (lambda r: r.total == 2, "paytable.two"),
+        "three": (lambda r: r.total == 3, "paytable.three"),
+        "eleven": (lambda r: r.total == 11, "paytable.eleven"),
+        "twelve": (lambda r: r.total == 12, "paytable.twelve"),
+        "anydouble": (lambda r: r.is_pair, "paytable.anydouble"),
+    }
+    if code in single:
+        wins, rule = single[code]
+        net = b.net(rule)
+        return b.one_roll(code, lambda r: net if wins(r) else LOSE_ALL, (rule,))
+    horn_rules = ("paytable.two", "paytable.three", "paytable.eleven", "paytable.twelve")
+    if code == "horn":
+        if b.pack.value("paytable.horn.form") == "single":
+            net = b.net("paytable.horn.single")
+            return b.one_roll(code, lambda r: net if r.total in (2, 3, 11, 12) else LOSE_ALL,
+                              ("paytable.horn.form", "paytable.horn.single"))
+        return b.one_roll(code, _split({2: 1, 3: 1, 11: 1, 12: 1}, _horn_payouts(b)),
+                          ("paytable.horn.form", *horn_rules), parts=4)
+    if code.startswith("hornhigh"):
+        high = int(code[len("hornhigh"):])
+        parts = {2: 1, 3: 1, 11: 1, 12: 1}
+        parts[high] = 2
+        return b.one_roll(code, _split(parts, _horn_payouts(b)), horn_rules, parts=5)
+    if code == "world":
+        pays = _horn_payouts(b) | {7: b.net("paytable.any7")}
+        return b.one_roll(code, _split({2: 1, 3: 1, 11: 1, 12: 1, 7: 1}, pays),
+                          (*horn_rules, "paytable.any7"), parts=5)
+    if code == "ce":
+        craps, eleven = b.net("paytable.anycraps"), b.net("paytable.eleven")
+
+        def ce(r: Roll) -> Fraction:
+            if r.total in (2, 3, 12):
+                return (craps - 1) / 2
+            if r.total == 11:
+                return (eleven - 1) / 2
+            return LOSE_ALL
+
+        return b.one_roll(code, ce, ("paytable.anycraps", "paytable.eleven"), parts=2)
+    raise KeyError(code)
+
+
+def _field(b: _Builder) -> CompiledWager:
+    numbers = set(b.pack.value("field.numbers"))
+    pays = {2: b.net("paytable.field.2"), 12: b.net("paytable.field.12")}
+    other = b.net("paytable.field.other")
+    return b.one_roll(
+        "field",
+        lambda r: pays.get(r.total, other) if r.total in numbers else LOSE_ALL,
+        ("field.numbers", "paytable.field.2", "paytable.field.12", "paytable.field.other"),
+    )
+
+
+def _hop(b: _Builder, code: str) -> CompiledWager:
+    x, y = (int(f) for f in code[3:].split("-"))
+    rule = "paytable.hop.pair" if x == y else "paytable.hop.nonpair"
+    net = b.net(rule)
+    return b.one_roll(code, lambda r: net if r.combination == (x, y) else LOSE_ALL, (rule,))
+
+
+def _double(b: _Builder, code: str) -> CompiledWager:
+    face = int(code[len("double"):]) // 2
+    net = b.net("paytable.double")
+    return b.one_roll(code, lambda r: net if r == Roll(face, face) else LOSE_ALL,
+                      ("paytable.double",))
+
+
+def _explore(start: Hashable, step: Callable[[Hashable, Roll], tuple[Outcome, Fraction,
+                                                                          Hashable | None]],
+             name: Callable[[Hashable], str]) -> tuple[tuple[str, ...], tuple[tuple[Step, ...],
+                                                                               ...]]:
+    """Enumerate the reachable states of a progressive wager (Fire, Bonus) breadth first."""
+    index: dict[Hashable, int] = {start: 0}
+    order: list[Hashable] = [start]
+    queue: deque[Hashable] = deque([start])
+    raw: dict[Hashable, list[tuple[Outcome, Fraction, Hashable | None]]] = {}
+    while queue:
+        s = queue.popleft()
+        raw[s] = [step(s, r) for r in ALL_ROLLS]
+        for _, _, nxt in raw[s]:
+            if nxt is not None and nxt not in index:
+                index[nxt] = len(order)
+                order.append(nxt)
+                queue.append(nxt)
+    rows = tuple(
+        tuple(Step(o, p, LEAVES if nxt is None else index[nxt]) for o, p, nxt in raw[s])
+        for s in order
+    )
+    return tuple(name(s) for s in order), rows
+
+
+def _fire(b: _Builder) -> CompiledWager:
+    """Fire Bet: distinct points made before the seven-out. State = (points made, current point)."""
+    pays = {int(k): Odds.parse(v).net for k, v in b.pack.value("paytable.fire").items()}
+
+    def step(s: Hashable, r: Roll) -> tuple[Outcome, Fraction, Hashable | None]:
+        made, point = cast(tuple[frozenset[int], int | None], s)
+        t = r.total
+        if point is None:
+            return (Outcome.STAYS, ZERO, (made, t) if t in POINTS else s)
+        if t == point:
+            now = made | {t}
+            if len(now) == len(POINTS) and len(POINTS) in pays:  # all six: paid at once
+                return (Outcome.WIN, pays[len(POINTS)], None)
+            return (Outcome.STAYS, ZERO, (now, None))
+        if t == 7:
+            n = len(made)
+            return (Outcome.WIN, pays[n], None) if n in pays else (Outcome.LOSE, LOSE_ALL, None)
+        return (Outcome.STAYS, ZERO, s)
+
+    def name(s: Hashable) -> str:
+        made, point = cast(tuple[frozenset[int], int | None], s)
+        made_txt = ",".join(map(str, sorted(made))) or "none"
+        return f"made {made_txt}; " + ("come-out" if point is None else f"point {point}")
+
+    states, rows = _explore((frozenset(), None), step, name)
+    return CompiledWager("fire", display_name("fire"), "fire", states, rows, {None: 0},
+                         ("paytable.fire",))
+
+
+_BONUS_NUMBERS = {
+    "allsmall": frozenset({2, 3, 4, 5, 6}),
+    "alltall": frozenset({8, 9, 10, 11, 12}),
+    "makeemall": frozenset({2, 3, 4, 5, 6, 8, 9, 10, 11, 12}),
+}
+
+
+def _bonus(b: _Builder, code: str) -> CompiledWager:
+    """All Small / All Tall / Make 'Em All: every total of a set before any 7."""
+    need = _BONUS_NUMBERS[code]
+    net = b.net(f"paytable.{code}")
+
+    def step(s: Hashable, r: Roll) -> tuple[Outcome, Fraction, Hashable | None]:
+        got = cast(frozenset[int], s)
+        t = r.total
+        if t == 7:
+            return (Outcome.LOSE, LOSE_ALL, None)
+        if t in need and t not in got:
+            now = got | {t}
+            return (Outcome.WIN, net, None) if now == need else (Outcome.STAYS, ZERO, now)
+        return (Outcome.STAYS, ZERO, s)
+
+    def name(s: Hashable) -> str:
+        got = cast(frozenset[int], s)
+        return "rolled " + (",".join(map(str, sorted(got))) or "none")
+
+    states, rows = _explore(frozenset(), step, name)
+    return CompiledWager(code, display_name(code), "bonus", states, rows,
+                         dict.fromkeys((None, *POINTS), 0), (f"paytable.{code}",))
+
+
+def compile_wager(pack: RulePack, code: str) -> CompiledWager:
+    """The table of one wager code under ``pack`` (``odds:take``/``odds:lay`` for odds)."""
+    b = _Builder(pack)
+    if code in (ODDS_TAKE, ODDS_LAY):
+        return _odds(b, code == ODDS_LAY)
+    fam = family_of(code)
+    n = int("".join(ch for ch in code if ch.isdigit()) or 0)
+    if fam == "line":
+        return _line(b, code)
+    if fam == "put":
+        return _put(b, n)
+    if fam == "place":
+        return b.standing(code, lambda r: r.total == n, lambda r: r.total == 7,
+                          f"paytable.place.{n}")
+    if fam == "lose":
+        return b.standing(code, lambda r: r.total == 7, lambda r: r.total == n,
+                          f"paytable.lose.{n}")
+    if fam == "buy":
+        return b.standing(code, lambda r: r.total == n, lambda r: r.total == 7,
+                          f"paytable.buy.{n}")
+    if fam == "lay":
+        return b.standing(code, lambda r: r.total == 7, lambda r: r.total == n,
+                          f"paytable.lay.{n}")
+    if fam == "big":
+        return b.standing(code, lambda r: r.total == n, lambda r: r.total == 7, "paytable.big")
+    if fam == "hard":
+        return b.standing(code, lambda r: r.total == n and r.is_pair,
+                          lambda r: r.total == 7 or (r.total == n and not r.is_pair),
+                          f"paytable.hard.{n}")
+    if fam == "field":
+        return _field(b)
+    if fam == "prop":
+        return _prop(b, code)
+    if fam == "hop":
+        return _hop(b, code)
+    if fam == "double":
+        return _double(b, code)
+    if fam == "fire":
+        return _fire(b)
+    if fam == "bonus":
+        return _bonus(b, code)
+    raise KeyError(code)
+
+
+@cache
+def _compile(pack: RulePack) -> Mapping[str, CompiledWager]:
+    menu = {code: compile_wager(pack, code) for code in pack.menu_in_order if code != "odds"}
+    if pack.offers("odds"):
+        menu[ODDS_TAKE] = compile_wager(pack, ODDS_TAKE)
+        menu[ODDS_LAY] = compile_wager(pack, ODDS_LAY)
+    return menu
+
+
+def compile_pack(pack: RulePack) -> Mapping[str, CompiledWager]:
+    """Every wager on the pack's menu, compiled. Cached: each pack compiles once."""
+    return _compile(pack)
+
+
+def odds_code_for(base_code: str) -> str:
+    """Odds behind Pass, Come or Put are taken; behind Don't Pass or Don't Come, laid."""
+    return ODDS_LAY if base_code.startswith("dont") else ODDS_TAKE
+
+
+def point_state_name(code: str, point: int) -> str:
+    """The name of the state a line/odds wager is in when its point is ``point``."""
+    if code in (ODDS_TAKE, ODDS_LAY) or code.startswith("put") or code.endswith("come"):
+        return f"on {point}"
+    return f"point {point}"
+
