@@ -24,8 +24,11 @@ _STYLE = {Status.REGULATION: "bold green", Status.OTHER_JURISDICTION: "yellow",
 @app.command("list")
 def list_packs() -> None:
     """The preset rule packs shipped with dicetable."""
-    table = Table("pack", "game", "jurisdiction", "rules", "regulation", "stand-ins",
-                  title="Rule pack presets")
+    table = Table(title="Rule pack presets")
+    table.add_column("pack", no_wrap=True)
+    table.add_column("game", no_wrap=True)
+    for name in ("jurisdiction", "rules", "regulation", "stand-ins"):
+        table.add_column(name)
     for name in PRESETS:
         pack = load_pack(name)
         regulation = sum(1 for r in pack if r.status is Status.REGULATION)

@@ -239,13 +239,6 @@ class Engine:
 
     def _start_state(self, state: TableState, wager: CompiledWager) -> int:
         pack = state.rules()
-        if not wager.placeable(state.point):
-            when = "on the come-out" if state.point is None else "while a point is on"
-            hint = {"pass": "; a Put bet takes a number after the come-out",
-                    "dontpass": "; Don't Pass is made on the come-out"}.get(wager.code, "")
-            raise IllegalWager(f"{wager.name} cannot be made {when}{hint}",
-                               rule=f"menu.{wager.family}",
-                               citation=pack.cite(f"menu.{wager.family}"))
         if wager.family == "fire" and (state.hand_rolls or state.point is not None):
             raise IllegalWager("the Fire Bet is made before a new shooter's first come-out",
                                rule="fire.placement", citation=pack.cite("fire.placement"))
@@ -256,6 +249,13 @@ class Engine:
                 raise IllegalWager(f"{wager.name} is made only at the start of a shooter's "
                                    "roll or after a 7", rule="bonus.placement",
                                    citation=pack.cite("bonus.placement"))
+        if not wager.placeable(state.point):
+            when = "on the come-out" if state.point is None else "while a point is on"
+            hint = {"pass": "; a Put bet takes a number after the come-out",
+                    "dontpass": "; Don't Pass is made on the come-out"}.get(wager.code, "")
+            raise IllegalWager(f"{wager.name} cannot be made {when}{hint}",
+                               rule=f"menu.{wager.family}",
+                               citation=pack.cite(f"menu.{wager.family}"))
         return wager.start[state.point]
 
     def _odds_start(self, state: TableState, c: cmd.PlaceBet) -> tuple[CompiledWager, int, str]:

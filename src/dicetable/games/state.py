@@ -167,7 +167,7 @@ def apply(state: TableState, event: ev.Event) -> None:
 def _opened(state: TableState, e: ev.Event) -> None:
     assert isinstance(e, ev.TableOpened)
     state.table_id = e.table
-    state.pack = pack_from_dict(e.pack)
+    state.pack = pack_from_dict(e.pack, e.pack_digest)
     state.game = e.game
     state.phase = Phase.BETTING
 

@@ -163,8 +163,27 @@ def load_pack(name_or_path: str | Path) -> RulePack:
     return pack_from_data(data)
 
 
-def pack_from_dict(data: Mapping[str, Any]) -> RulePack:
-    """Rebuild a pack from ``RulePack.to_dict()`` (as stored in a table's first event)."""
+_BY_DIGEST: dict[str, RulePack] = {}
+
+
+def pack_from_dict(data: Mapping[str, Any], digest: str | None = None) -> RulePack:
+    """Rebuild a pack from ``RulePack.to_dict()`` (as stored in a table's first event).
+
+    With ``digest``, the rebuilt pack must match it (the log's rules were not altered), and a
+    pack already rebuilt with that digest is reused, so each distinct pack compiles once.
+    """
+    if digest is not None and digest in _BY_DIGEST:
+        return _BY_DIGEST[digest]
+    pack = _pack_from_dict(data)
+    if digest is not None:
+        if pack.digest != digest:
+            raise InvalidInput(f"rule pack {pack.id!r} does not match its digest",
+                               rule="rules.digest")
+        _BY_DIGEST[digest] = pack
+    return pack
+
+
+def _pack_from_dict(data: Mapping[str, Any]) -> RulePack:
     rules = {
         rule_id: Rule(rule_id, raw["value"], raw["citation"], Status(raw["status"]),
                       raw.get("note", ""), raw.get("source", ""))

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -176,7 +177,7 @@ class RulePack:
             "rules": {rule_id: rule.to_dict() for rule_id, rule in sorted(self.rules.items())},
         }
 
-    @property
+    @cached_property
     def digest(self) -> str:
         """SHA-256 of the pack's rules: which exact rules a table ran under."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
