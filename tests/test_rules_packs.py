@@ -18,23 +18,37 @@ from dicetable.rules.vocabulary import CODES, family_of
 runner = CliRunner()
 
 # The rules each preset may present as regulation, and the PA/IN sections that back them.
+_PA_THROW = {"game": "623a", "jurisdiction": "58 Pa. Code", "table.description": "623a",
+             "throw.line_bet_required": "623a.8(a)", "shooter.line_bet": "623a.8(a)",
+             "noroll.automatic": "623a.8(b)", "noroll.grounds": "623a.8(c)(1)-(6)",
+             "noroll.excluded_grounds": "623a.8(d)", "noroll.improper_callers": "623a.8(c)(6)"}
 REGULATION = {
-    "pa-craps": {"game": "623a", "jurisdiction": "58 Pa. Code",
-                 "throw.line_bet_required": "623a.8(a)", "noroll.automatic": "623a.8(b)",
-                 "noroll.callers": "623a.8(e)(1)", "table.description": "623a"},
-    "pa-mini-craps": {"game": "623a", "jurisdiction": "58 Pa. Code",
-                      "throw.line_bet_required": "623a.8(a)", "noroll.automatic": "623a.8(b)",
-                      "noroll.callers": "623a.8(e)(2)", "table.description": "623a"},
-    "in-craps": {"game": "10-4", "jurisdiction": "68 IAC",
-                 "throw.line_bet_required": "10-4-3(c)", "noroll.automatic": "10-4-4(b)",
-                 "noroll.callers": "10-4-4(c)", "table.description": "10-4"},
+    "pa-craps": _PA_THROW | {"noroll.callers": "623a.8(e)(1)"},
+    "pa-mini-craps": _PA_THROW | {"noroll.callers": "623a.8(e)(2)"},
+    "in-craps": {
+        "game": "10-4", "jurisdiction": "68 IAC", "table.description": "10-4",
+        "throw.line_bet_required": "10-4-3(c)", "shooter.line_bet": "10-4-3(c)",
+        "noroll.automatic": "10-4-4(b)", "noroll.callers": "10-4-4(c)",
+        "noroll.grounds": "10-4-4(c)(1)-(11)", "noroll.excluded_grounds": "10-4-4",
+        "noroll.improper_callers": "10-4-4(c)", "authority.offer_dice": "10-4-3(b)",
+        "authority.select_dice": "10-4-3(b)", "authority.remove_shooter": "10-4-3(d)(2)",
+        "shooter.dice_offered": "10-4-3(a)", "shooter.first_offer": "10-4-3(b)",
+        "shooter.next_offer": "10-4-3(e)", "shooter.keeps_dice": "10-4-3(d)(1)",
+        "shooter.may_relinquish": "10-4-3(d)", "shooter.removal_grounds": "10-4-3(d)(2)",
+        "dice.never_unattended": "14-3-5(b)"},
     "pa-props-and-hops": {
         "game": "668a", "jurisdiction": "58 Pa. Code", "menu.double": "668a.2(d)",
         "wagering.medium": "668a.2(b)", "wagering.seated_only": "668a.2(c)",
         "wagering.before_shake": "668a.2(a)", "wagering.late_bets": "668a.2(a)",
         "noroll.automatic": "585.3(f)-(g)", "noroll.effect": "585.3(f)-(g)",
-        "noroll.callers": "585.3(f)-(g)", "settlement.order": "585.3(h)",
-        "table.description": "668a"},
+        "noroll.callers": "585.3(f)-(g)", "noroll.grounds": "585.3(f)-(g)",
+        "settlement.order": "585.3(h)", "table.description": "668a",
+        "authority.close_betting": "585.3(e)", "authority.dice": "585.3(d)",
+        "authority.record_roll": "585.3(f)-(g)", "authority.settle": "585.3(h)",
+        "authority.shaker": "585.3(c)-(f), (i)", "authority.shake": "585.3(e)",
+        "dice.max_hours": "585.3(b)(1)", "dice.never_unattended": "585.3(c)",
+        "shaker.min_shakes": "585.3(e)", "shaker.first_to": "585.3(e)",
+        "shaker.passes_on": "585.3(j)"},
 }
 
 

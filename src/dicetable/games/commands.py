@@ -7,6 +7,7 @@ nothing changes until the events are applied.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from dicetable.core.dice import Roll
 from dicetable.core.roles import Role
@@ -23,6 +24,7 @@ class Command:
 class OpenTable(Command):
     table: str
     pack: RulePack
+    mode: str = "bare"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +90,8 @@ class RecordRoll(Command):
     source: str = "manual"
     facts: tuple[str, ...] = ()
     serials: tuple[str, ...] = ()
+    distance: Fraction | None = None
+    thrower: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -137,8 +137,11 @@ class Engine:
                                rule="game")
         compile_pack(c.pack)  # fail here, not mid-game, if a paytable cannot compile
         out.table = c.table
+        if c.mode not in ("bare", "live", "electronic"):
+            raise InvalidInput(f"no table mode {c.mode!r} (live, electronic or bare)",
+                               rule="table.mode")
         out.emit(ev.TableOpened, rule=c.pack.cite("game"), game=c.pack.game,
-                 pack=c.pack.to_dict(), pack_digest=c.pack.digest)
+                 pack=c.pack.to_dict(), pack_digest=c.pack.digest, mode=c.mode)
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -445,8 +448,11 @@ class Engine:
         if c.roll is None and not grounds:
             raise InvalidInput("record both faces, or the fact that made them unreadable",
                                rule="dice.faces")
+        if c.distance is not None and not 0 <= c.distance <= 1:
+            raise InvalidInput("distance is a fraction of the table's length, 0 to 1",
+                               rule="throw.distance")
         out.emit(ev.DiceRolled, roll=c.roll, source=c.source, facts=tuple(c.facts),
-                 serials=tuple(c.serials))
+                 serials=tuple(c.serials), distance=c.distance, thrower=c.thrower)
         if grounds:
             out.emit(ev.NoRollCalled, rule=pack.cite("noroll.automatic"), grounds=grounds,
                      automatic=True)

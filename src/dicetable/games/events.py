@@ -103,6 +103,8 @@ class TableOpened(Event):
     game: str
     pack: dict[str, Any] = field(hash=False)
     pack_digest: str
+    mode: str = "bare"
+    """'live' (staff and physical dice), 'electronic' (RNG, automated), 'bare' (engine only)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,6 +183,11 @@ class DiceRolled(Event):
     facts: tuple[str, ...] = ()
     """Physical facts of the throw as recorded (e.g. 'die-off-table')."""
     serials: tuple[str, ...] = ()
+    """The serials of the dice thrown (first die, second die)."""
+    distance: Fraction | None = None
+    """How far the dice travelled, as a fraction of the table's length (IN 10-4-4(c)(10))."""
+    thrower: str | None = None
+    """Who threw the dice, when recorded (IN 10-4-4(c)(2): a patron other than the shooter)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -78,6 +78,7 @@ class TableState:
     table_id: str = ""
     pack: RulePack | None = None
     game: str = ""
+    mode: str = "bare"
     seq: int = 0
     phase: Phase = Phase.NEW
     players: dict[str, Player] = field(default_factory=dict)
@@ -162,6 +163,8 @@ def apply(state: TableState, event: ev.Event) -> None:
     handler = _HANDLERS.get(type(event))
     if handler is not None:
         handler(state, event)
+    for after in _AFTER.get(type(event), ()):
+        after(state, event)
 
 
 def _opened(state: TableState, e: ev.Event) -> None:
@@ -169,6 +172,7 @@ def _opened(state: TableState, e: ev.Event) -> None:
     state.table_id = e.table
     state.pack = pack_from_dict(e.pack, e.pack_digest)
     state.game = e.game
+    state.mode = e.mode
     state.phase = Phase.BETTING
 
 
@@ -342,6 +346,16 @@ _HANDLERS: dict[type[ev.Event], Any] = {
 }
 
 
+_AFTER: dict[type[ev.Event], list[Any]] = {}
+
+
 def register(event_type: type[ev.Event], handler: Any) -> None:
     """Let a procedure layer fold its own events into ``TableState.extra``."""
     _HANDLERS[event_type] = handler
+
+
+def register_after(event_type: type[ev.Event], handler: Any) -> None:
+    """Let a procedure layer also react to a game event, after the game has folded it."""
+    hooks = _AFTER.setdefault(event_type, [])
+    if handler not in hooks:
+        hooks.append(handler)

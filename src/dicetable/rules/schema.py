@@ -13,7 +13,7 @@ from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
-from dicetable.rules.vocabulary import FAMILIES, codes_of, is_code
+from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of, is_code
 
 Checker = Callable[[Any], str | None]
 """Returns a problem description, or None when the value is acceptable."""
@@ -135,6 +135,10 @@ def _strings(*allowed: str) -> Checker:
     return check
 
 
+def _roles_or_none(v: Any) -> str | None:
+    return None if v == [] else _roles(v)
+
+
 def _text(v: Any) -> str | None:
     return None if isinstance(v, str) and v else "expected text"
 
@@ -248,8 +252,7 @@ def _build() -> dict[str, RuleSpec]:
     spec("throw.line_bet_required", "bool",
          "The shooter has a Pass or Don't Pass bet before throwing", yes_no)
     spec("noroll.automatic", "list", "Throws that are invalid without anyone's call",
-         _strings("die-off-table", "die-on-die", "more-than-two-dice", "die-fell-out",
-                  "die-not-flat"))
+         _strings(*THROW_FACTS))
     spec("noroll.callers", "roles", "Who may call a no roll", _roles)
     spec("noroll.effect", "choice", "What a no roll does to the wagers",
          _choice("wagers-stand", "wagers-returned"))
@@ -258,6 +261,53 @@ def _build() -> dict[str, RuleSpec]:
     spec("settlement.automatic", "bool",
          "The table settles by itself after each roll (electronic tables)", yes_no)
     spec("table.description", "text", "A line describing the table", _text)
+
+    # Procedure (issue 3): who may do what, the shooter, the no roll, the dice, the shaker.
+    for action, what in (
+        ("open_table", "open the table"), ("staff", "assign and relieve staff"),
+        ("seat", "seat a player or let one leave"), ("chips", "sell chips and cash out"),
+        ("wager", "place, change or remove a wager, or call it on or off"),
+        ("close_betting", "announce 'no more bets'"),
+        ("dice", "bring, replace or remove the dice at the table (or load the shaker)"),
+        ("offer_dice", "offer the dice to a patron"), ("select_dice", "select two dice"),
+        ("record_roll", "record the throw and read the dice"),
+        ("settle", "collect losers, pay winners, complete the roll"),
+        ("remove_shooter", "take the dice from a shooter"),
+        ("overturn_no_roll", "overturn a declaration that a roll is invalid"),
+        ("shaker", "shake, offer, uncover, cover the shaker (the dealer's duties)"),
+        ("shake", "shake the covered shaker (the player's turn)"),
+    ):
+        spec(f"authority.{action}", "roles", f"Roles that may {what}", _roles_or_none)
+    spec("table.positions", "int", "Player positions at the table", _int(1, 30))
+    spec("shooter.dice_offered", "int", "Dice offered to a new shooter (at least)", _int(2, 12))
+    spec("shooter.first_offer", "choice", "Who is offered the dice first",
+         _choice("left-of-boxperson", "left-of-stickperson", "left-of-dealer"))
+    spec("shooter.next_offer", "choice", "Where the offer to a new shooter starts",
+         _choice("restart", "clockwise-from-last"))
+    spec("shooter.line_bet", "choice", "When the shooter must have a pass or don't pass bet",
+         _choice("before-throw", "to-serve"))
+    spec("shooter.keeps_dice", "choice", "How long a shooter keeps the dice",
+         _choice("until-seven-out"))
+    spec("shooter.may_relinquish", "bool", "A shooter may give up the dice", yes_no)
+    spec("shooter.removal_grounds", "list", "Grounds on which a shooter is removed",
+         _strings("continual-invalid-rolls", "unreasonable-delay", "violation"))
+    grounds = tuple(NO_ROLL_GROUNDS)
+    spec("noroll.grounds", "list", "Grounds on which an authorised role may call a no roll",
+         _strings(*grounds))
+    spec("noroll.excluded_grounds", "list", "Facts that are never a ground for a no roll",
+         _strings(*grounds))
+    spec("noroll.improper_callers", "roles", "Who may void a throw as improper",
+         _roles_or_none)
+    spec("dice.max_hours", "int", "Hours dice may stay at a table", _int(1, 24 * 7))
+    spec("dice.never_unattended", "bool", "Dice are never left unattended at the table",
+         yes_no)
+    spec("shaker.min_shakes", "int", "Shakes of the covered shaker, at least", _int(1, 20))
+    spec("shaker.first_to", "choice", "Who is offered the shaker first",
+         _choice("farthest-left-of-dealer"))
+    spec("shaker.passes_on", "int", "The total that passes the shaker to the next player",
+         _int(2, 12))
+    spec("shaker.six_eight_shake", "bool", "The Six Eight Shake procedure (668a.3(e))",
+         yes_no)
     return specs
 
 

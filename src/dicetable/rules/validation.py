@@ -12,6 +12,9 @@ _CRAPS_ONLY = {"line", "odds", "put", "place", "lose", "buy", "lay", "big", "har
                "bonus"}
 _PROPS_AND_HOPS_ONLY = {"double"}
 
+_COMMON_AUTHORITY = ("open_table", "staff", "seat", "chips", "wager", "close_betting", "dice",
+                     "record_roll", "settle")
+
 _ALWAYS = (
     "game", "jurisdiction", "limits.default", "payout.unit", "payout.inexact",
     "settlement.order", "settlement.automatic", "wagering.medium", "removal.standing",
@@ -22,10 +25,19 @@ _ALWAYS = (
 def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
     """The rules a pack must define to offer ``codes``."""
     need: set[str] = set(_ALWAYS)
+    need |= {f"authority.{a}" for a in _COMMON_AUTHORITY} | {
+        "table.positions", "noroll.grounds", "noroll.callers", "dice.max_hours",
+        "dice.never_unattended"}
     if game in ("craps", "mini-craps"):
-        need |= {"noroll.callers", "throw.line_bet_required"}
+        need |= {"throw.line_bet_required", "noroll.excluded_grounds", "noroll.improper_callers",
+                 "authority.offer_dice", "authority.select_dice", "authority.remove_shooter",
+                 "authority.overturn_no_roll"} | {f"shooter.{k}" for k in (
+                     "dice_offered", "first_offer", "next_offer", "line_bet", "keeps_dice",
+                     "may_relinquish", "removal_grounds")}
     if game == "props-and-hops":
-        need |= {"wagering.seated_only", "wagering.before_shake"}
+        need |= {"wagering.seated_only", "wagering.before_shake", "authority.shaker",
+                 "authority.shake", "shaker.min_shakes", "shaker.first_to", "shaker.passes_on",
+                 "shaker.six_eight_shake"}
     for code in codes:
         fam = family_of(code)
         n = "".join(ch for ch in code if ch.isdigit())

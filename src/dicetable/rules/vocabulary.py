@@ -95,3 +95,34 @@ ONE_ROLL_FAMILIES = frozenset({"field", "prop", "hop", "double"})
 MULTI_ROLL_FAMILIES = frozenset(
     {"line", "odds", "put", "place", "lose", "buy", "lay", "big", "hard", "fire", "bonus"}
 )
+
+
+THROW_FACTS: dict[str, str] = {
+    "die-off-table": "one or both dice went off the table",
+    "die-on-die": "one die came to rest on top of the other",
+    "more-than-two-dice": "more than two dice were thrown",
+    "die-not-flat": "a die did not come to rest flat",
+    "die-on-chips": "a die came to rest on or against chips on the layout",
+    "die-on-bank": "a die came to rest on the Craps bank in front of the boxperson",
+    "die-in-bowl": "a die came to rest in the dice bowl",
+    "die-in-cup": "a die came to rest in the dice cup in front of the stickperson or dealer",
+    "die-on-rail": "a die came to rest on a rail",
+    "not-released-together": "the dice did not leave the shooter's hand together",
+    "far-end-not-reached": "a die did not strike the end of the table farthest from the shooter",
+    "no-good-faith-attempt": "the shooter made no good-faith attempt to hit the backboard",
+    "wrong-direction": "the dice were thrown in the wrong direction",
+    "slid": "the dice were slid and did not roll or tumble",
+    "thrown-by-non-shooter": "a patron other than the shooter threw the dice",
+    "top-face-indeterminable": "the uppermost face of a die cannot be determined",
+    "die-fell-out": "a die fell out of the shaker as it was uncovered",
+}
+"""Physical facts a recorded throw may carry (spec/regulations.md §§1.2, 2.3, 4.2)."""
+
+NO_ROLL_GROUNDS: dict[str, str] = THROW_FACTS | {
+    "cheating": "a cheating, crooked or fixed device or technique was used",
+    "improper-throw": "the authorised employee considers the throw improper",
+    "no-line-bet": "the shooter has not placed a pass or don't pass bet",
+    "no-good-faith-and-short": "no good-faith attempt to hit the backboard, and the dice "
+                               "travelled less than half the table's length",
+}
+"""Every ground on which a roll may be declared void, in any pack."""

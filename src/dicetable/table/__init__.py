@@ -1,5 +1,6 @@
 """Table procedure over the game engines: commands in, events out, state = fold of events."""
 
-from dicetable.table.table import Table, engine_for
+from dicetable.table import procedure_state as _procedure_state  # noqa: F401  (registers folds)
+from dicetable.table.table import MODES, Table, engine_for
 
-__all__ = ["Table", "engine_for"]
+__all__ = ["MODES", "Table", "engine_for"]

@@ -1,50 +1,81 @@
-"""``Table``: a live table as the fold of its events, with verify / can / do for every command.
+"""``Table``: a table as the fold of its events, with verify / can / do for every command.
 
->>> t = Table.open("pa-craps", "demo")
+A table runs in one of three modes:
+
+- ``live``: staff assigned to roles, physical dice with serials, the shooter or the shaker,
+  every command authorised by the pack's permission matrix;
+- ``electronic``: the same rules, with the roll drawn by a CSPRNG and the table's own
+  automation (role ``system``) closing bets, rolling and settling;
+- ``bare``: the game engine alone (players act for themselves, staff for the table), for
+  mathematicians, simulations and tests of the game rules.
+
+>>> t = Table.open("pa-craps", "demo", mode="bare")
 >>> t.join("alice"); t.buy_in("alice", 200_00)
 >>> b = t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("2-2"); _ = t.settle()
 >>> t.point, t.balance("alice")
 (4, 19000)
->>> t.can(PlaceBet(actor="alice", role=Role.PLAYER, player="alice", wager="pass", amount=500))
+>>> t.can_place_bet("alice", "pass", 5_00)
 False
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Protocol
 
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.dice import Roll
-from dicetable.core.dice_sources import DiceSource
+from dicetable.core.dice_sources import CsprngDice, DiceSource
 from dicetable.core.errors import InvalidInput
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.commands import PlaceBet
 from dicetable.games.craps import CrapsEngine
 from dicetable.games.engine import Authorizer, Engine, default_authorizer
 from dicetable.games.props_hops import PropsHopsEngine
 from dicetable.games.state import Phase, TableState, apply
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
+from dicetable.table import commands as tcmd
+from dicetable.table.authority import ACTION_RULE, AUTOMATABLE
+from dicetable.table.procedure import ProcedureEngine
+from dicetable.table.procedure_state import Procedure, procedure
 
 Sink = Callable[[Sequence[ev.Event]], None]
 """Receives each batch of events before the table applies them (the durable store)."""
 
+MODES = ("live", "electronic", "bare")
 
-def engine_for(game: str, authorizer: Authorizer = default_authorizer) -> Engine:
+
+class Decider(Protocol):
+    def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]: ...
+
+    def can(self, state: TableState, command: cmd.Command) -> bool: ...
+
+
+def engine_for(game: str, mode: str = "bare",
+               authorizer: Authorizer = default_authorizer) -> Decider:
+    """The engine for a game in a mode."""
     if game in ("craps", "mini-craps"):
-        return CrapsEngine(authorizer)
-    if game == "props-and-hops":
-        return PropsHopsEngine(authorizer)
-    raise InvalidInput(f"no engine for game {game!r}", rule="game")
+        engine: Engine = CrapsEngine(authorizer)
+    elif game == "props-and-hops":
+        engine = PropsHopsEngine(authorizer)
+    else:
+        raise InvalidInput(f"no engine for game {game!r}", rule="game")
+    if mode == "bare":
+        return engine
+    if mode not in MODES:
+        raise InvalidInput(f"no table mode {mode!r} (live, electronic or bare)",
+                           rule="table.mode")
+    return ProcedureEngine(engine)
 
 
 class Table:
     """One table: its engine, its state and its log."""
 
-    def __init__(self, engine: Engine, *, clock: Clock | None = None,
+    def __init__(self, engine: Decider, *, clock: Clock | None = None,
                  sink: Sink | None = None) -> None:
         self.engine = engine
         self.state = TableState()
@@ -54,12 +85,18 @@ class Table:
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
-    def open(cls, pack: RulePack | str, table_id: str = "t1", *, clock: Clock | None = None,
-             actor: str = "floor", role: Role = Role.FLOORPERSON,
+    def open(cls, pack: RulePack | str, table_id: str = "t1", *, mode: str = "bare",
+             clock: Clock | None = None, actor: str = "floor",
+             role: Role = Role.FLOORPERSON, staff: Mapping[str, Role] | None = None,
              authorizer: Authorizer = default_authorizer, sink: Sink | None = None) -> Table:
+        """Open a table; ``staff`` (person -> role) are assigned by the opener."""
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
-        table = cls(engine_for(rules.game, authorizer), clock=clock, sink=sink)
-        table.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=rules))
+        table = cls(engine_for(rules.game, mode, authorizer), clock=clock, sink=sink)
+        table.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=rules,
+                                    mode=mode))
+        for person, staff_role in (staff or {}).items():
+            table.execute(tcmd.AssignStaff(actor=actor, role=role, person=person,
+                                           staff_role=staff_role))
         return table
 
     @classmethod
@@ -70,25 +107,30 @@ class Table:
         first = next(it, None)
         if not isinstance(first, ev.TableOpened):
             raise InvalidInput("a table's log starts with TableOpened", rule="events.log")
-        table = cls(engine_for(first.game, authorizer), clock=clock, sink=sink)
+        table = cls(engine_for(first.game, first.mode, authorizer), clock=clock, sink=sink)
         table._apply([first])
-        for event in it:
-            table._apply([event])
+        table._apply(it)
         return table
 
     # -- verify / can / do --------------------------------------------------------------------
-    def _now(self) -> str:
+    def now(self) -> str:
         return self.clock.now().isoformat()
 
     def decide(self, command: cmd.Command) -> list[ev.Event]:
         """The events ``command`` would produce; raises if refused. Changes nothing."""
-        return self.engine.decide(self.state, command, self._now())
+        return self.engine.decide(self.state, command, self.now())
 
     def verify(self, command: cmd.Command) -> None:
+        """Raise the typed error that refuses ``command``, if any."""
         self.decide(command)
 
     def can(self, command: cmd.Command) -> bool:
-        return self.engine.can(self.state, command)
+        """True exactly when ``verify`` would not raise (for greying out controls)."""
+        try:
+            self.decide(command)
+        except ValueError:
+            return False
+        return True
 
     def execute(self, command: cmd.Command) -> list[ev.Event]:
         events = self.decide(command)
@@ -102,7 +144,7 @@ class Table:
             apply(self.state, event)
             self.log.append(event)
 
-    # -- conveniences for people and scripts -------------------------------------------------
+    # -- reading the table ----------------------------------------------------------------------
     @property
     def id(self) -> str:
         return self.state.table_id
@@ -112,12 +154,35 @@ class Table:
         return self.state.rules()
 
     @property
+    def mode(self) -> str:
+        return self.state.mode
+
+    @property
     def phase(self) -> Phase:
         return self.state.phase
 
     @property
     def point(self) -> int | None:
         return self.state.point
+
+    @property
+    def procedure(self) -> Procedure:
+        return procedure(self.state)
+
+    @property
+    def shooter(self) -> str | None:
+        return self.procedure.shooter
+
+    @property
+    def shaker_holder(self) -> str | None:
+        return self.procedure.shaker_holder
+
+    def blocked(self) -> bool:
+        """Play is blocked: an alert stands, or the dice are past their time now."""
+        from dicetable.table.clockwork import dice_expired
+
+        return bool(self.procedure.blocked) or (self.mode == "live"
+                                                and dice_expired(self.state, self.now()))
 
     def balance(self, player: str) -> int:
         return self.state.balance(player)
@@ -126,24 +191,60 @@ class Table:
     def balances(self) -> dict[str, int]:
         return {p: info.balance for p, info in sorted(self.state.players.items())}
 
+    # -- who gives a command ----------------------------------------------------------------------
+    def who(self, command_type: type[cmd.Command]) -> tuple[str, Role]:
+        """A person (and role) at this table allowed to give ``command_type``."""
+        rule = ACTION_RULE.get(command_type)
+        if self.mode == "bare" or rule is None:
+            if command_type is cmd.RecordRoll:
+                return "stick", Role.STICKPERSON
+            return "dealer", Role.DEALER
+        if self.mode == "electronic" and rule in AUTOMATABLE:
+            return "table", Role.SYSTEM
+        for role in self.pack.get(rule, []):
+            people = self.procedure.people_in(Role(role))
+            if people:
+                return people[0], Role(role)
+        raise InvalidInput(f"nobody at this table may {command_type.__name__} ({rule})",
+                           rule=rule)
+
+    def _by(self, command_type: type[cmd.Command], actor: str | None,
+            role: Role | None) -> tuple[str, Role]:
+        if actor is not None and role is not None:
+            return actor, role
+        found_actor, found_role = self.who(command_type)
+        return actor or found_actor, role or found_role
+
+    # -- conveniences for people and scripts -------------------------------------------------
     def join(self, player: str, seat: int | None = None, *, actor: str | None = None,
              role: Role = Role.PLAYER) -> None:
         self.execute(cmd.JoinTable(actor=actor or player, role=role, player=player, seat=seat))
 
-    def buy_in(self, player: str, amount: int, *, actor: str = "dealer",
-               role: Role = Role.DEALER) -> None:
-        self.execute(cmd.BuyChips(actor=actor, role=role, player=player, amount=amount))
+    def buy_in(self, player: str, amount: int, *, actor: str | None = None,
+               role: Role | None = None) -> None:
+        a, r = self._by(cmd.BuyChips, actor, role)
+        self.execute(cmd.BuyChips(actor=a, role=r, player=player, amount=amount))
+
+    def place_bet_command(self, player: str, wager: str, amount: int, *,
+                          base: str | None = None, working: bool | None = None,
+                          actor: str | None = None, role: Role = Role.PLAYER) -> cmd.PlaceBet:
+        return cmd.PlaceBet(actor=actor or player, role=role, player=player, wager=wager,
+                            amount=amount, base=base, working=working)
 
     def bet(self, player: str, wager: str, amount: int, *, base: str | None = None,
             working: bool | None = None, actor: str | None = None,
             role: Role = Role.PLAYER) -> str:
         """Place a wager; returns its bet id."""
-        events = self.execute(PlaceBet(actor=actor or player, role=role, player=player,
-                                           wager=wager, amount=amount, base=base,
-                                           working=working))
-        placed = events[-1]
-        assert isinstance(placed, ev.BetPlaced)
+        events = self.execute(self.place_bet_command(player, wager, amount, base=base,
+                                                     working=working, actor=actor, role=role))
+        placed = [e for e in events if isinstance(e, ev.BetPlaced)][-1]
         return placed.bet
+
+    def verify_place_bet(self, player: str, wager: str, amount: int, **kw: object) -> None:
+        self.verify(self.place_bet_command(player, wager, amount, **kw))  # type: ignore[arg-type]
+
+    def can_place_bet(self, player: str, wager: str, amount: int, **kw: object) -> bool:
+        return self.can(self.place_bet_command(player, wager, amount, **kw))  # type: ignore[arg-type]
 
     def odds(self, player: str, base: str, amount: int) -> str:
         return self.bet(player, "odds", amount, base=base)
@@ -152,23 +253,19 @@ class Table:
         owner = self.state.bets[bet].player if bet in self.state.bets else ""
         self.execute(cmd.RemoveBet(actor=actor or owner, role=role, bet=bet))
 
-    def no_more_bets(self, *, actor: str = "dealer", role: Role = Role.DEALER) -> None:
-        self.execute(cmd.CloseBetting(actor=actor, role=role))
+    def no_more_bets(self, *, actor: str | None = None, role: Role | None = None) -> None:
+        a, r = self._by(cmd.CloseBetting, actor, role)
+        self.execute(cmd.CloseBetting(actor=a, role=r))
 
-    def _roller(self) -> tuple[str, Role]:
-        if self.state.game == "craps":
-            return "stick", Role.STICKPERSON
-        return "dealer", Role.DEALER
-
-    def roll(self, roll: str | Roll | DiceSource | None = None, *,
-             facts: Sequence[str] = (), actor: str | None = None, role: Role | None = None,
-             source: str | None = None) -> list[ev.Event]:
-        """Record a throw: faces given as ``3-4``, or drawn from a dice source.
-
-        On a table whose pack settles automatically, the settlement follows at once.
-        """
-        default_actor, default_role = self._roller()
+    def roll_command(self, roll: str | Roll | DiceSource | None = None, *,
+                     facts: Sequence[str] = (), actor: str | None = None,
+                     role: Role | None = None, source: str | None = None,
+                     distance: Fraction | None = None,
+                     thrower: str | None = None) -> cmd.RecordRoll:
+        a, r = self._by(cmd.RecordRoll, actor, role)
         kind = source or "manual"
+        if roll is None and self.mode == "electronic" and not facts:
+            roll = CsprngDice()
         if isinstance(roll, str):
             faces: Roll | None = Roll.parse(roll)
         elif isinstance(roll, Roll) or roll is None:
@@ -176,19 +273,91 @@ class Table:
         else:
             faces = roll.next_roll()
             kind = source or roll.kind.value
-        events = self.execute(cmd.RecordRoll(actor=actor or default_actor,
-                                             role=role or default_role, roll=faces,
-                                             source=kind, facts=tuple(facts)))
+        return cmd.RecordRoll(actor=a, role=r, roll=faces, source=kind, facts=tuple(facts),
+                              distance=distance, thrower=thrower)
+
+    def roll(self, roll: str | Roll | DiceSource | None = None, *,
+             facts: Sequence[str] = (), actor: str | None = None, role: Role | None = None,
+             source: str | None = None, distance: Fraction | None = None,
+             thrower: str | None = None) -> list[ev.Event]:
+        """Record a throw: faces given as ``3-4``, or drawn from a dice source.
+
+        On a table whose pack settles automatically, the settlement follows at once.
+        """
+        events = self.execute(self.roll_command(roll, facts=facts, actor=actor, role=role,
+                                                source=source, distance=distance,
+                                                thrower=thrower))
         if self.pack.flag("settlement.automatic") and self.state.phase is Phase.SETTLING:
-            events += self.settle(actor="table", role=Role.SYSTEM)
+            if self.mode == "live":
+                events += self.settle()
+            else:
+                events += self.settle(actor="table", role=Role.SYSTEM)
         return events
 
-    def settle(self, *, actor: str = "dealer", role: Role = Role.DEALER) -> list[ev.Event]:
+    def settle(self, *, actor: str | None = None, role: Role | None = None) -> list[ev.Event]:
         """The dealer's chores in order: collect losers, pay winners, complete the roll."""
-        events = self.execute(cmd.CollectLosers(actor=actor, role=role))
-        events += self.execute(cmd.PayWinners(actor=actor, role=role))
-        final: cmd.Command = cmd.MovePuck(actor=actor, role=role) \
-            if self.state.game != "props-and-hops" else cmd.CompleteRound(actor=actor, role=role)
+        a, r = self._by(cmd.CollectLosers, actor, role)
+        events = self.execute(cmd.CollectLosers(actor=a, role=r))
+        events += self.execute(cmd.PayWinners(actor=a, role=r))
+        final: cmd.Command = cmd.MovePuck(actor=a, role=r) \
+            if self.state.game != "props-and-hops" else cmd.CompleteRound(actor=a, role=r)
         events += self.execute(final)
         return events
 
+    def call_no_roll(self, *grounds: str, actor: str | None = None,
+                     role: Role | None = None) -> list[ev.Event]:
+        a, r = self._by(cmd.CallNoRoll, actor, role)
+        return self.execute(cmd.CallNoRoll(actor=a, role=r, grounds=tuple(grounds)))
+
+    # -- live procedure conveniences ------------------------------------------------------------
+    def assign(self, person: str, staff_role: Role, *, actor: str | None = None,
+               role: Role | None = None) -> None:
+        a, r = self._by(tcmd.AssignStaff, actor, role)
+        self.execute(tcmd.AssignStaff(actor=a, role=r, person=person, staff_role=staff_role))
+
+    def bring_dice(self, *serials: str, witness: str | None = None, actor: str | None = None,
+                   role: Role | None = None) -> None:
+        a, r = self._by(tcmd.BringDice, actor, role)
+        if witness is None and self.state.game == "props-and-hops":
+            dealers = self.procedure.people_in(Role.DEALER)
+            witness = dealers[0] if dealers else None
+        self.execute(tcmd.BringDice(actor=a, role=r, serials=serials, witness=witness))
+
+    def offer_dice(self, patron: str, serials: Sequence[str] | None = None, *,
+                   actor: str | None = None, role: Role | None = None) -> None:
+        a, r = self._by(tcmd.OfferDice, actor, role)
+        chosen = tuple(serials) if serials is not None else tuple(self.procedure.bowl)
+        self.execute(tcmd.OfferDice(actor=a, role=r, patron=patron, serials=chosen))
+
+    def select_dice(self, patron: str, first: str | None = None,
+                    second: str | None = None) -> None:
+        offered = self.procedure.offered
+        pair = (first, second) if first and second else tuple(offered[:2])
+        self.execute(tcmd.SelectDice(actor=patron, role=Role.PLAYER, serials=tuple(pair)))
+
+    def new_shooter(self, patron: str, first: str | None = None,
+                    second: str | None = None) -> None:
+        """Offer the bowl to ``patron`` and have them select two dice."""
+        self.offer_dice(patron)
+        self.select_dice(patron, first, second)
+
+    def shaker_round(self, roll: str | Roll | None, *, shakes: int = 3,
+                     facts: Sequence[str] = ()) -> list[ev.Event]:
+        """Props & Hops, live: no more bets, offer, shake, return, uncover, read, settle."""
+        dealer, role = self.who(tcmd.OfferShaker)
+        from dicetable.table.seating import next_shaker_holder
+
+        events = self.execute(cmd.CloseBetting(actor=dealer, role=role))
+        p = self.procedure
+        holder = p.shaker_holder if p.shaker_holder else next_shaker_holder(
+            self.state, None, first=True)
+        assert holder is not None
+        events += self.execute(tcmd.OfferShaker(actor=dealer, role=role, player=holder))
+        events += self.execute(tcmd.PlayerShake(actor=holder, role=Role.PLAYER, times=shakes))
+        events += self.execute(tcmd.ReturnShaker(actor=holder, role=Role.PLAYER))
+        events += self.execute(tcmd.UncoverShaker(actor=dealer, role=role))
+        events += self.roll(roll, facts=facts)
+        if self.state.phase is Phase.SETTLING:
+            events += self.settle()
+        events += self.execute(tcmd.ShakeShaker(actor=dealer, role=role))
+        return events

@@ -1,0 +1,125 @@
+"""Events of the table procedure: staff, dice at the table, the shooter, the shaker, alerts.
+
+They share the game events' envelope and codec (``dicetable.games.events``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dicetable.core.roles import Role
+from dicetable.games.events import Event
+
+
+@dataclass(frozen=True, kw_only=True)
+class StaffAssigned(Event):
+    person: str
+    staff_role: Role
+
+
+@dataclass(frozen=True, kw_only=True)
+class StaffRelieved(Event):
+    person: str
+    staff_role: Role
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceBrought(Event):
+    """Dice arrive at the table (into the bowl at Craps; into the shaker at Props & Hops)."""
+
+    serials: tuple[str, ...]
+    witness: str | None = None
+    """Props & Hops: the dealer in whose presence the floorperson loads the shaker."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceRemoved(Event):
+    serials: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceOffered(Event):
+    patron: str
+    serials: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceDeclined(Event):
+    patron: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShooterSelected(Event):
+    shooter: str
+    dice: tuple[str, ...]
+    returned_to_bowl: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShooterEnded(Event):
+    """The shooter gives up the dice: seven-out, removal, or relinquished."""
+
+    shooter: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoRollOverturned(Event):
+    """A declaration that a roll was invalid is overturned: the roll counts after all."""
+
+    overturned_seq: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerShaken(Event):
+    """The dealer shakes the covered shaker: before play and after each round (585.3(d),(i))."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerOffered(Event):
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerShakenByPlayer(Event):
+    player: str
+    times: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerLidRemoved(Event):
+    """The player took the lid off: the shaker is re-covered and must be shaken again."""
+
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerReturned(Event):
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerUncovered(Event):
+    """The dealer removes the lid and places the shaker in the designated circle."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerPassed(Event):
+    """After a 7 the shaker goes to the next player to the left (585.3(j))."""
+
+    from_player: str | None
+    to_player: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlertRaised(Event):
+    alert: str
+    message: str
+    blocks_play: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayUnblocked(Event):
+    alert: str

@@ -1,0 +1,505 @@
+"""The procedure of a regulated table, wrapped around a game engine.
+
+Every command is authorised against the pack's permission matrix (``authority``), checked
+against the table's procedure (the shooter, the shaker, the dice, the clock), and then either
+handled here or passed to the game engine. Follow-up events the procedure requires (a new
+shooter after a seven-out, the shaker passing after a 7) are appended in the same batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.roles import Role
+from dicetable.games import commands as gcmd
+from dicetable.games import events as gev
+from dicetable.games.engine import Emitter, Engine
+from dicetable.games.state import Phase, TableState
+from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
+from dicetable.table import authority
+from dicetable.table import commands as tcmd
+from dicetable.table import events as tev
+from dicetable.table.clockwork import dice_expired
+from dicetable.table.procedure_state import Procedure, procedure
+from dicetable.table.seating import next_shaker_holder, offer_order
+
+STAFF_ROLES = frozenset(Role) - {Role.PLAYER, Role.SYSTEM}
+
+PLAY = (gcmd.PlaceBet, gcmd.CloseBetting, gcmd.RecordRoll, tcmd.OfferDice, tcmd.SelectDice,
+        tcmd.ShakeShaker, tcmd.OfferShaker, tcmd.PlayerShake, tcmd.ReturnShaker,
+        tcmd.UncoverShaker)
+"""Commands that put the dice in play; refused while play is blocked."""
+
+
+def _no_check(state: TableState, command: gcmd.Command) -> None:
+    """The game engine's own role check is replaced by the permission matrix."""
+
+
+class ProcedureEngine:
+    """A live or electronic table: the game engine plus the regulated procedure."""
+
+    def __init__(self, game: Engine) -> None:
+        self.game = game
+        game.authorize = _no_check
+        self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = {
+            tcmd.AssignStaff: self._assign,
+            tcmd.RelieveStaff: self._relieve,
+            tcmd.BringDice: self._bring,
+            tcmd.RemoveDice: self._remove_dice,
+            tcmd.OfferDice: self._offer,
+            tcmd.DeclineDice: self._decline,
+            tcmd.SelectDice: self._select,
+            tcmd.RelinquishDice: self._relinquish,
+            tcmd.RemoveShooter: self._remove_shooter,
+            tcmd.OverturnNoRoll: self._overturn,
+            tcmd.ShakeShaker: self._dealer_shake,
+            tcmd.OfferShaker: self._offer_shaker,
+            tcmd.PlayerShake: self._player_shake,
+            tcmd.RemoveLid: self._remove_lid,
+            tcmd.ReturnShaker: self._return_shaker,
+            tcmd.UncoverShaker: self._uncover,
+            tcmd.Tick: self._tick,
+        }
+
+    # -- entry point ---------------------------------------------------------------------------
+    def decide(self, state: TableState, command: gcmd.Command, now: str) -> list[gev.Event]:
+        if isinstance(command, gcmd.OpenTable):
+            if command.mode == "bare":
+                raise InvalidInput("a table with procedure runs 'live' or 'electronic'",
+                                   rule="table.mode")
+            authority.authorize(state, command)
+            events = self.game.decide(state, command, now)
+            out = Emitter(state, command, now, table=command.table, events=events)
+            out.emit(tev.StaffAssigned, rule=command.pack.cite("authority.open_table"),
+                     person=command.actor, staff_role=command.role)
+            return out.events
+        if state.phase is Phase.NEW:
+            raise ProcedureViolation("the table is not open", rule="table.open")
+        authority.authorize(state, command)
+        if isinstance(command, PLAY):
+            self._play_allowed(state, now)
+        handler = self._handlers.get(type(command))
+        out = Emitter(state, command, now)
+        if handler is not None:
+            handler(state, command, out)
+            return out.events
+        self._before_game(state, command)
+        command = self._complete_command(state, command)
+        out.events.extend(self.game.decide(state, command, now))
+        self._after_game(state, command, out)
+        return out.events
+
+    def can(self, state: TableState, command: gcmd.Command) -> bool:
+        try:
+            self.decide(state, command, "")
+        except ValueError:
+            return False
+        return True
+
+    @property
+    def live(self) -> bool:
+        return True
+
+    # -- gates ------------------------------------------------------------------------------------
+    def _play_allowed(self, state: TableState, now: str) -> None:
+        p = procedure(state)
+        pack = state.rules()
+        if p.blocked:
+            alert, citation = next(iter(p.blocked.items()))
+            raise ProcedureViolation(f"play is blocked: {alert}", rule="dice.max_hours",
+                                     citation=citation)
+        if now and dice_expired(state, now):
+            raise ProcedureViolation(
+                f"the dice have been at the table more than {pack.value('dice.max_hours')} "
+                "hours; replace them", rule="dice.max_hours", citation=pack.cite("dice.max_hours"))
+
+    def _before_game(self, state: TableState, c: gcmd.Command) -> None:
+        if state.mode != "live":
+            return
+        p = procedure(state)
+        pack = state.rules()
+        if isinstance(c, gcmd.RecordRoll):
+            bad = [f for f in c.facts if f not in THROW_FACTS]
+            if bad:
+                raise InvalidInput(f"unknown throw facts: {', '.join(bad)}", rule="throw.facts")
+            if state.game == "props-and-hops":
+                if p.shaker != "uncovered":
+                    raise ProcedureViolation(
+                        "the dealer uncovers the shaker in the designated circle before the "
+                        "result is read", rule="authority.shaker",
+                        citation=pack.cite("authority.shaker"))
+                return
+            if p.shooter is None:
+                raise ProcedureViolation("there is no shooter; offer the dice first",
+                                         rule="authority.offer_dice",
+                                         citation=pack.cite("authority.offer_dice"))
+            if len(p.shooter_dice) != 2:
+                raise ProcedureViolation("the shooter throws two selected dice",
+                                         rule="shooter.dice_offered",
+                                         citation=pack.cite("shooter.dice_offered"))
+            if pack.value("shooter.line_bet") == "before-throw" and not self._has_line_bet(
+                    state, p.shooter):
+                raise ProcedureViolation(
+                    f"the shooter {p.shooter} makes a Pass or Don't Pass bet before throwing",
+                    rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))
+        elif isinstance(c, gcmd.CloseBetting) and state.game == "props-and-hops":
+            if p.shaker == "empty":
+                raise ProcedureViolation("the floorperson loads the shaker first",
+                                         rule="authority.dice", citation=pack.cite(
+                                             "authority.dice"))
+            if not p.dealer_shook:
+                raise ProcedureViolation("the dealer shakes the covered shaker before each round",
+                                         rule="authority.shaker", citation=pack.cite(
+                                             "authority.shaker"))
+        elif isinstance(c, gcmd.CallNoRoll):
+            self._check_grounds(state, c)
+
+    def _complete_command(self, state: TableState, c: gcmd.Command) -> gcmd.Command:
+        """Fill in what the procedure knows: the dice thrown, and who threw them."""
+        if not isinstance(c, gcmd.RecordRoll) or state.mode != "live":
+            return c
+        p = procedure(state)
+        facts = tuple(c.facts)
+        serials = c.serials
+        if state.game == "props-and-hops":
+            serials = serials or tuple(sorted(p.dice))
+        else:
+            serials = serials or p.shooter_dice
+            if c.thrower and c.thrower != p.shooter and "thrown-by-non-shooter" not in facts:
+                facts += ("thrown-by-non-shooter",)
+        return gcmd.RecordRoll(actor=c.actor, role=c.role, roll=c.roll, source=c.source,
+                               facts=facts, serials=serials, distance=c.distance,
+                               thrower=c.thrower)
+
+    @staticmethod
+    def _has_line_bet(state: TableState, player: str) -> bool:
+        return any(b.wager in ("pass", "dontpass") for b in state.bets_of(player))
+
+    def _check_grounds(self, state: TableState, c: gcmd.CallNoRoll) -> None:
+        pack = state.rules()
+        listed = set(pack.get("noroll.grounds", [])) | set(pack.get("noroll.automatic", []))
+        excluded = set(pack.get("noroll.excluded_grounds", []))
+        for ground in c.grounds:
+            if ground not in NO_ROLL_GROUNDS:
+                raise InvalidInput(f"{ground!r} is not a ground for a no roll",
+                                   rule="noroll.grounds")
+            if ground in excluded:
+                raise ProcedureViolation(f"{ground} is not a cause for a call of 'no roll'",
+                                         rule="noroll.excluded_grounds",
+                                         citation=pack.cite("noroll.excluded_grounds"))
+            if ground not in listed:
+                raise ProcedureViolation(f"{ground} is not a listed ground for a no roll here",
+                                         rule="noroll.grounds",
+                                         citation=pack.cite("noroll.grounds"))
+            if ground == "improper-throw" and c.role not in pack.roles(
+                    "noroll.improper_callers"):
+                raise ProcedureViolation(f"a {c.role} may not void a throw as improper",
+                                         rule="noroll.improper_callers",
+                                         citation=pack.cite("noroll.improper_callers"))
+            if ground == "no-good-faith-and-short":
+                self._check_short_throw(state, c)
+
+    @staticmethod
+    def _check_short_throw(state: TableState, c: gcmd.CallNoRoll) -> None:
+        """IN 10-4-4(c)(10): both no good-faith attempt and less than half the table."""
+        pack = state.rules()
+        thrown = _last_throw(state)
+        if thrown is None:
+            return
+        if "no-good-faith-attempt" not in thrown.facts or thrown.distance is None \
+                or thrown.distance >= 1 / 2:
+            raise ProcedureViolation(
+                "(c)(10) needs both: no good-faith attempt recorded, and the dice short of half "
+                "the table's length", rule="noroll.grounds", citation=pack.cite("noroll.grounds"))
+
+    def _after_game(self, state: TableState, c: gcmd.Command, out: Emitter) -> None:
+        if state.mode != "live":
+            return
+        p = procedure(state)
+        pack = state.rules()
+        if isinstance(c, gcmd.MovePuck) and state.pending is not None \
+                and state.pending.seven_out and p.shooter is not None:
+            out.emit(tev.ShooterEnded, rule=pack.cite("shooter.keeps_dice"),
+                     shooter=p.shooter, reason="seven-out")
+        completed = [e for e in out.events if isinstance(e, gev.RoundCompleted)]
+        if completed and completed[-1].total == pack.get("shaker.passes_on"):
+            nxt = next_shaker_holder(state, after=p.shaker_holder)
+            out.emit(tev.ShakerPassed, rule=pack.cite("shaker.passes_on"),
+                     from_player=p.shaker_holder, to_player=nxt)
+
+    # -- staff -------------------------------------------------------------------------------------
+    def _assign(self, state: TableState, c: tcmd.AssignStaff, out: Emitter) -> None:
+        if c.staff_role not in STAFF_ROLES:
+            raise InvalidInput(f"{c.staff_role} is not a staff role", rule="authority.staff")
+        if procedure(state).holds(c.person, c.staff_role):
+            raise InvalidInput(f"{c.person} is already {c.staff_role} here",
+                               rule="authority.staff")
+        out.emit(tev.StaffAssigned, rule=state.rules().cite("authority.staff"),
+                 person=c.person, staff_role=c.staff_role)
+
+    def _relieve(self, state: TableState, c: tcmd.RelieveStaff, out: Emitter) -> None:
+        p = procedure(state)
+        pack = state.rules()
+        if not p.holds(c.person, c.staff_role):
+            raise InvalidInput(f"{c.person} is not {c.staff_role} here", rule="authority.staff")
+        if p.dice and pack.flag("dice.never_unattended"):
+            remaining = {person for person, roles in p.staff.items()
+                         if roles - ({c.staff_role} if person == c.person else set())}
+            dealers_left = [d for d in p.people_in(Role.DEALER)
+                            if not (d == c.person and c.staff_role is Role.DEALER)]
+            if not remaining or (state.game == "props-and-hops" and not dealers_left):
+                raise ProcedureViolation(
+                    "the dice may not be left unattended at the table"
+                    + (": the dealer is responsible for the shaker"
+                       if state.game == "props-and-hops" else ""),
+                    rule="dice.never_unattended", citation=pack.cite("dice.never_unattended"))
+        out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"), person=c.person,
+                 staff_role=c.staff_role)
+
+    # -- dice at the table ----------------------------------------------------------------------
+    def _bring(self, state: TableState, c: tcmd.BringDice, out: Emitter) -> None:
+        p = procedure(state)
+        pack = state.rules()
+        serials = tuple(c.serials)
+        if not serials or len(set(serials)) != len(serials) or any(not s for s in serials):
+            raise InvalidInput("each die is named by its own serial", rule="dice.serials")
+        already = [s for s in serials if s in p.dice]
+        if already:
+            raise InvalidInput(f"already at the table: {', '.join(already)}",
+                               rule="dice.serials")
+        if state.game == "props-and-hops":
+            if p.dice:
+                raise ProcedureViolation("the shaker holds its two dice; remove them first",
+                                         rule="authority.dice", citation=pack.cite(
+                                             "authority.dice"))
+            if len(serials) != 2:
+                raise ProcedureViolation("Props & Hops is played with two dice",
+                                         rule="authority.dice",
+                                         citation="58 Pa. Code § 585.3(a) [regulation]")
+            if c.witness is None or not p.holds(c.witness, Role.DEALER):
+                raise ProcedureViolation(
+                    "the floorperson places the dice in the shaker in the presence of the "
+                    "dealer (name the dealer as witness)", rule="authority.dice",
+                    citation=pack.cite("authority.dice"))
+        out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
+                 witness=c.witness)
+
+    def _remove_dice(self, state: TableState, c: tcmd.RemoveDice, out: Emitter) -> None:
+        p = procedure(state)
+        pack = state.rules()
+        missing = [s for s in c.serials if s not in p.dice]
+        if not c.serials or missing:
+            raise InvalidInput(f"not at this table: {', '.join(missing) or '(none named)'}",
+                               rule="dice.serials")
+        if state.phase is Phase.SETTLING or (state.game == "props-and-hops"
+                                             and state.phase is Phase.CLOSED):
+            raise ProcedureViolation("dice are changed between rounds", rule="authority.dice",
+                                     citation=pack.cite("authority.dice"))
+        out.emit(tev.DiceRemoved, rule=pack.cite("authority.dice"), serials=tuple(c.serials),
+                 reason=c.reason)
+        remaining = {s: t for s, t in p.dice.items() if s not in c.serials}
+        if "dice-expired" in p.blocked and not dice_expired(state, out.now, remaining):
+            out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), alert="dice-expired")
+
+    def _tick(self, state: TableState, c: tcmd.Tick, out: Emitter) -> None:
+        p = procedure(state)
+        pack = state.rules()
+        if "dice-expired" not in p.blocked and dice_expired(state, out.now):
+            out.emit(tev.AlertRaised, rule=pack.cite("dice.max_hours"), alert="dice-expired",
+                     message=f"dice at table {state.table_id} have been in use more than "
+                             f"{pack.value('dice.max_hours')} hours; play is blocked until "
+                             "they are replaced", blocks_play=True)
+
+    # -- the shooter (Craps) --------------------------------------------------------------------
+    def _craps_live(self, state: TableState) -> None:
+        if state.game == "props-and-hops" or state.mode != "live":
+            raise ProcedureViolation("there is no shooter at this table", rule="table.mode")
+
+    def _offer(self, state: TableState, c: tcmd.OfferDice, out: Emitter) -> None:
+        self._craps_live(state)
+        p = procedure(state)
+        pack = state.rules()
+        if p.shooter is not None:
+            raise ProcedureViolation(f"{p.shooter} is the shooter", rule="shooter.keeps_dice",
+                                     citation=pack.cite("shooter.keeps_dice"))
+        if state.phase is not Phase.BETTING:
+            raise ProcedureViolation("settle the roll first", rule="settlement.order")
+        order = offer_order(state)
+        if not order:
+            raise ProcedureViolation("no patron at a position to offer the dice to",
+                                     rule="shooter.first_offer",
+                                     citation=pack.cite("shooter.first_offer"))
+        if c.patron != order[0]:
+            raise ProcedureViolation(f"the dice go to {order[0]} next, not {c.patron}",
+                                     rule="shooter.first_offer", citation=pack.cite(
+                                         "shooter.next_offer" if p.last_shooter
+                                         else "shooter.first_offer"))
+        need = int(pack.value("shooter.dice_offered"))
+        if len(set(c.serials)) < need:
+            raise ProcedureViolation(f"at least {need} dice are offered to the shooter",
+                                     rule="shooter.dice_offered",
+                                     citation=pack.cite("shooter.dice_offered"))
+        stray = [s for s in c.serials if s not in p.bowl]
+        if stray:
+            raise InvalidInput(f"not in the bowl at this table: {', '.join(stray)}",
+                               rule="dice.serials")
+        out.emit(tev.DiceOffered, rule=pack.cite("authority.offer_dice"), patron=c.patron,
+                 serials=tuple(c.serials))
+
+    def _offered_to_actor(self, state: TableState, c: gcmd.Command) -> Procedure:
+        self._craps_live(state)
+        p = procedure(state)
+        if p.offer_to != c.actor:
+            raise ProcedureViolation(f"the dice are not offered to {c.actor}",
+                                     rule="authority.offer_dice",
+                                     citation=state.rules().cite("authority.offer_dice"))
+        return p
+
+    def _decline(self, state: TableState, c: tcmd.DeclineDice, out: Emitter) -> None:
+        self._offered_to_actor(state, c)
+        out.emit(tev.DiceDeclined, rule=state.rules().cite("shooter.first_offer"),
+                 patron=c.actor)
+
+    def _select(self, state: TableState, c: tcmd.SelectDice, out: Emitter) -> None:
+        p = self._offered_to_actor(state, c)
+        pack = state.rules()
+        chosen = tuple(c.serials)
+        if len(chosen) != 2 or len(set(chosen)) != 2 or not set(chosen) <= set(p.offered):
+            raise ProcedureViolation("the shooter selects two of the dice offered",
+                                     rule="authority.select_dice",
+                                     citation=pack.cite("authority.select_dice"))
+        if pack.value("shooter.line_bet") == "to-serve" and not self._has_line_bet(state,
+                                                                                  c.actor):
+            raise ProcedureViolation(
+                f"{c.actor} needs a pass or don't pass bet to serve as shooter",
+                rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))
+        rest = tuple(s for s in p.offered if s not in chosen)
+        out.emit(tev.ShooterSelected, rule=pack.cite("authority.select_dice"), shooter=c.actor,
+                 dice=chosen, returned_to_bowl=rest)
+
+    def _shooter_between_rolls(self, state: TableState) -> Procedure:
+        self._craps_live(state)
+        p = procedure(state)
+        if p.shooter is None:
+            raise ProcedureViolation("there is no shooter", rule="shooter.keeps_dice",
+                                     citation=state.rules().cite("shooter.keeps_dice"))
+        if state.phase is Phase.SETTLING:
+            raise ProcedureViolation("settle the roll first", rule="settlement.order")
+        return p
+
+    def _relinquish(self, state: TableState, c: tcmd.RelinquishDice, out: Emitter) -> None:
+        p = self._shooter_between_rolls(state)
+        pack = state.rules()
+        if c.actor != p.shooter:
+            raise ProcedureViolation(f"{c.actor} is not the shooter", rule="shooter.may_relinquish")
+        if not pack.flag("shooter.may_relinquish"):
+            raise ProcedureViolation("the shooter may not give up the dice here",
+                                     rule="shooter.may_relinquish",
+                                     citation=pack.cite("shooter.may_relinquish"))
+        out.emit(tev.ShooterEnded, rule=pack.cite("shooter.may_relinquish"), shooter=p.shooter,
+                 reason="relinquished")
+
+    def _remove_shooter(self, state: TableState, c: tcmd.RemoveShooter, out: Emitter) -> None:
+        p = self._shooter_between_rolls(state)
+        pack = state.rules()
+        if c.ground not in pack.get("shooter.removal_grounds", []):
+            raise InvalidInput(f"{c.ground!r} is not a ground for removing a shooter "
+                               f"({', '.join(pack.value('shooter.removal_grounds'))})",
+                               rule="shooter.removal_grounds")
+        assert p.shooter is not None
+        out.emit(tev.ShooterEnded, rule=pack.cite("shooter.removal_grounds"),
+                 shooter=p.shooter, reason=c.ground)
+
+    def _overturn(self, state: TableState, c: tcmd.OverturnNoRoll, out: Emitter) -> None:
+        p = procedure(state)
+        pack = state.rules()
+        if p.overturnable_seq is None or state.last_roll is None:
+            raise ProcedureViolation(
+                "only the last roll's declaration may be overturned, before anything else "
+                "happens at the table", rule="authority.overturn_no_roll",
+                citation=pack.cite("authority.overturn_no_roll"))
+        out.emit(tev.NoRollOverturned, rule=pack.cite("authority.overturn_no_roll"),
+                 overturned_seq=p.overturnable_seq, reason=c.reason)
+
+    # -- the shaker (Props & Hops) ---------------------------------------------------------------
+    def _shaker_live(self, state: TableState) -> Procedure:
+        if state.game != "props-and-hops" or state.mode != "live":
+            raise ProcedureViolation("there is no shaker at this table", rule="table.mode")
+        return procedure(state)
+
+    def _dealer_shake(self, state: TableState, c: tcmd.ShakeShaker, out: Emitter) -> None:
+        p = self._shaker_live(state)
+        pack = state.rules()
+        if p.shaker == "empty":
+            raise ProcedureViolation("the shaker has no dice", rule="authority.dice",
+                                     citation=pack.cite("authority.dice"))
+        if state.phase is not Phase.BETTING or p.shaker not in ("covered", "uncovered"):
+            raise ProcedureViolation("the dealer shakes before play and after each round",
+                                     rule="authority.shaker",
+                                     citation=pack.cite("authority.shaker"))
+        out.emit(tev.ShakerShaken, rule=pack.cite("authority.shaker"))
+
+    def _offer_shaker(self, state: TableState, c: tcmd.OfferShaker, out: Emitter) -> None:
+        p = self._shaker_live(state)
+        pack = state.rules()
+        if state.phase is not Phase.CLOSED or p.shaker != "covered":
+            raise ProcedureViolation("the covered shaker is offered after 'no more bets'",
+                                     rule="authority.shaker",
+                                     citation=pack.cite("authority.shaker"))
+        due = p.shaker_holder if p.shaker_holder in _seated(state) else next_shaker_holder(
+            state, after=p.shaker_holder if p.shaker_holder else None, first=True)
+        if c.player != due:
+            rule = "shaker.first_to" if p.shaker_holder is None else "shaker.passes_on"
+            raise ProcedureViolation(f"the shaker goes to {due}, not {c.player}", rule=rule,
+                                     citation=pack.cite(rule))
+        out.emit(tev.ShakerOffered, rule=pack.cite("shaker.first_to"), player=c.player)
+
+    def _holder(self, state: TableState, c: gcmd.Command, stage: str) -> Procedure:
+        p = self._shaker_live(state)
+        if p.shaker != stage or c.actor != p.shaker_holder:
+            raise ProcedureViolation(f"{c.actor} does not hold the covered shaker",
+                                     rule="authority.shake",
+                                     citation=state.rules().cite("authority.shake"))
+        return p
+
+    def _player_shake(self, state: TableState, c: tcmd.PlayerShake, out: Emitter) -> None:
+        self._holder(state, c, "offered")
+        if not 1 <= c.times <= 100:
+            raise InvalidInput("shakes are counted one to a hundred at a time",
+                               rule="shaker.min_shakes")
+        out.emit(tev.ShakerShakenByPlayer, rule=state.rules().cite("shaker.min_shakes"),
+                 player=c.actor, times=c.times)
+
+    def _remove_lid(self, state: TableState, c: tcmd.RemoveLid, out: Emitter) -> None:
+        self._holder(state, c, "offered")
+        out.emit(tev.ShakerLidRemoved, rule=state.rules().cite("shaker.min_shakes"),
+                 player=c.actor)
+
+    def _return_shaker(self, state: TableState, c: tcmd.ReturnShaker, out: Emitter) -> None:
+        p = self._holder(state, c, "offered")
+        pack = state.rules()
+        need = int(pack.value("shaker.min_shakes"))
+        if p.shakes < need:
+            raise ProcedureViolation(
+                f"the covered shaker is shaken at least {need} times ({p.shakes} so far)",
+                rule="shaker.min_shakes", citation=pack.cite("shaker.min_shakes"))
+        out.emit(tev.ShakerReturned, rule=pack.cite("shaker.min_shakes"), player=c.actor)
+
+    def _uncover(self, state: TableState, c: tcmd.UncoverShaker, out: Emitter) -> None:
+        p = self._shaker_live(state)
+        pack = state.rules()
+        if p.shaker != "returned":
+            raise ProcedureViolation("the player returns the covered shaker first",
+                                     rule="authority.shaker",
+                                     citation=pack.cite("authority.shaker"))
+        out.emit(tev.ShakerUncovered, rule=pack.cite("authority.shaker"))
+
+
+def _seated(state: TableState) -> set[str]:
+    return {p for p, info in state.players.items() if info.seat is not None}
+
+
+def _last_throw(state: TableState) -> gev.DiceRolled | None:
+    return procedure(state).last_throw

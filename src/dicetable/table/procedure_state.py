@@ -1,0 +1,241 @@
+"""The procedure's part of the table state, folded from its events like the game's.
+
+It lives in ``TableState.extra["procedure"]`` so the game layer need not know about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dicetable.core.roles import Role
+from dicetable.games import events as gev
+from dicetable.games.state import TableState, register, register_after
+from dicetable.table import events as ev
+
+KEY = "procedure"
+
+
+@dataclass
+class Procedure:
+    staff: dict[str, set[Role]] = field(default_factory=dict)
+    dice: dict[str, str] = field(default_factory=dict)
+    """Serial -> when it came to the table (ISO time)."""
+    bowl: list[str] = field(default_factory=list)
+    """Craps: serials in the bowl in front of the stickperson."""
+    # Craps: the shooter
+    shooter: str | None = None
+    shooter_dice: tuple[str, ...] = ()
+    offer_to: str | None = None
+    offered: tuple[str, ...] = ()
+    declined: list[str] = field(default_factory=list)
+    last_shooter: str | None = None
+    invalid_streak: int = 0
+    overturnable_seq: int | None = None
+    # Props & Hops: the shaker
+    shaker_holder: str | None = None
+    shaker: str = "empty"
+    """empty, covered (at the dealer), offered, returned, uncovered."""
+    dealer_shook: bool = False
+    shakes: int = 0
+    round_total: int | None = None
+    last_throw: gev.DiceRolled | None = None
+    # Alerts that block play until cleared
+    blocked: dict[str, str] = field(default_factory=dict)
+    alerts: list[tuple[str, str]] = field(default_factory=list)
+
+    def holds(self, person: str, role: Role) -> bool:
+        return role in self.staff.get(person, set())
+
+    def people_in(self, role: Role) -> list[str]:
+        return sorted(p for p, roles in self.staff.items() if role in roles)
+
+    @property
+    def oldest_dice(self) -> str | None:
+        return min(self.dice.values()) if self.dice else None
+
+
+def procedure(state: TableState) -> Procedure:
+    found = state.extra.get(KEY)
+    if found is None:
+        found = Procedure()
+        state.extra[KEY] = found
+    assert isinstance(found, Procedure)
+    return found
+
+
+def _handler(fn: Any) -> Any:
+    def wrapped(state: TableState, event: gev.Event) -> None:
+        fn(procedure(state), event, state)
+
+    return wrapped
+
+
+def _assigned(p: Procedure, e: ev.StaffAssigned, s: TableState) -> None:
+    p.staff.setdefault(e.person, set()).add(e.staff_role)
+
+
+def _relieved(p: Procedure, e: ev.StaffRelieved, s: TableState) -> None:
+    roles = p.staff.get(e.person, set())
+    roles.discard(e.staff_role)
+    if not roles:
+        p.staff.pop(e.person, None)
+
+
+def _brought(p: Procedure, e: ev.DiceBrought, s: TableState) -> None:
+    for serial in e.serials:
+        p.dice[serial] = e.at
+    if s.game == "props-and-hops":
+        p.shaker = "covered"
+        p.dealer_shook = False
+    else:
+        p.bowl.extend(e.serials)
+
+
+def _removed(p: Procedure, e: ev.DiceRemoved, s: TableState) -> None:
+    for serial in e.serials:
+        p.dice.pop(serial, None)
+        if serial in p.bowl:
+            p.bowl.remove(serial)
+    if set(p.shooter_dice) & set(e.serials):
+        p.shooter_dice = tuple(d for d in p.shooter_dice if d not in e.serials)
+    if s.game == "props-and-hops" and not p.dice:
+        p.shaker = "empty"
+
+
+def _offered(p: Procedure, e: ev.DiceOffered, s: TableState) -> None:
+    p.offer_to = e.patron
+    p.offered = e.serials
+
+
+def _declined(p: Procedure, e: ev.DiceDeclined, s: TableState) -> None:
+    p.declined.append(e.patron)
+    p.offer_to = None
+
+
+def _selected(p: Procedure, e: ev.ShooterSelected, s: TableState) -> None:
+    p.shooter = e.shooter
+    p.shooter_dice = e.dice
+    p.bowl = [d for d in p.bowl if d not in e.dice]
+    p.offer_to = None
+    p.offered = ()
+    p.declined = []
+    p.invalid_streak = 0
+
+
+def _ended(p: Procedure, e: ev.ShooterEnded, s: TableState) -> None:
+    p.last_shooter = e.shooter
+    p.shooter = None
+    p.bowl.extend(d for d in p.shooter_dice if d not in p.bowl)
+    p.shooter_dice = ()
+    p.offer_to = None
+    p.declined = []
+    p.invalid_streak = 0
+
+
+def _rolled(p: Procedure, e: gev.DiceRolled, s: TableState) -> None:
+    p.overturnable_seq = None
+    p.last_throw = e
+    if e.roll is not None:
+        p.round_total = e.roll.total
+
+
+def _no_roll(p: Procedure, e: gev.NoRollCalled, s: TableState) -> None:
+    p.invalid_streak += 1
+    # An Indiana stickperson's declaration may be overturned (10-4-4); an automatic one not.
+    p.overturnable_seq = None if e.automatic else e.seq
+    p.round_total = None
+
+
+def _overturned(p: Procedure, e: ev.NoRollOverturned, s: TableState) -> None:
+    from dicetable.games.settlement import pending_for
+    from dicetable.games.state import Phase
+
+    p.overturnable_seq = None
+    p.invalid_streak = max(0, p.invalid_streak - 1)
+    assert s.last_roll is not None
+    s.last_roll_valid = True
+    s.pending = pending_for(s, s.last_roll)
+    s.phase = Phase.SETTLING
+    p.round_total = s.last_roll.total
+
+
+def _valid_roll_done(p: Procedure, e: gev.Event, s: TableState) -> None:
+    p.invalid_streak = 0
+
+
+def _bet_changed(p: Procedure, e: gev.Event, s: TableState) -> None:
+    p.overturnable_seq = None
+
+
+def _dealer_shook(p: Procedure, e: ev.ShakerShaken, s: TableState) -> None:
+    p.dealer_shook = True
+    p.shaker = "covered"
+    p.shakes = 0
+
+
+def _closed(p: Procedure, e: gev.BettingClosed, s: TableState) -> None:
+    p.dealer_shook = False
+
+
+def _shaker_offered(p: Procedure, e: ev.ShakerOffered, s: TableState) -> None:
+    p.shaker = "offered"
+    p.shaker_holder = e.player
+    p.shakes = 0
+
+
+def _player_shook(p: Procedure, e: ev.ShakerShakenByPlayer, s: TableState) -> None:
+    p.shakes += e.times
+
+
+def _lid_removed(p: Procedure, e: ev.ShakerLidRemoved, s: TableState) -> None:
+    p.shakes = 0  # re-covered; it must be shaken again (585.3(e))
+
+
+def _returned(p: Procedure, e: ev.ShakerReturned, s: TableState) -> None:
+    p.shaker = "returned"
+
+
+def _uncovered(p: Procedure, e: ev.ShakerUncovered, s: TableState) -> None:
+    p.shaker = "uncovered"
+
+
+def _round_done(p: Procedure, e: gev.RoundCompleted, s: TableState) -> None:
+    if p.shaker != "empty":
+        p.shaker = "uncovered"  # stays uncovered until the dealer covers and shakes (i)
+    p.dealer_shook = False
+    p.shakes = 0
+
+
+def _passed(p: Procedure, e: ev.ShakerPassed, s: TableState) -> None:
+    p.shaker_holder = e.to_player
+
+
+def _alert(p: Procedure, e: ev.AlertRaised, s: TableState) -> None:
+    p.alerts.append((e.alert, e.message))
+    if e.blocks_play:
+        p.blocked[e.alert] = e.rule
+
+
+def _unblocked(p: Procedure, e: ev.PlayUnblocked, s: TableState) -> None:
+    p.blocked.pop(e.alert, None)
+
+
+for _type, _fn in {
+    ev.StaffAssigned: _assigned, ev.StaffRelieved: _relieved, ev.DiceBrought: _brought,
+    ev.DiceRemoved: _removed, ev.DiceOffered: _offered, ev.DiceDeclined: _declined,
+    ev.ShooterSelected: _selected, ev.ShooterEnded: _ended,
+    ev.NoRollOverturned: _overturned, ev.ShakerShaken: _dealer_shook,
+    ev.ShakerOffered: _shaker_offered, ev.ShakerShakenByPlayer: _player_shook,
+    ev.ShakerLidRemoved: _lid_removed, ev.ShakerReturned: _returned,
+    ev.ShakerUncovered: _uncovered, ev.ShakerPassed: _passed, ev.AlertRaised: _alert,
+    ev.PlayUnblocked: _unblocked,
+}.items():
+    register(_type, _handler(_fn))
+
+for _gtype, _gfn in {
+    gev.DiceRolled: _rolled, gev.NoRollCalled: _no_roll, gev.BettingClosed: _closed,
+    gev.RoundCompleted: _round_done, gev.PuckMoved: _valid_roll_done,
+    gev.BetPlaced: _bet_changed, gev.BetChanged: _bet_changed, gev.BetRemoved: _bet_changed,
+}.items():
+    register_after(_gtype, _handler(_gfn))
