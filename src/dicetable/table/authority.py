@@ -90,7 +90,7 @@ def _subject(state: TableState, command: gcmd.Command) -> str | None:
 def authorize(state: TableState, command: gcmd.Command) -> None:
     """Raise ``RoleNotPermitted`` unless ``command.role`` may give ``command`` here."""
     rule = rule_for(command)
-    role, actor = command.role, command.actor
+    role = command.role
     pack = state.pack
     citation = pack.cite(rule) if pack is not None and rule else ""
     if isinstance(command, gcmd.OpenTable):
