@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, rules
+from dicetable.cli import demo, replay, rules
 
 app = typer.Typer(
     name="dicetable",
@@ -14,6 +14,7 @@ app = typer.Typer(
 )
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
+app.command("replay")(replay.replay)
 
 
 def main() -> None:

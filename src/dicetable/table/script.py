@@ -1,0 +1,493 @@
+"""Table scripts: executable scenarios in a small, versioned text format (DESIGN.md lesson 8).
+
+A script is a header (the rules pack, the table, its people) followed by one command per line,
+each with its actor and role, plus ``expect`` lines that assert the state at that point.
+``docs/table-scripts.md`` documents the format; in short::
+
+    dicetable-script 1
+    pack pa-craps                  # a preset, or a house pack JSON file (relative path)
+    table craps-1
+    mode live                      # live (default), electronic or bare
+    clock 2026-01-01T20:00:00+00:00
+    opener fran floorperson        # who opens the table (default: floor floorperson)
+    staff sam stickperson
+    seat 1 alice 500               # position, player, chips bought (dollars)
+    player carol 100               # a standing player
+
+    bo boxperson bring-dice A1 A2 A3 A4 A5
+    sam stickperson offer-dice alice
+    alice player bet pass 10 as=line
+    alice player select-dice A1 A2
+    sam stickperson roll 3-4
+    dee dealer settle
+    bob player bet pass 5 ! IllegalWager            # this line must be refused
+    expect balance alice 510
+
+A line ending in ``! [ErrorName] [rule.id]`` must be refused (with that error and rule, if
+given). Running stops at the first unmet expectation or unexpected refusal, naming the line.
+
+>>> result = run_script('''
+... dicetable-script 1
+... pack pa-craps
+... mode bare
+... player alice 100
+... alice player bet pass 10
+... stick stickperson roll 5-6
+... dealer dealer settle
+... expect balance alice 110
+... alice player bet pass 3 ! IllegalWager limits.default
+... ''')
+>>> result.ok, result.table.balance("alice") if result.table else None
+(True, 11000)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from dicetable.core.clock import FixedClock
+from dicetable.core.dice import Roll
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.money import format_cents, parse_money
+from dicetable.core.roles import Role
+from dicetable.games import commands as gcmd
+from dicetable.games import events as gev
+from dicetable.games.state import Phase
+from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.table import commands as tcmd
+from dicetable.table.table import MODES, Table
+
+VERSION = 1
+HEADER = ("pack", "table", "mode", "clock", "opener", "staff", "seat", "player")
+
+
+@dataclass(frozen=True)
+class ScriptFailure:
+    line: int
+    text: str
+    message: str
+    error: str = ""
+    rule: str = ""
+    citation: str = ""
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: {self.text.strip()}"
+        detail = f"{self.error}: {self.message}" if self.error else self.message
+        cite = "; ".join(p for p in (f"rule {self.rule}" if self.rule else "", self.citation)
+                         if p)
+        return f"{where}\n  {detail}" + (f" [{cite}]" if cite else "")
+
+
+@dataclass
+class ScriptResult:
+    table: Table | None
+    """None only when the header itself could not open the table."""
+    failure: ScriptFailure | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+class ScriptSyntaxError(InvalidInput):
+    """A script line that cannot be read."""
+
+
+def _words(line: str) -> list[str]:
+    text = line.split("#", 1)[0]
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise ScriptSyntaxError(str(e), rule="script.syntax") from None
+
+
+def _duration(text: str) -> timedelta:
+    m = re.fullmatch(r"(\d+)([dhms])", text)
+    if not m:
+        raise ScriptSyntaxError(f"not a duration: {text!r} (write 25h, 90m, 30s or 2d)",
+                                rule="script.syntax")
+    n, unit = int(m.group(1)), m.group(2)
+    return timedelta(**{{"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}[unit]: n})
+
+
+def _options(words: list[str]) -> tuple[list[str], dict[str, str]]:
+    plain = [w for w in words if "=" not in w]
+    opts = dict(w.split("=", 1) for w in words if "=" in w)
+    return plain, opts
+
+
+class _Runner:
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+        self.table: Table | None = None
+        self.clock = FixedClock()
+        self.aliases: dict[str, str] = {}
+        self.header: dict[str, Any] = {"mode": "live", "table": "t1", "staff": [],
+                                       "players": [], "opener": ("floor", Role.FLOORPERSON)}
+
+    # -- header ----------------------------------------------------------------------------
+    def header_line(self, words: list[str]) -> None:
+        key, args = words[0], words[1:]
+        h = self.header
+        if key == "pack" and len(args) == 1:
+            h["pack"] = args[0]
+        elif key == "table" and len(args) == 1:
+            h["table"] = args[0]
+        elif key == "mode" and len(args) == 1 and args[0] in MODES:
+            h["mode"] = args[0]
+        elif key == "clock" and len(args) == 1:
+            try:
+                when = datetime.fromisoformat(args[0].replace("Z", "+00:00"))
+            except ValueError:
+                raise ScriptSyntaxError(f"not a time: {args[0]!r}", rule="script.syntax") \
+                    from None
+            if when.tzinfo is None:
+                raise ScriptSyntaxError("the clock needs a time zone (e.g. +00:00)",
+                                        rule="script.syntax")
+            self.clock.set(when)
+        elif key == "opener" and len(args) == 2:
+            h["opener"] = (args[0], _role(args[1]))
+        elif key == "staff" and len(args) == 2:
+            h["staff"].append((args[0], _role(args[1])))
+        elif key == "seat" and len(args) in (2, 3):
+            h["players"].append((args[1], _int(args[0], "seat"), args[2] if len(args) == 3
+                                 else None))
+        elif key == "player" and len(args) in (1, 2):
+            h["players"].append((args[0], None, args[1] if len(args) == 2 else None))
+        else:
+            raise ScriptSyntaxError(f"cannot read header line {' '.join(words)!r}",
+                                    rule="script.syntax")
+
+    def open_table(self) -> Table:
+        h = self.header
+        if "pack" not in h:
+            raise ScriptSyntaxError("the header names a rules pack ('pack pa-craps')",
+                                    rule="script.syntax")
+        pack_name = h["pack"]
+        if pack_name not in PRESETS:
+            pack_name = str((self.base_dir / pack_name).resolve())
+        pack = load_pack(pack_name)
+        opener, opener_role = h["opener"]
+        table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
+                           role=opener_role)
+        for person, role in h["staff"]:
+            table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
+                                           staff_role=role))
+        for player, seat, chips in h["players"]:
+            table.execute(gcmd.JoinTable(actor=player, role=Role.PLAYER, player=player,
+                                         seat=seat))
+            if chips is not None:
+                actor, role = table.who(gcmd.BuyChips)
+                table.execute(gcmd.BuyChips(actor=actor, role=role, player=player,
+                                            amount=parse_money(chips)))
+        self.table = table
+        return table
+
+    # -- body ---------------------------------------------------------------------------------
+    def bet_ref(self, ref: str) -> str:
+        return self.aliases.get(ref, ref)
+
+    def command(self, words: list[str]) -> tuple[gcmd.Command, str | None]:
+        """The command on a line, and an alias for a bet it places."""
+        if len(words) < 3:
+            raise ScriptSyntaxError("a command line is: ACTOR ROLE VERB [ARGS...]",
+                                    rule="script.syntax")
+        actor, role, verb = words[0], _role(words[1]), words[2]
+        args, opts = _options(words[3:])
+        base: dict[str, Any] = {"actor": actor, "role": role}
+        build = _VERBS.get(verb)
+        if build is None:
+            raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(sorted(_VERBS))}",
+                                    rule="script.syntax")
+        try:
+            return build(self, base, args, opts), opts.get("as")
+        except (IndexError, KeyError, ValueError) as e:
+            if isinstance(e, DicetableError):
+                raise
+            raise ScriptSyntaxError(f"cannot read {verb!r} arguments: {' '.join(words[3:])}",
+                                    rule="script.syntax") from None
+
+    def expect(self, words: list[str]) -> str | None:
+        """None when the expectation holds, else what differs."""
+        t = self.table
+        assert t is not None
+        what, args = words[0], words[1:]
+
+        def yes(text: str) -> bool:
+            if text not in ("yes", "no"):
+                raise ScriptSyntaxError(f"expected yes or no, not {text!r}",
+                                        rule="script.syntax")
+            return text == "yes"
+
+        if what == "balance":
+            got = t.balance(args[0])
+            want = parse_money(args[1])
+            return None if got == want else f"balance of {args[0]} is {format_cents(got)}, " \
+                                            f"expected {format_cents(want)}"
+        if what == "point":
+            want_point = None if args[0] in ("none", "off") else int(args[0])
+            return None if t.point == want_point else f"point is {t.point or 'off'}"
+        if what == "shooter":
+            want_name = None if args[0] == "none" else args[0]
+            return None if t.shooter == want_name else f"shooter is {t.shooter or 'none'}"
+        if what == "shaker":
+            want_name = None if args[0] == "none" else args[0]
+            return None if t.shaker_holder == want_name \
+                else f"the shaker is with {t.shaker_holder or 'nobody'}"
+        if what == "blocked":
+            return None if t.blocked() == yes(args[0]) else f"blocked is {t.blocked()}"
+        if what == "valid":
+            valid = t.state.last_roll_valid
+            return None if valid == yes(args[0]) else f"last roll valid is {valid}"
+        if what == "phase":
+            return None if t.phase.value == args[0] else f"phase is {t.phase.value}"
+        if what == "bet":
+            bet = t.state.bets.get(self.bet_ref(args[0]))
+            if args[1] == "none":
+                return None if bet is None else f"{args[0]} is on the layout ({bet.amount})"
+            if bet is None:
+                return f"{args[0]} is not on the layout"
+            return None if bet.amount == parse_money(args[1]) \
+                else f"{args[0]} is {format_cents(bet.amount)}"
+        if what == "house":
+            want = parse_money(args[0])
+            return None if t.state.house == want else f"house is {format_cents(t.state.house)}"
+        if what == "conserved":
+            return None if t.state.conserved() else "money is not conserved"
+        if what == "alert":
+            alerts = [a for a, _ in t.procedure.alerts]
+            return None if args[0] in alerts else f"alerts are {alerts}"
+        raise ScriptSyntaxError(f"unknown expectation {what!r}", rule="script.syntax")
+
+
+def _role(text: str) -> Role:
+    try:
+        return Role(text)
+    except ValueError:
+        raise ScriptSyntaxError(f"unknown role {text!r}; roles: "
+                                f"{', '.join(r.value for r in Role)}", rule="script.syntax") \
+            from None
+
+
+def _int(text: str, what: str) -> int:
+    if not text.isdigit():
+        raise ScriptSyntaxError(f"{what} is a number, not {text!r}", rule="script.syntax")
+    return int(text)
+
+
+def _roll(text: str) -> Roll | None:
+    return None if text == "-" else Roll.parse(text)
+
+
+Build = Callable[[_Runner, dict[str, Any], list[str], dict[str, str]], gcmd.Command]
+
+
+def _working(args: list[str]) -> bool | None:
+    return True if "on" in args else False if "off" in args else None
+
+
+_VERBS: dict[str, Build] = {
+    "join": lambda r, b, a, o: gcmd.JoinTable(**b, player=a[0],
+                                              seat=int(a[1]) if len(a) > 1 else None),
+    "leave": lambda r, b, a, o: gcmd.LeaveTable(**b, player=a[0]),
+    "buy": lambda r, b, a, o: gcmd.BuyChips(**b, player=a[0], amount=parse_money(a[1])),
+    "cashout": lambda r, b, a, o: gcmd.CashOut(**b, player=a[0], amount=parse_money(a[1])),
+    "bet": lambda r, b, a, o: gcmd.PlaceBet(
+        **b, player=str(o.get("for") or b["actor"]), wager=a[0], amount=parse_money(a[1]),
+        working=_working(a[2:]), medium=o.get("with", "chips")),
+    "odds": lambda r, b, a, o: gcmd.PlaceBet(
+        **b, player=str(o.get("for") or b["actor"]), wager="odds", base=r.bet_ref(a[0]),
+        amount=parse_money(a[1])),
+    "change": lambda r, b, a, o: gcmd.ChangeBet(**b, bet=r.bet_ref(a[0]),
+                                                amount=parse_money(a[1])),
+    "remove": lambda r, b, a, o: gcmd.RemoveBet(**b, bet=r.bet_ref(a[0])),
+    "on": lambda r, b, a, o: gcmd.SetWorking(**b, bet=r.bet_ref(a[0]), working=True),
+    "off": lambda r, b, a, o: gcmd.SetWorking(**b, bet=r.bet_ref(a[0]), working=False),
+    "no-more-bets": lambda r, b, a, o: gcmd.CloseBetting(**b),
+    "roll": lambda r, b, a, o: gcmd.RecordRoll(
+        **b, roll=_roll(a[0]), facts=tuple(a[1:]), source=o.get("source", "manual"),
+        distance=Fraction(o["distance"]) if "distance" in o else None,
+        thrower=o.get("thrower")),
+    "no-roll": lambda r, b, a, o: gcmd.CallNoRoll(**b, grounds=tuple(a)),
+    "overturn": lambda r, b, a, o: tcmd.OverturnNoRoll(**b, reason=" ".join(a)),
+    "collect": lambda r, b, a, o: gcmd.CollectLosers(**b),
+    "pay": lambda r, b, a, o: gcmd.PayWinners(**b),
+    "move-puck": lambda r, b, a, o: gcmd.MovePuck(**b),
+    "complete-round": lambda r, b, a, o: gcmd.CompleteRound(**b),
+    "assign": lambda r, b, a, o: tcmd.AssignStaff(**b, person=a[0], staff_role=_role(a[1])),
+    "relieve": lambda r, b, a, o: tcmd.RelieveStaff(**b, person=a[0], staff_role=_role(a[1])),
+    "bring-dice": lambda r, b, a, o: tcmd.BringDice(**b, serials=tuple(a),
+                                                    witness=o.get("witness")),
+    "remove-dice": lambda r, b, a, o: tcmd.RemoveDice(**b, serials=tuple(a),
+                                                      reason=o.get("reason", "replaced")),
+    "offer-dice": lambda r, b, a, o: tcmd.OfferDice(
+        **b, patron=a[0], serials=tuple(a[1:]) if len(a) > 1
+        else tuple(r.table.procedure.bowl if r.table else ())),
+    "decline": lambda r, b, a, o: tcmd.DeclineDice(**b),
+    "select-dice": lambda r, b, a, o: tcmd.SelectDice(**b, serials=tuple(a)),
+    "relinquish": lambda r, b, a, o: tcmd.RelinquishDice(**b),
+    "remove-shooter": lambda r, b, a, o: tcmd.RemoveShooter(**b, ground=a[0]),
+    "shake": lambda r, b, a, o: tcmd.ShakeShaker(**b),
+    "offer-shaker": lambda r, b, a, o: tcmd.OfferShaker(**b, player=a[0]),
+    "player-shake": lambda r, b, a, o: tcmd.PlayerShake(**b, times=int(a[0]) if a else 1),
+    "remove-lid": lambda r, b, a, o: tcmd.RemoveLid(**b),
+    "return-shaker": lambda r, b, a, o: tcmd.ReturnShaker(**b),
+    "uncover": lambda r, b, a, o: tcmd.UncoverShaker(**b),
+    "tick": lambda r, b, a, o: tcmd.Tick(**b),
+}
+"""Script verbs and the commands they build."""
+
+VERBS = (*sorted(_VERBS), "settle")
+
+
+def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
+    """Run a script; stop at the first unmet expectation or unexpected refusal.
+
+    A line that cannot be read raises ``ScriptSyntaxError`` naming its line number.
+    """
+    runner = _Runner(Path(base_dir))
+    lines = text.splitlines()
+    started = False
+    result: ScriptResult | None = None
+    for number, line in enumerate(lines, start=1):
+        try:
+            words = _words(line)
+            if not words:
+                continue
+            if not started:
+                if words != ["dicetable-script", str(VERSION)]:
+                    raise ScriptSyntaxError(
+                        f"a script starts with 'dicetable-script {VERSION}'",
+                        rule="script.syntax")
+                started = True
+                continue
+            if runner.table is None and words[0] in HEADER:
+                runner.header_line(words)
+                continue
+            table = runner.table or runner.open_table()
+            result = result or ScriptResult(table, aliases=runner.aliases)
+            failure = _run_line(runner, table, number, line, words)
+        except ScriptSyntaxError as e:
+            raise ScriptSyntaxError(f"line {number}: {e.message}", rule=e.rule) from None
+        except DicetableError as e:  # the header could not open the table
+            return ScriptResult(runner.table, ScriptFailure(
+                number, line, e.message, type(e).__name__, e.rule, e.citation))
+        if failure is not None:
+            result.failure = failure
+            return result
+    if not started:
+        raise ScriptSyntaxError(f"a script starts with 'dicetable-script {VERSION}'",
+                                rule="script.syntax")
+    if result is None:
+        result = ScriptResult(runner.table or runner.open_table(), aliases=runner.aliases)
+    return result
+
+
+def _run_line(runner: _Runner, table: Table, number: int, line: str,
+              words: list[str]) -> ScriptFailure | None:
+    if words[0] == "expect":
+        if len(words) < 2:
+            raise ScriptSyntaxError("expect what?", rule="script.syntax")
+        try:
+            problem = runner.expect(words[1:])
+        except IndexError:
+            raise ScriptSyntaxError("expect is missing a value", rule="script.syntax") \
+                from None
+        return None if problem is None else ScriptFailure(number, line,
+                                                          f"expectation not met: {problem}")
+    if words[0] == "advance":
+        if len(words) != 2:
+            raise ScriptSyntaxError("advance DURATION (e.g. advance 25h)", rule="script.syntax")
+        runner.clock.set(runner.clock.now() + _duration(words[1]))
+        return None
+    refusal: list[str] | None = None
+    if "!" in words:
+        at = words.index("!")
+        words, refusal = words[:at], words[at + 1:]
+    try:
+        if len(words) >= 3 and words[2] == "settle":
+            actor, role = words[0], _role(words[1])
+            table.settle(actor=actor, role=role)
+            alias = None
+        else:
+            command, alias = runner.command(words)
+            events = table.execute(command)
+            placed = [e for e in events if isinstance(e, gev.BetPlaced)]
+            if alias and placed:
+                runner.aliases[alias] = placed[-1].bet
+        if table.pack.flag("settlement.automatic") and table.phase is Phase.SETTLING \
+                and table.mode != "live":
+            table.settle(actor="table", role=Role.SYSTEM)
+    except ScriptSyntaxError:
+        raise
+    except DicetableError as e:
+        if refusal is None:
+            return ScriptFailure(number, line, e.message, type(e).__name__, e.rule, e.citation)
+        wanted = [w for w in refusal if w[:1].isupper()]
+        rules = [w for w in refusal if not w[:1].isupper()]
+        if wanted and type(e).__name__ not in wanted:
+            return ScriptFailure(number, line, f"refused with {type(e).__name__} "
+                                               f"({e.message}), expected {wanted[0]}",
+                                 type(e).__name__, e.rule, e.citation)
+        if rules and e.rule not in rules:
+            return ScriptFailure(number, line, f"refused under rule {e.rule}, expected "
+                                               f"{rules[0]}", type(e).__name__, e.rule,
+                                 e.citation)
+        return None
+    if refusal is not None:
+        return ScriptFailure(number, line, "expected a refusal, but the command was accepted")
+    return None
+
+
+# -- output ----------------------------------------------------------------------------------
+_ENVELOPE = {"table", "seq", "actor", "role", "at", "rule"}
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, Roll):
+        return str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return "(" + " ".join(f"{k}={_show(v)}" for k, v in fields.items()
+                              if v not in (0, "", None, ())) + ")"
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    return str(value)
+
+
+def describe(event: gev.Event) -> str:
+    """One line for an event: sequence, kind, who, then its own fields."""
+    fields = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)
+              if f.name not in _ENVELOPE}
+    if isinstance(event, gev.TableOpened):
+        fields = {"game": event.game, "pack": event.pack.get("id"), "mode": event.mode,
+                  "digest": event.pack_digest[:12]}
+    body = " ".join(f"{k}={_show(v)}" for k, v in fields.items() if v not in (None, (), ""))
+    return f"{event.seq:>5}  {event.kind:<20} {event.actor}/{event.role.value}  {body}".rstrip()
+
+
+def transcript(table: Table) -> str:
+    lines = [describe(e) for e in table.log]
+    lines.append("balances: " + ", ".join(f"{p} {format_cents(b)}"
+                                          for p, b in table.balances.items()))
+    return "\n".join(lines)
+
+
+def run_file(path: Path | str) -> ScriptResult:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InvalidInput(f"cannot read {p}: {e.strerror}", rule="script.file") from None
+    return run_script(text, p.parent)
