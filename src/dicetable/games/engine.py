@@ -162,7 +162,8 @@ class Engine:
             if taken:
                 raise ProcedureViolation(f"seat {c.seat} is taken by {taken[0]}",
                                          rule="table.seats")
-        out.emit(ev.PlayerJoined, player=c.player, seat=c.seat)
+        out.emit(ev.PlayerJoined, rule=state.rules().cite("authority.seat"), player=c.player,
+                 seat=c.seat)
 
     def _leave(self, state: TableState, c: cmd.LeaveTable, out: Emitter) -> None:
         self._player(state, c.player)
@@ -172,14 +173,15 @@ class Engine:
             raise ProcedureViolation(
                 f"{c.player} has wagered and stays seated until the round is finished",
                 rule="wagering.seated_only", citation=pack.cite("wagering.seated_only"))
-        out.emit(ev.PlayerLeft, player=c.player)
+        out.emit(ev.PlayerLeft, rule=pack.cite("authority.seat"), player=c.player)
 
     def _buy(self, state: TableState, c: cmd.BuyChips, out: Emitter) -> None:
         self._player(state, c.player)
         if c.amount <= 0:
             raise InvalidInput(f"cannot buy {format_cents(c.amount)} in chips",
                                rule="money.amount")
-        out.emit(ev.ChipsBought, player=c.player, amount=c.amount)
+        out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"), player=c.player,
+                 amount=c.amount)
 
     def _cash_out(self, state: TableState, c: cmd.CashOut, out: Emitter) -> None:
         self._player(state, c.player)
@@ -187,7 +189,8 @@ class Engine:
             raise InvalidInput(f"cannot cash out {format_cents(c.amount)}; "
                                f"{c.player} has {format_cents(state.balance(c.player))}",
                                rule="money.balance")
-        out.emit(ev.ChipsCashedOut, player=c.player, amount=c.amount)
+        out.emit(ev.ChipsCashedOut, rule=state.rules().cite("authority.chips"),
+                 player=c.player, amount=c.amount)
 
     # -- placing wagers ----------------------------------------------------------------------------
     def betting_open(self, state: TableState) -> None:
@@ -432,7 +435,8 @@ class Engine:
         if state.phase is not Phase.BETTING:
             raise ProcedureViolation(f"betting is not open ({state.phase.value})",
                                      rule="round.order")
-        out.emit(ev.BettingClosed, round=state.round)
+        out.emit(ev.BettingClosed, rule=state.rules().cite("authority.close_betting"),
+                 round=state.round)
 
     def roll_allowed(self, state: TableState) -> None:
         raise NotImplementedError
@@ -451,7 +455,8 @@ class Engine:
         if c.distance is not None and not 0 <= c.distance <= 1:
             raise InvalidInput("distance is a fraction of the table's length, 0 to 1",
                                rule="throw.distance")
-        out.emit(ev.DiceRolled, roll=c.roll, source=c.source, facts=tuple(c.facts),
+        out.emit(ev.DiceRolled, rule=pack.cite("authority.record_roll"), roll=c.roll,
+                 source=c.source, facts=tuple(c.facts),
                  serials=tuple(c.serials), distance=c.distance, thrower=c.thrower)
         if grounds:
             out.emit(ev.NoRollCalled, rule=pack.cite("noroll.automatic"), grounds=grounds,
