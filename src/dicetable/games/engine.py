@@ -49,7 +49,7 @@ def default_authorizer(state: TableState, command: cmd.Command) -> None:
     The procedure layer (``dicetable.table``) replaces this with the cited permission matrix.
     """
     if isinstance(command, PLAYER_COMMANDS):
-        owner = _owner(state, command)
+        owner = owner_of(state, command)
         if command.role is Role.PLAYER and owner is not None and owner != command.actor:
             raise RoleNotPermitted(f"{command.actor} may not act for {owner}",
                                    rule="authority.player-own")
@@ -63,7 +63,8 @@ def default_authorizer(state: TableState, command: cmd.Command) -> None:
                                rule="authority.staff")
 
 
-def _owner(state: TableState, command: cmd.Command) -> str | None:
+def owner_of(state: TableState, command: cmd.Command) -> str | None:
+    """The player a player's command is about (named, or the owner of its bet)."""
     player = getattr(command, "player", None)
     if isinstance(player, str):
         return player

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
+from dicetable.games.engine import owner_of
 from dicetable.games.state import TableState
 from dicetable.table import commands as tcmd
 from dicetable.table.procedure_state import procedure
@@ -76,17 +77,6 @@ def allowed_roles(state: TableState, command: gcmd.Command) -> frozenset[Role]:
     return frozenset(roles)
 
 
-def _subject(state: TableState, command: gcmd.Command) -> str | None:
-    """The player a player command is about."""
-    player = getattr(command, "player", None)
-    if isinstance(player, str):
-        return player
-    bet_id = getattr(command, "bet", None)
-    if isinstance(bet_id, str) and bet_id in state.bets:
-        return state.bets[bet_id].player
-    return None
-
-
 def authorize(state: TableState, command: gcmd.Command) -> None:
     """Raise ``RoleNotPermitted`` unless ``command.role`` may give ``command`` here."""
     rule = rule_for(command)
@@ -115,7 +105,7 @@ def _holds_role(state: TableState, command: gcmd.Command, rule: str, citation: s
                                    rule=rule, citation=citation)
         return
     if role is Role.PLAYER:
-        subject = _subject(state, command)
+        subject = owner_of(state, command)
         if isinstance(command, gcmd.JoinTable):
             if actor != command.player:
                 raise RoleNotPermitted(f"{actor} may not seat {command.player}",
