@@ -123,3 +123,18 @@ def remove_and_transfer(led: CustodyLedger, dice: tuple[str, ...],
 def cancel(led: CustodyLedger, dice: tuple[str, ...]) -> None:
     led.execute(cmd.CancelDice(**as_(SAM, SUE), dice=dice,
                                method=CancelMethod.DRILL, hole_in=Decimal("0.25")))
+
+
+def refused(led: CustodyLedger, command: cmd.CustodyCommand, error: type[Exception],
+            rule: str, cites: str = "") -> Exception:
+    """Assert ``command`` is refused with ``error`` naming ``rule``, and nothing changed."""
+    import pytest
+
+    before = (len(led.log), led.state.seq)
+    with pytest.raises(error) as info:
+        led.execute(command)
+    assert getattr(info.value, "rule", None) == rule, info.value
+    assert cites in getattr(info.value, "citation", ""), info.value
+    assert (len(led.log), led.state.seq) == before
+    assert not led.can(command)
+    return info.value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, rules
+from dicetable.cli import demo, dice, rng, rules  # dice, rng: issue 7
 
 app = typer.Typer(
     name="dicetable",
@@ -14,6 +14,8 @@ app = typer.Typer(
 )
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
+app.add_typer(dice.app, name="dice")  # issue 7
+app.command("rng-test")(rng.rng_test)  # issue 7
 
 
 def main() -> None:

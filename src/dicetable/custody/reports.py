@@ -86,8 +86,8 @@ def describe(e: ev.CustodyEvent) -> str:
         case ev.InventoryDiscrepancyReported():
             return f"ALERT: inventory discrepancy reported to the {e.report_to}: {e.detail}"
         case ev.DiceOverdue():
-            return (f"ALERT: {_n(e.dice)} at {e.table_id} since {e.issued_at} are past "
-                    f"the {e.limit_hours}-hour limit")
+            return (f"ALERT: {_n(e.dice)} at {e.table_id} since {e.issued_at}: past the "
+                    f"{e.limit_hours}-hour limit")
         case ev.InventoryOverdue():
             return f"ALERT: physical inventory overdue since {e.due} (last {e.last})"
         case ev.FairnessAlertRaised():
