@@ -9,7 +9,7 @@ import pytest
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
-from dicetable.custody.model import CancelMethod, DieCheck, DieState, RemovalReason
+from dicetable.custody.model import CancelMethod, DieCheck, DieState, Person, RemovalReason
 from tests.custody.scenario import (
     ANN,
     BOB,
@@ -36,9 +36,12 @@ from tests.custody.scenario import (
 @pytest.mark.parametrize("reason", list(RemovalReason))
 def test_in_14_3_4_a_dice_are_taken_out_of_play(reason: RemovalReason) -> None:
     led, _, dice = in_play("in")
-    kw = {"signs": "loaded: sinks in water", "table_staff": (BOB, STU)} \
-        if reason is RemovalReason.TAMPERED else {}
-    events = led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:2], reason=reason, **kw))
+    if reason is RemovalReason.TAMPERED:
+        command = cmd.RemoveDice(**as_(PAT), dice=dice[:2], reason=reason,
+                                 signs="loaded: sinks in water", table_staff=(BOB, STU))
+    else:
+        command = cmd.RemoveDice(**as_(PAT), dice=dice[:2], reason=reason)
+    events = led.execute(command)
     removed = events[0]
     assert isinstance(removed, ev.DiceRemoved)
     assert removed.reason is reason
@@ -91,13 +94,16 @@ def test_in_14_3_4_b_tampered_dice_sealed_in_an_envelope_for_the_enforcement_age
 
 def test_in_14_3_4_b_only_the_pit_boss_seals_and_the_envelope_is_complete() -> None:
     led, _, dice = in_play("in")
-    tampered = {"dice": dice[:1], "reason": RemovalReason.TAMPERED}
-    refused(led, cmd.RemoveDice(**as_(FLO), **tampered, signs="x", table_staff=(BOB,)),
-            RoleNotPermitted, "removal.tamper_roles", "14-3-4(b)")
-    refused(led, cmd.RemoveDice(**as_(PAT), **tampered, table_staff=(BOB,)),
-            InvalidInput, "removal.tamper_roles", "14-3-4(b)")           # no signs
-    refused(led, cmd.RemoveDice(**as_(PAT), **tampered, signs="x"),
-            InvalidInput, "removal.tamper_roles", "14-3-4(b)")           # no table staff
+
+    def tampered(by: Person, signs: str, *staff: Person) -> cmd.RemoveDice:
+        return cmd.RemoveDice(**as_(by), dice=dice[:1], reason=RemovalReason.TAMPERED,
+                              signs=signs, table_staff=staff)
+
+    refused(led, tampered(FLO, "x", BOB), RoleNotPermitted, "removal.tamper_roles", "14-3-4(b)")
+    refused(led, tampered(PAT, "", BOB), InvalidInput, "removal.tamper_roles",
+            "14-3-4(b)")                                                  # no signs
+    refused(led, tampered(PAT, "x"), InvalidInput, "removal.tamper_roles",
+            "14-3-4(b)")                                                  # no table staff
 
 
 def test_in_14_3_4_b_tampered_dice_are_not_cancelled() -> None:

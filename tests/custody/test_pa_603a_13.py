@@ -70,7 +70,7 @@ def test_pa_603a_13_a_box_with_failed_seal_is_opened_and_inspected_at_once() -> 
             ProcedureViolation, "receipt.seal_check")
     led.execute(cmd.StoreDice(**as_(ANN, SAM), dice=("D0001", "D0002", "D0003"),
                               area="dice-storage"))
-    assert led.state.dice["D0003"].state is DieState.IN_STORAGE
+    assert led.state.dice["D0003"].location == "storage:dice-storage"
 
 
 def test_pa_603a_13_a_storage_area_is_an_approved_one() -> None:

@@ -25,7 +25,6 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
-from dicetable.custody import events as ev
 from dicetable.custody import reports
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import (
@@ -125,8 +124,7 @@ def _ledger(ctx: typer.Context) -> CustodyLedger:
         if not events:
             raise InvalidInput(f"{o.log} holds no custody record; start one with "
                                "'dicetable dice open'", rule="custody.open")
-        return CustodyLedger.replay([e for e in events if isinstance(e, ev.CustodyEvent)],
-                                    clock=_clock(o.at), sink=_appender(o.log))
+        return CustodyLedger.replay(events, clock=_clock(o.at), sink=_appender(o.log))
     except DicetableError as e:
         _fail(e)
 

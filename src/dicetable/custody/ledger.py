@@ -22,6 +22,7 @@ from pathlib import Path
 
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
@@ -53,7 +54,7 @@ class CustodyLedger:
         return ledger
 
     @classmethod
-    def replay(cls, events: Iterable[ev.CustodyEvent], *, clock: Clock | None = None,
+    def replay(cls, events: Iterable[Event], *, clock: Clock | None = None,
                sink: Sink | None = None) -> CustodyLedger:
         """Rebuild a ledger from its log; the log must start with ``CustodyOpened``."""
         ledger = cls(clock=clock, sink=sink)
