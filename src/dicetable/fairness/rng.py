@@ -19,6 +19,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -111,7 +112,7 @@ class Certification:
         """How often a perfect RNG fails at least one test (the tests are nearly independent)."""
         return 1 - (1 - self.alpha) ** len(self.results)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "rolls": self.rolls, "seconds": round(self.seconds, 3),
                 "confidence": 1 - self.alpha, "passed": self.passed,
                 "false_failure_rate": round(self.false_failure_rate, 4),
