@@ -26,7 +26,7 @@ def test_in_14_3_8_a_pit_log_of_removals_and_transfers() -> None:
         "date": "2026-03-02", "at": "2026-03-02T13:00:00+00:00",   # (a)(1)
         "decks_removed": 0,                                         # (a)(2): dice only
         "dice_removed": 3,                                          # (a)(3)
-        "game_removed_from": "table:craps-1",                       # (a)(4)
+        "game_removed_from": "craps-1 (craps)",                     # (a)(4)
         "pit_manager": PAT.name, "pit_manager_licence": PAT.licence,  # (a)(5)
         "signed_by": PAT.name, "seq": led.log[-1].seq}]
 

@@ -504,6 +504,9 @@ class CustodyEngine:
 
     def _deadlines(self, state: CustodyState, c: cmd.CheckDeadlines, out: Emitter) -> None:
         pack = state.rules()
+        if c.role is Role.PLAYER:
+            raise RoleNotPermitted("a player does not run the custody deadline sweep",
+                                   rule="custody.staff")
         now = parse_time(out.now)
         late: dict[tuple[str, str, str, PlayMode], list[str]] = {}
         for d in state.in_state(DieState.AT_TABLE):

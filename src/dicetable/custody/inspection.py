@@ -27,6 +27,8 @@ CHECK_RULES: dict[Check, str] = {
     Check.BALANCED: "dice.check.balanced",
     Check.NO_MAGNETIC_LOAD: "dice.check.no_magnetic_load",
     Check.OPPOSITE_FACES: "dice.check.opposite_faces",
+    Check.FINISH: "dice.check.finish",
+    Check.SPOTS: "dice.check.spots",
 }
 """Each yes/no check and the rule that requires it."""
 

@@ -101,6 +101,10 @@ class Check(StrEnum):
     """Nothing in the die reacts to the magnet (14-3-3(b)(3), (b)(7); 14-3-7(b)(3))."""
     OPPOSITE_FACES = "opposite-faces"
     """Opposite faces 1-6, 2-5, 3-4: each pair sums to 7 (14-3-3(b)(9))."""
+    FINISH = "finish"
+    """All faces have the same texture and finish (14-3-3(b)(6))."""
+    SPOTS = "spots"
+    """White circular spots 1 to 6, all the same diameter, drilled and filled (b)(8), (b)(10)."""
 
 
 @dataclass(frozen=True)

@@ -168,7 +168,11 @@ def pit_log(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> list[Row]:
             continue
         by_game: dict[str, int] = defaultdict(int)
         for s in e.dice:
-            by_game[state.dice[s].removed_from] += 1
+            d = state.dice[s]
+            where = d.removed_from
+            if where.startswith("table:") and d.game:
+                where = f"{where.removeprefix('table:')} ({d.game})"
+            by_game[where] += 1
         for game, n in sorted(by_game.items()):
             rows.append({"date": e.at[:10], "at": e.at, "decks_removed": 0, "dice_removed": n,
                          "game_removed_from": game, "pit_manager": e.pit_manager.name,

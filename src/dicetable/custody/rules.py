@@ -132,6 +132,8 @@ SCHEMA: dict[str, Checker] = {
     "dice.check.balanced": _bool,
     "dice.check.no_magnetic_load": _bool,
     "dice.check.opposite_faces": _bool,
+    "dice.check.finish": _bool,
+    "dice.check.spots": _bool,
     "play.issue_roles": _roles,
     "play.receive_roles": _roles,
     "play.never_unattended": _bool,
