@@ -20,7 +20,7 @@ a die (6 CUSUMs)              ~440                   ~2,200-2,400
 
 Six CUSUMs per die share the false alarms, so a fair die alerts about every 2,300 of its
 rolls at h = 4.6. Raising h trades detection time for fewer false alarms, roughly
-exponentially (per die, same loaded die): h 5.5 -> ~560 / ~5,700; h 6.5 -> ~675 / ~16,000;
+exponentially (per die, same loaded die): h 5.5 -> ~560 / ~5,700; h 6.5 -> ~680 / ~17,000;
 h 7.5 -> ~795 / ~43,000. With many tables, set h for an acceptable false-alarm rate per
 shift; a false alarm costs a dice change, not a wager.
 
