@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, replay, rules
+from dicetable.cli import demo, dice, replay, rng, rules
 
 app = typer.Typer(
     name="dicetable",
@@ -15,6 +15,8 @@ app = typer.Typer(
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
 app.command("replay")(replay.replay)
+app.add_typer(dice.app, name="dice")
+app.command("rng-test")(rng.rng_test)
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ Every event carries the table, its sequence number, who caused it and in which r
 from the injected clock, and the rule that allowed or forced it. ``to_dict``/``from_dict``
 round-trip every event through plain JSON types.
 
+>>> from dicetable.core.roles import Role
 >>> e = DiceRolled(table="t1", seq=3, actor="stick", role=Role.STICKPERSON,
 ...                at="2026-01-01T00:00:00+00:00", roll=Roll(3, 4), source="manual")
 >>> event_from_dict(event_to_dict(e)) == e
@@ -14,38 +15,26 @@ True
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any
 
+from dicetable.core import events as envelope
 from dicetable.core.dice import Roll
-from dicetable.core.errors import InvalidInput
-from dicetable.core.roles import Role
-
-EVENT_TYPES: dict[str, type[Event]] = {}
+from dicetable.core.events import EVENT_TYPES as EVENT_TYPES  # re-exported: one codec for all
+from dicetable.core.events import event_from_dict as event_from_dict
+from dicetable.core.events import event_to_dict as event_to_dict
 
 
 @dataclass(frozen=True, kw_only=True)
-class Event:
-    """The envelope every event shares."""
+class Event(envelope.Event, abstract=True):
+    """The envelope every table event shares: ``dicetable.core.events.Event`` plus the table."""
 
     table: str
-    seq: int
-    actor: str
-    role: Role
-    at: str
-    rule: str = ""
-    """The citation of the rule that allowed or forced this event."""
 
-    kind: ClassVar[str] = "Event"
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.kind = cls.__name__
-        EVENT_TYPES[cls.__name__] = cls
+    @property
+    def stream(self) -> str:
+        return self.table
 
 
 # -- items carried by settlement events ---------------------------------------------------------
@@ -229,61 +218,3 @@ class RoundCompleted(Event):
     round: int
     total: int | None = None
     """The total rolled, or None when the round ended in a no roll."""
-
-
-# -- codec ---------------------------------------------------------------------------------------
-def _encode(value: Any) -> Any:
-    if isinstance(value, Roll):
-        return str(value)
-    if isinstance(value, Role):
-        return value.value
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple | list):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _encode(v) for k, v in value.items()}
-    return value
-
-
-def _decode(tp: Any, value: Any) -> Any:
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        inner = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _decode(inner[0], value)
-    if tp is Roll:
-        return Roll.parse(value)
-    if tp is Role:
-        return Role(value)
-    if tp is Fraction:
-        return Fraction(value)
-    if origin is tuple:
-        (inner, *_) = typing.get_args(tp)
-        return tuple(_decode(inner, v) for v in value)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
-        return tp(**{k: _decode(hints[k], v) for k, v in value.items()})
-    return value
-
-
-def event_to_dict(event: Event) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": event.kind}
-    out.update(_encode(event))
-    return out
-
-
-def event_from_dict(data: dict[str, Any]) -> Event:
-    kind = data.get("type")
-    cls = EVENT_TYPES.get(str(kind))
-    if cls is None:
-        raise InvalidInput(f"unknown event type {kind!r}", rule="events.codec")
-    hints = typing.get_type_hints(cls)
-    fields = {k: _decode(hints[k], v) for k, v in data.items() if k != "type"}
-    try:
-        return cls(**fields)
-    except TypeError as e:
-        raise InvalidInput(f"malformed {kind} event: {e}", rule="events.codec") from None

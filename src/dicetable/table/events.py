@@ -6,6 +6,7 @@ They share the game events' envelope and codec (``dicetable.games.events``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from dicetable.core.roles import Role
 from dicetable.games.events import Event
@@ -33,7 +34,9 @@ class DiceBrought(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceRemoved(Event):
+class DiceTakenFromTable(Event):
+    """Dice leave the table (replaced, lost, removed from play); custody takes them from here."""
+
     serials: tuple[str, ...]
     reason: str
 
@@ -115,11 +118,13 @@ class ShakerPassed(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class AlertRaised(Event):
-    alert: str
+    name: str
     message: str
     blocks_play: bool = False
+
+    alert: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, kw_only=True)
 class PlayUnblocked(Event):
-    alert: str
+    name: str

@@ -297,17 +297,17 @@ class ProcedureEngine:
                                              and state.phase is Phase.CLOSED):
             raise ProcedureViolation("dice are changed between rounds", rule="authority.dice",
                                      citation=pack.cite("authority.dice"))
-        out.emit(tev.DiceRemoved, rule=pack.cite("authority.dice"), serials=tuple(c.serials),
+        out.emit(tev.DiceTakenFromTable, rule=pack.cite("authority.dice"), serials=tuple(c.serials),
                  reason=c.reason)
         remaining = {s: t for s, t in p.dice.items() if s not in c.serials}
         if "dice-expired" in p.blocked and not dice_expired(state, out.now, remaining):
-            out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), alert="dice-expired")
+            out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
     def _tick(self, state: TableState, c: tcmd.Tick, out: Emitter) -> None:
         p = procedure(state)
         pack = state.rules()
         if "dice-expired" not in p.blocked and dice_expired(state, out.now):
-            out.emit(tev.AlertRaised, rule=pack.cite("dice.max_hours"), alert="dice-expired",
+            out.emit(tev.AlertRaised, rule=pack.cite("dice.max_hours"), name="dice-expired",
                      message=f"dice at table {state.table_id} have been in use more than "
                              f"{pack.value('dice.max_hours')} hours; play is blocked until "
                              "they are replaced", blocks_play=True)

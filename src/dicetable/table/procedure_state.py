@@ -92,7 +92,7 @@ def _brought(p: Procedure, e: ev.DiceBrought, s: TableState) -> None:
         p.bowl.extend(e.serials)
 
 
-def _removed(p: Procedure, e: ev.DiceRemoved, s: TableState) -> None:
+def _removed(p: Procedure, e: ev.DiceTakenFromTable, s: TableState) -> None:
     for serial in e.serials:
         p.dice.pop(serial, None)
         if serial in p.bowl:
@@ -212,18 +212,18 @@ def _passed(p: Procedure, e: ev.ShakerPassed, s: TableState) -> None:
 
 
 def _alert(p: Procedure, e: ev.AlertRaised, s: TableState) -> None:
-    p.alerts.append((e.alert, e.message))
+    p.alerts.append((e.name, e.message))
     if e.blocks_play:
-        p.blocked[e.alert] = e.rule
+        p.blocked[e.name] = e.rule
 
 
 def _unblocked(p: Procedure, e: ev.PlayUnblocked, s: TableState) -> None:
-    p.blocked.pop(e.alert, None)
+    p.blocked.pop(e.name, None)
 
 
 for _type, _fn in {
     ev.StaffAssigned: _assigned, ev.StaffRelieved: _relieved, ev.DiceBrought: _brought,
-    ev.DiceRemoved: _removed, ev.DiceOffered: _offered, ev.DiceDeclined: _declined,
+    ev.DiceTakenFromTable: _removed, ev.DiceOffered: _offered, ev.DiceDeclined: _declined,
     ev.ShooterSelected: _selected, ev.ShooterEnded: _ended,
     ev.NoRollOverturned: _overturned, ev.ShakerShaken: _dealer_shook,
     ev.ShakerOffered: _shaker_offered, ev.ShakerShakenByPlayer: _player_shook,

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Protocol
 
+from dicetable.core import events as envelope
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.dice import Roll
 from dicetable.core.dice_sources import CsprngDice, DiceSource
@@ -72,6 +73,13 @@ def engine_for(game: str, mode: str = "bare",
     return ProcedureEngine(engine)
 
 
+def _table_events(events: Iterable[envelope.Event]) -> Iterable[ev.Event]:
+    for event in events:
+        if not isinstance(event, ev.Event):
+            raise InvalidInput(f"{event.kind} is not a table event", rule="events.log")
+        yield event
+
+
 class Table:
     """One table: its engine, its state and its log."""
 
@@ -100,10 +108,10 @@ class Table:
         return table
 
     @classmethod
-    def replay(cls, events: Iterable[ev.Event], *, clock: Clock | None = None,
+    def replay(cls, events: Iterable[envelope.Event], *, clock: Clock | None = None,
                authorizer: Authorizer = default_authorizer, sink: Sink | None = None) -> Table:
         """Rebuild a table from its log."""
-        it = iter(events)
+        it = iter(_table_events(events))
         first = next(it, None)
         if not isinstance(first, ev.TableOpened):
             raise InvalidInput("a table's log starts with TableOpened", rule="events.log")

@@ -1,0 +1,503 @@
+"""``dicetable dice``: each custody step, and the reports, over a JSON-lines event file.
+
+The file (``--log``, default ``dice.jsonl``) holds one event per line, as
+``dicetable.core.events.event_to_dict`` writes it. Each command replays the file, decides,
+appends the new events (flushed and synced) and only then reports them. The custody library
+itself knows nothing of files: this is one simple store among others.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from dicetable.core.clock import Clock, FixedClock, SystemClock
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.events import Event, event_from_dict, event_to_dict
+from dicetable.core.roles import Role
+from dicetable.custody import commands as cmd
+from dicetable.custody import reports
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.custody.model import (
+    Box,
+    BoxInspection,
+    CancelMethod,
+    Check,
+    DieCheck,
+    Finding,
+    Key,
+    Manufacturer,
+    Person,
+    PlayMode,
+    RemovalReason,
+    expand_serials,
+    parse_inches,
+)
+from dicetable.custody.rules import load_custody_pack
+from dicetable.fairness.monitor import FairnessMonitor
+from dicetable.fairness.sequential import CusumDesign
+
+app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3).",
+                  no_args_is_help=True)
+key_app = typer.Typer(help="The two storage keys (PA 603a.13(c)).", no_args_is_help=True)
+log_app = typer.Typer(help="The logs the regulations ask for.", no_args_is_help=True)
+app.add_typer(key_app, name="key")
+app.add_typer(log_app, name="log")
+console = Console(soft_wrap=True)
+errors = Console(soft_wrap=True, stderr=True)
+
+
+@dataclass
+class Options:
+    log: Path
+    at: str | None
+
+
+def _clock(at: str | None) -> Clock:
+    if at is None:
+        return SystemClock()
+    try:
+        when = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        _fail(InvalidInput(f"--at needs an ISO time such as 2026-03-02T08:00:00Z, not {at!r}",
+                           rule="custody.time"))
+    return FixedClock(when if when.tzinfo else when.replace(tzinfo=UTC))
+
+
+def _fail(error: DicetableError) -> NoReturn:
+    errors.print(f"[red]refused: {escape(str(error))}[/red]", highlight=False)
+    raise typer.Exit(2)
+
+
+@app.callback()
+def main(ctx: typer.Context,
+         log: Path = typer.Option(Path("dice.jsonl"), "--log", envvar="DICETABLE_DICE_LOG",
+                                  help="The custody event file (JSON lines)"),
+         at: str | None = typer.Option(None, "--at",
+                                       help="Time of the step, ISO 8601 (default: now, UTC)"),
+         ) -> None:
+    """Every step is recorded with who, in which role, when, and under which rule."""
+    ctx.obj = Options(log, at)
+
+
+# -- the event file ------------------------------------------------------------------------------
+def read_events(path: Path) -> list[Event]:
+    events: list[Event] = []
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except FileNotFoundError:
+        return events
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(event_from_dict(json.loads(line)))
+        except json.JSONDecodeError as e:
+            raise InvalidInput(f"{path}:{n}: not JSON ({e})", rule="events.log") from None
+    return events
+
+
+def _appender(path: Path) -> Any:
+    def sink(events: Any) -> None:
+        with path.open("a", encoding="utf-8") as f:
+            for e in events:
+                f.write(json.dumps(event_to_dict(e), ensure_ascii=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    return sink
+
+
+def _ledger(ctx: typer.Context) -> CustodyLedger:
+    o: Options = ctx.obj
+    try:
+        events = read_events(o.log)
+        if not events:
+            raise InvalidInput(f"{o.log} holds no custody record; start one with "
+                               "'dicetable dice open'", rule="custody.open")
+        return CustodyLedger.replay(events, clock=_clock(o.at), sink=_appender(o.log))
+    except DicetableError as e:
+        _fail(e)
+
+
+def _run(ctx: typer.Context, command: cmd.CustodyCommand) -> None:
+    ledger = _ledger(ctx)
+    try:
+        events = ledger.execute(command)
+    except DicetableError as error:
+        _fail(error)
+    for e in events:
+        style = "bold red" if e.alert else "green"
+        console.print(f"[{style}]#{e.seq}[/{style}] {escape(reports.describe(e))}",
+                      highlight=False)
+        console.print(f"    [dim]{escape(e.rule)}[/dim]", highlight=False)
+
+
+# -- people ---------------------------------------------------------------------------------------
+ACTOR = typer.Option(..., "--actor", help="Who takes the step")
+ROLE = typer.Option(..., "--role", help="Their role: " + ", ".join(r.value for r in Role))
+LICENCE = typer.Option("", "--licence", help="Their occupational licence number")
+WITH = typer.Option([], "--with", help="Another person present: NAME:ROLE[:LICENCE] (repeat)")
+SERIALS = typer.Argument(..., help="Dice serials; D0001-D0010 is a range")
+
+
+def _who(actor: str, role: str, licence: str, with_: list[str]) -> dict[str, Any]:
+    try:
+        return {"actor": actor, "role": Role(role), "licence": licence,
+                "witnesses": tuple(Person.parse(w) for w in with_)}
+    except ValueError as e:
+        if isinstance(e, DicetableError):
+            _fail(e)
+        _fail(InvalidInput(f"unknown role {role!r}", rule="custody.person"))
+
+
+def _serials(items: list[str]) -> tuple[str, ...]:
+    if not items:
+        return ()
+    try:
+        return expand_serials(items)
+    except DicetableError as e:
+        _fail(e)
+
+
+def _person(text: str) -> Person:
+    try:
+        return Person.parse(text)
+    except DicetableError as e:
+        _fail(e)
+
+
+# -- steps ----------------------------------------------------------------------------------------
+@app.command("open")
+def open_(ctx: typer.Context,
+          jurisdiction: str = typer.Option(..., "--jurisdiction",
+                                           help="pa, in, or a house custody pack file"),
+          site: str = typer.Option(..., "--site", help="The casino"),
+          actor: str = typer.Option("compliance", "--actor"),
+          role: str = typer.Option(Role.SHIFT_MANAGER.value, "--role")) -> None:
+    """Start a site's custody record under the PA or IN custody rules."""
+    o: Options = ctx.obj
+    if read_events(o.log):
+        _fail(InvalidInput(f"{o.log} already holds a custody record", rule="custody.open"))
+    try:
+        pack = load_custody_pack(jurisdiction)
+        ledger = CustodyLedger(clock=_clock(o.at), sink=_appender(o.log))
+        events = ledger.execute(cmd.OpenCustody(**_who(actor, role, "", []), site=site,
+                                                pack=pack))
+    except DicetableError as e:
+        _fail(e)
+    console.print(f"#{events[0].seq} {escape(reports.describe(events[0]))} -> {o.log}",
+                  highlight=False)
+
+
+@key_app.command("draw")
+def key_draw(ctx: typer.Context, key: Key = typer.Argument(..., help="security or table-games"),
+             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Draw a storage key (only security, or table games at assistant shift manager or above)."""
+    _run(ctx, cmd.DrawKey(**_who(actor, role, licence, []), key=key))
+
+
+@key_app.command("return")
+def key_return(ctx: typer.Context, key: Key = typer.Argument(...), actor: str = ACTOR,
+               role: str = ROLE, licence: str = LICENCE) -> None:
+    """Return a storage key."""
+    _run(ctx, cmd.ReturnKey(**_who(actor, role, licence, []), key=key))
+
+
+@app.command("receive")
+def receive(ctx: typer.Context,
+            shipment: str = typer.Option(..., "--shipment"),
+            manufacturer: str = typer.Option(..., "--manufacturer"),
+            address: str = typer.Option("", "--address", help="Manufacturer's business address"),
+            phone: str = typer.Option("", "--phone", help="Manufacturer's business telephone"),
+            box: list[str] = typer.Option(..., "--box", help="BOX=SERIALS, e.g. B1=D0001-D0050"),
+            broken: list[str] = typer.Option([], "--seal-failed",
+                                             help="A box whose seal failed (it is opened and "
+                                                  "inspected now)"),
+            finding: list[str] = typer.Option([], "--finding",
+                                              help="SERIAL=PROBLEM found in an opened box"),
+            tamper: list[str] = typer.Option([], "--tamper-finding",
+                                             help="SERIAL=SIGNS of tampering in an opened box"),
+            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+            with_: list[str] = WITH) -> None:
+    """Receive a shipment: two people, seals checked, failed boxes opened and inspected."""
+    boxes = []
+    for item in box:
+        name, _, serials = item.partition("=")
+        if not name or not serials:
+            _fail(InvalidInput(f"--box wants BOX=SERIALS, not {item!r}", rule="custody.shipment"))
+        boxes.append(Box(name, _serials([serials]), name not in broken))
+    where = {s: b.box for b in boxes for s in b.serials}
+    findings: dict[str, list[Finding]] = {b: [] for b in broken}
+    for item, tampering in [(f, False) for f in finding] + [(t, True) for t in tamper]:
+        serial, _, problem = item.partition("=")
+        if serial not in where:
+            _fail(InvalidInput(f"{serial!r} is in none of the boxes", rule="custody.serials"))
+        findings.setdefault(where[serial], []).append(Finding(serial, problem, tampering))
+    _run(ctx, cmd.ReceiveShipment(
+        **_who(actor, role, licence, with_), shipment=shipment,
+        manufacturer=Manufacturer(manufacturer, address, phone), boxes=tuple(boxes),
+        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items())))
+
+
+@app.command("store")
+def store(ctx: typer.Context, serials: list[str] = SERIALS,
+          area: str = typer.Option("dice-storage", "--area"), actor: str = ACTOR,
+          role: str = ROLE, licence: str = LICENCE, with_: list[str] = WITH) -> None:
+    """Put received dice in the locked storage area (both key holders present)."""
+    _run(ctx, cmd.StoreDice(**_who(actor, role, licence, with_), dice=_serials(serials),
+                            area=area))
+
+
+@app.command("issue-day")
+def issue_day(ctx: typer.Context, serials: list[str] = SERIALS,
+              gaming_day: str = typer.Option(..., "--gaming-day", help="YYYY-MM-DD"),
+              actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+              with_: list[str] = WITH) -> None:
+    """Take the gaming day's dice out of storage (shift manager, security present)."""
+    _run(ctx, cmd.IssueForGamingDay(**_who(actor, role, licence, with_), dice=_serials(serials),
+                                    gaming_day=gaming_day))
+
+
+@app.command("return-storage")
+def return_storage(ctx: typer.Context, serials: list[str] = SERIALS,
+                   area: str = typer.Option("dice-storage", "--area"), actor: str = ACTOR,
+                   role: str = ROLE, licence: str = LICENCE, with_: list[str] = WITH) -> None:
+    """Put issued dice that never reached a table back in storage."""
+    _run(ctx, cmd.ReturnToStorage(**_who(actor, role, licence, with_), dice=_serials(serials),
+                                  area=area))
+
+
+@app.command("inspect")
+def inspect(ctx: typer.Context,
+            die: list[str] = typer.Option(..., "--die",
+                                          help="SERIAL=SIDE,SIDE,SIDE in inches (repeat)"),
+            fail: list[str] = typer.Option([], "--fail", help="SERIAL:CHECK that failed; checks: "
+                                                             + ", ".join(c.value for c in Check)),
+            tools: list[str] = typer.Option(["micrometer", "balancing-caliper", "steel-set-square",
+                                             "magnet"], "--tool"),
+            surveillance: bool = typer.Option(True, "--surveillance/--no-surveillance"),
+            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+            with_: list[str] = WITH) -> None:
+    """Inspect dice before play: three measured sides and the yes/no checks."""
+    failed: dict[str, set[Check]] = {}
+    for item in fail:
+        serial, _, check = item.partition(":")
+        try:
+            failed.setdefault(serial, set()).add(Check(check))
+        except ValueError:
+            _fail(InvalidInput(f"unknown check {check!r}", rule="custody.inspection"))
+    checks = []
+    for item in die:
+        serial, _, sides = item.partition("=")
+        try:
+            measured = tuple(parse_inches(s) for s in sides.split(",") if s.strip())
+        except DicetableError as e:
+            _fail(e)
+        passed = tuple(c for c in Check if c not in failed.get(serial, set()))
+        checks.append(DieCheck(serial, measured, passed))
+    _run(ctx, cmd.InspectDice(**_who(actor, role, licence, with_), checks=tuple(checks),
+                              tools=tuple(tools), under_surveillance=surveillance))
+
+
+@app.command("issue-table")
+def issue_table(ctx: typer.Context, serials: list[str] = SERIALS,
+                table: str = typer.Option(..., "--table"),
+                game: str = typer.Option("craps", "--game"),
+                mode: PlayMode = typer.Option(PlayMode.TABLE, "--mode"),
+                received_by: str = typer.Option(..., "--received-by",
+                                                help="NAME:ROLE[:LICENCE] at the table"),
+                actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+                with_: list[str] = WITH) -> None:
+    """Put inspected dice into play at a table (the time limit starts)."""
+    _run(ctx, cmd.IssueToTable(**_who(actor, role, licence, with_), dice=_serials(serials),
+                               table=table, game=game, mode=mode,
+                               received_by=_person(received_by)))
+
+
+@app.command("remove")
+def remove(ctx: typer.Context, serials: list[str] = SERIALS,
+           reason: RemovalReason = typer.Option(..., "--reason"),
+           signs: str = typer.Option("", "--signs", help="For tampering: what suggests it"),
+           staff: list[str] = typer.Option([], "--staff",
+                                           help="For tampering: NAME:ROLE[:LICENCE] of each "
+                                                "licensee at the table (repeat)"),
+           envelope: str = typer.Option("", "--envelope", help="The envelope's number"),
+           detail: str = typer.Option("", "--detail"),
+           actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+           with_: list[str] = WITH) -> None:
+    """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel."""
+    _run(ctx, cmd.RemoveDice(**_who(actor, role, licence, with_), dice=_serials(serials),
+                             reason=reason, signs=signs,
+                             table_staff=tuple(_person(s) for s in staff), envelope=envelope,
+                             detail=detail))
+
+
+@app.command("deliver")
+def deliver(ctx: typer.Context, envelope: str = typer.Argument(...),
+            agent: str = typer.Option(..., "--agent", help="The enforcement agent's name"),
+            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Hand a sealed tamper envelope to the enforcement agent."""
+    _run(ctx, cmd.DeliverEnvelope(**_who(actor, role, licence, []), envelope=envelope,
+                                  agent=agent))
+
+
+@app.command("transfer")
+def transfer(ctx: typer.Context, serials: list[str] = SERIALS,
+             accepted_by: str = typer.Option(..., "--accepted-by",
+                                             help="NAME:ROLE:LICENCE in the cancellation room"),
+             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """The pit manager signs removed dice over to the cancellation room."""
+    _run(ctx, cmd.TransferToCancellation(**_who(actor, role, licence, []),
+                                         dice=_serials(serials),
+                                         accepted_by=_person(accepted_by)))
+
+
+@app.command("cancel")
+def cancel(ctx: typer.Context, serials: list[str] = SERIALS,
+           method: CancelMethod = typer.Option(..., "--method"),
+           hole: str | None = typer.Option(None, "--hole", help="Drilled hole, inches"),
+           approval: str = typer.Option("", "--approval", help="For an approved method"),
+           actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+           with_: list[str] = WITH) -> None:
+    """Destroy dice in the cancellation room, under surveillance (--with NAME:surveillance)."""
+    try:
+        hole_in: Decimal | None = parse_inches(hole) if hole is not None else None
+    except DicetableError as e:
+        _fail(e)
+    _run(ctx, cmd.CancelDice(**_who(actor, role, licence, with_), dice=_serials(serials),
+                             method=method, hole_in=hole_in, approval=approval))
+
+
+@app.command("count")
+def count(ctx: typer.Context,
+          serials: list[str] | None = typer.Argument(None, help="Every die found"),
+          actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
+          with_: list[str] = WITH) -> None:
+    """The physical inventory: reconciled at once, any discrepancy raised as an alert."""
+    _run(ctx, cmd.TakePhysicalInventory(**_who(actor, role, licence, with_),
+                                        counted=_serials(serials or [])))
+
+
+@app.command("check")
+def check(ctx: typer.Context, actor: str = typer.Option("deadline-sweep", "--actor"),
+          role: str = typer.Option(Role.SYSTEM.value, "--role")) -> None:
+    """Raise alerts for dice past their time limit and an overdue physical inventory."""
+    _run(ctx, cmd.CheckDeadlines(**_who(actor, role, "", [])))
+
+
+# -- reports ---------------------------------------------------------------------------------------
+@app.command("report")
+def report(ctx: typer.Context, as_json: bool = typer.Option(False, "--json"),
+           history: bool = typer.Option(True, "--history/--no-history"),
+           in_building: bool = typer.Option(False, "--in-building",
+                                            help="Only dice still in the building")) -> None:
+    """The pit report: every die, where it is, and its history."""
+    ledger = _ledger(ctx)
+    data = reports.pit_report(ledger.state, ledger.log, include_gone=not in_building)
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(reports.pit_report_text(data, history=history))
+
+
+def _rows(rows: list[dict[str, Any]], columns: list[str], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(reports.rows_text(rows, columns))
+
+
+@log_app.command("pit")
+def log_pit(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Pit-area removal and transfer log (68 IAC 14-3-8(a))."""
+    ledger = _ledger(ctx)
+    _rows(reports.pit_log(ledger.state, ledger.log),
+          ["date", "decks_removed", "dice_removed", "game_removed_from", "pit_manager",
+           "pit_manager_licence", "signed_by"], as_json)
+
+
+@log_app.command("cancellation")
+def log_cancellation(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Cancellation-room log (68 IAC 14-3-8(b))."""
+    ledger = _ledger(ctx)
+    _rows(reports.cancellation_log(ledger.state, ledger.log),
+          ["date", "entry", "decks", "dice", "person", "licence", "method",
+           "uncancelled_dice_held"], as_json)
+
+
+@log_app.command("inventory")
+def log_inventory(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Dice inventory record: receipts, daily quantities, physical counts (68 IAC 14-3-5)."""
+    ledger = _ledger(ctx)
+    data = reports.inventory_record(ledger.state, ledger.log)
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    typer.echo("Receipts")
+    typer.echo(reports.rows_text(data["receipts"], ["date", "quantity", "shipment",
+                                                    "manufacturer", "address", "phone"]))
+    typer.echo("\nDaily")
+    typer.echo(reports.rows_text(data["daily"], ["date", "put_into_play", "removed_tampering",
+                                                 "cancelled"]))
+    typer.echo("\nPhysical inventories")
+    typer.echo(reports.rows_text(data["physical_inventories"],
+                                 ["date", "counted", "on_record", "missing", "unexpected"]))
+    typer.echo(f"\n{data['on_record_now']} dice on record in the building now")
+
+
+@app.command("rules")
+def rules(jurisdiction: str = typer.Argument("pa", help="pa, in, or a house custody pack"),
+          as_json: bool = typer.Option(False, "--json")) -> None:
+    """Every custody rule with its value, citation and status."""
+    try:
+        pack = load_custody_pack(jurisdiction)
+    except DicetableError as e:
+        _fail(e)
+    if as_json:
+        typer.echo(json.dumps(pack.to_dict(), indent=2, ensure_ascii=False))
+        return
+    rows = [{"rule": r.id, "value": r.value if isinstance(r.value, str) else json.dumps(r.value),
+             "status": r.status.value, "citation": r.citation}
+            for r in sorted(pack, key=lambda r: r.id)]
+    typer.echo(f"{pack.id}: {pack.name}")
+    typer.echo(reports.rows_text(rows, ["rule", "value", "status", "citation"]))
+
+
+@app.command("fairness")
+def fairness(ctx: typer.Context,
+             events: Path = typer.Argument(..., help="Table events, JSON lines (DiceRolled "
+                                                     "events are read; others are skipped)"),
+             as_json: bool = typer.Option(False, "--json"),
+             record: bool = typer.Option(False, "--record",
+                                         help="Add each alert to the dice's custody history"),
+             delta: float = typer.Option(0.05, "--delta", help="CUSUM design bias"),
+             h: float = typer.Option(4.6, "--h", help="CUSUM alarm level")) -> None:
+    """Per-die and per-pair fairness statistics over recorded rolls, with CUSUM alerts."""
+    try:
+        monitor = FairnessMonitor.replay(read_events(events), CusumDesign(delta, h))
+    except (DicetableError, ValueError) as e:
+        _fail(e if isinstance(e, DicetableError) else InvalidInput(str(e), rule="fairness"))
+    data = monitor.report()
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(f"CUSUM delta={delta} h={h}; {data['design']['basis']}")
+        typer.echo(reports.rows_text(
+            [{**d, "p": f"{d['p_value']:.4f}", "chi2": f"{d['statistic']:.2f}",
+              "counts": " ".join(map(str, d["counts"]))} for d in data["dice"]],
+            ["serial", "rolls", "counts", "chi2", "p", "alerts"]))
+        for a in data["alerts"]:
+            typer.echo(f"ALERT {a['serial']}: {a['detail']} (CUSUM {a['statistic']:.2f})")
+    if record and monitor.alerts:
+        for alert in monitor.alerts:
+            _run(ctx, alert.to_command())

@@ -1,0 +1,322 @@
+"""Custody rule packs: what PA and IN require of dice custody, as cited data.
+
+Every rule has a value, a citation and a status, exactly as the game packs do
+(``dicetable.rules.model.Rule``). ``custody-pa`` and ``custody-in`` ship with dicetable;
+a house pack may change only the stand-ins (``other-jurisdiction``, ``industry-default``).
+
+>>> pa = load_custody_pack("pa")
+>>> pa.keys()[Key.TABLE_GAMES]
+frozenset({<Role.SHIFT_MANAGER: 'shift-manager'>})
+>>> pa.rule("storage.keys").status, pa.cite("storage.keys")
+(<Status.REGULATION: 'regulation'>, '58 Pa. Code § 603a.13(c) [regulation]')
+>>> load_custody_pack("in").inches("dice.size.maximum_in")
+Decimal('0.775')
+>>> derive_custody_pack(pa, "house", {"storage.keys": {}})
+Traceback (most recent call last):
+...
+dicetable.core.errors.RulePackInvalid: rule pack 'house' is invalid (1 problems): storage.keys: ...
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from dicetable.core.citation import Status
+from dicetable.core.errors import InvalidInput, RulePackInvalid
+from dicetable.core.roles import Role
+from dicetable.custody.model import CancelMethod, Key
+from dicetable.rules.model import Rule
+
+PRESETS = {"pa": "custody-pa", "in": "custody-in"}
+"""Shipped custody packs, by jurisdiction."""
+
+Checker = Callable[[Any], str | None]
+
+
+def _roles(v: Any) -> str | None:
+    if not isinstance(v, list) or not v:
+        return "expected a non-empty list of roles"
+    bad = [r for r in v if r not in {x.value for x in Role}]
+    return f"unknown roles: {bad}" if bad else None
+
+
+def _groups(v: Any) -> str | None:
+    if not isinstance(v, list) or not v:
+        return "expected a list of role groups (one person from each)"
+    for g in v:
+        problem = _roles(g)
+        if problem:
+            return problem
+    return None
+
+
+def _bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "expected true or false"
+
+
+def _inches(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return "expected inches as a decimal string such as '0.750'"
+    try:
+        d = Decimal(v)
+    except InvalidOperation:
+        return f"not a decimal: {v!r}"
+    return None if d.is_finite() and 0 <= d < 10 else f"{v} inches is out of range"
+
+
+def _positive(hi: int) -> Checker:
+    def check(v: Any) -> str | None:
+        ok = isinstance(v, int) and not isinstance(v, bool) and 0 < v <= hi
+        return None if ok else f"expected a whole number from 1 to {hi}"
+
+    return check
+
+
+def _text(v: Any) -> str | None:
+    return None if isinstance(v, str) and v.strip() else "expected some text"
+
+
+def _names(v: Any) -> str | None:
+    ok = isinstance(v, list) and v and all(isinstance(x, str) and x for x in v)
+    return None if ok else "expected a non-empty list of names"
+
+
+def _keys(v: Any) -> str | None:
+    if not isinstance(v, dict) or set(v) != {k.value for k in Key}:
+        return f"expected the roles for each key: {', '.join(k.value for k in Key)}"
+    for roles in v.values():
+        problem = _roles(roles)
+        if problem:
+            return problem
+    return None
+
+
+def _methods(v: Any) -> str | None:
+    if not isinstance(v, list) or not v:
+        return "expected a list of cancellation methods"
+    bad = [m for m in v if m not in {x.value for x in CancelMethod}]
+    return f"unknown methods: {bad}" if bad else None
+
+
+SCHEMA: dict[str, Checker] = {
+    "jurisdiction": _text,
+    "receipt.roles": _groups,
+    "receipt.seal_check": _bool,
+    "receipt.open_failed_seals": _bool,
+    "receipt.record_manufacturer": _bool,
+    "storage.keys": _keys,
+    "storage.source_only": _bool,
+    "storage.areas": _names,
+    "storage.locked": _bool,
+    "issue.day_roles": _groups,
+    "inspection.required_before_play": _bool,
+    "inspection.roles": _roles,
+    "inspection.surveillance": _bool,
+    "inspection.tools": _names,
+    "dice.size.minimum_in": _inches,
+    "dice.size.maximum_in": _inches,
+    "dice.cube.tolerance_in": _inches,
+    "dice.check.logo": _bool,
+    "dice.check.serial": _bool,
+    "dice.check.flat_faces": _bool,
+    "dice.check.square_edges": _bool,
+    "dice.check.balanced": _bool,
+    "dice.check.no_magnetic_load": _bool,
+    "dice.check.opposite_faces": _bool,
+    "dice.check.finish": _bool,
+    "dice.check.spots": _bool,
+    "play.issue_roles": _roles,
+    "play.receive_roles": _roles,
+    "play.never_unattended": _bool,
+    "play.shaker_loader": _groups,
+    "play.max_hours.shaker": _positive(24 * 30),
+    "play.max_hours.table": _positive(24 * 30),
+    "removal.roles": _roles,
+    "removal.tamper_roles": _roles,
+    "removal.tamper_recipient": _text,
+    "cancellation.required": _bool,
+    "cancellation.methods": _methods,
+    "cancellation.min_hole_in": _inches,
+    "cancellation.surveillance": _bool,
+    "cancellation.roles": _roles,
+    "logs.pit_manager_roles": _roles,
+    "logs.licence_numbers": _bool,
+    "inventory.interval_days": _positive(366),
+    "inventory.report_to": _text,
+    "inventory.roles": _groups,
+    "alerts.roles": _roles,
+}
+"""Every custody rule id and the check its value must pass. Every id is required."""
+
+
+def validate(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
+    """Every problem at once: missing rules, unknown rules, bad values, inconsistent sizes."""
+    problems = [(rid, "missing") for rid in SCHEMA if rid not in rules]
+    problems += [(rid, "unknown custody rule") for rid in rules if rid not in SCHEMA]
+    for rid, rule in rules.items():
+        check = SCHEMA.get(rid)
+        problem = check(rule.value) if check else None
+        if problem:
+            problems.append((rid, problem))
+    lo, hi = rules.get("dice.size.minimum_in"), rules.get("dice.size.maximum_in")
+    if lo and hi and not _inches(lo.value) and not _inches(hi.value) \
+            and Decimal(lo.value) > Decimal(hi.value):
+        problems.append(("dice.size.minimum_in", "is larger than dice.size.maximum_in"))
+    return problems
+
+
+@dataclass(frozen=True, eq=False)
+class CustodyPack:
+    """The custody rules a site runs under, with typed accessors."""
+
+    id: str
+    name: str
+    rules: Mapping[str, Rule]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules.values())
+
+    def rule(self, rule_id: str) -> Rule:
+        return self.rules[rule_id]
+
+    def value(self, rule_id: str) -> Any:
+        return self.rules[rule_id].value
+
+    def cite(self, rule_id: str) -> str:
+        """``"<citation> [<status>]"`` for errors and events."""
+        return str(self.rules[rule_id].cite)
+
+    def flag(self, rule_id: str) -> bool:
+        return bool(self.value(rule_id))
+
+    def number(self, rule_id: str) -> int:
+        return int(self.value(rule_id))
+
+    def inches(self, rule_id: str) -> Decimal:
+        return Decimal(self.value(rule_id))
+
+    def roles(self, rule_id: str) -> frozenset[Role]:
+        return frozenset(Role(r) for r in self.value(rule_id))
+
+    def groups(self, rule_id: str) -> tuple[frozenset[Role], ...]:
+        """Role groups: one distinct person from each must take part."""
+        return tuple(frozenset(Role(r) for r in g) for g in self.value(rule_id))
+
+    def keys(self) -> dict[Key, frozenset[Role]]:
+        return {Key(k): frozenset(Role(r) for r in v)
+                for k, v in self.value("storage.keys").items()}
+
+    @property
+    def jurisdiction(self) -> str:
+        return str(self.value("jurisdiction"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name,
+                "rules": {rid: rule.to_dict() for rid, rule in sorted(self.rules.items())}}
+
+    @property
+    def digest(self) -> str:
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _rule(rule_id: str, raw: Any, source: str, base: Rule | None) -> Rule | str:
+    if isinstance(raw, dict) and "value" in raw and ("status" in raw or base is None):
+        try:
+            status = Status(raw.get("status", ""))
+        except ValueError:
+            return f"status must be one of {', '.join(s.value for s in Status)}"
+        if not raw.get("citation"):
+            return "a rule needs a citation"
+        return Rule(rule_id, raw["value"], str(raw["citation"]), status,
+                    str(raw.get("note", "")), source)
+    if base is None:
+        return "a new rule needs value, citation and status"
+    return Rule(rule_id, raw, f"house rule of {source}, replacing: {base.citation}",
+                base.status, base.note, source)
+
+
+def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
+    """A complete custody pack from its JSON form (``CustodyPack.to_dict``)."""
+    pack_id = str(data.get("id", ""))
+    raw_rules = data.get("rules")
+    if not pack_id or not isinstance(raw_rules, dict):
+        raise InvalidInput("a custody pack has an id and rules", rule="custody.pack")
+    rules: dict[str, Rule] = {}
+    problems: list[tuple[str, str]] = []
+    for rule_id, raw in raw_rules.items():
+        made = _rule(rule_id, raw, str(raw.get("source", "")) if isinstance(raw, dict) else "",
+                     None)
+        if isinstance(made, str):
+            problems.append((rule_id, made))
+        else:
+            rules[rule_id] = made
+    problems += validate(rules)
+    if problems:
+        raise RulePackInvalid(pack_id, problems)
+    return CustodyPack(pack_id, str(data.get("name", pack_id)), rules)
+
+
+@cache
+def _preset(file: str) -> CustodyPack:
+    text = (resources.files("dicetable.custody") / "packs" / f"{file}.json").read_text("utf-8")
+    return pack_from_dict(json.loads(text))
+
+
+def derive_custody_pack(base: CustodyPack, pack_id: str, overrides: Mapping[str, Any],
+                        name: str | None = None) -> CustodyPack:
+    """A house pack: ``base`` with stand-ins changed. Regulation text cannot be changed."""
+    rules = dict(base.rules)
+    problems: list[tuple[str, str]] = []
+    for rule_id, raw in overrides.items():
+        current = rules.get(rule_id)
+        if current is None:
+            problems.append((rule_id, "unknown custody rule"))
+            continue
+        if not current.configurable:
+            problems.append((rule_id, f"is regulation text ({current.citation}) and cannot be "
+                                      "changed by a house pack"))
+            continue
+        made = _rule(rule_id, raw, pack_id, current)
+        if isinstance(made, str):
+            problems.append((rule_id, made))
+        elif made.status is Status.REGULATION:
+            problems.append((rule_id, "a house pack cannot present a rule as regulation text"))
+        else:
+            rules[rule_id] = made
+    problems += [p for p in validate(rules) if p not in problems]
+    if problems:
+        raise RulePackInvalid(pack_id, problems)
+    return CustodyPack(pack_id, name or f"{base.name} (house: {pack_id})", rules)
+
+
+def load_custody_pack(name: str | Path) -> CustodyPack:
+    """``pa``, ``in`` (or ``custody-pa``...), or a house pack file ``{"extends": "pa", ...}``."""
+    key = str(name)
+    if key in PRESETS or key in PRESETS.values():
+        return _preset(PRESETS.get(key, key))
+    path = Path(key)
+    if not path.is_file():
+        raise InvalidInput(f"no custody pack {key!r}; presets: {', '.join(PRESETS)}",
+                           rule="custody.pack")
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise InvalidInput(f"cannot read custody pack {key}: {e}", rule="custody.pack") from None
+    if not isinstance(data, dict) or str(data.get("extends", "")) not in PRESETS:
+        raise InvalidInput(f"a house custody pack extends one of {', '.join(PRESETS)}",
+                           rule="custody.pack")
+    return derive_custody_pack(_preset(PRESETS[data["extends"]]), str(data.get("id", path.stem)),
+                               data.get("overrides", {}), data.get("name"))
