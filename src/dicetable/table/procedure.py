@@ -8,8 +8,8 @@ shooter after a seven-out, the shaker passing after a 7) are appended in the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
@@ -37,11 +37,22 @@ def _no_check(state: TableState, command: gcmd.Command) -> None:
     """The game engine's own role check is replaced by the permission matrix."""
 
 
-class ProcedureEngine:
-    """A live or electronic table: the game engine plus the regulated procedure."""
+class DiceRegistry(Protocol):
+    """Where the table asks whether dice were issued to it (the custody ledger)."""
 
-    def __init__(self, game: Engine) -> None:
+    def check_dice_in_play(self, table: str, serials: Iterable[str]) -> None: ...
+
+
+class ProcedureEngine:
+    """A live or electronic table: the game engine plus the regulated procedure.
+
+    With a ``dice_registry`` (a ``dicetable.custody.CustodyLedger``), dice brought to the table
+    and dice thrown must have been issued to this table, within their time limit.
+    """
+
+    def __init__(self, game: Engine, dice_registry: DiceRegistry | None = None) -> None:
         self.game = game
+        self.dice_registry = dice_registry
         game.authorize = _no_check
         self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = {
             tcmd.AssignStaff: self._assign,
@@ -87,6 +98,9 @@ class ProcedureEngine:
             return out.events
         self._before_game(state, command)
         command = self._complete_command(state, command)
+        if isinstance(command, gcmd.RecordRoll) and command.serials \
+                and self.dice_registry is not None:
+            self.dice_registry.check_dice_in_play(state.table_id, command.serials)
         out.events.extend(self.game.decide(state, command, now))
         self._after_game(state, command, out)
         return out.events
@@ -283,6 +297,8 @@ class ProcedureEngine:
                     "the floorperson places the dice in the shaker in the presence of the "
                     "dealer (name the dealer as witness)", rule="authority.dice",
                     citation=pack.cite("authority.dice"))
+        if self.dice_registry is not None:
+            self.dice_registry.check_dice_in_play(state.table_id, serials)
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
                  witness=c.witness)
 

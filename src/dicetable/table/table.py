@@ -41,7 +41,7 @@ from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table.authority import ACTION_RULE, AUTOMATABLE
-from dicetable.table.procedure import ProcedureEngine
+from dicetable.table.procedure import DiceRegistry, ProcedureEngine
 from dicetable.table.procedure_state import Procedure, procedure
 
 Sink = Callable[[Sequence[ev.Event]], None]
@@ -56,8 +56,8 @@ class Decider(Protocol):
     def can(self, state: TableState, command: cmd.Command) -> bool: ...
 
 
-def engine_for(game: str, mode: str = "bare",
-               authorizer: Authorizer = default_authorizer) -> Decider:
+def engine_for(game: str, mode: str = "bare", authorizer: Authorizer = default_authorizer,
+               dice_registry: DiceRegistry | None = None) -> Decider:
     """The engine for a game in a mode."""
     if game in ("craps", "mini-craps"):
         engine: Engine = CrapsEngine(authorizer)
@@ -70,7 +70,7 @@ def engine_for(game: str, mode: str = "bare",
     if mode not in MODES:
         raise InvalidInput(f"no table mode {mode!r} (live, electronic or bare)",
                            rule="table.mode")
-    return ProcedureEngine(engine)
+    return ProcedureEngine(engine, dice_registry)
 
 
 def _table_events(events: Iterable[envelope.Event]) -> Iterable[ev.Event]:
@@ -96,10 +96,16 @@ class Table:
     def open(cls, pack: RulePack | str, table_id: str = "t1", *, mode: str = "bare",
              clock: Clock | None = None, actor: str = "floor",
              role: Role = Role.FLOORPERSON, staff: Mapping[str, Role] | None = None,
-             authorizer: Authorizer = default_authorizer, sink: Sink | None = None) -> Table:
-        """Open a table; ``staff`` (person -> role) are assigned by the opener."""
+             authorizer: Authorizer = default_authorizer, sink: Sink | None = None,
+             dice_registry: DiceRegistry | None = None) -> Table:
+        """Open a table; ``staff`` (person -> role) are assigned by the opener.
+
+        ``dice_registry`` (the site's custody ledger) makes the table refuse dice that were
+        not issued to it.
+        """
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
-        table = cls(engine_for(rules.game, mode, authorizer), clock=clock, sink=sink)
+        table = cls(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock,
+                    sink=sink)
         table.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=rules,
                                     mode=mode))
         for person, staff_role in (staff or {}).items():
@@ -109,13 +115,15 @@ class Table:
 
     @classmethod
     def replay(cls, events: Iterable[envelope.Event], *, clock: Clock | None = None,
-               authorizer: Authorizer = default_authorizer, sink: Sink | None = None) -> Table:
+               authorizer: Authorizer = default_authorizer, sink: Sink | None = None,
+               dice_registry: DiceRegistry | None = None) -> Table:
         """Rebuild a table from its log."""
         it = iter(_table_events(events))
         first = next(it, None)
         if not isinstance(first, ev.TableOpened):
             raise InvalidInput("a table's log starts with TableOpened", rule="events.log")
-        table = cls(engine_for(first.game, first.mode, authorizer), clock=clock, sink=sink)
+        table = cls(engine_for(first.game, first.mode, authorizer, dice_registry), clock=clock,
+                    sink=sink)
         table._apply([first])
         table._apply(it)
         return table
