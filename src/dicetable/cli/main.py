@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from dicetable.cli import demo, rules
+from dicetable.cli import odds as odds_cli  # issue 5
 
 app = typer.Typer(
     name="dicetable",
@@ -14,6 +15,7 @@ app = typer.Typer(
 )
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
+app.command("odds")(odds_cli.odds)  # issue 5
 
 
 def main() -> None:
