@@ -6,6 +6,7 @@ import typer
 
 from dicetable.cli import demo, rules
 from dicetable.cli import odds as odds_cli  # issue 5
+from dicetable.cli import simulate as simulate_cli  # issue 5
 
 app = typer.Typer(
     name="dicetable",
@@ -16,6 +17,7 @@ app = typer.Typer(
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
 app.command("odds")(odds_cli.odds)  # issue 5
+app.command("simulate")(simulate_cli.simulate)  # issue 5
 
 
 def main() -> None:

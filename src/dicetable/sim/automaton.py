@@ -26,6 +26,9 @@ from dicetable.sim.strategy import Strategy
 CONTINUE, STOP = 0, 1
 STATE_BUDGET = 2048
 """Most states a merged component may have (tables stay in cache, histograms stay small)."""
+ACCOUNT_BUDGET = 16_384
+"""Most states x member bets in a component: what folding its row counts back onto each
+member's own tables costs at the end of a shard."""
 
 I32 = NDArray[np.int32]
 I64 = NDArray[np.int64]
@@ -108,7 +111,6 @@ def tabulate(entry: Entry, limit: int = 200_000) -> Tables:
     start_state, initial = entry.initial()
     index: dict[State, int] = {start_state: 0, WOUND_UP: 1}
     states = [start_state, WOUND_UP]
-    rows: list[list[tuple[int, ...]]] = []
     classes = _roll_classes(entry)
     nxt: list[list[list[int]]] = []
     delta: list[list[list[int]]] = []
@@ -134,9 +136,10 @@ def tabulate(entry: Entry, limit: int = 200_000) -> Tables:
                     states.append(after)
                 total = [[a + b for a, b in zip(x, y, strict=True)]
                          for x, y in zip(f1.acc, f2.acc, strict=True)]
+                moved = f1.net + f2.net
                 for r in members:
                     n_row[kind][r] = j
-                    d_row[kind][r] = f1.net + f2.net
+                    d_row[kind][r] = moved
                     a_row[kind][r] = total
             for r in members:
                 s_row[r] = f1.settled
@@ -144,7 +147,6 @@ def tabulate(entry: Entry, limit: int = 200_000) -> Tables:
         delta.append(d_row)
         settled.append(s_row)
         acc.append(a_row)
-    del rows
     n = len(states)
     nxt_arr = np.array(nxt, dtype=np.int32).transpose(1, 0, 2).copy()
     delta_arr = np.array(delta, dtype=np.int64).transpose(1, 0, 2).copy()
@@ -162,6 +164,7 @@ def component_of(tables: Tables) -> Component:
 
 def merge(a: Component, b: Component, budget: int = STATE_BUDGET) -> Component | None:
     """The pairs of states of ``a`` and ``b`` the dice reach together, or None if too many."""
+    budget = min(budget, ACCOUNT_BUDGET // (len(a.parts) + len(b.parts)))
     width = b.n
     seen: dict[int, int] = {a.start * width + b.start: 0}
     order = [a.start * width + b.start]

@@ -164,10 +164,13 @@ def run_lanes(compiled: CompiledStrategy, dice: Dice, lanes: int, limits: Limits
                 if stop_now is not None:
                     for k, c in enumerate(flats):
                         rows[k] += stop_now * c.rows
-            alive = j36[0] != flats[0].empty36
-            for k in range(1, ncomp):
-                alive |= j36[k] != flats[k].empty36
-            rolls_thrown += alive
+            if now < limits.rolls and not limits.money:
+                rolls_thrown += 1  # nobody has stopped yet: every lane throws
+            else:
+                alive = j36[0] != flats[0].empty36
+                for k in range(1, ncomp):
+                    alive |= j36[k] != flats[k].empty36
+                rolls_thrown += alive
             for k, c in enumerate(flats):
                 net += c.delta.take(rows[k])
                 c.next36.take(rows[k], out=j36[k])
@@ -256,10 +259,14 @@ def _group_totals(compiled: CompiledStrategy, hist: list[I64], g: int) -> I64:
     for comp, h, offs in zip(compiled.components, hist, offsets, strict=True):
         counts = h.reshape(g, 2, comp.n, 36)
         for (tables, mapping), first in zip(comp.parts, offs, strict=True):
-            own = np.zeros((g, 2, tables.n, 36), dtype=np.int64)
-            for gi in range(g):
-                for kind in range(2):
-                    np.add.at(own[gi, kind], mapping, counts[gi, kind])
+            if len(comp.parts) == 1:
+                own = counts
+            else:  # fold the component's states onto this member's own states
+                where = (np.arange(g * 2)[:, None, None] * tables.n + mapping[None, :, None]) \
+                    * 36 + np.arange(36)[None, None, :]
+                own = np.bincount(where.ravel(), weights=counts.reshape(g * 2, comp.n, 36).ravel(),
+                                  minlength=g * 2 * tables.n * 36)
+                own = np.rint(own).astype(np.int64).reshape(g, 2, tables.n, 36)
             labels = tables.acc.shape[3]
             out[:, first:first + labels] += np.einsum("gkns,knslf->glf", own, tables.acc)
     return out

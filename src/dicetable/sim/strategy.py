@@ -243,6 +243,12 @@ def _bet(pack: RulePack, raw: Any, index: int) -> BetSpec:
         skip = bool(raw.get("skip_point", False))
         if skip and family_of(code) not in NUMBERED:
             raise InvalidInput("skip_point is for bets on a box number", rule="strategy.when")
+        if skip and pack.value("removal.standing") != "between-rolls":
+            raise IllegalWager("skip_point takes the bet down, and this table locks it",
+                               rule="removal.standing", citation=pack.cite("removal.standing"))
+        if code in TRAVELLING and len(amounts) > 1:
+            raise InvalidInput("come and don't come bets are flat: one amount",
+                               rule="strategy.amount")
         working = raw.get("working")
         for key, fams in (("working", TOGGLE_FAMILIES), ("odds_working", {"line", "put"})):
             value = raw.get(key)
