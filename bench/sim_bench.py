@@ -15,9 +15,9 @@ import time
 from typing import Any
 
 from crapssim import Table
-from crapssim.strategy.single_bet import BetPassLine
 from crapssim.strategy.examples import IronCross
 from crapssim.strategy.odds import PassLineOddsMultiplier
+from crapssim.strategy.single_bet import BetPassLine
 from crapssim.strategy.tools import AggregateStrategy, PlaceHitProgression, Strategy
 
 from dicetable.sim.automaton import compile_strategy
