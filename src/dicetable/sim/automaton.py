@@ -205,6 +205,29 @@ def merge(a: Component, b: Component, budget: int = STATE_BUDGET) -> Component |
                      a.on_table[ia] + b.on_table[ib], 0, empty, parts)
 
 
+@dataclass(frozen=True)
+class Part:
+    """One bet inside a component, for the accounting after a run."""
+
+    acc: I64
+    """(2, own states, 36, labels, fields): what each row moves, per label."""
+    mapping: I32
+    """Component state -> this bet's own state."""
+    first_label: int
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A strategy as plain NumPy arrays: everything a worker needs, nothing else (picklable:
+    no rule pack, no Python model; shipped once to each process or cluster node)."""
+
+    components: tuple[FlatComponent, ...]
+    parts: tuple[tuple[Part, ...], ...]
+    labels: tuple[str, ...]
+    initial_net: int
+    initial_acc: I64
+
+
 @dataclass
 class CompiledStrategy:
     """A strategy's tables, ready for the simulator (picklable, shipped to workers)."""
@@ -218,8 +241,14 @@ class CompiledStrategy:
     initial_acc: I64
     """(labels, fields) moved before the first roll."""
 
-    def flat(self) -> list[FlatComponent]:
-        return [c.flat() for c in self.components]
+    def kernel(self) -> Kernel:
+        offsets = label_offsets(self)
+        parts = tuple(
+            tuple(Part(t.acc, mapping, first) for (t, mapping), first in zip(c.parts, offs,
+                                                                              strict=True))
+            for c, offs in zip(self.components, offsets, strict=True))
+        return Kernel(tuple(c.flat() for c in self.components), parts, self.labels,
+                      self.initial_net, self.initial_acc)
 
     @property
     def states(self) -> int:
@@ -264,5 +293,6 @@ def label_offsets(compiled: CompiledStrategy) -> list[list[int]]:
     return offsets
 
 
-__all__ = ["STATE_BUDGET", "CompiledStrategy", "Component", "FlatComponent", "Tables",
+__all__ = ["STATE_BUDGET", "CompiledStrategy", "Component", "FlatComponent", "Kernel", "Part",
+           "Tables",
            "compile_strategy", "label_offsets", "merge", "tabulate"]

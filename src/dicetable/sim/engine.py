@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dicetable.sim.automaton import CompiledStrategy, FlatComponent, label_offsets
+from dicetable.sim.automaton import FlatComponent, Kernel
 from dicetable.sim.entry import FIELDS
 
 RUNNING, STOP_WIN, STOP_LOSS, RUIN, LENGTH = range(5)
@@ -28,6 +28,8 @@ bets (ruin), or it reached its length. After that it only lets its bets ride out
 
 CHUNK_CELLS = 1 << 20
 """Lanes x rolls drawn at once: the dice and row buffers stay near 4 MB per component."""
+MAX_CHUNK_ROLLS = 4096
+WIND_DOWN_CHUNK = 64
 MAX_WIND_DOWN = 100_000
 """Rolls after the last betting roll before giving up on bets that never settle."""
 
@@ -106,18 +108,18 @@ def group_count(components: list[FlatComponent], wanted: int = 32) -> int:
     return max(4, min(wanted, (1 << 22) // biggest))
 
 
-def run_lanes(compiled: CompiledStrategy, dice: Dice, lanes: int, limits: Limits,
+def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
               trace: int = 0, every: int = 1, groups: int | None = None,
               tick: Callable[[int], None] | None = None) -> LaneResult:
-    """Simulate ``lanes`` independent sessions of ``compiled`` on ``dice``.
+    """Simulate ``lanes`` independent sessions of a strategy's ``kernel`` on ``dice``.
 
     ``trace`` lanes have their net result recorded every ``every`` rolls (bankroll bands).
     ``tick`` is told how many rolls were thrown after each chunk (a progress bar).
     """
-    flats = compiled.flat()
-    g = groups or group_count(flats)
+    flats = list(kernel.components)
+    g = max(1, min(groups or group_count(flats), lanes))
     ncomp = len(flats)
-    net = np.full(lanes, compiled.initial_net, dtype=np.int64)
+    net = np.full(lanes, kernel.initial_net, dtype=np.int64)
     j36 = [np.full(lanes, c.start36, dtype=np.int32) for c in flats]
     hist = [np.zeros(g * 2 * c.rows, dtype=np.int64) for c in flats]
     lane_ids = np.arange(lanes, dtype=np.int64)
@@ -134,7 +136,7 @@ def run_lanes(compiled: CompiledStrategy, dice: Dice, lanes: int, limits: Limits
     sentinel = np.iinfo(np.int64).min
     trace_net = np.full((traced, n_checks), sentinel, dtype=np.int64)
     last_betting = limits.rolls + (1 if limits.longer else 0)
-    cells = max(1, CHUNK_CELLS // max(lanes, 1))
+    cells = max(1, min(CHUNK_CELLS // max(lanes, 1), MAX_CHUNK_ROLLS))
     step = 0
     active = lanes
 
@@ -147,9 +149,10 @@ def run_lanes(compiled: CompiledStrategy, dice: Dice, lanes: int, limits: Limits
     while active:
         if step >= last_betting + MAX_WIND_DOWN:
             raise RuntimeError("bets still unsettled after the wind-down limit")
-        chunk = cells
         if step < last_betting:
-            chunk = min(chunk, last_betting - step)
+            chunk = min(cells, last_betting - step)
+        else:  # winding down takes a few rolls: small chunks, little waste
+            chunk = min(cells, WIND_DOWN_CHUNK)
         rolls = dice.draw(chunk, active)
         buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
         betting = step < last_betting
@@ -203,9 +206,9 @@ def run_lanes(compiled: CompiledStrategy, dice: Dice, lanes: int, limits: Limits
     if traced:
         fill = trace_net == sentinel
         trace_net[fill] = np.broadcast_to(final_net[:traced, None], trace_net.shape)[fill]
-    group_totals = _group_totals(compiled, hist, g)
+    group_totals = _group_totals(kernel, hist, g)
     per_group = np.bincount(np.arange(lanes) % g, minlength=g).astype(np.int64)
-    group_totals += per_group[:, None, None] * compiled.initial_acc[None]  # the first bets'
+    group_totals += per_group[:, None, None] * kernel.initial_acc[None]  # the first bets'
     return LaneResult(lanes, final_net, final_reason, final_rolls, group_totals, trace_net,
                       checkpoints)
 
@@ -252,23 +255,25 @@ def _decide(flats: list[FlatComponent], rows: list[NDArray[np.int32]], net: I64,
     return stopped.astype(np.int32)
 
 
-def _group_totals(compiled: CompiledStrategy, hist: list[I64], g: int) -> I64:
+def _group_totals(kernel: Kernel, hist: list[I64], g: int) -> I64:
     """Per lane group and label, the money and counts the visited rows add up to."""
-    out = np.zeros((g, len(compiled.labels), len(FIELDS)), dtype=np.int64)
-    offsets = label_offsets(compiled)
-    for comp, h, offs in zip(compiled.components, hist, offsets, strict=True):
-        counts = h.reshape(g, 2, comp.n, 36)
-        for (tables, mapping), first in zip(comp.parts, offs, strict=True):
-            if len(comp.parts) == 1:
+    out = np.zeros((g, len(kernel.labels), len(FIELDS)), dtype=np.int64)
+    for flat, h, parts in zip(kernel.components, hist, kernel.parts, strict=True):
+        n = flat.rows // 36
+        counts = h.reshape(g, 2, n, 36)
+        for part in parts:
+            own_n = part.acc.shape[1]
+            if len(parts) == 1:
                 own = counts
             else:  # fold the component's states onto this member's own states
-                where = (np.arange(g * 2)[:, None, None] * tables.n + mapping[None, :, None]) \
+                where = (np.arange(g * 2)[:, None, None] * own_n + part.mapping[None, :, None]) \
                     * 36 + np.arange(36)[None, None, :]
-                own = np.bincount(where.ravel(), weights=counts.reshape(g * 2, comp.n, 36).ravel(),
-                                  minlength=g * 2 * tables.n * 36)
-                own = np.rint(own).astype(np.int64).reshape(g, 2, tables.n, 36)
-            labels = tables.acc.shape[3]
-            out[:, first:first + labels] += np.einsum("gkns,knslf->glf", own, tables.acc)
+                own = np.bincount(where.ravel(), weights=counts.reshape(g * 2, n, 36).ravel(),
+                                  minlength=g * 2 * own_n * 36)
+                own = np.rint(own).astype(np.int64).reshape(g, 2, own_n, 36)
+            labels = part.acc.shape[3]
+            first = part.first_label
+            out[:, first:first + labels] += np.einsum("gkns,knslf->glf", own, part.acc)
     return out
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from dicetable.core.errors import InvalidInput
-from dicetable.sim.automaton import CompiledStrategy
+from dicetable.sim.automaton import CompiledStrategy, Kernel
 from dicetable.sim.engine import LaneResult, Limits, RandomDice, group_count, run_lanes
 from dicetable.sim.strategy import SessionSpec
 
@@ -87,19 +87,19 @@ def seeds(seed: int | None, shards: int) -> tuple[int, list[np.random.SeedSequen
     return int(root.entropy), root.spawn(shards)  # type: ignore[arg-type]
 
 
-def run_shard(compiled: CompiledStrategy, plan: ShardPlan, seed: np.random.SeedSequence,
+def run_shard(kernel: Kernel, plan: ShardPlan, seed: np.random.SeedSequence,
               groups: int) -> LaneResult:
     """One shard, anywhere: a plain function of picklable arguments."""
     dice = RandomDice(np.random.default_rng(seed))
-    return run_lanes(compiled, dice, plan.lanes, plan.limits, plan.trace, plan.every, groups)
+    return run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace, plan.every, groups)
 
 
-_WORKER: CompiledStrategy | None = None
+_WORKER: Kernel | None = None
 
 
-def _init_worker(compiled: CompiledStrategy) -> None:
+def _init_worker(kernel: Kernel) -> None:
     global _WORKER
-    _WORKER = compiled
+    _WORKER = kernel
 
 
 def _run_in_worker(plan: ShardPlan, seed: np.random.SeedSequence, groups: int) -> LaneResult:
@@ -110,19 +110,19 @@ def _run_in_worker(plan: ShardPlan, seed: np.random.SeedSequence, groups: int) -
 Progress = Callable[[int], None]
 
 
-def _local(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
+def _local(kernel: Kernel, plans: Sequence[ShardPlan],
            shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
            progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     if workers <= 1:
         for plan, seed in zip(plans, shard_seeds, strict=True):
             dice = RandomDice(np.random.default_rng(seed))
-            yield plan.index, run_lanes(compiled, dice, plan.lanes, plan.limits, plan.trace,
+            yield plan.index, run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace,
                                         plan.every, groups, tick=progress)
         return
     # Spawned (not forked) workers: no inherited NumPy state, same behaviour on every OS.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                             initargs=(compiled,)) as pool:
+                             initargs=(kernel,)) as pool:
         futures = {pool.submit(_run_in_worker, plan, seed, groups): plan
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
         for future in as_completed(futures):
@@ -132,7 +132,7 @@ def _local(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
             yield futures[future].index, result
 
 
-def _ray(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
+def _ray(kernel: Kernel, plans: Sequence[ShardPlan],
          shard_seeds: Sequence[np.random.SeedSequence], groups: int,
          progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     try:
@@ -142,7 +142,7 @@ def _ray(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
                            "or run on local cores with --engine local", rule="sim.engine") from None
     ray.init(ignore_reinit_error=True)
     remote = ray.remote(run_shard)
-    shared = ray.put(compiled)
+    shared = ray.put(kernel)
     pending = {remote.remote(shared, plan, seed, groups): plan.index
                for plan, seed in zip(plans, shard_seeds, strict=True)}
     while pending:
@@ -154,7 +154,7 @@ def _ray(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
             yield pending.pop(ref), result
 
 
-def _dask(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
+def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
           shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
           address: str | None, progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     try:
@@ -167,7 +167,7 @@ def _dask(compiled: CompiledStrategy, plans: Sequence[ShardPlan],
     client = Client(address) if address else Client(n_workers=max(1, workers),
                                                      threads_per_worker=1)
     try:
-        shared = client.scatter(compiled, broadcast=True)
+        shared = client.scatter(kernel, broadcast=True)
         futures = {client.submit(run_shard, shared, plan, seed, groups, pure=False): plan.index
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
         for future in dask_completed(list(futures)):
@@ -223,16 +223,16 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
     if workers < 1:
         raise InvalidInput("workers is at least 1", rule="sim.workers")
     entropy, shard_seeds = seeds(seed, len(plans))
-    groups = group_count([c.flat() for c in compiled.components])
+    kernel = compiled.kernel()
+    groups = group_count(list(kernel.components))
     started = time.perf_counter()
     stream: Iterator[tuple[int, LaneResult]]
     if engine == "ray":
-        stream = _ray(compiled, plans, shard_seeds, groups, progress)
+        stream = _ray(kernel, plans, shard_seeds, groups, progress)
     elif engine == "dask":
-        stream = _dask(compiled, plans, shard_seeds, groups, workers, address, progress)
+        stream = _dask(kernel, plans, shard_seeds, groups, workers, address, progress)
     else:
-        stream = _local(compiled, plans, shard_seeds, groups, min(workers, len(plans)),
-                        progress)
+        stream = _local(kernel, plans, shard_seeds, groups, min(workers, len(plans)), progress)
     results = dict(stream)
     seconds = time.perf_counter() - started
     final_net, reason, rolls, groups_arr, trace, checkpoints = merge_results(plans, results)
