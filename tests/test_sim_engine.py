@@ -186,5 +186,75 @@ def test_bad_run_requests() -> None:
         run(compiled, plan_rolls(10), workers=0)
     with pytest.raises(InvalidInput):
         plan_rolls(0)
+    poor = SessionSpec(bankroll=400, max_rolls=10)
+    with pytest.raises(InvalidInput) as e:
+        run(compiled, plan_sessions(10, poor))
+    assert e.value.rule == "sim.bankroll"
     with pytest.raises(InvalidInput):
         plan_sessions(0, SessionSpec())
+
+
+class _Ref:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _fake_ray() -> Any:
+    """Just enough of Ray's API, run in process; completes tasks last-first."""
+    import types
+
+    ray = types.ModuleType("ray")
+
+    def remote(fn: Any) -> Any:
+        return types.SimpleNamespace(remote=lambda shared, *a: _Ref(fn(shared.value, *a)))
+
+    ray.init = lambda **_: None  # type: ignore[attr-defined]
+    ray.put = _Ref  # type: ignore[attr-defined]
+    ray.remote = remote  # type: ignore[attr-defined]
+    ray.wait = lambda refs, num_returns=1: (refs[-1:], refs[:-1])  # type: ignore[attr-defined]
+    ray.get = lambda ref: ref.value  # type: ignore[attr-defined]
+    return ray
+
+
+def _fake_dask() -> tuple[Any, Any]:
+    import types
+
+    dask = types.ModuleType("dask")
+    distributed = types.ModuleType("dask.distributed")
+
+    class Client:
+        def __init__(self, *_: Any, **__: Any) -> None:
+            pass
+
+        def scatter(self, value: Any, broadcast: bool = False) -> Any:
+            return value
+
+        def submit(self, fn: Any, *args: Any, pure: bool = True) -> Any:
+            done = _Ref(fn(*args))
+            done.result = lambda: done.value  # type: ignore[attr-defined]
+            return done
+
+        def close(self) -> None:
+            pass
+
+    distributed.Client = Client  # type: ignore[attr-defined]
+    distributed.as_completed = lambda futures: list(reversed(futures))  # type: ignore[attr-defined]
+    return dask, distributed
+
+
+def test_ray_and_dask_run_the_same_shards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cluster paths, with stand-ins for Ray and Dask: same shards, same seeds, same sums."""
+    import sys
+
+    compiled = compile_strategy(strategy_from_data({"bets": [{"wager": "place6",
+                                                             "amount": 12}]}))
+    plans = plan_sessions(9000, SessionSpec(max_rolls=30))
+    local = run(compiled, plans, seed=8)
+    monkeypatch.setitem(sys.modules, "ray", _fake_ray())
+    dask, distributed = _fake_dask()
+    monkeypatch.setitem(sys.modules, "dask", dask)
+    monkeypatch.setitem(sys.modules, "dask.distributed", distributed)
+    for engine in ("ray", "dask"):
+        other = run(compiled, plans, seed=8, engine=engine, workers=2)
+        assert (other.final_net == local.final_net).all(), engine
+        assert (other.groups == local.groups).all(), engine

@@ -5,35 +5,89 @@ from __future__ import annotations
 import csv
 import io
 import json
+from fractions import Fraction
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from dicetable.core.errors import DicetableError
-from dicetable.odds.report import CSV_FIELDS, csv_row, pack_report
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.odds.layout import LayoutBet, layout_odds
+from dicetable.odds.report import CSV_FIELDS, csv_row, exact, pack_report
 from dicetable.rules.loader import load_pack
+from dicetable.rules.model import RulePack
+from dicetable.sim.strategy import money
 
 console = Console()
+
+
+def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | None,
+            as_json: bool) -> None:
+    fig = layout_odds(rules, bets, point=point, table=table)
+    out = {"layout": [{"wager": b.code, "amount_cents": int(b.amount),
+                       "odds": None if b.odds is None else str(b.odds)} for b in bets],
+           "model": "table" if table else "in action",
+           "expected_cents": exact(fig.expected), "staked_cents": exact(fig.staked),
+           "house_edge": exact(fig.house_edge), "house_edge_pct": float(fig.house_edge * 100),
+           "edge_per_roll_pct": float(fig.edge_per_roll * 100),
+           "variance_cents2": exact(fig.variance), "std_dev_cents": fig.std_dev,
+           "expected_rolls": exact(fig.expected_rolls)}
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+        return
+    console.print(f"layout on {rules.id} ({out['model']}): house edge "
+                  f"{out['house_edge_pct']:.4f}% ({out['house_edge']}) of "
+                  f"{float(fig.staked) / 100:.2f} put up; expected {float(fig.expected) / 100:.4f}"
+                  f" per decision of the layout, SD {fig.std_dev / 100:.2f}, "
+                  f"{float(fig.expected_rolls):.3f} rolls, {out['edge_per_roll_pct']:.4f}% "
+                  "per roll")
 
 
 def _pct(value: object) -> str:
     return f"{value:.3f}%" if isinstance(value, float) else ""
 
 
+def parse_bet(text: str) -> LayoutBet:
+    """``CODE``, ``CODE=AMOUNT`` or ``CODE=AMOUNTxODDS`` (odds as a multiple of the flat bet).
+
+    >>> parse_bet("pass=$10x2")
+    LayoutBet(code='pass', amount=Fraction(1000, 1), odds=Fraction(2, 1))
+    """
+    code, _, rest = text.partition("=")
+    amount, _, multiple = rest.partition("x")
+    try:
+        cents = money(amount, text) if amount else 100
+        return LayoutBet(code.strip(), Fraction(cents),
+                         Fraction(multiple) if multiple else None)
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInput(f"--bet {text!r}: write CODE, CODE=AMOUNT or CODE=AMOUNTxODDS",
+                           rule="odds.layout") from None
+
+
 def odds(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
          as_json: bool = typer.Option(False, "--json", help="One JSON object per wager"),
-         as_csv: bool = typer.Option(False, "--csv", help="CSV, one row per wager")) -> None:
+         as_csv: bool = typer.Option(False, "--csv", help="CSV, one row per wager"),
+         bets: list[str] = typer.Option([], "--bet", help="A layout instead: CODE[=AMOUNT"
+                                        "[xODDS]], repeated; e.g. --bet pass=10x2 --bet "
+                                        "place6=12"),
+         with_table: bool = typer.Option(False, "--table", help="Layout: follow the puck and "
+                                         "the pack's working rules"),
+         point: int | None = typer.Option(None, "--point", help="Layout: the point when the "
+                                          "bets are made (with --table)")) -> None:
     """Exact house edge of every wager of PACK (Fractions, by Markov chains).
 
     Each wager is measured in action (every roll counts); the 'table' columns follow the
     table's puck and the pack's working rules for a standing wager made on the come-out.
+    With --bet, the combined edge and variance of that layout instead.
     """
     if as_json and as_csv:
         console.print("[red]choose one of --json and --csv[/red]")
         raise typer.Exit(2)
     try:
         rules = load_pack(pack)
+        if bets:
+            _layout(rules, [parse_bet(b) for b in bets], with_table, point, as_json)
+            return
         rows = pack_report(rules)
     except DicetableError as e:
         console.print(f"[red]{e}[/red]")

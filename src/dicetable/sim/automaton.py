@@ -240,6 +240,8 @@ class CompiledStrategy:
     """Net money moved before the first roll (commissions paid up front on the first bets)."""
     initial_acc: I64
     """(labels, fields) moved before the first roll."""
+    opening_cost: int = 0
+    """Cash the first bets take: stakes plus commissions paid up front."""
 
     def kernel(self) -> Kernel:
         offsets = label_offsets(self)
@@ -275,8 +277,10 @@ def compile_strategy(strategy: Strategy, budget: int = STATE_BUDGET) -> Compiled
     labels = tuple(lab for t in tables for lab in t.entry.labels)
     codes = tuple(code for t in tables for code in t.entry.codes)
     initial_acc = np.array([row for t in tables for row in t.initial.acc], dtype=np.int64)
-    return CompiledStrategy(strategy, components, labels, codes,
-                            sum(t.initial.net for t in tables), initial_acc)
+    initial_net = sum(t.initial.net for t in tables)
+    opening = sum(int(t.on_table[t.start]) for t in tables) - initial_net
+    return CompiledStrategy(strategy, components, labels, codes, initial_net, initial_acc,
+                            opening)
 
 
 def label_offsets(compiled: CompiledStrategy) -> list[list[int]]:

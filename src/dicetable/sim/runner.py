@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from dicetable.core.errors import InvalidInput
+from dicetable.core.money import format_cents
 from dicetable.sim.automaton import CompiledStrategy, Kernel
 from dicetable.sim.engine import LaneResult, Limits, RandomDice, group_count, run_lanes
 from dicetable.sim.strategy import SessionSpec
@@ -222,6 +223,10 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
         raise InvalidInput(f"engine is one of {', '.join(ENGINES)}", rule="sim.engine")
     if workers < 1:
         raise InvalidInput("workers is at least 1", rule="sim.workers")
+    bankroll = plans[0].limits.bankroll if plans else None
+    if bankroll is not None and bankroll < compiled.opening_cost:
+        raise InvalidInput(f"a bankroll of {format_cents(bankroll)} does not cover the opening "
+                           f"bets ({format_cents(compiled.opening_cost)})", rule="sim.bankroll")
     entropy, shard_seeds = seeds(seed, len(plans))
     kernel = compiled.kernel()
     groups = group_count(list(kernel.components))
