@@ -95,6 +95,12 @@ def test_calling_a_bet_on_needs_a_toggleable_wager() -> None:
     assert e.value.rule == "working.player_may_toggle"
 
 
+def test_fire_and_bonus_follow_their_placement_rules() -> None:
+    with pytest.raises(IllegalWager) as e:
+        strategy_from_data(one({"wager": "fire", "amount": 1, "when": "point-on"}))
+    assert e.value.rule == "fire.placement"
+
+
 @pytest.mark.parametrize("bad", [
     {"wager": "pass"},                                        # no amount
     {"wager": "odds", "amount": 5},                           # odds go with their line bet

@@ -12,7 +12,7 @@ Money is integer cents (int64) throughout.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -99,7 +99,6 @@ class LaneResult:
     trace: I64
     """(traced lanes, checkpoints): each traced lane's net result after each checkpoint roll."""
     checkpoints: I64
-    extra: dict[str, int] = field(default_factory=dict)
 
 
 def group_count(components: list[FlatComponent], wanted: int = 32) -> int:

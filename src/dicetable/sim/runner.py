@@ -19,7 +19,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -245,10 +245,5 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
                      groups_arr, trace, checkpoints)
 
 
-def with_trace(plans: list[ShardPlan], lanes: int) -> list[ShardPlan]:
-    """The same plans with ``lanes`` traced lanes in the first shard."""
-    return [replace(p, trace=min(lanes, p.lanes) if p.index == 0 else 0) for p in plans]
-
-
 __all__ = ["DEFAULT_SESSION_ROLLS", "ENGINES", "RunResult", "ShardPlan", "merge_results",
-           "plan_rolls", "plan_sessions", "run", "run_shard", "seeds", "with_trace"]
+           "plan_rolls", "plan_sessions", "run", "run_shard", "seeds"]

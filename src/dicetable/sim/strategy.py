@@ -246,6 +246,10 @@ def _bet(pack: RulePack, raw: Any, index: int) -> BetSpec:
         if skip and pack.value("removal.standing") != "between-rolls":
             raise IllegalWager("skip_point takes the bet down, and this table locks it",
                                rule="removal.standing", citation=pack.cite("removal.standing"))
+        if wager.family in ("fire", "bonus") and when != "always":
+            rule = f"{wager.family}.placement"
+            raise IllegalWager(f"{wager.name} is made when {pack.value(rule)} allows it: "
+                               "leave 'when' out", rule=rule, citation=pack.cite(rule))
         if code in TRAVELLING and len(amounts) > 1:
             raise InvalidInput("come and don't come bets are flat: one amount",
                                rule="strategy.amount")
