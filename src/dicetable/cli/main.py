@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from dicetable.cli import demo, dice, replay, rng, rules
+from dicetable.cli import odds as odds_cli
+from dicetable.cli import simulate as simulate_cli
 
 app = typer.Typer(
     name="dicetable",
@@ -17,6 +19,8 @@ app.command("demo")(demo.demo)
 app.command("replay")(replay.replay)
 app.add_typer(dice.app, name="dice")
 app.command("rng-test")(rng.rng_test)
+app.command("odds")(odds_cli.odds)
+app.command("simulate")(simulate_cli.simulate)
 
 
 def main() -> None:

@@ -1,23 +1,36 @@
 """Exact figures of a single wager, read from its compiled table.
 
+Each wager is modelled *in action*: every roll counts, as in the published tables (a place bet
+that is off on the come-out is not in action then). ``dicetable.odds.layout`` models wagers
+jointly with the table's puck and the pack's working rules instead.
+
 >>> from dicetable.rules.loader import load_preset
 >>> pack = load_preset("pa-craps")
 >>> wager_odds(pack, "pass").house_edge
 Fraction(7, 495)
->>> wager_odds(pack, "place6").house_edge
-Fraction(1, 66)
+>>> wager_odds(pack, "dontpass").house_edge, wager_odds(pack, "dontpass").p_push
+(Fraction(3, 220), Fraction(1, 36))
+>>> wager_odds(pack, "place6").house_edge, wager_odds(pack, "place6").edge_per_roll
+(Fraction(1, 66), Fraction(1, 216))
+>>> wager_odds(pack, "buy4").house_edge, wager_odds(pack, "buy4", commission="on-win").house_edge
+(Fraction(1, 21), Fraction(1, 60))
+>>> wager_odds(pack, "lay4").house_edge, wager_odds(pack, "lay6").house_edge
+(Fraction(1, 41), Fraction(1, 25))
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from dicetable.core.money import percent
-from dicetable.odds.markov import absorbing_values
+from dicetable.odds.markov import Decision, absorption
 from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack
-from dicetable.wagers.compiled import CompiledWager, Outcome, Step
+from dicetable.wagers.compiled import CompiledWager, Outcome
+
+COMMISSION_WHEN = ("up-front", "on-win")
 
 
 @dataclass(frozen=True)
@@ -25,107 +38,149 @@ class WagerOdds:
     """A wager's exact figures from one starting state, per unit staked."""
 
     code: str
+    name: str
     start: str
     expected: Fraction
     """Expected net result per unit staked, commission included (negative favours the house)."""
     house_edge: Fraction
-    """Expected loss over the money put up (the stake plus any commission paid in advance)."""
+    """Expected loss per wager resolved, over the money put up (the stake plus any commission
+    paid in advance)."""
     p_win: Fraction
     p_lose: Fraction
     p_push: Fraction
+    p_resolve_next_roll: Fraction
+    """Chance the wager is decided by the very next roll."""
     expected_rolls: Fraction
-    """Rolls until the wager is decided (1 for a one-roll wager)."""
+    """Rolls in action until the wager is decided (1 for a one-roll wager)."""
     variance: Fraction
+    """Variance of the net result per unit staked, commission included."""
     commission: str = ""
     """'up-front' or 'on-win' for buy and lay bets; '' otherwise."""
+    fee: Fraction = Fraction(0)
+    """Commission per unit staked on each decision (up front), or on each win (on-win)."""
 
     @property
     def p_decided_per_roll(self) -> Fraction:
+        """Long-run chance that a roll decides the wager (one over the expected rolls)."""
         return 1 / self.expected_rolls
 
     @property
     def edge_per_roll(self) -> Fraction:
-        """House edge per roll the wager is in action."""
+        """House edge per roll in action: the edge per wager over the expected rolls."""
         return self.house_edge / self.expected_rolls
 
-
-def _adjusted(wager: CompiledWager, fee_on_win: Fraction) -> CompiledWager:
-    """The wager with a commission taken from each win (``fee_on_win`` per unit staked)."""
-    if not fee_on_win:
-        return wager
-    rows = tuple(
-        tuple(Step(s.outcome, s.payout - fee_on_win, s.next_state)
-              if s.outcome is Outcome.WIN else s for s in row)
-        for row in wager.steps
-    )
-    return CompiledWager(wager.code, wager.name, wager.family, wager.states, rows, wager.start,
-                         wager.payout_rules, wager.parts, wager.one_roll)
+    @property
+    def std_dev(self) -> float:
+        """Standard deviation of the net result per unit staked (irrational, so a float)."""
+        return math.sqrt(self.variance)
 
 
 def commission_terms(pack: RulePack, wager: CompiledWager,
-                     exact_rate: bool = True) -> tuple[Fraction, Fraction, str]:
+                     when: str | None = None) -> tuple[Fraction, Fraction, str]:
     """(fee taken from a win, fee paid up front) per unit staked, and when it is taken.
 
     The exact rate is used (5% of the wager for a buy, 5% of the win for a lay): the edge of
-    the rule, before rounding to the table's unit.
+    the rule, before rounding to the table's unit. ``when`` overrides the pack's
+    ``commission.<kind>.when`` to compare the two practices.
     """
     fam = wager.family
     if fam not in ("buy", "lay"):
         return Fraction(0), Fraction(0), ""
     rate = percent(pack.value(f"commission.{fam}.rate"))
     per_unit = rate if fam == "buy" else rate * max(wager.payouts)
-    when = str(pack.value(f"commission.{fam}.when"))
+    when = when or str(pack.value(f"commission.{fam}.when"))
+    if when not in COMMISSION_WHEN:
+        raise ValueError(f"commission is taken {' or '.join(COMMISSION_WHEN)}, not {when!r}")
     if when == "on-win":
         return per_unit, Fraction(0), when
     return Fraction(0), per_unit, when
 
 
-def analyse(wager: CompiledWager, start: int, fee_on_win: Fraction = Fraction(0),
-            fee_up_front: Fraction = Fraction(0), commission: str = "") -> WagerOdds:
-    w = _adjusted(wager, fee_on_win)
-
-    def won(s: Step) -> Fraction:
-        return Fraction(1) if s.outcome is Outcome.WIN else Fraction(0)
-
-    def lost(s: Step) -> Fraction:
-        return Fraction(1) if s.outcome is Outcome.LOSE else Fraction(0)
-
-    def pushed(s: Step) -> Fraction:
-        return Fraction(1) if s.outcome is Outcome.PUSH else Fraction(0)
-
-    ev = absorbing_values(w, lambda s: s.payout)[start] - fee_up_front
-    second = absorbing_values(w, lambda s: (s.payout - fee_up_front) ** 2)[start]
-    rolls = absorbing_values(w, lambda s: Fraction(0), per_roll=Fraction(1))[start]
+def figures(wager: CompiledWager, start: int, dist: dict[Decision, Fraction], rolls: Fraction,
+            fee_on_win: Fraction = Fraction(0), fee_up_front: Fraction = Fraction(0),
+            commission: str = "") -> WagerOdds:
+    """The figures of a wager from its decision distribution (see ``markov.absorption``)."""
+    ev = Fraction(0)
+    second = Fraction(0)
+    p = {o: Fraction(0) for o in (Outcome.WIN, Outcome.LOSE, Outcome.PUSH)}
+    for (outcome, payout), prob in dist.items():
+        net = payout - (fee_on_win if outcome is Outcome.WIN else 0) - fee_up_front
+        ev += prob * net
+        second += prob * net * net
+        p[outcome] += prob
+    first = sum((Fraction(1, 36) for st in wager.steps[start] if st.decided), Fraction(0))
     return WagerOdds(
-        code=wager.code,
-        start=wager.states[start],
-        expected=ev,
-        house_edge=-ev / (1 + fee_up_front),
-        p_win=absorbing_values(w, won)[start],
-        p_lose=absorbing_values(w, lost)[start],
-        p_push=absorbing_values(w, pushed)[start],
-        expected_rolls=rolls,
-        variance=second - ev * ev,
-        commission=commission,
+        code=wager.code, name=wager.name, start=wager.states[start], expected=ev,
+        house_edge=-ev / (1 + fee_up_front), p_win=p[Outcome.WIN], p_lose=p[Outcome.LOSE],
+        p_push=p[Outcome.PUSH], p_resolve_next_roll=first, expected_rolls=rolls,
+        variance=second - ev * ev, commission=commission,
+        fee=fee_on_win if commission == "on-win" else fee_up_front,
     )
 
 
-def wager_odds(pack: RulePack, code: str, start: str | None = None) -> WagerOdds:
+def analyse(wager: CompiledWager, start: int, fee_on_win: Fraction = Fraction(0),
+            fee_up_front: Fraction = Fraction(0), commission: str = "") -> WagerOdds:
+    dist, rolls = absorption(wager, start)
+    return figures(wager, start, dist, rolls, fee_on_win, fee_up_front, commission)
+
+
+def default_start(wager: CompiledWager) -> int:
+    """Where a new wager starts: on the come-out, else its first placeable state (come box)."""
+    if wager.start:
+        return wager.start.get(None, next(iter(wager.start.values())))
+    return 0
+
+
+def resolve_code(pack: RulePack, code: str) -> CompiledWager:
+    menu = compile_pack(pack)
+    if code == "odds":
+        code = ODDS_TAKE
+    if code not in menu:
+        from dicetable.core.errors import IllegalWager
+
+        raise IllegalWager(f"{code!r} is not on the wager menu of {pack.id}", rule="menu",
+                           citation=pack.cite("menu.line"))
+    return menu[code]
+
+
+def wager_odds(pack: RulePack, code: str, start: str | None = None,
+               commission: str | None = None) -> WagerOdds:
     """Exact figures for wager ``code`` of ``pack``.
 
     ``start`` names the state it starts in: by default where a new wager starts on the
-    come-out (or, for come bets and odds, the come box / the point named, e.g. 'on 4').
+    come-out (or, for come bets and odds, the come box / the first point, 'on 4').
+    ``commission`` ('up-front' or 'on-win') overrides the pack's rule for buy and lay bets.
     """
-    menu = compile_pack(pack)
-    wager = menu[code] if code in menu else menu[ODDS_TAKE if code == "odds" else code]
-    if start is not None:
-        index = wager.state_index(start)
-    elif wager.start:
-        index = wager.start.get(None, next(iter(wager.start.values())))
-    else:
-        index = 0
-    fee_win, fee_front, when = commission_terms(pack, wager)
+    wager = resolve_code(pack, code)
+    index = default_start(wager) if start is None else wager.state_index(start)
+    fee_win, fee_front, when = commission_terms(pack, wager, commission)
     return analyse(wager, index, fee_win, fee_front, when)
 
 
-__all__ = ["ODDS_LAY", "ODDS_TAKE", "WagerOdds", "analyse", "wager_odds"]
+def pack_odds(pack: RulePack) -> list[WagerOdds]:
+    """Every wager on the pack's menu, exactly; the odds once per point.
+
+    Each wager's decision distribution is solved once; buy and lay bets are reported with the
+    pack's commission practice (``alternative_commission`` gives the other one).
+    """
+    out: list[WagerOdds] = []
+    for code, wager in compile_pack(pack).items():
+        starts = range(len(wager.states)) if code in (ODDS_TAKE, ODDS_LAY) \
+            else (default_start(wager),)
+        for start in starts:
+            dist, rolls = absorption(wager, start)
+            fee_win, fee_front, when = commission_terms(pack, wager)
+            out.append(figures(wager, start, dist, rolls, fee_win, fee_front, when))
+    return out
+
+
+def alternative_commission(pack: RulePack, odds: WagerOdds) -> WagerOdds | None:
+    """The same buy or lay bet with its commission taken the other way, or None."""
+    if not odds.commission:
+        return None
+    other = COMMISSION_WHEN[1 - COMMISSION_WHEN.index(odds.commission)]
+    return wager_odds(pack, odds.code, odds.start, other)
+
+
+__all__ = ["ODDS_LAY", "ODDS_TAKE", "WagerOdds", "alternative_commission", "analyse",
+           "commission_terms", "pack_odds", "wager_odds"]

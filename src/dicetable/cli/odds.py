@@ -1,0 +1,127 @@
+"""``dicetable odds PACK``: the exact house edge of every wager of a rule pack."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.odds.layout import LayoutBet, layout_odds
+from dicetable.odds.report import CSV_FIELDS, csv_row, exact, pack_report
+from dicetable.rules.loader import load_pack
+from dicetable.rules.model import RulePack
+from dicetable.sim.strategy import money
+
+console = Console()
+
+
+def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | None,
+            as_json: bool) -> None:
+    fig = layout_odds(rules, bets, point=point, table=table)
+    out = {"layout": [{"wager": b.code, "amount_cents": int(b.amount),
+                       "odds": None if b.odds is None else str(b.odds)} for b in bets],
+           "model": "table" if table else "in action",
+           "expected_cents": exact(fig.expected), "staked_cents": exact(fig.staked),
+           "house_edge": exact(fig.house_edge), "house_edge_pct": float(fig.house_edge * 100),
+           "edge_per_roll_pct": float(fig.edge_per_roll * 100),
+           "variance_cents2": exact(fig.variance), "std_dev_cents": fig.std_dev,
+           "expected_rolls": exact(fig.expected_rolls)}
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+        return
+    console.print(f"layout on {rules.id} ({out['model']}): house edge "
+                  f"{out['house_edge_pct']:.4f}% ({out['house_edge']}) of "
+                  f"{float(fig.staked) / 100:.2f} put up; expected {float(fig.expected) / 100:.4f}"
+                  f" per decision of the layout, SD {fig.std_dev / 100:.2f}, "
+                  f"{float(fig.expected_rolls):.3f} rolls, {out['edge_per_roll_pct']:.4f}% "
+                  "per roll")
+
+
+def _pct(value: object) -> str:
+    return f"{value:.3f}%" if isinstance(value, float) else ""
+
+
+def parse_bet(text: str) -> LayoutBet:
+    """``CODE``, ``CODE=AMOUNT`` or ``CODE=AMOUNTxODDS`` (odds as a multiple of the flat bet).
+
+    >>> parse_bet("pass=$10x2")
+    LayoutBet(code='pass', amount=Fraction(1000, 1), odds=Fraction(2, 1))
+    """
+    code, _, rest = text.partition("=")
+    amount, _, multiple = rest.partition("x")
+    try:
+        cents = money(amount, text) if amount else 100
+        return LayoutBet(code.strip(), Fraction(cents),
+                         Fraction(multiple) if multiple else None)
+    except (ValueError, ZeroDivisionError):
+        raise InvalidInput(f"--bet {text!r}: write CODE, CODE=AMOUNT or CODE=AMOUNTxODDS",
+                           rule="odds.layout") from None
+
+
+def odds(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
+         as_json: bool = typer.Option(False, "--json", help="One JSON object per wager"),
+         as_csv: bool = typer.Option(False, "--csv", help="CSV, one row per wager"),
+         bets: list[str] = typer.Option([], "--bet", help="A layout instead: CODE[=AMOUNT"
+                                        "[xODDS]], repeated; e.g. --bet pass=10x2 --bet "
+                                        "place6=12"),
+         with_table: bool = typer.Option(False, "--table", help="Layout: follow the puck and "
+                                         "the pack's working rules"),
+         point: int | None = typer.Option(None, "--point", help="Layout: the point when the "
+                                          "bets are made (with --table)")) -> None:
+    """Exact house edge of every wager of PACK (Fractions, by Markov chains).
+
+    Each wager is measured in action (every roll counts); the 'table' columns follow the
+    table's puck and the pack's working rules for a standing wager made on the come-out.
+    With --bet, the combined edge and variance of that layout instead.
+    """
+    if as_json and as_csv:
+        console.print("[red]choose one of --json and --csv[/red]")
+        raise typer.Exit(2)
+    try:
+        rules = load_pack(pack)
+        if bets:
+            _layout(rules, [parse_bet(b) for b in bets], with_table, point, as_json)
+            return
+        rows = pack_report(rules)
+    except DicetableError as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if as_csv:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(csv_row(row))
+        typer.echo(buffer.getvalue(), nl=False)
+        return
+    table = Table("wager", "edge", "exact", "per roll", "push", "rolls", "SD", "table/roll",
+                  "commission", title=f"{rules.id}: exact odds per unit staked")
+    for row in rows:
+        commission = row.get("commission", "")
+        other = row.get("other_commission")
+        if other:
+            commission += f" ({other['commission']} {other['house_edge_pct']:.3f}%)"
+        label = row["wager"]
+        if label.startswith("odds:"):
+            label += f" {row['start']}"
+        elif row.get("odds"):
+            label += f" {row['odds']}"
+        table.add_row(
+            label, _pct(row["house_edge_pct"]), row["house_edge"], _pct(row["edge_per_roll_pct"]),
+            row.get("p_push", ""), f"{row['expected_rolls_float']:.3f}", f"{row['std_dev']:.3f}",
+            _pct(row.get("table", {}).get("edge_per_roll_pct")), commission,
+        )
+    console.print(table)
+    console.print("house edge = expected loss per wager resolved over the money put up "
+                  "(stake + commission paid up front); per roll = per roll in action; "
+                  "table per roll = made on the come-out, off when the pack's working rules "
+                  "say so, per table roll.")

@@ -1,0 +1,97 @@
+"""``dicetable simulate``: run a strategy file over many sessions or a long stream of rolls."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.money import format_cents
+from dicetable.sim.automaton import compile_strategy
+from dicetable.sim.plots import write_plots
+from dicetable.sim.report import Z, build_report
+from dicetable.sim.runner import DEFAULT_SESSION_ROLLS, ENGINES, plan_rolls, plan_sessions, run
+from dicetable.sim.strategy import load_strategy
+
+console = Console()
+errors = Console(stderr=True)
+PROGRESS_FROM = 20_000_000
+"""Show a progress bar from this many rolls on (and only on a terminal)."""
+
+
+def simulate(
+    strategy: Path = typer.Option(..., "--strategy", help="Strategy file (.json or .toml)"),
+    rolls: int | None = typer.Option(None, "--rolls", help="Long run: this many rolls in all "
+                                     "(no bankroll or session limits)"),
+    sessions: int | None = typer.Option(None, "--sessions", help="This many sessions, each "
+                                        "with the strategy's bankroll and limits"),
+    session_rolls: int | None = typer.Option(None, "--session-rolls",
+                                             help="Rolls per session (overrides the file)"),
+    workers: int = typer.Option(1, "--workers", help="Processes on this machine"),
+    seed: int | None = typer.Option(None, "--seed", help="Seed: the same totals every time"),
+    engine: str = typer.Option("local", "--engine", help=f"One of {', '.join(ENGINES)}"),
+    address: str | None = typer.Option(None, "--address", help="Dask scheduler address"),
+    as_json: bool = typer.Option(False, "--json", help="The full report as JSON"),
+    as_csv: bool = typer.Option(False, "--csv", help="The per-wager breakdown as CSV"),
+    plot: Path | None = typer.Option(None, "--plot", help="Write PNG plots into this folder"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar"),
+) -> None:
+    """Simulate a strategy: realised house edge, risk of ruin, bankroll percentiles."""
+    try:
+        if (rolls is None) == (sessions is None):
+            raise InvalidInput("give exactly one of --rolls N and --sessions N",
+                               rule="sim.mode")
+        if as_json and as_csv:
+            raise InvalidInput("choose one of --json and --csv", rule="sim.output")
+        spec = load_strategy(strategy)
+        if session_rolls is not None:
+            if session_rolls < 1:
+                raise InvalidInput("--session-rolls is at least 1", rule="sim.sessions")
+            spec = replace(spec, session=replace(spec.session, max_rolls=session_rolls))
+        compiled = compile_strategy(spec)
+        trace = 512
+        if rolls is not None:
+            mode, plans, total = "rolls", plan_rolls(rolls, trace), rolls
+        else:
+            assert sessions is not None
+            mode, plans = "sessions", plan_sessions(sessions, spec.session, trace)
+            total = sessions * (spec.session.max_rolls or DEFAULT_SESSION_ROLLS)
+        show = progress and total >= PROGRESS_FROM and sys.stderr.isatty()
+        if show:
+            with Progress(TextColumn("[bold]simulating"), BarColumn(),
+                          TextColumn("{task.completed:,.0f} rolls"), TimeRemainingColumn(),
+                          console=errors, transient=True) as bar:
+                task = bar.add_task("rolls", total=total)
+                result = run(compiled, plans, seed, workers, engine, address,
+                             progress=lambda n: bar.advance(task, n))
+        else:
+            result = run(compiled, plans, seed, workers, engine, address)
+        report = build_report(compiled, result, mode)
+    except DicetableError as e:
+        errors.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    if plot is not None:
+        for path in write_plots(report, plot):
+            errors.print(f"wrote {path}")
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    if as_csv:
+        typer.echo(report.to_csv(), nl=False)
+        return
+    for line in report.summary_lines():
+        console.print(line)
+    table = Table("bet", "decisions", "wagered", "net", "edge", "95% CI", "exact",
+                  title="per wager")
+    for w in report.wagers:
+        exact = "" if w.exact_edge is None else f"{float(w.exact_edge) * 100:.3f}%"
+        table.add_row(w.label, f"{w.decisions:,}", format_cents(w.handle), format_cents(w.net),
+                      f"{w.edge * 100:.3f}%", f"± {Z * w.edge_se * 100:.3f}%", exact)
+    console.print(table)

@@ -1,0 +1,280 @@
+"""The vectorised simulator: many independent lanes (sessions), one roll at a time, in NumPy.
+
+Every lane holds one state per component; a roll is a table lookup per component
+(``row = state*36 + roll``), money moves by ``delta[row]`` and the next state is
+``next36[row]``. Rows are also counted (per lane group) so that the per-wager breakdown and its
+confidence interval come from the tables afterwards, not from work in the loop. Dice are drawn a
+chunk at a time, so memory stays bounded however many rolls are asked for.
+
+Money is integer cents (int64) throughout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dicetable.sim.automaton import FlatComponent, Kernel
+from dicetable.sim.entry import FIELDS
+
+RUNNING, STOP_WIN, STOP_LOSS, RUIN, LENGTH = range(5)
+REASONS = ("running", "stop-win", "stop-loss", "ruin", "length")
+"""Why a session stopped betting: its stop-win, its stop-loss, it could not cover its next
+bets (ruin), or it reached its length. After that it only lets its bets ride out."""
+
+CHUNK_CELLS = 1 << 20
+"""Lanes x rolls drawn at once: the dice and row buffers stay near 4 MB per component."""
+MAX_CHUNK_ROLLS = 4096
+WIND_DOWN_CHUNK = 64
+MAX_WIND_DOWN = 100_000
+"""Rolls after the last betting roll before giving up on bets that never settle."""
+
+I8 = NDArray[np.int8]
+I64 = NDArray[np.int64]
+
+
+class Dice(Protocol):
+    def draw(self, rolls: int, lanes: int) -> NDArray[np.uint8]:
+        """Roll indices 0..35 (``Roll.index``), shaped (rolls, lanes)."""
+        ...
+
+
+class RandomDice:
+    """Two fair dice from a NumPy generator: one uniform draw of 36 (unbiased; no modulo)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def draw(self, rolls: int, lanes: int) -> NDArray[np.uint8]:
+        return self.rng.integers(0, 36, size=(rolls, lanes), dtype=np.uint8)
+
+
+class ScriptedDice:
+    """Given rolls, one sequence per lane (for differential tests against other simulators)."""
+
+    def __init__(self, rolls: NDArray[np.uint8]) -> None:
+        self.rolls = rolls if rolls.ndim == 2 else rolls[:, None]
+        self.at = 0
+
+    def draw(self, rolls: int, lanes: int) -> NDArray[np.uint8]:
+        out = self.rolls[self.at:self.at + rolls, :lanes]
+        self.at += rolls
+        if out.shape[0] < rolls:  # past the script: the dice keep rolling (settle what is left)
+            more = np.random.default_rng(len(self.rolls)).integers(
+                0, 36, size=(rolls - out.shape[0], lanes), dtype=np.uint8)
+            out = np.concatenate([out, more])
+        return np.ascontiguousarray(out)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a lane does besides betting: length, bankroll, stop-win, stop-loss (cents)."""
+
+    rolls: int
+    """Betting rolls per lane; then the lane winds down."""
+    longer: int = 0
+    """The first ``longer`` lanes bet one roll more (to hit an exact total of rolls)."""
+    bankroll: int | None = None
+    stop_win: int | None = None
+    stop_loss: int | None = None
+
+    @property
+    def money(self) -> bool:
+        return any(v is not None for v in (self.bankroll, self.stop_win, self.stop_loss))
+
+
+@dataclass
+class LaneResult:
+    lanes: int
+    final_net: I64
+    reason: I8
+    rolls: I64
+    """Rolls thrown per lane, winding down included."""
+    groups: I64
+    """(groups, labels, fields): per lane group, what each label moved (see ``entry.FIELDS``)."""
+    trace: I64
+    """(traced lanes, checkpoints): each traced lane's net result after each checkpoint roll."""
+    checkpoints: I64
+
+
+def group_count(components: list[FlatComponent], wanted: int = 32) -> int:
+    """Lane groups for the batch-means confidence intervals, fewer when tables are large."""
+    biggest = max(2 * c.rows for c in components)
+    return max(4, min(wanted, (1 << 22) // biggest))
+
+
+def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
+              trace: int = 0, every: int = 1, groups: int | None = None,
+              tick: Callable[[int], None] | None = None) -> LaneResult:
+    """Simulate ``lanes`` independent sessions of a strategy's ``kernel`` on ``dice``.
+
+    ``trace`` lanes have their net result recorded every ``every`` rolls (bankroll bands).
+    ``tick`` is told how many rolls were thrown after each chunk (a progress bar).
+    """
+    flats = list(kernel.components)
+    g = max(1, min(groups or group_count(flats), lanes))
+    ncomp = len(flats)
+    net = np.full(lanes, kernel.initial_net, dtype=np.int64)
+    j36 = [np.full(lanes, c.start36, dtype=np.int32) for c in flats]
+    hist = [np.zeros(g * 2 * c.rows, dtype=np.int64) for c in flats]
+    lane_ids = np.arange(lanes, dtype=np.int64)
+    group_base = [((lane_ids % g) * (2 * c.rows)).astype(np.int32) for c in flats]
+    reason = np.zeros(lanes, dtype=np.int8)
+    stopped = np.zeros(lanes, dtype=bool)
+    rolls_thrown = np.zeros(lanes, dtype=np.int64)
+    final_net = np.zeros(lanes, dtype=np.int64)
+    final_reason = np.zeros(lanes, dtype=np.int8)
+    final_rolls = np.zeros(lanes, dtype=np.int64)
+    traced = min(trace, lanes)
+    n_checks = (limits.rolls + (1 if limits.longer else 0)) // every if traced else 0
+    checkpoints = np.arange(1, n_checks + 1, dtype=np.int64) * every
+    sentinel = np.iinfo(np.int64).min
+    trace_net = np.full((traced, n_checks), sentinel, dtype=np.int64)
+    last_betting = limits.rolls + (1 if limits.longer else 0)
+    cells = max(1, min(CHUNK_CELLS // max(lanes, 1), MAX_CHUNK_ROLLS))
+    step = 0
+    active = lanes
+
+    def finish(done: NDArray[np.bool_]) -> None:
+        ids = lane_ids[done]
+        final_net[ids] = net[done]
+        final_reason[ids] = reason[done]
+        final_rolls[ids] = rolls_thrown[done]
+
+    while active:
+        if step >= last_betting + MAX_WIND_DOWN:
+            raise RuntimeError("bets still unsettled after the wind-down limit")
+        if step < last_betting:
+            chunk = min(cells, last_betting - step)
+        else:  # winding down takes a few rolls: small chunks, little waste
+            chunk = min(cells, WIND_DOWN_CHUNK)
+        rolls = dice.draw(chunk, active)
+        buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
+        betting = step < last_betting
+        for t in range(chunk):
+            r = rolls[t]
+            now = step + t  # every lane of a shard throws its n-th roll together
+            rows = [buffers[k][t] for k in range(ncomp)]
+            for k in range(ncomp):
+                np.add(j36[k], r, out=rows[k])
+            if betting:
+                stop_now = _decide(flats, rows, net, stopped, reason, lane_ids, limits, now)
+                if stop_now is not None:
+                    for k, c in enumerate(flats):
+                        rows[k] += stop_now * c.rows
+            if now < limits.rolls and not limits.money:
+                rolls_thrown += 1  # nobody has stopped yet: every lane throws
+            else:
+                alive = j36[0] != flats[0].empty36
+                for k in range(1, ncomp):
+                    alive |= j36[k] != flats[k].empty36
+                rolls_thrown += alive
+            for k, c in enumerate(flats):
+                net += c.delta.take(rows[k])
+                c.next36.take(rows[k], out=j36[k])
+            if traced and betting and (now + 1) % every == 0 and (now + 1) // every <= n_checks:
+                pos = np.flatnonzero(lane_ids < traced)
+                trace_net[lane_ids[pos], (now + 1) // every - 1] = net[pos]
+        step += chunk
+        for k in range(ncomp):
+            cells_k = buffers[k] + group_base[k]
+            hist[k] += np.bincount(cells_k.ravel(), minlength=hist[k].size)
+        if tick is not None:
+            tick(int(chunk * active))
+        done = j36[0] == flats[0].empty36
+        for k in range(1, ncomp):
+            done &= j36[k] == flats[k].empty36
+        if step >= last_betting and done.all():
+            finish(done)
+            active = 0
+            break
+        if (step >= last_betting or done.sum() * 2 > active) and done.any():
+            # Compact: finished sessions leave the arrays, so no work is spent on them.
+            finish(done)
+            keep = ~done
+            net, reason, stopped, rolls_thrown, lane_ids = (
+                net[keep], reason[keep], stopped[keep], rolls_thrown[keep], lane_ids[keep])
+            j36 = [a[keep] for a in j36]
+            group_base = [a[keep] for a in group_base]
+            active = int(keep.sum())
+
+    if traced:
+        fill = trace_net == sentinel
+        trace_net[fill] = np.broadcast_to(final_net[:traced, None], trace_net.shape)[fill]
+    group_totals = _group_totals(kernel, hist, g)
+    per_group = np.bincount(np.arange(lanes) % g, minlength=g).astype(np.int64)
+    group_totals += per_group[:, None, None] * kernel.initial_acc[None]  # the first bets'
+    return LaneResult(lanes, final_net, final_reason, final_rolls, group_totals, trace_net,
+                      checkpoints)
+
+
+def _decide(flats: list[FlatComponent], rows: list[NDArray[np.int32]], net: I64,
+            stopped: NDArray[np.bool_], reason: I8, lane_ids: I64, limits: Limits,
+            now: int) -> NDArray[np.int32] | None:
+    """Which lanes stop betting after this roll (1) and which carry on (0); None: all carry on."""
+    last = now == limits.rolls - 1
+    longer_last = limits.longer and now == limits.rolls
+    if not limits.money and not last and not longer_last:
+        return None
+    stop = np.zeros(net.shape, dtype=bool)
+    if limits.money:
+        settled = flats[0].settled.take(rows[0])
+        for k in range(1, len(flats)):
+            settled = settled + flats[k].settled.take(rows[k])
+        after = net + settled
+        fresh = ~stopped
+        if limits.stop_loss is not None:
+            hit = fresh & (after <= -limits.stop_loss)
+            reason[hit] = STOP_LOSS
+            stop |= hit
+        if limits.stop_win is not None:
+            hit = fresh & ~stop & (after >= limits.stop_win)
+            reason[hit] = STOP_WIN
+            stop |= hit
+        if limits.bankroll is not None:
+            need = flats[0].need.take(rows[0])
+            for k in range(1, len(flats)):
+                need = need + flats[k].need.take(rows[k])
+            hit = fresh & ~stop & (limits.bankroll + net < need)
+            reason[hit] = RUIN
+            stop |= hit
+    if last:
+        ending = ~stopped & ~stop & (lane_ids >= limits.longer)
+        reason[ending] = LENGTH
+        stop |= ending
+    if longer_last:
+        ending = ~stopped & ~stop
+        reason[ending] = LENGTH
+        stop |= ending
+    stopped |= stop
+    return stopped.astype(np.int32)
+
+
+def _group_totals(kernel: Kernel, hist: list[I64], g: int) -> I64:
+    """Per lane group and label, the money and counts the visited rows add up to."""
+    out = np.zeros((g, len(kernel.labels), len(FIELDS)), dtype=np.int64)
+    for flat, h, parts in zip(kernel.components, hist, kernel.parts, strict=True):
+        n = flat.rows // 36
+        counts = h.reshape(g, 2, n, 36)
+        for part in parts:
+            own_n = part.acc.shape[1]
+            if len(parts) == 1:
+                own = counts
+            else:  # fold the component's states onto this member's own states
+                where = (np.arange(g * 2)[:, None, None] * own_n + part.mapping[None, :, None]) \
+                    * 36 + np.arange(36)[None, None, :]
+                own = np.bincount(where.ravel(), weights=counts.reshape(g * 2, n, 36).ravel(),
+                                  minlength=g * 2 * own_n * 36)
+                own = np.rint(own).astype(np.int64).reshape(g, 2, own_n, 36)
+            labels = part.acc.shape[3]
+            first = part.first_label
+            out[:, first:first + labels] += np.einsum("gkns,knslf->glf", own, part.acc)
+    return out
+
+
+__all__ = ["LENGTH", "REASONS", "RUIN", "STOP_LOSS", "STOP_WIN", "Dice", "LaneResult",
+           "Limits", "RandomDice", "ScriptedDice", "group_count", "run_lanes"]

@@ -1,0 +1,249 @@
+"""Split a simulation into shards, run them (here, on local cores, or on Ray / Dask), merge.
+
+The shards depend only on what is asked (sessions or rolls), never on the number of workers;
+shard ``i`` rolls the dice of ``SeedSequence(seed).spawn(n)[i]``. So one seed gives the same
+totals however the work is split, and in whatever order the shards come back.
+
+>>> [(p.lanes, p.limits.rolls, p.limits.longer) for p in plan_rolls(20_000_000)]
+[(4096, 2441, 1664), (4096, 2441, 1664)]
+>>> sum(p.lanes * p.limits.rolls + p.limits.longer for p in plan_rolls(123_456_789))
+123456789
+>>> [p.lanes for p in plan_sessions(10_000, SessionSpec(max_rolls=100))]
+[4096, 4096, 1808]
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dicetable.core.errors import InvalidInput
+from dicetable.core.money import format_cents
+from dicetable.sim.automaton import CompiledStrategy, Kernel
+from dicetable.sim.engine import LaneResult, Limits, RandomDice, group_count, run_lanes
+from dicetable.sim.strategy import SessionSpec
+
+SESSIONS_PER_SHARD = 4096
+LANES_PER_SHARD = 4096
+ROLLS_PER_SHARD = 1 << 24
+"""A long-run shard: up to 4,096 lanes of 4,096 rolls (about 0.3 s of work)."""
+MIN_LANE_ROLLS = 1_000
+"""Long-run lanes are at least this long, so winding down at the end is negligible."""
+DEFAULT_SESSION_ROLLS = 200
+MAX_TRACED = 4096
+"""Sessions whose bankroll is recorded along the way (for the bands), at most."""
+ENGINES = ("local", "ray", "dask")
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    index: int
+    lanes: int
+    limits: Limits
+    trace: int = 0
+    every: int = 1
+
+
+def plan_rolls(total: int, trace: int = 0, checkpoints: int = 100) -> list[ShardPlan]:
+    """Long-run mode: ``total`` betting rolls in long lanes, no session limits."""
+    if total < 1:
+        raise InvalidInput("ask for at least one roll", rule="sim.rolls")
+    shards = max(1, math.ceil(total / ROLLS_PER_SHARD))
+    plans = []
+    for i in range(shards):
+        share = total // shards + (1 if i < total % shards else 0)
+        lanes = max(1, min(LANES_PER_SHARD, share // MIN_LANE_ROLLS))
+        length, longer = divmod(share, lanes)
+        every = max(1, (length + 1) // checkpoints)
+        plans.append(ShardPlan(i, lanes, Limits(length, longer), trace if i == 0 else 0, every))
+    return plans
+
+
+def plan_sessions(sessions: int, session: SessionSpec, trace: int = 0,
+                  checkpoints: int = 100) -> list[ShardPlan]:
+    """Session mode: ``sessions`` sessions, each with the strategy's bankroll and limits."""
+    if sessions < 1:
+        raise InvalidInput("ask for at least one session", rule="sim.sessions")
+    length = session.max_rolls or DEFAULT_SESSION_ROLLS
+    limits = Limits(length, 0, session.bankroll, session.stop_win, session.stop_loss)
+    every = max(1, length // checkpoints)
+    plans = []
+    for i, start in enumerate(range(0, sessions, SESSIONS_PER_SHARD)):
+        lanes = min(SESSIONS_PER_SHARD, sessions - start)
+        traced = min(trace, lanes, max(0, MAX_TRACED - start))
+        plans.append(ShardPlan(i, lanes, limits, traced, every))
+    return plans
+
+
+def seeds(seed: int | None, shards: int) -> tuple[int, list[np.random.SeedSequence]]:
+    """The entropy used (to repeat a run) and one independent seed per shard."""
+    root = np.random.SeedSequence(seed)
+    return int(root.entropy), root.spawn(shards)  # type: ignore[arg-type]
+
+
+def run_shard(kernel: Kernel, plan: ShardPlan, seed: np.random.SeedSequence,
+              groups: int) -> LaneResult:
+    """One shard, anywhere: a plain function of picklable arguments."""
+    dice = RandomDice(np.random.default_rng(seed))
+    return run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace, plan.every, groups)
+
+
+_WORKER: Kernel | None = None
+
+
+def _init_worker(kernel: Kernel) -> None:
+    global _WORKER
+    _WORKER = kernel
+
+
+def _run_in_worker(plan: ShardPlan, seed: np.random.SeedSequence, groups: int) -> LaneResult:
+    assert _WORKER is not None
+    return run_shard(_WORKER, plan, seed, groups)
+
+
+Progress = Callable[[int], None]
+
+
+def _local(kernel: Kernel, plans: Sequence[ShardPlan],
+           shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
+           progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
+    if workers <= 1:
+        for plan, seed in zip(plans, shard_seeds, strict=True):
+            dice = RandomDice(np.random.default_rng(seed))
+            yield plan.index, run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace,
+                                        plan.every, groups, tick=progress)
+        return
+    # Spawned (not forked) workers: no inherited NumPy state, same behaviour on every OS.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                             initargs=(kernel,)) as pool:
+        futures = {pool.submit(_run_in_worker, plan, seed, groups): plan
+                   for plan, seed in zip(plans, shard_seeds, strict=True)}
+        for future in as_completed(futures):
+            result = future.result()
+            if progress is not None:
+                progress(int(result.rolls.sum()))
+            yield futures[future].index, result
+
+
+def _ray(kernel: Kernel, plans: Sequence[ShardPlan],
+         shard_seeds: Sequence[np.random.SeedSequence], groups: int,
+         progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
+    try:
+        import ray  # type: ignore[import-not-found]
+    except ImportError:
+        raise InvalidInput("--engine ray needs the 'ray' package (pip install 'ray'); "
+                           "or run on local cores with --engine local", rule="sim.engine") from None
+    ray.init(ignore_reinit_error=True)
+    remote = ray.remote(run_shard)
+    shared = ray.put(kernel)
+    pending = {remote.remote(shared, plan, seed, groups): plan.index
+               for plan, seed in zip(plans, shard_seeds, strict=True)}
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for ref in ready:
+            result: LaneResult = ray.get(ref)
+            if progress is not None:
+                progress(int(result.rolls.sum()))
+            yield pending.pop(ref), result
+
+
+def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
+          shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
+          address: str | None, progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
+    try:
+        from dask.distributed import Client  # type: ignore[import-not-found]
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:
+        raise InvalidInput("--engine dask needs the 'dask[distributed]' package "
+                           "(pip install 'dask[distributed]'); or run on local cores with "
+                           "--engine local", rule="sim.engine") from None
+    client = Client(address) if address else Client(n_workers=max(1, workers),
+                                                     threads_per_worker=1)
+    try:
+        shared = client.scatter(kernel, broadcast=True)
+        futures = {client.submit(run_shard, shared, plan, seed, groups, pure=False): plan.index
+                   for plan, seed in zip(plans, shard_seeds, strict=True)}
+        for future in dask_completed(list(futures)):
+            result: LaneResult = future.result()
+            if progress is not None:
+                progress(int(result.rolls.sum()))
+            yield futures[future], result
+    finally:
+        client.close()
+
+
+@dataclass
+class RunResult:
+    """Every shard merged in shard order."""
+
+    plans: list[ShardPlan]
+    entropy: int
+    engine: str
+    workers: int
+    seconds: float
+    final_net: np.ndarray[Any, np.dtype[np.int64]]
+    reason: np.ndarray[Any, np.dtype[np.int8]]
+    rolls: np.ndarray[Any, np.dtype[np.int64]]
+    groups: np.ndarray[Any, np.dtype[np.int64]]
+    trace: np.ndarray[Any, np.dtype[np.int64]]
+    checkpoints: np.ndarray[Any, np.dtype[np.int64]]
+
+    @property
+    def rolls_thrown(self) -> int:
+        return int(self.rolls.sum())
+
+
+def merge_results(plans: Sequence[ShardPlan], results: dict[int, LaneResult]) -> tuple[
+        np.ndarray[Any, Any], ...]:
+    ordered = [results[p.index] for p in plans]
+    traced = [r for r in ordered if r.trace.size]
+    trace = np.concatenate([r.trace for r in traced]) if traced else np.zeros((0, 0), np.int64)
+    checkpoints = traced[0].checkpoints if traced else np.zeros(0, np.int64)
+    if traced and any(r.trace.shape[1] != trace.shape[1] for r in traced):
+        trace = traced[0].trace
+    return (np.concatenate([r.final_net for r in ordered]),
+            np.concatenate([r.reason for r in ordered]),
+            np.concatenate([r.rolls for r in ordered]),
+            np.concatenate([r.groups for r in ordered]), trace, checkpoints)
+
+
+def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = None,
+        workers: int = 1, engine: str = "local", address: str | None = None,
+        progress: Progress | None = None) -> RunResult:
+    """Run every shard of ``plans`` and merge them."""
+    if engine not in ENGINES:
+        raise InvalidInput(f"engine is one of {', '.join(ENGINES)}", rule="sim.engine")
+    if workers < 1:
+        raise InvalidInput("workers is at least 1", rule="sim.workers")
+    bankroll = plans[0].limits.bankroll if plans else None
+    if bankroll is not None and bankroll < compiled.opening_cost:
+        raise InvalidInput(f"a bankroll of {format_cents(bankroll)} does not cover the opening "
+                           f"bets ({format_cents(compiled.opening_cost)})", rule="sim.bankroll")
+    entropy, shard_seeds = seeds(seed, len(plans))
+    kernel = compiled.kernel()
+    groups = group_count(list(kernel.components))
+    started = time.perf_counter()
+    stream: Iterator[tuple[int, LaneResult]]
+    if engine == "ray":
+        stream = _ray(kernel, plans, shard_seeds, groups, progress)
+    elif engine == "dask":
+        stream = _dask(kernel, plans, shard_seeds, groups, workers, address, progress)
+    else:
+        stream = _local(kernel, plans, shard_seeds, groups, min(workers, len(plans)), progress)
+    results = dict(stream)
+    seconds = time.perf_counter() - started
+    final_net, reason, rolls, groups_arr, trace, checkpoints = merge_results(plans, results)
+    return RunResult(list(plans), entropy, engine, workers, seconds, final_net, reason, rolls,
+                     groups_arr, trace, checkpoints)
+
+
+__all__ = ["DEFAULT_SESSION_ROLLS", "ENGINES", "RunResult", "ShardPlan", "merge_results",
+           "plan_rolls", "plan_sessions", "run", "run_shard", "seeds"]
