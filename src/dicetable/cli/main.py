@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, rules
+from dicetable.cli import demo, rules, store_cmds
 
 app = typer.Typer(
     name="dicetable",
@@ -14,6 +14,11 @@ app = typer.Typer(
 )
 app.add_typer(rules.app, name="rules")
 app.command("demo")(demo.demo)
+# -- issue 4: the table log --
+app.add_typer(store_cmds.audit_app, name="audit")
+app.command("recall")(store_cmds.recall)
+app.command("export")(store_cmds.export)
+# -- end issue 4 --
 
 
 def main() -> None:
