@@ -344,6 +344,10 @@ class PostgresStore(EventStore):
 
     def drop(self) -> None:
         """Remove the schema and everything in it (tests and teardown only)."""
-        with psycopg.connect(self._conninfo, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE")
-                         .format(sql.Identifier(self.schema)))
+        drop_schema(self._conninfo, self.schema)
+
+
+def drop_schema(conninfo: str, schema: str) -> None:
+    """Remove a log's schema and everything in it (tests and teardown only)."""
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
