@@ -141,7 +141,10 @@ def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: i
             return problem("reordered", f"event {claimed} is stored at seq {row.seq}")
         if nxt is not None and nxt.prev_hash == prev:
             return problem("inserted", "it is not in the chain (the next event links past it)")
-        return problem("altered", f"it does not link to seq {expected - 1} (chain broken)")
+        # Each row is self-consistent but the link between them is not: the earlier one was
+        # rewritten and re-hashed (its successor still names the original).
+        return problem("altered", f"event {expected - 1} was rewritten: event {row.seq} is "
+                                  f"chained to a different event {expected - 1}", expected - 1)
     if row.seq != expected:
         return problem("altered", f"stored as seq {row.seq} but the chain continues from "
                                   f"{expected - 1}")
@@ -169,18 +172,18 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     expected, prev = 1, GENESIS
     rows = _Peek(store.records(table))
     last: StoredEvent | None = None
+    unreplayable: Problem | None = None  # reported after the chain checks, which name more
     while (row := rows.pop()) is not None:
         found = _diagnose(table, row, rows.peek(), expected, prev, recent)
         if found is not None:
             report.problems.append(found)
             return report
-        if replay:
+        if replay and unreplayable is None:
             try:
                 fold([decode(json.loads(row.body))], state)
             except Exception as e:  # the chain holds, but the event is not a valid one
-                report.problems.append(Problem(table, row.seq, "altered",
-                                               f"the event cannot be replayed: {e}"))
-                return report
+                unreplayable = Problem(table, row.seq, "altered",
+                                       f"the event cannot be replayed: {e}")
         if row.seq in snaps:
             hashes_at[row.seq] = row.hash
             if replay:
@@ -191,6 +194,8 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
         report.events += 1
         expected, prev, last = row.seq + 1, row.hash, row
     report.problems += _check_end(table, last, recorded)
+    if unreplayable is not None and not report.problems:
+        report.problems.append(unreplayable)
     if report.problems:
         return report
     for seq, snap in sorted(snaps.items()):
