@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
@@ -61,7 +62,7 @@ def test_each_event_carries_its_predecessors_hash(store: EventStore) -> None:
     store.append("t1", batch("t1", 3, 1))
     rows = list(store.records("t1"))
     assert rows[0].prev_hash == GENESIS
-    for before, row in zip(rows, rows[1:], strict=False):
+    for before, row in itertools.pairwise(rows):
         assert row.prev_hash == before.hash
     assert all(link_hash(r.prev_hash, r.body) == r.hash for r in rows)
     assert store.head("t1").hash == rows[-1].hash
@@ -162,10 +163,13 @@ def test_snapshots_are_kept_and_found_by_seq(store: EventStore) -> None:
     store.snapshot("t1", 2, {"x": 2})
     store.snapshot("t1", 4, {"x": 4})
     latest = store.latest_snapshot("t1")
-    assert latest is not None and latest.seq == 4 and latest.data() == {"x": 4}
+    assert latest is not None
+    assert latest.seq == 4
+    assert latest.data() == {"x": 4}
     assert latest.intact
     earlier = store.latest_snapshot("t1", at_or_before=3)
-    assert earlier is not None and earlier.seq == 2
+    assert earlier is not None
+    assert earlier.seq == 2
     assert store.latest_snapshot("t1", at_or_before=1) is None
     assert [s.seq for s in store.snapshots("t1")] == [2, 4]
     rows = list(store.records("t1", after=3, until=4))
@@ -255,7 +259,8 @@ def test_res_4_recorded_roll_is_settled_after_restart_never_rerolled(store: Even
     before = store.head("t1").seq
     resumed = DurableTable.resume(store, "t1")
     state = resumed.table.state
-    assert state.phase is Phase.BETTING and state.pending is None
+    assert state.phase is Phase.BETTING
+    assert state.pending is None
     kinds = [e.kind for e in store.events("t1", after=before)]
     assert "DiceRolled" not in kinds  # nothing rolled again
     assert kinds[-1] == "PuckMoved"
@@ -314,7 +319,7 @@ def test_rec_1_recall_last_ten_rounds_balances_chain(store: EventStore) -> None:
     play(t, random.Random(11), 300)
     rounds = recall_rounds(store, "t1", 10)
     assert len(rounds) == 10
-    for a, b in zip(rounds, rounds[1:], strict=False):
+    for a, b in itertools.pairwise(rounds):
         assert a.balances_after == b.balances_before
         assert a.last_seq + 1 == b.first_seq
     assert rounds[-1].balances_after == {p: i.balance for p, i in t.state.players.items()}
@@ -349,4 +354,5 @@ def test_recall_shows_wagers_roll_and_outcome(store: EventStore) -> None:
     assert {p["wager"] for p in last_done.payments} == {"field"}
     assert last_done.balances_before == {}  # alice joined in this round
     assert last_done.balances_after["alice"] - 10_00 == t.balance("alice")
-    assert not current.complete and current.activity[0]["type"] == "BetPlaced"
+    assert not current.complete
+    assert current.activity[0]["type"] == "BetPlaced"
