@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import cache
 
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import DicetableError
@@ -17,6 +18,7 @@ PLAYERS = ("alice", "bob", "carol")
 AMOUNTS = (100, 500, 600, 1000, 1200, 2000, 2500, 3000)
 
 
+@cache
 def electronic(preset: str = "pa-craps") -> RulePack:
     """The preset run as an electronic table: the system settles each roll by itself."""
     return derive_pack(load_preset(preset), f"electronic-{preset}",

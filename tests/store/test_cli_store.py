@@ -24,7 +24,7 @@ runner = CliRunner()
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "floor.db"
-    with SqliteStore(path) as store:
+    with SqliteStore(path, synchronous="OFF") as store:  # durability is not under test here
         craps = DurableTable.open(store, "pa-craps", "craps-1", snapshot_every=30)
         seat(craps.table)
         play(craps.table, random.Random(4), 120)

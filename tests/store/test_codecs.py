@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import EVENT_TYPES, event_from_dict, event_to_dict
 from dicetable.rules.loader import load_preset
-from dicetable.store.event_codec import decode, decode_body, encode
+from dicetable.store.event_codec import decode, decode_body, encode, to_dict
+from dicetable.store.replay import share_pack
 from dicetable.store.state_codec import decode_state, encode_state, roundtrips
 from dicetable.table import Table
 from tests.store.helpers import electronic, seat, step
@@ -21,6 +22,7 @@ from tests.store.helpers import electronic, seat, step
 
 def _played(preset: str, seed: int, steps: int) -> Table:
     t = Table.open(electronic() if preset == "electronic" else preset, "t1")
+    share_pack(t.state)  # compile each pack's wagers once, not once per example
     seat(t)
     rng = random.Random(seed)
     for _ in range(steps):
@@ -34,6 +36,9 @@ def test_fast_decoder_matches_the_reference_codec(preset: str) -> None:
     for event in t.log:
         kind, body = encode(event)
         assert kind == event.kind
+        assert to_dict(event) == event_to_dict(event)
+        assert body == json.dumps(event_to_dict(event), sort_keys=True, separators=(",", ":"),
+                                  ensure_ascii=False)
         data = json.loads(body)
         assert decode(data) == event_from_dict(data) == event
         assert decode_body(body) == event
@@ -49,6 +54,10 @@ def test_every_event_type_is_seen_by_the_codec_tests() -> None:
 def test_decoder_refuses_unknown_and_malformed_events() -> None:
     with pytest.raises(InvalidInput):
         decode({"type": "Nope"})
+    with pytest.raises(InvalidInput):
+        decode_body("[1, 2]")
+    with pytest.raises(ValueError, match="Extra data"):
+        decode_body('{"type": "PlayerLeft"} trailing')
     with pytest.raises(InvalidInput):
         decode({"type": "PlayerJoined", "table": "t", "seq": 1})
     with pytest.raises(InvalidInput):

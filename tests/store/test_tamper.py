@@ -124,7 +124,7 @@ def raw(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterato
         return
     if backend == "sqlite":
         path = tmp_path / "log.db"
-        with SqliteStore(path) as s:
+        with SqliteStore(path, synchronous="OFF") as s:  # durability is not under test here
             _play(s)
         conn = sqlite3.connect(path, isolation_level=None)
 

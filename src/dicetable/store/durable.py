@@ -35,7 +35,7 @@ from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
 from dicetable.store.chain import EMPTY, Head
-from dicetable.store.replay import fold, load_state
+from dicetable.store.replay import fold, load_state, share_pack
 from dicetable.store.state_codec import encode_state, roundtrips
 from dicetable.table.table import Table, engine_for
 
@@ -75,6 +75,7 @@ class DurableTable:
         table = Table(engine_for(rules.game, authorizer), clock=clock)
         durable = cls(store, table, snapshot_every=snapshot_every)
         table.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=rules))
+        share_pack(table.state)
         return durable
 
     @classmethod

@@ -107,34 +107,22 @@ class _EventDecoder:
     def __init__(self, cls: type[Event]) -> None:
         hints = typing.get_type_hints(cls)
         self.cls = cls
-        self.fields = {f.name for f in dataclasses.fields(cls)}
+        self.fields = frozenset(f.name for f in dataclasses.fields(cls))
         self.convs = [(name, c) for name in sorted(self.fields)
                       if (c := _converter(hints[name])) is not None]
-        self.defaults: dict[str, Any] = {}
-        self.required: set[str] = set()
-        self.simple = True
-        for f in dataclasses.fields(cls):
-            if f.default is not dataclasses.MISSING:
-                self.defaults[f.name] = f.default
-            elif f.default_factory is not dataclasses.MISSING:
-                self.simple = False  # a fresh default per event: go through __init__
-            else:
-                self.required.add(f.name)
         # Events are frozen dataclasses with no __post_init__: filling __dict__ directly builds
-        # the same object as __init__ would, several times faster.
-        if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
-            self.simple = False
+        # the same object as __init__ would, several times faster. Only a dict that names
+        # every field exactly (as ``event_to_dict`` writes them) takes this path.
+        self.direct = not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
 
     def __call__(self, data: dict[str, Any]) -> Event:
-        values = {k: v for k, v in data.items() if k != "type"}
-        for name, conv in self.convs:
-            if name in values:
-                values[name] = conv(values[name])
-        if not self.simple or not self.required <= values.keys() \
-                or not values.keys() <= self.fields:
+        values = dict(data)
+        del values["type"]
+        if not self.direct or values.keys() != self.fields:
             return _slow(data)
+        for name, conv in self.convs:
+            values[name] = conv(values[name])
         obj = object.__new__(self.cls)
-        obj.__dict__.update(self.defaults)
         obj.__dict__.update(values)
         return obj
 
@@ -148,6 +136,8 @@ _DECODERS: dict[str, _EventDecoder] = {}
 
 def decode(data: dict[str, Any]) -> Event:
     """The event a stored dict describes (``event_from_dict``, faster)."""
+    if not isinstance(data, dict):
+        raise InvalidInput("an event is a JSON object", rule="events.codec")
     kind = data.get("type")
     dec = _DECODERS.get(kind) if isinstance(kind, str) else None
     if dec is None:
@@ -161,10 +151,109 @@ def decode(data: dict[str, Any]) -> Event:
         raise InvalidInput(f"malformed {kind} event: {e}", rule="events.codec") from None
 
 
+_JSON = json.JSONDecoder()
+
+
 def decode_body(body: str) -> Event:
-    return decode(json.loads(body))
+    data, end = _JSON.raw_decode(body)  # stored bodies are canonical: no outer whitespace
+    if end != len(body) or not isinstance(data, dict):
+        data = json.loads(body)  # raises on trailing garbage, as a tampered body may have
+    return decode(data)
+
+
+# -- encoding ------------------------------------------------------------------------------------
+def _generic(value: Any) -> Any:
+    """JSON data for a value of no declared shape (the pack inside ``TableOpened``)."""
+    if isinstance(value, Roll):
+        return str(value)
+    if isinstance(value, Role):
+        return value.value
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _generic(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_generic(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _generic(v) for k, v in value.items()}
+    return value
+
+
+def _str(value: Any) -> Any:
+    return None if value is None else str(value)
+
+
+def _role_value(value: Any) -> Any:
+    return value.value if isinstance(value, Role) else value
+
+
+def _fraction(value: Any) -> Any:
+    return None if value is None else f"{value.numerator}/{value.denominator}"
+
+
+def _list_of(conv: Converter | None) -> Converter:
+    if conv is None:
+        return list
+    def convert(value: Any) -> Any:
+        return [conv(v) for v in value]
+    return convert
+
+
+def _to_json(tp: Any) -> Converter | None:
+    """How to turn a ``tp`` into its JSON form; None when it already is one."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _to_json(inner[0]) if len(inner) == 1 else _generic
+    if tp in (str, int, bool):
+        return None
+    if tp is Roll:
+        return _str
+    if tp is Role:
+        return _role_value
+    if tp is Fraction:
+        return _fraction
+    if origin is tuple:
+        return _list_of(_to_json(typing.get_args(tp)[0]))
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        parts = [(f.name, _to_json(hints[f.name])) for f in dataclasses.fields(tp)]
+        def convert(value: Any) -> Any:
+            return {name: getattr(value, name) if c is None else c(getattr(value, name))
+                    for name, c in parts}
+        return convert
+    return _generic
+
+
+class _EventEncoder:
+    def __init__(self, cls: type[Event]) -> None:
+        hints = typing.get_type_hints(cls)
+        self.kind = cls.kind
+        self.parts = [(f.name, _to_json(hints[f.name])) for f in dataclasses.fields(cls)]
+
+    def __call__(self, event: Event) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind}
+        values = event.__dict__
+        for name, conv in self.parts:
+            v = values[name]
+            out[name] = v if conv is None else conv(v)
+        return out
+
+
+_ENCODERS: dict[type[Event], _EventEncoder] = {}
+
+
+def to_dict(event: Event) -> dict[str, Any]:
+    """``event_to_dict(event)``, with each class's field converters worked out once."""
+    cls = type(event)
+    enc = _ENCODERS.get(cls)
+    if enc is None:
+        if EVENT_TYPES.get(cls.__name__) is not cls or hasattr(cls, "__slots__"):
+            return event_to_dict(event)
+        enc = _ENCODERS[cls] = _EventEncoder(cls)
+    return enc(event)
 
 
 def encode(event: Event) -> tuple[str, str]:
     """The event's kind and the canonical JSON that is stored and hashed."""
-    return event.kind, canonical(event_to_dict(event))
+    return event.kind, canonical(to_dict(event))

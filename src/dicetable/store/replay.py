@@ -38,6 +38,13 @@ def pack_for(opened: TableOpened) -> RulePack:
     return pack
 
 
+def share_pack(state: TableState) -> None:
+    """Point ``state`` at the one pack object of its digest (``apply`` builds a new one from
+    the opening event, whose wagers would then be compiled again for every table)."""
+    if state.pack is not None:
+        state.pack = _PACKS.setdefault(state.pack.digest, state.pack)
+
+
 def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
     """``apply`` every event in order (the state is the fold of the log)."""
     state = state if state is not None else TableState()

@@ -131,39 +131,51 @@ class SqliteStore(EventStore):
         self._submit(snapshot)
 
     def _write(self, jobs: list[Job]) -> None:
+        # Few calls into SQLite per transaction, whatever the batch size: each call gives up
+        # the GIL and must win it back from the threads deciding the next commands.
         conn = self._writer
         outcomes: list[tuple[Job, object]] = []
-        heads: dict[str, Head] = {}
         changed: set[str] = set()
+        rows_out: list[tuple[str, int, str, str, str, str]] = []
+        snaps = [j.payload for j in jobs if isinstance(j.payload, Snapshot)]
+        tables = sorted({j.payload.table for j in jobs if isinstance(j.payload, AppendRequest)})
         conn.execute("BEGIN IMMEDIATE")
         try:
+            heads: dict[str, Head] = {}
+            if tables:
+                marks = ", ".join("?" for _ in tables)
+                heads = {str(t): Head(int(seq), str(h)) for t, seq, h in conn.execute(
+                    f"SELECT table_id, seq, hash FROM table_heads WHERE table_id IN ({marks})",
+                    tables)}
             for job in jobs:
                 p = job.payload
                 if isinstance(p, Snapshot):
-                    conn.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?)",
-                                 (p.table, p.seq, p.event_hash, p.body, p.digest))
                     outcomes.append((job, None))
                     continue
                 assert isinstance(p, AppendRequest)
-                head = heads.get(p.table)
-                if head is None:
-                    head = heads[p.table] = self._head(conn, p.table)
+                head = heads.get(p.table, EMPTY)
                 try:
                     check_head(p, head)
                 except DicetableError as e:
                     outcomes.append((job, e))
                     continue
                 rows = chain(p.table, head, p.kinds, p.bodies)
-                conn.executemany(f"INSERT INTO event_log ({_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
-                                 [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash)
-                                  for r in rows])
+                rows_out += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash)
+                             for r in rows]
                 heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
                 changed.add(p.table)
                 outcomes.append((job, rows))
-            conn.executemany(
-                "INSERT INTO table_heads (table_id, seq, hash) VALUES (?, ?, ?) "
-                "ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-                [(t, heads[t].seq, heads[t].hash) for t in sorted(changed)])
+            if rows_out:
+                conn.executemany(f"INSERT INTO event_log ({_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                                 rows_out)
+                conn.executemany(
+                    "INSERT INTO table_heads (table_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT "
+                    "(table_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                    [(t, heads[t].seq, heads[t].hash) for t in sorted(changed)])
+            if snaps:
+                conn.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?)",
+                                 [(p.table, p.seq, p.event_hash, p.body, p.digest)
+                                  for p in snaps])
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
