@@ -356,3 +356,31 @@ def test_recall_shows_wagers_roll_and_outcome(store: EventStore) -> None:
     assert last_done.balances_after["alice"] - 10_00 == t.balance("alice")
     assert not current.complete
     assert current.activity[0]["type"] == "BetPlaced"
+
+
+def test_postgres_notices_reach_other_processes(pg_url: str) -> None:
+    """LISTEN/NOTIFY: a commit by one server process is heard by another."""
+    import uuid
+
+    from dicetable.store.postgres import PostgresStore, drop_schema
+
+    schema = f"dt_notify_{uuid.uuid4().hex[:10]}"
+    listener_side = PostgresStore(pg_url, schema=schema)
+    writer_side = PostgresStore(pg_url, schema=schema)
+    try:
+        heard: list[Notice] = []
+        got = threading.Event()
+
+        def listener(n: Notice) -> None:
+            heard.append(n)
+            got.set()
+
+        with listener_side.subscribe(listener):
+            writer_side.append("t9", batch("t9", 1, 3))
+            assert got.wait(5)
+        assert heard == [Notice("t9", 3)]
+        assert [e.seq for e in listener_side.events("t9")] == [1, 2, 3]
+    finally:
+        listener_side.close()
+        writer_side.close()
+        drop_schema(pg_url, schema)

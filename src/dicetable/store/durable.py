@@ -34,7 +34,7 @@ from dicetable.games.state import Phase, TableState
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
-from dicetable.store.chain import EMPTY, Head
+from dicetable.store.chain import EMPTY, Head, make_snapshot
 from dicetable.store.replay import fold, load_state, share_pack
 from dicetable.store.state_codec import encode_state, roundtrips
 from dicetable.table.table import Table, engine_for
@@ -120,7 +120,11 @@ class DurableTable:
             log.warning("table %s: state does not snapshot faithfully; snapshots are off",
                         state.table_id)
             return False
-        self.store.snapshot(state.table_id, state.seq, encode_state(state))
+        if self.head.seq == state.seq:  # the usual case: bind it to the hash we hold
+            self.store.save_snapshot(make_snapshot(state.table_id, state.seq, self.head.hash,
+                                                   encode_state(state)))
+        else:
+            self.store.snapshot(state.table_id, state.seq, encode_state(state))
         self._snapshot_seq = state.seq
         return True
 
