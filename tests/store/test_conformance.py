@@ -7,6 +7,7 @@ import itertools
 import random
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -384,3 +385,54 @@ def test_postgres_notices_reach_other_processes(pg_url: str) -> None:
         listener_side.close()
         writer_side.close()
         drop_schema(pg_url, schema)
+
+
+def test_one_failing_batch_does_not_fail_the_others_in_its_transaction() -> None:
+    from dicetable.store.group_commit import GroupCommitter, Job
+
+    release = threading.Event()
+    written: list[list[int]] = []
+
+    def write(jobs: list[Job]) -> None:
+        release.wait(5)
+        written.append([j.payload for j in jobs])
+        if any(j.payload < 0 for j in jobs):
+            raise RuntimeError("disk says no")
+        for j in jobs:
+            j.future.set_result(j.payload)
+
+    gc = GroupCommitter(write, "test")
+    results: dict[int, object] = {}
+
+    def submit(v: int) -> None:
+        try:
+            results[v] = gc.submit(v)
+        except RuntimeError as e:
+            results[v] = e
+
+    threads = [threading.Thread(target=submit, args=(v,)) for v in (1, -1, 2, 3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    release.set()
+    for t in threads:
+        t.join()
+    gc.close()
+    assert results[1] == 1
+    assert (results[2], results[3]) == (2, 3)
+    assert isinstance(results[-1], RuntimeError)
+
+
+def test_a_file_that_is_not_a_log_is_not_touched(tmp_path: Path) -> None:
+    import sqlite3
+
+    from dicetable.store.sqlite import SqliteStore
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE x (a)")
+    with pytest.raises(InvalidInput, match="no dicetable log"):
+        SqliteStore(path, create=False)
+    with sqlite3.connect(path) as conn:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert names == {"x"}

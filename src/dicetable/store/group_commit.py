@@ -78,14 +78,23 @@ class GroupCommitter:
                 batch.append(nxt)
             self.batches += 1
             self.jobs += len(batch)
-            try:
-                self._write(batch)
-            except BaseException as exc:  # the transaction failed: every caller learns why
-                for job in batch:
-                    if not job.future.done():
-                        job.future.set_exception(exc)
+            self._write_isolating(batch)
             if stop:
                 return
+
+    def _write_isolating(self, batch: list[Job]) -> None:
+        try:
+            self._write(batch)
+        except BaseException as exc:
+            if len(batch) == 1:  # the transaction failed: its caller learns why
+                if not batch[0].future.done():
+                    batch[0].future.set_exception(exc)
+                return
+            # One bad batch must not fail the others that shared its transaction: retry
+            # each in a transaction of its own.
+            for job in batch:
+                if not job.future.done():
+                    self._write_isolating([job])
 
     def close(self) -> None:
         with self._lock:

@@ -73,6 +73,10 @@ class SqliteStore(EventStore):
         self._sync = synchronous.upper()
         self._busy = busy_timeout_ms
         self._writer = self._connect()
+        if not create and self._writer.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'event_log'").fetchone() is None:
+            self._writer.close()
+            raise InvalidInput(f"{self.path} holds no dicetable log", rule="store.location")
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._writer.executescript(SCHEMA)
         self._write_lock = threading.Lock()
