@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, dice, replay, rng, rules
+from dicetable.cli import demo, dice, replay, rng, rules, store_cmds
 from dicetable.cli import odds as odds_cli
 from dicetable.cli import simulate as simulate_cli
 
@@ -21,6 +21,9 @@ app.add_typer(dice.app, name="dice")
 app.command("rng-test")(rng.rng_test)
 app.command("odds")(odds_cli.odds)
 app.command("simulate")(simulate_cli.simulate)
+app.add_typer(store_cmds.audit_app, name="audit")
+app.command("recall")(store_cmds.recall)
+app.command("export")(store_cmds.export)
 
 
 def main() -> None:

@@ -106,12 +106,18 @@ class Table:
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
         table = cls(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock,
                     sink=sink)
-        table.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=rules,
-                                    mode=mode))
-        for person, staff_role in (staff or {}).items():
-            table.execute(tcmd.AssignStaff(actor=actor, role=role, person=person,
-                                           staff_role=staff_role))
+        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
         return table
+
+    def start(self, pack: RulePack, table_id: str, *, mode: str = "bare",
+              actor: str = "floor", role: Role = Role.FLOORPERSON,
+              staff: Mapping[str, Role] | None = None) -> None:
+        """Open this (new) table and assign its staff: the first events of its log."""
+        self.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=pack,
+                                   mode=mode))
+        for person, staff_role in (staff or {}).items():
+            self.execute(tcmd.AssignStaff(actor=actor, role=role, person=person,
+                                          staff_role=staff_role))
 
     @classmethod
     def replay(cls, events: Iterable[envelope.Event], *, clock: Clock | None = None,

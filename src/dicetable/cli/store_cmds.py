@@ -1,0 +1,182 @@
+"""``dicetable audit verify``, ``dicetable recall`` and ``dicetable export``: the table log
+for compliance, surveillance and regulators.
+
+DB is a SQLite file or a ``postgresql://`` URL (with ``--schema``, default ``dicetable``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from dicetable.core.errors import DicetableError
+from dicetable.core.money import format_cents
+from dicetable.store.audit import verify_store
+from dicetable.store.base import EventStore
+from dicetable.store.open import open_store
+from dicetable.store.recall import RoundRecall, recall_rounds
+
+audit_app = typer.Typer(help="Check the table log's hash chain.", no_args_is_help=True)
+console = Console()
+err = Console(stderr=True)
+
+DB_HELP = "A SQLite file or a postgresql:// URL"
+SCHEMA_HELP = "PostgreSQL schema holding the log"
+
+
+@contextlib.contextmanager
+def _opened(db: str, schema: str) -> Iterator[EventStore]:
+    try:
+        store = open_store(db, schema=schema, create=False)
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    except Exception as e:  # a database that cannot be reached or read
+        err.print(f"[red]cannot open {db}: {type(e).__name__}: {e}[/red]")
+        raise typer.Exit(2) from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+@audit_app.command("verify")
+def verify(db: str = typer.Argument(..., help=DB_HELP),
+           table: list[str] = typer.Option([], "--table", help="Only these tables"),
+           quick: bool = typer.Option(False, "--quick",
+                                      help="Chain only: do not replay to check snapshots"),
+           as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
+           schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+    """Check every stored event's hash link; report the first altered, deleted, inserted or
+    reordered event of each table. Exit 0 when the log is intact, 1 when it is not."""
+    with _opened(db, schema) as store:
+        try:
+            reports = verify_store(store, table or None, replay=not quick)
+        except DicetableError as e:
+            err.print(f"[red]{e}[/red]")
+            raise typer.Exit(2) from None
+        location = store.location
+    ok = all(r.ok for r in reports)
+    if as_json:
+        typer.echo(json.dumps({"store": location, "ok": ok,
+                               "tables": [r.to_dict() for r in reports]}, indent=2))
+    else:
+        for r in reports:
+            if r.ok:
+                head = r.head.hash[:16] if r.head else "-"
+                console.print(f"[green]ok[/green]   {r.table}: {r.events} events, head "
+                              f"{head}…, {r.snapshots} snapshots")
+            else:
+                for p in r.problems:
+                    console.print(f"[red]FAIL[/red] {r.table} seq {p.seq}: {p.what} — "
+                                  f"{p.detail}")
+        verdict = "[green]log intact[/green]" if ok else "[red]log TAMPERED or damaged[/red]"
+        console.print(f"{location}: {len(reports)} table(s); {verdict}")
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _money(cents: int) -> str:
+    return format_cents(cents)
+
+
+def _print_round(r: RoundRecall) -> None:
+    state = "complete" if r.complete else "[yellow]IN PROGRESS[/yellow]"
+    console.rule(f"{r.table} — {r.label} (events {r.first_seq}-{r.last_seq}, {state})")
+    console.print(f"{r.started} … {r.ended}")
+    for a in r.activity:
+        detail = ", ".join(f"{k}={_fmt(k, v)}" for k, v in a.items()
+                           if k not in ("type", "seq", "actor", "role", "at", "rule")
+                           and v not in (None, "", 0, False))
+        console.print(f"  #{a['seq']} {a['type']} by {a['actor']} ({a['role']}) {detail}")
+    if r.wagers:
+        wt = RichTable("bet", "player", "wager", "amount", "state", "working",
+                       title="wagers in action at the throw")
+        for w in r.wagers:
+            wt.add_row(w["bet"], w["player"], w["wager"], _money(w["amount"]), w["state"],
+                       "yes" if w["working"] else "off")
+        console.print(wt)
+    for roll in r.rolls:
+        total = f" ({roll['total']})" if roll["total"] is not None else ""
+        console.print(f"  dice: [bold]{roll['roll']}{total}[/bold] from {roll['source']} by "
+                      f"{roll['actor']}" + (f"; facts {roll['facts']}" if roll["facts"] else ""))
+    if r.no_roll is not None:
+        console.print(f"  [yellow]no roll[/yellow]: {', '.join(r.no_roll)}")
+    for c in r.collections:
+        console.print(f"  collected {c['player']} {c['wager']} ({c['bet']}) "
+                      f"{_money(c['amount'])}")
+    for p in r.payments:
+        extra = f", commission {_money(p['commission'])}" if p["commission"] else ""
+        console.print(f"  paid {p['player']} {p['wager']} ({p['bet']}) win {_money(p['win'])}"
+                      f", stake back {_money(p['stake_returned'])}{extra}")
+    for x in r.returns:
+        console.print(f"  returned {x['player']} {x['wager']} ({x['bet']}) "
+                      f"{_money(x['amount'])}")
+    if r.point_before != r.point_after or r.seven_out:
+        console.print(f"  puck: {r.point_before or 'OFF'} → {r.point_after or 'OFF'}"
+                      + (" (seven-out)" if r.seven_out else ""))
+    bt = RichTable("player", "before", "after", "change", title="balances")
+    for player in sorted(set(r.balances_before) | set(r.balances_after)):
+        before = r.balances_before.get(player, 0)
+        after = r.balances_after.get(player, 0)
+        bt.add_row(player, _money(before), _money(after), _money(after - before))
+    console.print(bt)
+
+
+def _fmt(key: str, value: Any) -> str:
+    if key in ("amount", "returned", "commission") and isinstance(value, int):
+        return _money(value)
+    return str(value)
+
+
+def recall(db: str = typer.Argument(..., help=DB_HELP),
+           table: str = typer.Option(..., "--table", help="The table to recall"),
+           rounds: int = typer.Option(10, "--rounds", min=1,
+                                      help="How many rounds (a Craps round is one throw)"),
+           as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
+           schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+    """Game recall: the last rounds of TABLE with every wager, the roll, the outcome and each
+    player's balance before and after (spec/standards.md REC-1, REC-2)."""
+    with _opened(db, schema) as store:
+        try:
+            records = recall_rounds(store, table, rounds)
+        except DicetableError as e:
+            err.print(f"[red]{e}[/red]")
+            raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps({"table": table, "rounds": [r.to_dict() for r in records]},
+                              indent=2))
+        return
+    if not records:
+        console.print(f"{table}: no rounds played yet")
+    for r in records:
+        _print_round(r)
+
+
+def export(db: str = typer.Argument(..., help=DB_HELP),
+           out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout"),
+           table: list[str] = typer.Option([], "--table", help="Only these tables"),
+           schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+    """Write the log as JSON Lines: one stored event a line, with its hash and its
+    predecessor's, so the export can be verified on its own."""
+    with _opened(db, schema) as store:
+        names = table or store.tables()
+        count = 0
+        with contextlib.ExitStack() as stack:
+            sink = stack.enter_context(out.open("w", encoding="utf-8")) if out is not None \
+                else sys.stdout
+            for name in names:
+                for row in store.records(name):
+                    sink.write(json.dumps(row.to_line(), sort_keys=True,
+                                          separators=(",", ":"), ensure_ascii=False) + "\n")
+                    count += 1
+    if out is not None:
+        err.print(f"{count} events from {len(names)} table(s) written to {out}")

@@ -1,0 +1,219 @@
+"""The one store interface every backend implements (DESIGN.md lesson 9).
+
+A table's log is appended in batches keyed on (table, sequence number): a batch must start
+right after the head its writer last saw, or the append is refused with ``StaleVersion`` and
+nothing is written. Nothing is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dicetable.core.errors import InvalidInput, StaleVersion
+from dicetable.games.events import Event
+from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, make_snapshot
+from dicetable.store.event_codec import decode_body, encode
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Table ``table`` now has events up to ``seq`` (what a subscriber is told)."""
+
+    table: str
+    seq: int
+
+
+Listener = Callable[[Notice], None]
+
+
+class Subscription:
+    """A registered listener; ``close()`` stops the notices."""
+
+    def __init__(self, on_close: Callable[[], None]) -> None:
+        self._on_close = on_close
+        self._closed = False
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._on_close()
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass(slots=True)
+class AppendRequest:
+    """One writer's batch, encoded and checked for shape, waiting to be written."""
+
+    table: str
+    expected: int
+    kinds: list[str]
+    bodies: list[str]
+
+
+def stale(table: str, expected: int, head: Head) -> StaleVersion:
+    return StaleVersion(f"table {table!r} is at seq {head.seq}; this writer expected "
+                        f"{expected} (reload the table and decide again)", rule="store.sequence")
+
+
+def prepare(table: str, events: Sequence[Event], expected: int | None) -> AppendRequest:
+    """Check a batch's shape and encode it. Raises ``InvalidInput`` on a malformed batch."""
+    if not table:
+        raise InvalidInput("a table id is required", rule="store.table")
+    if not events:
+        raise InvalidInput("nothing to append", rule="store.append")
+    first = events[0].seq
+    if expected is None:
+        expected = first - 1
+    for i, e in enumerate(events):
+        if e.table != table:
+            raise InvalidInput(f"event {e.kind} belongs to table {e.table!r}, not {table!r}",
+                               rule="store.table")
+        if e.seq != expected + 1 + i:
+            raise InvalidInput(f"event {e.kind} has seq {e.seq}; expected {expected + 1 + i}",
+                               rule="store.sequence")
+    kinds: list[str] = []
+    bodies: list[str] = []
+    for e in events:
+        kind, body = encode(e)
+        kinds.append(kind)
+        bodies.append(body)
+    return AppendRequest(table, expected, kinds, bodies)
+
+
+class EventStore(ABC):
+    """An append-only, hash-chained log of every table's events, with snapshots."""
+
+    def __init__(self) -> None:
+        self._listeners: dict[int, Listener] = {}
+        self._listener_lock = threading.Lock()
+        self._next_listener = 0
+
+    # -- writing ------------------------------------------------------------------------------
+    def append(self, table: str, events: Sequence[Event],
+               expected: int | None = None) -> list[StoredEvent]:
+        """Durably append ``events`` after seq ``expected`` (default: the first event's seq
+        less one). Returns the stored rows once they are committed.
+
+        Raises ``StaleVersion`` when the table's head is not ``expected``.
+        """
+        return self._append(prepare(table, events, expected))
+
+    @abstractmethod
+    def _append(self, request: AppendRequest) -> list[StoredEvent]: ...
+
+    @abstractmethod
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` (it replaces any earlier one at the same seq)."""
+
+    def snapshot(self, table: str, seq: int, data: dict[str, Any]) -> Snapshot:
+        """Store ``data`` as the state of ``table`` after event ``seq``."""
+        rows = list(self.records(table, after=seq - 1, until=seq))
+        if not rows:
+            raise InvalidInput(f"table {table!r} has no event {seq}", rule="store.snapshot")
+        snap = make_snapshot(table, seq, rows[0].hash, data)
+        self.save_snapshot(snap)
+        return snap
+
+    # -- reading ------------------------------------------------------------------------------
+    @abstractmethod
+    def tables(self) -> list[str]:
+        """Every table with at least one event, sorted."""
+
+    @abstractmethod
+    def head(self, table: str) -> Head:
+        """The table's recorded head (``EMPTY`` when it has no events)."""
+
+    @abstractmethod
+    def records(self, table: str, after: int = 0,
+                until: int | None = None) -> Iterator[StoredEvent]:
+        """The stored rows with ``after < seq <= until``, in order."""
+
+    def bodies(self, table: str, after: int = 0) -> Iterator[str]:
+        """Just the events' JSON after seq ``after`` (the replay fast path)."""
+        for row in self.records(table, after):
+            yield row.body
+
+    def events(self, table: str, after: int = 0) -> Iterator[Event]:
+        """The decoded events after seq ``after``, in order."""
+        for body in self.bodies(table, after):
+            yield decode_body(body)
+
+    def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
+        """The seqs of the table's events of the given kinds (used to find rounds)."""
+        wanted = set(kinds)
+        return [r.seq for r in self.records(table) if r.kind in wanted]
+
+    @abstractmethod
+    def snapshots(self, table: str) -> list[Snapshot]:
+        """The table's snapshots, oldest first."""
+
+    def latest_snapshot(self, table: str, at_or_before: int | None = None) -> Snapshot | None:
+        best: Snapshot | None = None
+        for snap in self.snapshots(table):
+            if at_or_before is None or snap.seq <= at_or_before:
+                best = snap
+        return best
+
+    # -- notices ------------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Subscription:
+        """Call ``listener`` with a ``Notice`` after each committed append.
+
+        In-process for memory and SQLite; PostgreSQL delivers notices from every process
+        sharing the database (LISTEN/NOTIFY).
+        """
+        with self._listener_lock:
+            key = self._next_listener
+            self._next_listener += 1
+            self._listeners[key] = listener
+
+        def remove() -> None:
+            with self._listener_lock:
+                self._listeners.pop(key, None)
+
+        return Subscription(remove)
+
+    def _notify(self, notices: Iterable[Notice]) -> None:
+        with self._listener_lock:
+            listeners = list(self._listeners.values())
+        for notice in notices:
+            for listener in listeners:
+                try:
+                    listener(notice)
+                except Exception:  # a listener's fault must never fail a committed append
+                    log.exception("store listener failed on %s", notice)
+
+    # -- lifetime -----------------------------------------------------------------------------
+    def close(self) -> None:  # noqa: B027 (the memory store has nothing to release)
+        """Release connections and threads."""
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the log lives, for messages (a path, a URL without secrets, ``memory``)."""
+
+
+def check_head(request: AppendRequest, head: Head) -> None:
+    if head.seq != request.expected:
+        raise stale(request.table, request.expected, head)
+
+
+__all__ = ["EMPTY", "AppendRequest", "EventStore", "Head", "Listener", "Notice", "Snapshot",
+           "StoredEvent", "Subscription", "check_head", "prepare", "stale"]

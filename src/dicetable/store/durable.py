@@ -1,0 +1,178 @@
+"""A ``Table`` on a store: every batch is durable before it is applied; a restart resumes it.
+
+``DurableTable.open`` starts a new table on a store; ``DurableTable.resume`` rebuilds one from
+its log (from the latest snapshot) after a restart or a crash, and then - on an electronic
+table whose pack settles automatically - carries out the settlement chores of a roll that was
+recorded but not yet settled: a recorded roll is settled, never rolled again (spec/standards.md
+RES-1, RES-4).
+
+>>> from dicetable.store.memory import MemoryStore
+>>> store = MemoryStore()
+>>> dt = DurableTable.open(store, "pa-craps", "t1")
+>>> t = dt.table
+>>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
+>>> _ = t.roll("3-4")                      # crash here: the roll is in the log, unsettled
+>>> again = DurableTable.resume(store, "t1")
+>>> again.table.phase.value, again.table.balance("alice")
+('settling', 9000)
+>>> _ = again.table.settle(); again.table.balance("alice"), store.head("t1").seq
+(11000, 8)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from dicetable.core.clock import Clock
+from dicetable.core.errors import ProcedureViolation
+from dicetable.core.roles import Role
+from dicetable.games import commands as cmd
+from dicetable.games.engine import Authorizer, default_authorizer
+from dicetable.games.events import Event
+from dicetable.games.state import Phase, TableState
+from dicetable.rules.loader import load_pack
+from dicetable.rules.model import RulePack
+from dicetable.store.base import EventStore
+from dicetable.store.chain import EMPTY, Head, make_snapshot
+from dicetable.store.replay import fold, load_state, share_pack
+from dicetable.store.state_codec import encode_state, roundtrips
+from dicetable.table.procedure import DiceRegistry
+from dicetable.table.table import Table, engine_for
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_EVERY = 1000
+"""Events between snapshots: a resume replays at most this many."""
+
+
+class DurableTable:
+    """A table whose sink is a store. ``table`` is the ordinary ``Table`` facade."""
+
+    def __init__(self, store: EventStore, table: Table, *,
+                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
+        self.store = store
+        self.table = table
+        self.snapshot_every = snapshot_every
+        tid = table.state.table_id
+        self.head: Head = store.head(tid) if tid else EMPTY
+        """The last event this table knows is durable."""
+        snap = store.latest_snapshot(tid) if tid else None
+        self._snapshot_seq = snap.seq if snap is not None else 0
+        self._snapshot_broken = False
+        table.sink = self._sink
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, store: EventStore, pack: RulePack | str, table_id: str, *,
+             mode: str = "bare", clock: Clock | None = None, actor: str = "floor",
+             role: Role = Role.FLOORPERSON, staff: Mapping[str, Role] | None = None,
+             authorizer: Authorizer = default_authorizer,
+             dice_registry: DiceRegistry | None = None,
+             snapshot_every: int = SNAPSHOT_EVERY) -> DurableTable:
+        """A new table, its opening already durable (``Table.open``'s arguments)."""
+        rules = pack if isinstance(pack, RulePack) else load_pack(pack)
+        if store.head(table_id).seq:
+            raise ProcedureViolation(f"table {table_id!r} already has a log; resume it",
+                                     rule="table.open")
+        table = Table(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock)
+        durable = cls(store, table, snapshot_every=snapshot_every)
+        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
+        share_pack(table.state)
+        return durable
+
+    @classmethod
+    def resume(cls, store: EventStore, table_id: str, *, clock: Clock | None = None,
+               authorizer: Authorizer = default_authorizer,
+               dice_registry: DiceRegistry | None = None,
+               snapshot_every: int = SNAPSHOT_EVERY, settle: bool = True) -> DurableTable:
+        """The table exactly as its log leaves it; with ``settle``, an automatic table
+        finishes settling a roll the log holds."""
+        state = load_state(store, table_id)
+        table = Table(engine_for(state.game, state.mode, authorizer, dice_registry),
+                      clock=clock)
+        table.state = state
+        durable = cls(store, table, snapshot_every=snapshot_every)
+        if settle:
+            durable.finish_settlement()
+        return durable
+
+    @classmethod
+    def open_or_resume(cls, store: EventStore, pack: RulePack | str, table_id: str, *,
+                       mode: str = "bare", clock: Clock | None = None,
+                       staff: Mapping[str, Role] | None = None,
+                       authorizer: Authorizer = default_authorizer,
+                       dice_registry: DiceRegistry | None = None,
+                       snapshot_every: int = SNAPSHOT_EVERY) -> DurableTable:
+        if store.head(table_id).seq:
+            return cls.resume(store, table_id, clock=clock, authorizer=authorizer,
+                              dice_registry=dice_registry, snapshot_every=snapshot_every)
+        return cls.open(store, pack, table_id, mode=mode, clock=clock, staff=staff,
+                        authorizer=authorizer, dice_registry=dice_registry,
+                        snapshot_every=snapshot_every)
+
+    # -- the sink -----------------------------------------------------------------------------
+    def _sink(self, events: Sequence[Event]) -> None:
+        state = self.table.state
+        if self.snapshot_every and state.seq - self._snapshot_seq >= self.snapshot_every:
+            self.snapshot()  # the state at the head, before this batch is applied
+        rows = self.store.append(events[0].table, events, expected=state.seq)
+        self.head = Head(rows[-1].seq, rows[-1].hash)
+
+    def snapshot(self) -> bool:
+        """Store the current state as a snapshot; False when it cannot be stored faithfully."""
+        state = self.table.state
+        if not state.seq or self._snapshot_broken:
+            return False
+        if not roundtrips(state):
+            self._snapshot_broken = True  # replay still works; it just starts from the top
+            log.warning("table %s: state does not snapshot faithfully; snapshots are off",
+                        state.table_id)
+            return False
+        if self.head.seq == state.seq:  # the usual case: bind it to the hash we hold
+            self.store.save_snapshot(make_snapshot(state.table_id, state.seq, self.head.hash,
+                                                   encode_state(state)))
+        else:
+            self.store.snapshot(state.table_id, state.seq, encode_state(state))
+        self._snapshot_seq = state.seq
+        return True
+
+    # -- recovery -----------------------------------------------------------------------------
+    def finish_settlement(self, actor: str = "table", role: Role = Role.SYSTEM) -> list[Event]:
+        """Carry out the chores left for a recorded roll, when the pack settles automatically.
+
+        Nothing is rolled: the settlement is the one worked out when the roll was recorded.
+        """
+        table = self.table
+        out: list[Event] = []
+        if not table.pack.flag("settlement.automatic"):
+            return out
+        while table.state.phase is Phase.SETTLING and table.state.pending is not None:
+            step = table.state.pending.step
+            chore: cmd.Command
+            if step == 0:
+                chore = cmd.CollectLosers(actor=actor, role=role)
+            elif step == 1:
+                chore = cmd.PayWinners(actor=actor, role=role)
+            elif table.state.game == "props-and-hops":
+                chore = cmd.CompleteRound(actor=actor, role=role)
+            else:
+                chore = cmd.MovePuck(actor=actor, role=role)
+            out += table.execute(chore)
+        return out
+
+    def refresh(self) -> int:
+        """Fold in events another writer appended; returns how many. Use after
+        ``StaleVersion``."""
+        state: TableState = self.table.state
+        before = state.seq
+        fold(self.store.events(state.table_id, after=state.seq), state)
+        self.head = self.store.head(state.table_id)
+        return state.seq - before
+
+    def execute(self, command: cmd.Command) -> list[Event]:
+        return self.table.execute(command)
+
+    @property
+    def state(self) -> TableState:
+        return self.table.state

@@ -1,0 +1,67 @@
+"""The in-memory store: the same contract as the durable ones, for tests and simulations.
+
+>>> from dicetable.table import Table
+>>> store = MemoryStore()
+>>> t = Table.open("pa-craps", "t1", sink=lambda evs: store.append("t1", evs))
+>>> t.join("alice")
+>>> [r.kind for r in store.records("t1")]
+['TableOpened', 'PlayerJoined']
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+from dicetable.store.base import AppendRequest, EventStore, Notice, check_head
+from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, chain
+
+
+class MemoryStore(EventStore):
+    """Lists in a dict, behind a lock. ``rows`` is exposed so tests can tamper with it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self.rows: dict[str, list[StoredEvent]] = {}
+        self.heads: dict[str, Head] = {}
+        self._snapshots: dict[str, dict[int, Snapshot]] = {}
+
+    @property
+    def location(self) -> str:
+        return "memory"
+
+    def _append(self, request: AppendRequest) -> list[StoredEvent]:
+        with self._lock:
+            head = self.heads.get(request.table, EMPTY)
+            check_head(request, head)
+            rows = chain(request.table, head, request.kinds, request.bodies)
+            self.rows.setdefault(request.table, []).extend(rows)
+            self.heads[request.table] = Head(rows[-1].seq, rows[-1].hash)
+        self._notify([Notice(request.table, rows[-1].seq)])
+        return rows
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        with self._lock:
+            self._snapshots.setdefault(snapshot.table, {})[snapshot.seq] = snapshot
+
+    def tables(self) -> list[str]:
+        with self._lock:
+            return sorted({t for t, rows in self.rows.items() if rows}
+                          | {t for t, h in self.heads.items() if h.seq})
+
+    def head(self, table: str) -> Head:
+        with self._lock:
+            return self.heads.get(table, EMPTY)
+
+    def records(self, table: str, after: int = 0,
+                until: int | None = None) -> Iterator[StoredEvent]:
+        with self._lock:
+            rows = sorted(self.rows.get(table, []), key=lambda r: r.seq)
+        for row in rows:
+            if row.seq > after and (until is None or row.seq <= until):
+                yield row
+
+    def snapshots(self, table: str) -> list[Snapshot]:
+        with self._lock:
+            return [s for _, s in sorted(self._snapshots.get(table, {}).items())]

@@ -1,0 +1,353 @@
+"""PostgreSQL: one log shared by every server process on a casino floor (psycopg 3).
+
+Several processes may append to the same tables. Each batch transaction locks the heads of
+the tables it touches (in table order, so two writers never deadlock), checks each writer's
+expected sequence number, writes the events and moves the heads. A writer that lost a race
+gets ``StaleVersion``. Commits go through the same group committer as SQLite, so one process's
+concurrent tables share a transaction. Every commit sends a NOTIFY that any process can
+LISTEN for (``subscribe``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.store.base import (
+    AppendRequest,
+    EventStore,
+    Listener,
+    Notice,
+    Subscription,
+    check_head,
+)
+from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical, chain
+from dicetable.store.group_commit import GroupCommitter, Job
+
+log = logging.getLogger(__name__)
+
+_PAGE = 5000
+
+
+def _ddl(schema: str) -> list[sql.Composed]:
+    s = sql.Identifier(schema)
+    return [
+        sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(s),
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.event_log (
+            table_id  text   NOT NULL,
+            seq       bigint NOT NULL,
+            kind      text   NOT NULL,
+            body      text   NOT NULL,
+            prev_hash text   NOT NULL,
+            hash      text   NOT NULL,
+            PRIMARY KEY (table_id, seq))""").format(s),
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.table_heads (
+            table_id text   PRIMARY KEY,
+            seq      bigint NOT NULL,
+            hash     text   NOT NULL)""").format(s),
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.snapshots (
+            table_id   text   NOT NULL,
+            seq        bigint NOT NULL,
+            event_hash text   NOT NULL,
+            body       text   NOT NULL,
+            digest     text   NOT NULL,
+            PRIMARY KEY (table_id, seq))""").format(s),
+    ]
+
+
+def channel_for(schema: str) -> str:
+    """The NOTIFY channel of a schema (an identifier of at most 63 bytes)."""
+    name = f"dicetable_{schema}"
+    if len(name.encode()) > 63:
+        name = "dicetable_" + hashlib.sha256(schema.encode()).hexdigest()[:40]
+    return name
+
+
+class PostgresStore(EventStore):
+    """A table log in a PostgreSQL schema (body kept as text: the hashed bytes, unchanged)."""
+
+    def __init__(self, conninfo: str, *, schema: str = "dicetable", group_commit: bool = True,
+                 create: bool = True, connect_timeout: int = 5) -> None:
+        super().__init__()
+        if not schema:
+            raise InvalidInput("a schema name is required", rule="store.postgres")
+        self._conninfo = make_conninfo(conninfo, connect_timeout=connect_timeout)
+        self.schema = schema
+        self.channel = channel_for(schema)
+        self._t = {name: sql.Identifier(schema, name)
+                   for name in ("event_log", "table_heads", "snapshots")}
+        if create:
+            self._create()
+        elif not self._exists():
+            raise InvalidInput(f"no dicetable log in schema {schema!r} at {self.location}",
+                               rule="store.location")
+        self._writer = psycopg.connect(self._conninfo, autocommit=True)
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[psycopg.Connection[Any]] = []
+        self._readers_lock = threading.Lock()
+        self._committer: GroupCommitter | None = None
+        self._group = group_commit
+        self._closed = False
+        self._listen_thread: threading.Thread | None = None
+        self._listen_stop = threading.Event()
+        self._listen_ready = threading.Event()
+
+    @property
+    def location(self) -> str:
+        parts = {k: v for k, v in conninfo_to_dict(self._conninfo).items()
+                 if k in ("host", "port", "dbname", "user")}
+        return "postgresql://{user}@{host}:{port}/{dbname}".format(
+            **{k: parts.get(k, "") for k in ("user", "host", "port", "dbname")}) \
+            + f" schema {self.schema}"
+
+    def _create(self) -> None:
+        with psycopg.connect(self._conninfo, autocommit=True) as conn, conn.transaction():
+            # Two processes creating the schema at once would collide in the catalog.
+            conn.execute("SELECT pg_advisory_xact_lock(%s)",
+                         (int.from_bytes(hashlib.sha256(self.schema.encode()).digest()[:7],
+                                         "big"),))
+            for stmt in _ddl(self.schema):
+                conn.execute(stmt)
+
+    def _exists(self) -> bool:
+        with psycopg.connect(self._conninfo, autocommit=True) as conn:
+            row = conn.execute("SELECT to_regclass(%s)",
+                               (f'"{self.schema}".event_log',)).fetchone()
+        return row is not None and row[0] is not None
+
+    def _reader(self) -> psycopg.Connection[Any]:
+        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            conn = psycopg.connect(self._conninfo, autocommit=True)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    # -- writing ------------------------------------------------------------------------------
+    def _submit(self, payload: AppendRequest | Snapshot) -> object:
+        if self._group:
+            with self._write_lock:
+                if self._committer is None:
+                    if self._closed:
+                        raise RuntimeError("the store is closed")
+                    self._committer = GroupCommitter(self._write, self.schema)
+                committer = self._committer
+            return committer.submit(payload)
+        job = Job(payload)
+        with self._write_lock:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            self._write([job])
+        return job.future.result()
+
+    def _append(self, request: AppendRequest) -> list[StoredEvent]:
+        rows = self._submit(request)
+        assert isinstance(rows, list)
+        return rows
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        self._submit(snapshot)
+
+    def _write(self, jobs: list[Job]) -> None:
+        t = self._t
+        conn = self._writer
+        if conn.closed or conn.broken:
+            conn = self._writer = psycopg.connect(self._conninfo, autocommit=True)
+        outcomes: list[tuple[Job, object]] = []
+        heads: dict[str, Head] = {}
+        changed: set[str] = set()
+        try:
+            with conn.transaction(), conn.cursor() as cur:
+                tables = sorted({j.payload.table for j in jobs
+                                 if isinstance(j.payload, AppendRequest)})
+                if tables:
+                    cur.execute(sql.SQL(
+                        "INSERT INTO {} (table_id, seq, hash) "
+                        "SELECT t, 0, %s FROM unnest(%s::text[]) AS t ORDER BY t "
+                        "ON CONFLICT (table_id) DO NOTHING").format(t["table_heads"]),
+                        (GENESIS, tables))
+                    cur.execute(sql.SQL(
+                        "SELECT table_id, seq, hash FROM {} WHERE table_id = ANY(%s) "
+                        "ORDER BY table_id FOR UPDATE").format(t["table_heads"]), (tables,))
+                    for table_id, seq, h in cur.fetchall():
+                        heads[table_id] = Head(int(seq), str(h))
+                events: list[tuple[str, int, str, str, str, str]] = []
+                for job in jobs:
+                    p = job.payload
+                    if isinstance(p, Snapshot):
+                        cur.execute(sql.SQL(
+                            "INSERT INTO {} VALUES (%s, %s, %s, %s, %s) "
+                            "ON CONFLICT (table_id, seq) DO UPDATE SET event_hash = "
+                            "excluded.event_hash, body = excluded.body, digest = excluded.digest"
+                        ).format(t["snapshots"]), (p.table, p.seq, p.event_hash, p.body,
+                                                   p.digest))
+                        outcomes.append((job, None))
+                        continue
+                    assert isinstance(p, AppendRequest)
+                    head = heads.get(p.table, EMPTY)
+                    try:
+                        check_head(p, head)
+                    except DicetableError as e:
+                        outcomes.append((job, e))
+                        continue
+                    rows = chain(p.table, head, p.kinds, p.bodies)
+                    events += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash)
+                               for r in rows]
+                    heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
+                    changed.add(p.table)
+                    outcomes.append((job, rows))
+                if events:
+                    cur.executemany(sql.SQL(
+                        "INSERT INTO {} (table_id, seq, kind, body, prev_hash, hash) "
+                        "VALUES (%s, %s, %s, %s, %s, %s)").format(t["event_log"]), events)
+                for table_id in sorted(changed):
+                    h = heads[table_id]
+                    cur.execute(sql.SQL("UPDATE {} SET seq = %s, hash = %s WHERE table_id = %s")
+                                .format(t["table_heads"]), (h.seq, h.hash, table_id))
+                    cur.execute("SELECT pg_notify(%s, %s)",
+                                (self.channel, canonical({"table": table_id, "seq": h.seq})))
+        except BaseException:
+            if conn.broken:
+                self._writer = psycopg.connect(self._conninfo, autocommit=True)
+            raise
+        for job, result in outcomes:
+            if isinstance(result, BaseException):
+                job.future.set_exception(result)
+            else:
+                job.future.set_result(result)
+
+    # -- reading ------------------------------------------------------------------------------
+    def tables(self) -> list[str]:
+        t = self._t
+        rows = self._reader().execute(sql.SQL(
+            "SELECT table_id FROM {} WHERE seq > 0 UNION SELECT DISTINCT table_id FROM {} "
+            "ORDER BY 1").format(t["table_heads"], t["event_log"])).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def head(self, table: str) -> Head:
+        row = self._reader().execute(sql.SQL("SELECT seq, hash FROM {} WHERE table_id = %s")
+                                     .format(self._t["table_heads"]), (table,)).fetchone()
+        return EMPTY if row is None else Head(int(row[0]), str(row[1]))
+
+    def records(self, table: str, after: int = 0,
+                until: int | None = None) -> Iterator[StoredEvent]:
+        last = after
+        end = until if until is not None else 2**62
+        query = sql.SQL("SELECT table_id, seq, kind, body, prev_hash, hash FROM {} "
+                        "WHERE table_id = %s AND seq > %s AND seq <= %s ORDER BY seq LIMIT %s"
+                        ).format(self._t["event_log"])
+        while True:  # keyset pages: constant memory over a million events
+            rows = self._reader().execute(query, (table, last, end, _PAGE)).fetchall()
+            for r in rows:
+                yield StoredEvent(str(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]),
+                                  str(r[5]))
+            if len(rows) < _PAGE:
+                return
+            last = int(rows[-1][1])
+
+    def bodies(self, table: str, after: int = 0) -> Iterator[str]:
+        last = after
+        query = sql.SQL("SELECT seq, body FROM {} WHERE table_id = %s AND seq > %s "
+                        "ORDER BY seq LIMIT %s").format(self._t["event_log"])
+        while True:
+            rows = self._reader().execute(query, (table, last, _PAGE)).fetchall()
+            for _, body in rows:
+                yield str(body)
+            if len(rows) < _PAGE:
+                return
+            last = int(rows[-1][0])
+
+    def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
+        rows = self._reader().execute(sql.SQL(
+            "SELECT seq FROM {} WHERE table_id = %s AND kind = ANY(%s) ORDER BY seq")
+            .format(self._t["event_log"]), (table, sorted(set(kinds)))).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def snapshots(self, table: str) -> list[Snapshot]:
+        rows = self._reader().execute(sql.SQL(
+            "SELECT table_id, seq, event_hash, body, digest FROM {} WHERE table_id = %s "
+            "ORDER BY seq").format(self._t["snapshots"]), (table,)).fetchall()
+        return [Snapshot(str(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
+
+    def latest_snapshot(self, table: str, at_or_before: int | None = None) -> Snapshot | None:
+        r = self._reader().execute(sql.SQL(
+            "SELECT table_id, seq, event_hash, body, digest FROM {} WHERE table_id = %s "
+            "AND seq <= %s ORDER BY seq DESC LIMIT 1").format(self._t["snapshots"]),
+            (table, at_or_before if at_or_before is not None else 2**62)).fetchone()
+        return None if r is None else Snapshot(str(r[0]), int(r[1]), str(r[2]), str(r[3]),
+                                               str(r[4]))
+
+    # -- LISTEN / NOTIFY ------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Subscription:
+        """Notices of every commit to this schema, from any process (LISTEN/NOTIFY)."""
+        sub = super().subscribe(listener)
+        with self._write_lock:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            if self._listen_thread is None:
+                self._listen_thread = threading.Thread(
+                    target=self._listen, name=f"dicetable-listen-{self.schema}", daemon=True)
+                self._listen_thread.start()
+        self._listen_ready.wait(10)
+        return sub
+
+    def _listen(self) -> None:
+        try:
+            conn = psycopg.connect(self._conninfo, autocommit=True)
+        except psycopg.Error:
+            log.exception("cannot LISTEN on %s", self.location)
+            self._listen_ready.set()
+            return
+        with conn:
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+            self._listen_ready.set()
+            while not self._listen_stop.is_set():
+                for n in conn.notifies(timeout=0.2):
+                    try:
+                        payload = json.loads(n.payload)
+                        notice = Notice(str(payload["table"]), int(payload["seq"]))
+                    except (ValueError, KeyError, TypeError):
+                        log.warning("ignoring malformed notice %r", n.payload)
+                        continue
+                    self._notify([notice])
+
+    # -- lifetime -----------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._write_lock:
+            if self._closed:
+                return
+            self._closed = True
+            committer, self._committer = self._committer, None
+        if committer is not None:
+            committer.close()
+        self._listen_stop.set()
+        if self._listen_thread is not None:
+            self._listen_thread.join()
+        self._writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    def drop(self) -> None:
+        """Remove the schema and everything in it (tests and teardown only)."""
+        drop_schema(self._conninfo, self.schema)
+
+
+def drop_schema(conninfo: str, schema: str) -> None:
+    """Remove a log's schema and everything in it (tests and teardown only)."""
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))

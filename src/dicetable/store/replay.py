@@ -1,0 +1,104 @@
+"""Rebuild a table's state from its log, starting from the latest sound snapshot.
+
+A snapshot is used only when it is intact, bound to the event it claims to follow (same hash
+as the stored event) and taken under the table's rule pack; otherwise the log is replayed from
+the start. Either way the state is the fold of the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+
+from dicetable.core.errors import InvalidInput
+from dicetable.games.events import Event, TableOpened
+from dicetable.games.state import TableState, apply
+from dicetable.rules.loader import pack_from_dict
+from dicetable.rules.model import RulePack
+from dicetable.store.base import EventStore
+from dicetable.store.chain import Snapshot
+from dicetable.store.event_codec import decode_body
+from dicetable.store.state_codec import decode_state
+
+log = logging.getLogger(__name__)
+
+_PACKS: dict[str, RulePack] = {}
+
+
+def pack_for(opened: TableOpened) -> RulePack:
+    """The rule pack a table was opened under: one object per digest, so that the compiled
+    wager tables are built once per process, not once per replay."""
+    pack = _PACKS.get(opened.pack_digest)
+    if pack is None:
+        pack = pack_from_dict(opened.pack)
+        if pack.digest != opened.pack_digest:
+            raise InvalidInput(f"table {opened.table!r}: the pack in its first event does not "
+                               "match the digest recorded with it", rule="store.pack")
+        _PACKS[opened.pack_digest] = pack
+    return pack
+
+
+def share_pack(state: TableState) -> None:
+    """Point ``state`` at the one pack object of its digest (``apply`` builds a new one from
+    the opening event, whose wagers would then be compiled again for every table)."""
+    if state.pack is not None:
+        state.pack = _PACKS.setdefault(state.pack.digest, state.pack)
+
+
+def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
+    """``apply`` every event in order (the state is the fold of the log)."""
+    state = state if state is not None else TableState()
+    for event in events:
+        apply(state, event)
+        if type(event) is TableOpened:
+            state.pack = pack_for(event)
+    return state
+
+
+def opening(store: EventStore, table: str) -> TableOpened:
+    """The table's first event."""
+    for row in store.records(table, after=0, until=1):
+        event = decode_body(row.body)
+        if isinstance(event, TableOpened):
+            return event
+        break
+    raise InvalidInput(f"no table {table!r} in {store.location}", rule="store.table")
+
+
+def usable(store: EventStore, snap: Snapshot, pack: RulePack) -> TableState | None:
+    """The state a snapshot holds, or None when it cannot be trusted."""
+    if not snap.intact:
+        log.warning("snapshot %s@%d is damaged; replaying instead", snap.table, snap.seq)
+        return None
+    rows = list(store.records(snap.table, after=snap.seq - 1, until=snap.seq))
+    if not rows or rows[0].hash != snap.event_hash:
+        log.warning("snapshot %s@%d does not match the log; replaying instead", snap.table,
+                    snap.seq)
+        return None
+    try:
+        state = decode_state(snap.data(), pack)
+    except (InvalidInput, KeyError, TypeError, ValueError):
+        log.warning("snapshot %s@%d cannot be read; replaying instead", snap.table, snap.seq)
+        return None
+    return state if state.seq == snap.seq else None
+
+
+def load_state(store: EventStore, table: str, *, use_snapshot: bool = True,
+               until: int | None = None) -> TableState:
+    """The table's state after its last event (or after event ``until``)."""
+    pack = pack_for(opening(store, table))
+    state: TableState | None = None
+    if use_snapshot:
+        snap = store.latest_snapshot(table, at_or_before=until)
+        if snap is not None:
+            state = usable(store, snap, pack)
+    after = state.seq if state is not None else 0
+    return fold(_events(store, table, after, until), state)
+
+
+def _events(store: EventStore, table: str, after: int, until: int | None) -> Iterator[Event]:
+    if until is None:
+        yield from store.events(table, after)
+        return
+    for row in store.records(table, after, until):
+        yield decode_body(row.body)

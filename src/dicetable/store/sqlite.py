@@ -1,0 +1,270 @@
+"""The embedded default: one SQLite file, WAL, ``synchronous=FULL``, one writer, group commit.
+
+SQLite allows one writer at a time even in WAL mode, so this store has exactly one: a writer
+thread that takes ``BEGIN IMMEDIATE`` (the write lock up front, so a transaction never fails
+half way for want of it), writes every batch that is waiting, and commits once
+(``group_commit``). Readers use their own connections and never block the writer.
+``synchronous=FULL`` makes each commit durable before the caller is answered
+(spec/standards.md DUR-1). Other processes may open the same file; the table heads are read
+inside the write transaction, so a stale writer anywhere gets ``StaleVersion``.
+
+>>> import tempfile, os
+>>> from dicetable.table import Table
+>>> path = os.path.join(tempfile.mkdtemp(), "log.db")
+>>> with SqliteStore(path) as store:
+...     t = Table.open("pa-craps", "t1", sink=lambda evs: store.append("t1", evs))
+...     t.join("alice")
+...     store.head("t1").seq, store.tables()
+(2, ['t1'])
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.store.base import AppendRequest, EventStore, Notice, check_head
+from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, chain
+from dicetable.store.group_commit import GroupCommitter, Job
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS event_log (
+    table_id  TEXT    NOT NULL,
+    seq       INTEGER NOT NULL,
+    kind      TEXT    NOT NULL,
+    body      TEXT    NOT NULL,
+    prev_hash TEXT    NOT NULL,
+    hash      TEXT    NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS table_heads (
+    table_id TEXT PRIMARY KEY,
+    seq      INTEGER NOT NULL,
+    hash     TEXT    NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    table_id   TEXT    NOT NULL,
+    seq        INTEGER NOT NULL,
+    event_hash TEXT    NOT NULL,
+    body       TEXT    NOT NULL,
+    digest     TEXT    NOT NULL,
+    PRIMARY KEY (table_id, seq)
+);
+"""
+
+_COLS = "table_id, seq, kind, body, prev_hash, hash"
+
+
+class SqliteStore(EventStore):
+    """A table log in one SQLite file."""
+
+    def __init__(self, path: str | Path, *, group_commit: bool = True,
+                 synchronous: str = "FULL", create: bool = True,
+                 busy_timeout_ms: int = 30_000) -> None:
+        super().__init__()
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise InvalidInput(f"no store at {self.path}", rule="store.location")
+        if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+            raise InvalidInput(f"synchronous={synchronous!r}?", rule="store.sqlite")
+        self._sync = synchronous.upper()
+        self._busy = busy_timeout_ms
+        self._writer = self._connect()
+        if not create and self._writer.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'event_log'").fetchone() is None:
+            self._writer.close()
+            raise InvalidInput(f"{self.path} holds no dicetable log", rule="store.location")
+        self._writer.execute("PRAGMA journal_mode=WAL")
+        self._writer.executescript(SCHEMA)
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._committer: GroupCommitter | None = None
+        self._group = group_commit
+        self._closed = False
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves (standards.md §4).
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout={int(self._busy)}")
+        conn.execute(f"PRAGMA synchronous={self._sync}")
+        return conn
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            conn = self._connect()
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    # -- writing ------------------------------------------------------------------------------
+    def _submit(self, payload: AppendRequest | Snapshot) -> object:
+        if self._group:
+            with self._write_lock:
+                if self._committer is None:
+                    if self._closed:
+                        raise RuntimeError("the store is closed")
+                    self._committer = GroupCommitter(self._write, self.path.name)
+                committer = self._committer
+            return committer.submit(payload)
+        job = Job(payload)
+        with self._write_lock:  # one transaction per call, on the caller's thread
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            self._write([job])
+        return job.future.result()
+
+    def _append(self, request: AppendRequest) -> list[StoredEvent]:
+        rows = self._submit(request)
+        assert isinstance(rows, list)
+        return rows
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        self._submit(snapshot)
+
+    def _write(self, jobs: list[Job]) -> None:
+        # Few calls into SQLite per transaction, whatever the batch size: each call gives up
+        # the GIL and must win it back from the threads deciding the next commands.
+        conn = self._writer
+        outcomes: list[tuple[Job, object]] = []
+        changed: set[str] = set()
+        rows_out: list[tuple[str, int, str, str, str, str]] = []
+        snaps = [j.payload for j in jobs if isinstance(j.payload, Snapshot)]
+        tables = sorted({j.payload.table for j in jobs if isinstance(j.payload, AppendRequest)})
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            heads: dict[str, Head] = {}
+            if tables:
+                marks = ", ".join("?" for _ in tables)
+                heads = {str(t): Head(int(seq), str(h)) for t, seq, h in conn.execute(
+                    f"SELECT table_id, seq, hash FROM table_heads WHERE table_id IN ({marks})",
+                    tables)}
+            for job in jobs:
+                p = job.payload
+                if isinstance(p, Snapshot):
+                    outcomes.append((job, None))
+                    continue
+                assert isinstance(p, AppendRequest)
+                head = heads.get(p.table, EMPTY)
+                try:
+                    check_head(p, head)
+                except DicetableError as e:
+                    outcomes.append((job, e))
+                    continue
+                rows = chain(p.table, head, p.kinds, p.bodies)
+                rows_out += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash)
+                             for r in rows]
+                heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
+                changed.add(p.table)
+                outcomes.append((job, rows))
+            if rows_out:
+                conn.executemany(f"INSERT INTO event_log ({_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
+                                 rows_out)
+                conn.executemany(
+                    "INSERT INTO table_heads (table_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT "
+                    "(table_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                    [(t, heads[t].seq, heads[t].hash) for t in sorted(changed)])
+            if snaps:
+                conn.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?)",
+                                 [(p.table, p.seq, p.event_hash, p.body, p.digest)
+                                  for p in snaps])
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        for job, result in outcomes:
+            if isinstance(result, BaseException):
+                job.future.set_exception(result)
+            else:
+                job.future.set_result(result)
+        self._notify(Notice(t, heads[t].seq) for t in sorted(changed))
+
+    @staticmethod
+    def _head(conn: sqlite3.Connection, table: str) -> Head:
+        row = conn.execute("SELECT seq, hash FROM table_heads WHERE table_id = ?",
+                           (table,)).fetchone()
+        return EMPTY if row is None else Head(int(row[0]), str(row[1]))
+
+    # -- reading ------------------------------------------------------------------------------
+    def tables(self) -> list[str]:
+        rows = self._reader().execute(
+            "SELECT table_id FROM table_heads WHERE seq > 0 UNION "
+            "SELECT DISTINCT table_id FROM event_log ORDER BY 1").fetchall()
+        return [str(r[0]) for r in rows]
+
+    def head(self, table: str) -> Head:
+        return self._head(self._reader(), table)
+
+    def records(self, table: str, after: int = 0,
+                until: int | None = None) -> Iterator[StoredEvent]:
+        cur = self._reader().execute(
+            f"SELECT {_COLS} FROM event_log WHERE table_id = ? AND seq > ? AND seq <= ? "
+            "ORDER BY seq", (table, after, until if until is not None else 2**62))
+        for row in cur:
+            yield StoredEvent(*row)
+
+    def bodies(self, table: str, after: int = 0) -> Iterator[str]:
+        cur = self._reader().execute(
+            "SELECT body FROM event_log WHERE table_id = ? AND seq > ? ORDER BY seq",
+            (table, after))
+        cur.arraysize = 1024
+        while chunk := cur.fetchmany():
+            for (body,) in chunk:
+                yield body
+
+    def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
+        wanted = sorted(set(kinds))
+        if not wanted:
+            return []
+        marks = ", ".join("?" for _ in wanted)
+        rows = self._reader().execute(
+            f"SELECT seq FROM event_log WHERE table_id = ? AND kind IN ({marks}) ORDER BY seq",
+            (table, *wanted)).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def snapshots(self, table: str) -> list[Snapshot]:
+        rows = self._reader().execute(
+            "SELECT table_id, seq, event_hash, body, digest FROM snapshots WHERE table_id = ? "
+            "ORDER BY seq", (table,)).fetchall()
+        return [Snapshot(*r) for r in rows]
+
+    def latest_snapshot(self, table: str, at_or_before: int | None = None) -> Snapshot | None:
+        row = self._reader().execute(
+            "SELECT table_id, seq, event_hash, body, digest FROM snapshots WHERE table_id = ? "
+            "AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (table, at_or_before if at_or_before is not None else 2**62)).fetchone()
+        return None if row is None else Snapshot(*row)
+
+    # -- lifetime -----------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._write_lock:
+            if self._closed:
+                return
+            self._closed = True
+            committer, self._committer = self._committer, None
+        if committer is not None:
+            committer.close()
+        self._writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    @property
+    def commit_stats(self) -> tuple[int, int]:
+        """(transactions, batches written): how well group commit is batching."""
+        c = self._committer
+        return (c.batches, c.jobs) if c is not None else (0, 0)
