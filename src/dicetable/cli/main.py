@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, dice, replay, rng, rules, store_cmds
+from dicetable.cli import demo, dice, replay, rng, rules, serve, store_cmds
 from dicetable.cli import odds as odds_cli
 from dicetable.cli import simulate as simulate_cli
 
@@ -15,6 +15,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # never print secrets in a traceback (standards §4)
 )
 app.add_typer(rules.app, name="rules")
+app.command("serve")(serve.serve)
 app.command("demo")(demo.demo)
 app.command("replay")(replay.replay)
 app.add_typer(dice.app, name="dice")

@@ -204,6 +204,38 @@ class Engine:
 
     def _place(self, state: TableState, c: cmd.PlaceBet, out: Emitter) -> None:
         pack = state.rules()
+        wager, start, base = self.placement(state, c)
+        duplicate = [b for b in state.bets_of(c.player)
+                     if b.wager == wager.code and b.state == start and b.base == base]
+        if duplicate:
+            raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
+                               "change that bet instead", rule="wagers.one-per-spot")
+        self.check_amount(state, wager, c.amount, base)
+        fee = commission_for(pack, wager, c.amount) if commission_up_front(pack, wager.code) \
+            else 0
+        if c.amount + fee > state.balance(c.player):
+            raise IllegalWager(f"{c.player} has {format_cents(state.balance(c.player))}, "
+                               f"short of {format_cents(c.amount + fee)}",
+                               rule="money.balance")
+        rule_id = f"menu.{family_of(c.wager)}"
+        out.emit(ev.BetPlaced, rule=pack.cite(rule_id), bet=f"b{state.bet_counter + 1}",
+                 player=c.player, wager=wager.code, amount=c.amount, state=start, base=base,
+                 working=c.working, commission=fee, medium=c.medium)
+
+    def placeable(self, state: TableState, player: str, code: str,
+                  base: str | None = None) -> bool:
+        """May ``player`` make wager ``code`` now, whatever the amount? (A layout spot's state.)"""
+        try:
+            self.placement(state, cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player,
+                                               wager=code, amount=0, base=base))
+        except ValueError:
+            return False
+        return True
+
+    def placement(self, state: TableState,
+                  c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
+        """Every check of a wager but its amount; its compiled table, start state and base."""
+        pack = state.rules()
         self._player(state, c.player)
         self.betting_open(state)
         if c.medium not in pack.get("wagering.medium", []):
@@ -227,22 +259,7 @@ class Engine:
             base = None
         if c.working is not None:
             self._check_toggle(pack, wager)
-        duplicate = [b for b in state.bets_of(c.player)
-                     if b.wager == wager.code and b.state == start and b.base == base]
-        if duplicate:
-            raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
-                               "change that bet instead", rule="wagers.one-per-spot")
-        self.check_amount(state, wager, c.amount, base)
-        fee = commission_for(pack, wager, c.amount) if commission_up_front(pack, wager.code) \
-            else 0
-        if c.amount + fee > state.balance(c.player):
-            raise IllegalWager(f"{c.player} has {format_cents(state.balance(c.player))}, "
-                               f"short of {format_cents(c.amount + fee)}",
-                               rule="money.balance")
-        rule_id = f"menu.{family_of(c.wager)}"
-        out.emit(ev.BetPlaced, rule=pack.cite(rule_id), bet=f"b{state.bet_counter + 1}",
-                 player=c.player, wager=wager.code, amount=c.amount, state=start, base=base,
-                 working=c.working, commission=fee, medium=c.medium)
+        return wager, start, base
 
     def _start_state(self, state: TableState, wager: CompiledWager) -> int:
         pack = state.rules()

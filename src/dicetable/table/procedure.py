@@ -112,6 +112,18 @@ class ProcedureEngine:
             return False
         return True
 
+    def placeable(self, state: TableState, player: str, code: str, now: str,
+                  base: str | None = None) -> bool:
+        """May ``player`` make wager ``code`` now, whatever the amount?"""
+        probe = gcmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager=code,
+                              amount=0, base=base)
+        try:
+            authority.authorize(state, probe)
+            self._play_allowed(state, now)
+        except ValueError:
+            return False
+        return self.game.placeable(state, player, code, base)
+
     @property
     def live(self) -> bool:
         return True

@@ -268,6 +268,15 @@ class Table:
     def can_place_bet(self, player: str, wager: str, amount: int, **kw: object) -> bool:
         return self.can(self.place_bet_command(player, wager, amount, **kw))  # type: ignore[arg-type]
 
+    def placeable(self, player: str, wager: str, base: str | None = None) -> bool:
+        """May ``player`` make ``wager`` now, whatever the amount (a layout spot lit or not)?"""
+        engine = self.engine
+        if isinstance(engine, ProcedureEngine):
+            return engine.placeable(self.state, player, wager, self.now(), base)
+        if isinstance(engine, Engine):
+            return engine.placeable(self.state, player, wager, base)
+        return False
+
     def odds(self, player: str, base: str, amount: int) -> str:
         return self.bet(player, "odds", amount, base=base)
 

@@ -1,0 +1,517 @@
+"""The ASGI app: REST for commands and queries, WebSocket push, the pages.
+
+Requests only map to engine commands (``Floor``); no game rule lives here. Refusals come back
+as structured JSON naming the rule and its citation, with a 4xx status, never a 5xx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from dicetable.core.dice import Roll
+from dicetable.core.errors import (
+    DicetableError,
+    IllegalWager,
+    InvalidInput,
+    ProcedureViolation,
+    RoleNotPermitted,
+    StaleVersion,
+)
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
+from dicetable.server.floor import Floor, NotFound
+from dicetable.server.hub import Hub
+from dicetable.store.audit import verify_table
+from dicetable.store.recall import recall_rounds
+from dicetable.table import commands as t
+
+log = logging.getLogger(__name__)
+
+COOKIE = "dicetable_session"
+STATUS: dict[type[DicetableError], int] = {
+    NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
+    StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
+}
+
+
+def status_of(error: DicetableError) -> int:
+    for cls in type(error).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 400
+
+
+# -- request bodies -----------------------------------------------------------------------------
+class Login(BaseModel):
+    username: str = Field(max_length=64)
+    password: str = Field(max_length=256)
+
+
+class BetIn(BaseModel):
+    wager: str = Field(max_length=32, examples=["pass", "place6", "hop2-3"])
+    amount: int = Field(gt=0, lt=10**12, description="cents")
+    base: str | None = Field(None, max_length=16, description="odds: the line bet's id")
+    working: bool | None = None
+    player: str | None = Field(None, max_length=64, description="staff booking for a player")
+
+
+class BetChange(BaseModel):
+    amount: int | None = Field(None, gt=0, lt=10**12)
+    working: bool | None = None
+
+
+class RollIn(BaseModel):
+    faces: str | None = Field(None, max_length=8, examples=["3-4"],
+                              description="both faces; null when unreadable")
+    facts: list[str] = Field(default_factory=list, max_length=20)
+    distance: str | None = Field(None, max_length=16, examples=["2/5"])
+    thrower: str | None = Field(None, max_length=64)
+    serials: list[str] = Field(default_factory=list, max_length=3)
+
+
+class Grounds(BaseModel):
+    grounds: list[str] = Field(min_length=1, max_length=10)
+
+
+class Reason(BaseModel):
+    reason: str = Field("", max_length=200)
+
+
+class Serials(BaseModel):
+    serials: list[str] = Field(min_length=1, max_length=12)
+    witness: str | None = Field(None, max_length=64)
+    reason: str = Field("replaced", max_length=100)
+
+
+class Patron(BaseModel):
+    patron: str = Field(max_length=64)
+    serials: list[str] | None = Field(None, max_length=12)
+
+
+class PlayerRef(BaseModel):
+    player: str = Field(max_length=64)
+
+
+class Chips(BaseModel):
+    player: str = Field(max_length=64)
+    amount: int = Field(gt=0, lt=10**12, description="cents")
+
+
+class StaffIn(BaseModel):
+    person: str = Field(max_length=64)
+    role: Role
+
+
+class Ground(BaseModel):
+    ground: str = Field(max_length=64)
+
+
+class Shakes(BaseModel):
+    times: int = Field(3, ge=1, le=100)
+
+
+class Seat(BaseModel):
+    seat: int | None = Field(None, ge=1, le=30)
+
+
+def session_account(request: Request) -> Account:
+    """The account behind the request's session (cookie, or ``Authorization: Bearer``)."""
+    floor: Floor = request.app.state.floor
+    return floor.accounts.session(_bearer(request) or request.cookies.get(COOKIE))
+
+
+Me = Annotated[Account, Depends(session_account)]
+
+
+# -- the app ------------------------------------------------------------------------------------
+def _static_dir() -> Path:
+    return Path(str(resources.files("dicetable.server") / "static"))
+
+
+def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
+    hub = Hub()
+    floor.listen(hub.publish)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub.bind(asyncio.get_running_loop())
+        tasks = []
+        if electronic_loop:
+            for table_id, info in floor.tables.items():
+                if info.table.mode == "electronic":
+                    tasks.append(asyncio.create_task(_electronic(floor, table_id)))
+        yield
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
+                  description="Casino dice tables run as the PA and IN regulations write them. "
+                              "Every refusal names its rule and citation.")
+    app.state.floor = floor
+    app.state.hub = hub
+
+    @app.exception_handler(DicetableError)
+    async def refused(request: Request, exc: DicetableError) -> JSONResponse:
+        return JSONResponse(exc.to_dict(), status_code=status_of(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                             for e in exc.errors())
+        return JSONResponse({"error": "InvalidInput", "message": problems,
+                             "rule": "api.request", "citation": ""}, status_code=422)
+
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"error": "InvalidInput", "message": str(exc),
+                             "rule": "api.request", "citation": ""}, status_code=422)
+
+    def act(table_id: str, who: Account, command_type: type[g.Command],
+            build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
+        events = floor.execute(table_id, who, build, command_type)
+        return {"events": floor.events_for(table_id, who, events),
+                "view": floor.view(table_id, who)}
+
+    # -- accounts ---------------------------------------------------------------------------
+    @app.post("/api/login", tags=["accounts"])
+    def login(body: Login, response: Response) -> dict[str, Any]:
+        token = floor.accounts.login(body.username, body.password)
+        who = floor.accounts.session(token)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return {"token": token, "account": _account(floor, who)}
+
+    @app.post("/api/logout", tags=["accounts"])
+    def logout(request: Request, response: Response, who: Me) -> dict[str, str]:
+        token = request.cookies.get(COOKIE) or request.headers.get("authorization", "")[7:]
+        floor.accounts.logout(token.strip())
+        response.delete_cookie(COOKIE)
+        return {"status": "logged out"}
+
+    @app.get("/api/me", tags=["accounts"])
+    def me(who: Me) -> dict[str, Any]:
+        return _account(floor, who)
+
+    @app.post("/api/accounts/{username}/unlock", tags=["accounts"])
+    def unlock(username: str, who: Me) -> dict[str, str]:
+        if who.kind is not Kind.STAFF or not any(
+                Role.PIT_BOSS in set(floor.roles_at(who, tid)) for tid in floor.tables):
+            raise RoleNotPermitted("only a pit boss unlocks an account",
+                                   rule="accounts.unlock")
+        floor.accounts.unlock(username)
+        return {"status": f"{username} unlocked"}
+
+    # -- tables -----------------------------------------------------------------------------
+    @app.get("/api/tables", tags=["tables"])
+    def tables(who: Me) -> list[dict[str, Any]]:
+        return [{"table": s["table"], "name": s["name"], "game": s["game"],
+                 "pack": s["pack"], "mode": s["mode"], "phase": s["phase"],
+                 "point": s["point"], "my_roles": [r.value for r in
+                                                   floor.roles_at(who, s["table"])]}
+                for s in floor.summaries()]
+
+    @app.get("/api/tables/{table_id}", tags=["tables"])
+    def table(table_id: str, who: Me) -> dict[str, Any]:
+        return floor.view(table_id, who)
+
+    @app.get("/api/tables/{table_id}/events", tags=["tables"])
+    def events(table_id: str, who: Me,
+               after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
+        floor.get(table_id)
+        return floor.events_for(table_id, who, list(floor.store.events(table_id, after=after)))
+
+    @app.get("/api/tables/{table_id}/recall", tags=["tables"])
+    def recall(table_id: str, who: Me,
+               rounds: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
+        floor.get(table_id)
+        found = [r.to_dict() for r in recall_rounds(floor.store, table_id, rounds)]
+        if who.kind is Kind.STAFF:
+            return found
+        return [_own_round(r, who.username) for r in found]
+
+    @app.get("/api/tables/{table_id}/audit", tags=["pit"])
+    def audit(table_id: str, who: Me) -> dict[str, Any]:
+        _pit(floor, who)
+        floor.get(table_id)
+        return verify_table(floor.store, table_id).to_dict()
+
+    @app.get("/api/pit", tags=["pit"])
+    def pit(who: Me) -> dict[str, Any]:
+        _pit(floor, who)
+        return {"tables": floor.summaries(),
+                "accounts": [{"username": a.username, "kind": a.kind.value,
+                              "locked_until": a.locked_until}
+                             for a in floor.accounts.all()]}
+
+    # -- wagers -----------------------------------------------------------------------------
+    @app.post("/api/tables/{table_id}/bets", tags=["wagers"])
+    def place(table_id: str, body: BetIn, who: Me) -> dict[str, Any]:
+        player = body.player or who.username
+        return act(table_id, who, g.PlaceBet, lambda a, r: g.PlaceBet(
+            actor=a, role=r, player=player, wager=body.wager, amount=body.amount,
+            base=body.base, working=body.working))
+
+    @app.patch("/api/tables/{table_id}/bets/{bet}", tags=["wagers"])
+    def change(table_id: str, bet: str, body: BetChange, who: Me) -> dict[str, Any]:
+        def build(a: str, r: Role) -> list[g.Command]:
+            out: list[g.Command] = []
+            if body.amount is not None:
+                out.append(g.ChangeBet(actor=a, role=r, bet=bet, amount=body.amount))
+            if body.working is not None:
+                out.append(g.SetWorking(actor=a, role=r, bet=bet, working=body.working))
+            if not out:
+                raise InvalidInput("change the amount or the working status",
+                                   rule="api.request")
+            return out
+
+        return act(table_id, who, g.ChangeBet, build)
+
+    @app.delete("/api/tables/{table_id}/bets/{bet}", tags=["wagers"])
+    def remove(table_id: str, bet: str, who: Me) -> dict[str, Any]:
+        return act(table_id, who, g.RemoveBet,
+                   lambda a, r: g.RemoveBet(actor=a, role=r, bet=bet))
+
+    # -- players' own steps -----------------------------------------------------------------
+    @app.post("/api/tables/{table_id}/join", tags=["players"])
+    def join(table_id: str, body: Seat, who: Me) -> dict[str, Any]:
+        return act(table_id, who, g.JoinTable, lambda a, r: g.JoinTable(
+            actor=a, role=Role.PLAYER, player=who.username, seat=body.seat))
+
+    @app.post("/api/tables/{table_id}/select-dice", tags=["players"])
+    def select_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.SelectDice,
+                   lambda a, r: t.SelectDice(actor=a, role=r, serials=tuple(body.serials)))
+
+    player_steps: list[tuple[str, type[g.Command]]] = [
+        ("decline-dice", t.DeclineDice), ("relinquish-dice", t.RelinquishDice),
+        ("remove-lid", t.RemoveLid), ("return-shaker", t.ReturnShaker)]
+    for path, cls in player_steps:
+        _simple(app, act, path, cls, "players")
+
+    @app.post("/api/tables/{table_id}/player-shake", tags=["players"])
+    def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.PlayerShake,
+                   lambda a, r: t.PlayerShake(actor=a, role=r, times=body.times))
+
+    # -- the dealer's console ---------------------------------------------------------------
+    @app.post("/api/tables/{table_id}/roll", tags=["dealer"])
+    def roll(table_id: str, body: RollIn, who: Me) -> dict[str, Any]:
+        faces = Roll.parse(body.faces) if body.faces else None
+        try:
+            distance = Fraction(body.distance) if body.distance else None
+        except (ValueError, ZeroDivisionError):
+            raise InvalidInput(f"distance {body.distance!r} is not a fraction",
+                               rule="throw.distance") from None
+        return act(table_id, who, g.RecordRoll, lambda a, r: g.RecordRoll(
+            actor=a, role=r, roll=faces, facts=tuple(body.facts), distance=distance,
+            thrower=body.thrower, serials=tuple(body.serials)))
+
+    @app.post("/api/tables/{table_id}/no-roll", tags=["dealer"])
+    def no_roll(table_id: str, body: Grounds, who: Me) -> dict[str, Any]:
+        return act(table_id, who, g.CallNoRoll,
+                   lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds)))
+
+    @app.post("/api/tables/{table_id}/overturn", tags=["dealer"])
+    def overturn(table_id: str, body: Reason, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.OverturnNoRoll,
+                   lambda a, r: t.OverturnNoRoll(actor=a, role=r, reason=body.reason))
+
+    @app.post("/api/tables/{table_id}/settle", tags=["dealer"])
+    def settle(table_id: str, who: Me) -> dict[str, Any]:
+        """Collect the losers, pay the winners, complete the roll (in that order)."""
+        def chores(a: str, r: Role) -> list[g.Command]:
+            state = floor.get(table_id).table.state
+            step = state.pending.step if state.pending is not None else 0
+            out: list[g.Command] = []
+            if step <= 0:
+                out.append(g.CollectLosers(actor=a, role=r))
+            if step <= 1:
+                out.append(g.PayWinners(actor=a, role=r))
+            out.append(g.CompleteRound(actor=a, role=r) if state.game == "props-and-hops"
+                       else g.MovePuck(actor=a, role=r))
+            return out
+
+        return act(table_id, who, g.CollectLosers, chores)
+
+    dealer_steps: list[tuple[str, type[g.Command]]] = [
+        ("collect", g.CollectLosers), ("pay", g.PayWinners), ("move-puck", g.MovePuck),
+        ("complete-round", g.CompleteRound), ("no-more-bets", g.CloseBetting),
+        ("shake", t.ShakeShaker), ("uncover", t.UncoverShaker)]
+    for path, cls in dealer_steps:
+        _simple(app, act, path, cls, "dealer")
+
+    @app.post("/api/tables/{table_id}/dice", tags=["dealer"])
+    def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.BringDice, lambda a, r: t.BringDice(
+            actor=a, role=r, serials=tuple(body.serials), witness=body.witness))
+
+    @app.post("/api/tables/{table_id}/dice/remove", tags=["dealer"])
+    def remove_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.RemoveDice, lambda a, r: t.RemoveDice(
+            actor=a, role=r, serials=tuple(body.serials), reason=body.reason))
+
+    @app.post("/api/tables/{table_id}/offer-dice", tags=["dealer"])
+    def offer_dice(table_id: str, body: Patron, who: Me) -> dict[str, Any]:
+        def build(a: str, r: Role) -> g.Command:
+            bowl = floor.get(table_id).table.procedure.bowl
+            return t.OfferDice(actor=a, role=r, patron=body.patron,
+                               serials=tuple(body.serials if body.serials else bowl))
+
+        return act(table_id, who, t.OfferDice, build)
+
+    @app.post("/api/tables/{table_id}/remove-shooter", tags=["dealer"])
+    def remove_shooter(table_id: str, body: Ground, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.RemoveShooter,
+                   lambda a, r: t.RemoveShooter(actor=a, role=r, ground=body.ground))
+
+    @app.post("/api/tables/{table_id}/offer-shaker", tags=["dealer"])
+    def offer_shaker(table_id: str, body: PlayerRef, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.OfferShaker,
+                   lambda a, r: t.OfferShaker(actor=a, role=r, player=body.player))
+
+    @app.post("/api/tables/{table_id}/chips", tags=["dealer"])
+    def buy_chips(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
+        return act(table_id, who, g.BuyChips, lambda a, r: g.BuyChips(
+            actor=a, role=r, player=body.player, amount=body.amount))
+
+    @app.post("/api/tables/{table_id}/cash-out", tags=["dealer"])
+    def cash_out(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
+        return act(table_id, who, g.CashOut, lambda a, r: g.CashOut(
+            actor=a, role=r, player=body.player, amount=body.amount))
+
+    @app.post("/api/tables/{table_id}/staff", tags=["dealer"])
+    def assign(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.AssignStaff, lambda a, r: t.AssignStaff(
+            actor=a, role=r, person=body.person, staff_role=body.role))
+
+    @app.post("/api/tables/{table_id}/staff/relieve", tags=["dealer"])
+    def relieve(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
+        return act(table_id, who, t.RelieveStaff, lambda a, r: t.RelieveStaff(
+            actor=a, role=r, person=body.person, staff_role=body.role))
+
+    # -- live push --------------------------------------------------------------------------
+    @app.websocket("/ws/tables/{table_id}")
+    async def push(ws: WebSocket, table_id: str, after: int = 0) -> None:
+        token = ws.cookies.get(COOKIE) or ws.query_params.get("token")
+        try:
+            who = floor.accounts.session(token)
+            floor.get(table_id)
+        except DicetableError as e:
+            await ws.close(code=4401 if isinstance(e, NotAuthenticated) else 4404,
+                           reason=e.message[:120])
+            return
+        await ws.accept()
+        watcher = hub.watch(table_id, who)
+        try:
+            missed = await asyncio.to_thread(
+                lambda: list(floor.store.events(table_id, after=after)) if after else [])
+            await ws.send_json({"type": "hello", "events": floor.events_for(
+                table_id, who, missed), "view": floor.view(table_id, who)})
+            while True:
+                batch = await watcher.queue.get()
+                await ws.send_json({"type": "events",
+                                    "events": floor.events_for(table_id, who, batch),
+                                    "view": await asyncio.to_thread(floor.view, table_id,
+                                                                    who)})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            hub.leave(watcher)
+
+    # -- pages ------------------------------------------------------------------------------
+    static = _static_dir()
+    if static.exists():
+        app.mount("/static", StaticFiles(directory=static), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> Response:
+        return FileResponse(static / "index.html") if (static / "index.html").exists() \
+            else RedirectResponse("/docs")
+
+    for page in ("play", "dealer", "pit"):
+        _page(app, static, page)
+
+    return app
+
+
+def _page(app: FastAPI, static: Path, page: str) -> None:
+    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page}")
+    def serve_page() -> FileResponse:
+        return FileResponse(static / f"{page}.html")
+
+
+def _simple(app: FastAPI, act: Callable[..., dict[str, Any]], path: str,
+            cls: type[g.Command], tag: str) -> None:
+    """A command that takes nothing but its actor and role."""
+    def endpoint(table_id: str, request: Request) -> dict[str, Any]:
+        who = session_account(request)
+        return act(table_id, who, cls, lambda a, r: cls(actor=a, role=r))
+
+    endpoint.__name__ = path.replace("-", "_")
+    endpoint.__doc__ = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
+    app.post(f"/api/tables/{{table_id}}/{path}", tags=[tag])(endpoint)
+
+
+def _bearer(request: Request) -> str | None:
+    auth = request.headers.get("authorization", "")
+    return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+
+
+def _account(floor: Floor, who: Account) -> dict[str, Any]:
+    return {"username": who.username, "kind": who.kind.value, "display": who.display,
+            "tables": {tid: [r.value for r in floor.roles_at(who, tid)]
+                       for tid in floor.tables if floor.roles_at(who, tid)}}
+
+
+def _pit(floor: Floor, who: Account) -> None:
+    if who.kind is not Kind.STAFF or not any(floor.roles_at(who, tid) for tid in floor.tables):
+        raise RoleNotPermitted("the pit console is for staff assigned on the floor",
+                               rule="authority.staff")
+
+
+def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
+    """A round as a player may recall it: their own wagers, payments and balance."""
+    out = dict(data)
+    for key in ("wagers", "collections", "payments", "returns"):
+        out[key] = [i for i in out.get(key, []) if i.get("player") == player]
+    out["activity"] = [i for i in out.get("activity", [])
+                       if i.get("player", player) == player]
+    mine = {w.get("bet") for w in out["wagers"]} | {
+        i.get("bet") for key in ("collections", "payments", "returns") for i in out[key]}
+    out["moves"] = [m for m in out.get("moves", []) if m.get("bet") in mine]
+    for key in ("balances_before", "balances_after"):
+        out[key] = {k: v for k, v in out.get(key, {}).items() if k == player}
+    out.pop("house_before", None)
+    out.pop("house_after", None)
+    return out
+
+
+async def _electronic(floor: Floor, table_id: str) -> None:
+    """An electronic table's cycle: a betting countdown, then the RNG roll and settlement."""
+    from datetime import timedelta
+
+    while True:
+        info = floor.get(table_id)
+        info.bets_close_at = (floor.clock.now() + timedelta(seconds=floor.bet_seconds)
+                              ).isoformat()
+        await asyncio.sleep(floor.bet_seconds)
+        try:
+            await asyncio.to_thread(floor.electronic_round, table_id)
+        except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
+            log.warning("electronic table %s: %s", table_id, e)

@@ -1,0 +1,322 @@
+"""The floor: every table on one store, commands executed one table at a time, events pushed.
+
+The server maps requests to engine commands here; no game rule lives in this module. The
+role a command is given in comes from the account (the roles its holder is assigned at that
+table in the table's own log), never from the request.
+
+Several server processes may share one PostgreSQL store: each appends with the sequence
+number it has seen (a stale writer gets ``StaleVersion``, catches up and decides again), and
+hears the others' commits through the store's notices (LISTEN/NOTIFY).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from dicetable.core.clock import Clock, SystemClock
+from dicetable.core.dice_sources import CsprngDice
+from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
+from dicetable.core.roles import Role
+from dicetable.fairness.monitor import FairnessMonitor
+from dicetable.games import commands as gcmd
+from dicetable.games.events import DiceRolled, Event
+from dicetable.games.state import Phase, apply
+from dicetable.rules.model import RulePack
+from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.views import event_for, roll_history, summary, table_view
+from dicetable.store.base import EventStore, Notice
+from dicetable.store.durable import DurableTable
+from dicetable.table import Table
+from dicetable.table.authority import ACTION_RULE
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[str, list[Event]], None]
+"""Told of every batch of events a table gets (table id, events)."""
+
+
+class NotFound(InvalidInput):
+    """No such table or bet."""
+
+
+@dataclass
+class FloorTable:
+    durable: DurableTable
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held while a command runs; never re-entered (a store's notice of this process's own
+    commit, arriving while the lock is held, is left to the holder)."""
+    missed: bool = False
+    """Another process's notice came while the lock was held: catch up when it is released."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    bets_close_at: str | None = None
+    """Electronic tables: when the betting countdown ends."""
+
+    @property
+    def table(self) -> Table:
+        return self.durable.table
+
+
+class Floor:
+    """Every table of a casino floor, on one store."""
+
+    def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
+                 bet_seconds: int = 20) -> None:
+        self.store = store
+        self.accounts = accounts
+        self.clock: Clock = clock or SystemClock()
+        self.bet_seconds = bet_seconds
+        self.tables: dict[str, FloorTable] = {}
+        self.fairness = FairnessMonitor()
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+        for table_id in store.tables():
+            self._load(table_id)
+        self._subscription = store.subscribe(self._on_notice)
+
+    def close(self) -> None:
+        self._subscription.close()
+
+    # -- tables ------------------------------------------------------------------------------
+    def _load(self, table_id: str) -> FloorTable:
+        durable = DurableTable.resume(self.store, table_id, clock=self.clock)
+        info = FloorTable(durable)
+        recent = list(self.store.events(table_id, after=max(0, durable.state.seq - 3000)))
+        info.history = roll_history(recent)
+        for event in recent:
+            if isinstance(event, DiceRolled):
+                self.fairness.observe(event)
+        self.tables[table_id] = info
+        return info
+
+    def open_table(self, pack: RulePack, table_id: str, *, mode: str, opener: str,
+                   staff: dict[str, Role]) -> FloorTable:
+        """A new table, opened by ``opener`` (a floorperson) with its staff assigned."""
+        if table_id in self.tables or self.store.head(table_id).seq:
+            raise InvalidInput(f"table {table_id!r} exists", rule="table.open")
+        durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
+                                    actor=opener, role=Role.FLOORPERSON, staff=staff)
+        info = FloorTable(durable)
+        self.tables[table_id] = info
+        self._publish(table_id, list(self.store.events(table_id)))
+        return info
+
+    def get(self, table_id: str) -> FloorTable:
+        info = self.tables.get(table_id)
+        if info is None:
+            raise NotFound(f"no table {table_id!r}", rule="api.table")
+        return info
+
+    # -- who acts ----------------------------------------------------------------------------
+    def roles_at(self, account: Account, table_id: str) -> list[Role]:
+        """The roles ``account`` holds at a table, from the table's own log."""
+        table = self.get(table_id).table
+        if account.kind is Kind.PLAYER:
+            return [Role.PLAYER] if account.username in table.state.players else []
+        return sorted(table.procedure.staff.get(account.username, set()))
+
+    def role_for(self, account: Account, table_id: str, command_type: type[gcmd.Command],
+                 ) -> Role:
+        """The role ``account`` gives ``command_type`` in: one its holder is assigned and the
+        pack's matrix allows, or else one it holds (the engine then refuses, naming the rule).
+        """
+        held = self.roles_at(account, table_id)
+        if account.kind is Kind.PLAYER:
+            return Role.PLAYER
+        if not held:
+            raise RoleNotPermitted(f"{account.username} is not assigned at {table_id}",
+                                   rule="authority.staff")
+        rule = ACTION_RULE.get(command_type)
+        pack = self.get(table_id).table.pack
+        allowed = pack.roles(rule) if rule else frozenset()
+        for role in held:
+            if role in allowed:
+                return role
+        return held[0]
+
+    # -- commands ----------------------------------------------------------------------------
+    def execute(self, table_id: str, account: Account,
+                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                command_type: type[gcmd.Command]) -> list[Event]:
+        """Build the command(s) as ``account`` and execute them on the table."""
+        role = self.role_for(account, table_id, command_type)
+        return self.run(table_id, lambda: build(account.username, role))
+
+    def run(self, table_id: str,
+            build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+        info = self.get(table_id)
+        with info.lock:
+            return self._run_locked(table_id, info, build)
+
+    def _run_locked(self, table_id: str, info: FloorTable,
+                    build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+        try:
+            for attempt in range(2):
+                caught = self._catch_up(table_id, info)
+                if caught:
+                    self._after(table_id, info, caught)
+                built = build()
+                commands = built if isinstance(built, list) else [built]
+                events: list[Event] = []
+                try:
+                    for c in commands:
+                        events += info.table.execute(c)
+                except StaleVersion:
+                    if attempt or events:  # retry only what is wholly undone
+                        if events:
+                            self._after(table_id, info, events)
+                        raise
+                    continue
+                except Exception:
+                    if events:
+                        self._after(table_id, info, events)
+                    raise
+                self._after(table_id, info, events)
+                return events
+            raise AssertionError("unreachable")
+        finally:
+            if info.missed:
+                info.missed = False
+                caught = self._catch_up(table_id, info)
+                if caught:
+                    self._after(table_id, info, caught)
+
+    def _after(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
+        info.history = roll_history(events, history=info.history)
+        for event in events:
+            if isinstance(event, DiceRolled):
+                self.fairness.observe(event)
+        self._publish(table_id, events)
+
+    def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
+        """Fold in what another process appended since this one last looked."""
+        state = info.table.state
+        if self.store.head(table_id).seq <= state.seq:
+            return []
+        events = list(self.store.events(table_id, after=state.seq))
+        for event in events:
+            apply(state, event)
+        info.durable.head = self.store.head(table_id)
+        return events
+
+    def _on_notice(self, notice: Notice) -> None:
+        info = self.tables.get(notice.table)
+        if info is None:
+            try:
+                with self._lock:
+                    if notice.table not in self.tables:
+                        info = self._load(notice.table)
+                        self._publish(notice.table, [])
+            except (InvalidInput, KeyError):  # a table still being opened elsewhere
+                return
+            return
+        if notice.seq <= info.table.state.seq:
+            return
+        if not info.lock.acquire(blocking=False):
+            info.missed = True  # a command is running here; it catches up when it ends
+            return
+        try:
+            events = self._catch_up(notice.table, info)
+            if events:
+                self._after(notice.table, info, events)
+        finally:
+            info.lock.release()
+
+    # -- electronic tables --------------------------------------------------------------------
+    def electronic_round(self, table_id: str) -> list[Event]:
+        """One cycle of an electronic table: no more bets, a CSPRNG roll, the settlement."""
+        info = self.get(table_id)
+        if info.table.mode != "electronic":
+            raise InvalidInput(f"{table_id} is not electronic", rule="table.mode")
+
+        def commands() -> list[gcmd.Command]:
+            table = info.table
+            out: list[gcmd.Command] = []
+            if table.phase is Phase.BETTING:
+                out.append(gcmd.CloseBetting(actor="table", role=Role.SYSTEM))
+            if table.phase in (Phase.BETTING, Phase.CLOSED):
+                out.append(table.roll_command(CsprngDice(), actor="table", role=Role.SYSTEM))
+            return out
+
+        events = self.run(table_id, commands)
+        events += self.run(table_id, lambda: self._settlement(info))
+        info.bets_close_at = (self.clock.now() + timedelta(seconds=self.bet_seconds)
+                              ).isoformat()
+        return events
+
+    @staticmethod
+    def _settlement(info: FloorTable) -> list[gcmd.Command]:
+        state = info.table.state
+        if state.phase is not Phase.SETTLING or state.pending is None:
+            return []
+        chores: list[gcmd.Command] = []
+        kw: dict[str, Any] = {"actor": "table", "role": Role.SYSTEM}
+        step = state.pending.step
+        if step <= 0:
+            chores.append(gcmd.CollectLosers(**kw))
+        if step <= 1:
+            chores.append(gcmd.PayWinners(**kw))
+        chores.append(gcmd.CompleteRound(**kw) if state.game == "props-and-hops"
+                      else gcmd.MovePuck(**kw))
+        return chores
+
+    # -- listeners ---------------------------------------------------------------------------
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _publish(self, table_id: str, events: list[Event]) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(table_id, events)
+            except Exception:  # a listener's fault never undoes a committed command
+                log.exception("listener failed")
+
+    # -- views -------------------------------------------------------------------------------
+    def is_staff(self, account: Account, table_id: str) -> bool:
+        return account.kind is Kind.STAFF and bool(self.roles_at(account, table_id))
+
+    def view(self, table_id: str, account: Account) -> dict[str, Any]:
+        info = self.get(table_id)
+        with info.lock:
+            self._catch_up(table_id, info)
+            staff = account.kind is Kind.STAFF
+            viewer = account.username if account.kind is Kind.PLAYER else None
+            return table_view(info.table, viewer, staff, info.history, {
+                "bets_close_at": info.bets_close_at,
+                "my_roles": [r.value for r in self.roles_at(account, table_id)],
+                "fairness": self.fairness_alerts(table_id) if staff else [],
+            })
+
+    def events_for(self, table_id: str, account: Account, events: list[Event]
+                   ) -> list[dict[str, Any]]:
+        table = self.get(table_id).table
+        staff = account.kind is Kind.STAFF
+        mine = {b.id for b in table.state.bets.values() if b.player == account.username}
+        mine |= {e.bet for e in events if getattr(e, "player", None) == account.username
+                 and hasattr(e, "bet")}
+        out = []
+        for event in events:
+            data = event_for(account.username, staff, event, mine)
+            if data is not None:
+                out.append(data)
+        return out
+
+    def summaries(self) -> list[dict[str, Any]]:
+        out = []
+        for table_id, info in sorted(self.tables.items()):
+            with info.lock:
+                self._catch_up(table_id, info)
+                line = summary(info.table, info.history)
+            line["fairness"] = self.fairness_alerts(table_id)
+            line["bets_close_at"] = info.bets_close_at
+            out.append(line)
+        return out
+
+    def fairness_alerts(self, table_id: str) -> list[dict[str, Any]]:
+        return [{"serial": a.serial, "face": a.face, "rolls": a.rolls, "table": a.table}
+                for a in self.fairness.alerts if a.table == table_id]

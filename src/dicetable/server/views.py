@@ -1,0 +1,172 @@
+"""What each viewer may see of a table: the public state, a player's own wagers, or all of it.
+
+A player sees only their own wagers and balance plus the public table state; staff see every
+player's. Events are filtered the same way before they are pushed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from dicetable.core.events import event_to_dict
+from dicetable.core.money import format_cents
+from dicetable.games import events as gev
+from dicetable.games.events import Event
+from dicetable.games.state import TableState
+from dicetable.rules.vocabulary import display_name, family_of
+from dicetable.table import Table
+from dicetable.table import events as tev
+from dicetable.table.seating import next_shaker_holder
+
+PRIVATE_ITEMS = (gev.LosersCollected, gev.WinnersPaid, gev.WagersReturned)
+PRIVATE_PLAYER = (gev.BetPlaced, gev.ChipsBought, gev.ChipsCashedOut)
+PRIVATE_BET = (gev.BetChanged, gev.BetRemoved, gev.BetWorkingSet)
+
+
+def event_for(viewer: str | None, staff: bool, event: Event,
+              bets_of_viewer: set[str]) -> dict[str, Any] | None:
+    """The event as ``viewer`` may see it, or None. Staff see everything."""
+    data = event_to_dict(event)
+    if staff:
+        return data
+    if isinstance(event, PRIVATE_PLAYER):
+        return data if event.player == viewer else None
+    if isinstance(event, PRIVATE_BET):
+        return data if event.bet in bets_of_viewer else None
+    if isinstance(event, PRIVATE_ITEMS):
+        data["items"] = [i for i in data["items"] if i.get("player") == viewer]
+    if isinstance(event, gev.PuckMoved):
+        data["moves"] = [m for m in data["moves"] if m.get("bet") in bets_of_viewer]
+    if isinstance(event, gev.TableOpened):
+        data.pop("pack", None)
+    return data
+
+
+def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
+    bet = table.state.bets[bet_id]
+    wager = table.state.compiled[bet.wager]
+    return {"id": bet.id, "player": bet.player, "wager": bet.layout_code,
+            "name": wager.name if bet.base is None else f"Odds on {bet.base}",
+            "amount": bet.amount, "state": wager.states[bet.state], "base": bet.base,
+            "working": bet.working, "commission": bet.commission}
+
+
+def limits_of(table: Table) -> dict[str, dict[str, Any]]:
+    pack = table.pack
+    out: dict[str, dict[str, Any]] = {}
+    for code in pack.menu_in_order:
+        limits, _ = pack.limits(code)
+        out[code] = {"name": display_name(code), "family": family_of(code),
+                     "minimum": limits.minimum, "maximum": limits.maximum,
+                     "unit": limits.unit,
+                     "label": f"{format_cents(limits.minimum)} - {format_cents(limits.maximum)}"}
+    return out
+
+
+def roll_history(events: Iterable[Event], keep: int = 60,
+                 history: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The last rolls: both faces, validity, and where a shooter's hand ended.
+
+    With ``history``, the new events are folded onto it (a no roll or a seven-out marks the
+    roll already there).
+    """
+    out: list[dict[str, Any]] = [dict(h) for h in history or []]
+    for e in events:
+        if isinstance(e, gev.DiceRolled):
+            out.append({"seq": e.seq, "roll": str(e.roll) if e.roll else None,
+                        "total": e.roll.total if e.roll else None, "valid": True,
+                        "serials": list(e.serials), "at": e.at, "end_of_hand": False})
+        elif isinstance(e, gev.NoRollCalled) and out:
+            out[-1]["valid"] = False
+        elif isinstance(e, tev.NoRollOverturned) and out:
+            out[-1]["valid"] = True
+        elif out and ((isinstance(e, gev.PuckMoved) and e.seven_out)
+                      or isinstance(e, tev.ShooterEnded)):
+            out[-1]["end_of_hand"] = True
+    return out[-keep:]
+
+
+def frequencies(history: list[dict[str, Any]]) -> dict[str, Any]:
+    totals = Counter(h["total"] for h in history if h["valid"] and h["total"])
+    counts = {str(t): totals.get(t, 0) for t in range(2, 13)}
+    ranked = sorted(range(2, 13), key=lambda t: (-totals.get(t, 0), t))
+    return {"counts": counts, "hot": ranked[:3], "cold": ranked[-3:],
+            "rolls": sum(totals.values())}
+
+
+def table_view(table: Table, viewer: str | None, staff: bool,
+               history: list[dict[str, Any]], extra: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
+    """The table as ``viewer`` may see it."""
+    state: TableState = table.state
+    p = table.procedure
+    pack = table.pack
+    view: dict[str, Any] = {
+        "table": state.table_id, "name": pack.get("table.description", state.table_id),
+        "game": state.game, "pack": pack.id, "jurisdiction": pack.jurisdiction,
+        "mode": state.mode, "phase": state.phase.value, "point": state.point,
+        "round": state.round, "hand": state.hand, "seq": state.seq,
+        "shooter": p.shooter, "offer_to": p.offer_to,
+        "shaker": {"holder": p.shaker_holder, "state": p.shaker, "shakes": p.shakes,
+                   "dealer_shook": p.dealer_shook,
+                   "next": p.shaker_holder or next_shaker_holder(state, None, first=True)},
+        "blocked": table.blocked(), "alerts": [{"name": a, "message": m} for a, m in p.alerts],
+        "last_roll": str(state.last_roll) if state.last_roll else None,
+        "last_roll_valid": state.last_roll_valid,
+        "history": history, "frequencies": frequencies(history),
+        "limits": limits_of(table),
+        "staff": {person: sorted(r.value for r in roles) for person, roles in p.staff.items()},
+        "seats": {name: info.seat for name, info in state.players.items()},
+    }
+    if staff:
+        view["players"] = {name: {"balance": info.balance, "seat": info.seat}
+                           for name, info in sorted(state.players.items())}
+        view["bets"] = [_bet_view(table, b) for b in sorted(state.bets)]
+        view["dice"] = {"at_table": dict(sorted(p.dice.items())), "bowl": list(p.bowl),
+                        "shooter_dice": list(p.shooter_dice), "offered": list(p.offered)}
+        view["house"] = state.house
+        pending = state.pending
+        view["pending"] = None if pending is None else {
+            "roll": str(pending.roll), "step": pending.step,
+            "losers": [event_to_dict_item(i) for i in pending.losers],
+            "payments": [event_to_dict_item(i) for i in pending.payments],
+            "point_after": pending.point_after, "seven_out": pending.seven_out}
+    if viewer is not None and viewer in state.players:
+        view["me"] = {
+            "player": viewer, "balance": state.balance(viewer),
+            "seat": state.players[viewer].seat,
+            "bets": [_bet_view(table, b.id) for b in state.bets_of(viewer)],
+            "placeable": [code for code in pack.menu_in_order if code != "odds"
+                          and table.placeable(viewer, code)],
+            "odds_bases": [b.id for b in state.bets_of(viewer)
+                           if table.placeable(viewer, "odds", base=b.id)],
+        }
+    if extra:
+        view.update(extra)
+    return view
+
+
+def event_to_dict_item(item: object) -> dict[str, Any]:
+    """A settlement item (a frozen dataclass) as plain data."""
+    if not dataclasses.is_dataclass(item) or isinstance(item, type):
+        raise TypeError(f"not a settlement item: {item!r}")
+    return dataclasses.asdict(item)
+
+
+def summary(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """One line of the pit's floor view."""
+    state, p = table.state, table.procedure
+    return {
+        "table": state.table_id, "name": table.pack.get("table.description", state.table_id),
+        "game": state.game, "pack": table.pack.id, "mode": state.mode,
+        "phase": state.phase.value, "point": state.point, "shooter": p.shooter,
+        "shaker_holder": p.shaker_holder, "players": len(state.players),
+        "on_layout": state.on_layout(), "house": state.house, "blocked": table.blocked(),
+        "alerts": [{"name": a, "message": m} for a, m in p.alerts],
+        "dice": dict(sorted(p.dice.items())), "last_roll": history[-1] if history else None,
+        "seq": state.seq, "conserved": state.conserved(),
+    }
+
