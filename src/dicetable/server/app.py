@@ -199,8 +199,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     @app.post("/api/logout", tags=["accounts"])
     def logout(request: Request, response: Response, who: Me) -> dict[str, str]:
-        token = request.cookies.get(COOKIE) or request.headers.get("authorization", "")[7:]
-        floor.accounts.logout(token.strip())
+        token = _bearer(request) or request.cookies.get(COOKIE) or ""
+        floor.accounts.logout(token)
         response.delete_cookie(COOKIE)
         return {"status": "logged out"}
 
@@ -408,7 +408,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     # -- live push --------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
     async def push(ws: WebSocket, table_id: str, after: int = 0) -> None:
-        token = ws.cookies.get(COOKIE) or ws.query_params.get("token")
+        token = ws.query_params.get("token") or ws.cookies.get(COOKIE)
         try:
             who = floor.accounts.session(token)
             floor.get(table_id)
