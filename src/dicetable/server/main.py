@@ -17,10 +17,14 @@ from dicetable.server.floor import Floor
 from dicetable.store.open import open_store
 
 
-def build_floor(db: str | Path, *, bet_seconds: int = 20) -> tuple[Floor, dict[str, str]]:
-    """The floor on ``db``; on an empty store, the demo floor and its credentials."""
-    store = open_store(db)
-    accounts = Accounts(db)
+def build_floor(db: str | Path, *, bet_seconds: int = 20,
+                schema: str = "dicetable") -> tuple[Floor, dict[str, str]]:
+    """The floor on ``db``; on an empty store, the demo floor and its credentials.
+
+    ``schema`` names the PostgreSQL schema (ignored for SQLite).
+    """
+    store = open_store(db, schema=schema)
+    accounts = Accounts(db, schema=schema)
     floor = Floor(store, accounts, bet_seconds=bet_seconds)
     credentials: dict[str, str] = {}
     if not store.tables() and accounts.empty():
@@ -50,5 +54,7 @@ def lead_electronic_tables(db: str) -> bool:
 def app_from_env() -> FastAPI:
     """uvicorn's factory: ``uvicorn --factory dicetable.server.main:app_from_env``."""
     db = os.environ.get("DICETABLE_DB", "dicetable.db")
-    floor, _ = build_floor(db, bet_seconds=int(os.environ.get("DICETABLE_BET_SECONDS", "20")))
-    return create_app(floor, electronic_loop=lead_electronic_tables(db))
+    floor, _ = build_floor(db, bet_seconds=int(os.environ.get("DICETABLE_BET_SECONDS", "20")),
+                           schema=os.environ.get("DICETABLE_SCHEMA", "dicetable"))
+    run_electronic = os.environ.get("DICETABLE_ELECTRONIC", "1") == "1"
+    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db))
