@@ -225,16 +225,35 @@ class Engine:
     def placeable(self, state: TableState, player: str, code: str,
                   base: str | None = None) -> bool:
         """May ``player`` make wager ``code`` now, whatever the amount? (A layout spot's state.)"""
+        return bool(self.placeable_codes(state, player, [code], base))
+
+    def placeable_codes(self, state: TableState, player: str, codes: Iterable[str],
+                        base: str | None = None) -> list[str]:
+        """The wagers of ``codes`` that ``player`` may make now, whatever the amount."""
+        probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
         try:
-            self.placement(state, cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player,
-                                               wager=code, amount=0, base=base))
+            self._may_wager(state, probe)
         except ValueError:
-            return False
-        return True
+            return []
+        out = []
+        for code in codes:
+            try:
+                self._wager_start(state, cmd.PlaceBet(actor=player, role=Role.PLAYER,
+                                                      player=player, wager=code, amount=0,
+                                                      base=base))
+            except ValueError:
+                continue
+            out.append(code)
+        return out
 
     def placement(self, state: TableState,
                   c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
         """Every check of a wager but its amount; its compiled table, start state and base."""
+        self._may_wager(state, c)
+        return self._wager_start(state, c)
+
+    def _may_wager(self, state: TableState, c: cmd.PlaceBet) -> None:
+        """The checks that do not depend on which wager: the player, the phase, the medium."""
         pack = state.rules()
         self._player(state, c.player)
         self.betting_open(state)
@@ -245,6 +264,10 @@ class Engine:
             raise IllegalWager(f"{c.player} is not seated; only seated players may wager",
                                rule="wagering.seated_only",
                                citation=pack.cite("wagering.seated_only"))
+
+    def _wager_start(self, state: TableState,
+                     c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
+        pack = state.rules()
         if not is_code(c.wager):
             raise IllegalWager(f"no wager is called {c.wager!r}", rule="wagers.menu")
         pack.require_offered(c.wager)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from fractions import Fraction
 from importlib import resources
@@ -183,11 +183,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         return JSONResponse({"error": "InvalidInput", "message": str(exc),
                              "rule": "api.request", "citation": ""}, status_code=422)
 
-    def act(table_id: str, who: Account, command_type: type[g.Command],
-            build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
-        events = floor.execute(table_id, who, build, command_type)
-        return {"events": floor.events_for(table_id, who, events),
-                "view": floor.view(table_id, who)}
+    async def act(table_id: str, who: Account, command_type: type[g.Command],
+                  build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
+        def work() -> dict[str, Any]:
+            events = floor.execute(table_id, who, build, command_type)
+            return {"events": floor.events_for(table_id, who, events),
+                    "view": floor.view(table_id, who)}
+
+        return await floor.submit(table_id, work)
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
@@ -261,14 +264,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     # -- wagers -----------------------------------------------------------------------------
     @app.post("/api/tables/{table_id}/bets", tags=["wagers"])
-    def place(table_id: str, body: BetIn, who: Me) -> dict[str, Any]:
+    async def place(table_id: str, body: BetIn, who: Me) -> dict[str, Any]:
         player = body.player or who.username
-        return act(table_id, who, g.PlaceBet, lambda a, r: g.PlaceBet(
+        return await act(table_id, who, g.PlaceBet, lambda a, r: g.PlaceBet(
             actor=a, role=r, player=player, wager=body.wager, amount=body.amount,
             base=body.base, working=body.working))
 
     @app.patch("/api/tables/{table_id}/bets/{bet}", tags=["wagers"])
-    def change(table_id: str, bet: str, body: BetChange, who: Me) -> dict[str, Any]:
+    async def change(table_id: str, bet: str, body: BetChange, who: Me) -> dict[str, Any]:
         def build(a: str, r: Role) -> list[g.Command]:
             out: list[g.Command] = []
             if body.amount is not None:
@@ -280,22 +283,22 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                                    rule="api.request")
             return out
 
-        return act(table_id, who, g.ChangeBet, build)
+        return await act(table_id, who, g.ChangeBet, build)
 
     @app.delete("/api/tables/{table_id}/bets/{bet}", tags=["wagers"])
-    def remove(table_id: str, bet: str, who: Me) -> dict[str, Any]:
-        return act(table_id, who, g.RemoveBet,
+    async def remove(table_id: str, bet: str, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, g.RemoveBet,
                    lambda a, r: g.RemoveBet(actor=a, role=r, bet=bet))
 
     # -- players' own steps -----------------------------------------------------------------
     @app.post("/api/tables/{table_id}/join", tags=["players"])
-    def join(table_id: str, body: Seat, who: Me) -> dict[str, Any]:
-        return act(table_id, who, g.JoinTable, lambda a, r: g.JoinTable(
+    async def join(table_id: str, body: Seat, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, g.JoinTable, lambda a, r: g.JoinTable(
             actor=a, role=Role.PLAYER, player=who.username, seat=body.seat))
 
     @app.post("/api/tables/{table_id}/select-dice", tags=["players"])
-    def select_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.SelectDice,
+    async def select_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.SelectDice,
                    lambda a, r: t.SelectDice(actor=a, role=r, serials=tuple(body.serials)))
 
     player_steps: list[tuple[str, type[g.Command]]] = [
@@ -305,35 +308,35 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         _simple(app, act, path, cls, "players")
 
     @app.post("/api/tables/{table_id}/player-shake", tags=["players"])
-    def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.PlayerShake,
+    async def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.PlayerShake,
                    lambda a, r: t.PlayerShake(actor=a, role=r, times=body.times))
 
     # -- the dealer's console ---------------------------------------------------------------
     @app.post("/api/tables/{table_id}/roll", tags=["dealer"])
-    def roll(table_id: str, body: RollIn, who: Me) -> dict[str, Any]:
+    async def roll(table_id: str, body: RollIn, who: Me) -> dict[str, Any]:
         faces = Roll.parse(body.faces) if body.faces else None
         try:
             distance = Fraction(body.distance) if body.distance else None
         except (ValueError, ZeroDivisionError):
             raise InvalidInput(f"distance {body.distance!r} is not a fraction",
                                rule="throw.distance") from None
-        return act(table_id, who, g.RecordRoll, lambda a, r: g.RecordRoll(
+        return await act(table_id, who, g.RecordRoll, lambda a, r: g.RecordRoll(
             actor=a, role=r, roll=faces, facts=tuple(body.facts), distance=distance,
             thrower=body.thrower, serials=tuple(body.serials)))
 
     @app.post("/api/tables/{table_id}/no-roll", tags=["dealer"])
-    def no_roll(table_id: str, body: Grounds, who: Me) -> dict[str, Any]:
-        return act(table_id, who, g.CallNoRoll,
+    async def no_roll(table_id: str, body: Grounds, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, g.CallNoRoll,
                    lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds)))
 
     @app.post("/api/tables/{table_id}/overturn", tags=["dealer"])
-    def overturn(table_id: str, body: Reason, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.OverturnNoRoll,
+    async def overturn(table_id: str, body: Reason, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.OverturnNoRoll,
                    lambda a, r: t.OverturnNoRoll(actor=a, role=r, reason=body.reason))
 
     @app.post("/api/tables/{table_id}/settle", tags=["dealer"])
-    def settle(table_id: str, who: Me) -> dict[str, Any]:
+    async def settle(table_id: str, who: Me) -> dict[str, Any]:
         """Collect the losers, pay the winners, complete the roll (in that order)."""
         def chores(a: str, r: Role) -> list[g.Command]:
             state = floor.get(table_id).table.state
@@ -347,7 +350,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                        else g.MovePuck(actor=a, role=r))
             return out
 
-        return act(table_id, who, g.CollectLosers, chores)
+        return await act(table_id, who, g.CollectLosers, chores)
 
     dealer_steps: list[tuple[str, type[g.Command]]] = [
         ("collect", g.CollectLosers), ("pay", g.PayWinners), ("move-puck", g.MovePuck),
@@ -357,52 +360,52 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         _simple(app, act, path, cls, "dealer")
 
     @app.post("/api/tables/{table_id}/dice", tags=["dealer"])
-    def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.BringDice, lambda a, r: t.BringDice(
+    async def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.BringDice, lambda a, r: t.BringDice(
             actor=a, role=r, serials=tuple(body.serials), witness=body.witness))
 
     @app.post("/api/tables/{table_id}/dice/remove", tags=["dealer"])
-    def remove_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.RemoveDice, lambda a, r: t.RemoveDice(
+    async def remove_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.RemoveDice, lambda a, r: t.RemoveDice(
             actor=a, role=r, serials=tuple(body.serials), reason=body.reason))
 
     @app.post("/api/tables/{table_id}/offer-dice", tags=["dealer"])
-    def offer_dice(table_id: str, body: Patron, who: Me) -> dict[str, Any]:
+    async def offer_dice(table_id: str, body: Patron, who: Me) -> dict[str, Any]:
         def build(a: str, r: Role) -> g.Command:
             bowl = floor.get(table_id).table.procedure.bowl
             return t.OfferDice(actor=a, role=r, patron=body.patron,
                                serials=tuple(body.serials if body.serials else bowl))
 
-        return act(table_id, who, t.OfferDice, build)
+        return await act(table_id, who, t.OfferDice, build)
 
     @app.post("/api/tables/{table_id}/remove-shooter", tags=["dealer"])
-    def remove_shooter(table_id: str, body: Ground, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.RemoveShooter,
+    async def remove_shooter(table_id: str, body: Ground, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.RemoveShooter,
                    lambda a, r: t.RemoveShooter(actor=a, role=r, ground=body.ground))
 
     @app.post("/api/tables/{table_id}/offer-shaker", tags=["dealer"])
-    def offer_shaker(table_id: str, body: PlayerRef, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.OfferShaker,
+    async def offer_shaker(table_id: str, body: PlayerRef, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.OfferShaker,
                    lambda a, r: t.OfferShaker(actor=a, role=r, player=body.player))
 
     @app.post("/api/tables/{table_id}/chips", tags=["dealer"])
-    def buy_chips(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
-        return act(table_id, who, g.BuyChips, lambda a, r: g.BuyChips(
+    async def buy_chips(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, g.BuyChips, lambda a, r: g.BuyChips(
             actor=a, role=r, player=body.player, amount=body.amount))
 
     @app.post("/api/tables/{table_id}/cash-out", tags=["dealer"])
-    def cash_out(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
-        return act(table_id, who, g.CashOut, lambda a, r: g.CashOut(
+    async def cash_out(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, g.CashOut, lambda a, r: g.CashOut(
             actor=a, role=r, player=body.player, amount=body.amount))
 
     @app.post("/api/tables/{table_id}/staff", tags=["dealer"])
-    def assign(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.AssignStaff, lambda a, r: t.AssignStaff(
+    async def assign(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.AssignStaff, lambda a, r: t.AssignStaff(
             actor=a, role=r, person=body.person, staff_role=body.role))
 
     @app.post("/api/tables/{table_id}/staff/relieve", tags=["dealer"])
-    def relieve(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
-        return act(table_id, who, t.RelieveStaff, lambda a, r: t.RelieveStaff(
+    async def relieve(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
+        return await act(table_id, who, t.RelieveStaff, lambda a, r: t.RelieveStaff(
             actor=a, role=r, person=body.person, staff_role=body.role))
 
     # -- live push --------------------------------------------------------------------------
@@ -456,12 +459,13 @@ def _page(app: FastAPI, static: Path, page: str) -> None:
         return FileResponse(static / f"{page}.html")
 
 
-def _simple(app: FastAPI, act: Callable[..., dict[str, Any]], path: str,
+def _simple(app: FastAPI, act: Callable[..., Awaitable[dict[str, Any]]], path: str,
             cls: type[g.Command], tag: str) -> None:
     """A command that takes nothing but its actor and role."""
-    def endpoint(table_id: str, request: Request) -> dict[str, Any]:
+    async def endpoint(table_id: str, request: Request) -> dict[str, Any]:
         who = session_account(request)
-        return act(table_id, who, cls, lambda a, r: cls(actor=a, role=r))
+        result: dict[str, Any] = await act(table_id, who, cls, lambda a, r: cls(actor=a, role=r))
+        return result
 
     endpoint.__name__ = path.replace("-", "_")
     endpoint.__doc__ = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
@@ -512,6 +516,6 @@ async def _electronic(floor: Floor, table_id: str) -> None:
                               ).isoformat()
         await asyncio.sleep(floor.bet_seconds)
         try:
-            await asyncio.to_thread(floor.electronic_round, table_id)
+            await floor.submit(table_id, lambda: floor.electronic_round(table_id))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)

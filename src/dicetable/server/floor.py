@@ -11,12 +11,14 @@ hears the others' commits through the store's notices (LISTEN/NOTIFY).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.dice_sources import CsprngDice
@@ -36,6 +38,8 @@ from dicetable.table.authority import ACTION_RULE
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 Listener = Callable[[str, list[Event]], None]
 """Told of every batch of events a table gets (table id, events)."""
 
@@ -47,6 +51,9 @@ class NotFound(InvalidInput):
 @dataclass
 class FloorTable:
     durable: DurableTable
+    worker: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="table"))
+    """The table's own thread: its commands run one at a time, in the order they came."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held while a command runs; never re-entered (a store's notice of this process's own
     commit, arriving while the lock is held, is left to the holder)."""
@@ -80,6 +87,13 @@ class Floor:
 
     def close(self) -> None:
         self._subscription.close()
+        for info in self.tables.values():
+            info.worker.shutdown(wait=True)
+
+    async def submit(self, table_id: str, work: Callable[[], T]) -> T:
+        """Run ``work`` on the table's own thread (FIFO), off the event loop."""
+        info = self.get(table_id)
+        return await asyncio.get_running_loop().run_in_executor(info.worker, work)
 
     # -- tables ------------------------------------------------------------------------------
     def _load(self, table_id: str) -> FloorTable:

@@ -7,6 +7,7 @@ player's. Events are filtered the same way before they are pushed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -16,6 +17,7 @@ from dicetable.core.money import format_cents
 from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.state import TableState
+from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name, family_of
 from dicetable.table import Table
 from dicetable.table import events as tev
@@ -55,7 +57,12 @@ def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
 
 
 def limits_of(table: Table) -> dict[str, dict[str, Any]]:
-    pack = table.pack
+    """Every wager's minimum, maximum and unit (a pack's, computed once)."""
+    return _limits(table.pack)
+
+
+@functools.cache
+def _limits(pack: RulePack) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for code in pack.menu_in_order:
         limits, _ = pack.limits(code)
@@ -139,8 +146,8 @@ def table_view(table: Table, viewer: str | None, staff: bool,
             "player": viewer, "balance": state.balance(viewer),
             "seat": state.players[viewer].seat,
             "bets": [_bet_view(table, b.id) for b in state.bets_of(viewer)],
-            "placeable": [code for code in pack.menu_in_order if code != "odds"
-                          and table.placeable(viewer, code)],
+            "placeable": table.placeable_codes(
+                viewer, [code for code in pack.menu_in_order if code != "odds"]),
             "odds_bases": [b.id for b in state.bets_of(viewer)
                            if table.placeable(viewer, "odds", base=b.id)],
         }

@@ -112,17 +112,17 @@ class ProcedureEngine:
             return False
         return True
 
-    def placeable(self, state: TableState, player: str, code: str, now: str,
-                  base: str | None = None) -> bool:
-        """May ``player`` make wager ``code`` now, whatever the amount?"""
-        probe = gcmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager=code,
+    def placeable_codes(self, state: TableState, player: str, codes: Iterable[str], now: str,
+                        base: str | None = None) -> list[str]:
+        """The wagers of ``codes`` that ``player`` may make now, whatever the amount."""
+        probe = gcmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="",
                               amount=0, base=base)
         try:
             authority.authorize(state, probe)
             self._play_allowed(state, now)
         except ValueError:
-            return False
-        return self.game.placeable(state, player, code, base)
+            return []
+        return self.game.placeable_codes(state, player, codes, base)
 
     @property
     def live(self) -> bool:

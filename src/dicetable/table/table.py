@@ -270,12 +270,17 @@ class Table:
 
     def placeable(self, player: str, wager: str, base: str | None = None) -> bool:
         """May ``player`` make ``wager`` now, whatever the amount (a layout spot lit or not)?"""
+        return bool(self.placeable_codes(player, [wager], base))
+
+    def placeable_codes(self, player: str, codes: Iterable[str],
+                        base: str | None = None) -> list[str]:
+        """Which of ``codes`` ``player`` may make now, whatever the amount."""
         engine = self.engine
         if isinstance(engine, ProcedureEngine):
-            return engine.placeable(self.state, player, wager, self.now(), base)
+            return engine.placeable_codes(self.state, player, codes, self.now(), base)
         if isinstance(engine, Engine):
-            return engine.placeable(self.state, player, wager, base)
-        return False
+            return engine.placeable_codes(self.state, player, codes, base)
+        return []
 
     def odds(self, player: str, base: str, amount: int) -> str:
         return self.bet(player, "odds", amount, base=base)

@@ -1,0 +1,145 @@
+"""Bet placement under load on loopback: throughput, p50 and p99 latency.
+
+A real ``dicetable serve`` process on a fresh SQLite file (``synchronous=FULL``, group commit),
+four live Craps tables, 200 players. Each client logs in, then places a $1 Field bet and takes
+it down again, as fast as it is answered, for the run's duration. The same loop with a single
+client runs first, side by side, as the baseline. Figures are printed, not asserted.
+
+    .venv/bin/python -m bench.server_bench [--clients 200] [--seconds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.server.accounts import Kind
+from dicetable.server.demo import DEMO_PASSWORD
+from dicetable.server.main import build_floor
+
+TABLES = ("craps-pa-1", "craps-in-1", "minicraps-pa-1", "craps-pa-e1")
+
+
+def prepare(db: Path, players: int) -> None:
+    """The demo floor plus ``players`` bench players, each at one table with chips."""
+    floor, _ = build_floor(db)
+    for i in range(players):
+        name = f"bench{i:03d}"
+        floor.accounts.create(name, DEMO_PASSWORD, Kind.PLAYER)
+        table = TABLES[i % len(TABLES)]
+        seller = ("table", Role.SYSTEM) if table == "craps-pa-e1" else ("dee", Role.DEALER)
+        floor.run(table, lambda n=name, s=seller: [  # type: ignore[misc]
+            g.JoinTable(actor=n, role=Role.PLAYER, player=n),
+            g.BuyChips(actor=s[0], role=s[1], player=n, amount=1_000_000)])
+    floor.close()
+    floor.store.close()
+    floor.accounts.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def login(http: httpx.AsyncClient, index: int) -> str:
+    for attempt in range(5):  # 200 Argon2 checks at once can outlast a connect backlog
+        try:
+            reply = await http.post("/api/login", json={"username": f"bench{index:03d}",
+                                                        "password": DEMO_PASSWORD})
+            token: str = reply.json()["token"]
+            return token
+        except httpx.TransportError:
+            await asyncio.sleep(0.5 * (attempt + 1))
+    raise RuntimeError(f"bench{index:03d} could not log in")
+
+
+async def client(http: httpx.AsyncClient, index: int, token: str, until: float,
+                 latencies: list[float], errors: list[str]) -> None:
+    table = TABLES[index % len(TABLES)]
+    headers = {"authorization": f"Bearer {token}"}
+    if True:
+        while time.perf_counter() < until:
+            start = time.perf_counter()
+            placed = await http.post(f"/api/tables/{table}/bets", headers=headers,
+                                     json={"wager": "field", "amount": 100})
+            latencies.append(time.perf_counter() - start)
+            if placed.status_code != 200:
+                errors.append(placed.text[:120])
+                await asyncio.sleep(0.05)
+                continue
+            bet = next(b["id"] for b in placed.json()["view"]["me"]["bets"]
+                       if b["wager"] == "field")
+            start = time.perf_counter()
+            removed = await http.delete(f"/api/tables/{table}/bets/{bet}", headers=headers)
+            latencies.append(time.perf_counter() - start)
+            if removed.status_code != 200:
+                errors.append(removed.text[:120])
+
+
+async def run(base: str, clients: int, seconds: float) -> tuple[int, float, float, float,
+                                                                 int]:
+    latencies: list[float] = []
+    errors: list[str] = []
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+        tokens = await asyncio.gather(*(login(http, i) for i in range(clients)))
+        until = time.perf_counter() + seconds
+        started = time.perf_counter()
+        await asyncio.gather(*(client(http, i, tokens[i], until, latencies, errors)
+                               for i in range(clients)))
+        elapsed = time.perf_counter() - started
+    q = statistics.quantiles(latencies, n=100) if len(latencies) > 2 else [0.0] * 99
+    return len(latencies), len(latencies) / elapsed, q[49] * 1000, q[98] * 1000, len(errors)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        t0 = time.perf_counter()
+        prepare(db, args.clients)
+        print(f"setup: demo floor + {args.clients} players in {time.perf_counter() - t0:.1f} s")
+        port = free_port()
+        env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0")
+        server = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory",
+             "dicetable.server.main:app_from_env", "--host", "127.0.0.1", "--port",
+             str(port), "--log-level", "warning"], env=env)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(100):
+                try:
+                    httpx.get(base + "/openapi.json", timeout=1)
+                    break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            one = asyncio.run(run(base, 1, min(args.seconds, 5)))
+            many = asyncio.run(run(base, args.clients, args.seconds))
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    print(f"{'clients':>8} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    for label, (n, rate, p50, p99, errs) in (("1", one), (str(args.clients), many)):
+        print(f"{label:>8} {n:>9} {rate:>8.0f} {p50:>8.1f} {p99:>8.1f} {errs:>7}")
+    print(f"throughput with {args.clients} clients / 1 client: {many[1] / one[1]:.1f}x "
+          "(durable SQLite, synchronous=FULL; one server process)")
+
+
+if __name__ == "__main__":
+    main()
