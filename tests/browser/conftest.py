@@ -99,30 +99,35 @@ def screenshot(page: Page, name: str) -> Path:
     """Keep a full-page screenshot as a test artifact."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    page.mouse.move(1, 1)  # no hover highlight where the full-page capture scrolls to
     page.screenshot(path=str(path), full_page=True)
     return path
 
 
 class OpenScreen(Protocol):
-    def __call__(self, username: str, *, width: int = ..., height: int = ...) -> Screen: ...
+    def __call__(self, username: str | None, *, width: int = ..., height: int = ...
+                 ) -> Screen: ...
 
 
 @pytest.fixture
 def open_screen(browser: Browser, live_server: LiveServer) -> Iterator[OpenScreen]:
     screens: list[Screen] = []
 
-    def open_as(username: str, *, width: int = 1500, height: int = 1000) -> Screen:
+    def open_as(username: str | None, *, width: int = 1500, height: int = 1000) -> Screen:
+        """A window of its own, logged in as ``username`` (None: left at the login page)."""
         context = browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(8000)
         page = context.new_page()
         screen = Screen(context, page)
         page.on("pageerror", lambda e: screen.errors.append(str(e)))
         page.goto(live_server.url + "/")
+        screens.append(screen)
+        if username is None:
+            return screen
         page.fill("#username", username)
         page.fill("#password", DEMO_PASSWORD)
         page.click("#login-button")
         page.wait_for_url(lambda url: "/play" in url or "/dealer" in url or "/pit" in url)
-        screens.append(screen)
         return screen
 
     yield open_as

@@ -87,9 +87,15 @@ function build(v) {
       return b;
     }));
     el.unreadable = h("input", { type: "checkbox", id: "unreadable" });
-    el.facts = h("div", { class: "facts", id: "facts" }, v.rules.throw_facts.map((f) => h("label", { class: "check", title: f.text },
+    // The facts this pack's no-roll rules name come first; the rest fold away.
+    const named = new Set([...v.rules.noroll_automatic, ...v.rules.noroll_grounds.map((g) => g.ground), ...v.rules.noroll_excluded]);
+    const fact = (f) => h("label", { class: "check", title: f.text },
       h("input", { type: "checkbox", value: f.fact, dataset: { fact: f.fact } }),
-      h("span", {}, f.fact, v.rules.noroll_automatic.includes(f.fact) ? h("small", { style: "color:var(--warn)" }, "automatic no roll") : null, h("small", {}, f.text)))));
+      h("span", {}, f.fact, v.rules.noroll_automatic.includes(f.fact) ? h("small", { style: "color:var(--warn)" }, "automatic no roll") : null, h("small", {}, f.text)));
+    const others = v.rules.throw_facts.filter((f) => !named.has(f.fact));
+    el.facts = h("div", { id: "facts" },
+      h("div", { class: "facts" }, v.rules.throw_facts.filter((f) => named.has(f.fact)).map(fact)),
+      others.length ? h("details", { style: "margin-top:6px" }, h("summary", { class: "muted" }, `Other facts (${others.length})`), h("div", { class: "facts" }, others.map(fact))) : null);
     el.distance = h("input", { type: "text", id: "distance", placeholder: "e.g. 3/4", size: 6, title: "how far the dice travelled, as a fraction of the table's length" });
     el.thrower = h("select", { id: "thrower" });
     el.rollSummary = h("div", { class: "muted", id: "roll-summary" });
@@ -294,7 +300,7 @@ function drawRng(v) {
   const last = v.history.length ? v.history[v.history.length - 1] : null;
   replace(el.rng,
     h("p", { class: "muted" }, "This table's dice are a cryptographic random number generator. Each cycle: bets open for the countdown, no more bets, the RNG rolls, settlement runs by itself."),
-    h("div", { class: `countdown ${left === null || left <= 0 ? "closed" : left <= 5 ? "closing" : ""}`, id: "countdown" },
+    h("div", { class: `countdown ${left === null || left <= 0 ? "closed" : left <= 5 ? "closing" : ""}`, id: "countdown", style: "font-size:1.7rem" },
       left === null ? "waiting" : left > 0 ? `${left}s to no more bets` : "rolling"),
     last ? h("div", { class: "row" }, "Last RNG roll:", ...faces(last.roll).map((n) => dieIcon(n, 24)), h("b", {}, last.total)) : null);
 }
@@ -307,7 +313,8 @@ function wagerName(code) {
 function drawSettlement(v) {
   const p = v.pending;
   if (!p) {
-    replace(el.settle, h("p", { class: "muted", id: "nothing-to-settle" }, v.phase === "settling" ? "Waiting for the settlement." : "Nothing to settle: record a throw first."));
+    const text = v.mode === "electronic" ? "The table settles each roll by itself." : v.phase === "settling" ? "Waiting for the settlement." : "Nothing to settle: record a throw first.";
+    replace(el.settle, h("p", { class: "muted", id: "nothing-to-settle" }, text));
     return;
   }
   const [a, b] = faces(p.roll);

@@ -217,7 +217,7 @@ function flash(code) {
   const spot = layout && layout.spots.get(code);
   if (!spot) return;
   spot.g.classList.add("flash");
-  setTimeout(() => spot.g.classList.remove("flash"), 350);
+  setTimeout(() => spot.g.classList.remove("flash"), 250);
 }
 
 function hint(text) {

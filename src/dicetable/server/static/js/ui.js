@@ -99,10 +99,11 @@ function refusalTray() {
 
 /** Show a refusal with its rule and citation (other errors are shown plainly). */
 export function showRefusal(err) {
-  const refusal = err instanceof Refusal ? err : new Refusal(0, { error: "Error", message: String(err && err.message ? err.message : err) });
+  const local = !(err instanceof Refusal);  // caught here before anything was sent
+  const refusal = local ? new Refusal(0, { error: "Not sent", message: String(err && err.message ? err.message : err) }) : err;
   const box = h("div", { class: "refusal", role: "alert", dataset: { rule: refusal.rule } },
     h("button", { class: "close", title: "dismiss", onclick: () => box.remove() }, "×"),
-    h("div", { class: "kind" }, `Refused: ${refusal.error}`),
+    h("div", { class: "kind" }, local ? refusal.error : `Refused: ${refusal.error}`),
     h("div", { class: "message" }, refusal.message),
     h("dl", {},
       h("dt", {}, "Rule"), h("dd", { class: "rule" }, refusal.rule || "—"),
