@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import pytest
 import uvicorn
+from fastapi import FastAPI
 
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
@@ -37,6 +38,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 class LiveServer:
     url: str
     floor: Floor
+    app: FastAPI
 
     def balance(self, table: str, player: str) -> int:
         return self.floor.tables[table].table.balance(player)
@@ -59,7 +61,7 @@ def live_server(tmp_path: Path) -> Iterator[LiveServer]:
             raise RuntimeError("the test server did not start")
         time.sleep(0.02)
     try:
-        yield LiveServer(f"http://127.0.0.1:{port}", floor)
+        yield LiveServer(f"http://127.0.0.1:{port}", floor, app)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

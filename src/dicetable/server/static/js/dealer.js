@@ -10,6 +10,7 @@ import {
 
 const account = await whoami();
 const params = new URLSearchParams(location.search);
+if (account.kind === "player") location.replace(`/play${location.search}`);  // not a player's page
 const myTables = Object.keys(account.tables || {});
 const tableId = params.get("table") || myTables[0];
 if (!params.get("table") && tableId) history.replaceState(null, "", `/dealer?table=${encodeURIComponent(tableId)}`);

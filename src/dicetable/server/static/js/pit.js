@@ -6,6 +6,7 @@ import { get, post, tablePath, whoami } from "./api.js";
 import { attempt, describe, dieIcon, faces, fmtTime, h, money, replace, showRefusal, topbar } from "./ui.js";
 
 const account = await whoami();
+if (account.kind === "player") location.replace("/play");  // not a player's page
 topbar(account, "Pit console", [["Tables", "/"]]);
 const main = h("main", { class: "page stack" });
 document.body.append(main);

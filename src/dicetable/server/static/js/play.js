@@ -273,6 +273,11 @@ function render() {
 }
 
 function drawBalance(v, me) {
+  if (!me && account.kind === "staff") {
+    replace(balanceCard, h("h2", {}, "Staff"), h("p", { class: "muted" }, "This is the players' view of the table."),
+      h("a", { class: "btn primary", href: `/dealer?table=${encodeURIComponent(tableId)}` }, "Open the console"));
+    return;
+  }
   if (!me) {
     replace(balanceCard, h("h2", {}, "Not seated"), h("p", { class: "muted" }, "Take a position at this table to play."),
       h("button", { class: "btn primary", onclick: () => act(() => post(tablePath(tableId, "/join"), {})) }, "Take a seat"));
