@@ -192,6 +192,18 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     expect(p.locator("#my-bets .bet-row")).to_have_count(0)
     alice.shot("player-props-after-no-roll")
     dee.shot("dealer-props-after-no-roll")
+
+    # Repeat the wagers, double them, undo the last change, clear the round.
+    p.click("#repeat")
+    expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 1100))
+    expect(p.locator("#my-bets .bet-row")).to_have_count(3)
+    p.click("#double")
+    expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 2200))
+    p.click("#undo")
+    expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 2100))
+    p.click("#clear")
+    balances_match(live_server, PROPS, p, dee.page, "alice", START)
+    expect(p.locator("#my-bets .bet-row")).to_have_count(0)
     assert live_server.floor.tables[PROPS].table.state.conserved()
 
 

@@ -22,7 +22,7 @@ const st = {
   undo: [],                   // this round's actions, newest last: {kind, bet, from}
   thisRound: new Map(),       // wager code -> cents added this round
   lastRound: new Map(),       // what was added in the round before (for Repeat)
-  lastRollSeq: null,
+  lastRollSeq: null,         // the last roll seen (a new one ends the round's undo)
   chosenDice: [],
 };
 
@@ -205,9 +205,12 @@ async function repeat() {
 }
 
 async function double() {
-  const me = st.view.me;
-  for (const bet of [...me.bets]) {
-    const open = bet.base ? me.odds_bases.includes(bet.base) : me.placeable.includes(bet.wager) && spotBet(bet.wager) === bet;
+  for (const id of st.view.me.bets.map((b) => b.id)) {
+    const me = st.view.me;  // fresh after each change
+    const bet = me.bets.find((b) => b.id === id);
+    if (!bet) continue;
+    const onSpot = spotBet(bet.wager);
+    const open = bet.base ? oddsOpen(bet.base) : me.placeable.includes(bet.wager) && onSpot && onSpot.id === bet.id;
     if (!open) continue;
     await change(bet, bet.amount * 2, bet.base ? null : bet.wager, bet.amount);
   }
@@ -244,11 +247,12 @@ function setView(view) {
   st.view = view;
   if (first || !layout || layout.game !== view.game) buildLayout(view);
   const last = view.history.length ? view.history[view.history.length - 1].seq : null;
-  if (last !== st.lastRollSeq) {
-    if (st.lastRollSeq !== null && st.thisRound.size) st.lastRound = new Map(st.thisRound);
-    if (st.lastRollSeq !== null) { st.thisRound = new Map(); st.undo = []; }
-    st.lastRollSeq = last;
+  if (!first && last !== st.lastRollSeq) {  // a roll: this round's wagers become Repeat's
+    if (st.thisRound.size) st.lastRound = new Map(st.thisRound);
+    st.thisRound = new Map();
+    st.undo = [];
   }
+  st.lastRollSeq = last;
   render();
 }
 

@@ -142,6 +142,12 @@ export function topbar(account, title, links = []) {
 // -- events as lines of text ------------------------------------------------------------------
 const wagerName = (view, code) => (view && view.limits && view.limits[code] ? view.limits[code].name : code);
 
+function betName(view, id) {
+  const all = [...((view && view.me && view.me.bets) || []), ...((view && view.bets) || [])];
+  const bet = all.find((b) => b.id === id);
+  return bet ? `${bet.player === (view.me && view.me.player) ? "Your" : `${bet.player}'s`} ${bet.name}` : `Bet ${id}`;
+}
+
 export function describe(e, view) {
   const w = (code) => wagerName(view, code);
   switch (e.type) {
@@ -166,9 +172,9 @@ export function describe(e, view) {
       return { text: e.point ? `Puck ON ${e.point}` : "Puck OFF", cls: "" };
     case "RoundCompleted": return { text: `Round ${e.round} complete${e.total ? ` (total ${e.total})` : ""}`, cls: "" };
     case "BetPlaced": return { text: `${e.player} bets ${money(e.amount)} on ${e.base ? `odds (${e.base})` : w(e.wager)}`, cls: "" };
-    case "BetChanged": return { text: `Bet ${e.bet} now ${money(e.amount)}`, cls: "" };
-    case "BetRemoved": return { text: `Bet ${e.bet} taken down, ${money(e.returned)} returned`, cls: "" };
-    case "BetWorkingSet": return { text: `Bet ${e.bet} ${e.working ? "working" : "off"}`, cls: "" };
+    case "BetChanged": return { text: `${betName(view, e.bet)} now ${money(e.amount)}`, cls: "" };
+    case "BetRemoved": return { text: `${betName(view, e.bet)} taken down, ${money(e.returned)} returned`, cls: "" };
+    case "BetWorkingSet": return { text: `${betName(view, e.bet)} ${e.working ? "working" : "off"}`, cls: "" };
     case "ChipsBought": return { text: `${e.player} buys ${money(e.amount)} in chips`, cls: "" };
     case "ChipsCashedOut": return { text: `${e.player} cashes out ${money(e.amount)}`, cls: "" };
     case "PlayerJoined": return { text: `${e.player} joins${e.seat ? ` at position ${e.seat}` : ""}`, cls: "" };
