@@ -13,7 +13,7 @@ document.body.append(main);
 
 const st = { pit: null, selected: null, drawn: null };
 const floorEl = h("div", { class: "floor", id: "floor" });
-const detail = h("div", { class: "console-grid", id: "detail" });
+const detail = h("div", { class: "pit-detail", id: "detail" });
 const accountsEl = h("div", { id: "accounts" });
 
 main.append(
@@ -108,7 +108,8 @@ async function select(tableId) {
   const recallCard = h("section", { class: "card", id: "pit-recall" }, h("header", {}, h("h2", {}, `Game recall · ${tableId}`)));
   if (recall) {
     recallCard.append(h("div", { class: "scroll" }, recall.length ? [...recall].reverse().map((r) => h("div", { class: "recall-round" },
-      h("div", { class: "head" }, h("span", {}, r.label), h("span", { class: "muted" }, `${fmtTime(r.started)} – ${fmtTime(r.ended)}`)),
+      h("div", { class: "head" }, h("span", {}, r.label, r.complete ? "" : h("span", { class: "tag gold", style: "margin-left:6px" }, "in progress")),
+        h("span", { class: "muted" }, r.complete ? `${fmtTime(r.started)} – ${fmtTime(r.ended)}` : `since ${fmtTime(r.started)}`)),
       h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), ` ${roll.total} by ${roll.actor} `] : "unreadable "),
         r.no_roll ? h("span", { class: "tag red" }, `no roll: ${r.no_roll.join(", ")}`) : null,
         r.seven_out ? h("span", { class: "tag red" }, "seven out") : null),
