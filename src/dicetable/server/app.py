@@ -426,12 +426,26 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                 lambda: list(floor.store.events(table_id, after=after)) if after else [])
             await ws.send_json({"type": "hello", "events": floor.events_for(
                 table_id, who, missed), "view": floor.view(table_id, who)})
-            while True:
-                batch = await watcher.queue.get()
-                await ws.send_json({"type": "events",
-                                    "events": floor.events_for(table_id, who, batch),
-                                    "view": await asyncio.to_thread(floor.view, table_id,
-                                                                    who)})
+
+            async def pump() -> None:
+                while True:
+                    batch = await watcher.queue.get()
+                    await ws.send_json({"type": "events",
+                                        "events": floor.events_for(table_id, who, batch),
+                                        "view": await asyncio.to_thread(floor.view, table_id,
+                                                                        who)})
+
+            pusher = asyncio.create_task(pump())
+            try:
+                # The browser sends nothing; listening notices a closed connection at once,
+                # not at the next batch (an idle handler would otherwise hold up shutdown).
+                while (await ws.receive())["type"] != "websocket.disconnect":
+                    pass
+            finally:
+                pusher.cancel()
+                with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
+                                         RuntimeError):
+                    await pusher
         except WebSocketDisconnect:
             pass
         finally:

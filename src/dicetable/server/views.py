@@ -18,10 +18,11 @@ from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.state import TableState
 from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import display_name, family_of
+from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
 from dicetable.table import Table
 from dicetable.table import events as tev
-from dicetable.table.seating import next_shaker_holder
+from dicetable.table.authority import ACTION_RULE
+from dicetable.table.seating import next_shaker_holder, offer_order
 
 PRIVATE_ITEMS = (gev.LosersCollected, gev.WinnersPaid, gev.WagersReturned)
 PRIVATE_PLAYER = (gev.BetPlaced, gev.ChipsBought, gev.ChipsCashedOut)
@@ -73,6 +74,35 @@ def _limits(pack: RulePack) -> dict[str, dict[str, Any]]:
     return out
 
 
+def console_rules(table: Table) -> dict[str, Any]:
+    """The pack's procedure choices a page offers (the no-roll grounds, the throw facts, the
+    grounds for removing a shooter, who may do what): public, it is the table's rule card."""
+    return _console_rules(table.pack)
+
+
+@functools.lru_cache(maxsize=64)  # packs are immutable and few; views are many
+def _console_rules(pack: RulePack) -> dict[str, Any]:
+
+    def listed(rule_id: str) -> list[str]:
+        return list(pack.get(rule_id, None) or [])
+
+    authority = sorted({rule for rule in ACTION_RULE.values() if rule in pack.rules})
+    return {
+        "noroll_grounds": [{"ground": g, "text": NO_ROLL_GROUNDS.get(g, g)}
+                           for g in listed("noroll.grounds")],
+        "noroll_automatic": listed("noroll.automatic"),
+        "noroll_excluded": listed("noroll.excluded_grounds"),
+        "noroll_citation": pack.cite("noroll.grounds"),
+        "throw_facts": [{"fact": f, "text": text} for f, text in THROW_FACTS.items()],
+        "removal_grounds": listed("shooter.removal_grounds"),
+        "dice_offered": pack.get("shooter.dice_offered"),
+        "may_relinquish": pack.flag("shooter.may_relinquish"),
+        "min_shakes": pack.get("shaker.min_shakes"),
+        "dice_max_hours": pack.get("dice.max_hours"),
+        "authority": {rule: sorted(r.value for r in pack.roles(rule)) for rule in authority},
+    }
+
+
 def roll_history(events: Iterable[Event], keep: int = 60,
                  history: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The last rolls: both faces, validity, and where a shooter's hand ended.
@@ -116,7 +146,8 @@ def table_view(table: Table, viewer: str | None, staff: bool,
         "game": state.game, "pack": pack.id, "jurisdiction": pack.jurisdiction,
         "mode": state.mode, "phase": state.phase.value, "point": state.point,
         "round": state.round, "hand": state.hand, "seq": state.seq,
-        "shooter": p.shooter, "offer_to": p.offer_to,
+        "shooter": p.shooter, "offer_to": p.offer_to, "offered": list(p.offered),
+        "next_shooter": _next_shooter(state, p.shooter),
         "shaker": {"holder": p.shaker_holder, "state": p.shaker, "shakes": p.shakes,
                    "dealer_shook": p.dealer_shook,
                    "next": p.shaker_holder or next_shaker_holder(state, None, first=True)},
@@ -127,6 +158,7 @@ def table_view(table: Table, viewer: str | None, staff: bool,
         "limits": limits_of(table),
         "staff": {person: sorted(r.value for r in roles) for person, roles in p.staff.items()},
         "seats": {name: info.seat for name, info in state.players.items()},
+        "rules": console_rules(table),
     }
     if staff:
         view["players"] = {name: {"balance": info.balance, "seat": info.seat}
@@ -156,6 +188,14 @@ def table_view(table: Table, viewer: str | None, staff: bool,
     return view
 
 
+def _next_shooter(state: TableState, shooter: str | None) -> str | None:
+    """Whom the dice are offered to next (live Craps, no shooter yet)."""
+    if shooter is not None or state.game == "props-and-hops" or state.mode != "live":
+        return None
+    order = offer_order(state)
+    return order[0] if order else None
+
+
 def event_to_dict_item(item: object) -> dict[str, Any]:
     """A settlement item (a frozen dataclass) as plain data."""
     if not dataclasses.is_dataclass(item) or isinstance(item, type):
@@ -174,6 +214,7 @@ def summary(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
         "on_layout": state.on_layout(), "house": state.house, "blocked": table.blocked(),
         "alerts": [{"name": a, "message": m} for a, m in p.alerts],
         "dice": dict(sorted(p.dice.items())), "last_roll": history[-1] if history else None,
+        "dice_max_hours": table.pack.get("dice.max_hours"),
         "seq": state.seq, "conserved": state.conserved(),
     }
 

@@ -1,0 +1,104 @@
+// The server's REST API and its WebSocket push, for every page.
+//
+// A refusal comes back as JSON {error, message, rule, citation} with a 4xx status; it is thrown
+// as a Refusal so that a page can show the rule and its citation.
+
+export class Refusal extends Error {
+  constructor(status, body) {
+    super(body && body.message ? body.message : `HTTP ${status}`);
+    this.status = status;
+    this.error = (body && body.error) || `HTTP ${status}`;
+    this.rule = (body && body.rule) || "";
+    this.citation = (body && body.citation) || "";
+  }
+}
+
+export async function api(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (e) {
+    throw new Refusal(0, { error: "Offline", message: "the server cannot be reached", rule: "", citation: "" });
+  }
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = null; }
+  if (!response.ok) throw new Refusal(response.status, data);
+  return data;
+}
+
+export const get = (path) => api("GET", path);
+export const post = (path, body = {}) => api("POST", path, body);
+export const patch = (path, body) => api("PATCH", path, body);
+export const del = (path) => api("DELETE", path);
+
+export const tablePath = (tableId, rest = "") => `/api/tables/${encodeURIComponent(tableId)}${rest}`;
+
+/** The logged-in account, or a trip back to the login page. */
+export async function whoami() {
+  try {
+    return await get("/api/me");
+  } catch (e) {
+    if (e instanceof Refusal && e.status === 401) {
+      location.href = "/?next=" + encodeURIComponent(location.pathname + location.search);
+      return new Promise(() => {});  // the page is going away
+    }
+    throw e;
+  }
+}
+
+export async function logout() {
+  try { await post("/api/logout"); } catch (e) { /* already gone */ }
+  location.href = "/";
+}
+
+/**
+ * Live updates for one table. ``onMessage(msg, {reconnected})`` gets each push: the hello
+ * (with the events missed while away, when this is a reconnection) and each batch of events,
+ * with the table's fresh view. On a dropped connection it reconnects with ``after=<last seq>``.
+ */
+export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
+  let lastSeq = 0;
+  let socket = null;
+  let delay = 400;
+  let paused = false;
+  let stopped = false;
+  let timer = null;
+
+  function open() {
+    if (stopped || paused) return;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const url = `${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}?after=${lastSeq}`;
+    const reconnecting = lastSeq > 0;
+    socket = new WebSocket(url);
+    socket.onopen = () => { delay = 400; onStatus("live"); };
+    socket.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
+      for (const e of msg.events || []) lastSeq = Math.max(lastSeq, e.seq);
+      if (msg.view) lastSeq = Math.max(lastSeq, msg.view.seq);
+      onMessage(msg, { reconnected: msg.type === "hello" && reconnecting });
+    };
+    socket.onclose = (ev) => {
+      socket = null;
+      onStatus("offline");
+      if (ev.code === 4401) { location.href = "/"; return; }
+      if (stopped || paused) return;
+      timer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 8000);
+    };
+  }
+
+  open();
+  return {
+    get lastSeq() { return lastSeq; },
+    /** Go away (close the socket, do not come back until ``resume``). */
+    pause() { paused = true; clearTimeout(timer); if (socket) socket.close(); },
+    resume() { if (!paused) return; paused = false; open(); },
+    stop() { stopped = true; clearTimeout(timer); if (socket) socket.close(); },
+    get connected() { return socket !== null && socket.readyState === WebSocket.OPEN; },
+  };
+}

@@ -1,0 +1,398 @@
+// The dealer console: betting, the throw and its physical facts (or the RNG cycle), no rolls,
+// settlement in its order, the shooter and the shaker, the dice, chips, and every player's
+// wagers and balance. The server picks the role from the account's assignment at the table.
+
+import { get, liveTable, post, tablePath, whoami } from "./api.js";
+import {
+  Feed, dieFace, dieIcon, faces, fmtTime, h, money, parseMoney, replace, rollStrip, s, showRefusal,
+  statusPills, topbar,
+} from "./ui.js";
+
+const account = await whoami();
+const params = new URLSearchParams(location.search);
+if (account.kind === "player") location.replace(`/play${location.search}`);  // not a player's page
+const myTables = Object.keys(account.tables || {});
+const tableId = params.get("table") || myTables[0];
+if (!params.get("table") && tableId) history.replaceState(null, "", `/dealer?table=${encodeURIComponent(tableId)}`);
+
+const st = { view: null, connection: "offline", built: false, faces: [null, null] };
+
+topbar(account, "", [["Pit", "/pit"], ["Tables", "/"]]);
+const main = h("main", { class: "page" });
+document.body.append(main);
+if (!tableId) {
+  main.append(h("div", { class: "card" }, "You are not assigned at any table."));
+  throw new Error("no table");
+}
+
+// -- shared bits --------------------------------------------------------------------------------
+async function act(path, body = {}) {
+  try {
+    const r = await post(tablePath(tableId, path), body);
+    feed.add(r.events, st.view);
+    setView(r.view);
+    return r;
+  } catch (e) {
+    showRefusal(e);
+    return null;
+  }
+}
+
+function button(label, id, onclick, cls = "btn") {
+  return h("button", { class: cls, id, onclick }, label);
+}
+
+/** Who may do a thing at this table (the pack's matrix), marked when the viewer is one. */
+function who(rule) {
+  const roles = (st.view.rules.authority || {})[rule] || [];
+  const mine = roles.some((r) => st.view.my_roles.includes(r));
+  return h("span", { class: `who ${mine ? "mine" : ""}`, title: mine ? "your role may do this" : "the engine will refuse your role" }, roles.join(" / ") || "nobody");
+}
+
+function setOptions(select, options, keep = true) {
+  const before = select.value;
+  select.replaceChildren(...options.map(([value, label]) => h("option", { value }, label)));
+  if (keep && options.some(([value]) => value === before)) select.value = before;
+}
+
+function card(id, title, rule, ...body) {
+  return h("section", { class: "card", id }, h("header", {}, h("h2", {}, title), rule ? h("span", { class: "who-slot", dataset: { rule } }) : null), ...body);
+}
+
+// -- the cards: built once, updated with every view ---------------------------------------------
+const feedEl = h("div", { class: "feed", id: "feed", style: "max-height:380px" });
+const feed = new Feed(feedEl, 200);
+const el = {};
+
+function build(v) {
+  const live = v.mode === "live";
+  const props = v.game === "props-and-hops";
+  const cards = [];
+
+  // Betting
+  el.betting = h("div", {});
+  cards.push(card("betting-card", "Betting", "authority.close_betting", el.betting,
+    h("div", { class: "row" }, button("No more bets", "no-more-bets", () => act("/no-more-bets"), "btn primary")),
+    h("div", { class: "muted", style: "font-size:.85rem" }, "Betting opens again when the roll is settled.")));
+
+  // The throw, or the RNG cycle
+  if (live) {
+    const picker = (i) => h("div", { class: "face-pick", id: `die-${i + 1}` }, [1, 2, 3, 4, 5, 6].map((n) => {
+      const b = h("button", { type: "button", dataset: { face: n }, title: `die ${i + 1}: ${n}`, onclick: () => { st.faces[i] = n; drawFaces(); } });
+      const svg = s("svg", { width: 30, height: 30, viewBox: "0 0 30 30" });
+      const g = dieFace(n, 1, 1, 28);
+      g.querySelector("rect").setAttribute("fill", "#fbfaf5");
+      for (const c of g.querySelectorAll("circle")) c.setAttribute("fill", "#1a1a1a");
+      svg.append(g);
+      b.append(svg);
+      return b;
+    }));
+    el.unreadable = h("input", { type: "checkbox", id: "unreadable" });
+    // The facts this pack's no-roll rules name come first; the rest fold away.
+    const named = new Set([...v.rules.noroll_automatic, ...v.rules.noroll_grounds.map((g) => g.ground), ...v.rules.noroll_excluded]);
+    const fact = (f) => h("label", { class: "check", title: f.text },
+      h("input", { type: "checkbox", value: f.fact, dataset: { fact: f.fact } }),
+      h("span", {}, f.fact, v.rules.noroll_automatic.includes(f.fact) ? h("small", { style: "color:var(--warn)" }, "automatic no roll") : null, h("small", {}, f.text)));
+    const others = v.rules.throw_facts.filter((f) => !named.has(f.fact));
+    el.facts = h("div", { id: "facts" },
+      h("div", { class: "facts" }, v.rules.throw_facts.filter((f) => named.has(f.fact)).map(fact)),
+      others.length ? h("details", { style: "margin-top:6px" }, h("summary", { class: "muted" }, `Other facts (${others.length})`), h("div", { class: "facts" }, others.map(fact))) : null);
+    el.distance = h("input", { type: "text", id: "distance", placeholder: "e.g. 3/4", size: 6, title: "how far the dice travelled, as a fraction of the table's length" });
+    el.thrower = h("select", { id: "thrower" });
+    el.rollSummary = h("div", { class: "muted", id: "roll-summary" });
+    cards.push(card("throw-card", "Record the throw", "authority.record_roll",
+      h("div", { class: "row" }, h("span", { class: "muted", style: "width:52px" }, "Die 1"), picker(0)),
+      h("div", { class: "row" }, h("span", { class: "muted", style: "width:52px" }, "Die 2"), picker(1)),
+      h("label", { class: "check" }, el.unreadable, h("span", {}, "A face cannot be read (record the throw without faces)")),
+      h("fieldset", {}, h("legend", {}, "What happened (physical facts)"), el.facts),
+      h("div", { class: "row" }, h("label", { class: "row" }, "Distance", el.distance), h("label", { class: "row" }, "Thrower", el.thrower)),
+      h("div", { class: "row" }, button("Record throw", "record-roll", recordRoll, "btn primary"), el.rollSummary)));
+  } else {
+    el.rng = h("div", { id: "rng" });
+    cards.push(card("rng-card", "RNG cycle", null, el.rng));
+  }
+
+  // No roll
+  if (live) {
+    el.grounds = h("div", { class: "facts", id: "grounds" }, v.rules.noroll_grounds.map((g) => h("label", { class: "check", title: g.text },
+      h("input", { type: "checkbox", value: g.ground }), h("span", {}, g.ground, h("small", {}, g.text)))));
+    el.overturnReason = h("input", { type: "text", id: "overturn-reason", placeholder: "reason", size: 18 });
+    cards.push(card("noroll-card", "No roll", "noroll.callers",
+      h("div", { class: "muted", style: "font-size:.8rem" }, v.rules.noroll_citation),
+      el.grounds,
+      v.rules.noroll_excluded.length ? h("div", { class: "muted", style: "font-size:.8rem" }, `Not grounds here: ${v.rules.noroll_excluded.join(", ")}`) : null,
+      h("div", { class: "row" }, button("Call no roll", "call-no-roll", callNoRoll, "btn danger")),
+      h("div", { class: "row" }, el.overturnReason, button("Overturn the no roll", "overturn", () => act("/overturn", { reason: el.overturnReason.value })), h("span", { class: "who-slot", dataset: { rule: "authority.overturn_no_roll" } }))));
+  }
+
+  // Settlement
+  el.settle = h("div", { id: "settlement" });
+  cards.push(card("settle-card", "Settlement", "authority.settle", el.settle));
+
+  // The shooter or the shaker
+  if (live && !props) {
+    el.shooter = h("div", { id: "shooter-info" });
+    el.offerButton = button("Offer the dice", "offer-dice", () => act("/offer-dice", { patron: st.view.next_shooter || "" }), "btn primary");
+    el.removalGround = h("select", { id: "removal-ground" }, v.rules.removal_grounds.map((g) => h("option", { value: g }, g)));
+    cards.push(card("shooter-card", "Shooter", "authority.offer_dice", el.shooter,
+      h("div", { class: "row" }, el.offerButton),
+      h("div", { class: "row" }, el.removalGround, button("Remove the shooter", "remove-shooter", () => act("/remove-shooter", { ground: el.removalGround.value }), "btn danger"),
+        h("span", { class: "who-slot", dataset: { rule: "authority.remove_shooter" } }))));
+  }
+  if (live && props) {
+    el.shaker = h("div", { id: "shaker-info" });
+    el.offerShaker = button("Offer the shaker", "offer-shaker", () => act("/offer-shaker", { player: st.view.shaker.next || "" }), "btn primary");
+    cards.push(card("shaker-card", "Shaker", "authority.shaker", el.shaker,
+      h("div", { class: "row" }, button("Shake", "dealer-shake", () => act("/shake")), el.offerShaker, button("Uncover", "uncover", () => act("/uncover")))));
+  }
+
+  // Dice
+  if (live) {
+    el.dice = h("div", { id: "dice-info" });
+    el.bringSerials = h("input", { type: "text", id: "bring-serials", placeholder: "serials, e.g. A1 A2 A3", size: 22 });
+    el.witness = h("input", { type: "text", id: "bring-witness", placeholder: "witness (optional)", size: 12 });
+    el.removeReason = h("input", { type: "text", id: "remove-reason", value: "replaced", size: 12 });
+    cards.push(card("dice-card", "Dice", "authority.dice", el.dice,
+      h("div", { class: "row" }, el.bringSerials, el.witness, button("Bring dice", "bring-dice", bringDice)),
+      h("div", { class: "row" }, el.removeReason, button("Remove the ticked dice", "remove-dice", removeDice, "btn danger"))));
+  }
+
+  // Chips
+  el.chipPlayer = h("select", { id: "chip-player" });
+  el.chipAmount = h("input", { type: "text", id: "chip-amount", placeholder: "$100.00", size: 9 });
+  cards.push(card("chips-card", "Chips", "authority.chips",
+    h("div", { class: "row" }, el.chipPlayer, el.chipAmount,
+      button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), button("Cash out", "cash-out", () => chips("/cash-out")))));
+
+  // Players and the feed
+  el.players = h("div", { id: "players" });
+  const playersCard = card("players-card", "Players: wagers and balances", null, el.players);
+  playersCard.classList.add("wide");
+  el.rolls = h("div", { class: "rolls", id: "rolls" });
+  const rollsCard = card("rolls-card", "Last rolls", null, el.rolls);
+  const feedCard = card("feed-card", "Table log", null, feedEl);
+
+  // What the crew uses most comes first; the players' wagers and balances run full width.
+  const order = ["betting-card", "throw-card", "rng-card", "settle-card", "noroll-card", "shooter-card", "shaker-card", "dice-card"];
+  const ranked = [...cards].sort((a, b) => rank(order, a.id) - rank(order, b.id));
+  const first = ranked.filter((c) => c.id !== "chips-card");
+  replace(main, h("div", { class: "console-grid" }, ...first, playersCard, ranked.find((c) => c.id === "chips-card"), rollsCard, feedCard));
+  for (const slot of main.querySelectorAll(".who-slot")) slot.replaceWith(who(slot.dataset.rule));
+  st.built = true;
+}
+
+function rank(order, id) {
+  const i = order.indexOf(id);
+  return i < 0 ? order.length : i;
+}
+
+function drawFaces() {
+  for (let i = 0; i < 2; i++) {
+    for (const b of document.querySelectorAll(`#die-${i + 1} button`)) b.classList.toggle("chosen", Number(b.dataset.face) === st.faces[i]);
+  }
+  const [a, b] = st.faces;
+  if (el.rollSummary) el.rollSummary.textContent = a && b ? `${a}-${b} — total ${a + b}` : "pick both faces";
+}
+
+async function recordRoll() {
+  const unreadable = el.unreadable.checked;
+  const [a, b] = st.faces;
+  if (!unreadable && !(a && b)) {
+    showRefusal({ message: "pick both faces, or tick 'a face cannot be read'" });
+    return;
+  }
+  const facts = [...el.facts.querySelectorAll("input:checked")].map((i) => i.value);
+  const body = { faces: unreadable ? null : `${a}-${b}`, facts, distance: el.distance.value.trim() || null, thrower: el.thrower.value || null };
+  const r = await act("/roll", body);
+  if (r) {
+    st.faces = [null, null];
+    el.unreadable.checked = false;
+    for (const i of el.facts.querySelectorAll("input:checked")) i.checked = false;
+    el.distance.value = "";
+    drawFaces();
+  }
+}
+
+async function callNoRoll() {
+  const grounds = [...el.grounds.querySelectorAll("input:checked")].map((i) => i.value);
+  if (!grounds.length) { showRefusal({ message: "tick at least one ground" }); return; }
+  const r = await act("/no-roll", { grounds });
+  if (r) for (const i of el.grounds.querySelectorAll("input:checked")) i.checked = false;
+}
+
+async function bringDice() {
+  const serials = el.bringSerials.value.split(/[\s,]+/).filter(Boolean);
+  if (!serials.length) { showRefusal({ message: "type the serial numbers of the dice brought" }); return; }
+  const r = await act("/dice", { serials, witness: el.witness.value.trim() || null });
+  if (r) el.bringSerials.value = "";
+}
+
+async function removeDice() {
+  const serials = [...el.dice.querySelectorAll("input:checked")].map((i) => i.value);
+  if (!serials.length) { showRefusal({ message: "tick the dice to remove" }); return; }
+  await act("/dice/remove", { serials, reason: el.removeReason.value.trim() || "replaced" });
+}
+
+async function chips(path) {
+  const amount = parseMoney(el.chipAmount.value);
+  if (!amount) { showRefusal({ message: "type an amount such as 100 or 25.50" }); return; }
+  const r = await act(path, { player: el.chipPlayer.value, amount });
+  if (r) el.chipAmount.value = "";
+}
+
+// -- updates ------------------------------------------------------------------------------------
+function setView(view) {
+  if (st.view && view.seq < st.view.seq) return;
+  st.view = view;
+  if (!st.built) build(view);
+  render();
+}
+
+function render() {
+  const v = st.view;
+  document.title = `${v.name} console — dicetable`;
+  const picker = h("select", { id: "table-picker", onchange: (e) => { location.href = `/dealer?table=${encodeURIComponent(e.target.value)}`; } },
+    myTables.map((t) => h("option", { value: t, selected: t === tableId }, t)));
+  replace(document.getElementById("page-title"), h("b", {}, `${v.name}`), " ", picker,
+    h("span", { class: "muted" }, ` · you: ${v.my_roles.join(", ") || "not assigned"}`));
+  replace(document.getElementById("status-pills"), statusPills(v, st.connection));
+
+  replace(el.betting, h("div", { class: "row" },
+    h("span", { class: `pill phase-${v.phase}`, id: "betting-state" }, v.phase === "betting" ? "Bets open" : v.phase === "closed" ? "No more bets" : "Settling"),
+    v.game !== "props-and-hops" ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
+    v.last_roll ? h("span", { class: "muted" }, `last roll ${v.last_roll}${v.last_roll_valid === false ? " (no roll)" : ""}`) : null));
+
+  if (el.thrower) {
+    const seated = Object.keys(v.seats || {}).sort();
+    setOptions(el.thrower, [["", v.shooter ? `the shooter (${v.shooter})` : v.shaker && v.shaker.holder ? `the shaker's holder (${v.shaker.holder})` : "the shooter"], ...seated.map((p) => [p, p])]);
+    drawFaces();
+  }
+  if (el.rng) drawRng(v);
+  drawSettlement(v);
+  if (el.shooter) {
+    replace(el.shooter, h("dl", { class: "kv" },
+      h("dt", {}, "Shooter"), h("dd", { id: "current-shooter" }, v.shooter || "—"),
+      h("dt", {}, "Offered to"), h("dd", {}, v.offer_to ? `${v.offer_to} (${v.offered.join(", ")})` : "—"),
+      h("dt", {}, "Next in turn"), h("dd", { id: "next-shooter" }, v.next_shooter || "—"),
+      h("dt", {}, "Bowl"), h("dd", {}, v.dice.bowl.join(", ") || "empty"),
+      h("dt", {}, "Shooter's dice"), h("dd", {}, v.dice.shooter_dice.join(", ") || "—")));
+    el.offerButton.textContent = v.next_shooter ? `Offer the dice to ${v.next_shooter}` : "Offer the dice";
+    el.offerButton.disabled = Boolean(v.shooter) || !v.next_shooter;
+  }
+  if (el.shaker) {
+    const sh = v.shaker;
+    replace(el.shaker, h("dl", { class: "kv" },
+      h("dt", {}, "Shaker"), h("dd", { id: "shaker-state" }, sh.state),
+      h("dt", {}, "Held by"), h("dd", {}, sh.holder || "the dealer"),
+      h("dt", {}, "Player's shakes"), h("dd", {}, `${sh.shakes} (at least ${v.rules.min_shakes})`),
+      h("dt", {}, "Dealer shook"), h("dd", {}, sh.dealer_shook ? "yes" : "not yet this round"),
+      h("dt", {}, "Next"), h("dd", {}, sh.next || "—")));
+    el.offerShaker.textContent = sh.next ? `Offer the shaker to ${sh.next}` : "Offer the shaker";
+  }
+  if (el.dice) drawDice(v);
+  setOptions(el.chipPlayer, Object.keys(v.players || {}).map((p) => [p, p]));
+  drawPlayers(v);
+  replace(el.rolls, v.history.length ? rollStrip(v.history.slice(-40), v.point) : h("span", { class: "muted" }, "No rolls yet."));
+}
+
+function drawRng(v) {
+  const at = v.bets_close_at ? Date.parse(v.bets_close_at) : null;
+  const left = at ? Math.ceil((at - Date.now()) / 1000) : null;
+  const last = v.history.length ? v.history[v.history.length - 1] : null;
+  replace(el.rng,
+    h("p", { class: "muted" }, "This table's dice are a cryptographic random number generator. Each cycle: bets open for the countdown, no more bets, the RNG rolls, settlement runs by itself."),
+    h("div", { class: `countdown ${left === null || left <= 0 ? "closed" : left <= 5 ? "closing" : ""}`, id: "countdown", style: "font-size:1.7rem" },
+      left === null ? "waiting" : left > 0 ? `${left}s to no more bets` : "rolling"),
+    last ? h("div", { class: "row" }, "Last RNG roll:", ...faces(last.roll).map((n) => dieIcon(n, 24)), h("b", {}, last.total)) : null);
+}
+setInterval(() => { if (st.view && el.rng) drawRng(st.view); }, 500);
+
+function wagerName(code) {
+  return st.view.limits[code] ? st.view.limits[code].name : code;
+}
+
+function drawSettlement(v) {
+  const p = v.pending;
+  if (!p) {
+    const text = v.mode === "electronic" ? "The table settles each roll by itself." : v.phase === "settling" ? "Waiting for the settlement." : "Nothing to settle: record a throw first.";
+    replace(el.settle, h("p", { class: "muted", id: "nothing-to-settle" }, text));
+    return;
+  }
+  const [a, b] = faces(p.roll);
+  const props = v.game === "props-and-hops";
+  const step = (n, label, id, path, body) => h("div", { class: `step ${p.step > n ? "done" : p.step === n ? "now" : ""}` },
+    h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n, onclick: () => act(path) }, `${n + 1}. ${label}`), body);
+  replace(el.settle,
+    h("div", { class: "row" }, "Roll", dieIcon(a, 24), dieIcon(b, 24), h("b", {}, a + b),
+      p.seven_out ? h("span", { class: "tag red" }, "seven out") : null,
+      !props && p.point_after !== v.point ? h("span", { class: "tag gold" }, p.point_after ? `point becomes ${p.point_after}` : "puck goes OFF") : null),
+    h("div", { class: "step-list" },
+      step(0, "Collect the losers", "collect", "/collect", itemsTable(p.losers, "collect", (i) => money(i.amount))),
+      step(1, "Pay the winners", "pay", "/pay", itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
+      step(2, props ? "Complete the round" : "Move the puck", props ? "complete-round" : "move-puck", props ? "/complete-round" : "/move-puck", null)),
+    h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", onclick: () => act("/settle") }, "Settle all (in order)")));
+}
+
+function itemsTable(items, kind, amount) {
+  if (!items.length) return h("span", { class: "muted" }, kind === "collect" ? "no losing wagers" : "no winning wagers");
+  return h("table", { class: "data", id: `${kind}-items` }, h("tbody", {}, items.map((i) => h("tr", {},
+    h("td", {}, i.player), h("td", {}, wagerName(i.wager)), h("td", { class: "money" }, amount(i))))));
+}
+
+function drawDice(v) {
+  const maxH = v.rules.dice_max_hours || 24;
+  const rows = Object.entries(v.dice.at_table).map(([serial, since]) => {
+    const left = Date.parse(since) + maxH * 3600_000 - Date.now();
+    const where = v.dice.shooter_dice.includes(serial) ? "shooter" : v.dice.bowl.includes(serial) ? "bowl" : v.dice.offered.includes(serial) ? "offered" : "shaker";
+    return h("tr", {}, h("td", {}, h("label", { class: "check" }, h("input", { type: "checkbox", value: serial }), serial)),
+      h("td", {}, where), h("td", { class: "muted" }, fmtTime(since)), h("td", { class: "money" }, hoursLeft(left)));
+  });
+  const checked = new Set([...el.dice.querySelectorAll("input:checked")].map((i) => i.value));
+  replace(el.dice, rows.length ? h("table", { class: "data" }, h("thead", {}, h("tr", {}, h("th", {}, "Serial"), h("th", {}, "Where"), h("th", {}, "Arrived"), h("th", { class: "money" }, `Left of ${maxH} h`))), h("tbody", {}, rows)) : h("p", { class: "muted" }, "No dice at the table."));
+  for (const i of el.dice.querySelectorAll("input")) i.checked = checked.has(i.value);
+}
+
+export function hoursLeft(ms) {
+  if (ms <= 0) return "expired";
+  const m = Math.floor(ms / 60000);
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, "0")}m`;
+}
+
+function drawPlayers(v) {
+  const bets = v.bets || [];
+  const rows = Object.entries(v.players || {}).map(([name, info]) => {
+    const mine = bets.filter((b) => b.player === name);
+    const onLayout = mine.reduce((sum, b) => sum + b.amount, 0);
+    return h("tr", { dataset: { player: name } },
+      h("td", {}, info.seat ?? "–"),
+      h("td", {}, h("b", {}, name), v.shooter === name ? h("span", { class: "tag gold", style: "margin-left:6px" }, "shooter") : null,
+        v.shaker && v.shaker.holder === name ? h("span", { class: "tag gold", style: "margin-left:6px" }, "shaker") : null),
+      h("td", {}, mine.length ? mine.map((b) => h("span", { class: "tag", style: "margin:0 4px 4px 0;display:inline-block", title: `${b.id} · ${b.state}` }, `${b.base ? `Odds (${b.base})` : b.name} ${money(b.amount)}${b.state && b.state !== "up" && !b.base ? ` · ${b.state}` : ""}`)) : h("span", { class: "muted" }, "—")),
+      h("td", { class: "money" }, money(onLayout)),
+      h("td", { class: "money balance-cell", dataset: { cents: info.balance } }, money(info.balance)));
+  });
+  replace(el.players, h("table", { class: "data", id: "players-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Pos."), h("th", {}, "Player"), h("th", {}, "Wagers"), h("th", { class: "money" }, "On layout"), h("th", { class: "money" }, "Balance"))),
+    h("tbody", {}, rows)),
+    h("div", { class: "muted", style: "font-size:.85rem" }, `House result ${money(v.house)} · ${bets.length} wagers on the layout`));
+}
+
+// -- start ---------------------------------------------------------------------------------------
+try {
+  setView(await get(tablePath(tableId)));
+} catch (e) {
+  showRefusal(e);
+  throw e;
+}
+
+const live = liveTable(tableId, {
+  onMessage(msg, { reconnected }) {
+    if (msg.events && msg.events.length) feed.add(msg.events, msg.view || st.view, { away: reconnected });
+    if (msg.view) setView(msg.view);
+  },
+  onStatus(status) {
+    st.connection = status;
+    if (st.view) replace(document.getElementById("status-pills"), statusPills(st.view, status));
+  },
+});
+window.dicetable = { live, st, tableId };

@@ -1,0 +1,239 @@
+// The table layouts drawn in SVG: a Craps layout and a Props & Hops layout.
+//
+// Each spot is a <g class="spot" data-code="..."> around its area; the page lights the spots the
+// player may bet on now (the view's me.placeable) and draws the player's chips on them.
+
+import { s, dieFace, chipText } from "./ui.js";
+
+const NUMBERS = [4, 5, 6, 8, 9, 10];
+const NUMBER_WORDS = { 4: "4", 5: "5", 6: "SIX", 8: "8", 9: "NINE", 10: "10" };
+const HOPS = [];
+for (let a = 1; a <= 6; a++) for (let b = a; b <= 6; b++) HOPS.push([a, b]);
+
+class Layout {
+  constructor(width, height, game) {
+    this.game = game;
+    this.svg = s("svg", { class: "layout", viewBox: `0 0 ${width} ${height}`, role: "group", "aria-label": `${game} layout` });
+    this.spotsLayer = s("g", { class: "spots" });
+    this.chipsLayer = s("g", { class: "chips" });
+    this.puckLayer = s("g", { class: "puck-layer" });
+    this.svg.append(this.spotsLayer, this.puckLayer, this.chipsLayer);
+    this.spots = new Map();
+    this.numberAnchors = {};   // n -> {come: [x, y], dontcome: [x, y], puck: [x, y]}
+    this.puckOff = null;
+  }
+
+  /** A spot: ``shape`` is {x, y, w, h} or {d} (a path); ``chip`` is where its chips sit. */
+  spot(code, shape, chip, ...art) {
+    const area = shape.d
+      ? s("path", { class: "area", d: shape.d })
+      : s("rect", { class: "area", x: shape.x, y: shape.y, width: shape.w, height: shape.h, rx: shape.r ?? 6 });
+    const title = s("title", {}, code);
+    const g = s("g", { class: "spot", dataset: { code }, tabindex: "0", role: "button", "aria-label": code }, area, ...art, title);
+    this.spotsLayer.append(g);
+    this.spots.set(code, { g, title, chip });
+    return g;
+  }
+
+  text(x, y, content, cls = "label-small", extra = {}) {
+    return s("text", { x, y, class: cls, "text-anchor": "middle", "dominant-baseline": "middle", ...extra }, content);
+  }
+
+  dicePair(a, b, cx, cy, size, cls = "") {
+    const gap = size * 0.18;
+    return s("g", {}, dieFace(a, cx - size - gap / 2, cy - size / 2, size, cls), dieFace(b, cx + gap / 2, cy - size / 2, size, cls));
+  }
+
+  /** Light the spots, set the hover titles, draw chips and the puck. */
+  draw(view, bets, { placeable, limits, oddsOpen }) {
+    const open = new Set(placeable || []);
+    for (const [code, spot] of this.spots) {
+      const lim = limits[code];
+      const offered = code === "odds" ? "odds" in limits : Boolean(lim);
+      const isOpen = code === "odds" ? oddsOpen : open.has(code);
+      spot.g.classList.toggle("absent", !offered);
+      spot.g.classList.toggle("open", offered && isOpen);
+      spot.g.classList.toggle("shut", offered && !isOpen);
+      spot.g.setAttribute("aria-disabled", String(!(offered && isOpen)));
+      if (lim) {
+        spot.g.dataset.min = lim.minimum;
+        spot.g.dataset.max = lim.maximum;
+        spot.title.textContent = `${lim.name}: minimum ${fmt(lim.minimum)}, maximum ${fmt(lim.maximum)}${isOpen ? "" : " (closed now)"}`;
+      }
+    }
+    this.chipsLayer.replaceChildren();
+    const where = new Map();  // bet id -> [x, y]
+    const stacked = new Map();
+    const place = (key, [x, y]) => {
+      const k = `${key}`;
+      const n = stacked.get(k) || 0;
+      stacked.set(k, n + 1);
+      return [x + n * 10, y - n * 6];
+    };
+    const sorted = [...bets].sort((a, b) => (a.base ? 1 : 0) - (b.base ? 1 : 0));
+    for (const bet of sorted) {
+      let xy = null;
+      const moved = /point (\d+)/.exec(bet.state || "");
+      if (bet.base) {
+        const base = where.get(bet.base);
+        const baseBet = bets.find((b) => b.id === bet.base);
+        if (baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")) {
+          xy = place("odds", this.spots.get("odds").chip);
+        } else if (base) {
+          xy = [base[0] + 26, base[1] + 8];
+        }
+      } else if (moved && (bet.wager === "come" || bet.wager === "dontcome") && this.numberAnchors[moved[1]]) {
+        xy = place(`${bet.wager}${moved[1]}`, this.numberAnchors[moved[1]][bet.wager]);
+      } else if (this.spots.has(bet.wager)) {
+        xy = place(bet.wager, this.spots.get(bet.wager).chip);
+      }
+      if (!xy) continue;
+      where.set(bet.id, xy);
+      this.chipsLayer.append(chip(xy[0], xy[1], bet.amount, bet));
+    }
+    this.drawPuck(view);
+  }
+
+  drawPuck(view) {
+    this.puckLayer.replaceChildren();
+    if (this.game === "props-and-hops") return;
+    const on = view.point && this.numberAnchors[view.point];
+    const [x, y] = on ? this.numberAnchors[view.point].puck : this.puckOff;
+    this.puckLayer.append(s("g", { class: `puck ${on ? "on" : "off"}`, id: "layout-puck", dataset: { point: view.point || "" } },
+      s("circle", { cx: x, cy: y + 2, r: 16, fill: "rgba(0,0,0,.45)" }),
+      s("circle", { cx: x, cy: y, r: 16, fill: on ? "#fafafa" : "#151515" }),
+      s("text", { x, y: y + 1, "text-anchor": "middle", "dominant-baseline": "middle" }, on ? "ON" : "OFF")));
+  }
+}
+
+const fmt = (c) => `$${Math.floor(c / 100).toLocaleString("en-US")}.${String(c % 100).padStart(2, "0")}`;
+
+function chipColour(cents) {
+  if (cents >= 500_00) return ["#6a1b9a", false];
+  if (cents >= 100_00) return ["#1d1d1d", false];
+  if (cents >= 25_00) return ["#2e7d32", false];
+  if (cents >= 5_00) return ["#c62828", false];
+  return ["#f2f2f2", true];
+}
+
+function chip(x, y, cents, bet) {
+  const [fill, light] = chipColour(cents);
+  return s("g", { class: "chip", dataset: { bet: bet.id, wager: bet.wager, amount: cents } },
+    s("circle", { cx: x, cy: y + 2, r: 16, fill: "rgba(0,0,0,.45)" }),
+    s("circle", { class: "outer", cx: x, cy: y, r: 16, fill }),
+    s("circle", { cx: x, cy: y, r: 11, fill, stroke: light ? "#888" : "rgba(255,255,255,.6)", "stroke-width": 1 }),
+    s("text", { x, y: y + 1, "text-anchor": "middle", "dominant-baseline": "middle", class: light ? "dark" : "" }, chipText(cents)),
+    s("title", {}, `${bet.name}: ${fmt(cents)}${bet.state && bet.state !== "up" ? ` (${bet.state})` : ""}`));
+}
+
+// -- Craps ---------------------------------------------------------------------------------------
+export function crapsLayout(game = "craps") {
+  const L = new Layout(1200, 645, game);
+  const t = L.text.bind(L);
+
+  // The number boxes: lay, lose, place, buy, put, from the top of each column.
+  NUMBERS.forEach((n, i) => {
+    const x = 190 + i * 105;
+    const mid = x + 52.5;
+    L.spot(`lay${n}`, { x, y: 20, w: 105, h: 28, r: 0 }, [mid + 30, 34], t(mid, 35, `LAY ${n}`, "label-tiny"));
+    L.spot(`lose${n}`, { x, y: 48, w: 105, h: 28, r: 0 }, [mid + 30, 62], t(mid, 63, `LOSE ${n}`, "label-tiny"));
+    L.spot(`place${n}`, { x, y: 76, w: 105, h: 86, r: 0 }, [mid + 28, 140],
+      t(mid, 114, NUMBER_WORDS[n], n === 6 || n === 9 ? "label-mid" : "label-big"),
+      t(mid, 150, "PLACE", "label-tiny"));
+    L.spot(`buy${n}`, { x, y: 162, w: 105, h: 28, r: 0 }, [mid + 30, 176], t(mid, 177, `BUY ${n}`, "label-tiny"));
+    L.spot(`put${n}`, { x, y: 190, w: 105, h: 30, r: 0 }, [mid + 30, 205], t(mid, 206, `PUT ${n}`, "label-tiny"));
+    L.numberAnchors[n] = { come: [mid - 28, 140], dontcome: [mid - 30, 34], puck: [x + 89, 91] };
+  });
+  L.spot("dontcome", { x: 90, y: 20, w: 100, h: 200, r: 0 }, [140, 196],
+    t(140, 88, "DON'T", "label-mid"), t(140, 114, "COME", "label-mid"), t(140, 138, "BAR", "label-small"),
+    L.dicePair(6, 6, 140, 162, 18));
+  L.puckOff = [140, 46];
+  L.spot("come", { x: 90, y: 230, w: 730, h: 80 }, [700, 270], t(455, 272, "COME", "label-big red", { style: "font-size:52px;letter-spacing:.2em" }));
+  L.spot("big6", { x: 90, y: 320, w: 100, h: 48, r: 0 }, [168, 344], t(130, 345, "BIG 6", "label-small red", { style: "font-weight:700;font-size:17px" }));
+  L.spot("big8", { x: 90, y: 372, w: 100, h: 48, r: 0 }, [168, 396], t(130, 397, "BIG 8", "label-small red", { style: "font-weight:700;font-size:17px" }));
+  L.spot("field", { x: 195, y: 320, w: 625, h: 100 }, [760, 370],
+    t(507, 350, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
+    t(507, 392, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.3em" }));
+  L.spot("dontpass", { x: 90, y: 425, w: 730, h: 40 }, [760, 445],
+    t(455, 446, "DON'T PASS BAR", "label-mid"), L.dicePair(6, 6, 640, 445, 18));
+  L.spot("pass", { d: "M20 20 H80 V470 H830 V530 H20 Z" }, [760, 500],
+    t(455, 501, "PASS LINE", "label-big", { style: "font-size:36px;letter-spacing:.3em" }),
+    t(50, 250, "PASS LINE", "label-mid", { transform: "rotate(-90 50 250)" }));
+  L.spot("odds", { x: 20, y: 538, w: 810, h: 34 }, [700, 555],
+    t(425, 556, "ODDS — BEHIND THE LINE (TAKE OR LAY)", "label-small"));
+  const bonus = [["fire", "FIRE BET", "points made"], ["allsmall", "ALL SMALL", "2 · 3 · 4 · 5 · 6"],
+    ["alltall", "ALL TALL", "8 · 9 · 10 · 11 · 12"], ["makeemall", "MAKE 'EM ALL", "all of them"]];
+  bonus.forEach(([code, label, sub], i) => {
+    const x = 20 + i * 204;
+    L.spot(code, { x, y: 580, w: 198, h: 55 }, [x + 172, 607],
+      t(x + 95, 600, label, "label-small gold", { style: "font-weight:700;font-size:15px" }), t(x + 95, 620, sub, "label-tiny"));
+  });
+
+  // The centre: propositions and hops.
+  L.spot("any7", { x: 850, y: 20, w: 330, h: 36 }, [1150, 38], t(1015, 39, "SEVEN · ANY 7", "label-small red", { style: "font-weight:700;font-size:16px" }));
+  [["hard6", 3, 850, 60], ["hard10", 5, 1017, 60], ["hard8", 4, 850, 122], ["hard4", 2, 1017, 122]].forEach(([code, d, x, y]) => {
+    L.spot(code, { x, y, w: 163, h: 58 }, [x + 140, y + 29], L.dicePair(d, d, x + 62, y + 24, 22, "red"),
+      t(x + 62, y + 48, `HARD ${d * 2}`, "label-tiny"));
+  });
+  [["two", 1, 1, "ACES"], ["three", 1, 2, "ACE-DEUCE"], ["twelve", 6, 6, "BOXCARS"], ["eleven", 5, 6, "YO 11"]].forEach(([code, a, b, label], i) => {
+    const x = 850 + i * 83;
+    L.spot(code, { x, y: 184, w: 80, h: 58 }, [x + 64, 228], L.dicePair(a, b, x + 40, 205, 18, "red"), t(x + 40, 231, label, "label-tiny"));
+  });
+  [["horn", "HORN"], ["world", "WORLD"], ["ce", "C & E"]].forEach(([code, label], i) => {
+    const x = 850 + i * 111;
+    L.spot(code, { x, y: 246, w: 108, h: 36 }, [x + 88, 264], t(x + 45, 265, label, "label-small", { style: "font-weight:700" }));
+  });
+  [2, 3, 11, 12].forEach((n, i) => {
+    const x = 850 + i * 83;
+    L.spot(`hornhigh${n}`, { x, y: 286, w: 80, h: 30 }, [x + 64, 301], t(x + 34, 302, `HORN HI ${n}`, "label-tiny"));
+  });
+  L.spot("anycraps", { x: 850, y: 320, w: 330, h: 34 }, [1150, 337], t(1015, 338, "ANY CRAPS · 2 · 3 · 12", "label-small red", { style: "font-weight:700;font-size:15px" }));
+  L.spotsLayer.append(t(1015, 370, "HOPS", "label-small gold", { style: "font-weight:700;letter-spacing:.3em" }));
+  HOPS.forEach(([a, b], i) => {
+    const col = i % 7;
+    const row = Math.floor(i / 7);
+    const x = 850 + col * 47.2;
+    const y = 382 + row * 64;
+    L.spot(`hop${a}-${b}`, { x, y, w: 45, h: 60, r: 4 }, [x + 22, y + 44],
+      dieFace(a, x + 12.5, y + 5, 20, a === b ? "red" : ""), dieFace(b, x + 12.5, y + 27, 20, a === b ? "red" : ""),
+      t(x + 22.5, y + 54, `${a}-${b}`, "label-tiny", { style: "font-size:9px" }));
+  });
+  return L;
+}
+
+
+// -- Props & Hops ---------------------------------------------------------------------------------
+export function propsLayout() {
+  const L = new Layout(1200, 500, "props-and-hops");
+  const t = L.text.bind(L);
+  L.spotsLayer.append(t(600, 24, "PROPS & HOPS", "label-mid gold", { style: "letter-spacing:.4em" }));
+  const words = { 2: "TWO", 4: "FOUR", 6: "SIX", 8: "EIGHT", 10: "TEN", 12: "TWELVE" };
+  [2, 4, 6, 8, 10, 12].forEach((n, i) => {
+    const x = 20 + i * 194;
+    const d = n / 2;
+    L.spot(`double${n}`, { x, y: 44, w: 188, h: 116 }, [x + 160, 132],
+      L.dicePair(d, d, x + 94, 78, 32, "red"),
+      t(x + 94, 120, `${words[n]} THE HARDWAY`, "label-small", { style: "font-weight:700" }),
+      t(x + 94, 142, "DOUBLE WAGER", "label-tiny gold"));
+  });
+  HOPS.filter(([a, b]) => a !== b).forEach(([a, b], i) => {
+    const col = i % 5;
+    const row = Math.floor(i / 5);
+    const x = 20 + col * 138;
+    const y = 172 + row * 68;
+    L.spot(`hop${a}-${b}`, { x, y, w: 132, h: 62 }, [x + 108, y + 31],
+      L.dicePair(a, b, x + 50, y + 26, 24), t(x + 50, y + 51, `HOP ${a}-${b} (${a + b})`, "label-tiny"));
+  });
+  [["any7", "ANY SEVEN", "red"], ["anydouble", "ANY DOUBLE", "gold"], ["anycraps", "ANY CRAPS · 2 · 3 · 12", "red"]].forEach(([code, label, cls], i) => {
+    const y = 172 + i * 68;
+    L.spot(code, { x: 720, y, w: 460, h: 62 }, [1150, y + 31], t(930, y + 32, label, `label-mid ${cls}`));
+  });
+  L.spot("field", { x: 20, y: 380, w: 1160, h: 100 }, [1140, 430],
+    t(600, 412, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
+    t(600, 452, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.4em" }));
+  return L;
+}
+
+export function layoutFor(game) {
+  return game === "props-and-hops" ? propsLayout() : crapsLayout(game);
+}

@@ -1,0 +1,139 @@
+"""A real server (uvicorn on loopback, a fresh SQLite file holding the demo floor) and the
+system Chromium (Debian's ``chromium``; Playwright cannot download its own browser here).
+
+The browser tests skip only when ``/usr/bin/chromium`` is absent AND ``DICETABLE_CI`` is not set;
+in CI (``.ci/run`` installs the package and sets the variable) they always run.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from dicetable.server.app import create_app
+from dicetable.server.demo import DEMO_PASSWORD
+from dicetable.server.floor import Floor
+from dicetable.server.main import build_floor
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+@dataclass
+class LiveServer:
+    url: str
+    floor: Floor
+    app: FastAPI
+
+    def balance(self, table: str, player: str) -> int:
+        return self.floor.tables[table].table.balance(player)
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[LiveServer]:
+    floor, _ = build_floor(tmp_path / "floor.db", bet_seconds=15)
+    app = create_app(floor)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveServer(f"http://127.0.0.1:{port}", floor, app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        floor.close()
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists() and not os.environ.get("DICETABLE_CI"):
+        pytest.skip(f"the browser tests drive the system Chromium and {CHROMIUM} is absent "
+                    "(install Debian's 'chromium' package; .ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
+                                     headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class Screen:
+    """One person's browser window (its own context: its own session cookie)."""
+
+    context: BrowserContext
+    page: Page
+    errors: list[str] = field(default_factory=list)
+
+    def shot(self, name: str) -> Path:
+        return screenshot(self.page, name)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Keep a full-page screenshot as a test artifact."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.mouse.move(1, 1)  # no hover highlight where the full-page capture scrolls to
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+class OpenScreen(Protocol):
+    def __call__(self, username: str | None, *, width: int = ..., height: int = ...
+                 ) -> Screen: ...
+
+
+@pytest.fixture
+def open_screen(browser: Browser, live_server: LiveServer) -> Iterator[OpenScreen]:
+    screens: list[Screen] = []
+
+    def open_as(username: str | None, *, width: int = 1500, height: int = 1000) -> Screen:
+        """A window of its own, logged in as ``username`` (None: left at the login page)."""
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(8000)
+        page = context.new_page()
+        screen = Screen(context, page)
+        page.on("pageerror", lambda e: screen.errors.append(str(e)))
+        page.goto(live_server.url + "/")
+        screens.append(screen)
+        if username is None:
+            return screen
+        page.fill("#username", username)
+        page.fill("#password", DEMO_PASSWORD)
+        page.click("#login-button")
+        page.wait_for_url(lambda url: "/play" in url or "/dealer" in url or "/pit" in url)
+        return screen
+
+    yield open_as
+    for screen in screens:
+        screen.context.close()
+    errors = [e for screen in screens for e in screen.errors]
+    assert not errors, f"JavaScript errors in the pages: {errors}"
