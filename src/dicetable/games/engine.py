@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
-from dicetable.core.money import Rounding, format_cents, is_whole_units
+from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
+from dicetable.games.amounts import check_amount
 from dicetable.games.policy import (
     TOGGLE_FAMILIES,
     commission_for,
@@ -336,38 +337,9 @@ class Engine:
     def check_amount(self, state: TableState, wager: CompiledWager, amount: int,
                      base: str | None) -> None:
         """Limits, betting unit, equal parts and an exactly payable win."""
-        pack = state.rules()
         code = "odds" if wager.family == "odds" else wager.code
-        limits, limit_rule = pack.limits(code)
-        cite = pack.cite(limit_rule)
-        if amount <= 0:
-            raise InvalidInput("a wager is a positive amount", rule="money.amount")
-        if amount % limits.unit:
-            raise IllegalWager(f"{format_cents(amount)} is not a multiple of the "
-                               f"{format_cents(limits.unit)} betting unit",
-                               rule=limit_rule, citation=cite)
-        if amount < limits.minimum:
-            raise IllegalWager(f"{wager.name} minimum is {format_cents(limits.minimum)}",
-                               rule=limit_rule, citation=cite)
-        maximum, max_rule = limits.maximum, limit_rule
-        if base is not None:
-            maximum, max_rule = self.odds_maximum(state, wager, base)
-        if amount > maximum:
-            raise IllegalWager(f"{wager.name} maximum here is {format_cents(maximum)}",
-                               rule=max_rule, citation=pack.cite(max_rule))
-        if wager.parts > 1 and amount % (wager.parts * limits.unit):
-            raise IllegalWager(f"{wager.name} is {wager.parts} equal parts: bet a multiple of "
-                               f"{format_cents(wager.parts * limits.unit)}",
-                               rule=limit_rule, citation=cite)
-        if pack.payout_rounding is Rounding.REFUSE:
-            unit = pack.payout_unit
-            for net in sorted(wager.payouts):
-                if not is_whole_units(amount * net, unit):
-                    raise IllegalWager(
-                        f"{format_cents(amount)} on {wager.name} cannot be paid at "
-                        f"{net.numerator} to {net.denominator} in "
-                        f"{format_cents(unit)} units", rule="payout.inexact",
-                        citation=pack.cite("payout.inexact"))
+        maximum = self.odds_maximum(state, wager, base) if base is not None else None
+        check_amount(state.rules(), wager, amount, code, maximum=maximum)
 
     def odds_maximum(self, state: TableState, wager: CompiledWager,
                      base_id: str) -> tuple[int, str]:

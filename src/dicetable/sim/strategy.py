@@ -46,6 +46,7 @@ from typing import Any
 from dicetable.core.dice import POINTS
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
+from dicetable.games.amounts import check_amount
 from dicetable.games.policy import TOGGLE_FAMILIES
 from dicetable.odds.layout import STANDING, max_odds
 from dicetable.rules.loader import load_pack
@@ -134,32 +135,6 @@ def money(value: Any, what: str) -> int:
 def _problem(where: str, e: DicetableError) -> DicetableError:
     """Prefix an error with the place in the strategy it comes from."""
     return type(e)(f"{where}: {e.message}", rule=e.rule, citation=e.citation)
-
-
-def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: str) -> None:
-    """The table's limits, unit, equal parts and an exactly payable win (as the engine checks)."""
-    limits, rule = pack.limits(limit_code)
-    cite = pack.cite(rule)
-    if amount <= 0:
-        raise InvalidInput("a wager is a positive amount", rule="money.amount")
-    if amount % limits.unit:
-        raise IllegalWager(f"{format_cents(amount)} is not a multiple of the "
-                           f"{format_cents(limits.unit)} betting unit", rule=rule, citation=cite)
-    if not limits.minimum <= amount <= limits.maximum:
-        raise IllegalWager(f"{wager.name} is {format_cents(limits.minimum)} to "
-                           f"{format_cents(limits.maximum)}, not {format_cents(amount)}",
-                           rule=rule, citation=cite)
-    if wager.parts > 1 and amount % (wager.parts * limits.unit):
-        raise IllegalWager(f"{wager.name} is {wager.parts} equal parts: bet a multiple of "
-                           f"{format_cents(wager.parts * limits.unit)}", rule=rule, citation=cite)
-    if pack.payout_rounding is Rounding.REFUSE:
-        unit = pack.payout_unit
-        for net in sorted(wager.payouts):
-            if not is_whole_units(amount * net, unit):
-                raise IllegalWager(
-                    f"{format_cents(amount)} on {wager.name} cannot be paid at "
-                    f"{net.numerator} to {net.denominator} in {format_cents(unit)} units",
-                    rule="payout.inexact", citation=pack.cite("payout.inexact"))
 
 
 def _amounts(raw: Mapping[str, Any], where: str) -> tuple[int, ...]:
