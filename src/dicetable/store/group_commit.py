@@ -103,3 +103,57 @@ class GroupCommitter:
             self._closed = True
             self._queue.put(_STOP)
         self._thread.join()
+
+
+Row = tuple[str, int, str, str, str, str]
+"""One event as it is stored: table, seq, kind, body, previous hash, hash."""
+
+
+@dataclass
+class BatchPlan:
+    """What one group-commit transaction writes, and what each waiting writer is told."""
+
+    outcomes: list[tuple[Job, object]] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    changed: set[str] = field(default_factory=set)
+    snapshots: list[Any] = field(default_factory=list)
+
+    def settle(self) -> None:
+        """After the commit: each writer gets its stored events, or the error refusing it."""
+        for job, result in self.outcomes:
+            if isinstance(result, BaseException):
+                job.future.set_exception(result)
+            else:
+                job.future.set_result(result)
+
+
+def plan_batch(jobs: list[Job], heads: dict[str, Any]) -> BatchPlan:
+    """Check each append against its table's head and chain its events, in arrival order.
+
+    ``heads`` (table -> Head, read inside the transaction) is advanced as appends are taken;
+    an append with a stale sequence is refused alone, the others in the batch go through.
+    """
+    from dicetable.core.errors import DicetableError
+    from dicetable.store.base import AppendRequest, check_head
+    from dicetable.store.chain import EMPTY, Head, Snapshot, chain
+
+    plan = BatchPlan()
+    for job in jobs:
+        p = job.payload
+        if isinstance(p, Snapshot):
+            plan.snapshots.append(p)
+            plan.outcomes.append((job, None))
+            continue
+        assert isinstance(p, AppendRequest)
+        head = heads.get(p.table, EMPTY)
+        try:
+            check_head(p, head)
+        except DicetableError as e:
+            plan.outcomes.append((job, e))
+            continue
+        rows = chain(p.table, head, p.kinds, p.bodies)
+        plan.rows += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash) for r in rows]
+        heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
+        plan.changed.add(p.table)
+        plan.outcomes.append((job, rows))
+    return plan

@@ -21,17 +21,16 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.errors import InvalidInput
 from dicetable.store.base import (
     AppendRequest,
     EventStore,
     Listener,
     Notice,
     Subscription,
-    check_head,
 )
-from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical, chain
-from dicetable.store.group_commit import GroupCommitter, Job
+from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical
+from dicetable.store.group_commit import GroupCommitter, Job, plan_batch
 
 log = logging.getLogger(__name__)
 
@@ -166,9 +165,7 @@ class PostgresStore(EventStore):
         conn = self._writer
         if conn.closed or conn.broken:
             conn = self._writer = psycopg.connect(self._conninfo, autocommit=True)
-        outcomes: list[tuple[Job, object]] = []
         heads: dict[str, Head] = {}
-        changed: set[str] = set()
         try:
             with conn.transaction(), conn.cursor() as cur:
                 tables = sorted({j.payload.table for j in jobs
@@ -184,36 +181,19 @@ class PostgresStore(EventStore):
                         "ORDER BY table_id FOR UPDATE").format(t["table_heads"]), (tables,))
                     for table_id, seq, h in cur.fetchall():
                         heads[table_id] = Head(int(seq), str(h))
-                events: list[tuple[str, int, str, str, str, str]] = []
-                for job in jobs:
-                    p = job.payload
-                    if isinstance(p, Snapshot):
-                        cur.execute(sql.SQL(
-                            "INSERT INTO {} VALUES (%s, %s, %s, %s, %s) "
-                            "ON CONFLICT (table_id, seq) DO UPDATE SET event_hash = "
-                            "excluded.event_hash, body = excluded.body, digest = excluded.digest"
-                        ).format(t["snapshots"]), (p.table, p.seq, p.event_hash, p.body,
-                                                   p.digest))
-                        outcomes.append((job, None))
-                        continue
-                    assert isinstance(p, AppendRequest)
-                    head = heads.get(p.table, EMPTY)
-                    try:
-                        check_head(p, head)
-                    except DicetableError as e:
-                        outcomes.append((job, e))
-                        continue
-                    rows = chain(p.table, head, p.kinds, p.bodies)
-                    events += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash)
-                               for r in rows]
-                    heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
-                    changed.add(p.table)
-                    outcomes.append((job, rows))
-                if events:
+                plan = plan_batch(jobs, heads)
+                for p in plan.snapshots:
+                    cur.execute(sql.SQL(
+                        "INSERT INTO {} VALUES (%s, %s, %s, %s, %s) "
+                        "ON CONFLICT (table_id, seq) DO UPDATE SET event_hash = "
+                        "excluded.event_hash, body = excluded.body, digest = excluded.digest"
+                    ).format(t["snapshots"]), (p.table, p.seq, p.event_hash, p.body,
+                                               p.digest))
+                if plan.rows:
                     cur.executemany(sql.SQL(
                         "INSERT INTO {} (table_id, seq, kind, body, prev_hash, hash) "
-                        "VALUES (%s, %s, %s, %s, %s, %s)").format(t["event_log"]), events)
-                for table_id in sorted(changed):
+                        "VALUES (%s, %s, %s, %s, %s, %s)").format(t["event_log"]), plan.rows)
+                for table_id in sorted(plan.changed):
                     h = heads[table_id]
                     cur.execute(sql.SQL("UPDATE {} SET seq = %s, hash = %s WHERE table_id = %s")
                                 .format(t["table_heads"]), (h.seq, h.hash, table_id))
@@ -223,11 +203,7 @@ class PostgresStore(EventStore):
             if conn.broken:
                 self._writer = psycopg.connect(self._conninfo, autocommit=True)
             raise
-        for job, result in outcomes:
-            if isinstance(result, BaseException):
-                job.future.set_exception(result)
-            else:
-                job.future.set_result(result)
+        plan.settle()
 
     # -- reading ------------------------------------------------------------------------------
     def tables(self) -> list[str]:

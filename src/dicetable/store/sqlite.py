@@ -25,10 +25,10 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from dicetable.core.errors import DicetableError, InvalidInput
-from dicetable.store.base import AppendRequest, EventStore, Notice, check_head
-from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, chain
-from dicetable.store.group_commit import GroupCommitter, Job
+from dicetable.core.errors import InvalidInput
+from dicetable.store.base import AppendRequest, EventStore, Notice
+from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent
+from dicetable.store.group_commit import GroupCommitter, Job, plan_batch
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS event_log (
@@ -138,10 +138,6 @@ class SqliteStore(EventStore):
         # Few calls into SQLite per transaction, whatever the batch size: each call gives up
         # the GIL and must win it back from the threads deciding the next commands.
         conn = self._writer
-        outcomes: list[tuple[Job, object]] = []
-        changed: set[str] = set()
-        rows_out: list[tuple[str, int, str, str, str, str]] = []
-        snaps = [j.payload for j in jobs if isinstance(j.payload, Snapshot)]
         tables = sorted({j.payload.table for j in jobs if isinstance(j.payload, AppendRequest)})
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -151,46 +147,25 @@ class SqliteStore(EventStore):
                 heads = {str(t): Head(int(seq), str(h)) for t, seq, h in conn.execute(
                     f"SELECT table_id, seq, hash FROM table_heads WHERE table_id IN ({marks})",
                     tables)}
-            for job in jobs:
-                p = job.payload
-                if isinstance(p, Snapshot):
-                    outcomes.append((job, None))
-                    continue
-                assert isinstance(p, AppendRequest)
-                head = heads.get(p.table, EMPTY)
-                try:
-                    check_head(p, head)
-                except DicetableError as e:
-                    outcomes.append((job, e))
-                    continue
-                rows = chain(p.table, head, p.kinds, p.bodies)
-                rows_out += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash)
-                             for r in rows]
-                heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
-                changed.add(p.table)
-                outcomes.append((job, rows))
-            if rows_out:
+            plan = plan_batch(jobs, heads)
+            if plan.rows:
                 conn.executemany(f"INSERT INTO event_log ({_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
-                                 rows_out)
+                                 plan.rows)
                 conn.executemany(
                     "INSERT INTO table_heads (table_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT "
                     "(table_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-                    [(t, heads[t].seq, heads[t].hash) for t in sorted(changed)])
-            if snaps:
+                    [(t, heads[t].seq, heads[t].hash) for t in sorted(plan.changed)])
+            if plan.snapshots:
                 conn.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?)",
                                  [(p.table, p.seq, p.event_hash, p.body, p.digest)
-                                  for p in snaps])
+                                  for p in plan.snapshots])
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        for job, result in outcomes:
-            if isinstance(result, BaseException):
-                job.future.set_exception(result)
-            else:
-                job.future.set_result(result)
-        self._notify(Notice(t, heads[t].seq) for t in sorted(changed))
+        plan.settle()
+        self._notify(Notice(t, heads[t].seq) for t in sorted(plan.changed))
 
     @staticmethod
     def _head(conn: sqlite3.Connection, table: str) -> Head:
