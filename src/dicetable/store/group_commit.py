@@ -127,6 +127,48 @@ class BatchPlan:
                 job.future.set_result(result)
 
 
+class GroupWriter:
+    """The write path the SQL stores share: each append or snapshot is a job, written in a
+    group commit on one writer thread, or (without group commit) in its own transaction on
+    the caller's thread. A store supplies ``_write`` and ``_writer_name``."""
+
+    _write_lock: threading.Lock
+    _committer: GroupCommitter | None
+    _group: bool
+    _closed: bool
+
+    def _write(self, jobs: list[Job]) -> None:
+        raise NotImplementedError
+
+    @property
+    def _writer_name(self) -> str:
+        raise NotImplementedError
+
+    def _submit(self, payload: object) -> object:
+        if self._group:
+            with self._write_lock:
+                if self._committer is None:
+                    if self._closed:
+                        raise RuntimeError("the store is closed")
+                    self._committer = GroupCommitter(self._write, self._writer_name)
+                committer = self._committer
+            return committer.submit(payload)
+        job = Job(payload)
+        with self._write_lock:  # one transaction per call, on the caller's thread
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            self._write([job])
+        return job.future.result()
+
+    def _append(self, request: Any) -> list[Any]:
+        rows = self._submit(request)
+        assert isinstance(rows, list)
+        return rows
+
+    def save_snapshot(self, snapshot: Any) -> None:
+        self._submit(snapshot)
+
+
 def plan_batch(jobs: list[Job], heads: dict[str, Any]) -> BatchPlan:
     """Check each append against its table's head and chain its events, in arrival order.
 

@@ -30,7 +30,7 @@ from dicetable.store.base import (
     Subscription,
 )
 from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical
-from dicetable.store.group_commit import GroupCommitter, Job, plan_batch
+from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, plan_batch
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def channel_for(schema: str) -> str:
     return name
 
 
-class PostgresStore(EventStore):
+class PostgresStore(GroupWriter, EventStore):
     """A table log in a PostgreSQL schema (body kept as text: the hashed bytes, unchanged)."""
 
     def __init__(self, conninfo: str, *, schema: str = "dicetable", group_commit: bool = True,
@@ -136,29 +136,9 @@ class PostgresStore(EventStore):
         return conn
 
     # -- writing ------------------------------------------------------------------------------
-    def _submit(self, payload: AppendRequest | Snapshot) -> object:
-        if self._group:
-            with self._write_lock:
-                if self._committer is None:
-                    if self._closed:
-                        raise RuntimeError("the store is closed")
-                    self._committer = GroupCommitter(self._write, self.schema)
-                committer = self._committer
-            return committer.submit(payload)
-        job = Job(payload)
-        with self._write_lock:
-            if self._closed:
-                raise RuntimeError("the store is closed")
-            self._write([job])
-        return job.future.result()
-
-    def _append(self, request: AppendRequest) -> list[StoredEvent]:
-        rows = self._submit(request)
-        assert isinstance(rows, list)
-        return rows
-
-    def save_snapshot(self, snapshot: Snapshot) -> None:
-        self._submit(snapshot)
+    @property
+    def _writer_name(self) -> str:
+        return self.schema
 
     def _write(self, jobs: list[Job]) -> None:
         t = self._t

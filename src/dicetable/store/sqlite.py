@@ -28,7 +28,7 @@ from pathlib import Path
 from dicetable.core.errors import InvalidInput
 from dicetable.store.base import AppendRequest, EventStore, Notice
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent
-from dicetable.store.group_commit import GroupCommitter, Job, plan_batch
+from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, plan_batch
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS event_log (
@@ -58,7 +58,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 _COLS = "table_id, seq, kind, body, prev_hash, hash"
 
 
-class SqliteStore(EventStore):
+class SqliteStore(GroupWriter, EventStore):
     """A table log in one SQLite file."""
 
     def __init__(self, path: str | Path, *, group_commit: bool = True,
@@ -110,29 +110,9 @@ class SqliteStore(EventStore):
         return conn
 
     # -- writing ------------------------------------------------------------------------------
-    def _submit(self, payload: AppendRequest | Snapshot) -> object:
-        if self._group:
-            with self._write_lock:
-                if self._committer is None:
-                    if self._closed:
-                        raise RuntimeError("the store is closed")
-                    self._committer = GroupCommitter(self._write, self.path.name)
-                committer = self._committer
-            return committer.submit(payload)
-        job = Job(payload)
-        with self._write_lock:  # one transaction per call, on the caller's thread
-            if self._closed:
-                raise RuntimeError("the store is closed")
-            self._write([job])
-        return job.future.result()
-
-    def _append(self, request: AppendRequest) -> list[StoredEvent]:
-        rows = self._submit(request)
-        assert isinstance(rows, list)
-        return rows
-
-    def save_snapshot(self, snapshot: Snapshot) -> None:
-        self._submit(snapshot)
+    @property
+    def _writer_name(self) -> str:
+        return str(self.path.name)
 
     def _write(self, jobs: list[Job]) -> None:
         # Few calls into SQLite per transaction, whatever the batch size: each call gives up
