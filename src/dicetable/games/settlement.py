@@ -20,12 +20,16 @@ def next_point(point: int | None, roll: Roll) -> tuple[int | None, bool]:
     >>> next_point(None, Roll(2, 2)), next_point(4, Roll(3, 4)), next_point(None, Roll(3, 4))
     ((4, False), (None, True), (None, False))
     """
-    t = roll.total
+    return next_point_on(point, roll.total)
+
+
+def next_point_on(point: int | None, total: int) -> tuple[int | None, bool]:
+    """``next_point`` from the total alone (the simulator rolls totals in bulk)."""
     if point is None:
-        return (t if t in POINTS else None), False
-    if t == point:
+        return (total if total in POINTS else None), False
+    if total == point:
         return None, False
-    if t == 7:
+    if total == 7:
         return None, True
     return point, False
 

@@ -27,6 +27,7 @@ from dicetable.games.policy import (
     commission_up_front,
     payout_amount,
 )
+from dicetable.games.settlement import next_point_on
 from dicetable.odds.layout import STANDING
 from dicetable.rules.model import RulePack
 from dicetable.sim.strategy import TRAVELLING, BetSpec
@@ -72,15 +73,8 @@ class Flow:
         return sum(row[NET] for row in self.acc)
 
 
-def next_puck(point: int | None, total: int) -> tuple[int | None, bool]:
-    """The puck after a roll and whether it was a seven-out."""
-    if point is None:
-        return (total if total in POINTS else None), False
-    if total == point:
-        return None, False
-    if total == 7:
-        return None, True
-    return point, False
+next_puck = next_point_on
+"""The puck after a roll and whether it was a seven-out (the live engine's own rule)."""
 
 
 class Entry:
