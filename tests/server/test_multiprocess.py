@@ -18,17 +18,12 @@ from websockets.sync.client import connect
 
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.main import build_floor
-from tests.store.conftest import _find_pg, _pg_reasons
+from tests.store.conftest import pg_url_or_skip
 
 
 @pytest.fixture
 def postgres_floor() -> Iterator[tuple[str, str]]:
-    url = _find_pg()
-    if url is None:
-        why = "no PostgreSQL server answers: " + "; ".join(_pg_reasons)
-        if os.environ.get("DICETABLE_CI") == "1":
-            pytest.fail(f"DICETABLE_CI=1 and {why}")
-        pytest.skip(why)
+    url = pg_url_or_skip()
     schema = f"mp_{uuid.uuid4().hex[:10]}"
     floor, credentials = build_floor(url, schema=schema)
     assert credentials

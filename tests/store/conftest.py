@@ -55,6 +55,11 @@ _pg_reasons: list[str] = []
 
 @pytest.fixture
 def pg_url() -> str:
+    return pg_url_or_skip()
+
+
+def pg_url_or_skip() -> str:
+    """A PostgreSQL URL that answers; otherwise skip, or fail under ``DICETABLE_CI=1``."""
     url = _find_pg()
     if url is None:
         why = "no PostgreSQL server answers: " + "; ".join(_pg_reasons)
