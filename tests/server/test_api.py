@@ -240,9 +240,8 @@ def test_dice_and_staff_endpoints(login: Login) -> None:
     assert bo.post(f"{T}/dice/remove", {"serials": ["PA1-5"], "reason": "chipped"}
                    ).status_code == 200
     assert bo.post(f"{T}/dice", {"serials": ["PA1-6"]}).status_code == 200
-    assert fran.post(f"{T}/staff", {"person": "pat", "role": "floorperson"}
-                     ).status_code == 200
-    assert fran.post(f"{T}/staff/relieve", {"person": "pat", "role": "floorperson"}
+    assert fran.post(f"{T}/staff", {"person": "sam", "role": "dealer"}).status_code == 200
+    assert fran.post(f"{T}/staff/relieve", {"person": "sam", "role": "dealer"}
                      ).status_code == 200
 
 
