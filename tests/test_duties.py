@@ -81,10 +81,12 @@ def test_sec_5_relieve_matrix(preset: str, actor: Role, target: Role, self_: boo
     expected = _expected(pack.roles("authority.staff"), actor, target, self_)
     command = t.RelieveStaff(actor="x", role=actor, person=person, staff_role=target)
     if expected is None:
+        refusal = None
         try:
             table.execute(command)
         except DicetableError as e:  # the dice may not be left unattended, and the like
-            assert not e.rule.startswith("duties."), e
+            refusal = e.rule
+        assert refusal is None or not refusal.startswith("duties."), refusal
     else:
         with pytest.raises(RoleNotPermitted) as refused:
             table.execute(command)
@@ -131,7 +133,8 @@ def test_sec_5_staff_at_one_table_may_play_at_another() -> None:
     other = _open("pa-craps", Role.FLOORPERSON, {"dee": Role.DEALER})
     mine = Table.open("pa-craps", "d2", mode="live", actor="opener", staff={"ed": Role.DEALER})
     mine.execute(g.JoinTable(actor="x", role=Role.PLAYER, player="x"))
-    assert "x" in mine.state.players and "x" in other.procedure.staff
+    assert "x" in mine.state.players
+    assert "x" in other.procedure.staff
 
 
 def test_sec_5_two_person_dice_when_the_house_pack_asks() -> None:
