@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -33,9 +34,19 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
+from dicetable.server import idempotency, integrity
+from dicetable.server.accounts import (
+    Account,
+    AccountLocked,
+    Kind,
+    NotAuthenticated,
+    TooManyAttempts,
+)
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
+from dicetable.server.integrity import TableFaulted
+from dicetable.server.limits import ERROR_RESPONSES, MAX_SEQ, BodyLimit, install_error_shape
+from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
@@ -45,6 +56,7 @@ log = logging.getLogger(__name__)
 COOKIE = "dicetable_session"
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
+    TableFaulted: 423, TooManyAttempts: 429,
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
 }
 
@@ -143,8 +155,12 @@ def _static_dir() -> Path:
     return Path(str(resources.files("dicetable.server") / "static"))
 
 
-def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
+def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: float = 60.0,
+               allowed_origins: frozenset[str] = frozenset(),
+               login_limiter: FailureLimiter | None = None) -> FastAPI:
+    """The app over ``floor``; every ``verify_seconds`` all streams are verified again."""
     hub = Hub()
+    limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
 
     @asynccontextmanager
@@ -155,6 +171,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
                     tasks.append(asyncio.create_task(_electronic(floor, table_id)))
+        if verify_seconds > 0:
+            tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
         yield
         for task in tasks:
             task.cancel()
@@ -162,10 +180,38 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                 await task
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
+                  responses=ERROR_RESPONSES,
                   description="Casino dice tables run as the PA and IN regulations write them. "
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
+    app.state.limiter = limiter
+    install_error_shape(app)
+    app.include_router(integrity.router())
+
+    async def recover(record: Any, username: str) -> tuple[int, bytes]:
+        """The answer of a command committed before a crash, rebuilt from its log."""
+        who = floor.accounts.get(username)
+        assert who is not None
+        events = await asyncio.to_thread(lambda: [
+            e for e in floor.store.events(record.table, after=record.first_seq - 1)
+            if e.seq <= record.last_seq])
+        body = {"events": floor.events_for(record.table, who, events),
+                "view": await asyncio.to_thread(floor.view, record.table, who)}
+        return 200, json.dumps(body).encode()
+
+    def account_of(token: str | None) -> str | None:
+        try:
+            return floor.accounts.session(token).username
+        except DicetableError:
+            return None
+
+    # Outermost first: the body cap, then the origin check, then exactly-once commands.
+    app.add_middleware(idempotency.Idempotency, answers=idempotency.Answers(floor.accounts.db),
+                       who=account_of, applied=floor.store.request_record, recover=recover,
+                       cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
+    app.add_middleware(OriginCheck, cookie=COOKIE, allowed=allowed_origins)
+    app.add_middleware(BodyLimit)
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
@@ -194,10 +240,17 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
-    def login(body: Login, response: Response) -> dict[str, Any]:
-        token = floor.accounts.login(body.username, body.password)
+    def login(body: Login, request: Request, response: Response) -> dict[str, Any]:
+        client = request.client.host if request.client else "-"
+        limiter.check(client)
+        try:
+            token = floor.accounts.login(body.username, body.password)
+        except (NotAuthenticated, AccountLocked):
+            limiter.failed(client)
+            raise
         who = floor.accounts.session(token)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https")
         return {"token": token, "account": _account(floor, who)}
 
     @app.post("/api/logout", tags=["accounts"])
@@ -213,11 +266,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     @app.post("/api/accounts/{username}/unlock", tags=["accounts"])
     def unlock(username: str, who: Me) -> dict[str, str]:
-        if who.kind is not Kind.STAFF or not any(
-                Role.PIT_BOSS in set(floor.roles_at(who, tid)) for tid in floor.tables):
+        supervisors = {Role.PIT_BOSS, Role.SHIFT_MANAGER}
+        held = {r for tid in floor.tables for r in floor.roles_at(who, tid)} & supervisors \
+            if who.kind is Kind.STAFF else set()
+        if not held:
             raise RoleNotPermitted("only a pit boss unlocks an account",
                                    rule="accounts.unlock")
-        floor.accounts.unlock(username)
+        floor.accounts.unlock(username, by=who.username, role=sorted(held)[0].value)
         return {"status": f"{username} unlocked"}
 
     # -- tables -----------------------------------------------------------------------------
@@ -235,7 +290,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     @app.get("/api/tables/{table_id}/events", tags=["tables"])
     def events(table_id: str, who: Me,
-               after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
+               after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
         return floor.events_for(table_id, who, list(floor.store.events(table_id, after=after)))
 
@@ -257,7 +312,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     @app.get("/api/pit", tags=["pit"])
     def pit(who: Me) -> dict[str, Any]:
         _pit(floor, who)
-        return {"tables": floor.summaries(),
+        return {"tables": floor.summaries(), "faults": list(floor.faults.open.values()),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
                              for a in floor.accounts.all()]}
@@ -410,7 +465,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     # -- live push --------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
-    async def push(ws: WebSocket, table_id: str, after: int = 0) -> None:
+    async def push(ws: WebSocket, table_id: str,
+                   after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> None:
         token = ws.query_params.get("token") or ws.cookies.get(COOKIE)
         try:
             who = floor.accounts.session(token)
@@ -520,12 +576,29 @@ def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
     return out
 
 
+async def _verify_loop(floor: Floor, every: float) -> None:
+    """Verify every stream again every ``every`` seconds (MEM-2: checked continually)."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            faulted = await asyncio.to_thread(floor.verify_all)
+        except Exception:  # a check that cannot run is logged, the loop goes on
+            log.exception("periodic verification failed to run")
+            continue
+        for table_id in faulted:
+            log.error("table %s faulted on periodic verification", table_id)
+
+
 async def _electronic(floor: Floor, table_id: str) -> None:
     """An electronic table's cycle: a betting countdown, then the RNG roll and settlement."""
     from datetime import timedelta
 
     while True:
-        info = floor.get(table_id)
+        try:
+            info = floor.get(table_id)
+        except DicetableError:  # faulted: nothing is played until the fault is cleared
+            await asyncio.sleep(floor.bet_seconds)
+            continue
         info.bets_close_at = (floor.clock.now() + timedelta(seconds=floor.bet_seconds)
                               ).isoformat()
         await asyncio.sleep(floor.bet_seconds)

@@ -12,12 +12,14 @@ hears the others' commits through the store's notices (LISTEN/NOTIFY).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
@@ -30,8 +32,10 @@ from dicetable.games.events import DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
 from dicetable.server.views import event_for, roll_history, summary, table_view
 from dicetable.store.base import EventStore, Notice
+from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
@@ -72,7 +76,7 @@ class Floor:
     """Every table of a casino floor, on one store."""
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
-                 bet_seconds: int = 20) -> None:
+                 bet_seconds: int = 20, checkpoints: Path | None = None) -> None:
         self.store = store
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
@@ -81,8 +85,10 @@ class Floor:
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        for table_id in store.tables():
-            self._load(table_id)
+        self.faults = Faults(accounts.log)
+        self.checkpoints: Path | None = checkpoints
+        """Where signed checkpoints of every stream's head are appended (None: not kept)."""
+        self.verify_all(load=True)  # nothing is served from a log that fails (RES-3)
         self._subscription = store.subscribe(self._on_notice)
 
     def close(self) -> None:
@@ -91,9 +97,61 @@ class Floor:
             info.worker.shutdown(wait=True)
 
     async def submit(self, table_id: str, work: Callable[[], T]) -> T:
-        """Run ``work`` on the table's own thread (FIFO), off the event loop."""
+        """Run ``work`` on the table's own thread (FIFO), off the event loop (in the
+        caller's context: its request key goes with it to the store)."""
         info = self.get(table_id)
-        return await asyncio.get_running_loop().run_in_executor(info.worker, work)
+        ctx = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(info.worker, ctx.run, work)
+
+    # -- integrity ---------------------------------------------------------------------------
+    def verify_all(self, *, load: bool = False) -> list[str]:
+        """Verify every stream (and the checkpoints); fault what fails. Returns new faults."""
+        now = self.clock.now().isoformat()
+        before = set(self.faults.open)
+        names = self.store.tables()
+        for table_id in names:
+            if table_id in self.faults.open:
+                continue
+            problem = table_problem(self.store, table_id)
+            if problem is not None:
+                self._fault(table_id, problem, now)
+        for stream, what, detail in stream_problems(self.accounts.log):
+            self.faults.raise_fault(stream, what, detail, now)
+        if self.checkpoints is not None and self.store.key:
+            if self.checkpoints.exists():
+                for cp in verify_checkpoints(self.checkpoints, self.store.key,
+                                             [self.store, self.accounts.log]):
+                    if cp.stream:
+                        self._fault(cp.stream, (cp.what, str(cp)), now)
+                    else:
+                        self.faults.raise_fault("checkpoints", cp.what, str(cp), now)
+            if not set(self.faults.open) - before:
+                write_checkpoint(self.checkpoints, self.store.key,
+                                 heads_of([self.store, self.accounts.log]), at=now)
+        if load:
+            for table_id in names:
+                if table_id not in self.faults.open and table_id not in self.tables:
+                    self._load(table_id)
+        return sorted(set(self.faults.open) - before)
+
+    def _fault(self, table_id: str, problem: tuple[str, str], at: str) -> None:
+        self.faults.raise_fault(table_id, problem[0], problem[1], at)
+        info = self.tables.pop(table_id, None)
+        if info is not None:
+            info.worker.shutdown(wait=False)
+        self._publish(table_id, [])
+
+    def clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
+        """An authorised clear: only once the table's log verifies again."""
+        if table_id not in self.faults.open:
+            raise NotFound(f"no open fault on {table_id!r}", rule="integrity.fault")
+        if table_id in self.store.tables():
+            problem = table_problem(self.store, table_id)
+            if problem is not None:
+                raise still_failing(table_id, problem)
+        self.faults.clear(table_id, by, role.value, reason, self.clock.now().isoformat())
+        if table_id in self.store.tables() and table_id not in self.tables:
+            self._load(table_id)
 
     # -- tables ------------------------------------------------------------------------------
     def _load(self, table_id: str) -> FloorTable:
@@ -120,6 +178,7 @@ class Floor:
         return info
 
     def get(self, table_id: str) -> FloorTable:
+        self.faults.refuse(table_id)
         info = self.tables.get(table_id)
         if info is None:
             raise NotFound(f"no table {table_id!r}", rule="api.table")
@@ -218,6 +277,8 @@ class Floor:
         return events
 
     def _on_notice(self, notice: Notice) -> None:
+        if notice.table in self.faults.open:
+            return
         info = self.tables.get(notice.table)
         if info is None:
             try:
