@@ -316,9 +316,10 @@ class Accounts:
             raise RoleNotPermitted(f"{by} may not unlock their own account",
                                    rule="duties.no_self",
                                    citation="spec/standards.md SEC-5 [industry-default]")
+        # Recorded first: a process without the store's key is refused here, changing nothing.
+        self._record(username, "AccountUnlocked", by=by, role=role, via=via)
         self._db.execute("UPDATE accounts SET failed = 0, locked_until = NULL "
                          "WHERE username = ?", (username,))
-        self._record(username, "AccountUnlocked", by=by, role=role, via=via)
 
     @contextmanager
     def opened(self) -> Iterator[Accounts]:

@@ -28,7 +28,7 @@ from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
-from dicetable.games.events import DiceRolled, Event
+from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
@@ -66,6 +66,9 @@ class FloorTable:
     history: list[dict[str, Any]] = field(default_factory=list)
     bets_close_at: str | None = None
     """Electronic tables: when the betting countdown ends."""
+    owners: dict[str, str] = field(default_factory=dict)
+    """Bet id -> the player who placed it, from the log: who may see a bet's later events
+    (a removed bet is gone from the state, but its remover still sees the removal)."""
 
     @property
     def table(self) -> Table:
@@ -159,6 +162,8 @@ class Floor:
         info = FloorTable(durable)
         recent = list(self.store.events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
+        info.owners = {b.id: b.player for b in durable.state.bets.values()}
+        _own(info, recent)
         for event in recent:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
@@ -259,6 +264,7 @@ class Floor:
                     self._after(table_id, info, caught)
 
     def _after(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
+        _own(info, events)
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
@@ -374,6 +380,9 @@ class Floor:
         mine = {b.id for b in table.state.bets.values() if b.player == account.username}
         mine |= {e.bet for e in events if getattr(e, "player", None) == account.username
                  and hasattr(e, "bet")}
+        owners = self.get(table_id).owners
+        mine |= {bet for e in events if isinstance(bet := getattr(e, "bet", None), str)
+                 and owners.get(bet) == account.username}
         out = []
         for event in events:
             data = event_for(account.username, staff, event, mine)
@@ -395,3 +404,9 @@ class Floor:
     def fairness_alerts(self, table_id: str) -> list[dict[str, Any]]:
         return [{"serial": a.serial, "face": a.face, "rolls": a.rolls, "table": a.table}
                 for a in self.fairness.alerts if a.table == table_id]
+
+
+def _own(info: FloorTable, events: list[Event]) -> None:
+    for event in events:
+        if isinstance(event, BetPlaced):
+            info.owners[event.bet] = event.player
