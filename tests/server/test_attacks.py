@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,8 +67,8 @@ def test_sec_5_unlock_is_recorded_and_never_ones_own(floor: Floor, login: Login)
 def test_sec_4_forty_wrong_passwords_at_once_lock_the_account(floor: Floor,
                                                               http: TestClient) -> None:
     def attempt(password: str) -> int:
-        return http.post("/api/login", json={"username": "bob", "password": password},
-                         headers={"x-forwarded-for": password}).status_code
+        return int(http.post("/api/login", json={"username": "bob", "password": password},
+                         headers={"x-forwarded-for": password}).status_code)
 
     passwords = [f"wrong-{i}" for i in range(40)] + [DEMO_PASSWORD]
     http.app.state.limiter.limit = 10_000  # type: ignore[attr-defined]
@@ -186,7 +187,7 @@ def test_res_5_body_size_is_capped(http: TestClient, login: Login) -> None:
     reply = http.post("/api/login", content=big, headers={"content-type": "application/json"})
     refused(reply, 413, "TooLarge", "api.body_limit")
 
-    def chunks():  # no Content-Length: counted as it streams in
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams in
         for _ in range(100):
             yield b"a" * 10_000
 

@@ -15,6 +15,8 @@ from dicetable.server.accounts import Accounts
 from dicetable.server.app import create_app
 from dicetable.server.demo import create_demo_floor
 from dicetable.server.floor import Floor
+from dicetable.store.base import key_mismatch
+from dicetable.store.chain import key_id
 from dicetable.store.keys import default_key_path, find_key, init_key, read_key
 from dicetable.store.open import is_postgres, open_store
 
@@ -35,6 +37,10 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
             and not _has_log(db, schema):
         key = read_key(init_key(default_key_path(db)))
     store = open_store(db, schema=schema, key=key)
+    recorded = store.recorded_key_id()
+    if recorded is not None and recorded != store.key_id:  # nothing is served without it
+        store.close()
+        raise key_mismatch(recorded, key_id(key), str(db))
     accounts = Accounts(db, schema=schema, key=key)
     floor = Floor(store, accounts, bet_seconds=bet_seconds,
                   checkpoints=Path(checkpoints) if checkpoints else None)
