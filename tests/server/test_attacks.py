@@ -267,3 +267,18 @@ def test_accounts_database_holds_no_plain_token(floor: Floor, http: TestClient) 
     conn = sqlite3.connect(floor.store.location)
     assert conn.execute("SELECT count(*) FROM sessions").fetchone()[0] >= 1
     conn.close()
+
+
+def test_sec_5_staff_changes_are_recorded_in_their_own_stream(floor: Floor,
+                                                              login: Login) -> None:
+    opening = [r.data() for r in floor.accounts.log.records("staff:craps-pa-1")]
+    assert {(d["person"], d["staff_role"]) for d in opening} >= {("pat", "pit-boss"),
+                                                                 ("dee", "dealer")}
+    fran = login("fran")
+    refused(fran.post(f"{T}/staff", {"person": "carol", "role": "dealer"}), 403,
+            "RoleNotPermitted", "duties.staff_no_wager")  # carol plays at this table
+    assert fran.post(f"{T}/staff", {"person": "bo", "role": "dealer"}).status_code == 200
+    last = list(floor.accounts.log.records("staff:craps-pa-1"))[-1].data()
+    assert (last["type"], last["person"], last["by"], last["by_role"]) == (
+        "StaffAssigned", "bo", "fran", "floorperson")
+    assert floor.verify_all() == []

@@ -39,6 +39,7 @@ from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_chec
 from dicetable.store.durable import DurableTable
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
+from dicetable.table.events import StaffAssigned, StaffRelieved
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,9 @@ class Floor:
                                     actor=opener, role=Role.FLOORPERSON, staff=staff)
         info = FloorTable(durable)
         self.tables[table_id] = info
-        self._publish(table_id, list(self.store.events(table_id)))
+        opening = list(self.store.events(table_id))
+        self._record_staff(table_id, opening)
+        self._publish(table_id, opening)
         return info
 
     def get(self, table_id: str) -> FloorTable:
@@ -228,7 +231,18 @@ class Floor:
             build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
         info = self.get(table_id)
         with info.lock:
-            return self._run_locked(table_id, info, build)
+            events = self._run_locked(table_id, info, build)
+        self._record_staff(table_id, events)
+        return events
+
+    def _record_staff(self, table_id: str, events: list[Event]) -> None:
+        """Staff changes made here also go to the floor's chained ``staff:<table>`` stream
+        (who, which role, by whom), beside the table's own log."""
+        for e in events:
+            if isinstance(e, StaffAssigned | StaffRelieved):
+                self.accounts.log.append(f"staff:{table_id}", e.kind, {
+                    "table_seq": e.seq, "person": e.person, "staff_role": e.staff_role.value,
+                    "by": e.actor, "by_role": e.role.value, "at": e.at})
 
     def _run_locked(self, table_id: str, info: FloorTable,
                     build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
