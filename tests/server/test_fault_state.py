@@ -164,3 +164,32 @@ def test_mem_2_a_store_opened_without_its_key_is_refused(demo_db: Path, tmp_path
 
     with pytest.raises(InvalidInput, match="chained with key"):
         build_floor(db)
+
+
+def test_mem_2_a_check_while_commands_run_finds_no_false_fault(floor: Floor,
+                                                               http: TestClient) -> None:
+    """The periodic check runs beside live play: appends during it are not tampering."""
+    import threading
+
+    dee = Client(http, "dee")
+    stop = threading.Event()
+    errors: list[int] = []
+
+    def play() -> None:
+        amount = 1
+        while not stop.is_set():
+            reply = dee.post(f"/api/tables/{T}/chips", {"player": "alice", "amount": amount})
+            if reply.status_code != 200:
+                errors.append(reply.status_code)
+            amount += 1
+
+    worker = threading.Thread(target=play)
+    worker.start()
+    try:
+        for _ in range(20):
+            assert floor.verify_all() == []
+    finally:
+        stop.set()
+        worker.join()
+    assert not errors
+    assert T in floor.tables

@@ -124,12 +124,12 @@ class Idempotency:
             + b"\n" + body).hexdigest()
         request_scope = f"{account}:{key}"
         lock = self._running.setdefault(request_scope, asyncio.Lock())
-        async with lock:  # a concurrent duplicate waits for the first, then gets its answer
-            try:
+        try:
+            async with lock:  # a concurrent duplicate waits for the first, then its answer
                 await self._once(scope, send, body, fingerprint, request_scope, account)
-            finally:
-                if not lock.locked() or len(self._running) > 10_000:
-                    self._running.pop(request_scope, None)
+        finally:
+            if not lock.locked():  # a later duplicate finds the kept answer
+                self._running.pop(request_scope, None)
 
     async def _once(self, scope: Scope, send: Send, body: bytes, fingerprint: str,
                     request_scope: str, account: str) -> None:

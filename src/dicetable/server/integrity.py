@@ -74,10 +74,19 @@ class Faults:
 
 
 def table_problem(store: EventStore, table: str) -> tuple[str, str] | None:
-    """(what, detail) of the table's first chain problem, or None when it verifies."""
-    report = verify_table(store, table, replay=False)
-    if report.ok:
-        return None
+    """(what, detail) of the table's first chain problem, or None when it verifies.
+
+    The table may be in play: an append landing between reading its head and its rows looks
+    like rows "added outside the store". Every append moves the head, so a problem found
+    while the head stood still is real; one found while it moved is checked again.
+    """
+    for _ in range(5):
+        before = store.head(table)
+        report = verify_table(store, table, replay=False)
+        if report.ok:
+            return None
+        if store.head(table) == before:
+            break
     p = report.problems[0]
     return p.what, f"seq {p.seq}: {p.detail}"
 
