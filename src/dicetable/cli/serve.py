@@ -69,6 +69,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
             os.environ["DICETABLE_KEY_FILE"] = key
         if checkpoints:
             os.environ["DICETABLE_CHECKPOINTS"] = checkpoints
+        os.environ["DICETABLE_VERIFY_EVERY"] = str(verify_every)
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
                     workers=workers, log_level="warning", ssl_certfile=certfile,
                     ssl_keyfile=keyfile)

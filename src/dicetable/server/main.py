@@ -84,8 +84,12 @@ def lead_electronic_tables(db: str) -> bool:
 def app_from_env() -> FastAPI:
     """uvicorn's factory: ``uvicorn --factory dicetable.server.main:app_from_env``."""
     db = os.environ.get("DICETABLE_DB", "dicetable.db")
+    leader = lead_electronic_tables(db)
+    # One writer for the checkpoint file: the leading process (the others still verify).
     floor, _ = build_floor(db, bet_seconds=int(os.environ.get("DICETABLE_BET_SECONDS", "20")),
                            schema=os.environ.get("DICETABLE_SCHEMA", "dicetable"),
-                           checkpoints=os.environ.get("DICETABLE_CHECKPOINTS") or None)
+                           checkpoints=(os.environ.get("DICETABLE_CHECKPOINTS") or None)
+                           if leader else None)
     run_electronic = os.environ.get("DICETABLE_ELECTRONIC", "1") == "1"
-    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db))
+    return create_app(floor, electronic_loop=run_electronic and leader,
+                      verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")))
