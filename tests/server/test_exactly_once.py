@@ -151,7 +151,7 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
     shutil.copyfile(f"{demo_db}.key", f"{db}.key")
     port = _free_port()
     rng = random.Random(12)
-    intended = {f"cmd-{i}": 10_000 + i for i in range(20)}
+    intended = {f"cmd-{i}": 10_000 + i for i in range(12)}
     unknown = replayed = 0
     answered: dict[str, int] = {}
     kills = 0
@@ -211,3 +211,20 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
     conn.close()
     for key, amount in intended.items():
         assert amounts.count(amount) == 1, f"{key}: applied {amounts.count(amount)} times"
+
+
+def test_res_5_the_key_is_documented_on_every_mutating_operation(http: TestClient) -> None:
+    spec = http.get("/openapi.json").json()
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            names = [p["name"] for p in op.get("parameters", [])]
+            wanted = method in ("post", "patch", "delete") and path not in ("/api/login",
+                                                                             "/api/logout")
+            assert ("Idempotency-Key" in names) == wanted, (method, path)
+
+
+def test_res_5_a_malformed_key_is_refused(login: Login) -> None:
+    alice = login("alice")
+    reply = alice.http.post(f"{T}/bets", json={"wager": "pass", "amount": 500},
+                            headers={**alice.headers, "idempotency-key": "x" * 129})
+    refused(reply, 422, "InvalidInput", "idempotency.key")

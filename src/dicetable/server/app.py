@@ -187,6 +187,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
     app.state.hub = hub
     app.state.limiter = limiter
     install_error_shape(app)
+    plain_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = idempotency.document(plain_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(integrity.router())
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
@@ -207,7 +215,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
             return None
 
     # Outermost first: the body cap, then the origin check, then exactly-once commands.
-    app.add_middleware(idempotency.Idempotency, answers=idempotency.Answers(floor.accounts.db),
+    answers = idempotency.Answers(floor.accounts.db, now=floor.clock.now().isoformat())
+    app.add_middleware(idempotency.Idempotency, answers=answers,
                        who=account_of, applied=floor.store.request_record, recover=recover,
                        cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
     app.add_middleware(OriginCheck, cookie=COOKIE, allowed=allowed_origins)

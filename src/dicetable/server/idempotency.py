@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -50,12 +51,20 @@ Recover = Callable[[RequestRecord, str], Awaitable[tuple[int, bytes]]]
 Applied = Callable[[str], RequestRecord | None]
 
 
+KEEP_HOURS = 24
+"""How long an answer is kept to be replayed (industry-default). Older retries are still
+never applied twice: the command's record in the store rebuilds their answer."""
+
+
 class Answers:
     """Kept answers, in the accounts' database (so they survive a restart)."""
 
-    def __init__(self, db: Db) -> None:
+    def __init__(self, db: Db, *, now: str | None = None) -> None:
         self.db = db
         db.execute(_SCHEMA)
+        if now is not None:
+            cutoff = (datetime.fromisoformat(now) - timedelta(hours=KEEP_HOURS)).isoformat()
+            db.execute("DELETE FROM idempotency WHERE created_at < ?", (cutoff,))
 
     def get(self, scope: str) -> tuple[str, int, str] | None:
         rows = self.db.execute("SELECT fingerprint, status, body FROM idempotency "
@@ -194,3 +203,21 @@ async def _read(receive: Receive) -> bytes:
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
+
+
+def document(schema: dict[str, Any]) -> dict[str, Any]:
+    """Declare the optional ``Idempotency-Key`` header on every mutating operation."""
+    header = {"name": "Idempotency-Key", "in": "header", "required": False,
+              "description": "Your id for this command: a retry with the same id gets the "
+                             "original answer and is never applied twice",
+              "schema": {"type": "string", "minLength": 1, "maxLength": 128,
+                         "pattern": "^[\\x21-\\x7e]+$"}}
+    for path, item in schema.get("paths", {}).items():
+        if path.startswith(EXEMPT):
+            continue
+        for method, op in item.items():
+            if method.upper() in MUTATING:
+                params = op.setdefault("parameters", [])
+                if not any(p.get("name") == "Idempotency-Key" for p in params):
+                    params.append(header)
+    return schema
