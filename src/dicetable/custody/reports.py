@@ -89,7 +89,9 @@ def describe(e: ev.CustodyEvent) -> str:
             return (f"ALERT: {_n(e.dice)} at {e.table_id} since {e.issued_at}: past the "
                     f"{e.limit_hours}-hour limit")
         case ev.InventoryOverdue():
-            return f"ALERT: physical inventory overdue since {e.due} (last {e.last})"
+            zone = f" {e.time_zone}" if e.time_zone else ""
+            return (f"ALERT: physical inventory overdue: it was due by {e.due}{zone} "
+                    f"(last {e.last})")
         case ev.FairnessAlertRaised():
             return (f"ALERT: fairness {e.test} after {e.rolls} rolls: {e.detail} "
                     f"({e.statistic} >= {e.threshold})")
