@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from datetime import datetime
 
 from dicetable.core.time_limits import over_limit
-
 from dicetable.games.state import TableState
 
 

@@ -22,6 +22,7 @@ from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.clockwork import dice_expired
+from dicetable.table.grounds import held_against_throw
 from dicetable.table.procedure_state import Procedure, procedure
 from dicetable.table.seating import next_shaker_holder, offer_order
 
@@ -226,6 +227,7 @@ class ProcedureEngine:
                                          citation=pack.cite("noroll.improper_callers"))
             if ground == "no-good-faith-and-short":
                 self._check_short_throw(state, c)
+        held_against_throw(state, c, _last_throw(state))
 
     @staticmethod
     def _check_short_throw(state: TableState, c: gcmd.CallNoRoll) -> None:
