@@ -303,7 +303,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     player_steps: list[tuple[str, type[g.Command]]] = [
         ("decline-dice", t.DeclineDice), ("relinquish-dice", t.RelinquishDice),
-        ("remove-lid", t.RemoveLid), ("return-shaker", t.ReturnShaker)]
+        ("remove-lid", t.RemoveLid), ("re-cover-shaker", t.RecoverShaker),
+        ("return-shaker", t.ReturnShaker)]
     for path, cls in player_steps:
         _simple(app, act, path, cls, "players")
 
