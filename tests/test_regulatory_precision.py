@@ -158,8 +158,8 @@ def _in_table_after(roll: str, *facts: str, pack: str = "in-craps") -> Table:
 
 def _call(t: Table, *grounds: str, observed: tuple[str, ...] = (), actor: str = "sam",
           role: Role = Role.STICKPERSON) -> list[gev.Event]:
-    return t.execute(gcmd.CallNoRoll(actor=actor, role=role, grounds=grounds,
-                                     observed=observed))
+    extra = {"observed": observed} if observed else {}
+    return t.execute(gcmd.CallNoRoll(actor=actor, role=role, grounds=grounds, **extra))
 
 
 def _refused(t: Table, *grounds: str, observed: tuple[str, ...] = (), actor: str = "sam",

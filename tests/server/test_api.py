@@ -262,6 +262,25 @@ def test_props_and_hops_round_with_a_no_roll(login: Login) -> None:
     assert dee.post(f"{PH}/shake").status_code == 200
 
 
+def test_pa_585_3_e_a_lid_taken_off_is_put_back_and_shaken_again(login: Login) -> None:
+    dee, amy = login("dee"), login("alice")
+    dee.post(f"{PH}/no-more-bets")
+    dee.post(f"{PH}/offer-shaker", {"player": "alice"})
+    amy.post(f"{PH}/player-shake", {"times": 3})
+    assert amy.post(f"{PH}/remove-lid").status_code == 200
+    shaker = amy.get(PH).json()["shaker"]
+    assert (shaker["lid_off"], shaker["shakes"]) == (True, 0)
+    refused(amy.post(f"{PH}/player-shake", {"times": 3}), 409, "ProcedureViolation",
+            "shaker.min_shakes")
+    refused(login("bob").post(f"{PH}/re-cover-shaker"), 409, "ProcedureViolation",
+            "authority.shake")                          # bob does not hold the shaker
+    assert amy.post(f"{PH}/re-cover-shaker").status_code == 200
+    assert amy.get(PH).json()["shaker"]["lid_off"] is False
+    refused(amy.post(f"{PH}/return-shaker"), 409, "ProcedureViolation", "shaker.min_shakes")
+    amy.post(f"{PH}/player-shake", {"times": 3})
+    assert amy.post(f"{PH}/return-shaker").status_code == 200
+
+
 def test_electronic_table_cycle(login: Login, floor: Floor) -> None:
     alice = login("alice")
     alice.post("/api/tables/craps-pa-e1/bets", {"wager": "field", "amount": 100})
