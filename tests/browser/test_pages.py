@@ -176,6 +176,14 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     # The player shakes the covered shaker at least three times and returns it.
     p.click("#shake-once")
     expect(p.locator("#shakes")).to_have_text("1 / 3 shakes")
+    # 585.3(e): the lid comes off; the player puts it back and the shaking starts again.
+    p.click("#remove-lid")
+    expect(p.locator("#re-cover-shaker")).to_be_visible()
+    expect(p.locator("#return-shaker")).to_have_count(0)
+    p.click("#re-cover-shaker")
+    expect(p.locator("#shakes")).to_have_text("0 / 3 shakes")
+    p.click("#shake-once")
+    expect(p.locator("#shakes")).to_have_text("1 / 3 shakes")
     expect(p.locator("#return-shaker")).to_be_disabled()
     p.click("#shake-three")
     expect(p.locator("#return-shaker")).to_be_enabled()
