@@ -325,3 +325,13 @@ def test_pa_603a_13_c_assistant_table_games_shift_manager_or_above() -> None:
                                                          "pit-boss", "shift-manager",
                                                          "table-games-manager"]})
     assert "storage.keys" in str(info.value)
+
+
+def test_in_14_3_5_c_daily_quantities_are_counted_by_the_site_s_calendar_day() -> None:
+    from dicetable.custody.reports import inventory_record
+
+    led, clock = new_ledger("in")
+    clock.set(datetime(2026, 3, 3, 2, 0, tzinfo=UTC))       # 21:00 on 03-02 in Indianapolis
+    stock(led, serials("D", 2))
+    record = inventory_record(led.state, led.log)
+    assert record["receipts"][0]["date"] == "2026-03-02"

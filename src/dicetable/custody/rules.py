@@ -5,8 +5,8 @@ Every rule has a value, a citation and a status, exactly as the game packs do
 a house pack may change only the stand-ins (``other-jurisdiction``, ``industry-default``).
 
 >>> pa = load_custody_pack("pa")
->>> pa.keys()[Key.TABLE_GAMES]
-frozenset({<Role.SHIFT_MANAGER: 'shift-manager'>})
+>>> sorted(r.value for r in pa.keys()[Key.TABLE_GAMES])  # 'assistant-shift-manager+'
+['assistant-shift-manager', 'shift-manager', 'table-games-manager']
 >>> pa.rule("storage.keys").status, pa.cite("storage.keys")
 (<Status.REGULATION: 'regulation'>, '58 Pa. Code § 603a.13(c) [regulation]')
 >>> load_custody_pack("in").inches("dice.size.maximum_in")

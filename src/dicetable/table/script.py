@@ -223,7 +223,8 @@ class _Runner:
         try:
             if later is not None:
                 return later(base, args, opts), opts.get("as")
-            return build(self, base, args, opts), opts.get("as")  # type: ignore[misc]
+            assert build is not None
+            return build(self, base, args, opts), opts.get("as")
         except (IndexError, KeyError, ValueError) as e:
             if isinstance(e, DicetableError):
                 raise
