@@ -258,3 +258,28 @@ def test_accounts_lock_after_three_failed_logins_and_the_pit_unlocks(
     page.goto(f"{live_server.url}/play?table=craps-pa-e1")
     expect(page.locator("#countdown")).to_have_text(re.compile(r"^(\d+s|No more bets — rolling)$"))
     screenshot(page, "player-electronic")
+
+
+def test_pa_623a_8_c_the_stickperson_records_what_was_seen_with_the_call(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    alice = open_screen("alice")
+    sam = open_screen("sam", width=1500, height=1100)
+    p = alice.page
+    sam.page.click("#offer-dice")
+    offered = p.locator("#offered-dice button")
+    offered.nth(0).click()
+    offered.nth(1).click()
+    p.click("#take-dice")
+    p.click('.chip-btn[data-cents="500"]')
+    bet(p, "pass", START - 500)
+    record_throw(sam.page, 5, 6)                    # a clean 5-6: no die on the rail recorded
+    sam.page.check('#grounds input[value="die-on-rail"]')
+    sam.page.click("#call-no-roll")
+    refusal = sam.page.locator(".refusal").last
+    expect(refusal.locator(".rule")).to_have_text("noroll.grounds")
+    sam.page.check('#grounds input[value="die-on-rail"]')
+    sam.page.check("#noroll-observed")
+    sam.page.click("#call-no-roll")
+    expect(p.locator("#feed")).to_contain_text("NO ROLL: die-on-rail (seen by sam: die-on-rail)")
+    sam.shot("dealer-no-roll-observed")
+    assert live_server.floor.tables[CRAPS].table.state.last_roll_valid is False

@@ -178,6 +178,20 @@ def test_refusals_by_rule(login: Login) -> None:
     refused(login("dee").post(f"{T}/pay"), 409, "ProcedureViolation", "settlement.order")
 
 
+def test_pa_623a_8_c_a_call_is_held_against_the_recorded_throw(login: Login) -> None:
+    shooter_ready(login)
+    sam, bo = login("sam"), login("bo")
+    sam.post(f"{T}/roll", {"faces": "5-6"})
+    refused(bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"]}), 409, "ProcedureViolation",
+            "noroll.grounds")
+    refused(bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"], "observed": ["wizardry"]}),
+            422, "InvalidInput", "throw.facts")
+    reply = bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"], "observed": ["die-on-rail"]})
+    assert reply.status_code == 200, reply.text
+    called = [e for e in reply.json()["events"] if e["type"] == "NoRollCalled"]
+    assert (called[0]["observed"], called[0]["actor"]) == (["die-on-rail"], "bo")
+
+
 def test_malformed_requests_are_422_never_500(login: Login) -> None:
     alice, sam = login("alice"), login("sam")
     bets: list[dict[str, object]] = [
