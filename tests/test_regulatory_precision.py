@@ -335,3 +335,20 @@ def test_in_14_3_5_c_daily_quantities_are_counted_by_the_site_s_calendar_day() -
     stock(led, serials("D", 2))
     record = inventory_record(led.state, led.log)
     assert record["receipts"][0]["date"] == "2026-03-02"
+
+
+def test_in_14_3_4_b_4_A_is_regulation_in_indiana_and_a_stand_in_in_pennsylvania() -> None:
+    with pytest.raises(RulePackInvalid, match="regulation text"):
+        derive_custody_pack(load_custody_pack("in"), "lax",
+                            {"removal.envelope.licensees": False})
+    house = derive_custody_pack(load_custody_pack("pa"), "river",
+                                {"removal.envelope.licensees": False})
+    clock = FixedClock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    led = CustodyLedger.open(house, "river", clock=clock)
+    dice = serials("D", 2)
+    stock(led, dice)
+    inspect(led, dice)
+    to_table(led, dice)
+    sealed = led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1],
+                                        reason=RemovalReason.TAMPERED, signs="shaved"))
+    assert [e.kind for e in sealed] == ["DiceRemoved", "TamperEnvelopeSealed"]
