@@ -65,6 +65,8 @@ from dicetable.games import events as gev
 from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, load_pack
 from dicetable.table import commands as tcmd
+from dicetable.table import script_custody as custody_steps
+from dicetable.table import script_expect as expectations
 from dicetable.table import script_v2 as v2
 from dicetable.table.table import MODES, Table
 
@@ -236,8 +238,8 @@ class _Runner:
         t = self.table
         assert t is not None
         what, args = words[0], words[1:]
-        if what in v2.EXPECTATIONS:
-            return v2.expect(self, what, args)
+        if what in expectations.EXPECTATIONS:
+            return expectations.expect(self, what, args)
 
         def yes(text: str) -> bool:
             if text not in ("yes", "no"):
@@ -361,7 +363,7 @@ _VERBS: dict[str, Build] = {
 }
 """Script verbs and the commands they build."""
 
-VERBS = (*sorted((*_VERBS, *v2.TABLE_VERBS, *v2.CUSTODY_VERBS)), "settle")
+VERBS = (*sorted((*_VERBS, *v2.TABLE_VERBS, *custody_steps.CUSTODY_VERBS)), "settle")
 
 
 def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
@@ -442,8 +444,8 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
             actor, role = words[0], _role(words[1])
             table.settle(actor=actor, role=role)
             alias = None
-        elif len(words) >= 3 and words[2] in v2.CUSTODY_VERBS:
-            v2.custody_step(runner, words)
+        elif len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS:
+            custody_steps.custody_step(runner, words)
         else:
             command, alias = runner.command(words)
             events = table.execute(command)
