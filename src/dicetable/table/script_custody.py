@@ -28,7 +28,7 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
-from dicetable.table.script_v2 import Runner, _role, _syntax
+from dicetable.table.script_v2 import Runner, parse_role, syntax_error
 
 
 # -- custody steps ---------------------------------------------------------------------------
@@ -38,16 +38,16 @@ def _person(runner: Runner, spec: str) -> Person:
     parts = spec.split(":")
     name = parts[0].strip()
     if not name or len(parts) > 3:
-        raise _syntax(f"not a person: {spec!r} (write NAME[:ROLE[:LICENCE]])")
+        raise syntax_error(f"not a person: {spec!r} (write NAME[:ROLE[:LICENCE]])")
     known = runner.ext.people.get(name)
     if len(parts) > 1:
-        role = _role(parts[1])
+        role = parse_role(parts[1])
     elif known is not None:
         role = known.role
     else:
         roles = [r for p, r in (*runner.header["staff"], runner.header["opener"]) if p == name]
         if len(roles) != 1:
-            raise _syntax(f"{name}: name the role (NAME:ROLE), or add 'person {name} ROLE'")
+            raise syntax_error(f"{name}: name the role (NAME:ROLE), or add 'person {name} ROLE'")
         role = roles[0]
     licence = parts[2] if len(parts) == 3 else known.licence if known is not None else ""
     return Person(name, role, licence)
@@ -75,7 +75,7 @@ def _one(opts: dict[str, list[str]], key: str, default: str | None = None) -> st
     values = opts.get(key)
     if not values:
         if default is None:
-            raise _syntax(f"{key}= is required")
+            raise syntax_error(f"{key}= is required")
         return default
     return values[-1]
 
@@ -86,7 +86,7 @@ def _serials(items: list[str]) -> tuple[str, ...]:
 
 def _yes(text: str) -> bool:
     if text not in ("yes", "no"):
-        raise _syntax(f"expected yes or no, not {text!r}")
+        raise syntax_error(f"expected yes or no, not {text!r}")
     return text == "yes"
 
 
@@ -103,13 +103,13 @@ def _receive(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.Cus
     plain, o = _split(words, ("with", "manufacturer", "address", "phone", "seal-failed",
                               "finding", "tamper-finding"))
     if not plain:
-        raise _syntax("dice-receive SHIPMENT BOX=SERIALS... manufacturer=NAME")
+        raise syntax_error("dice-receive SHIPMENT BOX=SERIALS... manufacturer=NAME")
     broken = {b for v in o.get("seal-failed", []) for b in v.split(",")}
     boxes = []
     for item in plain[1:]:
         name, eq, serials = item.partition("=")
         if not eq or not name:
-            raise _syntax(f"a box is BOX=SERIALS, not {item!r}")
+            raise syntax_error(f"a box is BOX=SERIALS, not {item!r}")
         boxes.append(Box(name, _serials([serials]), name not in broken))
     where = {s: b.box for b in boxes for s in b.serials}
     found: dict[str, list[Finding]] = {b: [] for b in broken}
@@ -136,13 +136,13 @@ def _inspect(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.Cus
             try:
                 failed.setdefault(serial, set()).add(Check(check))
             except ValueError:
-                raise _syntax(f"unknown check {check!r}; checks: "
+                raise syntax_error(f"unknown check {check!r}; checks: "
                               f"{', '.join(c.value for c in Check)}") from None
     checks = []
     for item in plain:
         serial, eq, sides = item.partition("=")
         if not eq:
-            raise _syntax(f"a die is measured as SERIAL=SIDE,SIDE,SIDE, not {item!r}")
+            raise syntax_error(f"a die is measured as SERIAL=SIDE,SIDE,SIDE, not {item!r}")
         checks.append(DieCheck(serial, tuple(parse_inches(s) for s in sides.split(",") if s),
                                tuple(c for c in Check if c not in failed.get(serial, set()))))
     tools = _one(o, "tools", "micrometer,balancing-caliper,steel-set-square,magnet")
@@ -168,7 +168,7 @@ def _remove(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.Cust
     try:
         reason = RemovalReason(_one(o, "reason"))
     except ValueError:
-        raise _syntax(f"reason is one of {', '.join(r.value for r in RemovalReason)}") \
+        raise syntax_error(f"reason is one of {', '.join(r.value for r in RemovalReason)}") \
             from None
     # The envelope's list of the table's licensees is held against the staff the script's own
     # table has assigned (68 IAC 14-3-4(b)(4)(A)); custody of another table is not known here.
@@ -190,7 +190,7 @@ def _cancel(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.Cust
     try:
         method = CancelMethod(_one(o, "method"))
     except ValueError:
-        raise _syntax(f"method is one of {', '.join(m.value for m in CancelMethod)}") from None
+        raise syntax_error(f"method is one of {', '.join(m.value for m in CancelMethod)}") from None
     hole = _one(o, "hole", "")
     return ccmd.CancelDice(**_who(runner, base["actor"], base["role"], o), dice=_serials(plain),
                            method=method, hole_in=parse_inches(hole) if hole else None,
@@ -201,7 +201,7 @@ def _key(cls: type[ccmd.DrawKey] | type[ccmd.ReturnKey]) -> Step:
     def build(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.CustodyCommand:
         plain, o = _split(words, ())
         if len(plain) != 1 or plain[0] not in {k.value for k in Key}:
-            raise _syntax(f"name the key: {' or '.join(k.value for k in Key)}")
+            raise syntax_error(f"name the key: {' or '.join(k.value for k in Key)}")
         return cls(**_who(runner, base["actor"], base["role"], o), key=Key(plain[0]))
 
     return build
@@ -227,7 +227,7 @@ def _transfer(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.Cu
 def _deliver(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.CustodyCommand:
     plain, o = _split(words, ("agent",))
     if len(plain) != 1:
-        raise _syntax("dice-deliver ENVELOPE agent=NAME")
+        raise syntax_error("dice-deliver ENVELOPE agent=NAME")
     return ccmd.DeliverEnvelope(**_who(runner, base["actor"], base["role"], o),
                                 envelope=plain[0], agent=_one(o, "agent"))
 
@@ -256,19 +256,17 @@ CUSTODY_VERBS: dict[str, Step] = {
 
 def custody_step(runner: Runner, words: list[str]) -> list[cev.CustodyEvent]:
     """Run one custody step on the script's ledger; a refusal raises, naming its rule."""
-    from dicetable.table.script import _role as script_role
-
     ext = runner.ext
     ext.needs_v2(f"the custody step {words[2]!r}")
     if ext.custody is None:
-        raise _syntax("custody steps need a 'custody pa|in' header line")
-    base = {"actor": words[0], "role": script_role(words[1])}
+        raise syntax_error("custody steps need a 'custody pa|in' header line")
+    base = {"actor": words[0], "role": parse_role(words[1])}
     try:
         command = CUSTODY_VERBS[words[2]](runner, base, words[3:])
     except (IndexError, KeyError, ValueError) as e:
         if isinstance(e, DicetableError):
             raise
-        raise _syntax(f"cannot read {words[2]!r} arguments: {' '.join(words[3:])}") from None
+        raise syntax_error(f"cannot read {words[2]!r} arguments: {' '.join(words[3:])}") from None
     return ext.custody.execute(command)
 
 

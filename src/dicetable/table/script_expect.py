@@ -14,7 +14,7 @@ from dicetable.custody import events as cev
 from dicetable.custody.model import DieState
 from dicetable.games import events as gev
 from dicetable.table import events as tev
-from dicetable.table.script_v2 import Runner, _syntax
+from dicetable.table.script_v2 import Runner, syntax_error
 
 if TYPE_CHECKING:
     from dicetable.table.table import Table
@@ -60,7 +60,7 @@ def _expect_void(table: Table, args: list[str]) -> str | None:
     if how == "no":
         return None if call is None else f"the last roll was voided ({_show_void(call)})"
     if how not in ("automatic", "called"):
-        raise _syntax("expect void no | automatic [GROUND...] | called BY [GROUND...]")
+        raise syntax_error("expect void no | automatic [GROUND...] | called BY [GROUND...]")
     if call is None:
         return "the last roll was not voided"
     rest = args[1:]
@@ -71,7 +71,7 @@ def _expect_void(table: Table, args: list[str]) -> str | None:
         if call.automatic:
             return f"the last roll was voided automatically ({_show_void(call)})"
         if not rest:
-            raise _syntax("expect void called BY [GROUND...]")
+            raise syntax_error("expect void called BY [GROUND...]")
         by, rest = rest[0], rest[1:]
         if call.actor != by:
             return f"the void was called by {call.actor}/{call.role.value}, not {by}"
@@ -137,16 +137,16 @@ def expect(runner: Runner, what: str, args: list[str]) -> str | None:
     if what == "die":
         ledger = runner.ext.custody
         if ledger is None:
-            raise _syntax("'expect die' needs a 'custody' header line")
+            raise syntax_error("'expect die' needs a 'custody' header line")
         record = ledger.state.dice.get(args[0])
         try:
             want_state = DieState(args[1])
         except ValueError:
-            raise _syntax(f"a die's state is one of {', '.join(s.value for s in DieState)}") \
+            raise syntax_error(f"a die's state is one of {', '.join(s.value for s in DieState)}") \
                 from None
         got = record.state.value if record else "not on record"
         return None if record is not None and record.state is want_state \
             else f"die {args[0]} is {got}"
-    raise _syntax(f"unknown expectation {what!r}")
+    raise syntax_error(f"unknown expectation {what!r}")
 
 

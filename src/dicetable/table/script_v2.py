@@ -71,7 +71,7 @@ class V2SyntaxError(InvalidInput):
     """A version-2 line that cannot be read (the script runner adds the line number)."""
 
 
-def _syntax(message: str) -> V2SyntaxError:
+def syntax_error(message: str) -> V2SyntaxError:
     return V2SyntaxError(message, rule="script.syntax")
 
 
@@ -85,7 +85,7 @@ class Extras:
 
     def needs_v2(self, what: str) -> None:
         if self.version < 2:
-            raise _syntax(f"{what} needs 'dicetable-script 2' (this script is version "
+            raise syntax_error(f"{what} needs 'dicetable-script 2' (this script is version "
                           f"{self.version})")
 
 
@@ -111,7 +111,7 @@ def header_line(runner: Runner, words: list[str]) -> None:
     ext.needs_v2(f"the header line {key!r}")
     if key == "custody" and len(args) in (1, 2):
         if ext.custody is not None:
-            raise _syntax("one custody ledger per script")
+            raise syntax_error("one custody ledger per script")
         name = args[0]
         where: str | Path = name if name in PRESETS or name in PRESETS.values() \
             else (runner.base_dir / name).resolve()
@@ -119,16 +119,17 @@ def header_line(runner: Runner, words: list[str]) -> None:
                                          args[1] if len(args) == 2 else "site",
                                          clock=runner.clock)
     elif key == "person" and len(args) in (2, 3):
-        ext.people[args[0]] = Person(args[0], _role(args[1]), args[2] if len(args) == 3 else "")
+        licence = args[2] if len(args) == 3 else ""
+        ext.people[args[0]] = Person(args[0], parse_role(args[1]), licence)
     else:
-        raise _syntax(f"cannot read header line {' '.join(words)!r}")
+        raise syntax_error(f"cannot read header line {' '.join(words)!r}")
 
 
-def _role(text: str) -> Role:
+def parse_role(text: str) -> Role:
     try:
         return Role(text)
     except ValueError:
-        raise _syntax(f"unknown role {text!r}; roles: {', '.join(r.value for r in Role)}") \
+        raise syntax_error(f"unknown role {text!r}; roles: {', '.join(r.value for r in Role)}") \
             from None
 
 
