@@ -4,12 +4,16 @@ the new expectations fail when the state differs."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from dicetable.cli.main import app
 from dicetable.custody.rules import load_custody_pack, pack_from_dict
 from dicetable.table.script import ScriptSyntaxError, run_script
 
+runner = CliRunner()
 PH = """pack pa-props-and-hops
 opener fran floorperson
 staff dee dealer
@@ -99,3 +103,35 @@ def test_in_14_3_5_d_a_custody_log_written_before_calendar_months_still_replays(
     assert pack.number("inventory.interval_months") == 3
     assert "inventory.interval_days" not in pack.rules
     assert str(pack.time_zone) == "America/Indiana/Indianapolis"
+
+
+def test_replay_prints_the_custody_log_of_a_version_2_script(tmp_path: Path) -> None:
+    from tests.test_doc_scripts import SCENARIOS
+
+    script = tmp_path / "walk.dts"
+    script.write_text(SCENARIOS["in_10_4_3"])
+    out = runner.invoke(app, ["replay", str(script)])
+    assert out.exit_code == 0, out.output
+    assert "custody of site river:" in out.output
+    assert "TamperEnvelopeSealed" in out.output
+    data = json.loads(runner.invoke(app, ["replay", str(script), "--json"]).output)
+    assert data["custody"][0]["type"] == "CustodyOpened"
+
+
+def test_in_14_3_5_d_a_site_in_central_time_opens_its_record_in_its_time_zone(
+        tmp_path: Path) -> None:
+    log = tmp_path / "dice.jsonl"
+    base = ["dice", "--log", str(log), "--at", "2026-01-06T05:30:00Z"]
+    out = runner.invoke(app, [*base, "open", "--jurisdiction", "in", "--site", "horseshoe",
+                              "--time-zone", "America/Chicago"])
+    assert out.exit_code == 0, out.output
+    bad = runner.invoke(app, ["dice", "--log", str(tmp_path / "x.jsonl"), "open",
+                              "--jurisdiction", "in", "--site", "x", "--time-zone", "Mars/Base"])
+    assert bad.exit_code == 2
+    rules = json.loads(log.read_text().splitlines()[0])["pack"]["rules"]
+    assert rules["site.time_zone"]["value"] == "America/Chicago"
+    # opened 01-05 23:30 in Chicago: the first count is due by 04-05 there
+    late = runner.invoke(app, ["dice", "--log", str(log), "--at", "2026-04-06T05:00:00Z",
+                               "check"])
+    assert late.exit_code == 1
+    assert "due by 2026-04-05 America/Chicago" in late.output

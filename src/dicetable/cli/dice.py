@@ -52,7 +52,7 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
-from dicetable.custody.rules import load_custody_pack
+from dicetable.custody.rules import derive_custody_pack, load_custody_pack
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.fairness.sequential import CusumDesign
 
@@ -217,6 +217,9 @@ def open_(ctx: typer.Context,
           jurisdiction: str = typer.Option(..., "--jurisdiction",
                                            help="pa, in, or a house custody pack file"),
           site: str = typer.Option(..., "--site", help="The casino"),
+          time_zone: str | None = typer.Option(
+              None, "--time-zone", help="The site's IANA time zone, when it is not the pack's "
+                                        "(site.time_zone), e.g. America/Chicago"),
           actor: str = typer.Option("compliance", "--actor"),
           role: str = typer.Option(Role.SHIFT_MANAGER.value, "--role")) -> None:
     """Start a site's custody record under the PA or IN custody rules."""
@@ -225,6 +228,8 @@ def open_(ctx: typer.Context,
         _fail(InvalidInput(f"{o.log} already holds a custody record", rule="custody.open"))
     try:
         pack = load_custody_pack(jurisdiction)
+        if time_zone is not None and time_zone != pack.value("site.time_zone"):
+            pack = derive_custody_pack(pack, f"{pack.id}-{site}", {"site.time_zone": time_zone})
         ledger = CustodyLedger(clock=_clock(o.at), sink=_appender(o.log))
         events = ledger.execute(cmd.OpenCustody(**_who(actor, role, "", []), site=site,
                                                 pack=pack))
