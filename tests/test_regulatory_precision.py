@@ -11,6 +11,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dicetable.cli.main import app
@@ -352,3 +354,21 @@ def test_in_14_3_4_b_4_A_is_regulation_in_indiana_and_a_stand_in_in_pennsylvania
     sealed = led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1],
                                         reason=RemovalReason.TAMPERED, signs="shaved"))
     assert [e.kind for e in sealed] == ["DiceRemoved", "TamperEnvelopeSealed"]
+
+
+@settings(max_examples=11, deadline=None, derandomize=True)
+@given(seconds=st.integers(min_value=24 * 3600 - 5, max_value=24 * 3600 + 5))
+def test_pa_585_3_b_1_the_table_and_custody_agree_at_every_second_near_the_limit(
+        seconds: int) -> None:
+    led, clock = new_ledger("pa")
+    dice = serials("D", 2)
+    stock(led, dice)
+    inspect(led, dice, FLO)
+    to_table(led, dice, "props-1", PlayMode.SHAKER)
+    table = Table.open("pa-props-and-hops", "props-1", mode="live", clock=clock,
+                       actor=FLO.name, staff={DEE.name: Role.DEALER}, dice_registry=led)
+    table.bring_dice(*dice, witness=DEE.name)
+    clock.advance(seconds=seconds)
+    table_alerts = bool(table.execute(TICK))
+    custody_alerts = bool(led.execute(SWEEP))
+    assert table_alerts == custody_alerts == (seconds > 24 * 3600)
