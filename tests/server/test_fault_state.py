@@ -124,10 +124,14 @@ def test_mem_2_a_periodic_check_faults_a_table_tampered_while_serving(
             "TableFaulted")
 
 
-def test_mem_2_a_tampered_account_stream_is_a_fault(floor: Floor) -> None:
+def test_mem_2_a_tampered_account_stream_is_a_fault(floor: Floor, http: TestClient) -> None:
     row = next(floor.accounts.log.records("account:alice"))
     floor.accounts.log.tamper("account:alice", row.seq, row.body.replace("player", "staff"))
     assert "account:alice" in floor.verify_all()
+    from dicetable.server.demo import DEMO_PASSWORD
+
+    refused(http.post("/api/login", json={"username": "alice", "password": DEMO_PASSWORD}),
+            423, "TableFaulted", "integrity.fault")
 
 
 def test_mem_2_checkpoints_catch_a_truncation_at_start_up(demo_db: Path,

@@ -255,6 +255,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
     def login(body: Login, request: Request, response: Response) -> dict[str, Any]:
         client = request.client.host if request.client else "-"
         limiter.check(client)
+        floor.faults.refuse(f"account:{body.username}")  # an account whose stream failed
         try:
             token = floor.accounts.login(body.username, body.password)
         except (NotAuthenticated, AccountLocked):

@@ -68,7 +68,7 @@ class Faults:
     def refuse(self, table: str) -> None:
         fault = self.open.get(table)
         if fault is not None:
-            raise TableFaulted(f"table {table} is locked: its log failed verification "
+            raise TableFaulted(f"{table} is locked: its log failed verification "
                                f"({fault['what']}: {fault['detail']}); a pit boss must clear "
                                "the fault", rule="integrity.fault", citation=FAULT_CITATION)
 
