@@ -81,7 +81,11 @@ def kill_and_retry(db: Path, commands: int, kills: int, seed: int = 12) -> dict[
         pending = list(intended)
         rounds, last_round, kill_round = 0, 0.1, rng.randint(1, 3)
         with ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
-            while pending:
+            while pending or stats["kills"] < kills:
+                if not pending:  # more work until every planned kill has happened
+                    for i in range(len(intended), len(intended) + IN_FLIGHT):
+                        intended[f"cmd-{i}"] = 20_000 + i
+                        pending.append(f"cmd-{i}")
                 futures = {key: pool.submit(
                     httpx.post, f"http://127.0.0.1:{port}{T}/chips",
                     json={"player": "alice", "amount": intended[key]},

@@ -163,9 +163,13 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
         pending = list(intended)
         rounds = 0
         last_round = 0.1
-        kill_round = rng.randint(1, 3)
+        kill_round = rng.randint(1, 2)
         with ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
-            while pending:
+            while pending or kills < KILLS:
+                if not pending:  # more work until every planned kill has happened
+                    for i in range(len(intended), len(intended) + IN_FLIGHT):
+                        intended[f"cmd-{i}"] = 10_000 + i
+                        pending.append(f"cmd-{i}")
                 batch = pending[:IN_FLIGHT]
                 futures = {key: pool.submit(
                     httpx.post, f"http://127.0.0.1:{port}{T}/chips",
@@ -197,7 +201,7 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
                 else:
                     proc = _start(db, port)
                     _wait_ready(port, proc)
-                    kill_round = rounds + rng.randint(1, 3)
+                    kill_round = rounds + rng.randint(1, 2)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
