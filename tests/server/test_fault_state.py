@@ -197,3 +197,28 @@ def test_mem_2_a_check_while_commands_run_finds_no_false_fault(floor: Floor,
         worker.join()
     assert not errors
     assert T in floor.tables
+
+
+def test_mem_3_break_glass_clears_a_fault_with_the_key(
+        tampered: tuple[Floor, Path, int, str]) -> None:
+    from typer.testing import CliRunner
+
+    from dicetable.cli.main import app as cli
+    from dicetable.server.integrity import Faults
+
+    floor, db, seq, body = tampered
+    runner = CliRunner()
+    args = ["audit", "clear-fault", T, "--db", str(db), "--operator", "ops", "--reason", "r"]
+    still = runner.invoke(cli, [*args, "--key", f"{db}.key"])
+    assert still.exit_code == 2
+    assert "still fails" in still.output
+    _restore(db, seq, body)
+    assert runner.invoke(cli, [*args, "--key", f"{db}.missing"]).exit_code == 2
+    wrong = db.parent / "wrong.key"
+    assert runner.invoke(cli, ["keys", "init", str(wrong)]).exit_code == 0
+    assert runner.invoke(cli, [*args, "--key", str(wrong)]).exit_code == 2
+    assert T in Faults(floor.accounts.log).open  # neither cleared it
+    ok = runner.invoke(cli, [*args, "--key", f"{db}.key"])
+    assert ok.exit_code == 0, ok.output
+    last = list(floor.accounts.log.records("faults"))[-1].data()
+    assert (last["type"], last["by"], last["role"]) == ("FaultCleared", "ops", "break-glass")

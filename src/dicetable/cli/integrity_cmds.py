@@ -92,3 +92,41 @@ def unlock(username: str = typer.Argument(..., help="The account to unlock"),
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     console.print(f"{username} unlocked (break-glass by {operator}, recorded)")
+
+
+def clear_fault(table: str = typer.Argument(..., help="The faulted table (or stream)"),
+                db: str = typer.Option("dicetable.db", "--db", help="The store"),
+                operator: str = typer.Option(..., "--operator", help="Who clears (recorded)"),
+                reason: str = typer.Option(..., "--reason", help="Why the log is sound again"),
+                key_file: Path | None = typer.Option(None, "--key", help="The chain key"),
+                schema: str = typer.Option("dicetable")) -> None:
+    """Break-glass: clear an integrity fault when no pit boss can (every table faulted).
+    Needs the store's key; refused while the table's log still fails; recorded."""
+    from dicetable.server.integrity import Faults, still_failing, table_problem
+    from dicetable.store.keys import find_key
+    from dicetable.store.open import open_store
+    from dicetable.store.streams import StreamLog
+
+    try:
+        key = find_key(key_file, db)
+        if key is None:
+            raise DicetableError("break-glass needs the store's chain key (--key)",
+                                 rule="integrity.break_glass")
+        store = open_store(db, schema=schema, create=False, key=key)
+        streams = StreamLog(db, schema=schema, key=key)
+        try:
+            faults = Faults(streams)
+            if table not in faults.open:
+                raise DicetableError(f"no open fault on {table!r}", rule="integrity.fault")
+            if table in store.tables():
+                problem = table_problem(store, table)
+                if problem is not None:
+                    raise still_failing(table, problem)
+            faults.clear(table, operator, "break-glass", reason, datetime.now(UTC).isoformat())
+        finally:
+            streams.close()
+            store.close()
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    console.print(f"{table}: fault cleared (break-glass by {operator}, recorded)")

@@ -28,6 +28,7 @@ app.command("export")(store_cmds.export)
 app.add_typer(integrity_cmds.keys_app, name="keys")
 app.add_typer(integrity_cmds.accounts_app, name="accounts")
 store_cmds.audit_app.command("checkpoint")(integrity_cmds.checkpoint)
+store_cmds.audit_app.command("clear-fault")(integrity_cmds.clear_fault)
 
 
 def main() -> None:

@@ -38,7 +38,11 @@ def init_key(path: str | Path) -> Path:
 
 
 def read_key(path: str | Path) -> bytes:
-    text = Path(path).read_text().strip()
+    try:
+        text = Path(path).read_text().strip()
+    except OSError as e:
+        raise InvalidInput(f"cannot read the key {path}: {e.strerror}", rule="store.key") \
+            from None
     try:
         key = bytes.fromhex(text)
     except ValueError:
