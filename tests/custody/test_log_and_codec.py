@@ -117,4 +117,4 @@ def test_two_event_classes_may_not_share_a_name() -> None:
 
 def test_events_name_their_stream() -> None:
     led = every_kind_of_event()
-    assert {e.stream for e in led.log} == {"river"}
+    assert {e.stream for e in led.log} == {"custody:river"}  # the kind, then the site

@@ -46,7 +46,8 @@ class CustodyEvent(envelope.Event, abstract=True):
 
     @property
     def stream(self) -> str:
-        return self.site
+        """The site's custody stream: ``custody:SITE`` (one store holds every aggregate)."""
+        return f"custody:{self.site}"
 
     @property
     def serials(self) -> tuple[str, ...]:

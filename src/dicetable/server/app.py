@@ -237,7 +237,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     def events(table_id: str, who: Me,
                after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
-        return floor.events_for(table_id, who, list(floor.store.events(table_id, after=after)))
+        return floor.events_for(table_id, who,
+                                list(floor.store.table_events(table_id, after=after)))
 
     @app.get("/api/tables/{table_id}/recall", tags=["tables"])
     def recall(table_id: str, who: Me,
@@ -423,7 +424,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         watcher = hub.watch(table_id, who)
         try:
             missed = await asyncio.to_thread(
-                lambda: list(floor.store.events(table_id, after=after)) if after else [])
+                lambda: list(floor.store.table_events(table_id, after=after)) if after else [])
             await ws.send_json({"type": "hello", "events": floor.events_for(
                 table_id, who, missed), "view": floor.view(table_id, who)})
 

@@ -99,7 +99,7 @@ class Floor:
     def _load(self, table_id: str) -> FloorTable:
         durable = DurableTable.resume(self.store, table_id, clock=self.clock)
         info = FloorTable(durable)
-        recent = list(self.store.events(table_id, after=max(0, durable.state.seq - 3000)))
+        recent = list(self.store.table_events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
         for event in recent:
             if isinstance(event, DiceRolled):
@@ -116,7 +116,7 @@ class Floor:
                                     actor=opener, role=Role.FLOORPERSON, staff=staff)
         info = FloorTable(durable)
         self.tables[table_id] = info
-        self._publish(table_id, list(self.store.events(table_id)))
+        self._publish(table_id, list(self.store.table_events(table_id)))
         return info
 
     def get(self, table_id: str) -> FloorTable:
@@ -211,7 +211,7 @@ class Floor:
         state = info.table.state
         if self.store.head(table_id).seq <= state.seq:
             return []
-        events = list(self.store.events(table_id, after=state.seq))
+        events = list(self.store.table_events(table_id, after=state.seq))
         for event in events:
             apply(state, event)
         info.durable.head = self.store.head(table_id)

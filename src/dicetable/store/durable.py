@@ -166,7 +166,7 @@ class DurableTable:
         ``StaleVersion``."""
         state: TableState = self.table.state
         before = state.seq
-        fold(self.store.events(state.table_id, after=state.seq), state)
+        fold(self.store.table_events(state.table_id, after=state.seq), state)
         self.head = self.store.head(state.table_id)
         return state.seq - before
 
