@@ -78,6 +78,7 @@ def load_custody_state(store: EventStore, site: str, *, use_snapshot: bool = Tru
     state = state or CustodyState()
     for event in store.events(stream, after=state.seq):
         custody_apply(state, event)  # type: ignore[arg-type]
+    state.pack = custody_codec.pack_for(opened)  # one pack object per digest
     return state
 
 
