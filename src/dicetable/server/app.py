@@ -269,7 +269,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return {"tables": floor.summaries(),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
-                             for a in floor.accounts.all()]}
+                             for a in floor.accounts.all()],
+                "custody": dice_room.pit_custody(floor)}
 
     # -- wagers -----------------------------------------------------------------------------
     @app.post("/api/tables/{table_id}/bets", tags=["wagers"])

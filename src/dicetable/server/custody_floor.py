@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,13 +133,14 @@ class FloorCustody:
                                 "dice": list(e.serials), "rule": e.rule, "message": live})
         return out
 
-    def awaiting_removal(self, tables: dict[str, Sequence[str]]) -> list[dict[str, Any]]:
+    def awaiting_removal(self, tables: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
         """Dice custody has at a table that the table no longer holds: they left the table
         and wait for the pit to record their removal (then cancellation or the envelope)."""
         out = []
         for name, durable in sorted(self.sites.items()):
             for d in durable.ledger.state.in_state(DieState.AT_TABLE):
-                if d.table in tables and d.serial not in tables[d.table]:
+                if d.table is not None and d.table in tables \
+                        and d.serial not in tables[d.table]:
                     out.append({"site": name, "serial": d.serial, "table": d.table})
         return out
 
@@ -151,7 +152,7 @@ def _still_open(state: Any, e: cev.CustodyEvent) -> str:
         return f"dice {', '.join(late)} at {e.table_id} past {e.limit_hours} hours" \
             if late else ""
     if isinstance(e, cev.InventoryOverdue):
-        taken_since = (state.last_inventory_at or "") > e.at
+        taken_since = (state.last_inventory_at or "") >= e.at
         return "" if taken_since else f"the quarterly physical dice inventory was due {e.due}"
     if isinstance(e, cev.FairnessAlertRaised):
         d = state.dice[e.serials[0]]

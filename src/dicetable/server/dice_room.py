@@ -41,6 +41,7 @@ from dicetable.custody.model import (
 )
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.floor import Floor
 
 Serials = Annotated[list[str], Field(min_length=1, max_length=500)]
 Names = Annotated[list[str], Field(default_factory=list, max_length=10)]
@@ -348,3 +349,15 @@ def _route(router: APIRouter, custody: FloorCustody, step: Step,
         "content": {"application/json": {"schema": body_type.model_json_schema()}}}}
     )(endpoint)
 
+
+
+def pit_custody(floor: Floor) -> dict[str, Any]:
+    """What the pit console shows of custody: open alerts, and dice that left a table and
+    wait for the pit to record their removal."""
+    held: dict[str, list[str]] = {}
+    for table_id, info in floor.tables.items():
+        if info.table.mode != "bare":
+            held[table_id] = list(info.table.procedure.dice)
+    return {"alerts": floor.custody.open_alerts(),
+            "awaiting_removal": floor.custody.awaiting_removal(held),
+            "sites": sorted(floor.custody.sites)}
