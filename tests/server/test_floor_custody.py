@@ -62,7 +62,8 @@ def test_the_demo_floor_is_compliant_from_its_first_roll(
         assert held == set(serials)
         for s in serials:
             d = by_serial[s]
-            assert d["state"] == "at-table" and d["table"] == demo_table
+            assert d["state"] == "at-table"
+            assert d["table"] == demo_table
             kinds = [h["event"] for h in d["history"]]
             assert kinds == ["ShipmentReceived", "DiceStored", "DiceIssuedForGamingDay",
                              "DiceInspected", "DiceIssuedToTable"]
@@ -79,7 +80,8 @@ def test_a_live_table_refuses_dice_custody_never_issued_to_it(
     bo.post(f"{T}/dice/remove", {"serials": ["PA1-5"], "reason": "chipped"})
     unknown = refused(bo.post(f"{T}/dice", {"serials": ["ZZ-9"]}), 409, "ProcedureViolation",
                       "storage.source_only")
-    assert "no record" in unknown["message"] and unknown["citation"]
+    assert "no record" in unknown["message"]
+    assert unknown["citation"]
     # inspected and waiting in the pit, but not issued to this table
     refused(bo.post(f"{T}/dice", {"serials": ["PA1-S1"]}), 409, "ProcedureViolation",
             "storage.source_only")
@@ -109,7 +111,8 @@ def test_pa_585_3_b_1_shaker_dice_past_24_hours_block_play_until_replaced(
             "ProcedureViolation", "dice.max_hours")
     pit = pat.get("/api/pit").json()
     props = next(t for t in pit["tables"] if t["table"] == "props-pa-1")
-    assert props["blocked"] and props["alerts"][0]["name"] == "dice-expired"
+    assert props["blocked"]
+    assert props["alerts"][0]["name"] == "dice-expired"
     assert any(a["type"] == "DiceOverdue" and a["dice"] == ["PH1-1", "PH1-2"]
                for a in pit["custody"]["alerts"])
     # The dice leave the table, then through custody: removed, to the cancellation room,

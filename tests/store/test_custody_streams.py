@@ -54,7 +54,8 @@ def test_custody_events_read_back_exactly_and_chain(store: EventStore) -> None:
     prev = GENESIS
     for row, event in zip(store.records(STREAM), led.log, strict=True):
         assert row.body == canonical(event_to_dict(event))
-        assert row.prev_hash == prev and row.hash == link_hash(prev, row.body)
+        assert row.prev_hash == prev
+        assert row.hash == link_hash(prev, row.body)
         prev = row.hash
     assert store.head(STREAM).hash == prev
 
@@ -79,10 +80,12 @@ def test_tables_and_custody_share_one_store_kept_apart(store: EventStore) -> Non
 def test_custody_snapshots_are_bound_audited_and_used(store: EventStore) -> None:
     durable = _ledger_on(store)
     snaps = store.snapshots(STREAM)
-    assert snaps and snaps[-1].seq == durable.ledger.state.seq
+    assert snaps
+    assert snaps[-1].seq == durable.ledger.state.seq
     assert snaps[-1].data() == encode_state(durable.ledger.state)
     reports = {r.table: r for r in verify_store(store)}
-    assert reports[STREAM].ok and reports[STREAM].snapshots == len(snaps)
+    assert reports[STREAM].ok
+    assert reports[STREAM].snapshots == len(snaps)
     assert load_custody_state(store, "river") == load_custody_state(store, "river",
                                                                     use_snapshot=False)
     assert encode_state(load_custody_state(store, "river")) == \
@@ -109,7 +112,8 @@ def test_custody_recall_names_each_step_of_a_die(store: EventStore) -> None:
     die = "D0002"
     steps = recall_custody(store, STREAM, 50, die=die)
     assert [s["type"] for s in steps][:1] == ["ShipmentReceived"]
-    assert steps[-1]["type"] == "DiceCancelled" and all(die in s["dice"] for s in steps)
+    assert steps[-1]["type"] == "DiceCancelled"
+    assert all(die in s["dice"] for s in steps)
     assert len(recall_custody(store, STREAM, 3)) == 3
     assert durable.ledger.state.dice[die].state.value == "cancelled"
 
@@ -130,7 +134,8 @@ def _alter_custody_event(store: EventStore, backend: str, tmp_path: Path, pg: st
                          (forged, STREAM, row.seq))
     else:
         import psycopg
-        assert pg is not None and schema is not None
+        assert pg is not None
+        assert schema is not None
         with psycopg.connect(pg, autocommit=True) as conn:
             conn.execute(f'UPDATE "{schema}".event_log SET body = %s '  # test-only schema
                          "WHERE table_id = %s AND seq = %s", (forged, STREAM, row.seq))
@@ -149,7 +154,8 @@ def test_mem_2_tampering_with_a_custody_event_is_found(store: EventStore, backen
     bad = reports[STREAM]
     assert not bad.ok
     p = bad.problems[0]
-    assert p.what == "altered" and p.table == STREAM
+    assert p.what == "altered"
+    assert p.table == STREAM
     assert store.records(STREAM, after=p.seq - 1, until=p.seq).__next__().kind == \
         "DiceCancelled"
 
@@ -170,7 +176,8 @@ def test_cli_audit_verify_fails_on_a_tampered_custody_ledger(tmp_path: Path) -> 
         _alter_custody_event(store, "sqlite", tmp_path, None, None)
     bad = runner.invoke(app, ["audit", "verify", str(db)])
     assert bad.exit_code == 1
-    assert "custody:river" in bad.output and "altered" in bad.output
+    assert "custody:river" in bad.output
+    assert "altered" in bad.output
     exported = runner.invoke(app, ["export", str(db), "--table", STREAM])
     assert exported.exit_code == 0
     with SqliteStore(db) as store:
