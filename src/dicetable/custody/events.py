@@ -101,6 +101,8 @@ class ShipmentReceived(CustodyEvent):
     manufacturer: Manufacturer
     boxes: tuple[Box, ...]
     quantity: int
+    delivery_witness: str = ""
+    """The gaming agent or Commission staff member present at the delivery."""
 
     @property
     def serials(self) -> tuple[str, ...]:

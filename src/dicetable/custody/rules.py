@@ -81,6 +81,11 @@ def _positive(hi: int) -> Checker:
     return check
 
 
+def _days(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 365
+    return None if ok else "expected a whole number of days from 0 (none) to 365"
+
+
 def _text(v: Any) -> str | None:
     return None if isinstance(v, str) and v.strip() else "expected some text"
 
@@ -154,6 +159,10 @@ SCHEMA: dict[str, Checker] = {
     "inventory.report_to": _text,
     "inventory.roles": _groups,
     "alerts.roles": _roles,
+    "transport.notice_days": _days,
+    "transport.receipt_proof": _bool,
+    "transport.roles": _roles,
+    "receipt.delivery_witness": _bool,
 }
 """Every custody rule id and the check its value must pass. Every id is required."""
 

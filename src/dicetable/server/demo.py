@@ -42,6 +42,8 @@ ROSTER = {user: Person(user, role, LICENCES[user]) for user, (_, role) in STAFF.
 """The demo site's staff list: each account's custody role and licence."""
 SITES = {"pa": "demo-pa", "in": "demo-in"}
 """One custody ledger per jurisdiction's site, by custody pack."""
+DELIVERY_WITNESS = "Agent Cole (gaming agent)"
+"""The regulator's agent present when the demo's dice are delivered (IN's stand-in rule)."""
 SPARES = 3
 """Inspected spare dice per table, waiting in the pit to replace the ones in play."""
 TOOLS = ("micrometer", "balancing-caliper", "steel-set-square", "magnet")
@@ -111,7 +113,8 @@ def stock_demo_dice(floor: Floor) -> None:
         steps: list[c.CustodyCommand] = [
             c.ReceiveShipment(**_people("ann", "sid"), shipment=f"{site}-S1",
                               manufacturer=Manufacturer("Demo Dice Co.", "1 Cube Way, Reno NV",
-                                                        "+1 775 555 0100"), boxes=boxes),
+                                                        "+1 775 555 0100"), boxes=boxes,
+                              delivery_witness=DELIVERY_WITNESS),
             c.DrawKey(**_people("ann"), key=Key.TABLE_GAMES),
             c.DrawKey(**_people("sid"), key=Key.SECURITY),
             c.StoreDice(**_people("ann", "sid"), dice=every,

@@ -39,6 +39,7 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
+from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.floor import Floor
@@ -73,6 +74,7 @@ class ReceiveIn(Present):
     phone: Text = ""
     boxes: list[BoxIn] = Field(min_length=1, max_length=50)
     findings: list[FindingIn] = Field(default_factory=list, max_length=500)
+    delivery_witness: Text = ""
 
 
 class KeyIn(BaseModel):
@@ -134,6 +136,36 @@ class CancelIn(Present):
     approval: Text = ""
 
 
+class PartyIn(BaseModel):
+    name: Text = ""
+    address: Text = ""
+    phone: Text = ""
+
+    def party(self) -> Party:
+        return Party(self.name, self.address, self.phone)
+
+
+class NoticeIn(BaseModel):
+    notice: Text
+    supplier: PartyIn
+    method: Text = ""
+    carriers: list[PartyIn] = Field(default_factory=list, max_length=10)
+    recipient: PartyIn
+    responsible_supplier: Text = ""
+    responsible_carrier: Text = ""
+    responsible_recipient: Text = ""
+    quantity: int = Field(0, ge=0, le=10**6)
+    description: Text = ""
+    delivery_at: Text = ""
+    notified_at: str | None = Field(None, max_length=40)
+
+
+class ProofIn(BaseModel):
+    notice: Text
+    shipment: Text
+    requested_by: Text
+
+
 class CountIn(Present):
     counted: list[str] = Field(default_factory=list, max_length=5000)
 
@@ -181,7 +213,7 @@ def _receive(b: ReceiveIn, who: dict[str, Any], r: Roster) -> c.CustodyCommand:
         found.setdefault(where[f.serial], []).append(Finding(f.serial, f.problem, f.tampering))
     return c.ReceiveShipment(**who, shipment=b.shipment,
                              manufacturer=Manufacturer(b.manufacturer, b.address, b.phone),
-                             boxes=boxes,
+                             boxes=boxes, delivery_witness=b.delivery_witness,
                              opened=tuple(BoxInspection(k, tuple(v)) for k, v in found.items()))
 
 
@@ -251,6 +283,20 @@ STEPS: dict[str, Step] = {s.name: s for s in [
          lambda b, who, r: c.TakePhysicalInventory(**who, counted=_serials(b.counted)
                                                    if b.counted else ()),
          "Take the quarterly physical inventory"),
+    Step("transport-notice", FileTransportNotice, NoticeIn,
+         lambda b, who, r: FileTransportNotice(
+             **who, notice=b.notice, supplier=b.supplier.party(), method=b.method,
+             carriers=tuple(p.party() for p in b.carriers), recipient=b.recipient.party(),
+             responsible_supplier=b.responsible_supplier,
+             responsible_carrier=b.responsible_carrier,
+             responsible_recipient=b.responsible_recipient, quantity=b.quantity,
+             description=b.description, delivery_at=b.delivery_at,
+             notified_at=b.notified_at or ""),
+         "Record the written transport notice, at least ten days ahead (IN 14-3-10(a))"),
+    Step("receipt-proof", ProveReceipt, ProofIn,
+         lambda b, who, r: ProveReceipt(**who, notice=b.notice, shipment=b.shipment,
+                                        requested_by=b.requested_by),
+         "Prove receipt of a shipment on request (IN 14-3-10(b))"),
 ]}
 """Every dice-room step; the routes are derived from it."""
 
