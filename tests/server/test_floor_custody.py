@@ -186,3 +186,18 @@ def test_fairness_alerts_from_rolls_go_into_the_dice_custody_history(
     # A roll naming dice custody did not issue to this table is refused.
     refused(sam.post(f"{T}/roll", {"faces": "6-6", "serials": ["PA1-1", "IN1-1"]}), 409,
             "ProcedureViolation")
+
+
+def test_the_pit_links_each_table_to_its_rules_submission(
+        setup: tuple[Floor, FixedClock, TestClient]) -> None:
+    floor, _, http = setup
+    pat = Client(http, "pat")
+    page = pat.get("/api/tables/craps-in-1/rules-submission")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    digest = floor.tables["craps-in-1"].table.pack.digest
+    assert f'data-digest="{digest}"' in page.text
+    assert "custody-in" in page.text  # Indiana's custody rules in the dice procedure
+    refused(Client(http, "alice").get("/api/tables/craps-in-1/rules-submission"), 403,
+            "RoleNotPermitted")
+    assert "/rules-submission" in http.get("/static/js/pit.js").text

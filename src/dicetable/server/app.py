@@ -33,7 +33,7 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import dice_room
+from dicetable.server import dice_room, submission
 from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
@@ -474,6 +474,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     for page in ("play", "dealer", "pit"):
         _page(app, static, page)
     dice_room.install(app, floor.custody, session_account)
+    submission.install(app, floor, session_account)
     _page(app, static, "dice-room")
 
     return app
