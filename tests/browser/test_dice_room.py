@@ -53,7 +53,8 @@ class Room:
         found = self.page.wait_for_selector(f"#result [data-event='{kind}'], .refusal")
         assert found is not None
         if "refusal" in (found.get_attribute("class") or ""):
-            raise AssertionError(f"refused instead of {kind}: {found.evaluate('e => e.textContent')}")
+            text = found.evaluate("e => e.textContent")
+            raise AssertionError(f"refused instead of {kind}: {text}")
 
     def state_of(self, serial: str) -> str:
         row = self.page.locator(f"#report-table tr[data-serial='{serial}']")
