@@ -46,6 +46,7 @@ from dicetable.custody.model import (
     parse_inches,
 )
 from dicetable.custody.rules import load_custody_pack
+from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.fairness.sequential import CusumDesign
 from dicetable.store.base import EventStore
@@ -290,6 +291,9 @@ def receive(ctx: typer.Context,
                                               help="SERIAL=PROBLEM found in an opened box"),
             tamper: list[str] = typer.Option([], "--tamper-finding",
                                              help="SERIAL=SIGNS of tampering in an opened box"),
+            delivery_witness: str = typer.Option(
+                "", "--delivery-witness", help="The gaming agent or Commission staff member "
+                                               "present at the delivery (IN's stand-in rule)"),
             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
             with_: list[str] = WITH) -> None:
     """Receive a shipment: two people, seals checked, failed boxes opened and inspected."""
@@ -309,7 +313,8 @@ def receive(ctx: typer.Context,
     _run(ctx, cmd.ReceiveShipment(
         **_who(actor, role, licence, with_), shipment=shipment,
         manufacturer=Manufacturer(manufacturer, address, phone), boxes=tuple(boxes),
-        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items())))
+        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items()),
+        delivery_witness=delivery_witness))
 
 
 @app.command("store")
@@ -612,3 +617,53 @@ def import_(ctx: typer.Context,
         _fail(e)
     console.print(f"{len(ledger.log)} custody events of {ledger.state.site} imported into "
                   f"{store.location} ({stream})", highlight=False)
+
+
+# -- transport (68 IAC 14-3-10) -----------------------------------------------------------------
+def _party(text: str) -> Party:
+    parts = [p.strip() for p in text.split(";")]
+    if len(parts) != 3:
+        _fail(InvalidInput(f"write NAME;BUSINESS ADDRESS;TELEPHONE, not {text!r}",
+                           rule="transport.notice_days"))
+    return Party(*parts)
+
+
+@app.command("transport-notice")
+def transport_notice(ctx: typer.Context,
+                     notice: str = typer.Option(..., "--notice", help="The notice's id"),
+                     supplier: str = typer.Option(..., "--supplier", help="NAME;ADDRESS;PHONE"),
+                     method: str = typer.Option(..., "--method", help="How they travel"),
+                     carrier: list[str] = typer.Option(..., "--carrier",
+                                                       help="NAME;ADDRESS;PHONE (repeat)"),
+                     recipient: str = typer.Option(..., "--recipient", help="NAME;ADDRESS;PHONE"),
+                     responsible: str = typer.Option(
+                         ..., "--responsible",
+                         help="The individual responsible for the supplier;carrier;recipient"),
+                     quantity: int = typer.Option(..., "--quantity"),
+                     description: str = typer.Option(..., "--description"),
+                     delivery: str = typer.Option(..., "--delivery",
+                                                  help="Expected delivery, ISO 8601 with zone"),
+                     notified: str = typer.Option("", "--notified",
+                                                  help="When the notice was given (default: now)"),
+                     actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Record the written notice of a dice shipment (IN: at least ten days before delivery)."""
+    people = [p.strip() for p in responsible.split(";")]
+    if len(people) != 3:
+        _fail(InvalidInput("--responsible names three people: supplier;carrier;recipient",
+                           rule="transport.notice_days"))
+    _run(ctx, FileTransportNotice(
+        **_who(actor, role, licence, []), notice=notice, supplier=_party(supplier),
+        method=method, carriers=tuple(_party(c) for c in carrier), recipient=_party(recipient),
+        responsible_supplier=people[0], responsible_carrier=people[1],
+        responsible_recipient=people[2], quantity=quantity, description=description,
+        delivery_at=delivery, notified_at=notified))
+
+
+@app.command("prove-receipt")
+def prove_receipt(ctx: typer.Context, notice: str = typer.Option(..., "--notice"),
+                  shipment: str = typer.Option(..., "--shipment"),
+                  requested_by: str = typer.Option(..., "--requested-by"),
+                  actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Prove receipt of a shipment on the executive director's request (IN 14-3-10(b))."""
+    _run(ctx, ProveReceipt(**_who(actor, role, licence, []), notice=notice, shipment=shipment,
+                           requested_by=requested_by))
