@@ -101,9 +101,13 @@ def test_pa_585_3_b_1_shaker_dice_past_24_hours_block_play_until_replaced(
     alice, fran, pat = Client(http, "alice"), Client(http, "fran"), Client(http, "pat")
     assert alice.post(f"{PH}/bets", {"wager": "double4", "amount": 500}).status_code == 200
     clock.advance(hours=23, minutes=59)
-    assert "props-pa-1" not in scheduler.tick().table_events
+    quiet = scheduler.tick()
+    assert quiet.errors == []
+    assert quiet.custody_events == []
+    assert "props-pa-1" not in quiet.table_events
     clock.advance(minutes=2)
     report = scheduler.tick()
+    assert report.errors == []
     assert report.table_events["props-pa-1"] == ["AlertRaised"]
     assert "DiceOverdue" in report.custody_events
     assert scheduler.tick().table_events == {}  # raised once, not on every tick

@@ -62,4 +62,6 @@ def app_from_env() -> FastAPI:
     floor, _ = build_floor(db, bet_seconds=int(os.environ.get("DICETABLE_BET_SECONDS", "20")),
                            schema=os.environ.get("DICETABLE_SCHEMA", "dicetable"))
     run_electronic = os.environ.get("DICETABLE_ELECTRONIC", "1") == "1"
-    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db))
+    clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
+    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db),
+                      clock_seconds=clock or None)

@@ -133,6 +133,8 @@ class DurableCustody:
 
     # -- the sink -----------------------------------------------------------------------------
     def _sink(self, events: Sequence[ev.CustodyEvent]) -> None:
+        if not events:  # a sweep with nothing due records nothing
+            return
         state = self.ledger.state
         if self.snapshot_every and state.seq - self._snapshot_seq >= self.snapshot_every:
             self.snapshot()
