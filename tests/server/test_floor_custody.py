@@ -144,6 +144,7 @@ def test_pa_585_3_b_1_shaker_dice_past_24_hours_block_play_until_replaced(
     assert alice.post(f"{PH}/bets", {"wager": "double2", "amount": 500}).status_code == 200
     pit = pat.get("/api/pit").json()
     assert not any("PH1-1" in a["dice"] for a in pit["custody"]["alerts"])
+    assert not next(t for t in pit["tables"] if t["table"] == "props-pa-1")["blocked"]
     assert floor.custody.site("demo-pa").ledger.state.dice["PH1-1"].state.value == "cancelled"
 
 

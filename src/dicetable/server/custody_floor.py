@@ -41,6 +41,9 @@ class TableDice:
     custody: FloorCustody
 
     def check_dice_in_play(self, table: str, serials: Iterable[str]) -> None:
+        jurisdiction = self.custody.table_jurisdiction.get(table, "")
+        if self.custody.site_for(jurisdiction) is None:
+            return  # no custody ledger on this floor for the table's jurisdiction (yet)
         self.custody.ledger_for_table(table).check_dice_in_play(table, tuple(serials))
 
 
@@ -85,11 +88,11 @@ class FloorCustody:
                 return durable
         return None
 
-    def attach(self, table: str, pack: RulePack) -> TableDice | None:
-        """The dice registry of a table of ``pack``'s jurisdiction (None without a ledger)."""
-        jurisdiction = str(pack.get("jurisdiction", "") or "")
-        self.table_jurisdiction[table] = jurisdiction
-        return TableDice(self) if self.site_for(jurisdiction) is not None else None
+    def attach(self, table: str, pack: RulePack) -> TableDice:
+        """The dice registry of a table of ``pack``'s jurisdiction. Until that jurisdiction's
+        site opens a ledger (a floor that keeps no custody here), any dice are taken."""
+        self.table_jurisdiction[table] = str(pack.get("jurisdiction", "") or "")
+        return TableDice(self)
 
     def ledger_for_table(self, table: str) -> DurableCustody:
         jurisdiction = self.table_jurisdiction.get(table, "")
