@@ -206,3 +206,35 @@ def test_the_pit_links_each_table_to_its_rules_submission(
     refused(Client(http, "alice").get("/api/tables/craps-in-1/rules-submission"), 403,
             "RoleNotPermitted")
     assert "/rules-submission" in http.get("/static/js/pit.js").text
+
+
+def test_dice_room_refusals_name_the_rule_and_change_nothing(
+        setup: tuple[Floor, FixedClock, TestClient]) -> None:
+    floor, _, http = setup
+    ledger = floor.custody.site("demo-pa").ledger
+    before = ledger.state.seq
+    ann, pat = Client(http, "ann"), Client(http, "pat")
+    refused(Client(http, "alice").post(f"{ROOM}/key-draw", {"key": "security"}), 403,
+            "RoleNotPermitted", "custody.staff")
+    # the role comes from the site's staff list, not the request: a pit boss may not use the
+    # table games key (only an assistant shift manager or above)
+    drawn = refused(pat.post(f"{ROOM}/key-draw", {"key": "table-games", "role": "shift-manager"}),
+                    403, "RoleNotPermitted", "storage.keys")
+    assert "603a.13(c)" in drawn["citation"]
+    refused(ann.post(f"{ROOM}/store", {"dice": ["PA1-S1"], "present": ["mallory"]}), 422,
+            "InvalidInput", "custody.person")
+    refused(ann.post(f"{ROOM}/store", {"dice": ["PA1-S1"], "present": ["ann"]}), 422,
+            "InvalidInput", "custody.person")  # one person cannot be both
+    refused(ann.post(f"{ROOM}/receive", {
+        "shipment": "S9", "manufacturer": "Acme", "address": "x", "phone": "1",
+        "boxes": [{"box": "B", "serials": ["X000001-X099999"]}], "present": ["sid"]}), 422,
+        "InvalidInput", "custody.serials")
+    refused(ann.post(f"{ROOM}/receive", {"shipment": "S9"}), 422, "InvalidInput")
+    refused(ann.post("/api/dice-room/nowhere/key-draw", {"key": "security"}), 422,
+            "InvalidInput", "custody.open")
+    # receipt needs security present (603a.13(a))
+    alone = refused(ann.post(f"{ROOM}/receive", {
+        "shipment": "S9", "manufacturer": "Acme", "address": "x", "phone": "1",
+        "boxes": [{"box": "B", "serials": ["X1"]}]}), 403, "RoleNotPermitted", "receipt.roles")
+    assert alone["citation"].startswith("58 Pa. Code § 603a.13(a)")
+    assert ledger.state.seq == before

@@ -199,8 +199,19 @@ class Roster:
         return tuple(self.person(u) for u in usernames)
 
 
+MAX_DICE = 5000
+"""The most dice one request may name, ranges expanded (a shipment is a few hundred)."""
+
+
 def _serials(items: list[str]) -> tuple[str, ...]:
-    return expand_serials(items)
+    if sum(len(i) for i in items) > 20 * MAX_DICE:
+        raise InvalidInput("too many serials in one step", rule="custody.serials")
+    out: list[str] = []
+    for item in items:
+        out.extend(expand_serials([item]))
+        if len(out) > MAX_DICE:
+            raise InvalidInput(f"one step names at most {MAX_DICE} dice", rule="custody.serials")
+    return tuple(out)
 
 
 def _receive(b: ReceiveIn, who: dict[str, Any], r: Roster) -> c.CustodyCommand:
