@@ -5,6 +5,7 @@ regulation text first; the digest names the pack the tables run; the PDF carries
 from __future__ import annotations
 
 import json
+import os
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -74,7 +75,12 @@ def test_submission_house_edges_equal_dicetable_odds_json(pack: str, tmp_path: P
 
 def test_pa_craps_submission_pdf_carries_the_same_edges_and_digest(tmp_path: Path) -> None:
     pypdf = pytest.importorskip("pypdf")
-    pytest.importorskip("weasyprint")
+    try:
+        import weasyprint  # noqa: F401  (a dev dependency; its Pango libraries are the system's)
+    except (ImportError, OSError) as e:
+        if os.environ.get("DICETABLE_CI") == "1":
+            pytest.fail(f"DICETABLE_CI=1 and WeasyPrint cannot run: {e}")
+        pytest.skip(f"WeasyPrint cannot run here: {e}")
     out = tmp_path / "s.pdf"
     result = runner.invoke(app, ["rules", "submission", "pa-craps", "--out", str(out)])
     assert result.exit_code == 0, result.output
