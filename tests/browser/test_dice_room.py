@@ -174,3 +174,19 @@ def test_in_14_3_4_b_a_tampered_die_to_its_sealed_envelope(rooms: dict[str, Room
     state = live_server.floor.custody.site("demo-pa").ledger.state
     assert state.envelopes["ENV-9"].agent == "Agent Cole"
     assert state.dice["T0002"].state.value == "with-agent"
+
+
+def test_the_pit_console_links_each_table_to_its_rules_submission(
+        rooms: dict[str, Room], live_server: LiveServer) -> None:
+    page = rooms["pat"].page
+    page.goto(live_server.url + "/pit")
+    page.wait_for_selector("#custody-card")
+    link = page.locator("a[data-submission='craps-in-1']")
+    href = link.get_attribute("href")
+    assert href is not None
+    page.goto(live_server.url + href)
+    page.wait_for_selector("h1")
+    digest = live_server.floor.tables["craps-in-1"].table.pack.digest
+    assert page.locator(f"[data-digest='{digest}']").count() == 1
+    assert page.locator("tr[data-wager='pass']").count() >= 1
+    screenshot(page, "rules-submission-in-craps")
