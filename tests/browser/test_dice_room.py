@@ -5,12 +5,21 @@ Screenshots go to ``artifacts/screenshots/``."""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+import uvicorn
 
+from dicetable.core.clock import FixedClock
+from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
+from dicetable.server.main import build_floor
 from tests.browser.conftest import LiveServer, screenshot
 
 if TYPE_CHECKING:
@@ -190,3 +199,53 @@ def test_the_pit_console_links_each_table_to_its_rules_submission(
     assert page.locator(f"[data-digest='{digest}']").count() == 1
     assert page.locator("tr[data-wager='pass']").count() >= 1
     screenshot(page, "rules-submission-in-craps")
+
+
+@pytest.fixture
+def clocked_server(tmp_path: Path) -> Iterator[tuple[LiveServer, FixedClock]]:
+    """The demo floor on a clock the test moves (the floor's scheduler reads it)."""
+    clock = FixedClock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
+    floor, _ = build_floor(tmp_path / "floor.db", clock=clock)
+    app = create_app(floor, electronic_loop=False, clock_seconds=None)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveServer(f"http://127.0.0.1:{sock.getsockname()[1]}", floor, app), clock
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        floor.close()
+        sock.close()
+
+
+def test_pa_585_3_b_1_the_pit_console_shows_expired_shaker_dice_until_replaced(
+        browser: Browser, clocked_server: tuple[LiveServer, FixedClock]) -> None:
+    live, clock = clocked_server
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    context.set_default_timeout(10000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(live.url + "/")
+    page.fill("#username", "pat")
+    page.fill("#password", DEMO_PASSWORD)
+    page.click("#login-button")
+    page.wait_for_url("**/pit")
+    card = "section.table-card[data-table='props-pa-1']"
+    page.wait_for_selector(card)
+    assert page.locator(f"{card} [data-alert='dice-expired']").count() == 0
+    clock.advance(hours=24, minutes=1)
+    live.app.state.scheduler.tick()
+    page.wait_for_selector(f"{card} [data-alert='dice-expired']")
+    page.wait_for_selector("#pit-custody [data-custody-alert='DiceOverdue']")
+    screenshot(page, "pit-dice-expired")
+    context.close()
+    assert not errors

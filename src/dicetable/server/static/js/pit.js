@@ -70,9 +70,10 @@ function drawFloor() {
         return h("span", { class: `dice-timer ${left <= 0 ? "expired" : left < 3600_000 ? "low" : ""}`, dataset: { serial }, title: `arrived ${since}` }, `${serial} · ${hoursLeft(left)}`);
       }) : h("span", { class: "muted" }, t.mode === "electronic" ? "RNG: no physical dice" : "no dice at the table")),
     t.bets_close_at ? h("div", { class: "muted" }, `bets close at ${fmtTime(t.bets_close_at)}`) : null,
-    (t.alerts.length || t.fairness.length || t.blocked) ? h("div", { class: "alerts" },
+    (t.alerts.some((a) => t.blocked || a.name !== "dice-expired") || t.fairness.length || t.blocked) ? h("div", { class: "alerts" },
       t.blocked ? h("div", { class: "alert-line" }, "Play is blocked") : null,
-      t.alerts.map((a) => h("div", { class: "alert-line" }, `${a.name}: ${a.message}`)),
+      // a blocking alert (dice past their hours) stands until play resumes: then it is history
+      t.alerts.filter((a) => t.blocked || a.name !== "dice-expired").map((a) => h("div", { class: "alert-line", dataset: { alert: a.name } }, `${a.name}: ${a.message}`)),
       t.fairness.map((a) => h("div", { class: "alert-line" }, `Fairness: die ${a.serial} shows face ${a.face} too often (${a.rolls} rolls)`))) : null,
     h("div", { class: "row" },
       h("button", { class: "btn small", onclick: (e) => { e.stopPropagation(); select(t.table); } }, "Audit & recall"),
