@@ -167,7 +167,7 @@ def test_in_14_3_4_b_a_tampered_die_to_its_sealed_envelope(rooms: dict[str, Room
     _stock(ann, sid, "T0002")
     pat.reload()
     pat.step("remove", dice="T0002", reason="tampered", signs="")
-    pat.page.locator(".refusal[data-rule='removal.tamper_roles']").wait_for()
+    pat.page.locator(".refusal[data-rule='removal.envelope.signs']").wait_for()
     pat.step("remove", dice="T0002", reason="tampered",
              signs="a weight inside: reacts to the magnet", envelope="ENV-9")
     pat.expect_event("TamperEnvelopeSealed")
