@@ -118,7 +118,7 @@ def test_mem_2_every_backend_keys_its_chain_and_its_streams(backend: str,
     from dicetable.store.durable import DurableTable
     from dicetable.store.open import open_store
     from dicetable.store.postgres import drop_schema
-    from dicetable.store.streams import StreamLog, verify_stream
+    from dicetable.store.streamlog import StreamLog, verify_stream
     from tests.store.conftest import pg_url_or_skip
 
     schema = f"t_{uuid.uuid4().hex[:10]}"

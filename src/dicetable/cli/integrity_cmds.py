@@ -48,7 +48,7 @@ def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql
     from dicetable.store.checkpoints import heads_of, write_checkpoint
     from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
-    from dicetable.store.streams import StreamLog
+    from dicetable.store.streamlog import StreamLog
 
     try:
         key = find_key(key_file, db)
@@ -105,7 +105,7 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
     from dicetable.server.integrity import Faults, still_failing, table_problem
     from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
-    from dicetable.store.streams import StreamLog
+    from dicetable.store.streamlog import StreamLog
 
     try:
         key = find_key(key_file, db)

@@ -58,6 +58,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         typer.echo(f"demo floor created; every demo account's password is {DEMO_PASSWORD!r}")
         typer.echo("  staff:   fran (floorperson), pat (pit boss), sam (stickperson), "
                    "bo (boxperson), dee (dealer)")
+        typer.echo("  dice room: ann (shift manager), sid (security), val (surveillance), pat; "
+                   "open /dice-room")
         typer.echo("  players: alice, bob, carol, dan")
     typer.echo(f"open {url}")
     if workers > 1:
@@ -74,5 +76,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                     workers=workers, log_level="warning", ssl_certfile=certfile,
                     ssl_keyfile=keyfile)
         return
-    uvicorn.run(create_app(floor, verify_seconds=verify_every), host=host, port=port,
-                log_level="warning", ssl_certfile=certfile, ssl_keyfile=keyfile)
+    clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
+    uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every),
+                host=host, port=port, log_level="warning", ssl_certfile=certfile,
+                ssl_keyfile=keyfile)

@@ -41,7 +41,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
-from dicetable.store.streams import StreamLog
+from dicetable.store.streamlog import StreamLog
 
 LOCK_AFTER = 3
 """Failed logins that lock an account (N.J.A.C. 13:69E-1.37A(b), other-jurisdiction)."""

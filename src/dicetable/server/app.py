@@ -34,7 +34,7 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import idempotency, integrity
+from dicetable.server import dice_room, idempotency, integrity, submission
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
@@ -46,6 +46,7 @@ from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import ERROR_RESPONSES, MAX_SEQ, BodyLimit, install_error_shape
+from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
@@ -158,13 +159,16 @@ def _static_dir() -> Path:
     return Path(str(resources.files("dicetable.server") / "static"))
 
 
-def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: float = 60.0,
+def create_app(floor: Floor, *, electronic_loop: bool = True,
+               clock_seconds: float | None = 60.0, verify_seconds: float = 60.0,
                allowed_origins: frozenset[str] = frozenset(),
                login_limiter: FailureLimiter | None = None) -> FastAPI:
-    """The app over ``floor``; every ``verify_seconds`` all streams are verified again."""
+    """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
+    ``verify_seconds`` all streams are verified again."""
     hub = Hub()
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
+    scheduler = FloorScheduler(floor)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -174,6 +178,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
                     tasks.append(asyncio.create_task(_electronic(floor, table_id)))
+        if clock_seconds:
+            tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         if verify_seconds > 0:
             tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
         yield
@@ -188,6 +194,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
+    app.state.scheduler = scheduler
     app.state.limiter = limiter
     install_error_shape(app)
     plain_openapi = app.openapi
@@ -205,7 +212,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
         who = floor.accounts.get(username)
         assert who is not None
         events = await asyncio.to_thread(lambda: [
-            e for e in floor.store.events(record.table, after=record.first_seq - 1)
+            e for e in floor.store.table_events(record.table, after=record.first_seq - 1)
             if e.seq <= record.last_seq])
         body = {"events": floor.events_for(record.table, who, events),
                 "view": await asyncio.to_thread(floor.view, record.table, who)}
@@ -305,7 +312,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
     def events(table_id: str, who: Me,
                after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
-        return floor.events_for(table_id, who, list(floor.store.events(table_id, after=after)))
+        return floor.events_for(table_id, who,
+                                list(floor.store.table_events(table_id, after=after)))
 
     @app.get("/api/tables/{table_id}/recall", tags=["tables"])
     def recall(table_id: str, who: Me,
@@ -328,7 +336,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
         return {"tables": floor.summaries(), "faults": list(floor.faults.open.values()),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
-                             for a in floor.accounts.all()]}
+                             for a in floor.accounts.all()],
+                "custody": dice_room.pit_custody(floor)}
 
     # -- wagers -----------------------------------------------------------------------------
     @app.post("/api/tables/{table_id}/bets", tags=["wagers"])
@@ -494,7 +503,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
         watcher = hub.watch(table_id, who)
         try:
             missed = await asyncio.to_thread(
-                lambda: list(floor.store.events(table_id, after=after)) if after else [])
+                lambda: list(floor.store.table_events(table_id, after=after)) if after else [])
             await ws.send_json({"type": "hello", "events": floor.events_for(
                 table_id, who, missed), "view": floor.view(table_id, who)})
 
@@ -534,12 +543,15 @@ def create_app(floor: Floor, *, electronic_loop: bool = True, verify_seconds: fl
 
     for page in ("play", "dealer", "pit"):
         _page(app, static, page)
+    dice_room.install(app, floor.custody, session_account)
+    submission.install(app, floor, session_account)
+    _page(app, static, "dice-room")
 
     return app
 
 
 def _page(app: FastAPI, static: Path, page: str) -> None:
-    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page}")
+    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page.replace('-', '_')}")
     def serve_page() -> FileResponse:
         return FileResponse(static / f"{page}.html")
 

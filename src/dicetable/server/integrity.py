@@ -22,7 +22,7 @@ from dicetable.core.errors import DicetableError, ProcedureViolation, RoleNotPer
 from dicetable.core.roles import Role
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
-from dicetable.store.streams import StreamLog, verify_streams
+from dicetable.store.streamlog import StreamLog, verify_streams
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,12 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput
 from dicetable.server.accounts import Accounts
 from dicetable.server.app import create_app
-from dicetable.server.demo import create_demo_floor
+from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
 from dicetable.store.base import key_mismatch
 from dicetable.store.chain import key_id
@@ -22,15 +24,18 @@ from dicetable.store.open import is_postgres, open_store
 
 
 def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetable",
-                key: bytes | None = None, key_file: str | Path | None = None,
+                clock: Clock | None = None, key: bytes | None = None,
+                key_file: str | Path | None = None,
                 checkpoints: str | Path | None = None) -> tuple[Floor, dict[str, str]]:
     """The floor on ``db``, every stream verified first; on an empty store, the demo floor
     and its credentials.
 
-    The chain key is ``key``, else found as ``store.keys.find_key`` says; a new store with
-    no key anywhere gets one created beside it (``<db>.key``, as ``dicetable keys init``).
-    ``schema`` names the PostgreSQL schema (ignored for SQLite).
+    ``schema`` names the PostgreSQL schema (ignored for SQLite); ``clock`` is injected in
+    tests (the tables, the custody ledgers and the floor's scheduler all read it). The chain
+    key is ``key``, else found as ``store.keys.find_key`` says; a new store with no key
+    anywhere gets one created beside it (``<db>.key``, as ``dicetable keys init``).
     """
+    clock = clock or SystemClock()
     if key is None:
         key = find_key(key_file, db)
     if key is None and not is_postgres(db) and str(db) != "memory" \
@@ -42,7 +47,8 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
         store.close()
         raise key_mismatch(recorded, key_id(key), str(db))
     accounts = Accounts(db, schema=schema, key=key)
-    floor = Floor(store, accounts, bet_seconds=bet_seconds,
+    floor = Floor(store, accounts, bet_seconds=bet_seconds, clock=clock,
+                  custody=FloorCustody(store, clock, roster=ROSTER),
                   checkpoints=Path(checkpoints) if checkpoints else None)
     credentials: dict[str, str] = {}
     if not store.tables() and accounts.empty():
@@ -91,5 +97,7 @@ def app_from_env() -> FastAPI:
                            checkpoints=(os.environ.get("DICETABLE_CHECKPOINTS") or None)
                            if leader else None)
     run_electronic = os.environ.get("DICETABLE_ELECTRONIC", "1") == "1"
+    clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     return create_app(floor, electronic_loop=run_electronic and leader,
+                      clock_seconds=clock or None,
                       verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")))

@@ -73,7 +73,8 @@ def _mac(key: bytes, data: dict[str, Any]) -> str:
 def heads_of(sources: Iterable[Streams]) -> dict[str, Head]:
     out: dict[str, Head] = {}
     for source in sources:
-        for name in source.tables():
+        names = getattr(source, "stream_ids", source.tables)  # a table store: every stream
+        for name in names():
             out[name] = source.head(name)
     return out
 
