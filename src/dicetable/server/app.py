@@ -45,7 +45,13 @@ from dicetable.server.accounts import (
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
-from dicetable.server.limits import ERROR_RESPONSES, MAX_SEQ, BodyLimit, install_error_shape
+from dicetable.server.limits import (
+    ERROR_RESPONSES,
+    MAX_SEQ,
+    BodyLimit,
+    document_errors,
+    install_error_shape,
+)
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
@@ -201,7 +207,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = idempotency.document(plain_openapi())
+            app.openapi_schema = idempotency.document(document_errors(plain_openapi()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -119,3 +119,14 @@ class BodyLimit:
                                 (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
+
+
+def document_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """Every 4xx is JSON ``ErrorBody``, also on routes whose success is HTML or a PDF."""
+    ref = {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+    for item in schema.get("paths", {}).values():
+        for op in item.values():
+            for code, response in op.get("responses", {}).items():
+                if str(code).startswith("4") and int(code) in _WHY:
+                    response["content"] = {"application/json": ref}
+    return schema
