@@ -35,7 +35,6 @@ from dicetable.sim.strategy import TRAVELLING, BetSpec
 from dicetable.wagers.compile import compile_pack, odds_code_for
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
 
-
 Item = tuple[int, bool]
 """A bet out on the layout: its wager state and whether odds stand behind it."""
 
@@ -286,4 +285,5 @@ def _number(wager: CompiledWager, state: int) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-__all__ = ["DECISIONS", "FIELDS", "HANDLE", "NET", "PUSHES", "WINS", "WOUND_UP", "Entry", "Flow", "State", "next_puck"]
+__all__ = ["DECISIONS", "FIELDS", "HANDLE", "NET", "PUSHES", "WINS", "WOUND_UP", "Entry", "Flow",
+           "State", "next_puck"]

@@ -5,8 +5,9 @@ For each roll and each lane it does what the reference does with whole-array ope
 stop decision (stop-loss, stop-win, ruin, length), the table lookup per component, the money,
 the row count for the per-wager accounts and the bankroll trace, in one pass. The roll is the
 outer loop: consecutive lanes are independent, so the processor overlaps their table lookups
-(a lane's own lookups form a chain: twice as slow when the lane is the outer loop). The reference and this kernel read
-the same dice and the same tables; ``tests/test_sim_fused.py`` holds them equal to the cent.
+(a lane's own lookups form a chain: twice as slow when the lane is the outer loop). The
+reference and this kernel read the same dice and the same tables; ``tests/test_sim_fused.py``
+holds them equal to the cent.
 
 Numba compiles these functions on first use and caches the machine code next to this file, so
 a fresh process (a worker, a CLI run) loads them instead of compiling again.
@@ -14,12 +15,14 @@ a fresh process (a worker, a CLI run) loads them instead of compiling again.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
 
+numba: Any
 try:
-    import numba
+    numba = importlib.import_module("numba")
 except ImportError:  # pragma: no cover - numba is a dependency; the reference still works
     numba = None
 
@@ -30,7 +33,7 @@ STOP_WIN, STOP_LOSS, RUIN, LENGTH = 1, 2, 3, 4  # engine.REASONS
 if numba is not None:
     _jit = numba.njit(cache=True, nogil=True, boundscheck=False)
 
-    @_jit  # type: ignore[misc]
+    @_jit  # type: ignore[untyped-decorator]
     def _advance(rolls: Any, j36: Any, net: Any, stopped: Any, reason: Any, lane_ids: Any,
                  thrown: Any, group_base: Any, hist: Any, hist_off: Any, nxt: Any, delta: Any,
                  settled: Any, need: Any, tab_off: Any, half_off: Any, rows_k: Any,
@@ -114,7 +117,7 @@ if numba is not None:
                     if lane_ids[lane] < traced:
                         trace_net[lane_ids[lane], checkpoint - 1] = net[lane]
 
-    @_jit  # type: ignore[misc]
+    @_jit  # type: ignore[untyped-decorator]
     def _decode(words: Any, limit: np.uint64, block: np.uint64, per_word: int,
                 out: Any) -> int:  # pragma: no cover
         """Base-36 digits of the accepted words, least significant first; how many written."""

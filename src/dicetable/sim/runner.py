@@ -14,6 +14,7 @@ totals however the work is split, and in whatever order the shards come back.
 
 from __future__ import annotations
 
+import importlib
 import math
 import multiprocessing
 import time
@@ -113,7 +114,7 @@ def _ray(kernel: Kernel, plans: Sequence[ShardPlan],
          address: str | None, fused: bool | None,
          progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     try:
-        import ray
+        ray: Any = importlib.import_module("ray")
     except ImportError:
         raise InvalidInput("--engine ray needs the 'ray' package (pip install 'ray'); "
                            "or run on local cores with --engine local", rule="sim.engine") from None
@@ -146,22 +147,20 @@ def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
           address: str | None, fused: bool | None,
           progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     try:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
+        distributed: Any = importlib.import_module("dask.distributed")
     except ImportError:
         raise InvalidInput("--engine dask needs the 'dask[distributed]' package "
                            "(pip install 'dask[distributed]'); or run on local cores with "
                            "--engine local", rule="sim.engine") from None
     # A scheduler's address, or a private LocalCluster of single-threaded worker processes.
-    client = Client(address) if address else Client(n_workers=max(1, workers),
-                                                     threads_per_worker=1,
-                                                     dashboard_address=None)
+    client = distributed.Client(address) if address else distributed.Client(
+        n_workers=max(1, workers), threads_per_worker=1, dashboard_address=None)
     try:
         shared = client.scatter(kernel, broadcast=True)
         futures = {client.submit(run_shard, shared, plan, seed, groups, fused,
                                  pure=False): plan.index
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
-        for future in dask_completed(list(futures)):
+        for future in distributed.as_completed(list(futures)):
             result: LaneResult = future.result()
             if progress is not None:
                 progress(int(result.rolls.sum()))
