@@ -59,12 +59,11 @@ def dask_cluster() -> Iterator[Any]:
 
 
 def test_dask_local_cluster_of_two_workers_gives_the_local_totals(dask_cluster: Any) -> None:
-    from dask.distributed import Client
-
+    client_type: Any = pytest.importorskip("dask.distributed").Client
     other = run(compiled(), plans(), seed=2024, engine="dask",
                 address=dask_cluster.scheduler_address)
     same_as_local(other)
-    with Client(dask_cluster.scheduler_address) as client:
+    with client_type(dask_cluster.scheduler_address) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         imported = client.run(loaded)
     assert len(imported) == 2
