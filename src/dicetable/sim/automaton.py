@@ -150,9 +150,10 @@ def component_of(tables: Tables) -> Component:
                      tables.start, tables.empty, [(tables, np.arange(tables.n, dtype=np.int32))])
 
 
-def merge(a: Component, b: Component, budget: int = STATE_BUDGET) -> Component | None:
+def merge(a: Component, b: Component, budget: int = STATE_BUDGET,
+          accounts: int = ACCOUNT_BUDGET) -> Component | None:
     """The pairs of states of ``a`` and ``b`` the dice reach together, or None if too many."""
-    budget = min(budget, ACCOUNT_BUDGET // (len(a.parts) + len(b.parts)))
+    budget = min(budget, accounts // (len(a.parts) + len(b.parts)))
     width = b.n
     seen: dict[int, int] = {a.start * width + b.start: 0}
     order = [a.start * width + b.start]
