@@ -9,11 +9,13 @@ cent), on the same number of rolls, interleaved crapssim / dicetable / crapssim 
 median of ``--repeats`` runs is taken. Three ratios, each dicetable's rate over crapssim's:
 
 * kernel: the run alone, in process, warm (crapssim: ``Table.run``; dicetable: ``run`` with
-  the strategy compiled and the Numba kernel loaded);
+  the strategy compiled and the fused Numba kernel loaded);
 * in process: building the strategy (dicetable: compiling its tables), the run and (dicetable)
   the report, imports excluded;
 * CLI process: a whole fresh process, start-up and imports included (dicetable: ``dicetable
-  simulate --json``; crapssim has no command line: ``python -m bench.crapssim_side``).
+  simulate --json``, which picks the NumPy reference below 20 million rolls and the fused
+  kernel above, where loading Numba pays; crapssim has no command line:
+  ``python -m bench.crapssim_side``).
 
 crapssim runs about 5-17 thousand rolls a second, so above ``--crapssim-cap`` rolls it is not
 run at the full size: it is run at the cap and the ratio printed is of per-roll rates (marked
@@ -115,7 +117,7 @@ def ours_in_process(key: str, rolls: int, seed: int) -> dict[str, float]:
     started = time.perf_counter()
     compiled = compile_strategy(strategy_from_data(STRATEGIES[key]))
     t1 = time.perf_counter()
-    result = run(compiled, plan_rolls(rolls), seed=seed)
+    result = run(compiled, plan_rolls(rolls), seed=seed, fused=True)
     t2 = time.perf_counter()
     build_report(compiled, result, "rolls")
     t3 = time.perf_counter()
@@ -226,10 +228,11 @@ def bench_engines(rolls: int, repeats: int) -> None:
     for w in (1, 2):
         timed("local", w)
     try:
-        from dask.distributed import LocalCluster
+        import importlib
 
+        local_cluster: Any = importlib.import_module("dask.distributed").LocalCluster
         for w in (1, 2):
-            with LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
+            with local_cluster(n_workers=w, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
                 run(compiled, plan_rolls(1_000_000), seed=1, engine="dask",
                     address=cluster.scheduler_address)  # warm the workers

@@ -112,3 +112,20 @@ def test_packed_dice_are_fair() -> None:
     counts = np.bincount(rolls, minlength=36)
     assert counts.size == 36
     assert chisquare(counts).pvalue > 1e-4
+
+
+def test_the_kernel_is_chosen_by_the_length_of_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from dicetable.core.errors import InvalidInput
+    from dicetable.sim.runner import FUSED_FROM, choose_kernel
+
+    assert choose_kernel(plan_rolls(1_000_000), None) is False  # Numba's start-up not worth it
+    assert choose_kernel(plan_rolls(FUSED_FROM), None) is True
+    assert choose_kernel(plan_rolls(1000), True) is True
+    assert choose_kernel(plan_rolls(FUSED_FROM), False) is False
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert choose_kernel(plan_rolls(FUSED_FROM), None) is False
+    with pytest.raises(InvalidInput) as e:
+        choose_kernel(plan_rolls(1000), True)
+    assert e.value.rule == "sim.kernel"

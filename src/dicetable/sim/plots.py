@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicetable.sim.report import Z, SimReport
+from dicetable.sim.report import SimReport, Z
 
 
 def edge_points(report: SimReport) -> list[tuple[str, float, float, float | None]]:

@@ -15,6 +15,7 @@ totals however the work is split, and in whatever order the shards come back.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import multiprocessing
 import time
@@ -44,6 +45,24 @@ DEFAULT_SESSION_ROLLS = 200
 MAX_TRACED = 4096
 """Sessions whose bankroll is recorded along the way (for the bands), at most."""
 ENGINES = ("local", "ray", "dask")
+FUSED_FROM = 20_000_000
+"""Rolls from which the fused kernel is chosen by default: loading Numba and its compiled code
+costs about 1.5 s a process, which the NumPy reference's speed makes up for only on long
+runs. The two give the same totals to the cent, so the choice never shows in a result."""
+
+
+def choose_kernel(plans: Sequence[ShardPlan], fused: bool | None) -> bool:
+    """``fused`` if given; else the fused kernel where Numba is installed and the run is long."""
+    have = importlib.util.find_spec("numba") is not None
+    if fused:
+        if not have:
+            raise InvalidInput("the fused kernel needs the 'numba' package (pip install numba); "
+                               "or use the NumPy reference", rule="sim.kernel")
+        return True
+    if fused is not None:
+        return False
+    total = sum(p.lanes * p.limits.rolls + p.limits.longer for p in plans)
+    return total >= FUSED_FROM and have
 
 
 def plan_rolls(total: int, trace: int = 0, checkpoints: int = 100) -> list[ShardPlan]:
@@ -91,7 +110,7 @@ def _local(kernel: Kernel, plans: Sequence[ShardPlan],
            fused: bool | None, progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     if workers <= 1:
         for plan, seed in zip(plans, shard_seeds, strict=True):
-            dice = PackedDice(np.random.default_rng(seed))
+            dice = PackedDice(np.random.default_rng(seed), fused=fused)
             yield plan.index, run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace,
                                         plan.every, groups, tick=progress, fused=fused)
         return
@@ -211,7 +230,7 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
 
     ``address``: the Dask scheduler (``engine="dask"``) or the Ray cluster (``engine="ray"``)
     to run on; without it, a local cluster of ``workers`` processes is started for the run.
-    ``fused``: the compiled kernel (default when Numba is installed) or the NumPy reference.
+    ``fused``: the compiled kernel or the NumPy reference; None: ``choose_kernel``.
     """
     if engine not in ENGINES:
         raise InvalidInput(f"engine is one of {', '.join(ENGINES)}", rule="sim.engine")
@@ -222,6 +241,7 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
         raise InvalidInput(f"a bankroll of {format_cents(bankroll)} does not cover the opening "
                            f"bets ({format_cents(compiled.opening_cost)})", rule="sim.bankroll")
     entropy, shard_seeds = seeds(seed, len(plans))
+    fused = choose_kernel(plans, fused)
     kernel = compiled.kernel()
     groups = group_count(list(kernel.components))
     started = time.perf_counter()
@@ -243,5 +263,6 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
                      groups_arr, trace, checkpoints)
 
 
-__all__ = ["DEFAULT_SESSION_ROLLS", "ENGINES", "RunResult", "ShardPlan", "merge_results",
-           "plan_rolls", "plan_sessions", "run", "run_shard", "seeds"]
+__all__ = ["DEFAULT_SESSION_ROLLS", "ENGINES", "FUSED_FROM", "RunResult", "ShardPlan",
+           "choose_kernel", "merge_results", "plan_rolls", "plan_sessions", "run", "run_shard",
+           "seeds"]

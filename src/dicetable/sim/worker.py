@@ -28,7 +28,7 @@ class ShardPlan:
 def run_shard(kernel: Kernel, plan: ShardPlan, seed: np.random.SeedSequence,
               groups: int, fused: bool | None = None) -> LaneResult:
     """One shard, anywhere: its dice come from its own seed, so where it runs does not matter."""
-    dice = PackedDice(np.random.default_rng(seed))
+    dice = PackedDice(np.random.default_rng(seed), fused=fused)
     return run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace, plan.every, groups,
                      fused=fused)
 
