@@ -15,7 +15,8 @@ median of ``--repeats`` runs is taken. Three ratios, each dicetable's rate over 
 * CLI process: a whole fresh process, start-up and imports included (dicetable: ``dicetable
   simulate --json``, which picks the NumPy reference below 20 million rolls and the fused
   kernel above, where loading Numba pays; crapssim has no command line:
-  ``python -m bench.crapssim_side``).
+  ``python -m bench.crapssim_side``). Timed in CPU seconds (user + system, from ``wait4``):
+  on a shared machine a process's wall time also counts the other processes.
 
 crapssim runs about 5-17 thousand rolls a second, so above ``--crapssim-cap`` rolls it is not
 run at the full size: it is run at the cap and the ratio printed is of per-roll rates (marked
@@ -78,8 +79,8 @@ def median(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
-def timed_process(args: list[str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (KiB) and stdout of one fresh process."""
+def timed_process(args: list[str]) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds, peak RSS (KiB) and stdout of one fresh process."""
     started = time.perf_counter()
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
     assert proc.stdout is not None
@@ -88,7 +89,8 @@ def timed_process(args: list[str]) -> tuple[float, int, str]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
         raise RuntimeError(f"{args[:3]} exited {proc.returncode}")
-    return time.perf_counter() - started, usage.ru_maxrss, out
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - started, cpu, usage.ru_maxrss, out
 
 
 def agree_on_shared_dice(key: str) -> str:
@@ -126,20 +128,20 @@ def ours_in_process(key: str, rolls: int, seed: int) -> dict[str, float]:
 
 
 def ours_cli(path: Path, rolls: int, seed: int) -> dict[str, Any]:
-    wall, rss, out = timed_process([str(CLI), "simulate", "--strategy", str(path), "--rolls",
+    wall, cpu, rss, out = timed_process([str(CLI), "simulate", "--strategy", str(path), "--rolls",
                                     str(rolls), "--seed", str(seed), "--json",
                                     "--no-progress"])
     report = json.loads(out)
     lo, hi = report["mean_result_ci_cents"]
     se_lane = (hi - lo) / (2 * 1.959964)
-    return {"wall_s": wall, "rss_kib": rss, "net": report["total_net_cents"],
+    return {"wall_s": wall, "cpu_s": cpu, "rss_kib": rss, "net": report["total_net_cents"],
             "rolls": report["rolls"],
             "se_per_roll": se_lane * report["sessions"] / report["rolls"]}
 
 
 def crapssim_process(key: str, rolls: int, seed: int) -> dict[str, Any]:
     tables = max(2, min(20, rolls // 5_000))
-    wall, rss, out = timed_process([sys.executable, "-m", "bench.crapssim_side", key,
+    wall, cpu, rss, out = timed_process([sys.executable, "-m", "bench.crapssim_side", key,
                                     str(rolls), str(seed), str(tables)])
     data: dict[str, Any] = json.loads(out)
     nets = np.array(data["nets"], dtype=np.float64)
@@ -150,6 +152,7 @@ def crapssim_process(key: str, rolls: int, seed: int) -> dict[str, Any]:
     data["per_roll"] = edge
     data["se_per_roll"] = math.sqrt(b / (b - 1) * float((resid ** 2).sum())) / thrown.sum()
     data["wall_s"] = wall
+    data["cpu_s"] = cpu
     data["rss_kib"] = rss
     data["rolls_total"] = int(thrown.sum())
     return data
@@ -164,7 +167,7 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
     path.write_text(json.dumps(data))
     ours_in_process(key, 100_000, 0)  # warm: the strategy's first compile, the kernel loaded
     print(f"   {'rolls':>11} {'crapssim at':>11} {'kernel':>10} {'in process':>10} "
-          f"{'CLI process':>11}   {'dicetable M rolls/s':>19} {'of draw':>7} "
+          f"{'CLI (CPU)':>11}   {'dicetable M rolls/s':>19} {'of draw':>7} "
           f"{'peak RSS':>9}   agreement (z)")
     crapssim_cache: dict[int, list[dict[str, Any]]] = {}
     for n in sizes:
@@ -184,10 +187,10 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
         crapssim_cache[theirs_n] = theirs
         c_kernel = median([t["rolls_total"] / t["kernel_s"] for t in theirs])
         c_inproc = median([t["rolls_total"] / t["in_process_s"] for t in theirs])
-        c_cli = median([t["rolls_total"] / t["wall_s"] for t in theirs])
+        c_cli = median([t["rolls_total"] / t["cpu_s"] for t in theirs])
         o_kernel = median([o["rolls"] / o["kernel_s"] for o in ours])
         o_inproc = median([o["rolls"] / o["in_process_s"] for o in ours])
-        o_cli = median([c["rolls"] / c["wall_s"] for c in cli])
+        o_cli = median([c["rolls"] / c["cpu_s"] for c in cli])
         draw = median(draw_rates[-repeats:])
         ours_per_roll = sum(c["net"] for c in cli) / sum(c["rolls"] for c in cli)
         ours_se = math.sqrt(sum(c["se_per_roll"] ** 2 for c in cli)) / len(cli)
