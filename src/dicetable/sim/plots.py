@@ -68,7 +68,7 @@ def write_plots(report: SimReport, folder: Path) -> list[Path]:
         written.append(path)
     points = edge_points(report)
     if points:
-        fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(points)))
+        fig, ax = plt.subplots(figsize=(10, 1.4 + 0.45 * len(points)))
         y = np.arange(len(points))[::-1]
         edge = np.array([p[1] for p in points])
         half = np.array([p[2] for p in points])
@@ -81,7 +81,7 @@ def write_plots(report: SimReport, folder: Path) -> list[Path]:
         ax.set_yticks(y, [p[0] for p in points])
         ax.set_xlabel("house edge (% of money wagered)")
         ax.set_title(f"{report.strategy}: realised edge per wager, {report.rolls:,} rolls")
-        ax.legend(loc="lower right", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
         fig.tight_layout()
         path = folder / "edges.png"
         fig.savefig(path, dpi=110)
