@@ -144,3 +144,18 @@ def test_cli_odds_session_refusals() -> None:
     no_goal = CliRunner().invoke(app, ["odds", "--session", str(EXAMPLES / "pass-2x-odds.json")])
     assert no_goal.exit_code == 2
     assert "--goal" in no_goal.output
+
+
+def test_a_system_too_big_for_an_exact_solve_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dicetable.odds import session
+    from dicetable.sim import exact
+
+    if exact.flint_solver() is None:
+        pytest.skip("python-flint is not installed")
+    monkeypatch.setattr(session, "SPARSE_BUDGET", 0)
+    monkeypatch.setattr(exact, "DENSE_LIMIT", 10)
+    with pytest.raises(InvalidInput) as e:
+        exact_session(compiled({"bets": [{"wager": "pass", "amount": 10, "odds": 2}]}),
+                      200_00, 400_00, None, 5)
+    assert e.value.rule == "odds.session"
+    assert "smaller bankroll" in str(e.value)

@@ -29,6 +29,8 @@ from dicetable.sim.strategy import SessionSpec
 CONFIDENCE = 0.99
 Z99 = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 MAX_JOINT_STATES = 20_000
+DENSE_LIMIT = 5_000
+"""Unknowns a dense exact solve is tried on (FLINT: about 6 s at 1,300)."""
 UNLIMITED_ROLLS = 1_000_000
 """The simulator's stand-in for 'however long it takes': sessions longer than this are
 counted apart (reason 'length') and reported."""
@@ -63,6 +65,11 @@ def flint_solver() -> DenseSolver | None:
 
     def solve(rows: Rows, rhs: Rhs, width: int) -> list[Fraction]:
         n = len(rows)
+        if n > DENSE_LIMIT:
+            raise InvalidInput(f"{n:,} (money, state) pairs fill in past what an exact solve "
+                               f"can take here (a dense solve is done to {DENSE_LIMIT:,}): "
+                               "use a smaller bankroll or goal, or bigger bets",
+                               rule="odds.session")
         a = flint.fmpq_mat(n, n)
         b = flint.fmpq_mat(n, width)
         for u, row in rows.items():
