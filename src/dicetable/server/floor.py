@@ -30,6 +30,7 @@ from dicetable.games.events import DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.controls import controls_for
 from dicetable.server.views import event_for, roll_history, summary, table_view
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.durable import DurableTable
@@ -305,6 +306,18 @@ class Floor:
                 "my_roles": [r.value for r in self.roles_at(account, table_id)],
                 "fairness": self.fairness_alerts(table_id) if staff else [],
             })
+
+    def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
+        """What ``account`` may do now for ``player``: a player for themselves, staff for a
+        seated player (a dealer booking the bet a player calls)."""
+        if account.kind is Kind.PLAYER and player != account.username:
+            raise RoleNotPermitted(f"{account.username} may not act for {player}",
+                                   rule="authority.wager")
+        info = self.get(table_id)
+        role = self.role_for(account, table_id, gcmd.PlaceBet)
+        with info.lock:
+            self._catch_up(table_id, info)
+            return controls_for(info.table, account.username, role, player)
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
                    ) -> list[dict[str, Any]]:

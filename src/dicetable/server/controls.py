@@ -1,0 +1,196 @@
+"""What a page may offer one person acting for one player: each answer is the engine's own.
+
+A spot is lit, a button enabled, only where ``Table.can`` accepts the very command the page
+would send (the wager at its first legal amount, the take-down, the on/off call, the press to
+the next legal amount, the odds). The amounts a wager takes come from the same check that
+refuses the others (``games.amounts``), so a stack of chips snaps to an amount the engine
+accepts.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from dicetable.core.money import format_cents
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.games.amounts import legal_amounts
+from dicetable.games.engine import Engine
+from dicetable.games.policy import is_working
+from dicetable.games.state import Bet
+from dicetable.rules.model import RulePack
+from dicetable.rules.vocabulary import display_name
+from dicetable.table import Table
+from dicetable.table.procedure import ProcedureEngine
+from dicetable.wagers.compile import compile_pack, odds_code_for
+
+
+def _game(table: Table) -> Engine | None:
+    engine = table.engine
+    if isinstance(engine, ProcedureEngine):
+        return engine.game
+    return engine if isinstance(engine, Engine) else None
+
+
+def ladder_label(name: str, ladder: tuple[int, int, int] | None) -> str:
+    """'Place 6 to Win: $6, $9, $12 ... up to $4,998'."""
+    if ladder is None:
+        return f"{name}: no amount is open"
+    first, step, last = ladder
+    shown = [a for a in (first, first + step, first + 2 * step) if a <= last]
+    text = ", ".join(_dollars(a) for a in shown)
+    if first + 3 * step <= last:
+        text += " ..."
+    return f"{name}: {text} up to {_dollars(last)}" if last not in shown else f"{name}: {text}"
+
+
+def _dollars(cents: int) -> str:
+    text = format_cents(cents)
+    return text[:-3] if text.endswith(".00") else text
+
+
+def _ladder(ladder: tuple[int, int, int] | None) -> dict[str, int] | None:
+    return None if ladder is None else {"first": ladder[0], "step": ladder[1], "last": ladder[2]}
+
+
+def wager_ladders(table: Table) -> dict[str, dict[str, Any]]:
+    """Every wager's accepted amounts and its placard label (the table's, not a player's)."""
+    return _wager_ladders(table.pack)
+
+
+@functools.lru_cache(maxsize=64)  # packs are immutable and few
+def _wager_ladders(pack: RulePack) -> dict[str, dict[str, Any]]:
+    compiled = compile_pack(pack)
+    out: dict[str, dict[str, Any]] = {}
+    for code in pack.menu_in_order:
+        if code == "odds" or code not in compiled:
+            continue
+        ladder = legal_amounts(pack, compiled[code], code)
+        out[code] = {"ladder": _ladder(ladder),
+                     "label": ladder_label(display_name(code), ladder)}
+    return out
+
+
+def odds_ladder(table: Table, base: Bet) -> tuple[int, int, int] | None:
+    """The odds amounts behind ``base``: its point's multiple, in the odds' legal steps."""
+    engine, state = _game(table), table.state
+    if engine is None:
+        return None
+    code = odds_code_for(base.wager)
+    wager = state.compiled.get(code)
+    if wager is None or engine.bet_point(state, base) is None:
+        return None
+    maximum, _ = engine.odds_maximum(state, wager, base.id)
+    return legal_amounts(table.pack, wager, "odds", maximum=maximum)
+
+
+def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
+    """What ``actor`` (in ``role``) may do now for ``player``, asked of the engine."""
+    state = table.state
+    if player not in state.players:
+        return {"player": player, "open": {}, "bets": {}}
+
+    def can(command: g.Command) -> bool:
+        return table.can(command)
+
+    ladders = wager_ladders(table)
+    candidates = table.placeable_codes(player, list(ladders))
+    open_now: dict[str, dict[str, int]] = {}
+    for code in candidates:
+        ladder = ladders[code]["ladder"]
+        if ladder and can(g.PlaceBet(actor=actor, role=role, player=player, wager=code,
+                                     amount=ladder["first"])):
+            open_now[code] = ladder
+    bets: dict[str, dict[str, Any]] = {}
+    for bet in state.bets_of(player):
+        working = is_working(state, bet)
+        info: dict[str, Any] = {
+            "working_now": working,
+            "remove": can(g.RemoveBet(actor=actor, role=role, bet=bet.id)),
+            "toggle": can(g.SetWorking(actor=actor, role=role, bet=bet.id,
+                                       working=not working)),
+        }
+        if bet.base is not None:
+            base = state.bets.get(bet.base)
+            ladder = odds_ladder(table, base) if base is not None else None
+        else:
+            lad = legal_amounts(table.pack, state.compiled[bet.wager], bet.wager)
+            ladder = lad
+        info["ladder"] = _ladder(ladder)
+        press = None
+        if ladder is not None:
+            first, step, last = ladder
+            up = max(first, bet.amount + step - (bet.amount - first) % step
+                     if bet.amount >= first else first)
+            if up <= last and can(g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=up)):
+                press = up
+        info["press_to"] = press
+        has_odds = any(o.base == bet.id for o in state.bets.values())
+        info["odds"] = None
+        if bet.base is None and not has_odds:
+            lad = odds_ladder(table, bet)
+            if lad is not None and can(g.PlaceBet(actor=actor, role=role, player=player,
+                                                  wager="odds", amount=lad[0], base=bet.id)):
+                info["odds"] = _ladder(lad)
+        bets[bet.id] = info
+    return {"player": player, "open": open_now, "bets": bets}
+
+
+def placard(table: Table) -> dict[str, Any]:
+    """The table's placard: the line minimum and maximum, and the odds allowed."""
+    pack = table.pack
+    code = "pass" if "pass" in pack.menu_in_order else next(iter(pack.menu_in_order), "")
+    lines: list[str] = []
+    if code:
+        limits, _ = pack.limits(code)
+        lines.append(f"Table minimum {_dollars(limits.minimum)} · maximum "
+                     f"{_dollars(limits.maximum)}")
+    if "odds" in pack.menu_in_order and "odds.limit.mode" in pack.rules:
+        if pack.value("odds.limit.mode") == "345x":
+            lines.append("Odds 3-4-5x")
+        else:
+            lines.append(f"Odds {pack.value('odds.limit.multiple')}x")
+    return {"name": str(pack.get("table.description", table.state.table_id)), "lines": lines}
+
+
+PLAYER_RULE_PREFIXES = ("limits.", "paytable.", "odds.", "working.", "removal.",
+                        "commission.", "payout.", "menu.", "fire.", "bonus.", "noroll.")
+
+
+def rules_panel(table: Table) -> list[dict[str, Any]]:
+    """The rules a player bets under, for the page's rules panel.
+
+    A citation is shown only where the rule is the table's own jurisdiction's regulation; a
+    stand-in from another regulator or a house default is shown as what it is, without the
+    foreign citation (a PA player is not told a Québec rule governs the table).
+    """
+    return _rules_panel(table.pack)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_panel(pack: RulePack) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for rule_id, rule in sorted(pack.rules.items()):
+        if not rule_id.startswith(PLAYER_RULE_PREFIXES):
+            continue
+        status = getattr(rule.status, "value", str(rule.status))
+        regulation = status == "regulation"
+        out.append({"rule": rule_id, "value": _value_text(rule_id, rule.value),
+                    "status": "regulation" if regulation else (
+                        "house rule" if status == "industry-default"
+                        else "house rule (configurable)"),
+                    "citation": rule.citation if regulation else ""})
+    return out
+
+
+def _value_text(rule_id: str, value: Any) -> str:
+    if rule_id.startswith("limits.") and isinstance(value, dict):
+        parts = [f"{k} {_dollars(int(v))}" for k, v in value.items()
+                 if isinstance(v, int) and k in ("minimum", "maximum", "unit")]
+        return ", ".join(parts) or str(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
