@@ -301,11 +301,17 @@ class Floor:
             self._catch_up(table_id, info)
             staff = account.kind is Kind.STAFF
             viewer = account.username if account.kind is Kind.PLAYER else None
-            return table_view(info.table, viewer, staff, info.history, {
+            extra: dict[str, Any] = {
                 "bets_close_at": info.bets_close_at,
                 "my_roles": [r.value for r in self.roles_at(account, table_id)],
                 "fairness": self.fairness_alerts(table_id) if staff else [],
-            })
+            }
+            if staff and self.roles_at(account, table_id):
+                # What this member of staff may book for each seated player (engine answers).
+                role = self.role_for(account, table_id, gcmd.PlaceBet)
+                extra["controls"] = {p: controls_for(info.table, account.username, role, p)
+                                     for p in sorted(info.table.state.players)}
+            return table_view(info.table, viewer, staff, info.history, extra)
 
     def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
         """What ``account`` may do now for ``player``: a player for themselves, staff for a
