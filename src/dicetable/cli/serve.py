@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import typer
-
-from dicetable.server.demo import DEMO_PASSWORD
 
 
 def serve(db: str = typer.Option("dicetable.db", "--db",
@@ -17,9 +16,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           bet_seconds: int = typer.Option(20, help="Electronic tables: the betting countdown"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
+    typer.echo(f"dicetable: opening {db} ...")
     import uvicorn
 
     from dicetable.server.app import create_app
+    from dicetable.server.demo import DEMO_PASSWORD
     from dicetable.server.main import build_floor
 
     postgres = db.startswith(("postgresql://", "postgres://"))
@@ -27,7 +28,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         typer.echo("several workers share one PostgreSQL store; use --db postgresql://...",
                    err=True)
         raise typer.Exit(2)
-    floor, credentials = build_floor(db, bet_seconds=bet_seconds)
+    floor, credentials = build_floor(db, bet_seconds=bet_seconds, progress=_progress)
+    _progress(None)
     url = f"http://{host}:{port}/"
     typer.echo(f"dicetable: {len(floor.tables)} tables on {db}")
     if credentials:
@@ -45,3 +47,14 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                     workers=workers, log_level="warning")
         return
     uvicorn.run(create_app(floor), host=host, port=port, log_level="warning")
+
+
+def _progress(step: str | None) -> None:
+    """One line, rewritten in place on a terminal, while a fresh store is prepared."""
+    tty = sys.stderr.isatty()
+    if step is None:
+        if tty:
+            sys.stderr.write("\r\033[K")
+        return
+    sys.stderr.write(f"\r\033[K{step} ..." if tty else f"{step} ...\n")
+    sys.stderr.flush()

@@ -6,6 +6,7 @@ The store's location comes from ``DICETABLE_DB`` when uvicorn imports the factor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -17,18 +18,20 @@ from dicetable.server.floor import Floor
 from dicetable.store.open import open_store
 
 
-def build_floor(db: str | Path, *, bet_seconds: int = 20,
-                schema: str = "dicetable") -> tuple[Floor, dict[str, str]]:
+def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetable",
+                progress: Callable[[str], None] | None = None,
+                ) -> tuple[Floor, dict[str, str]]:
     """The floor on ``db``; on an empty store, the demo floor and its credentials.
 
-    ``schema`` names the PostgreSQL schema (ignored for SQLite).
+    ``schema`` names the PostgreSQL schema (ignored for SQLite); ``progress`` is told of each
+    step of preparing a fresh store.
     """
     store = open_store(db, schema=schema)
     accounts = Accounts(db, schema=schema)
     floor = Floor(store, accounts, bet_seconds=bet_seconds)
     credentials: dict[str, str] = {}
     if not store.tables() and accounts.empty():
-        credentials = create_demo_floor(floor)
+        credentials = create_demo_floor(floor, progress)
     return floor, credentials
 
 

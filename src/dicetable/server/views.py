@@ -20,8 +20,8 @@ from dicetable.games.events import Event
 from dicetable.games.policy import is_working
 from dicetable.games.state import TableState
 from dicetable.rules.model import RulePack
-from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
+from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.authority import ACTION_RULE
@@ -62,7 +62,7 @@ def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
         base_wager = state.compiled[base.wager]
         base_point = _number_of(base_wager.states[base.state])
         lay = base.wager.startswith("dont")
-        name = f"{'Lay' if lay else 'Take'} odds on {display_name(base.wager)}" + (
+        name = f"{'Lay odds' if lay else 'Odds'} on {display_name(base.wager)}" + (
             f" ({base_point})" if base_point else "")
     else:
         name = wager.name
