@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     times: dict[str, list[float]] = {name: [] for name, _ in CASES}
-    for name, argv in CASES:  # one warm-up each: the first start reads the files from disk
+    for _name, argv in CASES:  # one warm-up each: the first start reads the files from disk
         _run(argv)
     for _ in range(args.runs):
         for name, argv in CASES:

@@ -126,7 +126,8 @@ def odds(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
             label += f" {row['odds']}"
         table.add_row(
             label, _pct(row["house_edge_pct"]), short_fraction(row["house_edge"]),
-            _pct(row["edge_per_roll_pct"]), short_fraction(row.get("p_push", "")), f"{row['expected_rolls_float']:.3f}", f"{row['std_dev']:.3f}",
+            _pct(row["edge_per_roll_pct"]), short_fraction(row.get("p_push", "")),
+            f"{row['expected_rolls_float']:.3f}", f"{row['std_dev']:.3f}",
             _pct(row.get("table", {}).get("edge_per_roll_pct")), commission,
         )
     table_console(wide).print(fit(table))
