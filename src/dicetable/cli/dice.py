@@ -43,8 +43,6 @@ from dicetable.custody.model import (
     parse_inches,
 )
 from dicetable.custody.rules import load_custody_pack
-from dicetable.fairness.monitor import FairnessMonitor
-from dicetable.fairness.sequential import CusumDesign
 
 app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3).",
                   no_args_is_help=True)
@@ -475,27 +473,44 @@ def rules(jurisdiction: str = typer.Argument("pa", help="pa, in, or a house cust
 
 @app.command("fairness")
 def fairness(ctx: typer.Context,
-             events: Path = typer.Argument(..., help="Table events, JSON lines (DiceRolled "
-                                                     "events are read; others are skipped)"),
+             events: Path | None = typer.Argument(
+                 None, help="Table events as JSON lines: a table's event log or the output of "
+                            "'dicetable export' (DiceRolled events are read; others skipped)"),
+             db: str | None = typer.Option(None, "--db", help="Read the rolls from a table "
+                                           "store instead (SQLite file or postgresql:// URL)"),
+             tables: list[str] = typer.Option([], "--table", help="With --db: only these "
+                                              "tables"),
              as_json: bool = typer.Option(False, "--json"),
              record: bool = typer.Option(False, "--record",
                                          help="Add each alert to the dice's custody history"),
              delta: float = typer.Option(0.05, "--delta", help="CUSUM design bias"),
              h: float = typer.Option(4.6, "--h", help="CUSUM alarm level")) -> None:
     """Per-die and per-pair fairness statistics over recorded rolls, with CUSUM alerts."""
+    from dicetable.cli.fairness_input import rolls_from_file, rolls_from_store, sample_notes
+    from dicetable.fairness.monitor import FairnessMonitor  # NumPy/SciPy: only when needed
+    from dicetable.fairness.sequential import CusumDesign
+
     try:
-        monitor = FairnessMonitor.replay(read_events(events), CusumDesign(delta, h))
+        if (events is None) == (db is None):
+            raise InvalidInput("give a file of table events, or --db STORE", rule="fairness")
+        rolls = rolls_from_store(db, tables) if db is not None else \
+            rolls_from_file(events) if events is not None else []
+        monitor = FairnessMonitor.replay(rolls, CusumDesign(delta, h))
     except (DicetableError, ValueError) as e:
         _fail(e if isinstance(e, DicetableError) else InvalidInput(str(e), rule="fairness"))
     data = monitor.report()
+    notes = sample_notes(data)
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({**data, "warnings": notes}, indent=2, ensure_ascii=False))
     else:
         typer.echo(f"CUSUM delta={delta} h={h}; {data['design']['basis']}")
         typer.echo(reports.rows_text(
-            [{**d, "p": f"{d['p_value']:.4f}", "chi2": f"{d['statistic']:.2f}",
+            [{**d, "p": f"{d['p_value']:.4f}" if d.get("sample_ok", True) else "too few",
+              "chi2": f"{d['statistic']:.2f}" if d.get("sample_ok", True) else "-",
               "counts": " ".join(map(str, d["counts"]))} for d in data["dice"]],
             ["serial", "rolls", "counts", "chi2", "p", "alerts"]))
+        for note in notes:
+            typer.echo(f"note: {note}")
         for a in data["alerts"]:
             typer.echo(f"ALERT {a['serial']}: {a['detail']} (CUSUM {a['statistic']:.2f})")
     if record and monitor.alerts:

@@ -374,10 +374,15 @@ class CustodyEngine:
                 raise InvalidInput("the envelope states the characteristics that suggest "
                                    "tampering", rule="removal.tamper_roles",
                                    citation=pack.cite("removal.tamper_roles"))
-            at_table = dice[0].state is DieState.AT_TABLE
-            if at_table and not c.table_staff:
-                raise InvalidInput("the envelope names every occupational licensee at the "
-                                   "table", rule="removal.tamper_roles",
+            # Every tamper envelope is marked with the names of the occupational licensees
+            # at the table (14-3-4(b)(4)(A)), wherever in the pit the dice were found: an
+            # envelope without them would leave the enforcement agent no one to ask.
+            if not c.table_staff:
+                where = "at the table" if dice[0].state is DieState.AT_TABLE else \
+                    "at the table the dice were issued for (or on duty in the pit)"
+                raise InvalidInput(f"the envelope names every occupational licensee {where}: "
+                                   "give --staff NAME:ROLE[:LICENCE] for each",
+                                   rule="removal.tamper_roles",
                                    citation=pack.cite("removal.tamper_roles"))
             if any(not p.name.strip() for p in c.table_staff):
                 raise InvalidInput("every person at the table needs a name",
