@@ -44,7 +44,8 @@ def test_fairness_reads_export_output_and_warns_on_a_small_sample(tmp_path: Path
                               str(export)])
     assert out.exit_code == 0, out.output
     assert "unknown event type" not in out.output
-    assert "I1" in out.output and "I2" in out.output
+    assert "I1" in out.output
+    assert "I2" in out.output
     assert "too few for the chi-square test over 6 outcomes (needs 30" in out.output
     data = json.loads(runner.invoke(app, ["dice", "--log", str(tmp_path / "dice.jsonl"),
                                           "fairness", str(export), "--json"]).output)
