@@ -10,6 +10,7 @@ accepts.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from dicetable.core.money import format_cents
@@ -85,6 +86,26 @@ def odds_ladder(table: Table, base: Bet) -> tuple[int, int, int] | None:
     return legal_amounts(table.pack, wager, "odds", maximum=maximum)
 
 
+def _affordable(ladder: tuple[int, int, int], spare: int,
+                fits: Callable[[int], bool]) -> tuple[int, int, int] | None:
+    """The ladder cut to what the engine accepts: at most ``spare`` more than its start (the
+    balance), then, where a commission comes on top, down to the highest rung ``fits``."""
+    first, step, last = ladder
+    top = min(last, first + max(0, spare - first) // step * step) if spare >= first else None
+    if top is None or not fits(first):
+        return None
+    if fits(top):
+        return first, step, top
+    lo, hi = 0, (top - first) // step  # fits(first + lo*step) holds, fits(first + hi*step) not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(first + mid * step):
+            lo = mid
+        else:
+            hi = mid
+    return first, step, first + lo * step
+
+
 def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
     """What ``actor`` (in ``role``) may do now for ``player``, asked of the engine."""
     state = table.state
@@ -94,14 +115,29 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
     def can(command: g.Command) -> bool:
         return table.can(command)
 
+    def placing(wager: str, base: str | None = None) -> Callable[[int], bool]:
+        def fits(amount: int) -> bool:
+            return can(g.PlaceBet(actor=actor, role=role, player=player, wager=wager,
+                                  amount=amount, base=base))
+        return fits
+
+    def changing(bet_id: str) -> Callable[[int], bool]:
+        def fits(amount: int) -> bool:
+            return can(g.ChangeBet(actor=actor, role=role, bet=bet_id, amount=amount))
+        return fits
+
     ladders = wager_ladders(table)
+    balance = state.balance(player)
     candidates = table.placeable_codes(player, list(ladders))
     open_now: dict[str, dict[str, int]] = {}
     for code in candidates:
-        ladder = ladders[code]["ladder"]
-        if ladder and can(g.PlaceBet(actor=actor, role=role, player=player, wager=code,
-                                     amount=ladder["first"])):
-            open_now[code] = ladder
+        posted = ladders[code]["ladder"]
+        if not posted:
+            continue
+        fit = _affordable((posted["first"], posted["step"], posted["last"]), balance,
+                          placing(code))
+        if fit is not None:
+            open_now[code] = {"first": fit[0], "step": fit[1], "last": fit[2]}
     bets: dict[str, dict[str, Any]] = {}
     for bet in state.bets_of(player):
         working = is_working(state, bet)
@@ -117,7 +153,6 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
         else:
             lad = legal_amounts(table.pack, state.compiled[bet.wager], bet.wager)
             ladder = lad
-        info["ladder"] = _ladder(ladder)
         press = None
         if ladder is not None:
             first, step, last = ladder
@@ -125,14 +160,18 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
                      if bet.amount >= first else first)
             if up <= last and can(g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=up)):
                 press = up
+                # Raising it: the rungs from here up to what the balance covers.
+                raised = _affordable((up, step, last), balance + bet.amount, changing(bet.id))
+                ladder = None if raised is None else (first, step, raised[2])
+        info["ladder"] = _ladder(ladder)
         info["press_to"] = press
         has_odds = any(o.base == bet.id for o in state.bets.values())
         info["odds"] = None
         if bet.base is None and not has_odds:
             lad = odds_ladder(table, bet)
-            if lad is not None and can(g.PlaceBet(actor=actor, role=role, player=player,
-                                                  wager="odds", amount=lad[0], base=bet.id)):
-                info["odds"] = _ladder(lad)
+            if lad is not None:
+                lad = _affordable(lad, balance, placing("odds", bet.id))
+            info["odds"] = _ladder(lad)
         bets[bet.id] = info
     return {"player": player, "open": open_now, "bets": bets}
 
