@@ -441,6 +441,11 @@ function noteResult(events, view) {
       else st.result.lines.push(`${name(i)} returned ${money(i.stake_returned)}`);
     }
     if (e.type === "WagersReturned") for (const i of e.items.filter((x) => x.player === me)) st.result.lines.push(`${name(i)} returned ${money(i.amount)}`);
+    if (e.type === "PuckMoved") for (const m of e.moves || []) {
+      const bet = myBets().find((b) => b.id === m.bet);
+      const number = /(\d+)$/.exec(m.state_name || "");
+      if (bet && number) st.result.lines.push(`${bet.name} moves to ${number[1]}`);
+    }
     if (e.type === "NoRollCalled") st.result.noRoll = true;
     if (e.type === "PuckMoved" || e.type === "RoundCompleted" || (e.type === "NoRollCalled" && view.game !== "props-and-hops")) st.result.done = true;
   }
