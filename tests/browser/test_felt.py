@@ -43,7 +43,7 @@ def felt(open_screen: OpenScreen, who: str, *, width: int = 1500, height: int = 
     """``who``'s player page with automatic placement off (only Confirm places chips)."""
     page = open_screen(who, width=width, height=height).page
     page.goto(page.url.split("?")[0] + f"?table={CRAPS}&pause=0")
-    expect(page.locator("#balance")).to_be_visible()
+    expect(page.locator("#balance")).to_be_attached()
     return page
 
 
