@@ -275,6 +275,16 @@ def test_pa_craps_dealer_books_a_called_bet_and_the_player_sees_it(
     expect(dee.locator("#feed")).to_contain_text("alice bets $12.00 on Place 8 to Win")
     p.reload()
     expect(p.locator("#feed")).to_contain_text("dee (dealer) for you")
+    # The player reads wager names, dollars and local times: no ids, no raw values.
+    p.click("#load-recall")
+    expect(p.locator("#load-recall")).to_have_text("Refresh")
+    text = p.locator("main").inner_text() + " ".join(
+        p.locator("#feed .line").evaluate_all("(els) => els.map((e) => e.title)"))
+    assert not re.search(r"\bb\d+\b", text)
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:", text)
+    assert not re.search(r"\b(CollectLosers|PayWinners|MovePuck|BetPlaced|odds:lay)\b", text)
+    assert "COMAR" not in text
+    assert "N.J.A.C." not in text
 
 
 def test_pa_craps_phone_layout_at_390_px(live_server: LiveServer,

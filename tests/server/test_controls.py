@@ -18,6 +18,7 @@ from dicetable.games.amounts import check_amount, legal_amounts
 from dicetable.rules.loader import PRESETS, load_preset
 from dicetable.server.floor import Floor
 from dicetable.table import Table
+from dicetable.table import commands as tcmd
 from dicetable.wagers.compile import compile_pack
 from tests.server.conftest import Login
 
@@ -196,3 +197,46 @@ def test_legal_amount_ladders_match_the_engines_amount_check() -> None:
                 except ValueError:
                     accepted = False
                 assert accepted == on, f"{name} {code} {amount}"
+
+
+def test_player_rules_panel_cites_only_the_tables_own_regulations(floor: Floor,
+                                                                  login: Login) -> None:
+    """A PA player is never shown another regulator's text as if it governed the table."""
+    view = login("alice").get(T).json()
+    panel = view["rules_panel"]
+    pack = floor.tables[TABLE].table.pack
+    assert panel
+    for entry in panel:
+        rule = pack.rules[entry["rule"]]
+        if rule.status.value == "regulation":
+            assert entry["citation"] == rule.citation
+            assert entry["status"] == "regulation"
+        else:
+            assert entry["citation"] == "", entry          # no stand-in's citation shown
+            assert entry["status"].startswith("house rule")
+    shown = " ".join(e["citation"] for e in panel)
+    assert "Pa. Code" in shown
+    for foreign in ("N.J.A.C.", "COMAR", "Québec", "France", "ARSD"):
+        assert foreign not in shown
+
+
+def test_console_buttons_follow_the_engine(floor: Floor, login: Login) -> None:
+    """The console's simple buttons (no more bets, overturn, settlement steps) are offered
+    exactly when the engine would take them from the viewer."""
+    alice, sam, bo = login("alice"), login("sam"), login("bo")
+    assert sam.get(T).json()["can"]["no-more-bets"] is True
+    assert sam.get(T).json()["can"]["overturn"] is False   # no no roll to overturn
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
+    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
+    assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
+    grounds = floor.tables[TABLE].table.pack.get("noroll.grounds")
+    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]]}).status_code == 200
+    for who in ("sam", "bo", "dee"):
+        can = login(who).get(T).json()["can"]
+        table = _copy(floor)
+        for name, cls in (("overturn", tcmd.OverturnNoRoll), ("collect", g.CollectLosers)):
+            account = floor.accounts.get(who)
+            assert account is not None
+            role = floor.role_for(account, TABLE, cls)
+            assert can[name] == table.can(cls(actor=who, role=role)), (who, name)

@@ -23,6 +23,7 @@ from dicetable.games.state import Bet
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name
 from dicetable.table import Table
+from dicetable.table import commands as tcmd
 from dicetable.table.procedure import ProcedureEngine
 from dicetable.wagers.compile import compile_pack, odds_code_for
 
@@ -233,3 +234,26 @@ def _value_text(rule_id: str, value: Any) -> str:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value)
+
+
+CONSOLE_STEPS: dict[str, type[g.Command]] = {
+    "no-more-bets": g.CloseBetting, "overturn": tcmd.OverturnNoRoll,
+    "collect": g.CollectLosers, "pay": g.PayWinners, "move-puck": g.MovePuck,
+    "complete-round": g.CompleteRound, "shake": tcmd.ShakeShaker,
+    "uncover": tcmd.UncoverShaker,
+}
+"""The console's buttons that take nothing but who presses them."""
+
+
+def console_can(table: Table, actor: str, role_for: Callable[[type[g.Command]], Role]
+                ) -> dict[str, bool]:
+    """For each simple console button: would the engine take it from ``actor`` now?"""
+    out: dict[str, bool] = {}
+    for name, cls in CONSOLE_STEPS.items():
+        try:
+            role = role_for(cls)
+        except ValueError:  # not assigned here: nothing is offered
+            out[name] = False
+            continue
+        out[name] = table.can(cls(actor=actor, role=role))
+    return out

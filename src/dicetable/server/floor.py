@@ -30,7 +30,7 @@ from dicetable.games.events import DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
-from dicetable.server.controls import controls_for
+from dicetable.server.controls import console_can, controls_for
 from dicetable.server.views import event_for, roll_history, summary, table_view
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.durable import DurableTable
@@ -311,6 +311,8 @@ class Floor:
                 role = self.role_for(account, table_id, gcmd.PlaceBet)
                 extra["controls"] = {p: controls_for(info.table, account.username, role, p)
                                      for p in sorted(info.table.state.players)}
+                extra["can"] = console_can(info.table, account.username,
+                                           lambda cls: self.role_for(account, table_id, cls))
             return table_view(info.table, viewer, staff, info.history, extra)
 
     def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:

@@ -341,6 +341,11 @@ function render() {
     h("span", { class: `pill phase-${v.phase}`, id: "betting-state" }, v.phase === "betting" ? "Bets open" : v.phase === "closed" ? "No more bets" : "Settling"),
     v.game !== "props-and-hops" ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
     v.last_roll ? h("span", { class: "muted" }, `last roll ${v.last_roll}${v.last_roll_valid === false ? " (no roll)" : ""}`) : null));
+  // Each simple button is offered exactly when the engine would take it from this account.
+  for (const [name, ok] of Object.entries(v.can || {})) {
+    const button = document.getElementById(name === "shake" ? "dealer-shake" : name);
+    if (button && !button.closest(".step")) button.disabled = !ok;
+  }
 
   if (el.thrower) {
     const seated = Object.keys(v.seats || {}).sort();
@@ -375,7 +380,7 @@ function render() {
   drawPlayers(v);
   if (el.overturnReason) {
     // Only a no roll standing on the last throw can be overturned.
-    document.getElementById("overturn").disabled = v.last_roll_valid !== false || v.phase !== "settling";
+    document.getElementById("overturn").disabled = !(v.can && v.can.overturn);
   }
   replace(el.rolls, v.history.length ? rollStrip(v.history.slice(-40), v.point) : h("span", { class: "muted" }, "No rolls yet."));
 }
