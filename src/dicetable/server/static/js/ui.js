@@ -195,7 +195,15 @@ export function describe(e, view) {
     case "LosersCollected":
       return { text: e.items.length ? `Collected: ${e.items.map((i) => `${i.player} ${w(i.wager)} ${money(i.amount)}`).join("; ")}` : "No losing wagers", cls: "lose" };
     case "WinnersPaid":
-      return { text: e.items.length ? `Paid: ${e.items.map((i) => `${i.player} ${w(i.wager)} ${money(i.win)}${i.commission ? ` (less ${money(i.commission)} commission)` : ""}`).join("; ")}` : "No winning wagers", cls: "win" };
+    {
+      // A push (the odds on a come bet that was off, a bar 12) returns the stake: no win.
+      const paid = e.items.filter((i) => i.win > 0);
+      const back = e.items.filter((i) => i.win === 0);
+      const parts = [];
+      if (paid.length) parts.push(`Paid: ${paid.map((i) => `${i.player} ${w(i.wager)} ${money(i.win)}${i.commission ? ` (less ${money(i.commission)} commission)` : ""}`).join("; ")}`);
+      if (back.length) parts.push(`Returned: ${back.map((i) => `${i.player} ${w(i.wager)} ${money(i.stake_returned)}`).join("; ")}`);
+      return { text: parts.length ? parts.join(" · ") : "No winning wagers", cls: "win" };
+    }
     case "WagersReturned":
       return { text: e.items.length ? `Returned: ${e.items.map((i) => `${i.player} ${w(i.wager)} ${money(i.amount)}`).join("; ")}` : "No wagers to return", cls: "void" };
     case "PuckMoved":
