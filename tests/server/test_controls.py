@@ -108,6 +108,10 @@ def test_every_offered_control_is_accepted_by_the_engine(floor: Floor, login: Lo
                 assert alice.post(f"{T}/bets", {"wager": "odds", "amount": odds["first"],
                                                 "base": bet["id"]}).status_code == 200
         tried += _check_offers(floor, login, f"before {faces} ({step})")
+        # Another player's wager changes nothing offered to alice (her answers are kept).
+        assert login("bob").post(f"{T}/bets", {"wager": "field", "amount": 100}
+                                 ).status_code == 200
+        tried += _check_offers(floor, login, f"bob bets the field before {faces}")
         assert sam.post(f"{T}/roll", {"faces": faces}).status_code == 200
         tried += _check_offers(floor, login, f"{faces} thrown, not settled")
         assert dee.post(f"{T}/settle").status_code == 200

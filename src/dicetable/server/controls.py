@@ -10,6 +10,8 @@ accepts.
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +26,7 @@ from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
+from dicetable.table.authority import authorize
 from dicetable.table.procedure import ProcedureEngine
 from dicetable.wagers.compile import compile_pack, odds_code_for
 
@@ -107,8 +110,73 @@ def _affordable(ladder: tuple[int, int, int], spare: int,
     return first, step, first + lo * step
 
 
+_SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+_SEEN_MAX = 512
+_SEEN_LOCK = threading.Lock()
+
+
 def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
-    """What ``actor`` (in ``role``) may do now for ``player``, asked of the engine."""
+    """What ``actor`` (in ``role``) may do now for ``player``, asked of the engine.
+
+    The answers for a player are worked out once per situation (``_situation``: what the
+    engine's answers for that player depend on) and shared by every page that shows them: the
+    player's own and the staff who book for them, once the permission matrix lets that member
+    of staff handle wagers at all (the rest of each decision does not depend on who gives the
+    command). Another player's bet leaves them as they were.
+    """
+    if role is not Role.PLAYER and not _may_handle_wagers(table, actor, role, player):
+        return _controls(table, actor, role, player)
+    key = _situation(table, player)
+    with _SEEN_LOCK:
+        found = _SEEN.get(key)
+        if found is not None:
+            _SEEN.move_to_end(key)
+            return found
+    found = _controls(table, player, Role.PLAYER, player)
+    with _SEEN_LOCK:
+        _SEEN[key] = found
+        while len(_SEEN) > _SEEN_MAX:
+            _SEEN.popitem(last=False)
+    return found
+
+
+def _situation(table: Table, player: str) -> tuple[Any, ...]:
+    """Everything the engine's answers about ``player``'s wagers depend on: the table's phase,
+    puck, roll counters and settlement step; the procedure (shooter, offer, shaker, blocks);
+    the player's seat, balance and bets. Not other players' wagers or balances."""
+    s = table.state
+    p = table.procedure
+    info = s.players.get(player)
+    return (id(s), s.table_id, player, s.phase, s.point, s.hand, s.hand_rolls,
+            s.rolls_since_seven, s.round, s.rolls, s.pending.step if s.pending else None,
+            s.last_roll_valid, table.blocked(), tuple(sorted(p.blocked)), p.shooter,
+            p.offer_to, p.shaker, p.shaker_holder, p.shakes, p.dealer_shook,
+            None if info is None else (info.seat, info.balance),
+            tuple((b.id, b.wager, b.amount, b.state, b.base, b.working, b.commission)
+                  for b in s.bets_of(player)))
+
+
+def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> bool:
+    """Does the permission matrix let ``actor`` place, change, remove and call wagers for
+    ``player`` here? (Only a live or electronic table has the matrix; elsewhere: ask each.)"""
+    if not isinstance(table.engine, ProcedureEngine) or player not in table.state.players:
+        return False
+    bet = next(iter(table.state.bets_of(player)), None)
+    probes: list[g.Command] = [g.PlaceBet(actor=actor, role=role, player=player, wager="",
+                                          amount=0)]
+    if bet is not None:
+        probes += [g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=bet.amount),
+                   g.RemoveBet(actor=actor, role=role, bet=bet.id),
+                   g.SetWorking(actor=actor, role=role, bet=bet.id, working=True)]
+    try:
+        for probe in probes:
+            authorize(table.state, probe)
+    except ValueError:
+        return False
+    return True
+
+
+def _controls(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
     state = table.state
     if player not in state.players:
         return {"player": player, "open": {}, "bets": {}}
