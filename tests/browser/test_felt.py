@@ -307,6 +307,7 @@ def test_pa_craps_phone_layout_at_390_px(live_server: LiveServer,
     chip(p, 500)
     p.click('.spot-btn[data-code="field"]')
     expect(p.locator("#hover-info")).to_contain_text("Field: $1, $2, $3 ... up to $500")
+    expect(p.locator("#hover-info")).to_be_in_viewport()   # one tap, no hover, in view
     expect(p.locator("#hover-min")).to_have_text("$1.00")
     # The balance stays in view wherever the page is scrolled.
     p.evaluate("window.scrollTo(0, document.body.scrollHeight)")
