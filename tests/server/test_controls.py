@@ -173,7 +173,8 @@ def test_pa_craps_recall_names_the_shooter_and_marks_no_rolls(floor: Floor,
     assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
     assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
     grounds = floor.tables[TABLE].table.pack.get("noroll.grounds")
-    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]]}).status_code == 200
+    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]], "observed": [grounds[0]]}
+                   ).status_code == 200
     assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
     assert dee.post(f"{T}/settle").status_code == 200
     rounds = [r for r in sam.get(f"{T}/recall").json() if r["rolls"]]
@@ -235,7 +236,8 @@ def test_console_buttons_follow_the_engine(floor: Floor, login: Login) -> None:
     assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
     assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
     grounds = floor.tables[TABLE].table.pack.get("noroll.grounds")
-    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]]}).status_code == 200
+    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]], "observed": [grounds[0]]}
+                   ).status_code == 200
     for who in ("sam", "bo", "dee"):
         can = login(who).get(T).json()["can"]
         table = _copy(floor)
