@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dicetable.server.demo import PLAYERS, STAFF
 from dicetable.server.main import build_floor
 
 HEAVY = ("numpy", "scipy", "matplotlib", "fastapi", "uvicorn", "psycopg", "dicetable.server",
@@ -52,7 +53,9 @@ def test_serve_reports_each_step_of_preparing_a_fresh_store(tmp_path: Path) -> N
     floor, credentials = build_floor(tmp_path / "fresh.db", progress=steps.append)
     try:
         assert credentials
-        assert steps[0] == "demo floor: account 1 of 9 (fran)"
+        people = len(STAFF) + len(PLAYERS)
+        assert steps[0] == f"demo floor: account 1 of {people} (fran)"
+        assert f"demo floor: account {people} of {people} (dan)" in steps
         assert steps[-1].startswith(f"demo floor: table {len(floor.tables)} of "
                                     f"{len(floor.tables)}")
     finally:
