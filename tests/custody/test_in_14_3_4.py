@@ -111,21 +111,6 @@ def test_in_14_3_4_b_only_the_pit_boss_seals_and_the_envelope_is_complete() -> N
             "14-3-4(b)(4)(A)")                                            # no table staff
 
 
-def test_in_14_3_4_b_4_a_a_tamper_envelope_from_the_pit_still_names_the_table_staff() -> None:
-    led, _ = new_ledger("in")
-    dice = serials("D", 2)
-    stock(led, dice)   # in the pit's compartment, never put into play
-    before = led.state.seq
-    refused(led, cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                                signs="shaved edge"),
-            InvalidInput, "removal.envelope.licensees", "14-3-4(b)(4)(A)")
-    assert led.state.seq == before                                    # nothing recorded
-    sealed = led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                                        signs="shaved edge", table_staff=(BOB,)))
-    assert any(isinstance(e, ev.TamperEnvelopeSealed) and e.table_staff == (BOB,)
-               for e in sealed)
-
-
 def test_in_14_3_4_b_tampered_dice_are_not_cancelled() -> None:
     led, _, dice = in_play("in")
     led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,

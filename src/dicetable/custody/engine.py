@@ -384,14 +384,6 @@ class CustodyEngine:
                                    rule="custody.person")
             if dice[0].state is DieState.AT_TABLE and pack.flag("removal.envelope.licensees"):
                 self._envelope_licensees(c, dice[0].table or "", pack)
-            elif pack.flag("removal.envelope.licensees") and not c.table_staff:
-                # Dice found away from a table (the pit's compartment) still go into an
-                # envelope naming the licensees: without them it names no one to ask.
-                rule = "removal.envelope.licensees"
-                raise InvalidInput("the envelope names every occupational licensee at the "
-                                   "table the dice came from: give --staff "
-                                   "NAME:ROLE[:LICENCE] for each", rule=rule,
-                                   citation=pack.cite(rule))
             envelope = c.envelope.strip() or f"ENV-{state.seq + 1}"
             if envelope in state.envelopes:
                 raise InvalidInput(f"envelope {envelope} is already used",
