@@ -130,3 +130,10 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     console.print(f"{table}: fault cleared (break-glass by {operator}, recorded)")
+
+
+# ``dicetable audit`` is store_cmds' group plus these two; the CLI loads it from here, lazily.
+from dicetable.cli.store_cmds import audit_app  # noqa: E402
+
+audit_app.command("checkpoint")(checkpoint)
+audit_app.command("clear-fault")(clear_fault)

@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dicetable.cli.tables import WIDE_OPTION_HELP, fit, rule_value
+from dicetable.cli.tables import console as table_console
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.rules.loader import PRESETS, load_pack
@@ -22,11 +24,11 @@ _STYLE = {Status.REGULATION: "bold green", Status.OTHER_JURISDICTION: "yellow",
 
 
 @app.command("list")
-def list_packs() -> None:
+def list_packs(wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
     """The preset rule packs shipped with dicetable."""
     table = Table(title="Rule pack presets")
-    table.add_column("pack", no_wrap=True)
-    table.add_column("game", no_wrap=True)
+    table.add_column("pack", no_wrap=True, min_width=max(len(n) for n in PRESETS))
+    table.add_column("game", no_wrap=True, min_width=len("props-and-hops"))
     for name in ("jurisdiction", "rules", "regulation", "stand-ins"):
         table.add_column(name)
     for name in PRESETS:
@@ -34,12 +36,13 @@ def list_packs() -> None:
         regulation = sum(1 for r in pack if r.status is Status.REGULATION)
         table.add_row(name, pack.game, pack.jurisdiction, str(len(pack.rules)),
                       str(regulation), str(len(pack.rules) - regulation))
-    console.print(table)
+    table_console(wide).print(fit(table))
 
 
 @app.command("show")
 def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
-         as_json: bool = typer.Option(False, "--json", help="Machine-readable output")) -> None:
+         as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
+         wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
     """Every rule of PACK with its value, citation and status."""
     try:
         rules = load_pack(pack)
@@ -52,9 +55,9 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
     table = Table("rule", "value", "status", "citation", title=f"{rules.id}: {rules.name}",
                   show_lines=False)
     for rule in sorted(rules, key=lambda r: r.id):
-        value = rule.value if isinstance(rule.value, str) else json.dumps(rule.value)
-        table.add_row(rule.id, value, f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation)
-    console.print(table)
+        table.add_row(rule.id, rule_value(rule.id, rule.value),
+                      f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation)
+    table_console(wide).print(fit(table))
     console.print("regulation = PA/IN text; other-jurisdiction and industry-default are "
                   "stand-ins an operator confirms against its approved rules submission.")
 

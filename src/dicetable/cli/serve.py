@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import typer
-
-from dicetable.server.demo import DEMO_PASSWORD
 
 
 def serve(db: str = typer.Option("dicetable.db", "--db",
@@ -28,9 +27,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           keyfile: str | None = typer.Option(None, "--keyfile", help="TLS private key (PEM)"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
+    typer.echo(f"dicetable: opening {db} ...")
     import uvicorn
 
     from dicetable.server.app import create_app
+    from dicetable.server.demo import DEMO_PASSWORD
     from dicetable.server.main import build_floor
 
     postgres = db.startswith(("postgresql://", "postgres://"))
@@ -45,10 +46,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
 
     try:
         floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
-                                         checkpoints=checkpoints)
+                                         checkpoints=checkpoints, progress=_progress)
     except DicetableError as e:
         typer.echo(f"dicetable: {e}", err=True)
         raise typer.Exit(2) from None
+    _progress(None)
     url = f"{'https' if certfile else 'http'}://{host}:{port}/"
     for fault in floor.faults.open.values():
         typer.echo(f"FAULT: {fault['table']} is locked ({fault['what']}: {fault['detail']})",
@@ -80,3 +82,14 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
                 ssl_keyfile=keyfile)
+
+
+def _progress(step: str | None) -> None:
+    """One line, rewritten in place on a terminal, while a fresh store is prepared."""
+    tty = sys.stderr.isatty()
+    if step is None:
+        if tty:
+            sys.stderr.write("\r\033[K")
+        return
+    sys.stderr.write(f"\r\033[K{step} ..." if tty else f"{step} ...\n")
+    sys.stderr.flush()

@@ -148,8 +148,10 @@ def _print_round(r: RoundRecall) -> None:
         console.print(wt)
     for roll in r.rolls:
         total = f" ({roll['total']})" if roll["total"] is not None else ""
-        console.print(f"  dice: [bold]{roll['roll']}{total}[/bold] from {roll['source']} by "
-                      f"{roll['actor']}" + (f"; facts {roll['facts']}" if roll["facts"] else ""))
+        shot = f", shot by {roll['shooter']}" if roll.get("shooter") else ""
+        console.print(f"  dice: [bold]{roll['roll']}{total}[/bold] from {roll['source']}{shot}, "
+                      f"recorded by {roll['actor']}"
+                      + (f"; facts {roll['facts']}" if roll["facts"] else ""))
     if r.no_roll is not None:
         console.print(f"  [yellow]no roll[/yellow]: {', '.join(r.no_roll)}")
     for c in r.collections:

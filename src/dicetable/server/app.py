@@ -330,6 +330,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             return found
         return [_own_round(r, who.username) for r in found]
 
+    @app.get("/api/tables/{table_id}/controls", tags=["tables"])
+    def controls(table_id: str, who: Me,
+                 player: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+        """What the caller may do now for ``player`` (staff booking a called bet), each
+        answer the engine's own ``can``."""
+        return floor.controls(table_id, who, player or who.username)
+
     @app.get("/api/tables/{table_id}/audit", tags=["pit"])
     def audit(table_id: str, who: Me) -> dict[str, Any]:
         _pit(floor, who)

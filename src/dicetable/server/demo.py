@@ -141,15 +141,26 @@ def stock_demo_dice(floor: Floor) -> None:
             ledger.execute(step)
 
 
-def create_demo_floor(floor: Floor) -> dict[str, str]:
-    """Accounts, custody and tables; returns the demo credentials (username -> password)."""
-    for username, (display, _) in STAFF.items():
+def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = None
+                      ) -> dict[str, str]:
+    """Accounts, custody and tables; returns the demo credentials (username -> password).
+
+    ``progress`` is told of each step (hashing each password takes a while on purpose).
+    """
+    say = progress or (lambda _: None)
+    people = len(STAFF) + len(PLAYERS)
+    for n, (username, (display, _)) in enumerate(STAFF.items(), 1):
+        say(f"demo floor: account {n} of {people} ({username})")
         floor.accounts.create(username, DEMO_PASSWORD, Kind.STAFF, display)
-    for player in PLAYERS:
+    for n, player in enumerate(PLAYERS, len(STAFF) + 1):
+        say(f"demo floor: account {n} of {people} ({player})")
         floor.accounts.create(player, DEMO_PASSWORD, Kind.PLAYER, player.title())
     floor.custody.roster.update(ROSTER)
+    say("demo floor: the dice, received, stored and inspected")
     stock_demo_dice(floor)
-    for demo in demo_tables():
+    tables = demo_tables()
+    for n, demo in enumerate(tables, 1):
+        say(f"demo floor: table {n} of {len(tables)} ({demo.table})")
         staff = {person: STAFF[person][1] for person in demo.staff}
         floor.open_table(demo.pack, demo.table, mode=demo.mode, opener="fran", staff=staff)
         commands: list[g.Command] = []

@@ -32,6 +32,7 @@ from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.controls import console_can, controls_for
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
 from dicetable.server.views import event_for, roll_history, summary, table_view
@@ -393,11 +394,31 @@ class Floor:
             self._catch_up(table_id, info)
             staff = account.kind is Kind.STAFF
             viewer = account.username if account.kind is Kind.PLAYER else None
-            return table_view(info.table, viewer, staff, info.history, {
+            extra: dict[str, Any] = {
                 "bets_close_at": info.bets_close_at,
                 "my_roles": [r.value for r in self.roles_at(account, table_id)],
                 "fairness": self.fairness_alerts(table_id) if staff else [],
-            })
+            }
+            if staff and self.roles_at(account, table_id):
+                # What this member of staff may book for each seated player (engine answers).
+                role = self.role_for(account, table_id, gcmd.PlaceBet)
+                extra["controls"] = {p: controls_for(info.table, account.username, role, p)
+                                     for p in sorted(info.table.state.players)}
+                extra["can"] = console_can(info.table, account.username,
+                                           lambda cls: self.role_for(account, table_id, cls))
+            return table_view(info.table, viewer, staff, info.history, extra)
+
+    def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
+        """What ``account`` may do now for ``player``: a player for themselves, staff for a
+        seated player (a dealer booking the bet a player calls)."""
+        if account.kind is Kind.PLAYER and player != account.username:
+            raise RoleNotPermitted(f"{account.username} may not act for {player}",
+                                   rule="authority.wager")
+        info = self.get(table_id)
+        role = self.role_for(account, table_id, gcmd.PlaceBet)
+        with info.lock:
+            self._catch_up(table_id, info)
+            return controls_for(info.table, account.username, role, player)
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
                    ) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ The store's location comes from ``DICETABLE_DB`` when uvicorn imports the factor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -26,7 +27,9 @@ from dicetable.store.open import is_postgres, open_store
 def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetable",
                 clock: Clock | None = None, key: bytes | None = None,
                 key_file: str | Path | None = None,
-                checkpoints: str | Path | None = None) -> tuple[Floor, dict[str, str]]:
+                checkpoints: str | Path | None = None,
+                progress: Callable[[str], None] | None = None,
+                ) -> tuple[Floor, dict[str, str]]:
     """The floor on ``db``, every stream verified first; on an empty store, the demo floor
     and its credentials.
 
@@ -34,6 +37,7 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
     tests (the tables, the custody ledgers and the floor's scheduler all read it). The chain
     key is ``key``, else found as ``store.keys.find_key`` says; a new store with no key
     anywhere gets one created beside it (``<db>.key``, as ``dicetable keys init``).
+    ``progress`` is told of each step of preparing a fresh store.
     """
     clock = clock or SystemClock()
     if key is None:
@@ -52,7 +56,7 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
                   checkpoints=Path(checkpoints) if checkpoints else None)
     credentials: dict[str, str] = {}
     if not store.tables() and accounts.empty():
-        credentials = create_demo_floor(floor)
+        credentials = create_demo_floor(floor, progress)
     return floor, credentials
 
 

@@ -30,6 +30,7 @@ from dicetable.games.policy import is_working
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
 from dicetable.store.replay import fold, load_state, opening
+from dicetable.table.procedure_state import procedure
 
 ROUND_ENDS = {
     "craps": ("PuckMoved", "NoRollCalled"),
@@ -79,6 +80,14 @@ def _label(state: TableState) -> str:
     return f"hand {state.hand}, roll {state.hand_rolls + 1}"
 
 
+def _thrower(state: TableState, event: ev.DiceRolled) -> str | None:
+    """Who threw the dice (the shooter, or the shaker's holder), not who recorded them."""
+    if event.thrower:
+        return event.thrower
+    p = procedure(state)
+    return p.shooter or p.shaker_holder
+
+
 def _balances(state: TableState) -> dict[str, int]:
     return {p: info.balance for p, info in sorted(state.players.items())}
 
@@ -122,9 +131,13 @@ class _Builder:
                               "total": None if event.roll is None else event.roll.total,
                               "source": event.source, "facts": list(event.facts),
                               "serials": list(event.serials), "actor": event.actor,
-                              "role": event.role.value, "at": event.at})
+                              "role": event.role.value, "at": event.at,
+                              "shooter": _thrower(self.state, event)})
         elif isinstance(event, ev.NoRollCalled):
             rec.no_roll = list(event.grounds)
+            if not rec.label.endswith("(no roll)"):
+                # The roll number is not used up: the next throw takes it again.
+                rec.label += " (no roll)"
         elif isinstance(event, ev.LosersCollected):
             rec.collections += _items(event.items)
         elif isinstance(event, ev.WinnersPaid):

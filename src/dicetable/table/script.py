@@ -142,6 +142,13 @@ class _Runner:
         self.header: dict[str, Any] = {"mode": "live", "table": "t1", "staff": [],
                                        "players": [], "opener": ("floor", Role.FLOORPERSON)}
         self.ext = v2.Extras()
+        self.header_lines: dict[object, tuple[int, str]] = {}
+        """Which header line each part of the opening came from (to name a failing one)."""
+        self.opening: tuple[int, str] | None = None
+        """The header line being acted on while the table opens."""
+
+    def note(self, part: object, number: int, line: str) -> None:
+        self.header_lines[part] = (number, line)
 
     # -- header ----------------------------------------------------------------------------
     def header_line(self, words: list[str]) -> None:
@@ -186,20 +193,26 @@ class _Runner:
         pack_name = h["pack"]
         if pack_name not in PRESETS:
             pack_name = str((self.base_dir / pack_name).resolve())
+        at = self.header_lines.get
+        self.opening = at("pack")
         pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
+        self.opening = at("opener") or at("pack")
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
                            role=opener_role, dice_registry=self.ext.custody)
-        for person, role in h["staff"]:
+        for n, (person, role) in enumerate(h["staff"]):
+            self.opening = at(("staff", n))
             table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
                                            staff_role=role))
-        for player, seat, chips in h["players"]:
+        for n, (player, seat, chips) in enumerate(h["players"]):
+            self.opening = at(("player", n))
             table.execute(gcmd.JoinTable(actor=player, role=Role.PLAYER, player=player,
                                          seat=seat))
             if chips is not None:
                 actor, role = table.who(gcmd.BuyChips)
                 table.execute(gcmd.BuyChips(actor=actor, role=role, player=player,
                                             amount=parse_money(chips)))
+        self.opening = None
         self.table = table
         return table
 
@@ -385,7 +398,14 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
                 started = True
                 continue
             if runner.table is None and (words[0] in HEADER or words[0] in v2.HEADER):
+                h = runner.header
+                part: object = words[0]
+                if words[0] == "staff":
+                    part = ("staff", len(h["staff"]))
+                elif words[0] in ("seat", "player"):
+                    part = ("player", len(h["players"]))
                 runner.header_line(words)
+                runner.note(part, number, line)
                 continue
             table = runner.table or runner.open_table()
             result = result or ScriptResult(table, aliases=runner.aliases,
@@ -393,9 +413,10 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
             failure = _run_line(runner, table, number, line, words)
         except (ScriptSyntaxError, v2.V2SyntaxError) as e:
             raise ScriptSyntaxError(f"line {number}: {e.message}", rule=e.rule) from None
-        except DicetableError as e:  # the header could not open the table
+        except DicetableError as e:  # the header could not open the table: name its line
+            where, text = runner.opening or (number, line)
             return ScriptResult(runner.table, ScriptFailure(
-                number, line, e.message, type(e).__name__, e.rule, e.citation))
+                where, text, e.message, type(e).__name__, e.rule, e.citation))
         if failure is not None:
             result.failure = failure
             return result
@@ -483,14 +504,21 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
 _ENVELOPE = {"table", "seq", "actor", "role", "at", "rule"}
 
 
-def _show(value: Any) -> str:
+_MONEY = {"amount", "win", "returned", "commission", "stake_returned", "commission_returned",
+          "rounding", "balance"}
+"""Fields in cents: the transcript shows them in dollars, as it shows the balances."""
+
+
+def _show(value: Any, key: str = "") -> str:
+    if key in _MONEY and isinstance(value, int) and not isinstance(value, bool):
+        return format_cents(value)
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_show(v) for v in value) + "]"
     if isinstance(value, Roll):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        return "(" + " ".join(f"{k}={_show(v)}" for k, v in fields.items()
+        return "(" + " ".join(f"{k}={_show(v, k)}" for k, v in fields.items()
                               if v not in (0, "", None, ())) + ")"
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
@@ -504,7 +532,8 @@ def describe(event: gev.Event) -> str:
     if isinstance(event, gev.TableOpened):
         fields = {"game": event.game, "pack": event.pack.get("id"), "mode": event.mode,
                   "digest": event.pack_digest[:12]}
-    body = " ".join(f"{k}={_show(v)}" for k, v in fields.items() if v not in (None, (), ""))
+    body = " ".join(f"{k}={_show(v, k)}" for k, v in fields.items()
+                    if v not in (None, (), "") and not (k in _MONEY and v == 0))
     return f"{event.seq:>5}  {event.kind:<20} {event.actor}/{event.role.value}  {body}".rstrip()
 
 

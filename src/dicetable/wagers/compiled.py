@@ -6,6 +6,7 @@ The live engine, the exact-odds engine and the simulator all read these tables
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -86,7 +87,7 @@ class CompiledWager:
     def placeable(self, point: int | None) -> bool:
         return point in self.start
 
-    @property
+    @functools.cached_property  # asked on every amount check; the table never changes
     def payouts(self) -> frozenset[Fraction]:
         """Every net payout this wager can make on a win."""
         return frozenset(s.payout for row in self.steps for s in row if s.outcome is Outcome.WIN)

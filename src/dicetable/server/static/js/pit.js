@@ -146,7 +146,7 @@ async function select(tableId) {
     recallCard.append(h("div", { class: "scroll" }, recall.length ? [...recall].reverse().map((r) => h("div", { class: "recall-round" },
       h("div", { class: "head" }, h("span", {}, r.label, r.complete ? "" : h("span", { class: "tag gold", style: "margin-left:6px" }, "in progress")),
         h("span", { class: "muted" }, r.complete ? `${fmtTime(r.started)} – ${fmtTime(r.ended)}` : `since ${fmtTime(r.started)}`)),
-      h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), ` ${roll.total} by ${roll.actor} `] : "unreadable "),
+      h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), ` ${roll.total}${roll.shooter ? ` shot by ${roll.shooter}` : ""} (recorded by ${roll.actor}) `] : "unreadable "),
         r.no_roll ? h("span", { class: "tag red" }, `no roll: ${r.no_roll.join(", ")}`) : null,
         r.seven_out ? h("span", { class: "tag red" }, "seven out") : null),
       r.wagers.length ? h("div", {}, `Wagers: ${r.wagers.map((w) => `${w.player} ${w.wager} ${money(w.amount)}`).join(", ")}`) : null,
