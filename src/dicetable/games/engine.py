@@ -211,7 +211,7 @@ class Engine:
         if duplicate:
             raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
                                "change that bet instead", rule="wagers.one-per-spot")
-        self.check_amount(state, wager, c.amount, base)
+        self.check_amount(state, wager, c.amount, base, start)
         fee = commission_for(pack, wager, c.amount) if commission_up_front(pack, wager.code) \
             else 0
         if c.amount + fee > state.balance(c.player):
@@ -335,11 +335,11 @@ class Engine:
         return int(digits) if digits.isdigit() else None
 
     def check_amount(self, state: TableState, wager: CompiledWager, amount: int,
-                     base: str | None) -> None:
-        """Limits, betting unit, equal parts and an exactly payable win."""
+                     base: str | None, wager_state: int | None = None) -> None:
+        """Limits, betting unit, equal parts and an exactly payable win from its state."""
         code = "odds" if wager.family == "odds" else wager.code
         maximum = self.odds_maximum(state, wager, base) if base is not None else None
-        check_amount(state.rules(), wager, amount, code, maximum=maximum)
+        check_amount(state.rules(), wager, amount, code, maximum=maximum, state=wager_state)
 
     def odds_maximum(self, state: TableState, wager: CompiledWager,
                      base_id: str) -> tuple[int, str]:
@@ -425,7 +425,7 @@ class Engine:
                                "set", rule=rule, citation=pack.cite(rule))
         elif wager.family in ("fire", "bonus"):
             self._may(state, bet, "increased")
-        self.check_amount(state, wager, c.amount, bet.base)
+        self.check_amount(state, wager, c.amount, bet.base, bet.state)
         fee = 0
         if commission_up_front(pack, bet.wager):
             fee = commission_for(pack, wager, c.amount) - bet.commission
