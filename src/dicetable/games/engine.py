@@ -17,6 +17,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.amounts import check_amount
+from dicetable.games.catalogue import GAME_ENTRIES, handlers
 from dicetable.games.policy import (
     TOGGLE_FAMILIES,
     commission_for,
@@ -100,22 +101,10 @@ class Engine:
 
     def __init__(self, authorizer: Authorizer = default_authorizer) -> None:
         self.authorize = authorizer
-        self._handlers: dict[type[cmd.Command], Callable[[TableState, Any, Emitter], None]] = {
-            cmd.OpenTable: self._open,
-            cmd.JoinTable: self._join,
-            cmd.LeaveTable: self._leave,
-            cmd.BuyChips: self._buy,
-            cmd.CashOut: self._cash_out,
-            cmd.PlaceBet: self._place,
-            cmd.ChangeBet: self._change,
-            cmd.RemoveBet: self._remove,
-            cmd.SetWorking: self._set_working,
-            cmd.CloseBetting: self._close,
-            cmd.RecordRoll: self._roll,
-            cmd.CallNoRoll: self._call_no_roll,
-            cmd.CollectLosers: self._collect,
-            cmd.PayWinners: self._pay,
-        }
+        # The catalogue names each command's handler; a game's own (the puck, the round)
+        # is found on its subclass.
+        self._handlers: dict[type[cmd.Command], Callable[[TableState, Any, Emitter], None]] = \
+            handlers(self, GAME_ENTRIES)
 
     # -- entry point ---------------------------------------------------------------------------
     def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]:
@@ -198,8 +187,7 @@ class Engine:
     def betting_open(self, state: TableState) -> None:
         """Raise unless wagers may be made now."""
         if state.phase is not Phase.BETTING:
-            rule = "wagering.before_shake" if state.game == "props-and-hops" \
-                else "wagering.late_bets"
+            rule = state.variant.closed_rule
             raise ProcedureViolation(f"wagers are closed ({state.phase.value})", rule=rule,
                                      citation=state.rules().cite(rule))
 

@@ -10,13 +10,16 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dicetable.core.dice import Roll
 from dicetable.games import events as ev
 from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import compile_pack
+
+if TYPE_CHECKING:
+    from dicetable.games.variant import Variant
 from dicetable.wagers.compiled import CompiledWager
 
 
@@ -104,6 +107,13 @@ class TableState:
     def compiled(self) -> Mapping[str, CompiledWager]:
         assert self.pack is not None
         return compile_pack(self.pack)
+
+    @property
+    def variant(self) -> Variant:
+        """The game's hooks (how this game differs from the others)."""
+        from dicetable.games.variant import variant_of  # the variants import the state
+
+        return variant_of(self.game)
 
     def rules(self) -> RulePack:
         if self.pack is None:
@@ -251,7 +261,7 @@ def _rolled(state: TableState, e: ev.Event) -> None:
 def _no_roll(state: TableState, e: ev.Event) -> None:
     state.last_roll_valid = False
     state.pending = None
-    state.phase = Phase.BETTING if state.game != "props-and-hops" else Phase.CLOSED
+    state.phase = state.variant.after_no_roll
 
 
 def _returned(state: TableState, e: ev.Event) -> None:

@@ -13,6 +13,7 @@ from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
+from dicetable.rules.variants import GAMES
 from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of, is_code
 
 Checker = Callable[[Any], str | None]
@@ -153,7 +154,7 @@ def _build() -> dict[str, RuleSpec]:
     cents = _int(0, 100_000_000)
 
     spec("game", "choice", "The game this pack runs",
-         _choice("craps", "mini-craps", "props-and-hops"))
+         _choice(*GAMES))
     spec("jurisdiction", "choice", "Whose rules", _choice("PA", "IN"))
 
     for family in FAMILIES:

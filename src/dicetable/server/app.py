@@ -39,10 +39,13 @@ from dicetable.server.hub import Hub
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
+from dicetable.table.automation import chore_commands
 
 log = logging.getLogger(__name__)
 
 COOKIE = "dicetable_session"
+ELECTRONIC_TICK_S = 0.5
+"""How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
@@ -339,15 +342,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     async def settle(table_id: str, who: Me) -> dict[str, Any]:
         """Collect the losers, pay the winners, complete the roll (in that order)."""
         def chores(a: str, r: Role) -> list[g.Command]:
-            state = floor.get(table_id).table.state
-            step = state.pending.step if state.pending is not None else 0
-            out: list[g.Command] = []
-            if step <= 0:
-                out.append(g.CollectLosers(actor=a, role=r))
-            if step <= 1:
-                out.append(g.PayWinners(actor=a, role=r))
-            out.append(g.CompleteRound(actor=a, role=r) if state.game == "props-and-hops"
-                       else g.MovePuck(actor=a, role=r))
+            out = chore_commands(floor.get(table_id).table.state, a, r)
+            if not out:
+                raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
             return out
 
         return await act(table_id, who, g.CollectLosers, chores)
@@ -521,15 +518,11 @@ def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
 
 
 async def _electronic(floor: Floor, table_id: str) -> None:
-    """An electronic table's cycle: a betting countdown, then the RNG roll and settlement."""
-    from datetime import timedelta
-
+    """An electronic table's clock: the server only supplies time; the table's automations
+    (betting timer, CSPRNG roll, settlement) decide what happens."""
     while True:
-        info = floor.get(table_id)
-        info.bets_close_at = (floor.clock.now() + timedelta(seconds=floor.bet_seconds)
-                              ).isoformat()
-        await asyncio.sleep(floor.bet_seconds)
+        await asyncio.sleep(ELECTRONIC_TICK_S)
         try:
-            await floor.submit(table_id, lambda: floor.electronic_round(table_id))
+            await floor.submit(table_id, lambda: floor.advance(table_id))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)

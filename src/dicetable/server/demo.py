@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.games.variant import variant_of
 from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
@@ -38,7 +39,7 @@ class DemoTable:
 
     @property
     def game_is_props(self) -> bool:
-        return self.pack.game == "props-and-hops"
+        return variant_of(self.pack.game).has_shaker
 
 
 def electronic_pack() -> RulePack:
@@ -87,8 +88,10 @@ def create_demo_floor(floor: Floor) -> dict[str, str]:
                                      witness="dee"),
                          t.ShakeShaker(actor="dee", role=Role.DEALER)]
         elif demo.dice:
-            loader = ("fran", Role.FLOORPERSON) if demo.pack.game == "mini-craps" \
-                else ("bo", Role.BOXPERSON)
+            # Whoever the pack lets bring dice (Mini-Craps: the floorperson, PA 623a).
+            people = {"fran": Role.FLOORPERSON} | {p: STAFF[p][1] for p in demo.staff}
+            loader = next((person, role) for person, role in people.items()
+                          if role in demo.pack.roles("authority.dice"))
             commands.append(t.BringDice(actor=loader[0], role=loader[1], serials=demo.dice))
         floor.run(demo.table, _fixed(commands))
     return dict.fromkeys((*STAFF, *PLAYERS), DEMO_PASSWORD)

@@ -22,7 +22,7 @@ RES-1, RES-4).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from dicetable.core.clock import Clock
 from dicetable.core.errors import ProcedureViolation
@@ -30,13 +30,14 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.engine import Authorizer, default_authorizer
 from dicetable.games.events import Event
-from dicetable.games.state import Phase, TableState
+from dicetable.games.state import TableState
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
 from dicetable.store.chain import EMPTY, Head, make_snapshot
 from dicetable.store.replay import fold, load_state, share_pack
 from dicetable.store.state_codec import encode_state, roundtrips
+from dicetable.table.automation import Automation
 from dicetable.table.procedure import DiceRegistry
 from dicetable.table.table import Table, engine_for
 
@@ -69,13 +70,15 @@ class DurableTable:
              role: Role = Role.FLOORPERSON, staff: Mapping[str, Role] | None = None,
              authorizer: Authorizer = default_authorizer,
              dice_registry: DiceRegistry | None = None,
-             snapshot_every: int = SNAPSHOT_EVERY) -> DurableTable:
+             snapshot_every: int = SNAPSHOT_EVERY,
+             automations: Iterable[Automation] | None = None) -> DurableTable:
         """A new table, its opening already durable (``Table.open``'s arguments)."""
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
         if store.head(table_id).seq:
             raise ProcedureViolation(f"table {table_id!r} already has a log; resume it",
                                      rule="table.open")
-        table = Table(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock)
+        table = Table(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock,
+                      automations=automations)
         durable = cls(store, table, snapshot_every=snapshot_every)
         table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
         share_pack(table.state)
@@ -85,12 +88,13 @@ class DurableTable:
     def resume(cls, store: EventStore, table_id: str, *, clock: Clock | None = None,
                authorizer: Authorizer = default_authorizer,
                dice_registry: DiceRegistry | None = None,
-               snapshot_every: int = SNAPSHOT_EVERY, settle: bool = True) -> DurableTable:
+               snapshot_every: int = SNAPSHOT_EVERY, settle: bool = True,
+               automations: Iterable[Automation] | None = None) -> DurableTable:
         """The table exactly as its log leaves it; with ``settle``, an automatic table
         finishes settling a roll the log holds."""
         state = load_state(store, table_id)
         table = Table(engine_for(state.game, state.mode, authorizer, dice_registry),
-                      clock=clock)
+                      clock=clock, automations=automations)
         table.state = state
         durable = cls(store, table, snapshot_every=snapshot_every)
         if settle:
@@ -143,23 +147,8 @@ class DurableTable:
 
         Nothing is rolled: the settlement is the one worked out when the roll was recorded.
         """
-        table = self.table
-        out: list[Event] = []
-        if not table.pack.flag("settlement.automatic"):
-            return out
-        while table.state.phase is Phase.SETTLING and table.state.pending is not None:
-            step = table.state.pending.step
-            chore: cmd.Command
-            if step == 0:
-                chore = cmd.CollectLosers(actor=actor, role=role)
-            elif step == 1:
-                chore = cmd.PayWinners(actor=actor, role=role)
-            elif table.state.game == "props-and-hops":
-                chore = cmd.CompleteRound(actor=actor, role=role)
-            else:
-                chore = cmd.MovePuck(actor=actor, role=role)
-            out += table.execute(chore)
-        return out
+        # The table's own automation: the same code path as after any command.
+        return self.table.automate()
 
     def refresh(self) -> int:
         """Fold in events another writer appended; returns how many. Use after

@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
@@ -60,9 +59,9 @@ from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, load_pack
 from dicetable.table import commands as tcmd
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import MODES, Table
 
 VERSION = 1
@@ -196,6 +195,9 @@ class _Runner:
     def bet_ref(self, ref: str) -> str:
         return self.aliases.get(ref, ref)
 
+    def bowl(self) -> tuple[str, ...]:
+        return tuple(self.table.procedure.bowl) if self.table is not None else ()
+
     def command(self, words: list[str]) -> tuple[gcmd.Command, str | None]:
         """The command on a line, and an alias for a bet it places."""
         if len(words) < 3:
@@ -203,13 +205,12 @@ class _Runner:
                                     rule="script.syntax")
         actor, role, verb = words[0], _role(words[1]), words[2]
         args, opts = _options(words[3:])
-        base: dict[str, Any] = {"actor": actor, "role": role}
-        build = _VERBS.get(verb)
-        if build is None:
-            raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(sorted(_VERBS))}",
+        found = CATALOGUE.by_verb.get(verb)
+        if found is None:
+            raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(VERBS)}",
                                     rule="script.syntax")
         try:
-            return build(self, base, args, opts), opts.get("as")
+            return found.parse_words(self, actor, role, args, opts), opts.get("as")
         except (IndexError, KeyError, ValueError) as e:
             if isinstance(e, DicetableError):
                 raise
@@ -269,13 +270,16 @@ class _Runner:
         raise ScriptSyntaxError(f"unknown expectation {what!r}", rule="script.syntax")
 
 
-def _role(text: str) -> Role:
+def parse_role(text: str) -> Role:
     try:
         return Role(text)
     except ValueError:
         raise ScriptSyntaxError(f"unknown role {text!r}; roles: "
                                 f"{', '.join(r.value for r in Role)}", rule="script.syntax") \
             from None
+
+
+_role = parse_role
 
 
 def _int(text: str, what: str) -> int:
@@ -288,65 +292,9 @@ def _roll(text: str) -> Roll | None:
     return None if text == "-" else Roll.parse(text)
 
 
-Build = Callable[[_Runner, dict[str, Any], list[str], dict[str, str]], gcmd.Command]
+VERBS = (*sorted(CATALOGUE.by_verb), "settle")
+"""Script verbs: the command catalogue's, and ``settle`` (the chores left, in order)."""
 
-
-def _working(args: list[str]) -> bool | None:
-    return True if "on" in args else False if "off" in args else None
-
-
-_VERBS: dict[str, Build] = {
-    "join": lambda r, b, a, o: gcmd.JoinTable(**b, player=a[0],
-                                              seat=int(a[1]) if len(a) > 1 else None),
-    "leave": lambda r, b, a, o: gcmd.LeaveTable(**b, player=a[0]),
-    "buy": lambda r, b, a, o: gcmd.BuyChips(**b, player=a[0], amount=parse_money(a[1])),
-    "cashout": lambda r, b, a, o: gcmd.CashOut(**b, player=a[0], amount=parse_money(a[1])),
-    "bet": lambda r, b, a, o: gcmd.PlaceBet(
-        **b, player=str(o.get("for") or b["actor"]), wager=a[0], amount=parse_money(a[1]),
-        working=_working(a[2:]), medium=o.get("with", "chips")),
-    "odds": lambda r, b, a, o: gcmd.PlaceBet(
-        **b, player=str(o.get("for") or b["actor"]), wager="odds", base=r.bet_ref(a[0]),
-        amount=parse_money(a[1])),
-    "change": lambda r, b, a, o: gcmd.ChangeBet(**b, bet=r.bet_ref(a[0]),
-                                                amount=parse_money(a[1])),
-    "remove": lambda r, b, a, o: gcmd.RemoveBet(**b, bet=r.bet_ref(a[0])),
-    "on": lambda r, b, a, o: gcmd.SetWorking(**b, bet=r.bet_ref(a[0]), working=True),
-    "off": lambda r, b, a, o: gcmd.SetWorking(**b, bet=r.bet_ref(a[0]), working=False),
-    "no-more-bets": lambda r, b, a, o: gcmd.CloseBetting(**b),
-    "roll": lambda r, b, a, o: gcmd.RecordRoll(
-        **b, roll=_roll(a[0]), facts=tuple(a[1:]), source=o.get("source", "manual"),
-        distance=Fraction(o["distance"]) if "distance" in o else None,
-        thrower=o.get("thrower")),
-    "no-roll": lambda r, b, a, o: gcmd.CallNoRoll(**b, grounds=tuple(a)),
-    "overturn": lambda r, b, a, o: tcmd.OverturnNoRoll(**b, reason=" ".join(a)),
-    "collect": lambda r, b, a, o: gcmd.CollectLosers(**b),
-    "pay": lambda r, b, a, o: gcmd.PayWinners(**b),
-    "move-puck": lambda r, b, a, o: gcmd.MovePuck(**b),
-    "complete-round": lambda r, b, a, o: gcmd.CompleteRound(**b),
-    "assign": lambda r, b, a, o: tcmd.AssignStaff(**b, person=a[0], staff_role=_role(a[1])),
-    "relieve": lambda r, b, a, o: tcmd.RelieveStaff(**b, person=a[0], staff_role=_role(a[1])),
-    "bring-dice": lambda r, b, a, o: tcmd.BringDice(**b, serials=tuple(a),
-                                                    witness=o.get("witness")),
-    "remove-dice": lambda r, b, a, o: tcmd.RemoveDice(**b, serials=tuple(a),
-                                                      reason=o.get("reason", "replaced")),
-    "offer-dice": lambda r, b, a, o: tcmd.OfferDice(
-        **b, patron=a[0], serials=tuple(a[1:]) if len(a) > 1
-        else tuple(r.table.procedure.bowl if r.table else ())),
-    "decline": lambda r, b, a, o: tcmd.DeclineDice(**b),
-    "select-dice": lambda r, b, a, o: tcmd.SelectDice(**b, serials=tuple(a)),
-    "relinquish": lambda r, b, a, o: tcmd.RelinquishDice(**b),
-    "remove-shooter": lambda r, b, a, o: tcmd.RemoveShooter(**b, ground=a[0]),
-    "shake": lambda r, b, a, o: tcmd.ShakeShaker(**b),
-    "offer-shaker": lambda r, b, a, o: tcmd.OfferShaker(**b, player=a[0]),
-    "player-shake": lambda r, b, a, o: tcmd.PlayerShake(**b, times=int(a[0]) if a else 1),
-    "remove-lid": lambda r, b, a, o: tcmd.RemoveLid(**b),
-    "return-shaker": lambda r, b, a, o: tcmd.ReturnShaker(**b),
-    "uncover": lambda r, b, a, o: tcmd.UncoverShaker(**b),
-    "tick": lambda r, b, a, o: tcmd.Tick(**b),
-}
-"""Script verbs and the commands they build."""
-
-VERBS = (*sorted(_VERBS), "settle")
 
 
 def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
@@ -424,9 +372,6 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
             placed = [e for e in events if isinstance(e, gev.BetPlaced)]
             if alias and placed:
                 runner.aliases[alias] = placed[-1].bet
-        if table.pack.flag("settlement.automatic") and table.phase is Phase.SETTLING \
-                and table.mode != "live":
-            table.settle(actor="table", role=Role.SYSTEM)
     except ScriptSyntaxError:
         raise
     except DicetableError as e:
