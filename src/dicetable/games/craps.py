@@ -30,10 +30,6 @@ class CrapsEngine(Engine):
                                      rule="settlement.order",
                                      citation=state.rules().cite("settlement.order"))
 
-    def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        # noroll.effect 'wagers-stand': the roll does not count and nothing moves.
-        return
-
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
         self._pending_step(state, 2, "move the puck")
         pending = state.pending

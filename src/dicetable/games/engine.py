@@ -157,13 +157,34 @@ class Engine:
                  seat=c.seat)
 
     def _leave(self, state: TableState, c: cmd.LeaveTable, out: Emitter) -> None:
+        """A player leaves; no wager of theirs is ever left on the layout without a word.
+
+        Where only seated players wager (Props & Hops, 668a.2(c)) a player who has wagered
+        stays seated until the round is complete. Elsewhere ``leaving.wagers`` says: refuse
+        until the wagers are down or decided, or take down every wager that may be taken
+        down now (and refuse while one may not).
+        """
         self._player(state, c.player)
         pack = state.rules()
-        if pack.flag("wagering.seated_only") and state.bets_of(c.player) \
-                and state.phase is not Phase.BETTING:
+        bets = sorted(state.bets_of(c.player), key=lambda b: b.placed_seq)
+        if bets and pack.flag("wagering.seated_only"):
             raise ProcedureViolation(
                 f"{c.player} has wagered and stays seated until the round is finished",
                 rule="wagering.seated_only", citation=pack.cite("wagering.seated_only"))
+        if bets:
+            listed = ", ".join(f"{b.id} {state.compiled[b.wager].name}" for b in bets)
+            if pack.value("leaving.wagers") != "take-down":
+                raise ProcedureViolation(
+                    f"{c.player} has wagers on the layout ({listed}); take them down or let "
+                    "them be decided before leaving", rule="leaving.wagers",
+                    citation=pack.cite("leaving.wagers"))
+            self.betting_open(state)
+            for bet in bets:
+                if bet.base is None:
+                    self._may(state, bet, "taken down as the player leaves")
+            for bet in bets:
+                out.emit(ev.BetRemoved, rule=pack.cite("leaving.wagers"), bet=bet.id,
+                         returned=bet.amount, commission_returned=0)
         out.emit(ev.PlayerLeft, rule=pack.cite("authority.seat"), player=c.player)
 
     def _buy(self, state: TableState, c: cmd.BuyChips, out: Emitter) -> None:
@@ -465,7 +486,18 @@ class Engine:
             self.after_no_roll(state, out)
 
     def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        """What a no roll does to the wagers (the pack's ``noroll.effect``)."""
+        """What a no roll does to the wagers: the pack's ``noroll.effect``.
+
+        ``wagers-stand``: the roll does not count and nothing moves. ``wagers-returned``:
+        every wager on the layout goes back to its player (Props & Hops 585.3(f)-(g); a
+        house pack may choose it at Craps).
+        """
+        pack = state.rules()
+        if pack.value("noroll.effect") != "wagers-returned" or not state.bets:
+            return
+        items = tuple(ev.Return(b.id, b.player, b.layout_code, b.amount, b.commission)
+                      for b in sorted(state.bets.values(), key=lambda b: b.placed_seq))
+        out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
 
     def _call_no_roll(self, state: TableState, c: cmd.CallNoRoll, out: Emitter) -> None:
         pack = state.rules()

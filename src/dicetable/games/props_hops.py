@@ -26,11 +26,10 @@ class PropsHopsEngine(Engine):
                                      citation=state.rules().cite("wagering.before_shake"))
 
     def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        """585.3(f)-(g): a no roll returns every wager, and the round is over."""
+        """585.3(f)-(g): a no roll returns every wager (``noroll.effect``), and the round is
+        over."""
         pack = state.rules()
-        items = tuple(ev.Return(b.id, b.player, b.layout_code, b.amount, b.commission)
-                      for b in sorted(state.bets.values(), key=lambda b: b.placed_seq))
-        out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
+        super().after_no_roll(state, out)
         out.emit(ev.RoundCompleted, rule=pack.cite("noroll.effect"), round=state.round,
                  total=None)
 

@@ -257,6 +257,10 @@ def _build() -> dict[str, RuleSpec]:
     spec("noroll.callers", "roles", "Who may call a no roll", _roles)
     spec("noroll.effect", "choice", "What a no roll does to the wagers",
          _choice("wagers-stand", "wagers-returned"))
+    spec("leaving.wagers", "choice",
+         "What becomes of a leaving player's wagers: refuse (take them down or let them be "
+         "decided first) or take-down (the table takes down every wager it may, and refuses "
+         "while one may not be)", _choice("refuse", "take-down"))
     spec("settlement.order", "choice", "Order of settlement",
          _choice("losers-then-winners"))
     spec("settlement.automatic", "bool",

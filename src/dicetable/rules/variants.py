@@ -29,8 +29,9 @@ class GameRules:
 
 
 _CRAPS_REQUIRED = frozenset(
-    {"throw.line_bet_required", "noroll.excluded_grounds", "noroll.improper_callers",
-     "authority.offer_dice", "authority.select_dice", "authority.remove_shooter",
+    {"throw.line_bet_required", "leaving.wagers", "noroll.excluded_grounds",
+     "noroll.improper_callers", "authority.offer_dice", "authority.select_dice",
+     "authority.remove_shooter",
      "authority.overturn_no_roll"} | {f"shooter.{k}" for k in (
          "dice_offered", "first_offer", "next_offer", "line_bet", "keeps_dice",
          "may_relinquish", "removal_grounds")})

@@ -18,6 +18,7 @@ from dicetable.games import events as gev
 from dicetable.games.catalogue import handlers
 from dicetable.games.engine import Emitter, Engine
 from dicetable.games.state import Phase, TableState
+from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import authority
 from dicetable.table import commands as tcmd
@@ -150,7 +151,7 @@ class ProcedureEngine:
                 raise ProcedureViolation("the shooter throws two selected dice",
                                          rule="shooter.dice_offered",
                                          citation=pack.cite("shooter.dice_offered"))
-            if pack.value("shooter.line_bet") == "before-throw" and not self._has_line_bet(
+            if self._line_bet_when(pack) == "before-throw" and not self._has_line_bet(
                     state, p.shooter):
                 raise ProcedureViolation(
                     f"the shooter {p.shooter} makes a Pass or Don't Pass bet before throwing",
@@ -183,6 +184,13 @@ class ProcedureEngine:
         return gcmd.RecordRoll(actor=c.actor, role=c.role, roll=c.roll, source=c.source,
                                facts=facts, serials=serials, distance=c.distance,
                                thrower=c.thrower)
+
+    @staticmethod
+    def _line_bet_when(pack: RulePack) -> str | None:
+        """When the shooter must have a line bet (None: the pack requires none at all)."""
+        if not pack.flag("throw.line_bet_required"):
+            return None
+        return str(pack.value("shooter.line_bet"))
 
     @staticmethod
     def _has_line_bet(state: TableState, player: str) -> bool:
@@ -383,8 +391,7 @@ class ProcedureEngine:
             raise ProcedureViolation("the shooter selects two of the dice offered",
                                      rule="authority.select_dice",
                                      citation=pack.cite("authority.select_dice"))
-        if pack.value("shooter.line_bet") == "to-serve" and not self._has_line_bet(state,
-                                                                                  c.actor):
+        if self._line_bet_when(pack) == "to-serve" and not self._has_line_bet(state, c.actor):
             raise ProcedureViolation(
                 f"{c.actor} needs a pass or don't pass bet to serve as shooter",
                 rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))

@@ -422,8 +422,14 @@ def describe(event: gev.Event) -> str:
     return f"{event.seq:>5}  {event.kind:<20} {event.actor}/{event.role.value}  {body}".rstrip()
 
 
-def transcript(table: Table) -> str:
-    lines = [describe(e) for e in table.log]
+def transcript(table: Table, *, citations: bool = False) -> str:
+    """The log, one line per event (with ``citations``, each followed by its rule's citation),
+    then the balances."""
+    lines = []
+    for e in table.log:
+        lines.append(describe(e))
+        if citations:
+            lines.append(f"{'':7}\u00a7 {e.rule or '(no citation)'}")
     lines.append("balances: " + ", ".join(f"{p} {format_cents(b)}"
                                           for p, b in table.balances.items()))
     return "\n".join(lines)
