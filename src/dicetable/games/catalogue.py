@@ -343,11 +343,11 @@ declare(cmd.LeaveTable, "leave", "authority.seat", "_leave", "A player leaves th
         route="leave", tags=("players",))
 declare(cmd.BuyChips, "buy-chips", "authority.chips", "_buy", "Sell a player chips (cents).",
         verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
-        format=lambda x, c: [c.player, dollars(c.amount)], route="chips", automatable=True,
+        format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
         tags=("dealer",))
 declare(cmd.CashOut, "cash-out", "authority.chips", "_cash_out", "Cash a player's chips out.",
         verb="cashout", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
-        format=lambda x, c: [c.player, dollars(c.amount)], route="cash-out", automatable=True,
+        format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
         tags=("dealer",))
 declare(cmd.PlaceBet, "place-bet", "authority.wager", "_place",
         "Place a wager (odds: name the line or put bet it stands behind).",

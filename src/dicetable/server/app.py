@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from fractions import Fraction
 from importlib import resources
@@ -33,6 +33,7 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.server import commands_api
 from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
@@ -304,11 +305,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         return await act(table_id, who, t.SelectDice,
                    lambda a, r: t.SelectDice(actor=a, role=r, serials=tuple(body.serials)))
 
-    player_steps: list[tuple[str, type[g.Command]]] = [
-        ("decline-dice", t.DeclineDice), ("relinquish-dice", t.RelinquishDice),
-        ("remove-lid", t.RemoveLid), ("return-shaker", t.ReturnShaker)]
-    for path, cls in player_steps:
-        _simple(app, act, path, cls, "players")
+    # The catalogue's routes (the steps that take no fields, a player leaving) and
+    # POST /api/tables/{id}/commands for any catalogued command.
+    commands_api.install(app, act, session_account)
 
     @app.post("/api/tables/{table_id}/player-shake", tags=["players"])
     async def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
@@ -348,13 +347,6 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
             return out
 
         return await act(table_id, who, g.CollectLosers, chores)
-
-    dealer_steps: list[tuple[str, type[g.Command]]] = [
-        ("collect", g.CollectLosers), ("pay", g.PayWinners), ("move-puck", g.MovePuck),
-        ("complete-round", g.CompleteRound), ("no-more-bets", g.CloseBetting),
-        ("shake", t.ShakeShaker), ("uncover", t.UncoverShaker)]
-    for path, cls in dealer_steps:
-        _simple(app, act, path, cls, "dealer")
 
     @app.post("/api/tables/{table_id}/dice", tags=["dealer"])
     async def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
@@ -468,19 +460,6 @@ def _page(app: FastAPI, static: Path, page: str) -> None:
     @app.get(f"/{page}", include_in_schema=False, name=f"page_{page}")
     def serve_page() -> FileResponse:
         return FileResponse(static / f"{page}.html")
-
-
-def _simple(app: FastAPI, act: Callable[..., Awaitable[dict[str, Any]]], path: str,
-            cls: type[g.Command], tag: str) -> None:
-    """A command that takes nothing but its actor and role."""
-    async def endpoint(table_id: str, request: Request) -> dict[str, Any]:
-        who = session_account(request)
-        result: dict[str, Any] = await act(table_id, who, cls, lambda a, r: cls(actor=a, role=r))
-        return result
-
-    endpoint.__name__ = path.replace("-", "_")
-    endpoint.__doc__ = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
-    app.post(f"/api/tables/{{table_id}}/{path}", tags=[tag])(endpoint)
 
 
 def _bearer(request: Request) -> str | None:

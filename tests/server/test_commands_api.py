@@ -1,0 +1,86 @@
+"""The catalogue's routes: ``POST /api/tables/{id}/commands`` and the readable ones."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from dicetable.games.commands import OpenTable
+from dicetable.server.floor import Floor
+from dicetable.table.catalogue import CATALOGUE
+
+from .conftest import Login
+
+T = "/api/tables/craps-pa-1"
+
+
+def test_every_catalogued_command_is_listed_and_every_route_exists(http: TestClient,
+                                                                    login: Login) -> None:
+    listed = {c["command"] for c in login("pat").get("/api/commands").json()}
+    assert listed == {e.name for e in CATALOGUE if e.command is not OpenTable}
+    paths = {getattr(r, "path", "") for r in http.app.routes}
+    for e in CATALOGUE:
+        if e.route is not None:
+            assert f"/api/tables/{{table_id}}/{e.route}" in paths, e.name
+
+
+def test_commands_route_takes_any_catalogued_command_with_the_accounts_role(
+        login: Login, floor: Floor) -> None:
+    alice, dee, sam = login("alice"), login("dee"), login("sam")
+    reply = alice.post(f"{T}/commands", {"command": "place-bet",
+                                         "fields": {"wager": "field", "amount": 500}})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["events"][0]["type"] == "BetPlaced"
+    # The role comes from the account's assignment: a dealer may not record the throw.
+    refused = dee.post(f"{T}/commands", {"command": "roll", "fields": {"roll": "3-4"}})
+    assert refused.status_code == 403
+    assert refused.json()["rule"] == "authority.record_roll"
+    # A player may not act for another player.
+    other = alice.post(f"{T}/commands", {"command": "place-bet", "fields": {
+        "player": "bob", "wager": "field", "amount": 500}})
+    assert other.status_code == 403
+    before = floor.tables["craps-pa-1"].table.state.seq
+    assert sam.post(f"{T}/commands", {"command": "no-more-bets"}).status_code == 200
+    assert floor.tables["craps-pa-1"].table.state.seq == before + 1
+
+
+def test_commands_route_refuses_bad_input_with_4xx_and_changes_nothing(login: Login,
+                                                                        floor: Floor) -> None:
+    alice = login("alice")
+    table = floor.tables["craps-pa-1"].table
+    before = table.state.seq
+    for body, rule in [({"command": "nope"}, "commands"),
+                       ({"command": "open-table", "fields": {}}, "api.request"),
+                       ({"command": "place-bet", "fields": {"wager": "field"}}, "api.request"),
+                       ({"command": "place-bet", "fields": {"wager": "field", "amount": "5"}},
+                        "api.request"),
+                       ({"command": "place-bet", "fields": {"wager": "field", "amount": 500,
+                                                            "evil": 1}}, "api.request"),
+                       ({"command": "roll", "fields": {"roll": "9-9"}}, "dice.notation")]:
+        reply = alice.post(f"{T}/commands", body)
+        assert 400 <= reply.status_code < 500, (body, reply.text)
+        assert reply.json()["rule"] == rule, (body, reply.text)
+    assert table.state.seq == before
+
+
+def test_a_player_leaves_through_the_catalogues_route(login: Login, floor: Floor) -> None:
+    alice = login("alice")
+    alice.post(f"{T}/bets", {"wager": "field", "amount": 500})
+    refused = alice.post(f"{T}/leave")
+    assert refused.status_code == 409
+    assert refused.json()["rule"] == "leaving.wagers"
+    alice.delete(f"{T}/bets/{floor.tables['craps-pa-1'].table.state.bets_of('alice')[0].id}")
+    assert alice.post(f"{T}/leave").status_code == 200
+    assert floor.tables["craps-pa-1"].table.state.players["alice"].seat is None
+
+
+def test_design_3_the_server_only_supplies_time_to_an_electronic_table(login: Login,
+                                                                       floor: Floor) -> None:
+    alice = login("alice")
+    alice.post("/api/tables/craps-pa-e1/bets", {"wager": "field", "amount": 500})
+    table = floor.tables["craps-pa-e1"].table
+    table.betting_seconds = 3600  # the timer has not run out: time passing does nothing
+    assert floor.advance("craps-pa-e1") == []
+    table.betting_seconds = 0
+    kinds = [e.kind for e in floor.advance("craps-pa-e1")]
+    assert kinds[:2] == ["BettingClosed", "DiceRolled"]
+    assert kinds[-1] == "PuckMoved"
