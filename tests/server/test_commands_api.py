@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from dicetable.games.commands import OpenTable
@@ -17,7 +18,9 @@ def test_every_catalogued_command_is_listed_and_every_route_exists(http: TestCli
                                                                     login: Login) -> None:
     listed = {c["command"] for c in login("pat").get("/api/commands").json()}
     assert listed == {e.name for e in CATALOGUE if e.command is not OpenTable}
-    paths = {getattr(r, "path", "") for r in http.app.routes}
+    app = http.app
+    assert isinstance(app, FastAPI)
+    paths = {getattr(r, "path", "") for r in app.routes}
     for e in CATALOGUE:
         if e.route is not None:
             assert f"/api/tables/{{table_id}}/{e.route}" in paths, e.name
