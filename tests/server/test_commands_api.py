@@ -8,6 +8,8 @@ from fastapi.testclient import TestClient
 from dicetable.games.commands import OpenTable
 from dicetable.server.floor import Floor
 from dicetable.table.catalogue import CATALOGUE
+from dicetable.table.script import run_script
+from dicetable.table.script_export import export_script
 
 from .conftest import Login
 
@@ -87,3 +89,22 @@ def test_design_3_the_server_only_supplies_time_to_an_electronic_table(login: Lo
     kinds = [e.kind for e in floor.advance("craps-pa-e1")]
     assert kinds[:2] == ["BettingClosed", "DiceRolled"]
     assert kinds[-1] == "PuckMoved"
+
+
+def test_lesson_8_a_live_session_run_through_the_server_exports_and_replays(
+        login: Login, floor: Floor) -> None:
+    sam, dee, alice = login("sam"), login("dee"), login("alice")
+    alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000})
+    sam.post(f"{T}/offer-dice", {"patron": "alice"})
+    alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
+    dee.post(f"{T}/settle")
+    alice.post(f"{T}/bets", {"wager": "place6", "amount": 600})
+    sam.post(f"{T}/roll", {"faces": "3-4"})
+    dee.post(f"{T}/settle")
+    logged = list(floor.store.events("craps-pa-1"))
+    result = run_script(export_script(logged))
+    assert result.ok, result.failure
+    assert result.table is not None
+    assert [e.kind for e in result.table.log] == [e.kind for e in logged]
+    assert result.table.balances == floor.tables["craps-pa-1"].table.balances

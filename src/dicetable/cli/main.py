@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, dice, replay, rng, rules, serve, store_cmds
+from dicetable.cli import demo, dice, replay, rng, rules, script_cmds, serve, store_cmds
 from dicetable.cli import odds as odds_cli
 from dicetable.cli import simulate as simulate_cli
 
@@ -25,6 +25,7 @@ app.command("simulate")(simulate_cli.simulate)
 app.add_typer(store_cmds.audit_app, name="audit")
 app.command("recall")(store_cmds.recall)
 app.command("export")(store_cmds.export)
+app.add_typer(script_cmds.app, name="script")
 
 
 def main() -> None:

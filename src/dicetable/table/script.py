@@ -43,7 +43,9 @@ given). Running stops at the first unmet expectation or unexpected refusal, nami
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -55,17 +57,20 @@ from typing import Any
 from dicetable.core.clock import FixedClock
 from dicetable.core.dice import Roll
 from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.events import event_from_dict
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.rules.loader import PRESETS, load_pack, pack_from_dict
+from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import MODES, Table
 
 VERSION = 1
-HEADER = ("pack", "table", "mode", "clock", "opener", "staff", "seat", "player")
+HEADER = ("prelude", "pack", "pack-data", "table", "mode", "clock", "opener", "staff", "seat",
+          "player")
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,19 @@ class _Runner:
         h = self.header
         if key == "pack" and len(args) == 1:
             h["pack"] = args[0]
+        elif key == "prelude" and len(args) == 1:  # the log before an exported excerpt
+            try:
+                h["prelude"] = [event_from_dict(d) for d in json.loads(
+                    base64.b64decode(args[0], validate=True))]
+            except (ValueError, TypeError, KeyError):
+                raise ScriptSyntaxError("prelude is a base64 JSON list of events",
+                                        rule="script.syntax") from None
+        elif key == "pack-data" and len(args) == 1:  # a stored table's own pack (export)
+            try:
+                h["pack"] = pack_from_dict(json.loads(base64.b64decode(args[0], validate=True)))
+            except (ValueError, TypeError, KeyError):
+                raise ScriptSyntaxError("pack-data is a base64 JSON rules pack",
+                                        rule="script.syntax") from None
         elif key == "table" and len(args) == 1:
             h["table"] = args[0]
         elif key == "mode" and len(args) == 1 and args[0] in MODES:
@@ -168,13 +186,19 @@ class _Runner:
 
     def open_table(self) -> Table:
         h = self.header
+        if "prelude" in h:
+            self.table = Table.replay(h["prelude"], clock=self.clock)
+            return self.table
         if "pack" not in h:
             raise ScriptSyntaxError("the header names a rules pack ('pack pa-craps')",
                                     rule="script.syntax")
         pack_name = h["pack"]
-        if pack_name not in PRESETS:
-            pack_name = str((self.base_dir / pack_name).resolve())
-        pack = load_pack(pack_name)
+        if isinstance(pack_name, RulePack):
+            pack = pack_name
+        else:
+            if pack_name not in PRESETS:
+                pack_name = str((self.base_dir / pack_name).resolve())
+            pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
                            role=opener_role)
