@@ -132,7 +132,8 @@ class Engine:
             raise InvalidInput(f"no table mode {c.mode!r} (live, electronic or bare)",
                                rule="table.mode")
         out.emit(ev.TableOpened, rule=c.pack.cite("game"), game=c.pack.game,
-                 pack=c.pack.to_dict(), pack_digest=c.pack.digest, mode=c.mode)
+                 pack=c.pack.to_dict(), pack_digest=c.pack.digest, mode=c.mode,
+                 automations=c.automations)
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -173,7 +174,8 @@ class Engine:
                 rule="wagering.seated_only", citation=pack.cite("wagering.seated_only"))
         if bets:
             listed = ", ".join(f"{b.id} {state.compiled[b.wager].name}" for b in bets)
-            if pack.value("leaving.wagers") != "take-down":
+            # Packs stored before the rule existed refuse, as every shipped preset does.
+            if pack.get("leaving.wagers", "refuse") != "take-down":
                 raise ProcedureViolation(
                     f"{c.player} has wagers on the layout ({listed}); take them down or let "
                     "them be decided before leaving", rule="leaving.wagers",

@@ -82,6 +82,8 @@ class TableState:
     pack: RulePack | None = None
     game: str = ""
     mode: str = "bare"
+    automations: tuple[str, ...] | None = None
+    """The table's automations, as its log opened it (None: its mode's own)."""
     seq: int = 0
     phase: Phase = Phase.NEW
     players: dict[str, Player] = field(default_factory=dict)
@@ -183,6 +185,7 @@ def _opened(state: TableState, e: ev.Event) -> None:
     state.pack = pack_from_dict(e.pack, e.pack_digest)
     state.game = e.game
     state.mode = e.mode
+    state.automations = e.automations
     state.phase = Phase.BETTING
 
 

@@ -29,7 +29,7 @@ class GameRules:
 
 
 _CRAPS_REQUIRED = frozenset(
-    {"throw.line_bet_required", "leaving.wagers", "noroll.excluded_grounds",
+    {"throw.line_bet_required", "noroll.excluded_grounds",
      "noroll.improper_callers", "authority.offer_dice", "authority.select_dice",
      "authority.remove_shooter",
      "authority.overturn_no_roll"} | {f"shooter.{k}" for k in (

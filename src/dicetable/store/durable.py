@@ -77,10 +77,10 @@ class DurableTable:
         if store.head(table_id).seq:
             raise ProcedureViolation(f"table {table_id!r} already has a log; resume it",
                                      rule="table.open")
-        table = Table(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock,
-                      automations=automations)
+        table = Table(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock)
         durable = cls(store, table, snapshot_every=snapshot_every)
-        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
+        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff,
+                    automations=automations)
         share_pack(table.state)
         return durable
 

@@ -65,12 +65,13 @@ from dicetable.games import events as gev
 from dicetable.rules.loader import PRESETS, load_pack, pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
+from dicetable.table.automation import parse_automations
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import MODES, Table
 
 VERSION = 1
-HEADER = ("prelude", "pack", "pack-data", "table", "mode", "clock", "opener", "staff", "seat",
-          "player")
+HEADER = ("prelude", "pack", "pack-data", "table", "mode", "automations", "clock", "opener",
+          "staff", "seat", "player")
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,9 @@ class _Runner:
             h["table"] = args[0]
         elif key == "mode" and len(args) == 1 and args[0] in MODES:
             h["mode"] = args[0]
+        elif key == "automations" and len(args) == 1:  # 'none', or a comma-separated list
+            h["automations"] = parse_automations(
+                [a for a in args[0].split(",") if a and args[0] != "none"])
         elif key == "clock" and len(args) == 1:
             try:
                 when = datetime.fromisoformat(args[0].replace("Z", "+00:00"))
@@ -201,7 +205,7 @@ class _Runner:
             pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
-                           role=opener_role)
+                           role=opener_role, automations=h.get("automations"))
         for person, role in h["staff"]:
             table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
                                            staff_role=role))

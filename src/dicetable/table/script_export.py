@@ -43,6 +43,7 @@ from dicetable.games import events as gev
 from dicetable.rules.loader import PRESETS, load_preset, pack_from_dict
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
+from dicetable.table.automation import automations_for, parse_automations
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.script import VERSION
 from dicetable.table.table import Table
@@ -197,10 +198,15 @@ def _export(log: Sequence[gev.Event], start: int) -> str:
         clock = FixedClock(datetime.fromisoformat(opened.at))
         pack = pack_from_dict(opened.pack, opened.pack_digest)
         replay = Table.open(pack, opened.table, mode=opened.mode, clock=clock,
-                            actor=opened.actor, role=opened.role)
+                            actor=opened.actor, role=opened.role,
+                            automations=parse_automations(opened.automations)
+                            if opened.automations is not None else None)
         lines = [f"dicetable-script {VERSION}", _pack_line(opened), f"table {opened.table}",
                  f"mode {opened.mode}", f"clock {opened.at}",
                  f"opener {opened.actor} {opened.role.value}"]
+        own = tuple(sorted(automations_for(opened.mode, pack)))
+        if opened.automations is not None and tuple(opened.automations) != own:
+            lines.insert(4, f"automations {','.join(opened.automations) or 'none'}")
         i = len(replay.log)
         _check(log[:i], replay.log)
     else:

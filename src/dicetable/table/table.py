@@ -46,6 +46,7 @@ from dicetable.table.automation import (
     Automation,
     automations_for,
     chores_left,
+    parse_automations,
 )
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.procedure import DiceRegistry, ProcedureEngine
@@ -115,16 +116,21 @@ class Table:
         """
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
         table = cls(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock,
-                    sink=sink, automations=automations, betting_seconds=betting_seconds)
-        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
+                    sink=sink, betting_seconds=betting_seconds)
+        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff,
+                    automations=automations)
         return table
 
     def start(self, pack: RulePack, table_id: str, *, mode: str = "bare",
               actor: str = "floor", role: Role = Role.FLOORPERSON,
-              staff: Mapping[str, Role] | None = None) -> None:
-        """Open this (new) table and assign its staff: the first events of its log."""
+              staff: Mapping[str, Role] | None = None,
+              automations: Iterable[Automation] | None = None) -> None:
+        """Open this (new) table and assign its staff: the first events of its log. The
+        table's automations (its mode's own unless given) are written in its log."""
+        chosen = automations_for(mode, pack) if automations is None \
+            else parse_automations(automations)
         self.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=pack,
-                                   mode=mode))
+                                   mode=mode, automations=tuple(sorted(chosen))))
         for person, staff_role in (staff or {}).items():
             self.execute(tcmd.AssignStaff(actor=actor, role=role, person=person,
                                           staff_role=staff_role))
@@ -199,6 +205,8 @@ class Table:
     def automations(self) -> frozenset[Automation]:
         if self._automations is not None:
             return self._automations
+        if self.state.automations is not None:
+            return parse_automations(self.state.automations)
         return automations_for(self.mode, self.state.pack)
 
     @automations.setter
