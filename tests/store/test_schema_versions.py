@@ -47,9 +47,11 @@ def test_the_fixture_is_a_v1_log(v1_db: Path) -> None:
 
 def test_v1_log_loads_and_its_opening_is_upcast_to_v2(v1_db: Path) -> None:
     with SqliteStore(v1_db) as store:
-        openings = {t: next(iter(store.events(t))) for t in store.tables()}
-    for opened in openings.values():
-        assert isinstance(opened, TableOpened)
+        openings: dict[str, TableOpened] = {}
+        for t in store.tables():
+            opened = next(iter(store.events(t)))
+            assert isinstance(opened, TableOpened)
+            openings[t] = opened
     assert {k: v.automations for k, v in openings.items()} == {
         "bare-1": (), "in-1": (), "ph-1": (),  # v1: only a settlement.automatic pack settled
         "e-1": tuple(sorted(a.value for a in (*CHORES, Automation.BETTING_TIMER,
