@@ -26,6 +26,64 @@ class RuleSpec:
     kind: str
     description: str
     check: Checker
+    reads: str = ""
+    """The module that consumes the rule's value ("" only for an informational rule)."""
+
+    @property
+    def informational(self) -> bool:
+        """Cited, but no code reads its value (only one value is legal, or it describes)."""
+        return not self.reads
+
+
+# Which code consumes each rule id, by prefix (the longest matching prefix wins). A rule that
+# is only cited is INFORMATIONAL; ``rules show`` says so, and the rule-read test skips it.
+READERS: tuple[tuple[str, str], ...] = (
+    ("game", "dicetable.games.variant"),
+    ("jurisdiction", "dicetable.table.authority"),
+    ("menu.", "dicetable.games.engine"),
+    ("paytable.", "dicetable.wagers.compile"),
+    ("line.", "dicetable.wagers.compile"),
+    ("field.", "dicetable.wagers.compile"),
+    ("winning.", "dicetable.wagers.compile"),
+    ("limits.", "dicetable.games.amounts"),
+    ("payout.", "dicetable.games.amounts"),
+    ("odds.limit.", "dicetable.games.engine"),
+    ("commission.", "dicetable.games.policy"),
+    ("working.comeout.", "dicetable.games.policy"),
+    ("working.player_may_toggle", "dicetable.games.engine"),
+    ("removal.", "dicetable.games.engine"),
+    ("bonus.", "dicetable.games.engine"),
+    ("fire.", "dicetable.games.engine"),
+    ("wagering.", "dicetable.games.engine"),
+    ("leaving.", "dicetable.games.engine"),
+    ("throw.", "dicetable.table.procedure"),
+    ("noroll.automatic", "dicetable.games.engine"),
+    ("noroll.callers", "dicetable.games.engine"),
+    ("noroll.effect", "dicetable.games.engine"),
+    ("noroll.", "dicetable.table.procedure"),
+    ("settlement.automatic", "dicetable.table.automation"),
+    ("authority.", "dicetable.table.authority"),
+    ("table.positions", "dicetable.table.seating"),
+    ("shooter.", "dicetable.table.procedure"),
+    ("dice.max_hours", "dicetable.table.clockwork"),
+    ("dice.", "dicetable.table.procedure"),
+    ("shaker.first_to", "dicetable.table.seating"),
+    ("shaker.", "dicetable.table.procedure"),
+)
+INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.placement",
+                           "table.description", "shaker.six_eight_shake",
+                           "wagering.late_bets", "jurisdiction"})
+"""Rules that are cited, whose value no code reads: each admits one value only (the order of
+settlement, the shooter keeping the dice until a seven-out, the Fire Bet's placement), or
+describes the table, or (the Six Eight Shake, late bets) records regulation text whose
+procedure is not modelled."""
+
+
+def reader_of(rule_id: str) -> str:
+    if rule_id in INFORMATIONAL:
+        return ""
+    found = [(len(p), m) for p, m in READERS if rule_id == p or rule_id.startswith(p)]
+    return max(found)[1] if found else ""
 
 
 def _odds(v: Any) -> str | None:
@@ -148,7 +206,7 @@ def _build() -> dict[str, RuleSpec]:
     specs: dict[str, RuleSpec] = {}
 
     def spec(rule_id: str, kind: str, description: str, check: Checker) -> None:
-        specs[rule_id] = RuleSpec(rule_id, kind, description, check)
+        specs[rule_id] = RuleSpec(rule_id, kind, description, check, reader_of(rule_id))
 
     odds, yes_no = _odds, _bool
     cents = _int(0, 100_000_000)
