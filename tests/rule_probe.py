@@ -1,3 +1,4 @@
+# ruff: noqa: B023  (each lambda runs at once, inside the iteration that made it)
 """A behaviour fingerprint of a rule pack: what a table under it does, seen from outside.
 
 Two packs that differ in a rule the code reads give different fingerprints; the test in
@@ -32,7 +33,7 @@ STAFF = {"fl": Role.FLOORPERSON, "pb": Role.PIT_BOSS, "sp": Role.STICKPERSON,
 
 
 def _compiled(pack: RulePack) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for code, w in sorted(compile_pack(pack).items()):
         out.append((code, w))  # compiled wagers compare by their tables (shared when equal)
         with contextlib.suppress(Exception):
@@ -242,11 +243,12 @@ def _scenario(pack: RulePack, mode: str) -> list[Any]:
             actor="dl" if mode == "live" else "dealer", role=Role.DEALER))
         if mode == "live" and n in (7, 12):
             shooter = table.procedure.shooter or "ann"
-            for c in (t.RelinquishDice(actor=shooter, role=Role.PLAYER),
-                      t.RemoveShooter(actor="bx", role=Role.BOXPERSON, ground="violation"),
-                      t.RemoveShooter(actor="fl", role=Role.FLOORPERSON,
-                                      ground="unreasonable-delay")):
-                _record(table, out, lambda c=c: table.execute(c))
+            steps: tuple[g.Command, ...] = (
+                t.RelinquishDice(actor=shooter, role=Role.PLAYER),
+                t.RemoveShooter(actor="bx", role=Role.BOXPERSON, ground="violation"),
+                t.RemoveShooter(actor="fl", role=Role.FLOORPERSON, ground="unreasonable-delay"))
+            for step in steps:
+                _record(table, out, lambda c=step: table.execute(c))
         if mode == "live":
             clock.advance(hours=5)
             _record(table, out, lambda: table.execute(t.Tick(actor="table", role=Role.SYSTEM)))
@@ -329,12 +331,11 @@ def changed_values(rule: Rule) -> list[Any]:
     elif spec.kind == "odds-table" and isinstance(v, dict):
         candidates = [{k: ("1000 to 1" if k == max(v) else o) for k, o in v.items()}]
     elif isinstance(v, list):
-        pools = {"families": ["line", "place", "buy", "hard"], "totals": [2, 3, 4, 9, 10, 11, 12],
-                 "codes": [], "list": sorted(NO_ROLL_GROUNDS) + ["plaques", "cash", "chips",
-                                                                "continual-invalid-rolls",
-                                                                "unreasonable-delay",
-                                                                "violation"]}
-        candidates = [_other_list(list(v), list(pools.get(spec.kind, []))), []]
+        pools: dict[str, list[Any]] = {
+            "families": ["line", "place", "buy", "hard"], "totals": [2, 3, 4, 9, 10, 11, 12],
+            "codes": [], "list": [*sorted(NO_ROLL_GROUNDS), "plaques", "cash", "chips",
+                                  "continual-invalid-rolls", "unreasonable-delay", "violation"]}
+        candidates = [_other_list(list(v), pools.get(spec.kind, [])), []]
     elif isinstance(v, str):
         candidates = [c for c in _choices(rule.id) if c != v]
     return [c for c in candidates if c != v and spec.check(c) is None]
