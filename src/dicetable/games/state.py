@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 from dicetable.wagers.compiled import CompiledWager
 
 
+_VARIANTS: dict[str, Variant] = {}
+"""game -> its variant, once looked up (the state is read on every command)."""
+
+
 class Phase(StrEnum):
     """Where a table is in its round."""
 
@@ -113,9 +117,12 @@ class TableState:
     @property
     def variant(self) -> Variant:
         """The game's hooks (how this game differs from the others)."""
-        from dicetable.games.variant import variant_of  # the variants import the state
+        found = _VARIANTS.get(self.game)
+        if found is None:
+            from dicetable.games.variant import variant_of  # the variants import the state
 
-        return variant_of(self.game)
+            found = _VARIANTS[self.game] = variant_of(self.game)
+        return found
 
     def rules(self) -> RulePack:
         if self.pack is None:

@@ -96,6 +96,7 @@ class Table:
         self.sink = sink
         self.log: list[ev.Event] = []
         self._automations = None if automations is None else frozenset(automations)
+        self._logged_automations: tuple[tuple[str, ...], frozenset[Automation]] | None = None
         self.betting_seconds = betting_seconds
         self.betting_opened_at: str | None = None
         """When betting last opened (the electronic table's timer counts from here)."""
@@ -205,8 +206,12 @@ class Table:
     def automations(self) -> frozenset[Automation]:
         if self._automations is not None:
             return self._automations
-        if self.state.automations is not None:
-            return parse_automations(self.state.automations)
+        logged = self.state.automations
+        if logged is not None:
+            cached = self._logged_automations
+            if cached is None or cached[0] is not logged:  # parse once per opening
+                cached = self._logged_automations = (logged, parse_automations(logged))
+            return cached[1]
         return automations_for(self.mode, self.state.pack)
 
     @automations.setter
