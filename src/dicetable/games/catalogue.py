@@ -363,6 +363,11 @@ declare(cmd.SetWorking, "set-working", "authority.wager", "_set_working",
         "Call a wager on or off.", verb="working",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "working": {"on": True, "off": False}[a[1]]},
         format=lambda x, c: [c.bet, "on" if c.working else "off"], tags=("wagers",))
+# Format 1's shorter spellings, read but never written (``working`` writes them).
+declare_verb("on", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": True},
+             lambda x, c: [c.bet], claims=lambda c: False)
+declare_verb("off", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": False},
+             lambda x, c: [c.bet], claims=lambda c: False)
 declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting", "_close",
         "Announce 'no more bets'.", verb="no-more-bets", route="no-more-bets",
         automatable=True, tags=("dealer",))

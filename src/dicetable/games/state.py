@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from dicetable.games.variant import Variant
 from dicetable.wagers.compiled import CompiledWager
 
-
 _VARIANTS: dict[str, Variant] = {}
 """game -> its variant, once looked up (the state is read on every command)."""
 
