@@ -48,6 +48,11 @@ def as_(p: Person, *witnesses: Person) -> Actor:
     return {"actor": p.name, "role": p.role, "licence": p.licence, "witnesses": witnesses}
 
 
+def on_duty(*people: Person) -> tuple[str, ...]:
+    """The staff a table's log has assigned there, as the table tells custody (names)."""
+    return tuple(p.name for p in people)
+
+
 def serials(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
     return tuple(f"{prefix}{i:04d}" for i in range(start, start + n))
 

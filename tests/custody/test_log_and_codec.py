@@ -26,6 +26,7 @@ from tests.custody.scenario import (
     cancel,
     draw_keys,
     in_play,
+    on_duty,
     receive,
     remove_and_transfer,
     return_keys,
@@ -44,7 +45,8 @@ def every_kind_of_event() -> CustodyLedger:
     receive(led, serials("B", 2), shipment="S3", seal_intact=False,
             opened=(BoxInspection("S3-B1", (Finding("B0002", "cracked"),)),))
     led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                               signs="magnetic", table_staff=(BOB,), envelope="E-1"))
+                               signs="magnetic", table_staff=(BOB,), envelope="E-1",
+                               assigned_at_table=on_duty(BOB)))
     led.execute(cmd.DeliverEnvelope(**as_(PAT), envelope="E-1", agent="Agent Cole"))
     remove_and_transfer(led, dice[1:3])
     cancel(led, dice[1:3])

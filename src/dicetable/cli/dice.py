@@ -4,6 +4,15 @@ The file (``--log``, default ``dice.jsonl``) holds one event per line, as
 ``dicetable.core.events.event_to_dict`` writes it. Each command replays the file, decides,
 appends the new events (flushed and synced) and only then reports them. The custody library
 itself knows nothing of files: this is one simple store among others.
+
+Exit codes, the same for every step, so a lab's automation can rely on them:
+
+- 0: the step was recorded and nothing it recorded is a non-compliance;
+- 1: the step was recorded, and it records a non-compliance: a die failed inspection
+  (``inspect``), a box's dice were found non-conforming (``receive``), the physical count
+  differs from the record (``count``), dice are past their time limit or the inventory is
+  overdue (``check``), a fairness alert was raised (``fairness``);
+- 2: refused, or the input could not be read; nothing was recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
+from dicetable.custody import events as ev
 from dicetable.custody import reports
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import (
@@ -42,11 +52,14 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
-from dicetable.custody.rules import load_custody_pack
+from dicetable.custody.rules import derive_custody_pack, load_custody_pack
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.fairness.sequential import CusumDesign
 
-app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3).",
+app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3). "
+                       "Exit 0: recorded; 1: recorded, and it is a non-compliance (failed "
+                       "inspection, non-conforming dice, count discrepancy, an alert); "
+                       "2: refused, nothing recorded.",
                   no_args_is_help=True)
 key_app = typer.Typer(help="The two storage keys (PA 603a.13(c)).", no_args_is_help=True)
 log_app = typer.Typer(help="The logs the regulations ask for.", no_args_is_help=True)
@@ -73,9 +86,29 @@ def _clock(at: str | None) -> Clock:
     return FixedClock(when if when.tzinfo else when.replace(tzinfo=UTC))
 
 
+EXIT_NONCOMPLIANT = 1
+"""Recorded, and what was recorded is a non-compliance (see the module's docstring)."""
+EXIT_REFUSED = 2
+"""Refused or unreadable: nothing was recorded."""
+
+
 def _fail(error: DicetableError) -> NoReturn:
     errors.print(f"[red]refused: {escape(str(error))}[/red]", highlight=False)
-    raise typer.Exit(2)
+    raise typer.Exit(EXIT_REFUSED)
+
+
+def noncompliance(events: list[ev.CustodyEvent]) -> list[str]:
+    """What in ``events`` is a non-compliance: alerts, dice that failed inspection, dice found
+    non-conforming in a box opened at receipt."""
+    found: list[str] = []
+    for e in events:
+        if e.alert:
+            found.append(reports.describe(e))
+        elif isinstance(e, ev.DiceInspected):
+            found += [f"{r.serial} failed inspection" for r in e.results if not r.passed]
+        elif isinstance(e, ev.BoxOpenedAndInspected):
+            found += [f"{f.serial}: {f.problem}" for f in e.findings]
+    return found
 
 
 @app.callback()
@@ -140,6 +173,8 @@ def _run(ctx: typer.Context, command: cmd.CustodyCommand) -> None:
         console.print(f"[{style}]#{e.seq}[/{style}] {escape(reports.describe(e))}",
                       highlight=False)
         console.print(f"    [dim]{escape(e.rule)}[/dim]", highlight=False)
+    if noncompliance(events):
+        raise typer.Exit(EXIT_NONCOMPLIANT)
 
 
 # -- people ---------------------------------------------------------------------------------------
@@ -182,6 +217,9 @@ def open_(ctx: typer.Context,
           jurisdiction: str = typer.Option(..., "--jurisdiction",
                                            help="pa, in, or a house custody pack file"),
           site: str = typer.Option(..., "--site", help="The casino"),
+          time_zone: str | None = typer.Option(
+              None, "--time-zone", help="The site's IANA time zone, when it is not the pack's "
+                                        "(site.time_zone), e.g. America/Chicago"),
           actor: str = typer.Option("compliance", "--actor"),
           role: str = typer.Option(Role.SHIFT_MANAGER.value, "--role")) -> None:
     """Start a site's custody record under the PA or IN custody rules."""
@@ -190,6 +228,8 @@ def open_(ctx: typer.Context,
         _fail(InvalidInput(f"{o.log} already holds a custody record", rule="custody.open"))
     try:
         pack = load_custody_pack(jurisdiction)
+        if time_zone is not None and time_zone != pack.value("site.time_zone"):
+            pack = derive_custody_pack(pack, f"{pack.id}-{site}", {"site.time_zone": time_zone})
         ledger = CustodyLedger(clock=_clock(o.at), sink=_appender(o.log))
         events = ledger.execute(cmd.OpenCustody(**_who(actor, role, "", []), site=site,
                                                 pack=pack))
@@ -229,7 +269,10 @@ def receive(ctx: typer.Context,
                                              help="SERIAL=SIGNS of tampering in an opened box"),
             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
             with_: list[str] = WITH) -> None:
-    """Receive a shipment: two people, seals checked, failed boxes opened and inspected."""
+    """Receive a shipment: two people, seals checked, failed boxes opened and inspected.
+
+    Exits 1 when an opened box holds non-conforming or tampered dice.
+    """
     boxes = []
     for item in box:
         name, _, serials = item.partition("=")
@@ -288,7 +331,10 @@ def inspect(ctx: typer.Context,
             surveillance: bool = typer.Option(True, "--surveillance/--no-surveillance"),
             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
             with_: list[str] = WITH) -> None:
-    """Inspect dice before play: three measured sides and the yes/no checks."""
+    """Inspect dice before play: three measured sides (0.750, 3/4) and the yes/no checks.
+
+    Exits 1 when a die fails inspection (it is recorded, and quarantined).
+    """
     failed: dict[str, set[Check]] = {}
     for item in fail:
         serial, _, check = item.partition(":")
@@ -332,14 +378,47 @@ def remove(ctx: typer.Context, serials: list[str] = SERIALS,
                                            help="For tampering: NAME:ROLE[:LICENCE] of each "
                                                 "licensee at the table (repeat)"),
            envelope: str = typer.Option("", "--envelope", help="The envelope's number"),
+           table_db: str | None = typer.Option(
+               None, "--table-db", help="For tampering at a table: the table's store (SQLite "
+                                        "file or postgresql:// URL); the --staff list is "
+                                        "checked against the staff its log assigns there"),
            detail: str = typer.Option("", "--detail"),
            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
            with_: list[str] = WITH) -> None:
-    """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel."""
-    _run(ctx, cmd.RemoveDice(**_who(actor, role, licence, with_), dice=_serials(serials),
+    """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel.
+
+    A tampered die at a table needs --signs and --staff, and --table-db so the envelope's
+    list of the table's licensees is checked against the staff assigned there (14-3-4(b)).
+    """
+    dice_ = _serials(serials)
+    assigned = None
+    if reason is RemovalReason.TAMPERED and table_db is not None:
+        ledger = _ledger(ctx)
+        tables = {ledger.state.dice[s].table for s in dice_ if s in ledger.state.dice}
+        table_id = next((t for t in tables if t), None)
+        if table_id is not None:
+            assigned = _assigned_staff(table_db, table_id)
+    _run(ctx, cmd.RemoveDice(**_who(actor, role, licence, with_), dice=dice_,
                              reason=reason, signs=signs,
                              table_staff=tuple(_person(s) for s in staff), envelope=envelope,
-                             detail=detail))
+                             assigned_at_table=assigned, detail=detail))
+
+
+def _assigned_staff(location: str, table_id: str) -> tuple[str, ...]:
+    """Who the table's own log has assigned at ``table_id`` now."""
+    from dicetable.store.durable import DurableTable
+    from dicetable.store.open import open_store
+    from dicetable.table.procedure_state import procedure
+
+    try:
+        with open_store(location, create=False) as store:
+            if not store.head(table_id).seq:
+                raise InvalidInput(f"{location} holds no log of table {table_id}",
+                                   rule="removal.envelope.licensees")
+            table = DurableTable.resume(store, table_id, settle=False).table
+    except DicetableError as e:
+        _fail(e)
+    return tuple(sorted(procedure(table.state).staff))
 
 
 @app.command("deliver")
@@ -369,7 +448,10 @@ def cancel(ctx: typer.Context, serials: list[str] = SERIALS,
            approval: str = typer.Option("", "--approval", help="For an approved method"),
            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
            with_: list[str] = WITH) -> None:
-    """Destroy dice in the cancellation room, under surveillance (--with NAME:surveillance)."""
+    """Destroy dice in the cancellation room, under surveillance (--with NAME:surveillance).
+
+    The hole is written as the regulation writes it (1/4) or as a decimal (0.25).
+    """
     try:
         hole_in: Decimal | None = parse_inches(hole) if hole is not None else None
     except DicetableError as e:
@@ -383,7 +465,10 @@ def count(ctx: typer.Context,
           serials: list[str] | None = typer.Argument(None, help="Every die found"),
           actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
           with_: list[str] = WITH) -> None:
-    """The physical inventory: reconciled at once, any discrepancy raised as an alert."""
+    """The physical inventory: reconciled at once, any discrepancy raised as an alert.
+
+    Exits 1 when the count differs from the record.
+    """
     _run(ctx, cmd.TakePhysicalInventory(**_who(actor, role, licence, with_),
                                         counted=_serials(serials or [])))
 
@@ -391,7 +476,10 @@ def count(ctx: typer.Context,
 @app.command("check")
 def check(ctx: typer.Context, actor: str = typer.Option("deadline-sweep", "--actor"),
           role: str = typer.Option(Role.SYSTEM.value, "--role")) -> None:
-    """Raise alerts for dice past their time limit and an overdue physical inventory."""
+    """Raise alerts for dice past their time limit and an overdue physical inventory.
+
+    Exits 1 when it raises an alert.
+    """
     _run(ctx, cmd.CheckDeadlines(**_who(actor, role, "", [])))
 
 
@@ -482,7 +570,10 @@ def fairness(ctx: typer.Context,
                                          help="Add each alert to the dice's custody history"),
              delta: float = typer.Option(0.05, "--delta", help="CUSUM design bias"),
              h: float = typer.Option(4.6, "--h", help="CUSUM alarm level")) -> None:
-    """Per-die and per-pair fairness statistics over recorded rolls, with CUSUM alerts."""
+    """Per-die and per-pair fairness statistics over recorded rolls, with CUSUM alerts.
+
+    Exits 1 when a CUSUM alert is raised.
+    """
     try:
         monitor = FairnessMonitor.replay(read_events(events), CusumDesign(delta, h))
     except (DicetableError, ValueError) as e:
@@ -500,4 +591,10 @@ def fairness(ctx: typer.Context,
             typer.echo(f"ALERT {a['serial']}: {a['detail']} (CUSUM {a['statistic']:.2f})")
     if record and monitor.alerts:
         for alert in monitor.alerts:
-            _run(ctx, alert.to_command())
+            try:
+                _run(ctx, alert.to_command())
+            except typer.Exit as done:
+                if done.exit_code != EXIT_NONCOMPLIANT:
+                    raise
+    if monitor.alerts:
+        raise typer.Exit(EXIT_NONCOMPLIANT)

@@ -105,6 +105,9 @@ class RemoveDice(CustodyCommand):
     """For tampering: what suggests it (68 IAC 14-3-4(b)(3))."""
     table_staff: tuple[Person, ...] = ()
     """For tampering at a table: every occupational licensee there (14-3-4(b)(4)(A))."""
+    assigned_at_table: tuple[str, ...] | None = None
+    """The staff the table's own log has assigned at that table now (None: not known). The
+    envelope's list is held against it; whoever joins the table to the ledger supplies it."""
     envelope: str = ""
     """For tampering: the envelope's number (one is made up when left empty)."""
     detail: str = ""

@@ -262,7 +262,11 @@ class InventoryOverdue(CustodyEvent):
 
     alert = True
     last: str
+    """When the last physical inventory was taken (or the record opened)."""
     due: str
+    """The last calendar day (YYYY-MM-DD, site time) the next inventory was due by."""
+    time_zone: str = ""
+    """The site's time zone the calendar is counted in."""
 
 
 @dataclass(frozen=True, kw_only=True)

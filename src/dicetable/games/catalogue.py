@@ -99,6 +99,8 @@ class Entry:
     automatable: bool = False
     """An electronic table's own automation (role ``system``) may give it."""
     tags: tuple[str, ...] = ()
+    since: int = 1
+    """The table-script format version that brought its verb."""
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -375,10 +377,20 @@ declare(cmd.RecordRoll, "roll", "authority.record_roll", "_roll",
         "Record the throw: both faces (or '-' when unreadable) and the facts seen.",
         verb="roll", parse=_parse_roll, format=_format_roll, automatable=True,
         tags=("dealer",))
+def _parse_no_roll(ctx: ScriptContext | None, a: list[str], o: dict[str, str]
+                   ) -> dict[str, Any]:
+    return {"grounds": tuple(a),
+            "observed": tuple(f for f in o.get("observed", "").split(",") if f)}
+
+
+def _format_no_roll(ctx: ScriptContext | None, c: Any) -> list[str]:
+    return [*c.grounds, *(["observed=" + ",".join(c.observed)] if c.observed else [])]
+
+
 declare(cmd.CallNoRoll, "no-roll", "noroll.callers", "_call_no_roll",
-        "Call 'no roll' on the throw just made, naming the grounds.", verb="no-roll",
-        parse=lambda x, a, o: {"grounds": tuple(a)}, format=lambda x, c: list(c.grounds),
-        tags=("dealer",))
+        "Call 'no roll' on the throw just made, naming the grounds (and any throw facts the "
+        "caller saw that the recorded throw does not carry).", verb="no-roll",
+        parse=_parse_no_roll, format=_format_no_roll, tags=("dealer",))
 declare(cmd.CollectLosers, "collect", "authority.settle", "_collect",
         "Collect the losing wagers (the first settlement chore).", verb="collect",
         route="collect", automatable=True, tags=("dealer",))

@@ -90,6 +90,9 @@ class RollIn(BaseModel):
 
 class Grounds(BaseModel):
     grounds: list[str] = Field(min_length=1, max_length=10)
+    observed: list[str] = Field(default_factory=list, max_length=10,
+                                description="throw facts the caller saw that the recorded "
+                                            "throw does not carry")
 
 
 class Reason(BaseModel):
@@ -330,7 +333,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     @app.post("/api/tables/{table_id}/no-roll", tags=["dealer"])
     async def no_roll(table_id: str, body: Grounds, who: Me) -> dict[str, Any]:
         return await act(table_id, who, g.CallNoRoll,
-                   lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds)))
+                   lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds),
+                                             observed=tuple(body.observed)))
 
     @app.post("/api/tables/{table_id}/overturn", tags=["dealer"])
     async def overturn(table_id: str, body: Reason, who: Me) -> dict[str, Any]:

@@ -94,6 +94,10 @@ PROCEDURE_ENTRIES: tuple[Entry, ...] = (
     declare(tcmd.RemoveLid, "remove-lid", "authority.shake", "_remove_lid",
             "The player takes the lid off the shaker (a violation).", verb="remove-lid",
             route="remove-lid", tags=("players",)),
+    declare(tcmd.RecoverShaker, "re-cover-shaker", "authority.shake", "_recover_shaker",
+            "The player who took the lid off puts it back; the shaker is shaken again before "
+            "it is returned (58 Pa. Code 585.3(e)).", verb="re-cover",
+            route="re-cover-shaker", tags=("players",), since=2),
     declare(tcmd.ReturnShaker, "return-shaker", "authority.shake", "_return_shaker",
             "The player returns the covered shaker to the dealer.", verb="return-shaker",
             route="return-shaker", tags=("players",)),

@@ -25,6 +25,7 @@ from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.catalogue import PROCEDURE_ENTRIES
 from dicetable.table.clockwork import dice_expired
+from dicetable.table.grounds import held_against_throw
 from dicetable.table.procedure_state import Procedure, procedure
 from dicetable.table.seating import next_shaker_holder, offer_order
 
@@ -219,6 +220,7 @@ class ProcedureEngine:
                                          citation=pack.cite("noroll.improper_callers"))
             if ground == "no-good-faith-and-short":
                 self._check_short_throw(state, c)
+        held_against_throw(state, c, _last_throw(state))
 
     @staticmethod
     def _check_short_throw(state: TableState, c: gcmd.CallNoRoll) -> None:
@@ -484,8 +486,15 @@ class ProcedureEngine:
                                      citation=state.rules().cite("authority.shake"))
         return p
 
+    @staticmethod
+    def _lid_on(state: TableState, p: Procedure) -> None:
+        if p.lid_off:
+            raise ProcedureViolation("the lid is off: re-cover the shaker, then shake it again",
+                                     rule="shaker.min_shakes",
+                                     citation=state.rules().cite("shaker.min_shakes"))
+
     def _player_shake(self, state: TableState, c: tcmd.PlayerShake, out: Emitter) -> None:
-        self._holder(state, c, "offered")
+        self._lid_on(state, self._holder(state, c, "offered"))
         if not 1 <= c.times <= 100:
             raise InvalidInput("shakes are counted one to a hundred at a time",
                                rule="shaker.min_shakes")
@@ -493,12 +502,21 @@ class ProcedureEngine:
                  player=c.actor, times=c.times)
 
     def _remove_lid(self, state: TableState, c: tcmd.RemoveLid, out: Emitter) -> None:
-        self._holder(state, c, "offered")
+        self._lid_on(state, self._holder(state, c, "offered"))
         out.emit(tev.ShakerLidRemoved, rule=state.rules().cite("shaker.min_shakes"),
+                 player=c.actor)
+
+    def _recover_shaker(self, state: TableState, c: tcmd.RecoverShaker, out: Emitter) -> None:
+        p = self._holder(state, c, "offered")
+        if not p.lid_off:
+            raise ProcedureViolation("the shaker is covered", rule="shaker.min_shakes",
+                                     citation=state.rules().cite("shaker.min_shakes"))
+        out.emit(tev.ShakerRecovered, rule=state.rules().cite("shaker.min_shakes"),
                  player=c.actor)
 
     def _return_shaker(self, state: TableState, c: tcmd.ReturnShaker, out: Emitter) -> None:
         p = self._holder(state, c, "offered")
+        self._lid_on(state, p)
         pack = state.rules()
         need = int(pack.value("shaker.min_shakes"))
         if p.shakes < need:

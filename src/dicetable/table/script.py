@@ -60,16 +60,22 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import event_from_dict
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.rules.loader import PRESETS, load_pack, pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
+from dicetable.table import script_custody as custody_steps
+from dicetable.table import script_expect as expectations
+from dicetable.table import script_v2 as v2
 from dicetable.table.automation import parse_automations
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import MODES, Table
 
-VERSION = 1
+VERSION = 2
+"""The newest format; every version in ``script_v2.VERSIONS`` is read."""
 HEADER = ("prelude", "pack", "pack-data", "table", "mode", "automations", "clock", "opener",
           "staff", "seat", "player")
 
@@ -97,6 +103,8 @@ class ScriptResult:
     """None only when the header itself could not open the table."""
     failure: ScriptFailure | None = None
     aliases: dict[str, str] = field(default_factory=dict)
+    custody: CustodyLedger | None = None
+    """The site's custody ledger, when the script has a ``custody`` header line (version 2)."""
 
     @property
     def ok(self) -> bool:
@@ -138,6 +146,7 @@ class _Runner:
         self.aliases: dict[str, str] = {}
         self.header: dict[str, Any] = {"mode": "live", "table": "t1", "staff": [],
                                        "players": [], "opener": ("floor", Role.FLOORPERSON)}
+        self.ext = v2.Extras()
 
     # -- header ----------------------------------------------------------------------------
     def header_line(self, words: list[str]) -> None:
@@ -184,6 +193,8 @@ class _Runner:
                                  else None))
         elif key == "player" and len(args) in (1, 2):
             h["players"].append((args[0], None, args[1] if len(args) == 2 else None))
+        elif key in v2.HEADER:
+            v2.header_line(self, words)
         else:
             raise ScriptSyntaxError(f"cannot read header line {' '.join(words)!r}",
                                     rule="script.syntax")
@@ -205,7 +216,8 @@ class _Runner:
             pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
-                           role=opener_role, automations=h.get("automations"))
+                           role=opener_role, automations=h.get("automations"),
+                           dice_registry=self.ext.custody)
         for person, role in h["staff"]:
             table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
                                            staff_role=role))
@@ -237,6 +249,8 @@ class _Runner:
         if found is None:
             raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(VERBS)}",
                                     rule="script.syntax")
+        if found.entry.since > self.ext.version:
+            self.ext.needs_v2(f"the verb {verb!r}")
         try:
             return found.parse_words(self, actor, role, args, opts), opts.get("as")
         except (IndexError, KeyError, ValueError) as e:
@@ -250,6 +264,8 @@ class _Runner:
         t = self.table
         assert t is not None
         what, args = words[0], words[1:]
+        if what in expectations.EXPECTATIONS:
+            return expectations.expect(self, what, args)
 
         def yes(text: str) -> bool:
             if text not in ("yes", "no"):
@@ -292,9 +308,6 @@ class _Runner:
             return None if t.state.house == want else f"house is {format_cents(t.state.house)}"
         if what == "conserved":
             return None if t.state.conserved() else "money is not conserved"
-        if what == "alert":
-            alerts = [a for a, _ in t.procedure.alerts]
-            return None if args[0] in alerts else f"alerts are {alerts}"
         raise ScriptSyntaxError(f"unknown expectation {what!r}", rule="script.syntax")
 
 
@@ -320,8 +333,9 @@ def _roll(text: str) -> Roll | None:
     return None if text == "-" else Roll.parse(text)
 
 
-VERBS = (*sorted(CATALOGUE.by_verb), "settle")
-"""Script verbs: the command catalogue's, and ``settle`` (the chores left, in order)."""
+VERBS = (*sorted((*CATALOGUE.by_verb, *custody_steps.CUSTODY_VERBS)), "settle")
+"""Script verbs: the command catalogue's, the custody steps (version 2), and ``settle``
+(the chores left, in order)."""
 
 
 
@@ -340,19 +354,17 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
             if not words:
                 continue
             if not started:
-                if words != ["dicetable-script", str(VERSION)]:
-                    raise ScriptSyntaxError(
-                        f"a script starts with 'dicetable-script {VERSION}'",
-                        rule="script.syntax")
+                runner.ext.version = _version(words)
                 started = True
                 continue
-            if runner.table is None and words[0] in HEADER:
+            if runner.table is None and (words[0] in HEADER or words[0] in v2.HEADER):
                 runner.header_line(words)
                 continue
             table = runner.table or runner.open_table()
-            result = result or ScriptResult(table, aliases=runner.aliases)
+            result = result or ScriptResult(table, aliases=runner.aliases,
+                                            custody=runner.ext.custody)
             failure = _run_line(runner, table, number, line, words)
-        except ScriptSyntaxError as e:
+        except (ScriptSyntaxError, v2.V2SyntaxError) as e:
             raise ScriptSyntaxError(f"line {number}: {e.message}", rule=e.rule) from None
         except DicetableError as e:  # the header could not open the table
             return ScriptResult(runner.table, ScriptFailure(
@@ -361,11 +373,22 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
             result.failure = failure
             return result
     if not started:
-        raise ScriptSyntaxError(f"a script starts with 'dicetable-script {VERSION}'",
-                                rule="script.syntax")
+        raise ScriptSyntaxError(_STARTS, rule="script.syntax")
     if result is None:
-        result = ScriptResult(runner.table or runner.open_table(), aliases=runner.aliases)
+        result = ScriptResult(runner.table or runner.open_table(), aliases=runner.aliases,
+                              custody=runner.ext.custody)
     return result
+
+
+_STARTS = "a script starts with 'dicetable-script N', N one of " + \
+    ", ".join(map(str, v2.VERSIONS))
+
+
+def _version(words: list[str]) -> int:
+    if len(words) != 2 or words[0] != "dicetable-script" or \
+            words[1] not in {str(v) for v in v2.VERSIONS}:
+        raise ScriptSyntaxError(_STARTS, rule="script.syntax")
+    return int(words[1])
 
 
 def _run_line(runner: _Runner, table: Table, number: int, line: str,
@@ -394,13 +417,18 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
             actor, role = words[0], _role(words[1])
             table.settle(actor=actor, role=role)
             alias = None
+        elif len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS:
+            custody_steps.custody_step(runner, words)
         else:
             command, alias = runner.command(words)
             events = table.execute(command)
             placed = [e for e in events if isinstance(e, gev.BetPlaced)]
             if alias and placed:
                 runner.aliases[alias] = placed[-1].bet
-    except ScriptSyntaxError:
+            if isinstance(command, tcmd.RemoveLid) and runner.ext.version == 1:
+                # version 1 re-covered the shaker implicitly; version 2 writes 're-cover'
+                table.execute(tcmd.RecoverShaker(actor=command.actor, role=command.role))
+    except (ScriptSyntaxError, v2.V2SyntaxError):
         raise
     except DicetableError as e:
         if refusal is None:
@@ -450,9 +478,10 @@ def describe(event: gev.Event) -> str:
     return f"{event.seq:>5}  {event.kind:<20} {event.actor}/{event.role.value}  {body}".rstrip()
 
 
-def transcript(table: Table, *, citations: bool = False) -> str:
+def transcript(table: Table, custody: CustodyLedger | None = None, *,
+               citations: bool = False) -> str:
     """The log, one line per event (with ``citations``, each followed by its rule's citation),
-    then the balances."""
+    then the balances (and the custody log, when the script kept one)."""
     lines = []
     for e in table.log:
         lines.append(describe(e))
@@ -460,6 +489,10 @@ def transcript(table: Table, *, citations: bool = False) -> str:
             lines.append(f"{'':7}\u00a7 {e.rule or '(no citation)'}")
     lines.append("balances: " + ", ".join(f"{p} {format_cents(b)}"
                                           for p, b in table.balances.items()))
+    if custody is not None:
+        lines.append(f"custody of site {custody.state.site}:")
+        lines += [f"{e.seq:>5}  {e.kind:<28} {e.actor}/{e.role.value}  {custody_describe(e)}"
+                  for e in custody.log]
     return "\n".join(lines)
 
 

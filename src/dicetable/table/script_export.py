@@ -105,7 +105,7 @@ def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Comma
             return gcmd.RecordRoll(**who, roll=e.roll, source=e.source, facts=e.facts,
                                    serials=e.serials, distance=e.distance, thrower=e.thrower)
         case gev.NoRollCalled():
-            return gcmd.CallNoRoll(**who, grounds=e.grounds)
+            return gcmd.CallNoRoll(**who, grounds=e.grounds, observed=e.observed)
         case gev.LosersCollected():
             return gcmd.CollectLosers(**who)
         case gev.WinnersPaid():
@@ -138,6 +138,8 @@ def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Comma
             return tcmd.PlayerShake(**who, times=e.times)
         case tev.ShakerLidRemoved():
             return tcmd.RemoveLid(**who)
+        case tev.ShakerRecovered():
+            return tcmd.RecoverShaker(**who)
         case tev.ShakerReturned():
             return tcmd.ReturnShaker(**who)
         case tev.ShakerUncovered():
