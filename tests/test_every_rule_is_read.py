@@ -76,3 +76,18 @@ def test_the_probe_gap_list_holds_only_rules_the_probe_does_not_show() -> None:
                                                                 others[0]))) is None:
                 shown_everywhere.discard(rule_id)
     assert not shown_everywhere
+
+
+def test_rules_show_says_which_code_reads_each_rule_and_which_are_informational() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from dicetable.cli.main import app
+
+    out = CliRunner().invoke(app, ["rules", "show", "pa-craps", "--json"])
+    assert out.exit_code == 0
+    rules = json.loads(out.stdout)["rules"]
+    assert rules["settlement.order"]["informational"] is True
+    assert rules["noroll.effect"]["read_by"] == "dicetable.games.engine"
+    assert all(r["read_by"] or r["informational"] for r in rules.values())

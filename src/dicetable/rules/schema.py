@@ -68,15 +68,15 @@ READERS: tuple[tuple[str, str], ...] = (
     ("dice.max_hours", "dicetable.table.clockwork"),
     ("dice.", "dicetable.table.procedure"),
     ("shaker.first_to", "dicetable.table.seating"),
+    ("shaker.six_eight_shake", "dicetable.table.seating"),
     ("shaker.", "dicetable.table.procedure"),
 )
 INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.placement",
-                           "table.description", "shaker.six_eight_shake",
-                           "wagering.late_bets", "jurisdiction"})
+                           "table.description", "wagering.late_bets", "jurisdiction"})
 """Rules that are cited, whose value no code reads: each admits one value only (the order of
 settlement, the shooter keeping the dice until a seven-out, the Fire Bet's placement), or
-describes the table, or (the Six Eight Shake, late bets) records regulation text whose
-procedure is not modelled."""
+describes the table or its jurisdiction, or (late bets) records text whose procedure the
+engine does not model: a wager is refused once betting is closed, whatever the value."""
 
 
 def reader_of(rule_id: str) -> str:

@@ -1,14 +1,14 @@
 """A ``Table`` on a store: every batch is durable before it is applied; a restart resumes it.
 
 ``DurableTable.open`` starts a new table on a store; ``DurableTable.resume`` rebuilds one from
-its log (from the latest snapshot) after a restart or a crash, and then - on an electronic
-table whose pack settles automatically - carries out the settlement chores of a roll that was
-recorded but not yet settled: a recorded roll is settled, never rolled again (spec/standards.md
-RES-1, RES-4).
+its log (from the latest snapshot) after a restart or a crash, and then - on a table that
+automates its chores - carries out the settlement chores of a roll that was recorded but not
+yet settled: a recorded roll is settled, never rolled again (spec/standards.md RES-1, RES-4).
+A table whose chores are done by hand (``automations=()``, a live table) waits for its dealer.
 
 >>> from dicetable.store.memory import MemoryStore
 >>> store = MemoryStore()
->>> dt = DurableTable.open(store, "pa-craps", "t1")
+>>> dt = DurableTable.open(store, "pa-craps", "t1", automations=())
 >>> t = dt.table
 >>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("3-4")                      # crash here: the roll is in the log, unsettled

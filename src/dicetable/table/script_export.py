@@ -12,7 +12,7 @@ automatic no roll, the chores a table automates) are regenerated, not written.
 >>> t.join("alice"); t.buy_in("alice", 100_00)
 >>> _ = t.bet("alice", "pass", 10_00); _ = t.roll("5-6")
 >>> print(export_script(t.log), end="")  # doctest: +ELLIPSIS
-dicetable-script 1
+dicetable-script 2
 pack pa-craps
 table demo
 mode bare
