@@ -14,7 +14,7 @@ from dicetable.table.catalogue import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import check_one_declaration as check  # noqa: E402
+import check_one_declaration as check  # type: ignore[import-not-found]  # noqa: E402
 
 
 def _commands() -> set[type[gcmd.Command]]:
