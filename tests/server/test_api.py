@@ -253,7 +253,13 @@ def test_dice_and_staff_endpoints(login: Login) -> None:
     refused(bo.post(f"{T}/dice", {"serials": ["PA1-1"]}), 422, "InvalidInput", "dice.serials")
     assert bo.post(f"{T}/dice/remove", {"serials": ["PA1-5"], "reason": "chipped"}
                    ).status_code == 200
-    assert bo.post(f"{T}/dice", {"serials": ["PA1-6"]}).status_code == 200
+    # A die custody never issued to this table is refused (68 IAC 14-3 / 603a.13 stand-in).
+    refused(bo.post(f"{T}/dice", {"serials": ["PA1-6"]}), 409, "ProcedureViolation",
+            "storage.source_only")
+    issued = login("pat").post("/api/dice-room/demo-pa/issue-table",
+                               {"dice": ["PA1-S1"], "table": "craps-pa-1", "received_by": "bo"})
+    assert issued.status_code == 200, issued.text
+    assert bo.post(f"{T}/dice", {"serials": ["PA1-S1"]}).status_code == 200
     assert fran.post(f"{T}/staff", {"person": "pat", "role": "floorperson"}
                      ).status_code == 200
     assert fran.post(f"{T}/staff/relieve", {"person": "pat", "role": "floorperson"}

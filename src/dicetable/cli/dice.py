@@ -1,9 +1,12 @@
-"""``dicetable dice``: each custody step, and the reports, over a JSON-lines event file.
+"""``dicetable dice``: each custody step, and the reports, on the store or a JSON-lines file.
 
-The file (``--log``, default ``dice.jsonl``) holds one event per line, as
-``dicetable.core.events.event_to_dict`` writes it. Each command replays the file, decides,
-appends the new events (flushed and synced) and only then reports them. The custody library
-itself knows nothing of files: this is one simple store among others.
+With ``--db DB`` (a SQLite file or a ``postgresql://`` URL, the store ``dicetable serve`` runs
+on) the site's ledger is its own stream ``custody:SITE`` in the one store, hash-chained beside
+the tables (``--site`` picks the site when the store holds several). ``dicetable dice export``
+and ``dicetable dice import`` move a ledger to and from the JSON-lines format: one event per
+line, as ``dicetable.core.events.event_to_dict`` writes it. Without ``--db`` the commands work
+on such a file (``--log``, default ``dice.jsonl``): each replays it, decides, appends the new
+events (flushed and synced) and only then reports them.
 
 Exit codes, the same for every step, so a lab's automation can rely on them:
 
@@ -53,8 +56,13 @@ from dicetable.custody.model import (
     parse_inches,
 )
 from dicetable.custody.rules import derive_custody_pack, load_custody_pack
+from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.fairness.sequential import CusumDesign
+from dicetable.store.base import EventStore
+from dicetable.store.custody import DurableCustody, custody_stream
+from dicetable.store.open import open_store
+from dicetable.store.streams import name_of
 
 app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3). "
                        "Exit 0: recorded; 1: recorded, and it is a non-compliance (failed "
@@ -73,6 +81,9 @@ errors = Console(soft_wrap=True, stderr=True)
 class Options:
     log: Path
     at: str | None
+    db: str | None = None
+    site: str | None = None
+    schema: str = "dicetable"
 
 
 def _clock(at: str | None) -> Clock:
@@ -117,9 +128,44 @@ def main(ctx: typer.Context,
                                   help="The custody event file (JSON lines)"),
          at: str | None = typer.Option(None, "--at",
                                        help="Time of the step, ISO 8601 (default: now, UTC)"),
+         db: str | None = typer.Option(None, "--db", envvar="DICETABLE_DICE_DB",
+                                       help="The store: a SQLite file or a postgresql:// URL "
+                                            "(instead of --log)"),
+         site: str | None = typer.Option(None, "--site",
+                                         help="With --db: the site whose ledger to use"),
+         schema: str = typer.Option("dicetable", "--schema", help="PostgreSQL schema"),
          ) -> None:
     """Every step is recorded with who, in which role, when, and under which rule."""
-    ctx.obj = Options(log, at)
+    ctx.obj = Options(log, at, db, site, schema)
+
+
+def _store(ctx: typer.Context, *, create: bool = False) -> EventStore:
+    o: Options = ctx.obj
+    assert o.db is not None
+    try:
+        store = open_store(o.db, schema=o.schema, create=create)
+    except DicetableError as e:
+        _fail(e)
+    except Exception as e:  # a database that cannot be reached or read
+        _fail(InvalidInput(f"cannot open {o.db}: {type(e).__name__}: {e}",
+                           rule="store.location"))
+    ctx.call_on_close(store.close)
+    return store
+
+
+def _site(ctx: typer.Context, store: EventStore) -> str:
+    o: Options = ctx.obj
+    sites = [name_of(s) for s in store.streams("custody")]
+    if o.site is not None:
+        if o.site not in sites:
+            _fail(InvalidInput(f"{o.db} holds no custody ledger for site {o.site!r} (sites: "
+                               f"{', '.join(sites) or 'none'})", rule="custody.open"))
+        return o.site
+    if len(sites) != 1:
+        _fail(InvalidInput(f"{o.db} holds {len(sites)} custody ledgers "
+                           f"({', '.join(sites) or 'none'}); name one with --site, or start "
+                           "one with 'dicetable dice open'", rule="custody.open"))
+    return sites[0]
 
 
 # -- the event file ------------------------------------------------------------------------------
@@ -152,6 +198,12 @@ def _appender(path: Path) -> Any:
 
 def _ledger(ctx: typer.Context) -> CustodyLedger:
     o: Options = ctx.obj
+    if o.db is not None:
+        store = _store(ctx)
+        try:
+            return DurableCustody.resume(store, _site(ctx, store), clock=_clock(o.at)).ledger
+        except DicetableError as e:
+            _fail(e)
     try:
         events = read_events(o.log)
         if not events:
@@ -224,6 +276,18 @@ def open_(ctx: typer.Context,
           role: str = typer.Option(Role.SHIFT_MANAGER.value, "--role")) -> None:
     """Start a site's custody record under the PA or IN custody rules."""
     o: Options = ctx.obj
+    if o.db is not None:
+        store = _store(ctx, create=True)
+        try:
+            who = _who(actor, role, "", [])
+            durable = DurableCustody.open(store, jurisdiction, site, clock=_clock(o.at),
+                                          actor=who["actor"], role=who["role"])
+        except DicetableError as e:
+            _fail(e)
+        first = durable.ledger.log[0]
+        console.print(f"#{first.seq} {escape(reports.describe(first))} -> {store.location} "
+                      f"({durable.stream})", highlight=False)
+        return
     if read_events(o.log):
         _fail(InvalidInput(f"{o.log} already holds a custody record", rule="custody.open"))
     try:
@@ -267,6 +331,9 @@ def receive(ctx: typer.Context,
                                               help="SERIAL=PROBLEM found in an opened box"),
             tamper: list[str] = typer.Option([], "--tamper-finding",
                                              help="SERIAL=SIGNS of tampering in an opened box"),
+            delivery_witness: str = typer.Option(
+                "", "--delivery-witness", help="The gaming agent or Commission staff member "
+                                               "present at the delivery (IN's stand-in rule)"),
             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
             with_: list[str] = WITH) -> None:
     """Receive a shipment: two people, seals checked, failed boxes opened and inspected.
@@ -289,7 +356,8 @@ def receive(ctx: typer.Context,
     _run(ctx, cmd.ReceiveShipment(
         **_who(actor, role, licence, with_), shipment=shipment,
         manufacturer=Manufacturer(manufacturer, address, phone), boxes=tuple(boxes),
-        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items())))
+        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items()),
+        delivery_witness=delivery_witness))
 
 
 @app.command("store")
@@ -598,3 +666,101 @@ def fairness(ctx: typer.Context,
                     raise
     if monitor.alerts:
         raise typer.Exit(EXIT_NONCOMPLIANT)
+
+
+# -- moving a ledger between the store and the JSON-lines format ---------------------------------
+@app.command("export")
+def export(ctx: typer.Context,
+           out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout"),
+           ) -> None:
+    """Write the ledger of --db as JSON lines (one event a line), the format --log reads."""
+    o: Options = ctx.obj
+    if o.db is None:
+        _fail(InvalidInput("export reads a ledger from a store: give --db", rule="custody.open"))
+    ledger = _ledger(ctx)
+    lines = [json.dumps(event_to_dict(e), ensure_ascii=False) for e in ledger.log]
+    if out is None:
+        for line in lines:
+            typer.echo(line)
+        return
+    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    errors.print(f"{len(lines)} custody events of {ledger.state.site} written to {out}")
+
+
+@app.command("import")
+def import_(ctx: typer.Context,
+            source: Path = typer.Argument(..., help="A custody event file (JSON lines)")) -> None:
+    """Load a JSON-lines custody ledger into --db as the site's stream (checked first: the
+    file must replay as a custody record, and the store may not hold that site already)."""
+    o: Options = ctx.obj
+    if o.db is None:
+        _fail(InvalidInput("import writes a ledger into a store: give --db",
+                           rule="custody.open"))
+    try:
+        events = read_events(source)
+        ledger = CustodyLedger.replay(events)
+    except DicetableError as e:
+        _fail(e)
+    if not events:
+        _fail(InvalidInput(f"{source} holds no custody record", rule="custody.open"))
+    store = _store(ctx, create=True)
+    stream = custody_stream(ledger.state.site)
+    if store.head(stream).seq:
+        _fail(InvalidInput(f"{o.db} already holds the custody ledger of "
+                           f"{ledger.state.site!r}", rule="custody.open"))
+    try:
+        store.append(stream, ledger.log, expected=0)
+    except DicetableError as e:
+        _fail(e)
+    console.print(f"{len(ledger.log)} custody events of {ledger.state.site} imported into "
+                  f"{store.location} ({stream})", highlight=False)
+
+
+# -- transport (68 IAC 14-3-10) -----------------------------------------------------------------
+def _party(text: str) -> Party:
+    parts = [p.strip() for p in text.split(";")]
+    if len(parts) != 3:
+        _fail(InvalidInput(f"write NAME;BUSINESS ADDRESS;TELEPHONE, not {text!r}",
+                           rule="transport.notice_days"))
+    return Party(*parts)
+
+
+@app.command("transport-notice")
+def transport_notice(ctx: typer.Context,
+                     notice: str = typer.Option(..., "--notice", help="The notice's id"),
+                     supplier: str = typer.Option(..., "--supplier", help="NAME;ADDRESS;PHONE"),
+                     method: str = typer.Option(..., "--method", help="How they travel"),
+                     carrier: list[str] = typer.Option(..., "--carrier",
+                                                       help="NAME;ADDRESS;PHONE (repeat)"),
+                     recipient: str = typer.Option(..., "--recipient", help="NAME;ADDRESS;PHONE"),
+                     responsible: str = typer.Option(
+                         ..., "--responsible",
+                         help="The individual responsible for the supplier;carrier;recipient"),
+                     quantity: int = typer.Option(..., "--quantity"),
+                     description: str = typer.Option(..., "--description"),
+                     delivery: str = typer.Option(..., "--delivery",
+                                                  help="Expected delivery, ISO 8601 with zone"),
+                     notified: str = typer.Option("", "--notified",
+                                                  help="When the notice was given (default: now)"),
+                     actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Record the written notice of a dice shipment (IN: at least ten days before delivery)."""
+    people = [p.strip() for p in responsible.split(";")]
+    if len(people) != 3:
+        _fail(InvalidInput("--responsible names three people: supplier;carrier;recipient",
+                           rule="transport.notice_days"))
+    _run(ctx, FileTransportNotice(
+        **_who(actor, role, licence, []), notice=notice, supplier=_party(supplier),
+        method=method, carriers=tuple(_party(c) for c in carrier), recipient=_party(recipient),
+        responsible_supplier=people[0], responsible_carrier=people[1],
+        responsible_recipient=people[2], quantity=quantity, description=description,
+        delivery_at=delivery, notified_at=notified))
+
+
+@app.command("prove-receipt")
+def prove_receipt(ctx: typer.Context, notice: str = typer.Option(..., "--notice"),
+                  shipment: str = typer.Option(..., "--shipment"),
+                  requested_by: str = typer.Option(..., "--requested-by"),
+                  actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Prove receipt of a shipment on the executive director's request (IN 14-3-10(b))."""
+    _run(ctx, ProveReceipt(**_who(actor, role, licence, []), notice=notice, shipment=shipment,
+                           requested_by=requested_by))

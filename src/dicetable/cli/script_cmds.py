@@ -31,7 +31,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
             err.print(f"[red]no table {table!r} in {db}[/red]")
             raise typer.Exit(2)
         try:
-            text = export_script(store.events(table), from_seq)
+            text = export_script(store.table_events(table), from_seq)
         except DicetableError as e:
             err.print(f"[red]{e}[/red]")
             raise typer.Exit(1) from None

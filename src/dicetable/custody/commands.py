@@ -60,6 +60,9 @@ class ReceiveShipment(CustodyCommand):
     boxes: tuple[Box, ...]
     opened: tuple[BoxInspection, ...] = ()
     """The inspection of every box whose seal failed, done there and then."""
+    delivery_witness: str = ""
+    """The gaming agent or Commission staff member present at the delivery (``receipt.
+    delivery_witness``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from dicetable.core.roles import Role
 from dicetable.core.time_limits import limit_ends, local_day, months_later, over_limit
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
+from dicetable.custody import transport
 from dicetable.custody.authority import distinct_people, require_people, require_role
 from dicetable.custody.inspection import judge
 from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason
@@ -77,6 +78,8 @@ class CustodyEngine:
             cmd.TakePhysicalInventory: self._inventory,
             cmd.CheckDeadlines: self._deadlines,
             cmd.RecordFairnessAlert: self._fairness,
+            transport.FileTransportNotice: transport.file_notice,
+            transport.ProveReceipt: transport.prove_receipt,
         }
 
     def decide(self, state: CustodyState, command: cmd.CustodyCommand,
@@ -223,6 +226,7 @@ class CustodyEngine:
             raise InvalidInput("record the manufacturer's name, business address and business "
                                "telephone", rule="receipt.record_manufacturer",
                                citation=pack.cite("receipt.record_manufacturer"))
+        transport.check_delivery_witness(pack, c.delivery_witness)
         if not c.boxes:
             raise InvalidInput("a shipment has at least one box", rule="custody.shipment")
         serials = [s for b in c.boxes for s in b.serials]
@@ -258,7 +262,7 @@ class CustodyEngine:
                                    "and what is wrong with it", rule="custody.inspection")
         out.emit(ev.ShipmentReceived, rule=pack.cite("receipt.roles"),
                  shipment=c.shipment, manufacturer=c.manufacturer, boxes=tuple(c.boxes),
-                 quantity=len(serials))
+                 quantity=len(serials), delivery_witness=c.delivery_witness.strip())
         for inspection in c.opened:
             out.emit(ev.BoxOpenedAndInspected, rule=pack.cite("receipt.open_failed_seals"),
                      dice=by_box[inspection.box].serials, shipment=c.shipment,

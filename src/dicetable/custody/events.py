@@ -46,7 +46,8 @@ class CustodyEvent(envelope.Event, abstract=True):
 
     @property
     def stream(self) -> str:
-        return self.site
+        """The site's custody stream: ``custody:SITE`` (one store holds every aggregate)."""
+        return f"custody:{self.site}"
 
     @property
     def serials(self) -> tuple[str, ...]:
@@ -100,6 +101,8 @@ class ShipmentReceived(CustodyEvent):
     manufacturer: Manufacturer
     boxes: tuple[Box, ...]
     quantity: int
+    delivery_witness: str = ""
+    """The gaming agent or Commission staff member present at the delivery."""
 
     @property
     def serials(self) -> tuple[str, ...]:

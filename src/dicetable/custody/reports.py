@@ -104,7 +104,21 @@ def describe(e: ev.CustodyEvent) -> str:
         case ev.FairnessAlertRaised():
             return (f"ALERT: fairness {e.test} after {e.rolls} rolls: {e.detail} "
                     f"({e.statistic} >= {e.threshold})")
-    return e.kind  # pragma: no cover - every custody event is described above
+    return _describe_transport(e)
+
+
+def _describe_transport(e: ev.CustodyEvent) -> str:
+    from dicetable.custody import transport
+
+    match e:
+        case transport.TransportNoticeFiled():
+            return (f"transport notice {e.notice}: {e.quantity} dice ({e.description}) from "
+                    f"{e.supplier.name} by {e.method}, delivery expected {e.delivery_at}; "
+                    f"notified {e.notified_at}")
+        case transport.ReceiptProved():
+            return (f"receipt of shipment {e.shipment} ({e.quantity} dice, {e.received_at}) "
+                    f"proved to {e.requested_by} (notice {e.notice})")
+    return e.kind  # pragma: no cover - every custody event is described
 
 
 def _entry(e: ev.CustodyEvent) -> Row:

@@ -1,7 +1,8 @@
 """Custody rule packs: what PA and IN require of dice custody, as cited data.
 
 Every rule has a value, a citation and a status, exactly as the game packs do
-(``dicetable.rules.model.Rule``). ``custody-pa`` and ``custody-in`` ship with dicetable;
+(``dicetable.rules.model.Rule``), and is read by the same loader
+(``dicetable.rules.packfile``). ``custody-pa`` and ``custody-in`` ship with dicetable;
 a house pack may change only the stand-ins (``other-jurisdiction``, ``industry-default``).
 
 >>> pa = load_custody_pack("pa")
@@ -25,7 +26,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -36,6 +36,7 @@ from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.model import CancelMethod, Key, parse_inches
 from dicetable.rules.model import Rule
+from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 
 PRESETS = {"pa": "custody-pa", "in": "custody-in"}
 """Shipped custody packs, by jurisdiction."""
@@ -104,6 +105,11 @@ def _positive(hi: int) -> Checker:
         return None if ok else f"expected a whole number from 1 to {hi}"
 
     return check
+
+
+def _days(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 365
+    return None if ok else "expected a whole number of days from 0 (none) to 365"
 
 
 def _text(v: Any) -> str | None:
@@ -183,6 +189,10 @@ SCHEMA: dict[str, Checker] = {
     "inventory.report_to": _text,
     "inventory.roles": _groups,
     "alerts.roles": _roles,
+    "transport.notice_days": _days,
+    "transport.receipt_proof": _bool,
+    "transport.roles": _roles,
+    "receipt.delivery_witness": _bool,
 }
 """Every custody rule id and the check its value must pass. Every id is required."""
 
@@ -300,22 +310,6 @@ class CustodyPack:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _rule(rule_id: str, raw: Any, source: str, base: Rule | None) -> Rule | str:
-    if isinstance(raw, dict) and "value" in raw and ("status" in raw or base is None):
-        try:
-            status = Status(raw.get("status", ""))
-        except ValueError:
-            return f"status must be one of {', '.join(s.value for s in Status)}"
-        if not raw.get("citation"):
-            return "a rule needs a citation"
-        return Rule(rule_id, raw["value"], str(raw["citation"]), status,
-                    str(raw.get("note", "")), source)
-    if base is None:
-        return "a new rule needs value, citation and status"
-    return Rule(rule_id, raw, f"house rule of {source}, replacing: {base.citation}",
-                base.status, base.note, source)
-
-
 RETIRED = {"inventory.interval_days": "inventory.interval_months"}
 """Rule ids of earlier versions and the rule that replaced them (92 days became 3 months)."""
 
@@ -347,8 +341,7 @@ def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
     rules: dict[str, Rule] = {}
     problems: list[tuple[str, str]] = []
     for rule_id, raw in raw_rules.items():
-        made = _rule(rule_id, raw, str(raw.get("source", "")) if isinstance(raw, dict) else "",
-                     None)
+        made = rule_from(rule_id, raw, "", None)
         if isinstance(made, str):
             problems.append((rule_id, made))
         else:
@@ -361,31 +354,15 @@ def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
 
 @cache
 def _preset(file: str) -> CustodyPack:
-    text = (resources.files("dicetable.custody") / "packs" / f"{file}.json").read_text("utf-8")
-    return pack_from_dict(json.loads(text))
+    return pack_from_dict(preset_data("dicetable.custody", file, what="custody pack",
+                                      known=tuple(PRESETS)))
 
 
 def derive_custody_pack(base: CustodyPack, pack_id: str, overrides: Mapping[str, Any],
                         name: str | None = None) -> CustodyPack:
     """A house pack: ``base`` with stand-ins changed. Regulation text cannot be changed."""
-    rules = dict(base.rules)
-    problems: list[tuple[str, str]] = []
-    for rule_id, raw in overrides.items():
-        current = rules.get(rule_id)
-        if current is None:
-            problems.append((rule_id, "unknown custody rule"))
-            continue
-        if not current.configurable:
-            problems.append((rule_id, f"is regulation text ({current.citation}) and cannot be "
-                                      "changed by a house pack"))
-            continue
-        made = _rule(rule_id, raw, pack_id, current)
-        if isinstance(made, str):
-            problems.append((rule_id, made))
-        elif made.status is Status.REGULATION:
-            problems.append((rule_id, "a house pack cannot present a rule as regulation text"))
-        else:
-            rules[rule_id] = made
+    rules, problems = override_rules(base.rules, pack_id, overrides, allow_new=False,
+                                     unknown="unknown custody rule")
     problems += [p for p in validate(rules) if p not in problems]
     if not problems and "staff.ranks" in overrides:
         problems += _ranks_keep_regulation(base, CustodyPack(pack_id, pack_id, rules))
@@ -417,11 +394,8 @@ def load_custody_pack(name: str | Path) -> CustodyPack:
     if not path.is_file():
         raise InvalidInput(f"no custody pack {key!r}; presets: {', '.join(PRESETS)}",
                            rule="custody.pack")
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise InvalidInput(f"cannot read custody pack {key}: {e}", rule="custody.pack") from None
-    if not isinstance(data, dict) or str(data.get("extends", "")) not in PRESETS:
+    data = pack_file(path, what="custody pack")
+    if str(data.get("extends", "")) not in PRESETS:
         raise InvalidInput(f"a house custody pack extends one of {', '.join(PRESETS)}",
                            rule="custody.pack")
     return derive_custody_pack(_preset(PRESETS[data["extends"]]), str(data.get("id", path.stem)),

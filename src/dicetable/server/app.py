@@ -33,10 +33,11 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import commands_api
+from dicetable.server import commands_api, dice_room, submission
 from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
+from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
@@ -150,9 +151,12 @@ def _static_dir() -> Path:
     return Path(str(resources.files("dicetable.server") / "static"))
 
 
-def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
+def create_app(floor: Floor, *, electronic_loop: bool = True,
+               clock_seconds: float | None = 60.0) -> FastAPI:
+    """The app; with ``clock_seconds`` the floor's scheduler ticks that often."""
     hub = Hub()
     floor.listen(hub.publish)
+    scheduler = FloorScheduler(floor)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -162,6 +166,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
                     tasks.append(asyncio.create_task(_electronic(floor, table_id)))
+        if clock_seconds:
+            tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         yield
         for task in tasks:
             task.cancel()
@@ -173,6 +179,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
+    app.state.scheduler = scheduler
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
@@ -244,7 +251,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     def events(table_id: str, who: Me,
                after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
-        return floor.events_for(table_id, who, list(floor.store.events(table_id, after=after)))
+        return floor.events_for(table_id, who,
+                                list(floor.store.table_events(table_id, after=after)))
 
     @app.get("/api/tables/{table_id}/recall", tags=["tables"])
     def recall(table_id: str, who: Me,
@@ -267,7 +275,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         return {"tables": floor.summaries(),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
-                             for a in floor.accounts.all()]}
+                             for a in floor.accounts.all()],
+                "custody": dice_room.pit_custody(floor)}
 
     # -- wagers -----------------------------------------------------------------------------
     @app.post("/api/tables/{table_id}/bets", tags=["wagers"])
@@ -416,7 +425,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         watcher = hub.watch(table_id, who)
         try:
             missed = await asyncio.to_thread(
-                lambda: list(floor.store.events(table_id, after=after)) if after else [])
+                lambda: list(floor.store.table_events(table_id, after=after)) if after else [])
             await ws.send_json({"type": "hello", "events": floor.events_for(
                 table_id, who, missed), "view": floor.view(table_id, who)})
 
@@ -456,12 +465,15 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     for page in ("play", "dealer", "pit"):
         _page(app, static, page)
+    dice_room.install(app, floor.custody, session_account)
+    submission.install(app, floor, session_account)
+    _page(app, static, "dice-room")
 
     return app
 
 
 def _page(app: FastAPI, static: Path, page: str) -> None:
-    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page}")
+    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page.replace('-', '_')}")
     def serve_page() -> FileResponse:
         return FileResponse(static / f"{page}.html")
 

@@ -28,9 +28,12 @@ from dicetable.games.events import DiceRolled, Event
 from dicetable.games.state import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.views import event_for, roll_history, summary, table_view
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.durable import DurableTable
+from dicetable.store.replay import opening, pack_for
+from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
 
@@ -73,10 +76,12 @@ class Floor:
     """Every table of a casino floor, on one store."""
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
-                 bet_seconds: int = 20) -> None:
+                 bet_seconds: int = 20, custody: FloorCustody | None = None) -> None:
         self.store = store
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
+        self.custody = custody if custody is not None else FloorCustody(store, self.clock)
+        """The site's dice custody: live tables take only dice it issued to them."""
         self.bet_seconds = bet_seconds
         self.tables: dict[str, FloorTable] = {}
         self.fairness = FairnessMonitor()
@@ -84,6 +89,8 @@ class Floor:
         self._lock = threading.Lock()
         for table_id in store.tables():
             self._load(table_id)
+        # A table opened in another process reaches this one by its notice (``_on_notice``);
+        # a notice of any other stream (the custody ledger) is caught up on use.
         self._subscription = store.subscribe(self._on_notice)
 
     def close(self) -> None:
@@ -98,10 +105,12 @@ class Floor:
 
     # -- tables ------------------------------------------------------------------------------
     def _load(self, table_id: str) -> FloorTable:
-        durable = DurableTable.resume(self.store, table_id, clock=self.clock)
+        registry = self.custody.attach(table_id, pack_for(opening(self.store, table_id)))
+        durable = DurableTable.resume(self.store, table_id, clock=self.clock,
+                                      dice_registry=registry)
         durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
-        recent = list(self.store.events(table_id, after=max(0, durable.state.seq - 3000)))
+        recent = list(self.store.table_events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
         for event in recent:
             if isinstance(event, DiceRolled):
@@ -115,11 +124,12 @@ class Floor:
         if table_id in self.tables or self.store.head(table_id).seq:
             raise InvalidInput(f"table {table_id!r} exists", rule="table.open")
         durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
-                                    actor=opener, role=Role.FLOORPERSON, staff=staff)
+                                    actor=opener, role=Role.FLOORPERSON, staff=staff,
+                                    dice_registry=self.custody.attach(table_id, pack))
         durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
         self.tables[table_id] = info
-        self._publish(table_id, list(self.store.events(table_id)))
+        self._publish(table_id, list(self.store.table_events(table_id)))
         return info
 
     def get(self, table_id: str) -> FloorTable:
@@ -209,7 +219,8 @@ class Floor:
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
-                self.fairness.observe(event)
+                for alert in self.fairness.observe(event):
+                    self.custody.record_fairness(table_id, alert)
         self._publish(table_id, events)
 
     def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
@@ -217,13 +228,15 @@ class Floor:
         state = info.table.state
         if self.store.head(table_id).seq <= state.seq:
             return []
-        events = list(self.store.events(table_id, after=state.seq))
+        events = list(self.store.table_events(table_id, after=state.seq))
         for event in events:
             apply(state, event)
         info.durable.head = self.store.head(table_id)
         return events
 
     def _on_notice(self, notice: Notice) -> None:
+        if kind_of(notice.table) != TABLE:
+            return  # the custody ledger folds in other processes' steps on its next use
         info = self.tables.get(notice.table)
         if info is None:
             try:

@@ -308,6 +308,10 @@ class ProcedureEngine:
             self.dice_registry.check_dice_in_play(state.table_id, serials)
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
                  witness=c.witness)
+        held = {**p.dice, **dict.fromkeys(serials, out.now)}
+        if "dice-expired" in p.blocked and not dice_expired(state, out.now, held):
+            # the expired dice were replaced: play resumes with the new ones
+            out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
     def _remove_dice(self, state: TableState, c: tcmd.RemoveDice, out: Emitter) -> None:
         p = procedure(state)
@@ -323,7 +327,8 @@ class ProcedureEngine:
         out.emit(tev.DiceTakenFromTable, rule=pack.cite("authority.dice"), serials=tuple(c.serials),
                  reason=c.reason)
         remaining = {s: t for s, t in p.dice.items() if s not in c.serials}
-        if "dice-expired" in p.blocked and not dice_expired(state, out.now, remaining):
+        if "dice-expired" in p.blocked and remaining \
+                and not dice_expired(state, out.now, remaining):
             out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
     def _tick(self, state: TableState, c: tcmd.Tick, out: Emitter) -> None:

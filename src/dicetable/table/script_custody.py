@@ -102,7 +102,7 @@ def _who(runner: Runner, actor: str, role: Role, opts: dict[str, list[str]]) -> 
 
 def _receive(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.CustodyCommand:
     plain, o = _split(words, ("with", "manufacturer", "address", "phone", "seal-failed",
-                              "finding", "tamper-finding"))
+                              "finding", "tamper-finding", "delivery-witness"))
     if not plain:
         raise syntax_error("dice-receive SHIPMENT BOX=SERIALS... manufacturer=NAME")
     broken = {b for v in o.get("seal-failed", []) for b in v.split(",")}
@@ -124,7 +124,7 @@ def _receive(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd.Cus
         **_who(runner, base["actor"], base["role"], o), shipment=plain[0],
         manufacturer=Manufacturer(_one(o, "manufacturer"), _one(o, "address", ""),
                                   _one(o, "phone", "")),
-        boxes=tuple(boxes),
+        boxes=tuple(boxes), delivery_witness=_one(o, "delivery-witness", ""),
         opened=tuple(BoxInspection(b, tuple(f)) for b, f in found.items()))
 
 
