@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from dicetable.cli import demo, dice, replay, rng, rules, script_cmds, serve, store_cmds
+from dicetable.cli import (
+    demo,
+    dice,
+    integrity_cmds,
+    replay,
+    rng,
+    rules,
+    script_cmds,
+    serve,
+    store_cmds,
+)
 from dicetable.cli import odds as odds_cli
 from dicetable.cli import simulate as simulate_cli
 
@@ -26,6 +36,10 @@ app.add_typer(store_cmds.audit_app, name="audit")
 app.command("recall")(store_cmds.recall)
 app.command("export")(store_cmds.export)
 app.add_typer(script_cmds.app, name="script")
+app.add_typer(integrity_cmds.keys_app, name="keys")
+app.add_typer(integrity_cmds.accounts_app, name="accounts")
+store_cmds.audit_app.command("checkpoint")(integrity_cmds.checkpoint)
+store_cmds.audit_app.command("clear-fault")(integrity_cmds.clear_fault)
 
 
 def main() -> None:

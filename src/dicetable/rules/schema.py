@@ -341,6 +341,16 @@ def _build() -> dict[str, RuleSpec]:
         ("shake", "shake the covered shaker (the player's turn)"),
     ):
         spec(f"authority.{action}", "roles", f"Roles that may {what}", _roles_or_none)
+    # Separation of duties (issue 12, spec/standards.md SEC-5).
+    spec("duties.rank", "roles", "The table roles from lowest to highest (who supervises whom)",
+         _roles)
+    spec("duties.assign_below_own", "bool",
+         "Staff are assigned or relieved only by someone ranked above the role", yes_no)
+    spec("duties.no_self", "bool", "Nobody assigns, relieves or unlocks themselves", yes_no)
+    spec("duties.staff_no_wager", "bool",
+         "A person working a table may not play at it (join, buy chips, wager)", yes_no)
+    spec("duties.two_person", "list", "Actions that need a second, distinct person as witness",
+         _strings("dice"))
     spec("table.positions", "int", "Player positions at the table", _int(1, 30))
     spec("shooter.dice_offered", "int", "Dice offered to a new shooter (at least)", _int(2, 12))
     spec("shooter.first_offer", "choice", "Who is offered the dice first",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -33,11 +34,26 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import commands_api, dice_room, submission
-from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
+from dicetable.server import commands_api, dice_room, idempotency, integrity, submission
+from dicetable.server.accounts import (
+    Account,
+    AccountLocked,
+    Kind,
+    NotAuthenticated,
+    TooManyAttempts,
+)
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
+from dicetable.server.integrity import TableFaulted
+from dicetable.server.limits import (
+    ERROR_RESPONSES,
+    MAX_SEQ,
+    BodyLimit,
+    document_errors,
+    install_error_shape,
+)
 from dicetable.server.scheduler import FloorScheduler, run_clock
+from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
@@ -50,6 +66,7 @@ ELECTRONIC_TICK_S = 0.5
 """How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
+    TableFaulted: 423, TooManyAttempts: 429,
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
 }
 
@@ -152,9 +169,13 @@ def _static_dir() -> Path:
 
 
 def create_app(floor: Floor, *, electronic_loop: bool = True,
-               clock_seconds: float | None = 60.0) -> FastAPI:
-    """The app; with ``clock_seconds`` the floor's scheduler ticks that often."""
+               clock_seconds: float | None = 60.0, verify_seconds: float = 60.0,
+               allowed_origins: frozenset[str] = frozenset(),
+               login_limiter: FailureLimiter | None = None) -> FastAPI:
+    """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
+    ``verify_seconds`` all streams are verified again."""
     hub = Hub()
+    limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
@@ -168,6 +189,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                     tasks.append(asyncio.create_task(_electronic(floor, table_id)))
         if clock_seconds:
             tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
+        if verify_seconds > 0:
+            tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
         yield
         for task in tasks:
             task.cancel()
@@ -175,11 +198,48 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 await task
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
+                  responses=ERROR_RESPONSES,
                   description="Casino dice tables run as the PA and IN regulations write them. "
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
     app.state.scheduler = scheduler
+    app.state.limiter = limiter
+    install_error_shape(app)
+    plain_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = idempotency.document(document_errors(plain_openapi()))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    app.include_router(integrity.router())
+
+    async def recover(record: Any, username: str) -> tuple[int, bytes]:
+        """The answer of a command committed before a crash, rebuilt from its log."""
+        who = floor.accounts.get(username)
+        assert who is not None
+        events = await asyncio.to_thread(lambda: [
+            e for e in floor.store.table_events(record.table, after=record.first_seq - 1)
+            if e.seq <= record.last_seq])
+        body = {"events": floor.events_for(record.table, who, events),
+                "view": await asyncio.to_thread(floor.view, record.table, who)}
+        return 200, json.dumps(body).encode()
+
+    def account_of(token: str | None) -> str | None:
+        try:
+            return floor.accounts.session(token).username
+        except DicetableError:
+            return None
+
+    # Outermost first: the body cap, then the origin check, then exactly-once commands.
+    answers = idempotency.Answers(floor.accounts.db, now=floor.clock.now().isoformat())
+    app.add_middleware(idempotency.Idempotency, answers=answers,
+                       who=account_of, applied=floor.store.request_record, recover=recover,
+                       cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
+    app.add_middleware(OriginCheck, cookie=COOKIE, allowed=allowed_origins)
+    app.add_middleware(BodyLimit)
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
@@ -208,10 +268,18 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
-    def login(body: Login, response: Response) -> dict[str, Any]:
-        token = floor.accounts.login(body.username, body.password)
+    def login(body: Login, request: Request, response: Response) -> dict[str, Any]:
+        client = request.client.host if request.client else "-"
+        limiter.check(client)
+        floor.faults.refuse(f"account:{body.username}")  # an account whose stream failed
+        try:
+            token = floor.accounts.login(body.username, body.password)
+        except (NotAuthenticated, AccountLocked):
+            limiter.failed(client)
+            raise
         who = floor.accounts.session(token)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https")
         return {"token": token, "account": _account(floor, who)}
 
     @app.post("/api/logout", tags=["accounts"])
@@ -227,11 +295,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.post("/api/accounts/{username}/unlock", tags=["accounts"])
     def unlock(username: str, who: Me) -> dict[str, str]:
-        if who.kind is not Kind.STAFF or not any(
-                Role.PIT_BOSS in set(floor.roles_at(who, tid)) for tid in floor.tables):
+        supervisors = {Role.PIT_BOSS, Role.SHIFT_MANAGER}
+        held = {r for tid in floor.tables for r in floor.roles_at(who, tid)} & supervisors \
+            if who.kind is Kind.STAFF else set()
+        if not held:
             raise RoleNotPermitted("only a pit boss unlocks an account",
                                    rule="accounts.unlock")
-        floor.accounts.unlock(username)
+        floor.accounts.unlock(username, by=who.username, role=sorted(held)[0].value)
         return {"status": f"{username} unlocked"}
 
     # -- tables -----------------------------------------------------------------------------
@@ -249,7 +319,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.get("/api/tables/{table_id}/events", tags=["tables"])
     def events(table_id: str, who: Me,
-               after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
+               after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
         return floor.events_for(table_id, who,
                                 list(floor.store.table_events(table_id, after=after)))
@@ -272,7 +342,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     @app.get("/api/pit", tags=["pit"])
     def pit(who: Me) -> dict[str, Any]:
         _pit(floor, who)
-        return {"tables": floor.summaries(),
+        return {"tables": floor.summaries(), "faults": list(floor.faults.open.values()),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
                              for a in floor.accounts.all()],
@@ -412,7 +482,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     # -- live push --------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
-    async def push(ws: WebSocket, table_id: str, after: int = 0) -> None:
+    async def push(ws: WebSocket, table_id: str,
+                   after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> None:
         token = ws.query_params.get("token") or ws.cookies.get(COOKIE)
         try:
             who = floor.accounts.session(token)
@@ -510,6 +581,19 @@ def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
     out.pop("house_before", None)
     out.pop("house_after", None)
     return out
+
+
+async def _verify_loop(floor: Floor, every: float) -> None:
+    """Verify every stream again every ``every`` seconds (MEM-2: checked continually)."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            faulted = await asyncio.to_thread(floor.verify_all)
+        except Exception:  # a check that cannot run is logged, the loop goes on
+            log.exception("periodic verification failed to run")
+            continue
+        for table_id in faulted:
+            log.error("table %s faulted on periodic verification", table_id)
 
 
 async def _electronic(floor: Floor, table_id: str) -> None:

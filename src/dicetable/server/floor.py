@@ -12,11 +12,13 @@ hears the others' commits through the store's notices (LISTEN/NOTIFY).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
@@ -24,18 +26,21 @@ from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
-from dicetable.games.events import DiceRolled, Event
+from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.state import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
 from dicetable.server.views import event_for, roll_history, summary, table_view
 from dicetable.store.base import EventStore, Notice
+from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening, pack_for
 from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
+from dicetable.table.events import StaffAssigned, StaffRelieved
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +66,9 @@ class FloorTable:
     missed: bool = False
     """Another process's notice came while the lock was held: catch up when it is released."""
     history: list[dict[str, Any]] = field(default_factory=list)
+    owners: dict[str, str] = field(default_factory=dict)
+    """Bet id -> the player who placed it, from the log: who may see a bet's later events
+    (a removed bet is gone from the state, but its remover still sees the removal)."""
 
     @property
     def table(self) -> Table:
@@ -76,7 +84,8 @@ class Floor:
     """Every table of a casino floor, on one store."""
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
-                 bet_seconds: int = 20, custody: FloorCustody | None = None) -> None:
+                 bet_seconds: int = 20, custody: FloorCustody | None = None,
+                 checkpoints: Path | None = None) -> None:
         self.store = store
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
@@ -87,8 +96,10 @@ class Floor:
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        for table_id in store.tables():
-            self._load(table_id)
+        self.faults = Faults(accounts.log)
+        self.checkpoints: Path | None = checkpoints
+        """Where signed checkpoints of every stream's head are appended (None: not kept)."""
+        self.verify_all(load=True)  # nothing is served from a log that fails (RES-3)
         # A table opened in another process reaches this one by its notice (``_on_notice``);
         # a notice of any other stream (the custody ledger) is caught up on use.
         self._subscription = store.subscribe(self._on_notice)
@@ -99,9 +110,61 @@ class Floor:
             info.worker.shutdown(wait=True)
 
     async def submit(self, table_id: str, work: Callable[[], T]) -> T:
-        """Run ``work`` on the table's own thread (FIFO), off the event loop."""
+        """Run ``work`` on the table's own thread (FIFO), off the event loop (in the
+        caller's context: its request key goes with it to the store)."""
         info = self.get(table_id)
-        return await asyncio.get_running_loop().run_in_executor(info.worker, work)
+        ctx = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(info.worker, ctx.run, work)
+
+    # -- integrity ---------------------------------------------------------------------------
+    def verify_all(self, *, load: bool = False) -> list[str]:
+        """Verify every stream (and the checkpoints); fault what fails. Returns new faults."""
+        now = self.clock.now().isoformat()
+        before = set(self.faults.open)
+        names = self.store.tables()
+        for table_id in self.store.stream_ids():  # the tables and every other aggregate
+            if table_id in self.faults.open:
+                continue
+            problem = table_problem(self.store, table_id)
+            if problem is not None:
+                self._fault(table_id, problem, now)
+        for stream, what, detail in stream_problems(self.accounts.log):
+            self.faults.raise_fault(stream, what, detail, now)
+        if self.checkpoints is not None and self.store.key:
+            if self.checkpoints.exists():
+                for cp in verify_checkpoints(self.checkpoints, self.store.key,
+                                             [self.store, self.accounts.log]):
+                    if cp.stream:
+                        self._fault(cp.stream, (cp.what, str(cp)), now)
+                    else:
+                        self.faults.raise_fault("checkpoints", cp.what, str(cp), now)
+            if not set(self.faults.open) - before:
+                write_checkpoint(self.checkpoints, self.store.key,
+                                 heads_of([self.store, self.accounts.log]), at=now)
+        if load:
+            for table_id in names:
+                if table_id not in self.faults.open and table_id not in self.tables:
+                    self._load(table_id)
+        return sorted(set(self.faults.open) - before)
+
+    def _fault(self, table_id: str, problem: tuple[str, str], at: str) -> None:
+        self.faults.raise_fault(table_id, problem[0], problem[1], at)
+        info = self.tables.pop(table_id, None)
+        if info is not None:
+            info.worker.shutdown(wait=False)
+        self._publish(table_id, [])
+
+    def clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
+        """An authorised clear: only once the table's log verifies again."""
+        if table_id not in self.faults.open:
+            raise NotFound(f"no open fault on {table_id!r}", rule="integrity.fault")
+        if table_id in self.store.tables():
+            problem = table_problem(self.store, table_id)
+            if problem is not None:
+                raise still_failing(table_id, problem)
+        self.faults.clear(table_id, by, role.value, reason, self.clock.now().isoformat())
+        if table_id in self.store.tables() and table_id not in self.tables:
+            self._load(table_id)
 
     # -- tables ------------------------------------------------------------------------------
     def _load(self, table_id: str) -> FloorTable:
@@ -112,6 +175,8 @@ class Floor:
         info = FloorTable(durable)
         recent = list(self.store.table_events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
+        info.owners = {b.id: b.player for b in durable.state.bets.values()}
+        _own(info, recent)
         for event in recent:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
@@ -129,10 +194,13 @@ class Floor:
         durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
         self.tables[table_id] = info
-        self._publish(table_id, list(self.store.table_events(table_id)))
+        opening = list(self.store.table_events(table_id))
+        self._record_staff(table_id, opening)
+        self._publish(table_id, opening)
         return info
 
     def get(self, table_id: str) -> FloorTable:
+        self.faults.refuse(table_id)
         info = self.tables.get(table_id)
         if info is None:
             raise NotFound(f"no table {table_id!r}", rule="api.table")
@@ -177,7 +245,18 @@ class Floor:
             build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
         info = self.get(table_id)
         with info.lock:
-            return self._run_locked(table_id, info, build)
+            events = self._run_locked(table_id, info, build)
+        self._record_staff(table_id, events)
+        return events
+
+    def _record_staff(self, table_id: str, events: list[Event]) -> None:
+        """Staff changes made here also go to the floor's chained ``staff:<table>`` stream
+        (who, which role, by whom), beside the table's own log."""
+        for e in events:
+            if isinstance(e, StaffAssigned | StaffRelieved):
+                self.accounts.log.append(f"staff:{table_id}", e.kind, {
+                    "table_seq": e.seq, "person": e.person, "staff_role": e.staff_role.value,
+                    "by": e.actor, "by_role": e.role.value, "at": e.at})
 
     def _run_locked(self, table_id: str, info: FloorTable,
                     build: Callable[[], gcmd.Command | list[gcmd.Command]],
@@ -216,6 +295,7 @@ class Floor:
                     self._after(table_id, info, caught)
 
     def _after(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
+        _own(info, events)
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
@@ -235,7 +315,7 @@ class Floor:
         return events
 
     def _on_notice(self, notice: Notice) -> None:
-        if kind_of(notice.table) != TABLE:
+        if kind_of(notice.table) != TABLE or notice.table in self.faults.open:
             return  # the custody ledger folds in other processes' steps on its next use
         info = self.tables.get(notice.table)
         if info is None:
@@ -321,6 +401,9 @@ class Floor:
         mine = {b.id for b in table.state.bets.values() if b.player == account.username}
         mine |= {e.bet for e in events if getattr(e, "player", None) == account.username
                  and hasattr(e, "bet")}
+        owners = self.get(table_id).owners
+        mine |= {bet for e in events if isinstance(bet := getattr(e, "bet", None), str)
+                 and owners.get(bet) == account.username}
         out = []
         for event in events:
             data = event_for(account.username, staff, event, mine)
@@ -342,3 +425,9 @@ class Floor:
     def fairness_alerts(self, table_id: str) -> list[dict[str, Any]]:
         return [{"serial": a.serial, "face": a.face, "rolls": a.rolls, "table": a.table}
                 for a in self.fairness.alerts if a.table == table_id]
+
+
+def _own(info: FloorTable, events: list[Event]) -> None:
+    for event in events:
+        if isinstance(event, BetPlaced):
+            info.owners[event.bet] = event.player

@@ -132,6 +132,9 @@ class _Builder:
             entry = ev.event_to_dict(event)
             for key in ("table", "pack"):
                 entry.pop(key, None)
+            bet = entry.get("bet")
+            if "player" not in entry and isinstance(bet, str) and bet in self.state.bets:
+                entry["player"] = self.state.bets[bet].player  # whose bet, from the log
             rec.activity.append(entry)
         fold([event], self.state)
         rec.last_seq, rec.ended = event.seq, event.at

@@ -19,6 +19,8 @@ KEY = "procedure"
 @dataclass
 class Procedure:
     staff: dict[str, set[Role]] = field(default_factory=dict)
+    opener: str | None = None
+    """Who opened the table (its first staff assignment): the opening roster is theirs."""
     dice: dict[str, str] = field(default_factory=dict)
     """Serial -> when it came to the table (ISO time)."""
     bowl: list[str] = field(default_factory=list)
@@ -74,6 +76,8 @@ def _handler(fn: Any) -> Any:
 
 
 def _assigned(p: Procedure, e: ev.StaffAssigned, s: TableState) -> None:
+    if p.opener is None:
+        p.opener = e.person
     p.staff.setdefault(e.person, set()).add(e.staff_role)
 
 

@@ -13,17 +13,30 @@ export class Refusal extends Error {
   }
 }
 
+function requestKey() {
+  if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+}
+
+// Every command carries an Idempotency-Key; when the answer is lost (the connection broke),
+// it is sent again with the same key, so the server applies it at most once.
 export async function api(method, path, body) {
   const init = { method, credentials: "same-origin", headers: {} };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  const command = method !== "GET" && !path.startsWith("/api/log");
+  if (command) init.headers["Idempotency-Key"] = requestKey();
   let response;
-  try {
-    response = await fetch(path, init);
-  } catch (e) {
-    throw new Refusal(0, { error: "Offline", message: "the server cannot be reached", rule: "", citation: "" });
+  for (let tries = command ? 3 : 1; ; tries--) {
+    try {
+      response = await fetch(path, init);
+      break;
+    } catch (e) {
+      if (tries <= 1) throw new Refusal(0, { error: "Offline", message: "the server cannot be reached", rule: "", citation: "" });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }

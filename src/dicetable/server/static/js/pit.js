@@ -15,9 +15,11 @@ const st = { pit: null, selected: null, drawn: null };
 const floorEl = h("div", { class: "floor", id: "floor" });
 const detail = h("div", { class: "pit-detail", id: "detail" });
 const accountsEl = h("div", { id: "accounts" });
+const faultsEl = h("div", { id: "faults" });
 const custodyEl = h("div", { id: "pit-custody" });
 
 main.append(
+  faultsEl,
   h("section", { class: "stack" }, h("h2", {}, "The floor"), floorEl),
   h("section", { class: "card", id: "custody-card" }, h("header", {}, h("h2", {}, "Dice custody"), h("a", { class: "btn small", href: "/dice-room" }, "Dice room")), custodyEl),
   detail,
@@ -35,8 +37,28 @@ async function refresh() {
   const key = JSON.stringify(st.pit) + Math.floor(Date.now() / 60000);
   if (key === st.drawn) return;
   st.drawn = key;
+  drawFaults();
   drawFloor();
   drawAccounts();
+}
+
+// Integrity faults: a table whose log failed verification is locked until cleared here.
+function drawFaults() {
+  const faults = st.pit.faults || [];
+  replace(faultsEl, faults.length ? h("section", { class: "card alerts", id: "faults-card" },
+    h("header", {}, h("h2", {}, "Integrity faults"), h("span", { class: "muted" }, "locked: nothing is played until cleared")),
+    h("table", { class: "data" }, h("tbody", {}, faults.map((f) => h("tr", { dataset: { fault: f.table } },
+      h("td", {}, h("b", {}, f.table)), h("td", {}, h("span", { class: "tag red" }, f.what)), h("td", {}, f.detail),
+      h("td", {}, fmtTime(f.at)),
+      h("td", {}, f.table.includes(":") || f.table === "checkpoints" ? null
+        : h("button", { class: "btn small", dataset: { clear: f.table }, onclick: () => clearFault(f.table) }, "Clear"))))))) : []);
+}
+
+async function clearFault(table) {
+  const reason = prompt(`Clear the integrity fault on ${table}: why is its log sound again?`);
+  if (!reason) return;
+  const r = await attempt(() => post(`${tablePath(table)}/fault/clear`, { reason }));
+  if (r) refresh();
 }
 
 function hoursLeft(ms) {
