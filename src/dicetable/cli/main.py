@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Game recall: the last rounds of a table, wagers, rolls, outcomes, balances."),
     "export": ("dicetable.cli.store_cmds", "export",
                "Write the table log as JSON Lines, hashes included."),
+    "script": ("dicetable.cli.script_cmds", "app",
+               "Table scripts: export a stored table's log as a script that replays it."),
     "keys": ("dicetable.cli.integrity_cmds", "keys_app",
              "The chain key kept outside the database (keys init)."),
     "accounts": ("dicetable.cli.integrity_cmds", "accounts_app",

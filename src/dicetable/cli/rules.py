@@ -14,6 +14,7 @@ from dicetable.cli.tables import console as table_console
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.rules.schema import SPECS
 
 app = typer.Typer(help="Rule packs: every rule with its value, citation and status.",
                   no_args_is_help=True)
@@ -50,16 +51,26 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
         console.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     if as_json:
-        typer.echo(json.dumps(rules.to_dict(), indent=2, ensure_ascii=False))
+        data = rules.to_dict()
+        for rule_id, rule in data["rules"].items():
+            spec = SPECS.get(rule_id)
+            rule["read_by"] = spec.reads if spec is not None else ""
+            rule["informational"] = spec is None or spec.informational
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    table = Table("rule", "value", "status", "citation", title=f"{rules.id}: {rules.name}",
-                  show_lines=False)
+    table = Table("rule", "value", "status", "citation", "read by",
+                  title=f"{rules.id}: {rules.name}", show_lines=False)
     for rule in sorted(rules, key=lambda r: r.id):
+        spec = SPECS.get(rule.id)
+        reads = spec.reads.removeprefix("dicetable.") if spec is not None and spec.reads \
+            else "[dim]informational[/]"
         table.add_row(rule.id, rule_value(rule.id, rule.value),
-                      f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation)
+                      f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation, reads)
     table_console(wide).print(fit(table))
     console.print("regulation = PA/IN text; other-jurisdiction and industry-default are "
-                  "stand-ins an operator confirms against its approved rules submission.")
+                  "stand-ins an operator confirms against its approved rules submission. "
+                  "'read by': the code that consumes the value; an informational rule is "
+                  "cited, and changing it changes nothing.")
 
 
 @app.command("validate")

@@ -15,11 +15,13 @@ from dicetable.wagers.compiled import CompiledWager
 
 
 def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: str, *,
-                 maximum: tuple[int, str] | None = None) -> None:
+                 maximum: tuple[int, str] | None = None, state: int | None = None) -> None:
     """Raise unless ``amount`` cents may be wagered on ``wager``.
 
     ``limit_code`` names whose limits apply (``odds`` for odds); ``maximum`` replaces the
-    posted maximum with another one and the rule it comes from (the odds multiple).
+    posted maximum with another one and the rule it comes from (the odds multiple);
+    ``state``, when known, is the wager state the stake stands in: only the payouts still
+    reachable from it must be exact.
     """
     limits, limit_rule = pack.limits(limit_code)
     cite = pack.cite(limit_rule)
@@ -42,7 +44,8 @@ def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: 
                            rule=limit_rule, citation=cite)
     if pack.payout_rounding is Rounding.REFUSE:
         unit = pack.payout_unit
-        for net in sorted(wager.payouts):
+        payouts = wager.payouts if state is None else wager.payouts_from(state)
+        for net in sorted(payouts):
             if not is_whole_units(amount * net, unit):
                 raise IllegalWager(
                     f"{format_cents(amount)} on {wager.name} cannot be paid at "

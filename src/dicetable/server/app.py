@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from fractions import Fraction
 from importlib import resources
@@ -34,7 +34,7 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import dice_room, idempotency, integrity, submission
+from dicetable.server import commands_api, dice_room, idempotency, integrity, submission
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
@@ -57,10 +57,13 @@ from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
+from dicetable.table.automation import chore_commands
 
 log = logging.getLogger(__name__)
 
 COOKIE = "dicetable_session"
+ELECTRONIC_TICK_S = 0.5
+"""How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
@@ -391,12 +394,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return await act(table_id, who, t.SelectDice,
                    lambda a, r: t.SelectDice(actor=a, role=r, serials=tuple(body.serials)))
 
-    player_steps: list[tuple[str, type[g.Command]]] = [
-        ("decline-dice", t.DeclineDice), ("relinquish-dice", t.RelinquishDice),
-        ("remove-lid", t.RemoveLid), ("re-cover-shaker", t.RecoverShaker),
-        ("return-shaker", t.ReturnShaker)]
-    for path, cls in player_steps:
-        _simple(app, act, path, cls, "players")
+    # The catalogue's routes (the steps that take no fields, a player leaving) and
+    # POST /api/tables/{id}/commands for any catalogued command.
+    commands_api.install(app, act, session_account)
 
     @app.post("/api/tables/{table_id}/player-shake", tags=["players"])
     async def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
@@ -431,25 +431,12 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     async def settle(table_id: str, who: Me) -> dict[str, Any]:
         """Collect the losers, pay the winners, complete the roll (in that order)."""
         def chores(a: str, r: Role) -> list[g.Command]:
-            state = floor.get(table_id).table.state
-            step = state.pending.step if state.pending is not None else 0
-            out: list[g.Command] = []
-            if step <= 0:
-                out.append(g.CollectLosers(actor=a, role=r))
-            if step <= 1:
-                out.append(g.PayWinners(actor=a, role=r))
-            out.append(g.CompleteRound(actor=a, role=r) if state.game == "props-and-hops"
-                       else g.MovePuck(actor=a, role=r))
+            out = chore_commands(floor.get(table_id).table.state, a, r)
+            if not out:
+                raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
             return out
 
         return await act(table_id, who, g.CollectLosers, chores)
-
-    dealer_steps: list[tuple[str, type[g.Command]]] = [
-        ("collect", g.CollectLosers), ("pay", g.PayWinners), ("move-puck", g.MovePuck),
-        ("complete-round", g.CompleteRound), ("no-more-bets", g.CloseBetting),
-        ("shake", t.ShakeShaker), ("uncover", t.UncoverShaker)]
-    for path, cls in dealer_steps:
-        _simple(app, act, path, cls, "dealer")
 
     @app.post("/api/tables/{table_id}/dice", tags=["dealer"])
     async def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
@@ -569,19 +556,6 @@ def _page(app: FastAPI, static: Path, page: str) -> None:
         return FileResponse(static / f"{page}.html")
 
 
-def _simple(app: FastAPI, act: Callable[..., Awaitable[dict[str, Any]]], path: str,
-            cls: type[g.Command], tag: str) -> None:
-    """A command that takes nothing but its actor and role."""
-    async def endpoint(table_id: str, request: Request) -> dict[str, Any]:
-        who = session_account(request)
-        result: dict[str, Any] = await act(table_id, who, cls, lambda a, r: cls(actor=a, role=r))
-        return result
-
-    endpoint.__name__ = path.replace("-", "_")
-    endpoint.__doc__ = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
-    app.post(f"/api/tables/{{table_id}}/{path}", tags=[tag])(endpoint)
-
-
 def _bearer(request: Request) -> str | None:
     auth = request.headers.get("authorization", "")
     return auth[7:].strip() if auth.lower().startswith("bearer ") else None
@@ -630,19 +604,11 @@ async def _verify_loop(floor: Floor, every: float) -> None:
 
 
 async def _electronic(floor: Floor, table_id: str) -> None:
-    """An electronic table's cycle: a betting countdown, then the RNG roll and settlement."""
-    from datetime import timedelta
-
+    """An electronic table's clock: the server only supplies time; the table's automations
+    (betting timer, CSPRNG roll, settlement) decide what happens."""
     while True:
+        await asyncio.sleep(ELECTRONIC_TICK_S)
         try:
-            info = floor.get(table_id)
-        except DicetableError:  # faulted: nothing is played until the fault is cleared
-            await asyncio.sleep(floor.bet_seconds)
-            continue
-        info.bets_close_at = (floor.clock.now() + timedelta(seconds=floor.bet_seconds)
-                              ).isoformat()
-        await asyncio.sleep(floor.bet_seconds)
-        try:
-            await floor.submit(table_id, lambda: floor.electronic_round(table_id))
+            await floor.submit(table_id, lambda: floor.advance(table_id))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)

@@ -18,18 +18,16 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
-from dicetable.core.dice_sources import CsprngDice
 from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
 from dicetable.games.events import BetPlaced, DiceRolled, Event
-from dicetable.games.state import Phase, apply
+from dicetable.games.state import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
@@ -69,8 +67,6 @@ class FloorTable:
     missed: bool = False
     """Another process's notice came while the lock was held: catch up when it is released."""
     history: list[dict[str, Any]] = field(default_factory=list)
-    bets_close_at: str | None = None
-    """Electronic tables: when the betting countdown ends."""
     owners: dict[str, str] = field(default_factory=dict)
     """Bet id -> the player who placed it, from the log: who may see a bet's later events
     (a removed bet is gone from the state, but its remover still sees the removal)."""
@@ -78,6 +74,11 @@ class FloorTable:
     @property
     def table(self) -> Table:
         return self.durable.table
+
+    @property
+    def bets_close_at(self) -> str | None:
+        """Electronic tables: when the betting countdown ends (the table's own timer)."""
+        return self.table.bets_close_at
 
 
 class Floor:
@@ -171,6 +172,7 @@ class Floor:
         registry = self.custody.attach(table_id, pack_for(opening(self.store, table_id)))
         durable = DurableTable.resume(self.store, table_id, clock=self.clock,
                                       dice_registry=registry)
+        durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
         recent = list(self.store.table_events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
@@ -190,6 +192,7 @@ class Floor:
         durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
                                     actor=opener, role=Role.FLOORPERSON, staff=staff,
                                     dice_registry=self.custody.attach(table_id, pack))
+        durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
         self.tables[table_id] = info
         opening = list(self.store.table_events(table_id))
@@ -257,7 +260,8 @@ class Floor:
                     "by": e.actor, "by_role": e.role.value, "at": e.at})
 
     def _run_locked(self, table_id: str, info: FloorTable,
-                    build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+                    build: Callable[[], gcmd.Command | list[gcmd.Command]],
+                    advance: bool = False) -> list[Event]:
         try:
             for attempt in range(2):
                 caught = self._catch_up(table_id, info)
@@ -269,6 +273,8 @@ class Floor:
                 try:
                     for c in commands:
                         events += info.table.execute(c)
+                    if advance:
+                        events += info.table.advance()
                 except StaleVersion:
                     if attempt or events:  # retry only what is wholly undone
                         if events:
@@ -335,42 +341,31 @@ class Floor:
             info.lock.release()
 
     # -- electronic tables --------------------------------------------------------------------
+    def advance(self, table_id: str) -> list[Event]:
+        """Give an electronic table the time: the table's own automations do the rest
+        (close betting when its timer is up, a CSPRNG roll, the settlement)."""
+        info = self.get(table_id)
+        return self.run_advance(table_id, info)
+
     def electronic_round(self, table_id: str) -> list[Event]:
-        """One cycle of an electronic table: no more bets, a CSPRNG roll, the settlement."""
+        """One whole cycle of an electronic table now, whatever its timer says (tests, the
+        pit's 'roll now'): the timer is treated as run out."""
         info = self.get(table_id)
         if info.table.mode != "electronic":
             raise InvalidInput(f"{table_id} is not electronic", rule="table.mode")
-
-        def commands() -> list[gcmd.Command]:
-            table = info.table
-            out: list[gcmd.Command] = []
-            if table.phase is Phase.BETTING:
-                out.append(gcmd.CloseBetting(actor="table", role=Role.SYSTEM))
-            if table.phase in (Phase.BETTING, Phase.CLOSED):
-                out.append(table.roll_command(CsprngDice(), actor="table", role=Role.SYSTEM))
-            return out
-
-        events = self.run(table_id, commands)
-        events += self.run(table_id, lambda: self._settlement(info))
-        info.bets_close_at = (self.clock.now() + timedelta(seconds=self.bet_seconds)
-                              ).isoformat()
+        table = info.table
+        with info.lock:
+            saved = table.betting_seconds
+            table.betting_seconds = 0
+            try:
+                events = self._run_locked(table_id, info, list, advance=True)
+            finally:
+                table.betting_seconds = saved
         return events
 
-    @staticmethod
-    def _settlement(info: FloorTable) -> list[gcmd.Command]:
-        state = info.table.state
-        if state.phase is not Phase.SETTLING or state.pending is None:
-            return []
-        chores: list[gcmd.Command] = []
-        kw: dict[str, Any] = {"actor": "table", "role": Role.SYSTEM}
-        step = state.pending.step
-        if step <= 0:
-            chores.append(gcmd.CollectLosers(**kw))
-        if step <= 1:
-            chores.append(gcmd.PayWinners(**kw))
-        chores.append(gcmd.CompleteRound(**kw) if state.game == "props-and-hops"
-                      else gcmd.MovePuck(**kw))
-        return chores
+    def run_advance(self, table_id: str, info: FloorTable) -> list[Event]:
+        with info.lock:
+            return self._run_locked(table_id, info, list, advance=True)
 
     # -- listeners ---------------------------------------------------------------------------
     def listen(self, listener: Listener) -> Callable[[], None]:

@@ -226,7 +226,7 @@ def table_view(table: Table, viewer: str | None, staff: bool,
 
 def _next_shooter(state: TableState, shooter: str | None) -> str | None:
     """Whom the dice are offered to next (live Craps, no shooter yet)."""
-    if shooter is not None or state.game == "props-and-hops" or state.mode != "live":
+    if shooter is not None or not state.variant.has_shooter or state.mode != "live":
         return None
     order = offer_order(state)
     return order[0] if order else None

@@ -28,15 +28,11 @@ from dicetable.core.errors import InvalidInput
 from dicetable.games import events as ev
 from dicetable.games.policy import is_working
 from dicetable.games.state import TableState
+from dicetable.games.variant import variant_of
 from dicetable.store.base import EventStore
 from dicetable.store.replay import fold, load_state, opening
 from dicetable.table.procedure_state import procedure
 
-ROUND_ENDS = {
-    "craps": ("PuckMoved", "NoRollCalled"),
-    "mini-craps": ("PuckMoved", "NoRollCalled"),
-    "props-and-hops": ("RoundCompleted",),
-}
 _OUTCOME = (ev.DiceRolled, ev.NoRollCalled, ev.LosersCollected, ev.WinnersPaid,
             ev.WagersReturned, ev.PuckMoved, ev.RoundCompleted)
 
@@ -75,9 +71,7 @@ class RoundRecall:
 
 
 def _label(state: TableState) -> str:
-    if state.game == "props-and-hops":
-        return f"round {state.round}"
-    return f"hand {state.hand}, roll {state.hand_rolls + 1}"
+    return state.variant.round_label(state.hand, state.hand_rolls, state.round)
 
 
 def _thrower(state: TableState, event: ev.DiceRolled) -> str | None:
@@ -178,7 +172,7 @@ def recall_rounds(store: EventStore, table: str, rounds: int = 10) -> list[Round
     if rounds < 1:
         raise InvalidInput("recall at least one round", rule="recall.rounds")
     game = opening(store, table).game
-    ends = ROUND_ENDS.get(game, ("PuckMoved", "NoRollCalled", "RoundCompleted"))
+    ends = variant_of(game).round_ends
     end_seqs = store.seqs_of(table, ends)
     head = store.head(table).seq
     in_progress = head > (end_seqs[-1] if end_seqs else 0)

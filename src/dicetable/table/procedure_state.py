@@ -91,7 +91,7 @@ def _relieved(p: Procedure, e: ev.StaffRelieved, s: TableState) -> None:
 def _brought(p: Procedure, e: ev.DiceBrought, s: TableState) -> None:
     for serial in e.serials:
         p.dice[serial] = e.at
-    if s.game == "props-and-hops":
+    if s.variant.has_shaker:
         p.shaker = "covered"
         p.dealer_shook = False
     else:
@@ -105,7 +105,7 @@ def _removed(p: Procedure, e: ev.DiceTakenFromTable, s: TableState) -> None:
             p.bowl.remove(serial)
     if set(p.shooter_dice) & set(e.serials):
         p.shooter_dice = tuple(d for d in p.shooter_dice if d not in e.serials)
-    if s.game == "props-and-hops" and not p.dice:
+    if s.variant.has_shaker and not p.dice:
         p.shaker = "empty"
 
 

@@ -91,3 +91,19 @@ class CompiledWager:
     def payouts(self) -> frozenset[Fraction]:
         """Every net payout this wager can make on a win."""
         return frozenset(s.payout for row in self.steps for s in row if s.outcome is Outcome.WIN)
+
+    def payouts_from(self, state: int) -> frozenset[Fraction]:
+        """The net payouts a wager standing in ``state`` can still make on a win.
+
+        Odds on the 4 are paid at 2 to 1 only; checking them against 6 to 5 (the price on
+        the 5) would refuse amounts the 4 pays exactly.
+        """
+        seen, todo, out = {state}, [state], set()
+        while todo:
+            for step in self.steps[todo.pop()]:
+                if step.outcome is Outcome.WIN:
+                    out.add(step.payout)
+                if step.next_state != LEAVES and step.next_state not in seen:
+                    seen.add(step.next_state)
+                    todo.append(step.next_state)
+        return frozenset(out)
