@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from dicetable.core.errors import InvalidInput
-from dicetable.core.events import event_from_dict
 from dicetable.games.events import DiceRolled
 
 MIN_EXPECTED = 5
@@ -20,6 +19,8 @@ the usual condition for its p-value to mean what it says): 30 rolls for a die's 
 
 def rolls_from_file(path: Path) -> list[DiceRolled]:
     """The DiceRolled events of a JSON Lines file: plain events or export records."""
+    from dicetable.store.event_codec import decode  # upcasts older schema versions
+
     try:
         lines = path.read_text("utf-8").splitlines()
     except OSError as e:
@@ -36,7 +37,7 @@ def rolls_from_file(path: Path) -> list[DiceRolled]:
             data = data["event"]  # a 'dicetable export' record: the event with its hashes
         if not isinstance(data, dict) or data.get("type") != "DiceRolled":
             continue
-        event = event_from_dict(data)
+        event = decode(data)
         assert isinstance(event, DiceRolled)
         out.append(event)
     return out
