@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -36,6 +37,7 @@ from dicetable.games import commands as g
 from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
+from dicetable.server.pipeline import Busy
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
@@ -46,7 +48,11 @@ COOKIE = "dicetable_session"
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
+    Busy: 503,
 }
+WANT_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar("want_view", default=False)
+"""The request asked for the whole view in a command's reply (``Prefer: return=representation``,
+RFC 7240); by default a reply holds only the command's events and the caller's balance."""
 
 
 def status_of(error: DicetableError) -> int:
@@ -144,7 +150,7 @@ def _static_dir() -> Path:
 
 
 def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
-    hub = Hub()
+    hub = Hub(floor)
     floor.listen(hub.publish)
 
     @asynccontextmanager
@@ -169,7 +175,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
-        return JSONResponse(exc.to_dict(), status_code=status_of(exc))
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
+        return JSONResponse(exc.to_dict(), status_code=status_of(exc), headers=headers)
+
+    app.add_middleware(_Prefer)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -185,12 +194,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     async def act(table_id: str, who: Account, command_type: type[g.Command],
                   build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
-        def work() -> dict[str, Any]:
-            events = floor.execute(table_id, who, build, command_type)
-            return {"events": floor.events_for(table_id, who, events),
-                    "view": floor.view(table_id, who)}
-
-        return await floor.submit(table_id, work)
+        # Queued on the table's pipeline; answered after the commit that holds it (a full
+        # queue refuses at once: Busy, 503).
+        future = floor.command(table_id, who, build, command_type, with_view=WANT_VIEW.get())
+        reply: dict[str, Any] = await asyncio.wrap_future(future)
+        return reply
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
@@ -230,8 +238,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                 for s in floor.summaries()]
 
     @app.get("/api/tables/{table_id}", tags=["tables"])
-    def table(table_id: str, who: Me) -> dict[str, Any]:
-        return floor.view(table_id, who)
+    def table(table_id: str, who: Me) -> Response:
+        return Response(floor.view_text(table_id, who), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/events", tags=["tables"])
     def events(table_id: str, who: Me,
@@ -420,22 +428,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                            reason=e.message[:120])
             return
         await ws.accept()
-        watcher = hub.watch(table_id, who)
+        watcher, hello = await asyncio.to_thread(hub.join, table_id, who, after)
         try:
-            missed = await asyncio.to_thread(
-                lambda: list(floor.store.events(table_id, after=after)) if after else [])
-            await ws.send_json({"type": "hello", "events": floor.events_for(
-                table_id, who, missed), "view": floor.view(table_id, who)})
-
-            async def pump() -> None:
-                while True:
-                    batch = await watcher.queue.get()
-                    await ws.send_json({"type": "events",
-                                        "events": floor.events_for(table_id, who, batch),
-                                        "view": await asyncio.to_thread(floor.view, table_id,
-                                                                        who)})
-
-            pusher = asyncio.create_task(pump())
+            await ws.send_text(hello)
+            pusher = asyncio.create_task(hub.pump(watcher, ws))
             try:
                 # The browser sends nothing; listening notices a closed connection at once,
                 # not at the next batch (an idle handler would otherwise hold up shutdown).
@@ -446,7 +442,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
                                          RuntimeError):
                     await pusher
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):  # gone, or closed for being too slow
             pass
         finally:
             hub.leave(watcher)
@@ -465,6 +461,20 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         _page(app, static, page)
 
     return app
+
+
+class _Prefer:
+    """Notes whether the request asked for the whole view back (a plain ASGI middleware: it
+    runs in the endpoint's own task, so the endpoint sees ``WANT_VIEW``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            WANT_VIEW.set(any(k == b"prefer" and b"return=representation" in v
+                              for k, v in scope["headers"]))
+        await self.app(scope, receive, send)
 
 
 def _page(app: FastAPI, static: Path, page: str) -> None:

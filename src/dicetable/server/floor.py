@@ -1,12 +1,19 @@
-"""The floor: every table on one store, commands executed one table at a time, events pushed.
+"""The floor: every table on one store, each table's commands pipelined, events pushed.
 
 The server maps requests to engine commands here; no game rule lives in this module. The
 role a command is given in comes from the account (the roles its holder is assigned at that
 table in the table's own log), never from the request.
 
+A table's commands go through its ``TablePipeline`` (``server/pipeline.py``): decided in
+order against the state that includes the earlier ones, written in one group commit, each
+answered only after that commit; past a bounded queue a command is refused at once (``Busy``).
+The answer holds the command's own events and the caller's new balance; views are kept from
+events (``server/live_views.py``).
+
 Several server processes may share one PostgreSQL store: each appends with the sequence
 number it has seen (a stale writer gets ``StaleVersion``, catches up and decides again), and
-hears the others' commits through the store's notices (LISTEN/NOTIFY).
+hears the others' commits through the store's notices (LISTEN/NOTIFY); ``server/owners.py``
+splits the tables between them so that each table is decided in one process.
 """
 
 from __future__ import annotations
@@ -15,23 +22,27 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.dice_sources import CsprngDice
-from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
+from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
+from dicetable.games import events as gev
 from dicetable.games.events import DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
-from dicetable.server.views import event_for, roll_history, summary, table_view
+from dicetable.server.live_views import LiveViews
+from dicetable.server.pipeline import MAX_QUEUE, TablePipeline
+from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
 from dicetable.store.base import EventStore, Notice
+from dicetable.store.chain import Head
 from dicetable.store.durable import DurableTable
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
@@ -41,22 +52,40 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 Listener = Callable[[str, list[Event]], None]
-"""Told of every batch of events a table gets (table id, events)."""
+"""Told of every batch of events a table gets (table id, events), on the thread that has the
+table (its lock held: the table's state is the one just after these events)."""
 
 
 class NotFound(InvalidInput):
     """No such table or bet."""
 
 
+class _Owned:
+    """The bets ``viewer`` owns, as a container (by the owners a batch saw, or the state)."""
+
+    def __init__(self, viewer: str, owners: dict[str, str], table: Table) -> None:
+        self.viewer, self.owners, self.bets = viewer, owners, table.state.bets
+
+    def __contains__(self, bet: object) -> bool:
+        if not isinstance(bet, str):
+            return False
+        held = self.bets.get(bet)
+        owner = held.player if held is not None else self.owners.get(bet)
+        return owner == self.viewer
+
+
 @dataclass
 class FloorTable:
     durable: DurableTable
-    worker: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="table"))
-    """The table's own thread: its commands run one at a time, in the order they came."""
+    pipeline: TablePipeline | None = None
+    """The table's queue and worker thread (commands decided in order, one commit a batch)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
-    """Held while a command runs; never re-entered (a store's notice of this process's own
-    commit, arriving while the lock is held, is left to the holder)."""
+    """Held while a batch is decided and committed, and while a view is read; never
+    re-entered (a store's notice of this process's own commit, arriving while the lock is
+    held, is left to the holder)."""
+    views: LiveViews = field(default_factory=LiveViews)
+    owners: dict[str, str] = field(default_factory=dict)
+    """Who owns each bet the last batch touched (seen before it was applied)."""
     missed: bool = False
     """Another process's notice came while the lock was held: catch up when it is released."""
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -72,8 +101,9 @@ class Floor:
     """Every table of a casino floor, on one store."""
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
-                 bet_seconds: int = 20) -> None:
+                 bet_seconds: int = 20, max_queue: int = MAX_QUEUE) -> None:
         self.store = store
+        self.max_queue = max_queue
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
         self.bet_seconds = bet_seconds
@@ -88,14 +118,24 @@ class Floor:
     def close(self) -> None:
         self._subscription.close()
         for info in self.tables.values():
-            info.worker.shutdown(wait=True)
+            if info.pipeline is not None:
+                info.pipeline.close()
 
     async def submit(self, table_id: str, work: Callable[[], T]) -> T:
-        """Run ``work`` on the table's own thread (FIFO), off the event loop."""
-        info = self.get(table_id)
-        return await asyncio.get_running_loop().run_in_executor(info.worker, work)
+        """Run ``work`` off the event loop (it may queue commands with ``run``)."""
+        self.get(table_id)
+        return await asyncio.to_thread(work)
 
     # -- tables ------------------------------------------------------------------------------
+    def _start(self, table_id: str, info: FloorTable) -> FloorTable:
+        """Compile the table's rule pack now, not inside its first bet, and start its pipeline."""
+        table = info.table
+        _ = table.state.compiled
+        limits_of(table)
+        console_rules(table)
+        info.pipeline = TablePipeline(self, table_id, max_queue=self.max_queue)
+        return info
+
     def _load(self, table_id: str) -> FloorTable:
         durable = DurableTable.resume(self.store, table_id, clock=self.clock)
         info = FloorTable(durable)
@@ -104,7 +144,7 @@ class Floor:
         for event in recent:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
-        self.tables[table_id] = info
+        self.tables[table_id] = self._start(table_id, info)
         return info
 
     def open_table(self, pack: RulePack, table_id: str, *, mode: str, opener: str,
@@ -115,8 +155,9 @@ class Floor:
         durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
                                     actor=opener, role=Role.FLOORPERSON, staff=staff)
         info = FloorTable(durable)
-        self.tables[table_id] = info
-        self._publish(table_id, list(self.store.events(table_id)))
+        self.tables[table_id] = self._start(table_id, info)
+        with info.lock:
+            self._publish(table_id, list(self.store.events(table_id)))
         return info
 
     def get(self, table_id: str) -> FloorTable:
@@ -153,57 +194,83 @@ class Floor:
         return held[0]
 
     # -- commands ----------------------------------------------------------------------------
+    def command(self, table_id: str, account: Account,
+                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                command_type: type[gcmd.Command], *, with_view: bool = False,
+                bounded: bool = True) -> Future[dict[str, Any]]:
+        """Queue the command(s) as ``account``; the future gets the reply after the commit.
+
+        The reply: ``events`` (the command's own, as the caller may see them), ``balance``
+        (the caller's, just after the command; null for staff), ``seq`` (the table's seq
+        just after it) and, with ``with_view``, ``view`` (the table as the caller sees it
+        once the batch is committed). Raises ``Busy`` at once when the table's queue is full.
+        """
+        info = self.get(table_id)
+        assert info.pipeline is not None
+        viewer = account.username
+        staff = account.kind is Kind.STAFF
+
+        def reply(events: list[Event], owners: dict[str, str]) -> dict[str, Any]:
+            table = self.get(table_id).table
+            owned = _Owned(viewer, owners, table)
+            seen = [d for d in (event_for(viewer, staff, e, owned) for e in events)
+                    if d is not None]
+            state = table.state
+            return {"events": seen, "seq": state.seq,
+                    "balance": state.balance(viewer) if viewer in state.players else None}
+
+        view = (lambda: self._view_locked(table_id, account)) if with_view else None
+        # The role is found when the command is decided: from the log as it is then.
+        return info.pipeline.submit(
+            lambda: build(viewer, self.role_for(account, table_id, command_type)), reply,
+            view=view, bounded=bounded)
+
     def execute(self, table_id: str, account: Account,
                 build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
                 command_type: type[gcmd.Command]) -> list[Event]:
-        """Build the command(s) as ``account`` and execute them on the table."""
+        """Build the command(s) as ``account`` and execute them on the table (waits)."""
         role = self.role_for(account, table_id, command_type)
         return self.run(table_id, lambda: build(account.username, role))
 
     def run(self, table_id: str,
             build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+        """Queue commands through the table's pipeline and wait for their commit; the
+        table's own automation, never refused for load."""
         info = self.get(table_id)
-        with info.lock:
-            return self._run_locked(table_id, info, build)
+        assert info.pipeline is not None
+        if info.pipeline.on_worker:
+            raise RuntimeError("run() from the table's own worker would wait on itself")
+        events: list[Event] = info.pipeline.submit(build, bounded=False).result()
+        return events
 
-    def _run_locked(self, table_id: str, info: FloorTable,
-                    build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
-        try:
-            for attempt in range(2):
-                caught = self._catch_up(table_id, info)
-                if caught:
-                    self._after(table_id, info, caught)
-                built = build()
-                commands = built if isinstance(built, list) else [built]
-                events: list[Event] = []
-                try:
-                    for c in commands:
-                        events += info.table.execute(c)
-                except StaleVersion:
-                    if attempt or events:  # retry only what is wholly undone
-                        if events:
-                            self._after(table_id, info, events)
-                        raise
-                    continue
-                except Exception:
-                    if events:
-                        self._after(table_id, info, events)
-                    raise
-                self._after(table_id, info, events)
-                return events
-            raise AssertionError("unreachable")
-        finally:
-            if info.missed:
-                info.missed = False
-                caught = self._catch_up(table_id, info)
-                if caught:
-                    self._after(table_id, info, caught)
+    def _commit(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
+        """One append for a whole batch (the table's lock held); then tell the listeners."""
+        durable = info.durable
+        rows = self.store.append(table_id, events, expected=events[0].seq - 1)
+        durable.head = Head(rows[-1].seq, rows[-1].hash)
+        if durable.snapshot_every and \
+                durable.state.seq - durable._snapshot_seq >= durable.snapshot_every:
+            try:
+                durable.snapshot()
+            except Exception:  # the events are durable; a snapshot is only a shortcut
+                log.exception("table %s: snapshot failed", table_id)
+        self._after(table_id, info, events, info.owners)
 
-    def _after(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
+    def _rebuild(self, table_id: str) -> None:
+        """The table as its log has it (after a batch that could not be committed)."""
+        info = self.get(table_id)
+        info.durable = DurableTable.resume(self.store, table_id, clock=self.clock,
+                                           settle=False)
+        info.views.reset()
+
+    def _after(self, table_id: str, info: FloorTable, events: list[Event],
+               owners: dict[str, str] | None = None) -> None:
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
+        info.owners = owners if owners is not None else info.owners
+        info.views.update(events, info.owners)
         self._publish(table_id, events)
 
     def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
@@ -212,8 +279,18 @@ class Floor:
         if self.store.head(table_id).seq <= state.seq:
             return []
         events = list(self.store.events(table_id, after=state.seq))
+        owners: dict[str, str] = {}
         for event in events:
+            bet = getattr(event, "bet", None)
+            if bet is not None and bet in state.bets:
+                owners[bet] = state.bets[bet].player
+            for move in getattr(event, "moves", ()):
+                if move.bet in state.bets:
+                    owners[move.bet] = state.bets[move.bet].player
+            if isinstance(event, gev.BetPlaced):
+                owners[event.bet] = event.player
             apply(state, event)
+        info.owners = owners
         info.durable.head = self.store.head(table_id)
         return events
 
@@ -224,7 +301,8 @@ class Floor:
                 with self._lock:
                     if notice.table not in self.tables:
                         info = self._load(notice.table)
-                        self._publish(notice.table, [])
+                        with info.lock:
+                            self._publish(notice.table, [])
             except (InvalidInput, KeyError):  # a table still being opened elsewhere
                 return
             return
@@ -236,7 +314,7 @@ class Floor:
         try:
             events = self._catch_up(notice.table, info)
             if events:
-                self._after(notice.table, info, events)
+                self._after(notice.table, info, events, info.owners)
         finally:
             info.lock.release()
 
@@ -297,14 +375,39 @@ class Floor:
     def view(self, table_id: str, account: Account) -> dict[str, Any]:
         info = self.get(table_id)
         with info.lock:
-            self._catch_up(table_id, info)
-            staff = account.kind is Kind.STAFF
-            viewer = account.username if account.kind is Kind.PLAYER else None
-            return table_view(info.table, viewer, staff, info.history, {
-                "bets_close_at": info.bets_close_at,
+            return self._view_locked(table_id, account)
+
+    def view_text(self, table_id: str, account: Account) -> str:
+        """The view as JSON text, assembled from the parts kept from events."""
+        info = self.get(table_id)
+        with info.lock:
+            self._refresh(table_id, info)
+            staff, viewer = self._viewer(account)
+            return info.views.view_text(info.table, info.history, viewer, staff,
+                                        self._extra(table_id, info, account))
+
+    def _view_locked(self, table_id: str, account: Account) -> dict[str, Any]:
+        info = self.get(table_id)
+        self._refresh(table_id, info)
+        staff, viewer = self._viewer(account)
+        return info.views.view(info.table, info.history, viewer, staff,
+                               self._extra(table_id, info, account))
+
+    def _refresh(self, table_id: str, info: FloorTable) -> None:
+        caught = self._catch_up(table_id, info)
+        if caught:
+            self._after(table_id, info, caught, info.owners)
+
+    @staticmethod
+    def _viewer(account: Account) -> tuple[bool, str | None]:
+        staff = account.kind is Kind.STAFF
+        return staff, account.username if account.kind is Kind.PLAYER else None
+
+    def _extra(self, table_id: str, info: FloorTable, account: Account) -> dict[str, Any]:
+        staff = account.kind is Kind.STAFF
+        return {"bets_close_at": info.bets_close_at,
                 "my_roles": [r.value for r in self.roles_at(account, table_id)],
-                "fairness": self.fairness_alerts(table_id) if staff else [],
-            })
+                "fairness": self.fairness_alerts(table_id) if staff else []}
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
                    ) -> list[dict[str, Any]]:
@@ -324,7 +427,7 @@ class Floor:
         out = []
         for table_id, info in sorted(self.tables.items()):
             with info.lock:
-                self._catch_up(table_id, info)
+                self._refresh(table_id, info)
                 line = summary(info.table, info.history)
             line["fairness"] = self.fairness_alerts(table_id)
             line["bets_close_at"] = info.bets_close_at

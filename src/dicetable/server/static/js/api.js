@@ -14,7 +14,9 @@ export class Refusal extends Error {
 }
 
 export async function api(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: {} };
+  // The pages redraw from the whole view: ask for it in command replies (RFC 7240; without
+  // it a reply holds only the command's events and the caller's balance).
+  const init = { method, credentials: "same-origin", headers: { Prefer: "return=representation" } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -1,0 +1,247 @@
+"""Per-table pipelining: a table's queued commands decided in order, written in one commit.
+
+Each table has one worker thread and a bounded queue. The worker takes every command waiting
+(up to ``max_batch``), decides them one after the other against the state that includes the
+earlier ones, and appends all their events in one store append (one transaction; the store's
+group committer may share it with other tables' batches). Only after that commit is each
+command answered, so durability is unchanged: nothing acknowledged is ever lost. A refused
+command raises before anything is applied, so it changes nothing and the batch goes on. If the
+commit itself fails, the table is rebuilt from the store and every command of the batch learns
+why (none was acknowledged); a ``StaleVersion`` (another process appended first) is decided
+again against the caught-up state.
+
+Past ``max_queue`` waiting commands a table refuses more at once with ``Busy`` (HTTP 503 and
+``Retry-After``): never an unbounded wait.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dicetable.core.errors import DicetableError, StaleVersion
+from dicetable.games import commands as gcmd
+from dicetable.games.events import Event
+
+if TYPE_CHECKING:
+    from dicetable.server.floor import Floor, FloorTable
+
+log = logging.getLogger(__name__)
+
+Build = Callable[[], "gcmd.Command | list[gcmd.Command]"]
+Reply = Callable[[list[Event], dict[str, str]], Any]
+"""Makes a command's answer right after it is decided (its events, the bet owners seen)."""
+
+MAX_QUEUE = 512
+"""Commands that may wait for one table (industry-default: about two commits' worth)."""
+MAX_BATCH = 256
+"""Commands decided into one commit."""
+
+
+class Busy(DicetableError):
+    """The table's queue is full: try again after ``retry_after`` seconds (HTTP 503)."""
+
+    def __init__(self, message: str, *, retry_after: int = 1) -> None:
+        super().__init__(message, rule="server.backpressure")
+        self.retry_after = retry_after
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    build: Build
+    reply: Reply | None = None
+    view: Callable[[], Any] | None = None
+    """After the commit, the view to add to the reply (``reply`` must give a dict)."""
+    future: Future[Any] = field(default_factory=Future)
+
+
+_STOP = object()
+
+
+@dataclass
+class BatchStats:
+    """What a table's pipeline has done (tests count commits with these, never time)."""
+
+    batches: int = 0
+    commits: int = 0
+    commands: int = 0
+    refused: int = 0
+    busy: int = 0
+
+
+class TablePipeline:
+    """One table's queue and worker thread."""
+
+    def __init__(self, floor: Floor, table_id: str, *, max_queue: int = MAX_QUEUE,
+                 max_batch: int = MAX_BATCH) -> None:
+        self.floor = floor
+        self.table_id = table_id
+        self.max_queue = max_queue
+        self.max_batch = max_batch
+        self.stats = BatchStats()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._waiting = 0
+        self._count = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"dicetable-table-{table_id}",
+                                        daemon=True)
+        self._thread.start()
+
+    # -- the callers' side --------------------------------------------------------------------
+    def submit(self, build: Build, reply: Reply | None = None, *,
+               view: Callable[[], Any] | None = None, bounded: bool = True) -> Future[Any]:
+        """Queue a command; its future is settled after the commit that holds its events.
+
+        ``bounded`` commands past ``max_queue`` waiting get ``Busy`` at once; the table's own
+        automation (the electronic round) is never refused for load.
+        """
+        job = Job(build, reply, view)
+        with self._count:
+            if self._closed:
+                raise RuntimeError("the floor is closed")
+            if bounded and self._waiting >= self.max_queue:
+                self.stats.busy += 1
+                raise Busy(f"table {self.table_id} has {self._waiting} commands waiting; "
+                           f"retry shortly", retry_after=1)
+            self._waiting += 1
+            self._queue.put(job)
+        return job.future
+
+    @property
+    def waiting(self) -> int:
+        return self._waiting
+
+    def close(self) -> None:
+        with self._count:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(_STOP)
+        if threading.current_thread() is not self._thread:
+            self._thread.join()
+
+    @property
+    def on_worker(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    # -- the worker ---------------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            jobs: list[Job] = [first]
+            stop = False
+            while len(jobs) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    stop = True
+                    break
+                jobs.append(nxt)
+            with self._count:
+                self._waiting -= len(jobs)
+            try:
+                self._batch(jobs)
+            except BaseException as exc:  # never leave a caller waiting
+                log.exception("table %s: batch failed", self.table_id)
+                for job in jobs:
+                    if not job.future.done():
+                        job.future.set_exception(exc)
+            if stop:
+                return
+
+    def _batch(self, jobs: list[Job]) -> None:
+        floor = self.floor
+        info = floor.get(self.table_id)
+        self.stats.batches += 1
+        with info.lock:
+            for attempt in range(3):
+                caught = floor._catch_up(self.table_id, info)
+                if caught:
+                    floor._after(self.table_id, info, caught)
+                outcomes, pending = self._decide(info, jobs)
+                if not pending:
+                    break
+                try:
+                    floor._commit(self.table_id, info, pending)
+                except StaleVersion:
+                    # Another process appended first: nothing here was acknowledged, so
+                    # rebuild from the log and decide the whole batch again.
+                    floor._rebuild(self.table_id)
+                    info = floor.get(self.table_id)
+                    if attempt == 2:
+                        raise
+                    continue
+                except BaseException:
+                    floor._rebuild(self.table_id)
+                    raise
+                break
+            self.stats.commands += len(jobs)
+            if pending:
+                self.stats.commits += 1
+            for job, result in outcomes:
+                if job.view is not None and isinstance(result, dict):
+                    try:
+                        result["view"] = job.view()
+                    except Exception:  # the command is committed; its answer still goes out
+                        log.exception("table %s: view for a reply failed", self.table_id)
+        for job, result in outcomes:
+            if isinstance(result, BaseException):
+                self.stats.refused += 1
+                job.future.set_exception(result)
+            else:
+                job.future.set_result(result)
+
+    def _decide(self, info: FloorTable, jobs: list[Job]
+                ) -> tuple[list[tuple[Job, object]], list[Event]]:
+        """Every job decided in order against the state with the earlier ones applied; the
+        events are held back (the sink only collects them) until the one commit."""
+        table = info.table
+        state = table.state
+        pending: list[Event] = []
+        owners: dict[str, str] = {}
+
+        def collect(events: Any) -> None:
+            # Before the events are applied: who owns each bet they touch (a removed bet is
+            # gone from the state afterwards, but its owner still sees its removal).
+            for e in events:
+                bet = getattr(e, "bet", None)
+                if bet is not None:
+                    held = state.bets.get(bet)
+                    owners[bet] = held.player if held is not None else getattr(
+                        e, "player", owners.get(bet, ""))
+                for item in getattr(e, "moves", ()):
+                    held = state.bets.get(item.bet)
+                    if held is not None:
+                        owners[item.bet] = held.player
+            pending.extend(events)
+
+        saved = table.sink
+        table.sink = collect
+        outcomes: list[tuple[Job, object]] = []
+        try:
+            for job in jobs:
+                mine: list[Event] = []
+                try:
+                    built = job.build()
+                    for command in built if isinstance(built, list) else [built]:
+                        mine += table.execute(command)
+                except Exception as exc:  # refused: it applied nothing of its own command
+                    outcomes.append((job, exc))
+                    continue
+                try:
+                    outcomes.append((job, job.reply(mine, owners) if job.reply else mine))
+                except Exception as exc:
+                    outcomes.append((job, exc))
+        finally:
+            table.sink = saved
+        info.owners = owners
+        return outcomes, pending
