@@ -49,6 +49,9 @@ class Watcher:
     dropped: bool = False
     closed: bool = False
     sent: int = 0
+    task: asyncio.Task[None] | None = None
+    """The connection's pump: cancelled when dropped, even in the middle of a send that the
+    client is not reading."""
 
     @property
     def staff(self) -> bool:
@@ -65,6 +68,8 @@ class Watcher:
         if len(self.buffer) >= self.limit:
             self.dropped = True
             self.buffer.clear()
+            if self.task is not None:
+                self.task.cancel()
         else:
             self.buffer.append((seq, text))
         self.wake.set()
@@ -125,23 +130,27 @@ class Hub:
 
     async def pump(self, watcher: Watcher, ws: Socket) -> None:
         """Send the connection's messages in order; close it when it fell behind."""
-        while not watcher.closed:
-            await watcher.wake.wait()
-            watcher.wake.clear()
-            while watcher.buffer:
-                seq, text = watcher.buffer.popleft()
-                if seq <= watcher.seq:  # already in its hello
-                    continue
-                await ws.send_text(text)
-                watcher.seq = seq
-                watcher.sent += 1
-            if watcher.dropped:
-                self.dropped += 1
-                self.leave(watcher)
-                with contextlib.suppress(Exception):
-                    await ws.close(code=TOO_SLOW,
-                                   reason=f"too slow; reconnect with after={watcher.seq}")
-                return
+        watcher.task = asyncio.current_task()
+        try:
+            while not watcher.closed and not watcher.dropped:
+                await watcher.wake.wait()
+                watcher.wake.clear()
+                while watcher.buffer and not watcher.dropped:
+                    seq, text = watcher.buffer.popleft()
+                    if seq <= watcher.seq:  # already in its hello
+                        continue
+                    await ws.send_text(text)
+                    watcher.seq = seq
+                    watcher.sent += 1
+        except asyncio.CancelledError:
+            if not watcher.dropped:
+                raise
+        if watcher.dropped:
+            self.dropped += 1
+            self.leave(watcher)
+            with contextlib.suppress(Exception):
+                await ws.close(code=TOO_SLOW,
+                               reason=f"too slow; reconnect with after={watcher.seq}")
 
     # -- batches ------------------------------------------------------------------------------
     def publish(self, table: str, events: list[Event]) -> None:
@@ -157,8 +166,7 @@ class Hub:
         info = floor.get(table)
         fan = Fanout.of(events, info.owners)
         self.batches += 1
-        self.serialised += len(fan.staff) + sum(1 for p in fan.public if p is not None) \
-            + sum(len(own) for own in fan.private.values())
+        self.serialised += fan.made
         head = '{"type":"events","seq":' + str(fan.seq) + ',"events":'
         texts: dict[Any, str] = {}
         out: list[tuple[Watcher, str]] = []

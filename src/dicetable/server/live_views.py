@@ -154,6 +154,8 @@ class Fanout:
     staff: list[str] = field(default_factory=list)
     public: list[str | None] = field(default_factory=list)
     private: dict[str, dict[int, str]] = field(default_factory=dict)
+    made: int = 0
+    """Event texts serialised (once per event and privacy class that sees it differently)."""
     _public_text: str | None = None
 
     @classmethod
@@ -162,6 +164,7 @@ class Fanout:
         for i, event in enumerate(events):
             data = event_to_dict(event)
             whole = dumps(data)
+            out.made += 1
             out.staff.append(whole)
             if isinstance(event, PRIVATE_PLAYER):
                 out.public.append(None)
@@ -174,6 +177,7 @@ class Fanout:
                 key = "moves" if isinstance(event, gev.PuckMoved) else "items"
                 items = data[key]
                 out.public.append(dumps({**data, key: []}))
+                out.made += 1
                 by_player: dict[str, list[Any]] = {}
                 for item in items:
                     who = item.get("player") if key == "items" else owners.get(item.get("bet"))
@@ -181,8 +185,10 @@ class Fanout:
                         by_player.setdefault(who, []).append(item)
                 for who, theirs in by_player.items():
                     out._own(who, i, dumps({**data, key: theirs}))
+                    out.made += 1
             elif isinstance(event, gev.TableOpened):
                 out.public.append(dumps({k: v for k, v in data.items() if k != "pack"}))
+                out.made += 1
             else:
                 out.public.append(whole)
         return out
