@@ -47,7 +47,9 @@ def test_queued_commands_are_decided_in_order_in_one_commit_and_answered_after_i
     spy.release[0].set()
     assert first.result(10)["balance"] == 90_00
     spy.wait_entered(1)
-    assert not (second.done() or third.done() or fourth.done())
+    assert not (second.done())
+    assert not (third.done())
+    assert not (fourth.done())
     spy.release[1].set()
     assert second.result(10)["balance"] == 30_00  # after the $10 pass and the $60 field
     with pytest.raises(IllegalWager):
@@ -79,7 +81,8 @@ def test_a_refused_command_inside_a_batch_changes_nothing(floor: Floor) -> None:
         ("BetPlaced", "bob"), ("BetPlaced", "alice")]
     rebuilt = DurableTable.resume(floor.store, T, settle=False).state
     assert rebuilt.balance("alice") == table.balance("alice") == 99_00
-    assert rebuilt.seq == table.state.seq and table.state.conserved()
+    assert rebuilt.seq == table.state.seq
+    assert table.state.conserved()
 
 
 def test_a_full_queue_refuses_at_once_with_busy(floor: Floor) -> None:
@@ -93,12 +96,13 @@ def test_a_full_queue_refuses_at_once_with_busy(floor: Floor) -> None:
     queued = [floor.command(T, alice, bet(w, 1_00), g.PlaceBet) for w in ("field", "any7")]
     with pytest.raises(Busy) as refused:
         floor.command(T, alice, bet("anycraps", 1_00), g.PlaceBet)
-    assert refused.value.retry_after >= 1 and refused.value.rule == "server.backpressure"
+    assert refused.value.retry_after >= 1
+    assert refused.value.rule == "server.backpressure"
     spy.free()
     assert [f.result(10)["balance"] for f in [held, *queued]] == [95_00, 94_00, 93_00]
     assert pipeline.stats.busy == 1
     # The table's own automation is never refused for load.
-    assert floor.run(T, lambda: []) == []
+    assert floor.run(T, list) == []
 
 
 def test_http_past_the_bounded_queue_is_503_with_retry_after(floor: Floor) -> None:

@@ -244,7 +244,8 @@ class Floor:
         return events
 
     def _commit(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
-        """One append for a whole batch (the table's lock held); then tell the listeners."""
+        """One append for a whole batch (the table's lock held); the listeners are told by
+        the pipeline once the batch's commands are answered."""
         durable = info.durable
         rows = self.store.append(table_id, events, expected=events[0].seq - 1)
         durable.head = Head(rows[-1].seq, rows[-1].hash)
@@ -254,7 +255,7 @@ class Floor:
                 durable.snapshot()
             except Exception:  # the events are durable; a snapshot is only a shortcut
                 log.exception("table %s: snapshot failed", table_id)
-        self._after(table_id, info, events, info.owners)
+        self._absorb(info, events, info.owners)
 
     def _rebuild(self, table_id: str) -> None:
         """The table as its log has it (after a batch that could not be committed)."""
@@ -265,13 +266,18 @@ class Floor:
 
     def _after(self, table_id: str, info: FloorTable, events: list[Event],
                owners: dict[str, str] | None = None) -> None:
+        self._absorb(info, events, owners)
+        self._publish(table_id, events)
+
+    def _absorb(self, info: FloorTable, events: list[Event],
+                owners: dict[str, str] | None = None) -> None:
+        """Committed events into the roll history, the fairness monitor and the views."""
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
         info.owners = owners if owners is not None else info.owners
         info.views.update(events, info.owners)
-        self._publish(table_id, events)
 
     def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
         """Fold in what another process appended since this one last looked."""

@@ -28,6 +28,7 @@ from dicetable.server.views import (
     PRIVATE_ITEMS,
     PRIVATE_PLAYER,
     me_view,
+    placeable_codes,
     public_view,
     staff_view,
 )
@@ -59,17 +60,24 @@ class LiveViews:
         self._staff: tuple[dict[str, Any], str] | None = None
         self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
         self._index: dict[str, list[Bet]] | None = None
+        self._placeable: dict[tuple[bool, bool], list[str]] = {}
+        """The wagers a player may make, by (blocked, seated): apart from the odds (worked
+        out per bet), what a player may make depends on the table, not on the player, once
+        they are at it (``CrapsEngine.placeable_codes``: the player gate, then each wager's
+        table-state checks). Worked out once per batch, not once per player."""
 
     def reset(self) -> None:
         """Forget everything (the table was rebuilt from its log)."""
         self.version += 1
         self._public = self._staff = self._index = None
         self._me.clear()
+        self._placeable.clear()
 
     def update(self, events: Iterable[Event], owners: Mapping[str, str]) -> None:
         """A committed batch: drop what it may have changed."""
         self.version += 1
         self._public = self._staff = self._index = None
+        self._placeable.clear()
         touched: set[str] = set()
         table_level = False
         for e in events:
@@ -110,7 +118,11 @@ class LiveViews:
                 for bet in table.state.bets.values():
                     index.setdefault(bet.player, []).append(bet)
                 self._index = index
-            data = me_view(table, viewer, self._index.get(viewer, []))
+            key = (blocked, table.state.players[viewer].seat is not None)
+            placeable = self._placeable.get(key)
+            if placeable is None:
+                placeable = self._placeable[key] = placeable_codes(table, viewer)
+            data = me_view(table, viewer, self._index.get(viewer, []), list(placeable))
             held = (blocked, data, dumps(data))
             self._me[viewer] = held
             self.rebuilt += 1

@@ -10,8 +10,9 @@ commit itself fails, the table is rebuilt from the store and every command of th
 why (none was acknowledged); a ``StaleVersion`` (another process appended first) is decided
 again against the caught-up state.
 
-Past ``max_queue`` waiting commands a table refuses more at once with ``Busy`` (HTTP 503 and
-``Retry-After``): never an unbounded wait.
+Past ``max_queue`` waiting commands, or once the wait they imply (their number times the recent
+cost of a command) passes ``max_wait``, a table refuses more at once with ``Busy`` (HTTP 503
+and ``Retry-After``): never an unbounded wait.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -41,6 +43,9 @@ MAX_QUEUE = 512
 """Commands that may wait for one table (industry-default: about two commits' worth)."""
 MAX_BATCH = 256
 """Commands decided into one commit."""
+MAX_WAIT = 0.1
+"""Seconds a command may expect to wait in the queue before it is refused instead
+(industry-default): the queue's length times the recent cost of one command."""
 
 
 class Busy(DicetableError):
@@ -78,11 +83,14 @@ class TablePipeline:
     """One table's queue and worker thread."""
 
     def __init__(self, floor: Floor, table_id: str, *, max_queue: int = MAX_QUEUE,
-                 max_batch: int = MAX_BATCH) -> None:
+                 max_batch: int = MAX_BATCH, max_wait: float | None = MAX_WAIT) -> None:
         self.floor = floor
         self.table_id = table_id
         self.max_queue = max_queue
         self.max_batch = max_batch
+        self.max_wait = max_wait
+        self.cost = 0.0
+        """Recent seconds per command (decided and committed in batches), a moving average."""
         self.stats = BatchStats()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._waiting = 0
@@ -104,10 +112,14 @@ class TablePipeline:
         with self._count:
             if self._closed:
                 raise RuntimeError("the floor is closed")
-            if bounded and self._waiting >= self.max_queue:
+            # A queue is never sequential use: a caller that waits for each answer is never
+            # refused, however slow the machine.
+            expected = self._waiting * self.cost
+            if bounded and (self._waiting >= self.max_queue or (
+                    self.max_wait is not None and expected > self.max_wait)):
                 self.stats.busy += 1
-                raise Busy(f"table {self.table_id} has {self._waiting} commands waiting; "
-                           f"retry shortly", retry_after=1)
+                raise Busy(f"table {self.table_id} has {self._waiting} commands waiting "
+                           f"(about {expected * 1000:.0f} ms); retry shortly", retry_after=1)
             self._waiting += 1
             self._queue.put(job)
         return job.future
@@ -162,6 +174,7 @@ class TablePipeline:
         floor = self.floor
         info = floor.get(self.table_id)
         self.stats.batches += 1
+        began = time.perf_counter()
         with info.lock:
             for attempt in range(3):
                 caught = floor._catch_up(self.table_id, info)
@@ -193,12 +206,18 @@ class TablePipeline:
                         result["view"] = job.view()
                     except Exception:  # the command is committed; its answer still goes out
                         log.exception("table %s: view for a reply failed", self.table_id)
-        for job, result in outcomes:
-            if isinstance(result, BaseException):
-                self.stats.refused += 1
-                job.future.set_exception(result)
-            else:
-                job.future.set_result(result)
+            # Answer first, then push to the viewers (still under the lock: the state is the
+            # one just after this batch while the push is prepared).
+            for job, result in outcomes:
+                if isinstance(result, BaseException):
+                    self.stats.refused += 1
+                    job.future.set_exception(result)
+                else:
+                    job.future.set_result(result)
+            if pending:
+                floor._publish(self.table_id, pending)
+        spent = time.perf_counter() - began
+        self.cost = 0.8 * self.cost + 0.2 * (spent / len(jobs))
 
     def _decide(self, info: FloorTable, jobs: list[Job]
                 ) -> tuple[list[tuple[Job, object]], list[Event]]:

@@ -195,9 +195,10 @@ def staff_view(table: Table) -> dict[str, Any]:
     return view
 
 
-def me_view(table: Table, viewer: str, mine: list[Bet] | None = None) -> dict[str, Any]:
+def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
+            placeable: list[str] | None = None) -> dict[str, Any]:
     """A seated player's own part: balance, wagers, and the wagers they may make now
-    (``mine``: the player's bets, when the caller has them indexed already)."""
+    (``mine``, ``placeable``: when the caller has them already)."""
     state: TableState = table.state
     if mine is None:
         mine = state.bets_of(viewer)
@@ -205,10 +206,14 @@ def me_view(table: Table, viewer: str, mine: list[Bet] | None = None) -> dict[st
         "player": viewer, "balance": state.balance(viewer),
         "seat": state.players[viewer].seat,
         "bets": [_bet_view(table, b.id) for b in mine],
-        "placeable": table.placeable_codes(
-            viewer, [code for code in table.pack.menu_in_order if code != "odds"]),
+        "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
         "odds_bases": [b.id for b in mine if table.placeable(viewer, "odds", base=b.id)],
     }
+
+
+def placeable_codes(table: Table, viewer: str) -> list[str]:
+    """The wagers (odds aside) ``viewer`` may make now, whatever the amount."""
+    return table.placeable_codes(viewer, [c for c in table.pack.menu_in_order if c != "odds"])
 
 
 def _next_shooter(state: TableState, shooter: str | None) -> str | None:
