@@ -31,6 +31,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import resource
 import secrets
 import shutil
@@ -45,6 +46,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench import spy
 from bench.loadgen import (
     Connection,
     Stats,
@@ -63,6 +65,7 @@ from dicetable.server.demo import DEMO_PASSWORD, electronic_pack
 from dicetable.server.main import build_floor
 from dicetable.table import Table
 
+JOINED = re.compile(r'\{[^{}]*"type":"PlayerJoined"[^{}]*\}')
 BENCH_TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
 STADIUM, ARENA = "stadium", "arena"
 CHIPS = 100_000_000
@@ -145,7 +148,8 @@ class Server:
                "--factory", "dicetable.server.main:app_from_env", "--host", "127.0.0.1",
                "--port", str(self.port), "--log-level", "warning", "--no-access-log",
                "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
-               "--ws-per-message-deflate", "false", "--backlog", "4096"]
+               "--ws-per-message-deflate", "false", "--backlog", "4096",
+               "--timeout-keep-alive", "300"]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
@@ -187,6 +191,7 @@ class Run:
         self.tokens, self.groups, self.seconds = tokens, groups, seconds
         self.spots = spots()
         self.acked: dict[str, int] = {}
+        self.profile = False
         self.results: dict[str, dict[str, Any]] = {}
 
     def conn(self, name: str) -> Connection:
@@ -213,10 +218,12 @@ class Run:
             self.acked[t] = 0
         stats = Stats()
         g0, s0, w0 = cpu_seconds(), self.server.cpu(), now()
+        sampler = spy.start(self.server.proc.pid, self.seconds) if self.profile else None
         seconds = await work(stats)
         g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
         self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
                                     self.lost(tables, before), extra(), wall=w1 - w0)
+        spy.finish(sampler)
 
     # (a) -------------------------------------------------------------------------------------
     async def scenario_a(self, clients: int = 200) -> None:
@@ -247,8 +254,8 @@ class Run:
         await self.measure("(a) 200 clients, 4 tables", work, tables)
 
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
-                  counted: bool) -> int:
-        t0 = now()
+                  counted: bool, since: float | None = None) -> int:
+        t0 = now() if since is None else since
         try:
             status, _, _body = await conn.request("POST", f"/api/tables/{table}/bets",
                                                  {"wager": code, "amount": amount})
@@ -328,12 +335,14 @@ class Run:
                 await ws.recv()  # the hello
 
             async def listen(ws: Any) -> None:
+                # Only the PlayerJoined event is parsed, not the whole message and its view:
+                # the generator must stay cheap beside the server.
                 try:
                     async for raw in ws:
-                        msg = json.loads(raw)
-                        for e in msg.get("events", []):
-                            if e.get("type") == "PlayerJoined":
-                                arrivals.setdefault(e["seq"], []).append(now())
+                        t = now()
+                        for m in JOINED.finditer(raw):
+                            seq = json.loads(m.group(0))["seq"]
+                            arrivals.setdefault(seq, []).append(t)
                 except Exception:  # closed at the end, or dropped
                     return
 
@@ -375,38 +384,40 @@ class Run:
         await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack)
 
     # (d) -------------------------------------------------------------------------------------
-    async def scenario_d(self, capacity: float) -> None:
+    async def scenario_d(self, capacity: float, fleet_size: int = 400) -> None:
         tables = list(BENCH_TABLES)
         players = [(t, p) for t in tables for p in self.groups[f"over-{t}"]]
         rate = 2 * capacity
 
         async def work(stats: Stats) -> float:
-            pool: list[Connection] = []
-            opened = [0]
+            # Open loop over a fixed fleet of keep-alive connections: requests are due on a
+            # schedule; one waits for a free connection, and its latency counts from when it
+            # was due (no coordinated omission).
+            fleet = asyncio.Queue[Connection]()
+            for _ in range(fleet_size):
+                fleet.put_nowait(Connection("127.0.0.1", self.server.port, "x"))
             total = int(rate * self.seconds)
             start = now() + 0.5
             tasks = []
 
-            async def one(k: int) -> None:
+            async def one(k: int, due: float) -> None:
                 table, player = players[k % len(players)]
                 code, amount = self.spots[(k // len(players)) % len(self.spots)]
-                conn = pool.pop() if pool else None
-                if conn is None:
-                    opened[0] += 1
-                    conn = Connection("127.0.0.1", self.server.port, "x")
+                conn = await fleet.get()
                 conn.auth = f"Authorization: Bearer {self.tokens[player]}\r\n".encode()
-                await self.bet(conn, stats, table, code, amount, True)
-                pool.append(conn)
+                await self.bet(conn, stats, table, code, amount, True, since=due)
+                fleet.put_nowait(conn)
 
-            for k in range(total):  # open loop: sent on schedule, answered or not
-                delay = start + k / rate - now()
+            for k in range(total):
+                due = start + k / rate
+                delay = due - now()
                 if delay > 0:
                     await asyncio.sleep(delay)
-                tasks.append(asyncio.create_task(one(k)))
+                tasks.append(asyncio.create_task(one(k, due)))
             await asyncio.gather(*tasks)
-            for conn in pool:
-                await conn.close()
-            extra.append(f"offered {rate:.0f}/s, connections {opened[0]}")
+            while not fleet.empty():
+                await fleet.get_nowait().close()
+            extra.append(f"offered {rate:.0f}/s over {fleet_size} connections")
             return self.seconds
 
         extra: list[str] = []
@@ -441,12 +452,14 @@ def export_baseline(ref: str, into: Path) -> Path | None:
 
 async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
                      groups: dict[str, list[str]], seconds: float, only: str,
-                     capacity: float | None) -> dict[str, dict[str, Any]]:
+                     capacity: float | None, profile: bool = False
+                     ) -> dict[str, dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
     shutil.copyfile(prepared, db)
     server = Server(db, src)
     run = Run(label, server, db, tokens, groups, seconds)
+    run.profile = profile
     try:
         if "a" in only:
             await run.scenario_a()
@@ -470,6 +483,8 @@ def main() -> None:
                         "or 'none'")
     parser.add_argument("--only", default="abcd")
     parser.add_argument("--players", type=int, default=1000, help="per scenario (b), (c)")
+    parser.add_argument("--profile", action="store_true",
+                        help="sample the server with py-spy during each scenario")
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -498,7 +513,7 @@ def main() -> None:
     print(f"prepared {sum(len(v) for v in groups.values())} players in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
     results = asyncio.run(run_design("pipelined", None, prepared, tokens, groups,
-                                     args.seconds, args.only, None))
+                                     args.seconds, args.only, None, args.profile))
     if args.baseline != "none":
         base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
         src = export_baseline(args.baseline, base_dir)
