@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from fractions import Fraction
@@ -37,6 +38,7 @@ from dicetable.games import commands as g
 from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
+from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import Busy
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
@@ -153,9 +155,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     hub = Hub(floor)
     floor.listen(hub.publish)
 
+    split = Split()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.bind(asyncio.get_running_loop())
+        if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
+            await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
         tasks = []
         if electronic_loop:
             for table_id, info in floor.tables.items():
@@ -166,6 +172,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await asyncio.to_thread(split.stop)
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
                   description="Casino dice tables run as the PA and IN regulations write them. "
@@ -179,6 +186,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         return JSONResponse(exc.to_dict(), status_code=status_of(exc), headers=headers)
 
     app.add_middleware(_Prefer)
+    app.add_middleware(ForwardToOwner, split=split)
+
+    @app.get("/api/floor/owners", tags=["tables"])
+    def owners(who: Me) -> dict[str, Any]:
+        """Which tables this server process decides (several processes on PostgreSQL)."""
+        mine = split.owners.owned() if split.owners is not None else sorted(floor.tables)
+        return {"pid": os.getpid(), "owns": mine, "split": split.owners is not None,
+                "header": DECIDED_BY}
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
