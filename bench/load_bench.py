@@ -256,6 +256,7 @@ class Run:
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
                   counted: bool, since: float | None = None) -> int:
         t0 = now() if since is None else since
+        sent = now()
         try:
             status, _, _body = await conn.request("POST", f"/api/tables/{table}/bets",
                                                  {"wager": code, "amount": amount})
@@ -273,6 +274,7 @@ class Run:
             stats.ok.append(took)
         elif status == 503:
             stats.busy.append(took)
+            stats.busy_sent.append(now() - sent)
         elif status in (409, 422):
             stats.refused += 1
         else:
@@ -431,7 +433,8 @@ class Run:
             total = len(stats.ok) + len(stats.busy) + stats.refused + stats.errors
             extra.append(f"503s {len(stats.busy)}/{total} = "
                          f"{100 * len(stats.busy) / max(1, total):.0f}%, 503 p99 "
-                         f"{fmt_ms(pct(stats.busy, 99)).strip()} ms")
+                         f"{fmt_ms(pct(stats.busy, 99)).strip()} ms from due, "
+                         f"{fmt_ms(pct(stats.busy_sent, 99)).strip()} ms from sent")
             return seconds
 
         await self.measure("(d) 2x overload", measured, tables, lambda: "; ".join(extra))
@@ -492,6 +495,8 @@ def main() -> None:
     if len(cores) >= 2:
         os.sched_setaffinity(0, {GENERATOR_CORE})
     loop = install_uvloop()
+    print(f"load average {os.getloadavg()[0]:.1f} (other work on this machine competes for "
+          "the same cores)")
     print(f"server pinned to core {SERVER_CORE} (taskset), generator to core "
           f"{GENERATOR_CORE} ({loop}, raw HTTP/1.1 keep-alive); {os.cpu_count()} cores; "
           f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after 2 s of warm-up",

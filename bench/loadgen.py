@@ -37,6 +37,7 @@ class Stats:
 
     ok: list[float] = field(default_factory=list)
     busy: list[float] = field(default_factory=list)
+    busy_sent: list[float] = field(default_factory=list)
     refused: int = 0
     errors: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)

@@ -39,7 +39,7 @@ from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthentic
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
-from dicetable.server.pipeline import Busy
+from dicetable.server.pipeline import Busy, ShedLoad
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
@@ -187,6 +187,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     app.add_middleware(_Prefer)
     app.add_middleware(ForwardToOwner, split=split)
+    app.add_middleware(ShedLoad, floor=floor)  # outermost: refusing the excess stays cheap
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 The floor tells the hub on the table's own thread, its lock held, right after the commit. The
 hub serialises each event once per privacy class (staff; everyone else; a player's own
 private events - ``live_views.Fanout``) and the view from the parts kept from events
-(``live_views.LiveViews``: the public part once, a player's own part only when it changed),
+(``live_views.LiveViews``: the public part once, a player's own part only when it changed;
+the pack's fixed members - limits, rules - only in the hello),
 then hands the finished texts to the event loop in one call. Each connection has a bounded
 send buffer: a client that does not keep up is dropped (close code 4408, the reason naming the
 last seq it was sent), never waited for; it reconnects with ``after=SEQ`` and the hello brings
@@ -178,7 +179,7 @@ class Hub:
             text = texts.get(key)
             if text is None:
                 view = info.views.view_text(info.table, info.history, w.viewer, w.staff,
-                                            floor._extra(table, info, w.account))
+                                            floor._extra(table, info, w.account), lean=True)
                 text = head + fan.events_text(w.viewer, w.staff) + ',"view":' + view + "}"
                 texts[key] = text
             out.append((w, text))

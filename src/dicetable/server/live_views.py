@@ -34,6 +34,10 @@ from dicetable.server.views import (
 )
 from dicetable.table import Table
 
+PACK_CONSTANTS = ("limits", "rules")
+"""View members the rule pack fixes for a table's life: sent in a connection's hello, not in
+every push (the page keeps them: ``static/js/api.js``)."""
+
 
 def dumps(data: object) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
@@ -56,7 +60,7 @@ class LiveViews:
         self.version = 0
         self.rebuilt = 0
         """How many per-player parts were built (tests count them)."""
-        self._public: tuple[bool, dict[str, Any], str] | None = None
+        self._public: tuple[bool, dict[str, Any], str, str] | None = None
         self._staff: tuple[dict[str, Any], str] | None = None
         self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
         self._index: dict[str, list[Bet]] | None = None
@@ -94,12 +98,18 @@ class LiveViews:
                 self._me.pop(player, None)
 
     # -- the parts ----------------------------------------------------------------------------
-    def public(self, table: Table, history: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    def public(self, table: Table, history: list[dict[str, Any]], *, lean: bool = False
+               ) -> tuple[dict[str, Any], str]:
+        """The public part and its text; ``lean`` leaves out what the rule pack fixes for the
+        table's life (``limits``, ``rules``: 13 of its 14 kB), which a connection's hello
+        has already carried."""
         blocked = table.blocked()  # time can block the dice without an event
         if self._public is None or self._public[0] != blocked:
             data = public_view(table, history)
-            self._public = (blocked, data, dumps(data))
-        return self._public[1], self._public[2]
+            fixed = {k: v for k, v in data.items() if k not in PACK_CONSTANTS}
+            self._public = (blocked, data, dumps(data), dumps(fixed))
+        _, data, full, fixed_text = self._public
+        return data, fixed_text if lean else full
 
     def staff(self, table: Table) -> tuple[dict[str, Any], str]:
         if self._staff is None:
@@ -141,9 +151,10 @@ class LiveViews:
         return data
 
     def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
-                  staff: bool, extra: Mapping[str, Any]) -> str:
-        """The same view as JSON text, assembled from the parts' texts."""
-        text = self.public(table, history)[1]
+                  staff: bool, extra: Mapping[str, Any], *, lean: bool = False) -> str:
+        """The same view as JSON text, assembled from the parts' texts (``lean``: without
+        ``PACK_CONSTANTS``)."""
+        text = self.public(table, history, lean=lean)[1]
         parts: list[str] = []
         if staff:
             inner = self.staff(table)[1][1:-1]

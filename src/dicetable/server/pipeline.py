@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -127,6 +128,13 @@ class TablePipeline:
     @property
     def waiting(self) -> int:
         return self._waiting
+
+    def overloaded(self) -> bool:
+        """Would a command queued now be refused? (Read without the lock: a cheap early
+        answer for ``ShedLoad``; ``submit`` decides for certain.)"""
+        waiting = self._waiting
+        return waiting >= self.max_queue or (
+            self.max_wait is not None and waiting * self.cost > self.max_wait)
 
     def close(self) -> None:
         with self._count:
@@ -264,3 +272,31 @@ class TablePipeline:
             table.sink = saved
         info.owners = owners
         return outcomes, pending
+
+
+_TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")
+
+
+class ShedLoad:
+    """ASGI middleware, outermost: a command for a table whose queue is full is refused with
+    ``503`` and ``Retry-After`` before anything else is spent on it (no session lookup, no
+    body parsed), so that refusing the excess stays cheap under overload."""
+
+    def __init__(self, app: Any, floor: Floor) -> None:
+        self.app = app
+        self.floor = floor
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "PATCH", "DELETE"):
+            match = _TABLE_PATH.match(scope["path"])
+            info = self.floor.tables.get(match.group(1)) if match else None
+            if info is not None and info.pipeline is not None and info.pipeline.overloaded():
+                info.pipeline.stats.busy += 1
+                body = (b'{"error":"Busy","message":"the table has too many commands waiting; '
+                        b'retry shortly","rule":"server.backpressure","citation":""}')
+                await send({"type": "http.response.start", "status": 503, "headers": [
+                    (b"content-type", b"application/json"), (b"retry-after", b"1"),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

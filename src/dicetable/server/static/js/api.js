@@ -65,6 +65,7 @@ export async function logout() {
  */
 export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
   let lastSeq = 0;
+  let fixed = null;
   let socket = null;
   let delay = 400;
   let paused = false;
@@ -80,6 +81,10 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
     socket.onopen = () => { delay = 400; onStatus("live"); };
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
+      // A push leaves out what the rule pack fixes for the table's life (limits, rules): the
+      // hello carried them; keep them on every view handed to the page.
+      if (msg.view && msg.view.limits) fixed = { limits: msg.view.limits, rules: msg.view.rules };
+      else if (msg.view && fixed) Object.assign(msg.view, fixed);
       for (const e of msg.events || []) lastSeq = Math.max(lastSeq, e.seq);
       if (msg.view) lastSeq = Math.max(lastSeq, msg.view.seq);
       onMessage(msg, { reconnected: msg.type === "hello" && reconnecting });
