@@ -9,7 +9,7 @@ choose the PostgreSQL server). Figures are printed, never asserted (DESIGN.md, p
    what group commit buys. The same on PostgreSQL.
 2. Replay: a table with 1,000,000 events in SQLite. A full replay from event 1 (read, JSON,
    decode, fold), its parts (the pure fold of ``apply`` over events already in memory; the
-   reference decoder ``event_from_dict`` against the store's), and a resume from the latest
+   codec's ``event_from_dict`` and the store's ``decode``), and a resume from the latest
    snapshot, which is what a restart does.
 """
 
@@ -187,14 +187,16 @@ def _parts(store: EventStore, n: int) -> None:
     timed("  + decode to events (the store's decoder)", n,
           lambda: _drain(decode_body(b) for b in store.bodies("big")))
     sample = [json.loads(b) for b in itertools.islice(store.bodies("big"), 50_000)]
-    ref = timed(f"decode {len(sample):,} with event_from_dict (reference)", len(sample),
-                lambda: [event_from_dict(d) for d in sample])
-    fast = timed(f"decode {len(sample):,} with the store's decoder", len(sample),
-                 lambda: [decode(d) for d in sample])
-    print(f"   {'store decoder speed-up':<52} {ref / fast:7.1f}x")
+    # One codec serves every aggregate (core.codec): event_from_dict is what the store's
+    # decode calls; the two timings show the cost of the stored-shape upgrade step.
+    timed(f"decode {len(sample):,} with event_from_dict (the one codec)", len(sample),
+          lambda: [event_from_dict(d) for d in sample])
+    timed(f"decode {len(sample):,} with the store's decode (+ upgrade)", len(sample),
+          lambda: [decode(d) for d in sample])
     gc.disable()
     try:
-        evs: list[Event] = [decode_body(b) for b in store.bodies("big")]
+        evs: list[Event] = [e for b in store.bodies("big")
+                            if isinstance(e := decode_body(b), Event)]
         opened = evs[0]
         assert isinstance(opened, TableOpened)
         pack = pack_for(opened)

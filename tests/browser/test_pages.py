@@ -176,6 +176,14 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     # The player shakes the covered shaker at least three times and returns it.
     p.click("#shake-once")
     expect(p.locator("#shakes")).to_have_text("1 / 3 shakes")
+    # 585.3(e): the lid comes off; the player puts it back and the shaking starts again.
+    p.click("#remove-lid")
+    expect(p.locator("#re-cover-shaker")).to_be_visible()
+    expect(p.locator("#return-shaker")).to_have_count(0)
+    p.click("#re-cover-shaker")
+    expect(p.locator("#shakes")).to_have_text("0 / 3 shakes")
+    p.click("#shake-once")
+    expect(p.locator("#shakes")).to_have_text("1 / 3 shakes")
     expect(p.locator("#return-shaker")).to_be_disabled()
     p.click("#shake-three")
     expect(p.locator("#return-shaker")).to_be_enabled()
@@ -250,3 +258,28 @@ def test_accounts_lock_after_three_failed_logins_and_the_pit_unlocks(
     page.goto(f"{live_server.url}/play?table=craps-pa-e1")
     expect(page.locator("#countdown")).to_have_text(re.compile(r"^(\d+s|No more bets — rolling)$"))
     screenshot(page, "player-electronic")
+
+
+def test_pa_623a_8_c_the_stickperson_records_what_was_seen_with_the_call(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    alice = open_screen("alice")
+    sam = open_screen("sam", width=1500, height=1100)
+    p = alice.page
+    sam.page.click("#offer-dice")
+    offered = p.locator("#offered-dice button")
+    offered.nth(0).click()
+    offered.nth(1).click()
+    p.click("#take-dice")
+    p.click('.chip-btn[data-cents="500"]')
+    bet(p, "pass", START - 500)
+    record_throw(sam.page, 5, 6)                    # a clean 5-6: no die on the rail recorded
+    sam.page.check('#grounds input[value="die-on-rail"]')
+    sam.page.click("#call-no-roll")
+    refusal = sam.page.locator(".refusal").last
+    expect(refusal.locator(".rule")).to_have_text("noroll.grounds")
+    sam.page.check('#grounds input[value="die-on-rail"]')
+    sam.page.check("#noroll-observed")
+    sam.page.click("#call-no-roll")
+    expect(p.locator("#feed")).to_contain_text("NO ROLL: die-on-rail (seen by sam: die-on-rail)")
+    sam.shot("dealer-no-roll-observed")
+    assert live_server.floor.tables[CRAPS].table.state.last_roll_valid is False

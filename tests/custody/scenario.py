@@ -34,6 +34,8 @@ SUE = Person("Sue Wu", Role.SURVEILLANCE, "SV-800")
 ACME = Manufacturer("Acme Dice Co.", "1 Cube Way, Reno NV", "+1 775 555 0100")
 TOOLS = ("micrometer", "balancing-caliper", "steel-set-square", "magnet")
 START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+AGENT = "Agent Cole (Indiana Gaming Commission)"
+"""Present at the point of delivery (the IN pack's receipt.delivery_witness stand-in)."""
 
 
 class Actor(TypedDict):
@@ -46,6 +48,11 @@ class Actor(TypedDict):
 def as_(p: Person, *witnesses: Person) -> Actor:
     """The people fields of a command: ``p`` acts, ``witnesses`` are present."""
     return {"actor": p.name, "role": p.role, "licence": p.licence, "witnesses": witnesses}
+
+
+def on_duty(*people: Person) -> tuple[str, ...]:
+    """The staff a table's log has assigned there, as the table tells custody (names)."""
+    return tuple(p.name for p in people)
 
 
 def serials(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
@@ -75,7 +82,7 @@ def return_keys(led: CustodyLedger) -> None:
 def receive(led: CustodyLedger, dice: tuple[str, ...], shipment: str = "S1",
             seal_intact: bool = True, opened: tuple[BoxInspection, ...] = ()) -> None:
     led.execute(cmd.ReceiveShipment(**as_(ANN, SAM), shipment=shipment,
-                                    manufacturer=ACME,
+                                    manufacturer=ACME, delivery_witness=AGENT,
                                     boxes=(Box(f"{shipment}-B1", dice, seal_intact),),
                                     opened=opened))
 

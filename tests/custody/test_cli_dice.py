@@ -12,6 +12,7 @@ from dicetable.core.dice import Roll
 from dicetable.core.events import event_to_dict
 from dicetable.core.roles import Role
 from dicetable.games.events import DiceRolled
+from dicetable.store import DurableTable, SqliteStore
 
 runner = CliRunner()
 ANN = ["--actor", "Ann Lee", "--role", "shift-manager", "--licence", "TG-1"]
@@ -39,7 +40,8 @@ def test_cli_walks_dice_from_receipt_to_cancellation(tmp_path: Path) -> None:
     dice(log, "store", "D0001-D0006", *ANN, *WITH_SAM)
     dice(log, "issue-day", "D0001-D0006", "--gaming-day", "2026-03-02", *ANN, *WITH_SAM)
     out = dice(log, "inspect", "--die", "D0001=0.750,0.750,0.750",
-               "--die", "D0002=0.749,0.749,0.749", "--die", "D0003=0.775,0.775,0.775", *PAT)
+               "--die", "D0002=0.749,0.749,0.749", "--die", "D0003=0.775,0.775,0.775", *PAT,
+               code=1)                                  # recorded, and D0002 failed: exit 1
     assert "D0002: side 0.749 in is below the 0.750 in minimum" in out
     out = dice(log, "issue-table", "D0001", "D0002", "--table", "craps-1",
                "--received-by", "Bob Ray:boxperson", *PAT, code=2)
@@ -47,8 +49,17 @@ def test_cli_walks_dice_from_receipt_to_cancellation(tmp_path: Path) -> None:
     dice(log, "issue-table", "D0001", "D0003", "--table", "craps-1",
          "--received-by", "Bob Ray:boxperson", *PAT)
     dice(log, "remove", "D0002", "--reason", "flawed", *PAT)
-    dice(log, "remove", "D0003", "--reason", "tampered", "--signs", "shaved edge",
-         "--staff", "Bob Ray:boxperson:BX-5", "--envelope", "E-1", *PAT)
+    tamper = ["remove", "D0003", "--reason", "tampered", "--signs", "shaved edge",
+              "--staff", "Bob Ray:boxperson:BX-5", "--envelope", "E-1", *PAT]
+    out = dice(log, *tamper, code=2)
+    assert "removal.envelope.licensees" in out                  # the list is never unchecked
+    floor = tmp_path / "floor.db"
+    with SqliteStore(floor) as store:
+        DurableTable.open(store, "pa-craps", "craps-1", mode="live", actor="Flo Diaz",
+                          staff={"Bob Ray": Role.BOXPERSON})
+    out = dice(log, *tamper, "--table-db", str(floor), code=2)
+    assert "assigned at craps-1 but not named: Flo Diaz" in out
+    dice(log, *tamper, "--staff", "Flo Diaz:floorperson:FP-4", "--table-db", str(floor))
     dice(log, "deliver", "E-1", "--agent", "Agent Cole", *PAT)
     dice(log, "transfer", "D0002", "--accepted-by", "Sam Ortiz:security:SE-2", *PAT)
     out = dice(log, "cancel", "D0002", "--method", "drill", "--hole", "0.25", *SAM, code=2)
@@ -57,7 +68,8 @@ def test_cli_walks_dice_from_receipt_to_cancellation(tmp_path: Path) -> None:
          "--with", "Sue Wu:surveillance")
     out = dice(log, "count", "D0001", "D0004-D0006", *ANN, *WITH_SAM)
     assert "ALERT" not in out
-    out = dice(log, "check", at="2026-03-03T08:00:00Z")
+    assert "ALERT" not in dice(log, "check", at="2026-03-03T08:00:00Z")   # exactly 24 h
+    out = dice(log, "check", at="2026-03-03T08:00:01Z", code=1)
     assert "ALERT: 1 die at craps-1" in out
 
     report = json.loads(dice(log, "report", "--json"))
@@ -103,7 +115,7 @@ def test_cli_fairness_reads_table_events_and_records_alerts(tmp_path: Path) -> N
                         at="2026-03-02T09:00:00+00:00", roll=Roll(6, 1 + i % 6),
                         source="manual", serials=("D0001", "D0002")) for i in range(120)]
     table.write_text("".join(json.dumps(event_to_dict(e)) + "\n" for e in rolls))
-    out = dice(log, "fairness", str(table), "--record")
+    out = dice(log, "fairness", str(table), "--record", code=1)     # an alert: exit 1
     assert "ALERT D0001: face 6" in out
     report = json.loads(dice(log, "report", "--json"))
     d1 = next(d for d in report["dice"] if d["serial"] == "D0001")

@@ -26,6 +26,7 @@ from tests.custody.scenario import (
     good_check,
     in_play,
     new_ledger,
+    on_duty,
     refused,
     remove_and_transfer,
     serials,
@@ -38,7 +39,8 @@ def test_in_14_3_4_a_dice_are_taken_out_of_play(reason: RemovalReason) -> None:
     led, _, dice = in_play("in")
     if reason is RemovalReason.TAMPERED:
         command = cmd.RemoveDice(**as_(PAT), dice=dice[:2], reason=reason,
-                                 signs="loaded: sinks in water", table_staff=(BOB, STU))
+                                 signs="loaded: sinks in water", table_staff=(BOB, STU),
+                                 assigned_at_table=on_duty(BOB, STU))
     else:
         command = cmd.RemoveDice(**as_(PAT), dice=dice[:2], reason=reason)
     events = led.execute(command)
@@ -73,7 +75,8 @@ def test_in_14_3_4_b_tampered_dice_sealed_in_an_envelope_for_the_enforcement_age
     clock.advance(hours=3)
     events = led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:2], reason=RemovalReason.TAMPERED,
                                         signs="rounded edges on the 6 and 1 faces",
-                                        table_staff=(BOB, STU, DEE), envelope="E-77"))
+                                        table_staff=(BOB, STU, DEE), envelope="E-77",
+                                        assigned_at_table=on_duty(BOB, STU, DEE)))
     assert [e.kind for e in events] == ["DiceRemoved", "TamperEnvelopeSealed"]
     env = events[1]
     assert isinstance(env, ev.TamperEnvelopeSealed)
@@ -97,19 +100,22 @@ def test_in_14_3_4_b_only_the_pit_boss_seals_and_the_envelope_is_complete() -> N
 
     def tampered(by: Person, signs: str, *staff: Person) -> cmd.RemoveDice:
         return cmd.RemoveDice(**as_(by), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                              signs=signs, table_staff=staff)
+                              signs=signs, table_staff=staff,
+                              assigned_at_table=on_duty(BOB))
 
     refused(led, tampered(FLO, "x", BOB), RoleNotPermitted, "removal.tamper_roles", "14-3-4(b)")
-    refused(led, tampered(PAT, "", BOB), InvalidInput, "removal.tamper_roles",
-            "14-3-4(b)")                                                  # no signs
-    refused(led, tampered(PAT, "x"), InvalidInput, "removal.tamper_roles",
-            "14-3-4(b)")                                                  # no table staff
+    # what is missing is the envelope's marking, not the remover's authority
+    refused(led, tampered(PAT, "", BOB), InvalidInput, "removal.envelope.signs",
+            "14-3-4(b)(3)")                                               # no signs
+    refused(led, tampered(PAT, "x"), InvalidInput, "removal.envelope.licensees",
+            "14-3-4(b)(4)(A)")                                            # no table staff
 
 
 def test_in_14_3_4_b_tampered_dice_are_not_cancelled() -> None:
     led, _, dice = in_play("in")
     led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                               signs="weighted", table_staff=(BOB,)))
+                               signs="weighted", table_staff=(BOB,),
+                               assigned_at_table=on_duty(BOB)))
     refused(led, cmd.TransferToCancellation(**as_(PAT), dice=dice[:1], accepted_by=SAM),
             ProcedureViolation, "cancellation.required", "14-3-4(c)")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.roles import Role
@@ -23,6 +23,7 @@ from tests.custody.scenario import (
     in_play,
     inspect,
     new_ledger,
+    on_duty,
     receive,
     refused,
     remove_and_transfer,
@@ -71,7 +72,8 @@ def test_in_14_3_5_c_inventory_record_of_receipts_and_daily_quantities() -> None
     led, clock, dice = in_play("in", n=6)
     clock.advance(hours=2)
     led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                               signs="bevelled edge", table_staff=(BOB, STU)))
+                               signs="bevelled edge", table_staff=(BOB, STU),
+                               assigned_at_table=on_duty(BOB, STU)))
     remove_and_transfer(led, dice[1:3])
     clock.advance(days=1)
     cancel(led, dice[1:3])
@@ -97,15 +99,16 @@ def test_in_14_3_5_d_physical_inventory_reconciled_with_the_record() -> None:
 
 
 def test_in_14_3_5_d_physical_inventory_every_three_months() -> None:
-    led, clock, dice = in_play("in", n=2)
+    led, clock, dice = in_play("in", n=2)   # opened 2026-03-02 03:00 in Indianapolis
     sweep = cmd.CheckDeadlines(actor="sweep", role=Role.SYSTEM)
     remove_and_transfer(led, dice)       # keeps the 24-hour alert out of this test
-    clock.advance(days=91)
+    clock.set(datetime(2026, 6, 3, 3, 59, tzinfo=UTC))      # 06-02 23:59 local: in time
     assert led.execute(sweep) == []
-    clock.advance(days=1)
+    clock.set(datetime(2026, 6, 3, 4, 0, tzinfo=UTC))       # 06-03 00:00 local: overdue
     alert = led.execute(sweep)
     assert [e.kind for e in alert] == ["InventoryOverdue"]
     assert isinstance(alert[0], ev.InventoryOverdue)
+    assert (alert[0].due, alert[0].time_zone) == ("2026-06-02", "America/Indiana/Indianapolis")
     assert "14-3-5(d)" in alert[0].rule
     assert led.execute(sweep) == []                         # raised once, not on every sweep
     led.execute(cmd.TakePhysicalInventory(**as_(ANN, SAM), counted=dice))

@@ -16,6 +16,7 @@ from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import BoxInspection, Finding, Key, RemovalReason
+from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
 from dicetable.games import events as games_events
 from tests.custody.scenario import (
     ANN,
@@ -26,6 +27,7 @@ from tests.custody.scenario import (
     cancel,
     draw_keys,
     in_play,
+    on_duty,
     receive,
     remove_and_transfer,
     return_keys,
@@ -44,7 +46,8 @@ def every_kind_of_event() -> CustodyLedger:
     receive(led, serials("B", 2), shipment="S3", seal_intact=False,
             opened=(BoxInspection("S3-B1", (Finding("B0002", "cracked"),)),))
     led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                               signs="magnetic", table_staff=(BOB,), envelope="E-1"))
+                               signs="magnetic", table_staff=(BOB,), envelope="E-1",
+                               assigned_at_table=on_duty(BOB)))
     led.execute(cmd.DeliverEnvelope(**as_(PAT), envelope="E-1", agent="Agent Cole"))
     remove_and_transfer(led, dice[1:3])
     cancel(led, dice[1:3])
@@ -52,6 +55,14 @@ def every_kind_of_event() -> CustodyLedger:
                                         test="CUSUM face 6", detail="face 6 too often",
                                         statistic="4.71", threshold="4.6", rolls=431))
     led.execute(cmd.TakePhysicalInventory(**as_(ANN, SAM), counted=dice[3:]))
+    led.execute(FileTransportNotice(
+        **as_(ANN), notice="N-1", supplier=Party("Acme", "1 Cube Way", "555-0100"),
+        method="road", carriers=(Party("Fast Freight", "2 Dock St", "555-0101"),),
+        recipient=Party("River Casino", "3 River Rd", "555-0102"), responsible_supplier="Al",
+        responsible_carrier="Cy", responsible_recipient=ANN.name, quantity=6,
+        description="red dice", delivery_at="2026-04-01T10:00:00+00:00"))
+    led.execute(ProveReceipt(**as_(ANN), notice="N-1", shipment="S1",
+                             requested_by="executive director"))
     clock.advance(days=100)
     led.execute(cmd.CheckDeadlines(actor="sweep", role=Role.SYSTEM))
     return led
@@ -117,4 +128,4 @@ def test_two_event_classes_may_not_share_a_name() -> None:
 
 def test_events_name_their_stream() -> None:
     led = every_kind_of_event()
-    assert {e.stream for e in led.log} == {"river"}
+    assert {e.stream for e in led.log} == {"custody:river"}  # the kind, then the site

@@ -18,6 +18,7 @@ from tests.custody.scenario import (
     as_,
     cancel,
     in_play,
+    on_duty,
     receive,
     remove_and_transfer,
     serials,
@@ -30,6 +31,7 @@ def building() -> CustodyLedger:
     clock.advance(hours=2)
     led.execute(cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
                                signs="bevelled 6-1 edges", table_staff=(BOB, STU),
+                               assigned_at_table=on_duty(BOB, STU),
                                envelope="E-1"))
     remove_and_transfer(led, dice[1:3])
     cancel(led, dice[1:2])

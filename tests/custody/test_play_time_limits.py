@@ -40,10 +40,10 @@ def test_pa_668a_3_b_1_shaker_dice_stay_on_the_table_at_most_24_hours() -> None:
     issued = led.log[-1]
     assert isinstance(issued, ev.DiceIssuedToTable)
     assert issued.rule == "58 Pa. Code § 668a.3(b)(1); § 585.3(b)(1) [regulation]"
-    clock.advance(hours=23, minutes=59)
+    clock.advance(hours=24)                  # exactly 24 hours is not "more than 24 hours"
     led.check_dice_in_play("props-1", dice)
     assert led.execute(SWEEP) == []
-    clock.advance(minutes=1)
+    clock.advance(seconds=1)
     with pytest.raises(ProcedureViolation) as info:
         led.check_dice_in_play("props-1", dice)
     assert info.value.rule == "play.max_hours.shaker"
@@ -77,6 +77,8 @@ def test_pa_661a_4_d_craps_dice_24_hours_is_a_configurable_stand_in() -> None:
     inspect(led, dice)
     to_table(led, dice)
     clock.advance(hours=12)
+    assert led.execute(SWEEP) == []
+    clock.advance(seconds=1)
     assert [e.kind for e in led.execute(SWEEP)] == ["DiceOverdue"]
 
 

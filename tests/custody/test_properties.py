@@ -28,6 +28,7 @@ from tests.custody.scenario import (
     draw_keys,
     good_check,
     new_ledger,
+    on_duty,
     receive,
 )
 
@@ -54,7 +55,8 @@ def build(op: str, dice: tuple[str, ...], led: CustodyLedger) -> cmd.CustodyComm
         return cmd.RemoveDice(**as_(PAT), dice=dice, reason=RemovalReason.ROUTINE)
     if op == "tamper":
         return cmd.RemoveDice(**as_(PAT), dice=dice, reason=RemovalReason.TAMPERED,
-                              signs="shaved", table_staff=(BOB,))
+                              signs="shaved", table_staff=(BOB,),
+                              assigned_at_table=on_duty(BOB))
     if op == "deliver":
         envelopes = sorted(e for e, v in led.state.envelopes.items() if v.agent is None)
         return cmd.DeliverEnvelope(**as_(PAT), envelope=envelopes[0] if envelopes else "E-0",

@@ -36,7 +36,7 @@ def test_regulation_status_only_for_the_jurisdictions_own_text(jurisdiction: str
 def test_pa_603a_13_unknown_provisions_are_stand_ins() -> None:
     pa = load_custody_pack("pa")
     for rule_id in ("inspection.roles", "dice.size.minimum_in", "cancellation.min_hole_in",
-                    "inventory.interval_days", "play.max_hours.table", "removal.tamper_roles"):
+                    "inventory.interval_months", "play.max_hours.table", "removal.tamper_roles"):
         assert pa.rule(rule_id).status is not Status.REGULATION, rule_id
     for rule_id in ("receipt.roles", "storage.keys", "storage.source_only", "issue.day_roles",
                     "play.max_hours.shaker", "play.shaker_loader"):
@@ -50,9 +50,9 @@ def test_a_house_pack_changes_stand_ins_only(tmp_path: Path) -> None:
     assert house.number("play.max_hours.table") == 8
     assert "house rule of river" in house.rule("play.max_hours.table").citation
     with pytest.raises(RulePackInvalid) as info:
-        derive_custody_pack(pa, "bad", {"storage.keys": {}, "inventory.interval_days": 0,
+        derive_custody_pack(pa, "bad", {"storage.keys": {}, "inventory.interval_months": 0,
                                         "no.such.rule": 1})
-    assert {p[0] for p in info.value.problems} == {"storage.keys", "inventory.interval_days",
+    assert {p[0] for p in info.value.problems} == {"storage.keys", "inventory.interval_months",
                                                    "no.such.rule"}
     with pytest.raises(RulePackInvalid):
         derive_custody_pack(pa, "liar", {"play.max_hours.table": {

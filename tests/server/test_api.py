@@ -181,6 +181,20 @@ def test_refusals_by_rule(login: Login) -> None:
     refused(login("dee").post(f"{T}/pay"), 409, "ProcedureViolation", "settlement.order")
 
 
+def test_pa_623a_8_c_a_call_is_held_against_the_recorded_throw(login: Login) -> None:
+    shooter_ready(login)
+    sam, bo = login("sam"), login("bo")
+    sam.post(f"{T}/roll", {"faces": "5-6"})
+    refused(bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"]}), 409, "ProcedureViolation",
+            "noroll.grounds")
+    refused(bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"], "observed": ["wizardry"]}),
+            422, "InvalidInput", "throw.facts")
+    reply = bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"], "observed": ["die-on-rail"]})
+    assert reply.status_code == 200, reply.text
+    called = [e for e in reply.json()["events"] if e["type"] == "NoRollCalled"]
+    assert (called[0]["observed"], called[0]["actor"]) == (["die-on-rail"], "bo")
+
+
 def test_malformed_requests_are_422_never_500(login: Login) -> None:
     alice, sam = login("alice"), login("sam")
     bets: list[dict[str, object]] = [
@@ -242,7 +256,13 @@ def test_dice_and_staff_endpoints(login: Login) -> None:
     refused(bo.post(f"{T}/dice", {"serials": ["PA1-1"]}), 422, "InvalidInput", "dice.serials")
     assert bo.post(f"{T}/dice/remove", {"serials": ["PA1-5"], "reason": "chipped"}
                    ).status_code == 200
-    assert bo.post(f"{T}/dice", {"serials": ["PA1-6"]}).status_code == 200
+    # A die custody never issued to this table is refused (68 IAC 14-3 / 603a.13 stand-in).
+    refused(bo.post(f"{T}/dice", {"serials": ["PA1-6"]}), 409, "ProcedureViolation",
+            "storage.source_only")
+    issued = login("pat").post("/api/dice-room/demo-pa/issue-table",
+                               {"dice": ["PA1-S1"], "table": "craps-pa-1", "received_by": "bo"})
+    assert issued.status_code == 200, issued.text
+    assert bo.post(f"{T}/dice", {"serials": ["PA1-S1"]}).status_code == 200
     assert fran.post(f"{T}/staff", {"person": "pat", "role": "floorperson"}
                      ).status_code == 200
     assert fran.post(f"{T}/staff/relieve", {"person": "pat", "role": "floorperson"}
@@ -263,6 +283,25 @@ def test_props_and_hops_round_with_a_no_roll(login: Login) -> None:
         "DiceRolled", "NoRollCalled", "WagersReturned", "RoundCompleted"]
     assert amy.get(PH).json()["me"]["balance"] == 50000  # 585.3(f): every wager returned
     assert dee.post(f"{PH}/shake").status_code == 200
+
+
+def test_pa_585_3_e_a_lid_taken_off_is_put_back_and_shaken_again(login: Login) -> None:
+    dee, amy = login("dee"), login("alice")
+    dee.post(f"{PH}/no-more-bets")
+    dee.post(f"{PH}/offer-shaker", {"player": "alice"})
+    amy.post(f"{PH}/player-shake", {"times": 3})
+    assert amy.post(f"{PH}/remove-lid").status_code == 200
+    shaker = amy.get(PH).json()["shaker"]
+    assert (shaker["lid_off"], shaker["shakes"]) == (True, 0)
+    refused(amy.post(f"{PH}/player-shake", {"times": 3}), 409, "ProcedureViolation",
+            "shaker.min_shakes")
+    refused(login("bob").post(f"{PH}/re-cover-shaker"), 409, "ProcedureViolation",
+            "authority.shake")                          # bob does not hold the shaker
+    assert amy.post(f"{PH}/re-cover-shaker").status_code == 200
+    assert amy.get(PH).json()["shaker"]["lid_off"] is False
+    refused(amy.post(f"{PH}/return-shaker"), 409, "ProcedureViolation", "shaker.min_shakes")
+    amy.post(f"{PH}/player-shake", {"times": 3})
+    assert amy.post(f"{PH}/return-shaker").status_code == 200
 
 
 def test_electronic_table_cycle(login: Login, floor: Floor) -> None:

@@ -76,7 +76,7 @@ def test_a_refused_command_inside_a_batch_changes_nothing(floor: Floor) -> None:
             future.result(10)
     refused[2].result(10)
     table = floor.tables[T].table
-    log = list(floor.store.events(T, after=before))
+    log = list(floor.store.table_events(T, after=before))
     assert [(e.kind, getattr(e, "player", None)) for e in log] == [
         ("BetPlaced", "bob"), ("BetPlaced", "alice")]
     rebuilt = DurableTable.resume(floor.store, T, settle=False).state

@@ -74,7 +74,7 @@ def test_tables_are_listed_and_kept_apart(store: EventStore) -> None:
     store.append("b", batch("b", 1, 2))
     store.append("a", batch("a", 1, 1))
     assert store.tables() == ["a", "b"]
-    assert [e.table for e in store.events("a")] == ["a"]
+    assert [e.table for e in store.table_events("a")] == ["a"]
     assert store.head("zzz") == EMPTY
 
 
@@ -306,7 +306,7 @@ def test_snapshot_state_matches_a_fold_to_its_seq(store: EventStore) -> None:
     for snap in store.snapshots("t1"):
         state = load_state(store, "t1", use_snapshot=False, until=snap.seq)
         assert encode_state(state) == snap.data()
-        assert encode_state(fold(e for e in store.events("t1") if e.seq <= snap.seq)) \
+        assert encode_state(fold(e for e in store.table_events("t1") if e.seq <= snap.seq)) \
             == snap.data()
 
 

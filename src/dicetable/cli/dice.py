@@ -1,9 +1,21 @@
-"""``dicetable dice``: each custody step, and the reports, over a JSON-lines event file.
+"""``dicetable dice``: each custody step, and the reports, on the store or a JSON-lines file.
 
-The file (``--log``, default ``dice.jsonl``) holds one event per line, as
-``dicetable.core.events.event_to_dict`` writes it. Each command replays the file, decides,
-appends the new events (flushed and synced) and only then reports them. The custody library
-itself knows nothing of files: this is one simple store among others.
+With ``--db DB`` (a SQLite file or a ``postgresql://`` URL, the store ``dicetable serve`` runs
+on) the site's ledger is its own stream ``custody:SITE`` in the one store, hash-chained beside
+the tables (``--site`` picks the site when the store holds several). ``dicetable dice export``
+and ``dicetable dice import`` move a ledger to and from the JSON-lines format: one event per
+line, as ``dicetable.core.events.event_to_dict`` writes it. Without ``--db`` the commands work
+on such a file (``--log``, default ``dice.jsonl``): each replays it, decides, appends the new
+events (flushed and synced) and only then reports them.
+
+Exit codes, the same for every step, so a lab's automation can rely on them:
+
+- 0: the step was recorded and nothing it recorded is a non-compliance;
+- 1: the step was recorded, and it records a non-compliance: a die failed inspection
+  (``inspect``), a box's dice were found non-conforming (``receive``), the physical count
+  differs from the record (``count``), dice are past their time limit or the inventory is
+  overdue (``check``), a fairness alert was raised (``fairness``);
+- 2: refused, or the input could not be read; nothing was recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
+from dicetable.custody import events as ev
 from dicetable.custody import reports
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import (
@@ -42,11 +55,19 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
-from dicetable.custody.rules import load_custody_pack
+from dicetable.custody.rules import derive_custody_pack, load_custody_pack
+from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.fairness.sequential import CusumDesign
+from dicetable.store.base import EventStore
+from dicetable.store.custody import DurableCustody, custody_stream
+from dicetable.store.open import open_store
+from dicetable.store.streams import name_of
 
-app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3).",
+app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3). "
+                       "Exit 0: recorded; 1: recorded, and it is a non-compliance (failed "
+                       "inspection, non-conforming dice, count discrepancy, an alert); "
+                       "2: refused, nothing recorded.",
                   no_args_is_help=True)
 key_app = typer.Typer(help="The two storage keys (PA 603a.13(c)).", no_args_is_help=True)
 log_app = typer.Typer(help="The logs the regulations ask for.", no_args_is_help=True)
@@ -60,6 +81,9 @@ errors = Console(soft_wrap=True, stderr=True)
 class Options:
     log: Path
     at: str | None
+    db: str | None = None
+    site: str | None = None
+    schema: str = "dicetable"
 
 
 def _clock(at: str | None) -> Clock:
@@ -73,9 +97,29 @@ def _clock(at: str | None) -> Clock:
     return FixedClock(when if when.tzinfo else when.replace(tzinfo=UTC))
 
 
+EXIT_NONCOMPLIANT = 1
+"""Recorded, and what was recorded is a non-compliance (see the module's docstring)."""
+EXIT_REFUSED = 2
+"""Refused or unreadable: nothing was recorded."""
+
+
 def _fail(error: DicetableError) -> NoReturn:
     errors.print(f"[red]refused: {escape(str(error))}[/red]", highlight=False)
-    raise typer.Exit(2)
+    raise typer.Exit(EXIT_REFUSED)
+
+
+def noncompliance(events: list[ev.CustodyEvent]) -> list[str]:
+    """What in ``events`` is a non-compliance: alerts, dice that failed inspection, dice found
+    non-conforming in a box opened at receipt."""
+    found: list[str] = []
+    for e in events:
+        if e.alert:
+            found.append(reports.describe(e))
+        elif isinstance(e, ev.DiceInspected):
+            found += [f"{r.serial} failed inspection" for r in e.results if not r.passed]
+        elif isinstance(e, ev.BoxOpenedAndInspected):
+            found += [f"{f.serial}: {f.problem}" for f in e.findings]
+    return found
 
 
 @app.callback()
@@ -84,9 +128,44 @@ def main(ctx: typer.Context,
                                   help="The custody event file (JSON lines)"),
          at: str | None = typer.Option(None, "--at",
                                        help="Time of the step, ISO 8601 (default: now, UTC)"),
+         db: str | None = typer.Option(None, "--db", envvar="DICETABLE_DICE_DB",
+                                       help="The store: a SQLite file or a postgresql:// URL "
+                                            "(instead of --log)"),
+         site: str | None = typer.Option(None, "--site",
+                                         help="With --db: the site whose ledger to use"),
+         schema: str = typer.Option("dicetable", "--schema", help="PostgreSQL schema"),
          ) -> None:
     """Every step is recorded with who, in which role, when, and under which rule."""
-    ctx.obj = Options(log, at)
+    ctx.obj = Options(log, at, db, site, schema)
+
+
+def _store(ctx: typer.Context, *, create: bool = False) -> EventStore:
+    o: Options = ctx.obj
+    assert o.db is not None
+    try:
+        store = open_store(o.db, schema=o.schema, create=create)
+    except DicetableError as e:
+        _fail(e)
+    except Exception as e:  # a database that cannot be reached or read
+        _fail(InvalidInput(f"cannot open {o.db}: {type(e).__name__}: {e}",
+                           rule="store.location"))
+    ctx.call_on_close(store.close)
+    return store
+
+
+def _site(ctx: typer.Context, store: EventStore) -> str:
+    o: Options = ctx.obj
+    sites = [name_of(s) for s in store.streams("custody")]
+    if o.site is not None:
+        if o.site not in sites:
+            _fail(InvalidInput(f"{o.db} holds no custody ledger for site {o.site!r} (sites: "
+                               f"{', '.join(sites) or 'none'})", rule="custody.open"))
+        return o.site
+    if len(sites) != 1:
+        _fail(InvalidInput(f"{o.db} holds {len(sites)} custody ledgers "
+                           f"({', '.join(sites) or 'none'}); name one with --site, or start "
+                           "one with 'dicetable dice open'", rule="custody.open"))
+    return sites[0]
 
 
 # -- the event file ------------------------------------------------------------------------------
@@ -119,6 +198,12 @@ def _appender(path: Path) -> Any:
 
 def _ledger(ctx: typer.Context) -> CustodyLedger:
     o: Options = ctx.obj
+    if o.db is not None:
+        store = _store(ctx)
+        try:
+            return DurableCustody.resume(store, _site(ctx, store), clock=_clock(o.at)).ledger
+        except DicetableError as e:
+            _fail(e)
     try:
         events = read_events(o.log)
         if not events:
@@ -140,6 +225,8 @@ def _run(ctx: typer.Context, command: cmd.CustodyCommand) -> None:
         console.print(f"[{style}]#{e.seq}[/{style}] {escape(reports.describe(e))}",
                       highlight=False)
         console.print(f"    [dim]{escape(e.rule)}[/dim]", highlight=False)
+    if noncompliance(events):
+        raise typer.Exit(EXIT_NONCOMPLIANT)
 
 
 # -- people ---------------------------------------------------------------------------------------
@@ -182,14 +269,31 @@ def open_(ctx: typer.Context,
           jurisdiction: str = typer.Option(..., "--jurisdiction",
                                            help="pa, in, or a house custody pack file"),
           site: str = typer.Option(..., "--site", help="The casino"),
+          time_zone: str | None = typer.Option(
+              None, "--time-zone", help="The site's IANA time zone, when it is not the pack's "
+                                        "(site.time_zone), e.g. America/Chicago"),
           actor: str = typer.Option("compliance", "--actor"),
           role: str = typer.Option(Role.SHIFT_MANAGER.value, "--role")) -> None:
     """Start a site's custody record under the PA or IN custody rules."""
     o: Options = ctx.obj
+    if o.db is not None:
+        store = _store(ctx, create=True)
+        try:
+            who = _who(actor, role, "", [])
+            durable = DurableCustody.open(store, jurisdiction, site, clock=_clock(o.at),
+                                          actor=who["actor"], role=who["role"])
+        except DicetableError as e:
+            _fail(e)
+        first = durable.ledger.log[0]
+        console.print(f"#{first.seq} {escape(reports.describe(first))} -> {store.location} "
+                      f"({durable.stream})", highlight=False)
+        return
     if read_events(o.log):
         _fail(InvalidInput(f"{o.log} already holds a custody record", rule="custody.open"))
     try:
         pack = load_custody_pack(jurisdiction)
+        if time_zone is not None and time_zone != pack.value("site.time_zone"):
+            pack = derive_custody_pack(pack, f"{pack.id}-{site}", {"site.time_zone": time_zone})
         ledger = CustodyLedger(clock=_clock(o.at), sink=_appender(o.log))
         events = ledger.execute(cmd.OpenCustody(**_who(actor, role, "", []), site=site,
                                                 pack=pack))
@@ -227,9 +331,15 @@ def receive(ctx: typer.Context,
                                               help="SERIAL=PROBLEM found in an opened box"),
             tamper: list[str] = typer.Option([], "--tamper-finding",
                                              help="SERIAL=SIGNS of tampering in an opened box"),
+            delivery_witness: str = typer.Option(
+                "", "--delivery-witness", help="The gaming agent or Commission staff member "
+                                               "present at the delivery (IN's stand-in rule)"),
             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
             with_: list[str] = WITH) -> None:
-    """Receive a shipment: two people, seals checked, failed boxes opened and inspected."""
+    """Receive a shipment: two people, seals checked, failed boxes opened and inspected.
+
+    Exits 1 when an opened box holds non-conforming or tampered dice.
+    """
     boxes = []
     for item in box:
         name, _, serials = item.partition("=")
@@ -246,7 +356,8 @@ def receive(ctx: typer.Context,
     _run(ctx, cmd.ReceiveShipment(
         **_who(actor, role, licence, with_), shipment=shipment,
         manufacturer=Manufacturer(manufacturer, address, phone), boxes=tuple(boxes),
-        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items())))
+        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items()),
+        delivery_witness=delivery_witness))
 
 
 @app.command("store")
@@ -288,7 +399,10 @@ def inspect(ctx: typer.Context,
             surveillance: bool = typer.Option(True, "--surveillance/--no-surveillance"),
             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
             with_: list[str] = WITH) -> None:
-    """Inspect dice before play: three measured sides and the yes/no checks."""
+    """Inspect dice before play: three measured sides (0.750, 3/4) and the yes/no checks.
+
+    Exits 1 when a die fails inspection (it is recorded, and quarantined).
+    """
     failed: dict[str, set[Check]] = {}
     for item in fail:
         serial, _, check = item.partition(":")
@@ -332,14 +446,47 @@ def remove(ctx: typer.Context, serials: list[str] = SERIALS,
                                            help="For tampering: NAME:ROLE[:LICENCE] of each "
                                                 "licensee at the table (repeat)"),
            envelope: str = typer.Option("", "--envelope", help="The envelope's number"),
+           table_db: str | None = typer.Option(
+               None, "--table-db", help="For tampering at a table: the table's store (SQLite "
+                                        "file or postgresql:// URL); the --staff list is "
+                                        "checked against the staff its log assigns there"),
            detail: str = typer.Option("", "--detail"),
            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
            with_: list[str] = WITH) -> None:
-    """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel."""
-    _run(ctx, cmd.RemoveDice(**_who(actor, role, licence, with_), dice=_serials(serials),
+    """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel.
+
+    A tampered die at a table needs --signs and --staff, and --table-db so the envelope's
+    list of the table's licensees is checked against the staff assigned there (14-3-4(b)).
+    """
+    dice_ = _serials(serials)
+    assigned = None
+    if reason is RemovalReason.TAMPERED and table_db is not None:
+        ledger = _ledger(ctx)
+        tables = {ledger.state.dice[s].table for s in dice_ if s in ledger.state.dice}
+        table_id = next((t for t in tables if t), None)
+        if table_id is not None:
+            assigned = _assigned_staff(table_db, table_id)
+    _run(ctx, cmd.RemoveDice(**_who(actor, role, licence, with_), dice=dice_,
                              reason=reason, signs=signs,
                              table_staff=tuple(_person(s) for s in staff), envelope=envelope,
-                             detail=detail))
+                             assigned_at_table=assigned, detail=detail))
+
+
+def _assigned_staff(location: str, table_id: str) -> tuple[str, ...]:
+    """Who the table's own log has assigned at ``table_id`` now."""
+    from dicetable.store.durable import DurableTable
+    from dicetable.store.open import open_store
+    from dicetable.table.procedure_state import procedure
+
+    try:
+        with open_store(location, create=False) as store:
+            if not store.head(table_id).seq:
+                raise InvalidInput(f"{location} holds no log of table {table_id}",
+                                   rule="removal.envelope.licensees")
+            table = DurableTable.resume(store, table_id, settle=False).table
+    except DicetableError as e:
+        _fail(e)
+    return tuple(sorted(procedure(table.state).staff))
 
 
 @app.command("deliver")
@@ -369,7 +516,10 @@ def cancel(ctx: typer.Context, serials: list[str] = SERIALS,
            approval: str = typer.Option("", "--approval", help="For an approved method"),
            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
            with_: list[str] = WITH) -> None:
-    """Destroy dice in the cancellation room, under surveillance (--with NAME:surveillance)."""
+    """Destroy dice in the cancellation room, under surveillance (--with NAME:surveillance).
+
+    The hole is written as the regulation writes it (1/4) or as a decimal (0.25).
+    """
     try:
         hole_in: Decimal | None = parse_inches(hole) if hole is not None else None
     except DicetableError as e:
@@ -383,7 +533,10 @@ def count(ctx: typer.Context,
           serials: list[str] | None = typer.Argument(None, help="Every die found"),
           actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
           with_: list[str] = WITH) -> None:
-    """The physical inventory: reconciled at once, any discrepancy raised as an alert."""
+    """The physical inventory: reconciled at once, any discrepancy raised as an alert.
+
+    Exits 1 when the count differs from the record.
+    """
     _run(ctx, cmd.TakePhysicalInventory(**_who(actor, role, licence, with_),
                                         counted=_serials(serials or [])))
 
@@ -391,7 +544,10 @@ def count(ctx: typer.Context,
 @app.command("check")
 def check(ctx: typer.Context, actor: str = typer.Option("deadline-sweep", "--actor"),
           role: str = typer.Option(Role.SYSTEM.value, "--role")) -> None:
-    """Raise alerts for dice past their time limit and an overdue physical inventory."""
+    """Raise alerts for dice past their time limit and an overdue physical inventory.
+
+    Exits 1 when it raises an alert.
+    """
     _run(ctx, cmd.CheckDeadlines(**_who(actor, role, "", [])))
 
 
@@ -482,7 +638,10 @@ def fairness(ctx: typer.Context,
                                          help="Add each alert to the dice's custody history"),
              delta: float = typer.Option(0.05, "--delta", help="CUSUM design bias"),
              h: float = typer.Option(4.6, "--h", help="CUSUM alarm level")) -> None:
-    """Per-die and per-pair fairness statistics over recorded rolls, with CUSUM alerts."""
+    """Per-die and per-pair fairness statistics over recorded rolls, with CUSUM alerts.
+
+    Exits 1 when a CUSUM alert is raised.
+    """
     try:
         monitor = FairnessMonitor.replay(read_events(events), CusumDesign(delta, h))
     except (DicetableError, ValueError) as e:
@@ -500,4 +659,108 @@ def fairness(ctx: typer.Context,
             typer.echo(f"ALERT {a['serial']}: {a['detail']} (CUSUM {a['statistic']:.2f})")
     if record and monitor.alerts:
         for alert in monitor.alerts:
-            _run(ctx, alert.to_command())
+            try:
+                _run(ctx, alert.to_command())
+            except typer.Exit as done:
+                if done.exit_code != EXIT_NONCOMPLIANT:
+                    raise
+    if monitor.alerts:
+        raise typer.Exit(EXIT_NONCOMPLIANT)
+
+
+# -- moving a ledger between the store and the JSON-lines format ---------------------------------
+@app.command("export")
+def export(ctx: typer.Context,
+           out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout"),
+           ) -> None:
+    """Write the ledger of --db as JSON lines (one event a line), the format --log reads."""
+    o: Options = ctx.obj
+    if o.db is None:
+        _fail(InvalidInput("export reads a ledger from a store: give --db", rule="custody.open"))
+    ledger = _ledger(ctx)
+    lines = [json.dumps(event_to_dict(e), ensure_ascii=False) for e in ledger.log]
+    if out is None:
+        for line in lines:
+            typer.echo(line)
+        return
+    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    errors.print(f"{len(lines)} custody events of {ledger.state.site} written to {out}")
+
+
+@app.command("import")
+def import_(ctx: typer.Context,
+            source: Path = typer.Argument(..., help="A custody event file (JSON lines)")) -> None:
+    """Load a JSON-lines custody ledger into --db as the site's stream (checked first: the
+    file must replay as a custody record, and the store may not hold that site already)."""
+    o: Options = ctx.obj
+    if o.db is None:
+        _fail(InvalidInput("import writes a ledger into a store: give --db",
+                           rule="custody.open"))
+    try:
+        events = read_events(source)
+        ledger = CustodyLedger.replay(events)
+    except DicetableError as e:
+        _fail(e)
+    if not events:
+        _fail(InvalidInput(f"{source} holds no custody record", rule="custody.open"))
+    store = _store(ctx, create=True)
+    stream = custody_stream(ledger.state.site)
+    if store.head(stream).seq:
+        _fail(InvalidInput(f"{o.db} already holds the custody ledger of "
+                           f"{ledger.state.site!r}", rule="custody.open"))
+    try:
+        store.append(stream, ledger.log, expected=0)
+    except DicetableError as e:
+        _fail(e)
+    console.print(f"{len(ledger.log)} custody events of {ledger.state.site} imported into "
+                  f"{store.location} ({stream})", highlight=False)
+
+
+# -- transport (68 IAC 14-3-10) -----------------------------------------------------------------
+def _party(text: str) -> Party:
+    parts = [p.strip() for p in text.split(";")]
+    if len(parts) != 3:
+        _fail(InvalidInput(f"write NAME;BUSINESS ADDRESS;TELEPHONE, not {text!r}",
+                           rule="transport.notice_days"))
+    return Party(*parts)
+
+
+@app.command("transport-notice")
+def transport_notice(ctx: typer.Context,
+                     notice: str = typer.Option(..., "--notice", help="The notice's id"),
+                     supplier: str = typer.Option(..., "--supplier", help="NAME;ADDRESS;PHONE"),
+                     method: str = typer.Option(..., "--method", help="How they travel"),
+                     carrier: list[str] = typer.Option(..., "--carrier",
+                                                       help="NAME;ADDRESS;PHONE (repeat)"),
+                     recipient: str = typer.Option(..., "--recipient", help="NAME;ADDRESS;PHONE"),
+                     responsible: str = typer.Option(
+                         ..., "--responsible",
+                         help="The individual responsible for the supplier;carrier;recipient"),
+                     quantity: int = typer.Option(..., "--quantity"),
+                     description: str = typer.Option(..., "--description"),
+                     delivery: str = typer.Option(..., "--delivery",
+                                                  help="Expected delivery, ISO 8601 with zone"),
+                     notified: str = typer.Option("", "--notified",
+                                                  help="When the notice was given (default: now)"),
+                     actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Record the written notice of a dice shipment (IN: at least ten days before delivery)."""
+    people = [p.strip() for p in responsible.split(";")]
+    if len(people) != 3:
+        _fail(InvalidInput("--responsible names three people: supplier;carrier;recipient",
+                           rule="transport.notice_days"))
+    _run(ctx, FileTransportNotice(
+        **_who(actor, role, licence, []), notice=notice, supplier=_party(supplier),
+        method=method, carriers=tuple(_party(c) for c in carrier), recipient=_party(recipient),
+        responsible_supplier=people[0], responsible_carrier=people[1],
+        responsible_recipient=people[2], quantity=quantity, description=description,
+        delivery_at=delivery, notified_at=notified))
+
+
+@app.command("prove-receipt")
+def prove_receipt(ctx: typer.Context, notice: str = typer.Option(..., "--notice"),
+                  shipment: str = typer.Option(..., "--shipment"),
+                  requested_by: str = typer.Option(..., "--requested-by"),
+                  actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
+    """Prove receipt of a shipment on the executive director's request (IN 14-3-10(b))."""
+    _run(ctx, ProveReceipt(**_who(actor, role, licence, []), notice=notice, shipment=shipment,
+                           requested_by=requested_by))

@@ -25,10 +25,13 @@ def replay(script: Path = typer.Argument(..., help="A table script (docs/table-s
     table = result.table
     if table is not None:
         if as_json:
-            typer.echo(json.dumps({"events": [event_to_dict(e) for e in table.log],
-                                   "balances": table.balances}, indent=1))
+            data: dict[str, object] = {"events": [event_to_dict(e) for e in table.log],
+                                       "balances": table.balances}
+            if result.custody is not None:
+                data["custody"] = [event_to_dict(e) for e in result.custody.log]
+            typer.echo(json.dumps(data, indent=1))
         else:
-            typer.echo(transcript(table))
+            typer.echo(transcript(table, result.custody))
     if result.failure is not None:
         typer.echo(f"{script}: {result.failure}", err=True)
         raise typer.Exit(1)

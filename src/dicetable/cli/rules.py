@@ -74,3 +74,39 @@ def validate(file: Path = typer.Argument(..., help="A house pack JSON file")) ->
         raise typer.Exit(1) from None
     console.print(f"[green]{file}: valid[/green] ({pack.id}, based on {pack.base}, "
                   f"{len(pack.rules)} rules, digest {pack.digest[:12]})")
+
+
+@app.command("submission")
+def submission(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
+               out: Path = typer.Option(..., "--out", help="FILE.html or FILE.pdf")) -> None:
+    """The rules submission for the regulator: every rule (regulation first, then the
+    operator's choices), the paytable with exact house edges, the permission matrix, the dice
+    and shaker procedure, and the pack's digest. A .pdf is rendered with WeasyPrint."""
+    from dicetable.odds.submission import submission_html
+
+    try:
+        rules = load_pack(pack)
+    except (InvalidInput, RulePackInvalid) as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    document = submission_html(rules)
+    suffix = out.suffix.lower()
+    if suffix in (".html", ".htm"):
+        out.write_text(document, encoding="utf-8")
+    elif suffix == ".pdf":
+        write_pdf(document, out)
+    else:
+        console.print(f"[red]--out must end in .html or .pdf, not {out.name!r}[/red]")
+        raise typer.Exit(2)
+    console.print(f"{out}: rules submission for {rules.id} (digest {rules.digest[:16]}…)")
+
+
+def write_pdf(document: str, out: Path) -> None:
+    """Render the HTML to PDF with WeasyPrint (``pip install 'dicetable[pdf]'``)."""
+    try:
+        from weasyprint import HTML
+    except (ImportError, OSError) as e:  # not installed, or its Pango libraries are missing
+        console.print(f"[red]PDF output needs WeasyPrint and its Pango libraries: pip install "
+                      f"'dicetable[pdf]' ({type(e).__name__}: {e}); or write .html[/red]")
+        raise typer.Exit(2) from None
+    HTML(string=document).write_pdf(str(out))

@@ -34,6 +34,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         typer.echo(f"demo floor created; every demo account's password is {DEMO_PASSWORD!r}")
         typer.echo("  staff:   fran (floorperson), pat (pit boss), sam (stickperson), "
                    "bo (boxperson), dee (dealer)")
+        typer.echo("  dice room: ann (shift manager), sid (security), val (surveillance), pat; "
+                   "open /dice-room")
         typer.echo("  players: alice, bob, carol, dan")
     typer.echo(f"open {url}")
     if workers > 1:
@@ -44,4 +46,6 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
                     workers=workers, log_level="warning")
         return
-    uvicorn.run(create_app(floor), host=host, port=port, log_level="warning")
+    clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
+    uvicorn.run(create_app(floor, clock_seconds=clock or None), host=host, port=port,
+                log_level="warning")

@@ -1,5 +1,6 @@
-"""``dicetable audit verify``, ``dicetable recall`` and ``dicetable export``: the table log
-for compliance, surveillance and regulators.
+"""``dicetable audit verify``, ``dicetable recall`` and ``dicetable export``: the log of every
+stream (each table, the site's dice custody ledger) for compliance, surveillance and
+regulators.
 
 DB is a SQLite file or a ``postgresql://`` URL (with ``--schema``, default ``dicetable``).
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from dicetable.core.errors import DicetableError
@@ -22,7 +24,8 @@ from dicetable.core.money import format_cents
 from dicetable.store.audit import verify_store
 from dicetable.store.base import EventStore
 from dicetable.store.open import open_store
-from dicetable.store.recall import RoundRecall, recall_rounds
+from dicetable.store.recall import RoundRecall, recall_custody, recall_rounds
+from dicetable.store.streams import TABLE, kind_of
 
 audit_app = typer.Typer(help="Check the table log's hash chain.", no_args_is_help=True)
 console = Console()
@@ -50,7 +53,8 @@ def _opened(db: str, schema: str) -> Iterator[EventStore]:
 
 @audit_app.command("verify")
 def verify(db: str = typer.Argument(..., help=DB_HELP),
-           table: list[str] = typer.Option([], "--table", help="Only these tables"),
+           table: list[str] = typer.Option([], "--table",
+                                           help="Only these streams (a table id, custody:SITE)"),
            quick: bool = typer.Option(False, "--quick",
                                       help="Chain only: do not replay to check snapshots"),
            as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
@@ -79,7 +83,7 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
                     console.print(f"[red]FAIL[/red] {r.table} seq {p.seq}: {p.what} — "
                                   f"{p.detail}")
         verdict = "[green]log intact[/green]" if ok else "[red]log TAMPERED or damaged[/red]"
-        console.print(f"{location}: {len(reports)} table(s); {verdict}")
+        console.print(f"{location}: {len(reports)} stream(s); {verdict}")
     if not ok:
         raise typer.Exit(1)
 
@@ -138,13 +142,35 @@ def _fmt(key: str, value: Any) -> str:
 
 
 def recall(db: str = typer.Argument(..., help=DB_HELP),
-           table: str = typer.Option(..., "--table", help="The table to recall"),
+           table: str = typer.Option(..., "--table",
+                                     help="The table to recall, or a custody ledger "
+                                          "(custody:SITE)"),
+           die: str | None = typer.Option(None, "--die", help="Custody: only this die"),
            rounds: int = typer.Option(10, "--rounds", min=1,
                                       help="How many rounds (a Craps round is one throw)"),
            as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """Game recall: the last rounds of TABLE with every wager, the roll, the outcome and each
-    player's balance before and after (spec/standards.md REC-1, REC-2)."""
+    player's balance before and after (spec/standards.md REC-1, REC-2). For a custody ledger
+    (``--table custody:SITE``): its last steps (``--rounds`` of them), or one die's."""
+    if kind_of(table) != TABLE:
+        with _opened(db, schema) as store:
+            try:
+                steps = recall_custody(store, table, rounds, die)
+            except DicetableError as e:
+                err.print(f"[red]{e}[/red]")
+                raise typer.Exit(2) from None
+        if as_json:
+            typer.echo(json.dumps({"stream": table, "steps": steps}, indent=2))
+            return
+        for s in steps:
+            style = "bold red" if s["alert"] else "green"
+            console.print(f"[{style}]#{s['seq']}[/{style}] {s['at']} {escape(s['actor'])} "
+                          f"({s['role']}): {escape(s['what'])}", highlight=False)
+            console.print(f"    [dim]{escape(s['rule'])}[/dim]", highlight=False)
+        if not steps:
+            console.print(f"{table}: no custody steps recorded")
+        return
     with _opened(db, schema) as store:
         try:
             records = recall_rounds(store, table, rounds)
@@ -163,12 +189,13 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
 
 def export(db: str = typer.Argument(..., help=DB_HELP),
            out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout"),
-           table: list[str] = typer.Option([], "--table", help="Only these tables"),
+           table: list[str] = typer.Option([], "--table",
+                                           help="Only these streams (a table id, custody:SITE)"),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """Write the log as JSON Lines: one stored event a line, with its hash and its
     predecessor's, so the export can be verified on its own."""
     with _opened(db, schema) as store:
-        names = table or store.tables()
+        names = table or store.streams()
         count = 0
         with contextlib.ExitStack() as stack:
             sink = stack.enter_context(out.open("w", encoding="utf-8")) if out is not None \
@@ -179,4 +206,4 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
                                           separators=(",", ":"), ensure_ascii=False) + "\n")
                     count += 1
     if out is not None:
-        err.print(f"{count} events from {len(names)} table(s) written to {out}")
+        err.print(f"{count} events from {len(names)} stream(s) written to {out}")

@@ -22,15 +22,11 @@ a base that only adds envelope fields is declared with ``abstract=True``.
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 from dataclasses import dataclass
-from decimal import Decimal
-from enum import Enum
-from fractions import Fraction
 from typing import Any, ClassVar
 
-from dicetable.core.dice import Roll
+from dicetable.core import codec
 from dicetable.core.errors import InvalidInput
 from dicetable.core.roles import Role
 
@@ -65,6 +61,7 @@ class Event:
             raise TypeError(f"two event classes are named {cls.__name__}: "
                             f"{known.__module__} and {cls.__module__}")
         EVENT_TYPES[cls.__name__] = cls
+        _READERS.pop(cls.__name__, None)
 
     @property
     def stream(self) -> str:
@@ -72,64 +69,50 @@ class Event:
         raise NotImplementedError
 
 
-def _encode(value: Any) -> Any:
-    if isinstance(value, Roll):
-        return str(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, Decimal):
-        return str(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple | list):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _encode(v) for k, v in value.items()}
-    return value
+class _EventWriter:
+    """One event class's fields and their converters, worked out once."""
+
+    def __init__(self, cls: type[Event]) -> None:
+        hints = typing.get_type_hints(cls)
+        self.kind = cls.kind
+        self.parts = [(f.name, codec.encoder(hints[f.name])) for f in dataclasses.fields(cls)]
+
+    def __call__(self, event: Event) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind}
+        for name, conv in self.parts:
+            v = getattr(event, name)
+            out[name] = v if conv is None else conv(v)
+        return out
 
 
-def _decode(tp: Any, value: Any) -> Any:
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        inner = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _decode(inner[0], value)
-    if tp is Roll:
-        return Roll.parse(value)
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        return tp(value)
-    if tp is Fraction:
-        return Fraction(value)
-    if tp is Decimal:
-        return Decimal(value)
-    if origin is tuple:
-        (inner, *_) = typing.get_args(tp)
-        return tuple(_decode(inner, v) for v in value)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
-        return tp(**{k: _decode(hints[k], v) for k, v in value.items()})
-    return value
+_WRITERS: dict[type[Event], _EventWriter] = {}
+_READERS: dict[str, codec.RecordDecoder] = {}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
     """Plain JSON types, with the event's class name under ``type``."""
-    out: dict[str, Any] = {"type": event.kind}
-    out.update(_encode(event))
-    return out
+    cls = type(event)
+    writer = _WRITERS.get(cls)
+    if writer is None:
+        writer = _WRITERS[cls] = _EventWriter(cls)
+    return writer(event)
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild any registered event; malformed input is ``InvalidInput``, never a crash."""
+    if not isinstance(data, dict):
+        raise InvalidInput("an event is a JSON object", rule="events.codec")
     kind = data.get("type")
-    cls = EVENT_TYPES.get(str(kind))
-    if cls is None:
-        raise InvalidInput(f"unknown event type {kind!r}", rule="events.codec")
+    reader = _READERS.get(kind) if isinstance(kind, str) else None
+    if reader is None:
+        cls = EVENT_TYPES.get(str(kind))
+        if cls is None:
+            raise InvalidInput(f"unknown event type {kind!r}", rule="events.codec")
+        reader = _READERS[cls.__name__] = codec.RecordDecoder(cls)
+    body = dict(data)
+    del body["type"]
     try:
-        hints = typing.get_type_hints(cls)
-        fields = {k: _decode(hints[k], v) for k, v in data.items() if k != "type"}
-        return cls(**fields)
-    except (TypeError, KeyError, ValueError, ArithmeticError) as e:
+        event: Event = reader(body)
+    except (TypeError, KeyError, ValueError, ArithmeticError, AttributeError) as e:
         raise InvalidInput(f"malformed {kind} event: {e}", rule="events.codec") from None
+    return event

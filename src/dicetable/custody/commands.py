@@ -60,6 +60,9 @@ class ReceiveShipment(CustodyCommand):
     boxes: tuple[Box, ...]
     opened: tuple[BoxInspection, ...] = ()
     """The inspection of every box whose seal failed, done there and then."""
+    delivery_witness: str = ""
+    """The gaming agent or Commission staff member present at the delivery (``receipt.
+    delivery_witness``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,6 +108,9 @@ class RemoveDice(CustodyCommand):
     """For tampering: what suggests it (68 IAC 14-3-4(b)(3))."""
     table_staff: tuple[Person, ...] = ()
     """For tampering at a table: every occupational licensee there (14-3-4(b)(4)(A))."""
+    assigned_at_table: tuple[str, ...] | None = None
+    """The staff the table's own log has assigned at that table now (None: not known). The
+    envelope's list is held against it; whoever joins the table to the ledger supplies it."""
     envelope: str = ""
     """For tampering: the envelope's number (one is made up when left empty)."""
     detail: str = ""

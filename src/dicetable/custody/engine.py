@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any, TypeVar
 
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.roles import Role
+from dicetable.core.time_limits import limit_ends, local_day, months_later, over_limit
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
+from dicetable.custody import transport
 from dicetable.custody.authority import distinct_people, require_people, require_role
 from dicetable.custody.inspection import judge
 from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason
@@ -76,6 +78,8 @@ class CustodyEngine:
             cmd.TakePhysicalInventory: self._inventory,
             cmd.CheckDeadlines: self._deadlines,
             cmd.RecordFairnessAlert: self._fairness,
+            transport.FileTransportNotice: transport.file_notice,
+            transport.ProveReceipt: transport.prove_receipt,
         }
 
     def decide(self, state: CustodyState, command: cmd.CustodyCommand,
@@ -222,6 +226,7 @@ class CustodyEngine:
             raise InvalidInput("record the manufacturer's name, business address and business "
                                "telephone", rule="receipt.record_manufacturer",
                                citation=pack.cite("receipt.record_manufacturer"))
+        transport.check_delivery_witness(pack, c.delivery_witness)
         if not c.boxes:
             raise InvalidInput("a shipment has at least one box", rule="custody.shipment")
         serials = [s for b in c.boxes for s in b.serials]
@@ -257,7 +262,7 @@ class CustodyEngine:
                                    "and what is wrong with it", rule="custody.inspection")
         out.emit(ev.ShipmentReceived, rule=pack.cite("receipt.roles"),
                  shipment=c.shipment, manufacturer=c.manufacturer, boxes=tuple(c.boxes),
-                 quantity=len(serials))
+                 quantity=len(serials), delivery_witness=c.delivery_witness.strip())
         for inspection in c.opened:
             out.emit(ev.BoxOpenedAndInspected, rule=pack.cite("receipt.open_failed_seals"),
                      dice=by_box[inspection.box].serials, shipment=c.shipment,
@@ -348,7 +353,7 @@ class CustodyEngine:
                 raise ProcedureViolation(f"die {d.serial}: {message}", rule=rule,
                                          citation=pack.cite(rule))
         hours_rule = f"play.max_hours.{c.mode.value}"
-        expires = parse_time(out.now) + timedelta(hours=pack.number(hours_rule))
+        expires = limit_ends(parse_time(out.now), pack.number(hours_rule))
         out.emit(ev.DiceIssuedToTable, rule=pack.cite(hours_rule), dice=tuple(c.dice),
                  to_table=c.table, game=c.game, mode=c.mode, received_by=c.received_by,
                  expires_at=expires.isoformat())
@@ -369,19 +374,16 @@ class CustodyEngine:
             if len(locations) != 1:
                 raise InvalidInput("one tamper envelope holds dice from one table or place; "
                                    f"these come from {', '.join(locations)}",
-                                   rule="removal.tamper_roles")
-            if not c.signs.strip():
-                raise InvalidInput("the envelope states the characteristics that suggest "
-                                   "tampering", rule="removal.tamper_roles",
-                                   citation=pack.cite("removal.tamper_roles"))
-            at_table = dice[0].state is DieState.AT_TABLE
-            if at_table and not c.table_staff:
-                raise InvalidInput("the envelope names every occupational licensee at the "
-                                   "table", rule="removal.tamper_roles",
-                                   citation=pack.cite("removal.tamper_roles"))
+                                   rule="custody.envelope")
+            if pack.flag("removal.envelope.signs") and not c.signs.strip():
+                raise InvalidInput("the envelope is marked with the characteristics that "
+                                   "suggest tampering (--signs)", rule="removal.envelope.signs",
+                                   citation=pack.cite("removal.envelope.signs"))
             if any(not p.name.strip() for p in c.table_staff):
                 raise InvalidInput("every person at the table needs a name",
                                    rule="custody.person")
+            if dice[0].state is DieState.AT_TABLE and pack.flag("removal.envelope.licensees"):
+                self._envelope_licensees(c, dice[0].table or "", pack)
             envelope = c.envelope.strip() or f"ENV-{state.seq + 1}"
             if envelope in state.envelopes:
                 raise InvalidInput(f"envelope {envelope} is already used",
@@ -394,6 +396,33 @@ class CustodyEngine:
                      location=locations[0], signs=c.signs.strip(),
                      table_staff=tuple(c.table_staff), removed_by=c.people[0],
                      recipient=str(pack.value("removal.tamper_recipient")))
+
+    @staticmethod
+    def _envelope_licensees(c: cmd.RemoveDice, table: str, pack: CustodyPack) -> None:
+        """68 IAC 14-3-4(b)(4)(A): the envelope names every occupational licensee at the
+        table, held against the staff the table's own log has assigned there."""
+        rule = "removal.envelope.licensees"
+        if not c.table_staff:
+            raise InvalidInput(f"the envelope names every occupational licensee at {table}",
+                               rule=rule, citation=pack.cite(rule))
+        if c.assigned_at_table is None:
+            raise InvalidInput(f"the staff assigned at {table} are needed to check the "
+                               "envelope's list of licensees (give the table's log)",
+                               rule=rule, citation=pack.cite(rule))
+        named = {p.name.strip().casefold() for p in c.table_staff}
+        on_duty = {n.strip().casefold(): n for n in c.assigned_at_table}
+        left_out = sorted(n for k, n in on_duty.items() if k not in named)
+        strangers = sorted(p.name for p in c.table_staff
+                           if p.name.strip().casefold() not in on_duty)
+        if left_out or strangers:
+            parts = []
+            if left_out:
+                parts.append(f"assigned at {table} but not named: {', '.join(left_out)}")
+            if strangers:
+                parts.append(f"named but not assigned at {table}: {', '.join(strangers)}")
+            raise ProcedureViolation("the envelope's list of the table's licensees does not "
+                                     "match the staff assigned there (" + "; ".join(parts)
+                                     + ")", rule=rule, citation=pack.cite(rule))
 
     def _deliver(self, state: CustodyState, c: cmd.DeliverEnvelope, out: Emitter) -> None:
         pack = state.rules()
@@ -425,18 +454,28 @@ class CustodyEngine:
         distinct_people((*c.people, c.accepted_by))
         self._licensed(pack, pit_manager, c.accepted_by)
         dice = self._dice(state, c.dice)
-        if any(d.state is DieState.SEALED for d in dice):
-            raise ProcedureViolation("dice removed for suspected tampering go sealed to the "
-                                     "enforcement agent, not to cancellation",
-                                     rule="cancellation.required",
-                                     citation=pack.cite("cancellation.required"))
+        self._not_tampered(dice, pack, "go to cancellation")
         self._require_states(dice, (DieState.REMOVED,), "only dice removed from play go to the "
                              "cancellation room", "cancellation.required", pack)
         out.emit(ev.DiceTransferredToCancellation, rule=pack.cite("logs.pit_manager_roles"),
                  dice=tuple(c.dice), pit_manager=pit_manager, accepted_by=c.accepted_by)
 
+    @staticmethod
+    def _not_tampered(dice: list[DieRecord], pack: CustodyPack, what: str) -> None:
+        """68 IAC 14-3-4(c): every removed die is cancelled *except* one removed for
+        suspected tampering, which stays sealed for the enforcement agent."""
+        sealed = [d for d in dice if d.removal_reason is RemovalReason.TAMPERED]
+        if sealed:
+            where = ", ".join(f"{d.serial} ({d.location})" for d in sealed)
+            raise ProcedureViolation(f"dice removed for suspected tampering do not {what}: "
+                                     f"they stay sealed for the "
+                                     f"{pack.value('removal.tamper_recipient')} ({where})",
+                                     rule="cancellation.required",
+                                     citation=pack.cite("cancellation.required"))
+
     def _cancel(self, state: CustodyState, c: cmd.CancelDice, out: Emitter) -> None:
         pack = state.rules()
+        self._not_tampered(self._dice(state, c.dice), pack, "get cancelled")
         require_role(c.role, pack, "cancellation.roles", "cancel dice")
         distinct_people(c.people)
         destroyer = c.people[0]
@@ -463,11 +502,6 @@ class CustodyEngine:
                                      rule="cancellation.methods",
                                      citation=pack.cite("cancellation.methods"))
         dice = self._dice(state, c.dice)
-        if any(d.state is DieState.SEALED for d in dice):
-            raise ProcedureViolation("dice removed for suspected tampering are not cancelled; "
-                                     "they go sealed to the enforcement agent",
-                                     rule="cancellation.required",
-                                     citation=pack.cite("cancellation.required"))
         self._require_states(dice, (DieState.IN_CANCELLATION_ROOM,),
                              "dice are cancelled in the cancellation room, after the pit "
                              "manager signs them over", "logs.pit_manager_roles", pack)
@@ -487,7 +521,7 @@ class CustodyEngine:
         counted = set(c.counted)
         missing = tuple(sorted(book - counted))
         unexpected = tuple(sorted(counted - book))
-        out.emit(ev.PhysicalInventoryTaken, rule=pack.cite("inventory.interval_days"),
+        out.emit(ev.PhysicalInventoryTaken, rule=pack.cite("inventory.interval_months"),
                  counted=tuple(sorted(counted)), on_record=len(book), missing=missing,
                  unexpected=unexpected)
         if missing or unexpected:
@@ -512,7 +546,7 @@ class CustodyEngine:
         for d in state.in_state(DieState.AT_TABLE):
             if d.overdue_alerted or d.expires_at is None or d.mode is None:
                 continue
-            if now >= parse_time(d.expires_at):
+            if _over_time(d, pack, now):
                 key = (d.table or "", d.at_table_since or "", d.expires_at, d.mode)
                 late.setdefault(key, []).append(d.serial)
         for (table, since, expires, mode), serials in sorted(late.items()):
@@ -520,11 +554,15 @@ class CustodyEngine:
             out.emit(ev.DiceOverdue, rule=pack.cite(rule), dice=tuple(serials),
                      table_id=table, issued_at=since, expires_at=expires,
                      limit_hours=pack.number(rule))
+        # Calendar months in the site's time zone: a count on 01-05 is due again by 04-05,
+        # and is overdue from the first local minute of 04-06 (68 IAC 14-3-5(d)).
         last = state.last_inventory_at or state.opened_at
-        due = parse_time(last) + timedelta(days=pack.number("inventory.interval_days"))
-        if now >= due and state.inventory_alerted_due != due.isoformat():
-            out.emit(ev.InventoryOverdue, rule=pack.cite("inventory.interval_days"),
-                     last=last, due=due.isoformat())
+        zone = pack.time_zone
+        due = months_later(local_day(parse_time(last), zone),
+                           pack.number("inventory.interval_months"))
+        if local_day(now, zone) > due and state.inventory_alerted_due != due.isoformat():
+            out.emit(ev.InventoryOverdue, rule=pack.cite("inventory.interval_months"),
+                     last=last, due=due.isoformat(), time_zone=str(zone))
 
     def _fairness(self, state: CustodyState, c: cmd.RecordFairnessAlert, out: Emitter) -> None:
         pack = state.rules()
@@ -535,6 +573,15 @@ class CustodyEngine:
         out.emit(ev.FairnessAlertRaised, rule=pack.cite("alerts.roles"), dice=(c.serial,),
                  test=c.test, detail=c.detail, statistic=c.statistic, threshold=c.threshold,
                  rolls=c.rolls)
+
+
+def _over_time(d: DieRecord, pack: CustodyPack, now: datetime) -> bool:
+    """More than ``play.max_hours.<mode>`` at the table: the one comparison of
+    ``dicetable.core.time_limits`` (exactly the limit is not over it, 585.3(b)(1))."""
+    if d.mode is None or d.at_table_since is None:
+        return False
+    return over_limit(parse_time(d.at_table_since), now,
+                      pack.number(f"play.max_hours.{d.mode.value}"))
 
 
 def check_dice_in_play(state: CustodyState, table: str, serials: Iterable[str],
@@ -552,8 +599,7 @@ def check_dice_in_play(state: CustodyState, table: str, serials: Iterable[str],
             raise ProcedureViolation(f"die {s} was not issued to {table} ({where})",
                                      rule="storage.source_only",
                                      citation=pack.cite("storage.source_only"))
-        if d.expires_at is not None and d.mode is not None \
-                and when >= parse_time(d.expires_at):
+        if d.expires_at is not None and d.mode is not None and _over_time(d, pack, when):
             rule = f"play.max_hours.{d.mode.value}"
             raise ProcedureViolation(f"die {s} has been at {table} since {d.at_table_since}, "
                                      f"past the {pack.number(rule)}-hour limit",

@@ -46,7 +46,8 @@ class CustodyEvent(envelope.Event, abstract=True):
 
     @property
     def stream(self) -> str:
-        return self.site
+        """The site's custody stream: ``custody:SITE`` (one store holds every aggregate)."""
+        return f"custody:{self.site}"
 
     @property
     def serials(self) -> tuple[str, ...]:
@@ -100,6 +101,8 @@ class ShipmentReceived(CustodyEvent):
     manufacturer: Manufacturer
     boxes: tuple[Box, ...]
     quantity: int
+    delivery_witness: str = ""
+    """The gaming agent or Commission staff member present at the delivery."""
 
     @property
     def serials(self) -> tuple[str, ...]:
@@ -262,7 +265,11 @@ class InventoryOverdue(CustodyEvent):
 
     alert = True
     last: str
+    """When the last physical inventory was taken (or the record opened)."""
     due: str
+    """The last calendar day (YYYY-MM-DD, site time) the next inventory was due by."""
+    time_zone: str = ""
+    """The site's time zone the calendar is counted in."""
 
 
 @dataclass(frozen=True, kw_only=True)

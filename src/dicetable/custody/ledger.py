@@ -92,6 +92,17 @@ class CustodyLedger:
         self._apply(events)
         return events
 
+    def catch_up(self, events: Iterable[Event]) -> int:
+        """Fold in events another writer recorded after this ledger's head; returns how many."""
+        n = 0
+        for event in events:
+            if not isinstance(event, ev.CustodyEvent) or event.seq != self.state.seq + 1:
+                raise InvalidInput(f"event {event.seq} does not follow custody seq "
+                                   f"{self.state.seq}", rule="events.log")
+            self._apply([event])
+            n += 1
+        return n
+
     def _apply(self, events: Iterable[ev.CustodyEvent]) -> None:
         for event in events:
             apply(self.state, event)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
+from fractions import Fraction
 
 from dicetable.core.errors import InvalidInput
 from dicetable.core.roles import Role
@@ -217,14 +218,41 @@ def expand_serials(items: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+_FRACTION = re.compile(r"^(?:(\d+)[ -])?(\d+)/(\d+)$")
+
+
 def parse_inches(text: str) -> Decimal:
-    """A measurement in inches, exactly as read (``0.7505``)."""
+    """A measurement in inches, exactly as read: a decimal (``0.7505``) or a fraction of an
+    inch as the regulations write it (``1/4``, ``3/16``, ``1 1/4``), with an optional ``in``
+    or ``"``. Fractions become exact decimals (inch fractions are binary: they terminate).
+
+    >>> parse_inches("3/16"), parse_inches('1/4"'), parse_inches("1 1/2 in")
+    (Decimal('0.1875'), Decimal('0.25'), Decimal('1.5'))
+    """
+    raw = text.strip()
+    for unit in ('"', "inches", "inch", "in"):
+        if raw.endswith(unit):
+            raw = raw.removesuffix(unit).strip()
+            break
+    m = _FRACTION.match(raw)
     try:
-        value = Decimal(text.strip())
-    except InvalidOperation:
-        raise InvalidInput(f"not a measurement in inches: {text!r}",
-                           rule="custody.measurement") from None
+        if m is not None:
+            whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
+            value = _exact_decimal(Fraction(whole) + Fraction(num, den))
+        else:
+            value = Decimal(raw)
+    except (InvalidOperation, ZeroDivisionError, ValueError):
+        raise InvalidInput(f"not a measurement in inches: {text!r} (write 0.750, 1/4 or "
+                           "3/16)", rule="custody.measurement") from None
     if not value.is_finite() or value <= 0 or value >= 10:
         raise InvalidInput(f"not a die measurement in inches: {text!r}",
                            rule="custody.measurement")
     return value
+
+
+def _exact_decimal(f: Fraction) -> Decimal:
+    """``f`` as a Decimal, or ValueError when it does not terminate (1/3 inch)."""
+    d = Decimal(f.numerator) / Decimal(f.denominator)
+    if Fraction(d) != f:
+        raise ValueError("not an exact decimal")
+    return d.normalize() if d == d.to_integral_value() else d

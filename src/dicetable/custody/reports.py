@@ -13,13 +13,22 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
+from dicetable.core.time_limits import local_day
 from dicetable.custody import events as ev
 from dicetable.custody.model import DieState, RemovalReason
 from dicetable.custody.state import CustodyState
 
 Row = dict[str, Any]
+
+
+def _day(state: CustodyState, at: str) -> str:
+    """The calendar day of ``at`` at the site (its time zone), as the logs are kept."""
+    if state.pack is None:
+        return at[:10]
+    return local_day(datetime.fromisoformat(at), state.pack.time_zone).isoformat()
 
 
 def _names(people: Sequence[Any]) -> str:
@@ -89,11 +98,27 @@ def describe(e: ev.CustodyEvent) -> str:
             return (f"ALERT: {_n(e.dice)} at {e.table_id} since {e.issued_at}: past the "
                     f"{e.limit_hours}-hour limit")
         case ev.InventoryOverdue():
-            return f"ALERT: physical inventory overdue since {e.due} (last {e.last})"
+            zone = f" {e.time_zone}" if e.time_zone else ""
+            return (f"ALERT: physical inventory overdue: it was due by {e.due}{zone} "
+                    f"(last {e.last})")
         case ev.FairnessAlertRaised():
             return (f"ALERT: fairness {e.test} after {e.rolls} rolls: {e.detail} "
                     f"({e.statistic} >= {e.threshold})")
-    return e.kind  # pragma: no cover - every custody event is described above
+    return _describe_transport(e)
+
+
+def _describe_transport(e: ev.CustodyEvent) -> str:
+    from dicetable.custody import transport
+
+    match e:
+        case transport.TransportNoticeFiled():
+            return (f"transport notice {e.notice}: {e.quantity} dice ({e.description}) from "
+                    f"{e.supplier.name} by {e.method}, delivery expected {e.delivery_at}; "
+                    f"notified {e.notified_at}")
+        case transport.ReceiptProved():
+            return (f"receipt of shipment {e.shipment} ({e.quantity} dice, {e.received_at}) "
+                    f"proved to {e.requested_by} (notice {e.notice})")
+    return e.kind  # pragma: no cover - every custody event is described
 
 
 def _entry(e: ev.CustodyEvent) -> Row:
@@ -174,7 +199,8 @@ def pit_log(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> list[Row]:
                 where = f"{where.removeprefix('table:')} ({d.game})"
             by_game[where] += 1
         for game, n in sorted(by_game.items()):
-            rows.append({"date": e.at[:10], "at": e.at, "decks_removed": 0, "dice_removed": n,
+            rows.append({"date": _day(state, e.at), "at": e.at, "decks_removed": 0,
+                         "dice_removed": n,
                          "game_removed_from": game, "pit_manager": e.pit_manager.name,
                          "pit_manager_licence": e.pit_manager.licence,
                          "signed_by": e.actor, "seq": e.seq})
@@ -188,13 +214,13 @@ def cancellation_log(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> lis
     for e in log:
         if isinstance(e, ev.DiceTransferredToCancellation):
             held += len(e.dice)
-            rows.append({"date": e.at[:10], "at": e.at, "entry": "received",
+            rows.append({"date": _day(state, e.at), "at": e.at, "entry": "received",
                          "decks": 0, "dice": len(e.dice), "person": e.accepted_by.name,
                          "licence": e.accepted_by.licence, "method": None,
                          "uncancelled_dice_held": held, "seq": e.seq})
         elif isinstance(e, ev.DiceCancelled):
             held -= len(e.dice)
-            rows.append({"date": e.at[:10], "at": e.at, "entry": "destroyed",
+            rows.append({"date": _day(state, e.at), "at": e.at, "entry": "destroyed",
                          "decks": 0, "dice": len(e.dice), "person": e.destroyed_by.name,
                          "licence": e.destroyed_by.licence, "method": e.method.value,
                          "surveillance": e.surveillance.name,
@@ -204,7 +230,7 @@ def cancellation_log(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> lis
 
 def inventory_record(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> Row:
     """68 IAC 14-3-5(c),(d): receipts, daily quantities, physical inventories."""
-    receipts = [{"date": e.at[:10], "quantity": e.quantity, "shipment": e.shipment,
+    receipts = [{"date": _day(state, e.at), "quantity": e.quantity, "shipment": e.shipment,
                  "manufacturer": e.manufacturer.name, "address": e.manufacturer.address,
                  "phone": e.manufacturer.phone}
                 for e in log if isinstance(e, ev.ShipmentReceived)]
@@ -212,7 +238,7 @@ def inventory_record(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> Row
         lambda: {"put_into_play": 0, "removed_tampering": 0, "tampering_removal_dates": [],
                  "cancelled": 0})
     for e in log:
-        day = e.at[:10]
+        day = _day(state, e.at)
         if isinstance(e, ev.DiceIssuedToTable):
             daily[day]["put_into_play"] += len(e.dice)
         elif isinstance(e, ev.DiceRemoved) and e.reason is RemovalReason.TAMPERED:
@@ -220,7 +246,7 @@ def inventory_record(state: CustodyState, log: Sequence[ev.CustodyEvent]) -> Row
             daily[day]["tampering_removal_dates"].append(e.at)
         elif isinstance(e, ev.DiceCancelled):
             daily[day]["cancelled"] += len(e.dice)
-    counts = [{"date": e.at[:10], "at": e.at, "counted": len(e.counted),
+    counts = [{"date": _day(state, e.at), "at": e.at, "counted": len(e.counted),
                "on_record": e.on_record, "missing": list(e.missing),
                "unexpected": list(e.unexpected), "by": [str(p) for p in e.people]}
               for e in log if isinstance(e, ev.PhysicalInventoryTaken)]

@@ -1,12 +1,13 @@
 """Custody rule packs: what PA and IN require of dice custody, as cited data.
 
 Every rule has a value, a citation and a status, exactly as the game packs do
-(``dicetable.rules.model.Rule``). ``custody-pa`` and ``custody-in`` ship with dicetable;
+(``dicetable.rules.model.Rule``), and is read by the same loader
+(``dicetable.rules.packfile``). ``custody-pa`` and ``custody-in`` ship with dicetable;
 a house pack may change only the stand-ins (``other-jurisdiction``, ``industry-default``).
 
 >>> pa = load_custody_pack("pa")
->>> pa.keys()[Key.TABLE_GAMES]
-frozenset({<Role.SHIFT_MANAGER: 'shift-manager'>})
+>>> sorted(r.value for r in pa.keys()[Key.TABLE_GAMES])  # 'assistant-shift-manager+'
+['assistant-shift-manager', 'shift-manager', 'table-games-manager']
 >>> pa.rule("storage.keys").status, pa.cite("storage.keys")
 (<Status.REGULATION: 'regulation'>, '58 Pa. Code § 603a.13(c) [regulation]')
 >>> load_custody_pack("in").inches("dice.size.maximum_in")
@@ -21,20 +22,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
-from dicetable.custody.model import CancelMethod, Key
+from dicetable.custody.model import CancelMethod, Key, parse_inches
 from dicetable.rules.model import Rule
+from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 
 PRESETS = {"pa": "custody-pa", "in": "custody-in"}
 """Shipped custody packs, by jurisdiction."""
@@ -42,11 +44,35 @@ PRESETS = {"pa": "custody-pa", "in": "custody-in"}
 Checker = Callable[[Any], str | None]
 
 
+AND_ABOVE = "+"
+"""``pit-boss+`` in a role list: that rank and every rank above it in ``staff.ranks``."""
+
+
 def _roles(v: Any) -> str | None:
     if not isinstance(v, list) or not v:
         return "expected a non-empty list of roles"
-    bad = [r for r in v if r not in {x.value for x in Role}]
+    bad = [r for r in v if not isinstance(r, str)
+           or r.removesuffix(AND_ABOVE) not in {x.value for x in Role}]
     return f"unknown roles: {bad}" if bad else None
+
+
+def _ranks(v: Any) -> str | None:
+    problem = _roles(v)
+    if problem:
+        return problem
+    if any(r.endswith(AND_ABOVE) for r in v) or len(set(v)) != len(v):
+        return "expected each rank once, lowest first, without '+'"
+    return None
+
+
+def _time_zone(v: Any) -> str | None:
+    if not isinstance(v, str) or not v:
+        return "expected an IANA time zone such as 'America/New_York'"
+    try:
+        ZoneInfo(v)
+    except (ZoneInfoNotFoundError, ValueError):
+        return f"unknown time zone {v!r}"
+    return None
 
 
 def _groups(v: Any) -> str | None:
@@ -65,12 +91,12 @@ def _bool(v: Any) -> str | None:
 
 def _inches(v: Any) -> str | None:
     if not isinstance(v, str):
-        return "expected inches as a decimal string such as '0.750'"
+        return "expected inches as a string such as '0.750' or '1/4'"
     try:
-        d = Decimal(v)
-    except InvalidOperation:
-        return f"not a decimal: {v!r}"
-    return None if d.is_finite() and 0 <= d < 10 else f"{v} inches is out of range"
+        parse_inches(v)
+    except InvalidInput as e:
+        return e.message
+    return None
 
 
 def _positive(hi: int) -> Checker:
@@ -79,6 +105,11 @@ def _positive(hi: int) -> Checker:
         return None if ok else f"expected a whole number from 1 to {hi}"
 
     return check
+
+
+def _days(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 365
+    return None if ok else "expected a whole number of days from 0 (none) to 365"
 
 
 def _text(v: Any) -> str | None:
@@ -109,6 +140,8 @@ def _methods(v: Any) -> str | None:
 
 SCHEMA: dict[str, Checker] = {
     "jurisdiction": _text,
+    "site.time_zone": _time_zone,
+    "staff.ranks": _ranks,
     "receipt.roles": _groups,
     "receipt.seal_check": _bool,
     "receipt.open_failed_seals": _bool,
@@ -143,6 +176,8 @@ SCHEMA: dict[str, Checker] = {
     "removal.roles": _roles,
     "removal.tamper_roles": _roles,
     "removal.tamper_recipient": _text,
+    "removal.envelope.signs": _bool,
+    "removal.envelope.licensees": _bool,
     "cancellation.required": _bool,
     "cancellation.methods": _methods,
     "cancellation.min_hole_in": _inches,
@@ -150,10 +185,14 @@ SCHEMA: dict[str, Checker] = {
     "cancellation.roles": _roles,
     "logs.pit_manager_roles": _roles,
     "logs.licence_numbers": _bool,
-    "inventory.interval_days": _positive(366),
+    "inventory.interval_months": _positive(12),
     "inventory.report_to": _text,
     "inventory.roles": _groups,
     "alerts.roles": _roles,
+    "transport.notice_days": _days,
+    "transport.receipt_proof": _bool,
+    "transport.roles": _roles,
+    "receipt.delivery_witness": _bool,
 }
 """Every custody rule id and the check its value must pass. Every id is required."""
 
@@ -169,9 +208,28 @@ def validate(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
             problems.append((rid, problem))
     lo, hi = rules.get("dice.size.minimum_in"), rules.get("dice.size.maximum_in")
     if lo and hi and not _inches(lo.value) and not _inches(hi.value) \
-            and Decimal(lo.value) > Decimal(hi.value):
+            and parse_inches(lo.value) > parse_inches(hi.value):
         problems.append(("dice.size.minimum_in", "is larger than dice.size.maximum_in"))
+    ranks = rules.get("staff.ranks")
+    if ranks is not None and not _ranks(ranks.value):
+        for rid, rule in rules.items():
+            unranked = sorted({r for r in _role_values(rule.value)
+                               if r.endswith(AND_ABOVE)
+                               and r.removesuffix(AND_ABOVE) not in ranks.value})
+            if unranked:
+                problems.append((rid, f"{', '.join(unranked)}: not a rank in staff.ranks"))
     return problems
+
+
+def _role_values(value: Any) -> list[str]:
+    """Every role string in a rule value (lists, lists of lists, the key map)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [r for item in value for r in _role_values(item)]
+    if isinstance(value, dict):
+        return [r for item in value.values() for r in _role_values(item)]
+    return []
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,18 +263,38 @@ class CustodyPack:
         return int(self.value(rule_id))
 
     def inches(self, rule_id: str) -> Decimal:
-        return Decimal(self.value(rule_id))
+        return parse_inches(self.value(rule_id))
+
+    def ranks(self) -> tuple[Role, ...]:
+        """The supervisory ranks, lowest first (``staff.ranks``)."""
+        return tuple(Role(r) for r in self.value("staff.ranks"))
+
+    def expand(self, names: Iterable[str]) -> frozenset[Role]:
+        """Roles as a rule lists them: ``assistant-shift-manager+`` is that rank or above."""
+        ranks = self.ranks()
+        out: set[Role] = set()
+        for name in names:
+            if name.endswith(AND_ABOVE):
+                base = Role(name.removesuffix(AND_ABOVE))
+                out.update(ranks[ranks.index(base):])
+            else:
+                out.add(Role(name))
+        return frozenset(out)
 
     def roles(self, rule_id: str) -> frozenset[Role]:
-        return frozenset(Role(r) for r in self.value(rule_id))
+        return self.expand(self.value(rule_id))
 
     def groups(self, rule_id: str) -> tuple[frozenset[Role], ...]:
         """Role groups: one distinct person from each must take part."""
-        return tuple(frozenset(Role(r) for r in g) for g in self.value(rule_id))
+        return tuple(self.expand(g) for g in self.value(rule_id))
 
     def keys(self) -> dict[Key, frozenset[Role]]:
-        return {Key(k): frozenset(Role(r) for r in v)
-                for k, v in self.value("storage.keys").items()}
+        return {Key(k): self.expand(v) for k, v in self.value("storage.keys").items()}
+
+    @property
+    def time_zone(self) -> ZoneInfo:
+        """The site's time zone: calendar days and months are counted in it."""
+        return ZoneInfo(str(self.value("site.time_zone")))
 
     @property
     def jurisdiction(self) -> str:
@@ -232,20 +310,25 @@ class CustodyPack:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _rule(rule_id: str, raw: Any, source: str, base: Rule | None) -> Rule | str:
-    if isinstance(raw, dict) and "value" in raw and ("status" in raw or base is None):
-        try:
-            status = Status(raw.get("status", ""))
-        except ValueError:
-            return f"status must be one of {', '.join(s.value for s in Status)}"
-        if not raw.get("citation"):
-            return "a rule needs a citation"
-        return Rule(rule_id, raw["value"], str(raw["citation"]), status,
-                    str(raw.get("note", "")), source)
-    if base is None:
-        return "a new rule needs value, citation and status"
-    return Rule(rule_id, raw, f"house rule of {source}, replacing: {base.citation}",
-                base.status, base.note, source)
+RETIRED = {"inventory.interval_days": "inventory.interval_months"}
+"""Rule ids of earlier versions and the rule that replaced them (92 days became 3 months)."""
+
+
+def _upcast(raw_rules: dict[str, Any]) -> dict[str, Any]:
+    """A pack stored by an earlier version: retired rules dropped, rules added since then
+    taken from the shipped pack of its jurisdiction, so an old custody log still replays."""
+    if not any(rid in raw_rules for rid in RETIRED) and all(rid in raw_rules for rid in SCHEMA):
+        return raw_rules
+    juris = raw_rules.get("jurisdiction")
+    code = str(juris.get("value", "") if isinstance(juris, dict) else "").lower()
+    if code not in PRESETS:
+        return raw_rules
+    shipped = _preset(PRESETS[code])
+    out = {rid: raw for rid, raw in raw_rules.items() if rid not in RETIRED}
+    for rid in SCHEMA:
+        if rid not in out:
+            out[rid] = shipped.rule(rid).to_dict()
+    return out
 
 
 def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
@@ -254,11 +337,11 @@ def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
     raw_rules = data.get("rules")
     if not pack_id or not isinstance(raw_rules, dict):
         raise InvalidInput("a custody pack has an id and rules", rule="custody.pack")
+    raw_rules = _upcast(raw_rules)
     rules: dict[str, Rule] = {}
     problems: list[tuple[str, str]] = []
     for rule_id, raw in raw_rules.items():
-        made = _rule(rule_id, raw, str(raw.get("source", "")) if isinstance(raw, dict) else "",
-                     None)
+        made = rule_from(rule_id, raw, "", None)
         if isinstance(made, str):
             problems.append((rule_id, made))
         else:
@@ -271,35 +354,35 @@ def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
 
 @cache
 def _preset(file: str) -> CustodyPack:
-    text = (resources.files("dicetable.custody") / "packs" / f"{file}.json").read_text("utf-8")
-    return pack_from_dict(json.loads(text))
+    return pack_from_dict(preset_data("dicetable.custody", file, what="custody pack",
+                                      known=tuple(PRESETS)))
 
 
 def derive_custody_pack(base: CustodyPack, pack_id: str, overrides: Mapping[str, Any],
                         name: str | None = None) -> CustodyPack:
     """A house pack: ``base`` with stand-ins changed. Regulation text cannot be changed."""
-    rules = dict(base.rules)
-    problems: list[tuple[str, str]] = []
-    for rule_id, raw in overrides.items():
-        current = rules.get(rule_id)
-        if current is None:
-            problems.append((rule_id, "unknown custody rule"))
-            continue
-        if not current.configurable:
-            problems.append((rule_id, f"is regulation text ({current.citation}) and cannot be "
-                                      "changed by a house pack"))
-            continue
-        made = _rule(rule_id, raw, pack_id, current)
-        if isinstance(made, str):
-            problems.append((rule_id, made))
-        elif made.status is Status.REGULATION:
-            problems.append((rule_id, "a house pack cannot present a rule as regulation text"))
-        else:
-            rules[rule_id] = made
+    rules, problems = override_rules(base.rules, pack_id, overrides, allow_new=False,
+                                     unknown="unknown custody rule")
     problems += [p for p in validate(rules) if p not in problems]
+    if not problems and "staff.ranks" in overrides:
+        problems += _ranks_keep_regulation(base, CustodyPack(pack_id, pack_id, rules))
     if problems:
         raise RulePackInvalid(pack_id, problems)
     return CustodyPack(pack_id, name or f"{base.name} (house: {pack_id})", rules)
+
+
+def _ranks_keep_regulation(base: CustodyPack, house: CustodyPack) -> list[tuple[str, str]]:
+    """A house ladder may not change whom a regulation rule admits ("or above" stays put)."""
+    problems = []
+    for rule in base:
+        if rule.status is not Status.REGULATION:
+            continue
+        names = _role_values(rule.value)
+        if any(n.endswith(AND_ABOVE) for n in names) \
+                and base.expand(names) != house.expand(names):
+            problems.append(("staff.ranks", f"would change who {rule.id} admits "
+                                            f"({rule.citation})"))
+    return problems
 
 
 def load_custody_pack(name: str | Path) -> CustodyPack:
@@ -311,11 +394,8 @@ def load_custody_pack(name: str | Path) -> CustodyPack:
     if not path.is_file():
         raise InvalidInput(f"no custody pack {key!r}; presets: {', '.join(PRESETS)}",
                            rule="custody.pack")
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise InvalidInput(f"cannot read custody pack {key}: {e}", rule="custody.pack") from None
-    if not isinstance(data, dict) or str(data.get("extends", "")) not in PRESETS:
+    data = pack_file(path, what="custody pack")
+    if str(data.get("extends", "")) not in PRESETS:
         raise InvalidInput(f"a house custody pack extends one of {', '.join(PRESETS)}",
                            rule="custody.pack")
     return derive_custody_pack(_preset(PRESETS[data["extends"]]), str(data.get("id", path.stem)),

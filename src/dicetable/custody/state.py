@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.custody import events as ev
+from dicetable.custody import transport
 from dicetable.custody.model import DieState, Key, Manufacturer, Person, PlayMode, RemovalReason
 from dicetable.custody.rules import CustodyPack, pack_from_dict
 
@@ -74,6 +75,10 @@ class CustodyState:
     last_inventory_at: str | None = None
     inventory_alerted_due: str | None = None
     """The due date an overdue-inventory alert was already raised for."""
+    notices: dict[str, transport.TransportNoticeFiled] = field(default_factory=dict)
+    """Transport notices given to the executive director (68 IAC 14-3-10(a)), by id."""
+    receipt_proofs: list[int] = field(default_factory=list)
+    """Sequence numbers of the proofs of receipt given (14-3-10(b))."""
 
     def rules(self) -> CustodyPack:
         if self.pack is None:
@@ -245,6 +250,8 @@ _APPLY: dict[type[ev.CustodyEvent], Callable[[CustodyState, Any], None]] = {
     ev.DiceOverdue: _overdue,
     ev.InventoryOverdue: _inventory_overdue,
     ev.FairnessAlertRaised: _fairness,
+    transport.TransportNoticeFiled: transport.apply_notice,
+    transport.ReceiptProved: transport.apply_proof,
 }
 
 

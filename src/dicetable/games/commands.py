@@ -97,6 +97,9 @@ class RecordRoll(Command):
 @dataclass(frozen=True, kw_only=True)
 class CallNoRoll(Command):
     grounds: tuple[str, ...]
+    observed: tuple[str, ...] = ()
+    """Throw facts the caller saw that the recorded throw does not carry: the call records
+    them, and the log shows who saw them (the caller)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,7 +25,7 @@ from dicetable.games.policy import (
 )
 from dicetable.games.state import Bet, Phase, TableState
 from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import family_of, is_code
+from dicetable.rules.vocabulary import expand_facts, family_of, is_code
 from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
 from dicetable.wagers.compiled import CompiledWager
 
@@ -456,7 +456,7 @@ class Engine:
 
     def automatic_grounds(self, state: TableState, facts: Iterable[str]) -> tuple[str, ...]:
         listed = state.rules().get("noroll.automatic", [])
-        return tuple(f for f in facts if f in listed)
+        return tuple(f for f in expand_facts(tuple(facts)) if f in listed)
 
     def _roll(self, state: TableState, c: cmd.RecordRoll, out: Emitter) -> None:
         self.roll_allowed(state)
@@ -490,7 +490,8 @@ class Engine:
                                    rule="noroll.callers", citation=pack.cite("noroll.callers"))
         if not c.grounds:
             raise InvalidInput("a no roll names its grounds", rule="noroll.grounds")
-        out.emit(ev.NoRollCalled, rule=pack.cite("noroll.callers"), grounds=tuple(c.grounds))
+        out.emit(ev.NoRollCalled, rule=pack.cite("noroll.callers"), grounds=tuple(c.grounds),
+                 observed=tuple(c.observed))
         self.after_no_roll(state, out)
 
     # -- settlement chores ---------------------------------------------------------------------

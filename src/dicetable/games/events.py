@@ -185,6 +185,8 @@ class NoRollCalled(Event):
 
     grounds: tuple[str, ...]
     automatic: bool = False
+    observed: tuple[str, ...] = ()
+    """Facts of the throw the caller (the event's actor) saw and recorded with the call."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,16 +16,15 @@ dicetable.core.errors.RulePackInvalid: rule pack 'bad' is invalid (2 problems): 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 from dicetable.rules.validation import validate_rules
 
 PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps")
@@ -33,32 +32,10 @@ PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps")
 
 
 def _read_preset_file(name: str) -> dict[str, Any]:
-    path = resources.files("dicetable.rules") / "packs" / f"{name}.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInput(f"no rule pack named {name!r}; presets: {', '.join(PRESETS)}",
-                           rule="rules.pack") from None
-    data: dict[str, Any] = json.loads(text)
-    return data
+    return preset_data("dicetable.rules", name, known=PRESETS)
 
 
-def _rule_from(rule_id: str, raw: Any, source: str, base: Rule | None) -> Rule | str:
-    """Build a rule from a full definition or a bare value; a string is a problem."""
-    if isinstance(raw, dict) and "value" in raw:
-        try:
-            status = Status(raw.get("status", base.status.value if base else ""))
-        except ValueError:
-            return f"status must be one of {', '.join(s.value for s in Status)}"
-        citation = raw.get("citation", base.citation if base else "")
-        if base is not None and "citation" not in raw:
-            citation = f"house rule of {source}, replacing: {base.citation}"
-        return Rule(rule_id, raw["value"], str(citation), status, str(raw.get("note", "")),
-                    source)
-    if base is None:
-        return "a new rule needs value, citation and status"
-    return Rule(rule_id, raw, f"house rule of {source}, replacing: {base.citation}",
-                base.status, base.note, source)
+_rule_from = rule_from  # one rule builder for every pack kind (``dicetable.rules.packfile``)
 
 
 @cache
@@ -97,22 +74,7 @@ def derive_pack(base: RulePack, pack_id: str, overrides: Mapping[str, Any],
 
     A rule whose status is ``regulation`` cannot be changed. Every problem is reported at once.
     """
-    rules = dict(base.rules)
-    problems: list[tuple[str, str]] = []
-    for rule_id, raw in overrides.items():
-        current = rules.get(rule_id)
-        if current is not None and not current.configurable:
-            problems.append((rule_id, f"is regulation text ({current.citation}) and cannot be "
-                                      "changed by a house pack"))
-            continue
-        made = _rule_from(rule_id, raw, pack_id, current)
-        if isinstance(made, str):
-            problems.append((rule_id, made))
-            continue
-        if current is None and made.status is Status.REGULATION:
-            problems.append((rule_id, "a house pack cannot add rules as regulation text"))
-            continue
-        rules[rule_id] = made
+    rules, problems = override_rules(base.rules, pack_id, overrides)
     problems += [p for p in validate_rules(rules) if p not in problems]
     if problems:
         raise RulePackInvalid(pack_id, problems)
@@ -154,13 +116,7 @@ def load_pack(name_or_path: str | Path) -> RulePack:
     if not path.exists():
         raise InvalidInput(f"no preset or file named {str(name_or_path)!r}; presets: "
                            f"{', '.join(PRESETS)}", rule="rules.pack")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise InvalidInput(f"{path}: not valid JSON ({e})", rule="rules.pack") from None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{path}: a house pack is a JSON object", rule="rules.pack")
-    return pack_from_data(data)
+    return pack_from_data(pack_file(path))
 
 
 _BY_DIGEST: dict[str, RulePack] = {}

@@ -115,8 +115,29 @@ THROW_FACTS: dict[str, str] = {
     "thrown-by-non-shooter": "a patron other than the shooter threw the dice",
     "top-face-indeterminable": "the uppermost face of a die cannot be determined",
     "die-fell-out": "a die fell out of the shaker as it was uncovered",
+    "cocked-on-chips": "a die came to rest tilted on chips, not flat on the layout "
+                       "(68 IAC 10-4-4(c)(9): 'do not fall flat ... but rest on the chips')",
 }
 """Physical facts a recorded throw may carry (spec/regulations.md §§1.2, 2.3, 4.2)."""
+
+FACT_IMPLIES: dict[str, tuple[str, ...]] = {
+    "cocked-on-chips": ("die-on-chips", "die-not-flat"),
+}
+"""Facts that say several things at once: one fact in a script, every ground it supports."""
+
+
+def expand_facts(facts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``facts`` with what each implies, in order, each once.
+
+    >>> expand_facts(("cocked-on-chips",))
+    ('cocked-on-chips', 'die-on-chips', 'die-not-flat')
+    """
+    out: list[str] = []
+    for fact in facts:
+        for f in (fact, *FACT_IMPLIES.get(fact, ())):
+            if f not in out:
+                out.append(f)
+    return tuple(out)
 
 NO_ROLL_GROUNDS: dict[str, str] = THROW_FACTS | {
     "cheating": "a cheating, crooked or fixed device or technique was used",

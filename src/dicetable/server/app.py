@@ -35,11 +35,13 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.server import dice_room, submission
 from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import Busy, ShedLoad
+from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
@@ -94,6 +96,9 @@ class RollIn(BaseModel):
 
 class Grounds(BaseModel):
     grounds: list[str] = Field(min_length=1, max_length=10)
+    observed: list[str] = Field(default_factory=list, max_length=10,
+                                description="throw facts the caller saw that the recorded "
+                                            "throw does not carry")
 
 
 class Reason(BaseModel):
@@ -151,9 +156,12 @@ def _static_dir() -> Path:
     return Path(str(resources.files("dicetable.server") / "static"))
 
 
-def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
+def create_app(floor: Floor, *, electronic_loop: bool = True,
+               clock_seconds: float | None = 60.0) -> FastAPI:
+    """The app; with ``clock_seconds`` the floor's scheduler ticks that often."""
     hub = Hub(floor)
     floor.listen(hub.publish)
+    scheduler = FloorScheduler(floor)
 
     split = Split()
 
@@ -167,6 +175,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
                     tasks.append(asyncio.create_task(_electronic(floor, table_id)))
+        if clock_seconds:
+            tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         yield
         for task in tasks:
             task.cancel()
@@ -179,6 +189,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
+    app.state.scheduler = scheduler
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
@@ -261,7 +272,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     def events(table_id: str, who: Me,
                after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
-        return floor.events_for(table_id, who, list(floor.store.events(table_id, after=after)))
+        return floor.events_for(table_id, who,
+                                list(floor.store.table_events(table_id, after=after)))
 
     @app.get("/api/tables/{table_id}/recall", tags=["tables"])
     def recall(table_id: str, who: Me,
@@ -284,7 +296,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
         return {"tables": floor.summaries(),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
-                             for a in floor.accounts.all()]}
+                             for a in floor.accounts.all()],
+                "custody": dice_room.pit_custody(floor)}
 
     # -- wagers -----------------------------------------------------------------------------
     @app.post("/api/tables/{table_id}/bets", tags=["wagers"])
@@ -327,7 +340,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     player_steps: list[tuple[str, type[g.Command]]] = [
         ("decline-dice", t.DeclineDice), ("relinquish-dice", t.RelinquishDice),
-        ("remove-lid", t.RemoveLid), ("return-shaker", t.ReturnShaker)]
+        ("remove-lid", t.RemoveLid), ("re-cover-shaker", t.RecoverShaker),
+        ("return-shaker", t.ReturnShaker)]
     for path, cls in player_steps:
         _simple(app, act, path, cls, "players")
 
@@ -352,7 +366,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
     @app.post("/api/tables/{table_id}/no-roll", tags=["dealer"])
     async def no_roll(table_id: str, body: Grounds, who: Me) -> dict[str, Any]:
         return await act(table_id, who, g.CallNoRoll,
-                   lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds)))
+                   lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds),
+                                             observed=tuple(body.observed)))
 
     @app.post("/api/tables/{table_id}/overturn", tags=["dealer"])
     async def overturn(table_id: str, body: Reason, who: Me) -> dict[str, Any]:
@@ -475,6 +490,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True) -> FastAPI:
 
     for page in ("play", "dealer", "pit"):
         _page(app, static, page)
+    dice_room.install(app, floor.custody, session_account)
+    submission.install(app, floor, session_account)
+    _page(app, static, "dice-room")
 
     return app
 
@@ -494,7 +512,7 @@ class _Prefer:
 
 
 def _page(app: FastAPI, static: Path, page: str) -> None:
-    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page}")
+    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page.replace('-', '_')}")
     def serve_page() -> FileResponse:
         return FileResponse(static / f"{page}.html")
 

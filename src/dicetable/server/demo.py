@@ -1,15 +1,23 @@
 """The demo floor a fresh ``dicetable serve`` creates on an empty store.
 
 Four live tables (PA Craps, PA Mini-Craps, PA Props & Hops, Indiana Craps) and one electronic
-PA Craps table, each with its staff assigned and four funded players seated.
+PA Craps table, each with its staff assigned and four funded players seated. Their dice come
+through custody, so the demo is compliant from its first roll: each jurisdiction's site
+(``demo-pa``, ``demo-in``) receives a shipment (a shift manager with security), stores it under
+both keys, takes the gaming day's dice out, has the pit boss inspect them with their
+measurements, and issues them to their tables; spares wait in the pit, inspected.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 from dicetable.core.roles import Role
+from dicetable.custody import commands as c
+from dicetable.custody.model import Box, DieCheck, Key, Manufacturer, Person, PlayMode
 from dicetable.games import commands as g
 from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
@@ -23,7 +31,22 @@ STAFF = {"fran": ("Fran (floorperson)", Role.FLOORPERSON), "pat": ("Pat (pit bos
                                                                    Role.PIT_BOSS),
          "sam": ("Sam (stickperson)", Role.STICKPERSON), "bo": ("Bo (boxperson)",
                                                                Role.BOXPERSON),
-         "dee": ("Dee (dealer)", Role.DEALER)}
+         "dee": ("Dee (dealer)", Role.DEALER),
+         "ann": ("Ann (shift manager)", Role.SHIFT_MANAGER),
+         "sid": ("Sid (security)", Role.SECURITY),
+         "val": ("Val (surveillance)", Role.SURVEILLANCE)}
+LICENCES = {"fran": "FP-101", "pat": "PB-102", "sam": "ST-103", "bo": "BX-104", "dee": "DL-105",
+            "ann": "SM-106", "sid": "SE-107", "val": "SV-108"}
+"""Each demo staff member's occupational licence number (the custody logs record them)."""
+ROSTER = {user: Person(user, role, LICENCES[user]) for user, (_, role) in STAFF.items()}
+"""The demo site's staff list: each account's custody role and licence."""
+SITES = {"pa": "demo-pa", "in": "demo-in"}
+"""One custody ledger per jurisdiction's site, by custody pack."""
+DELIVERY_WITNESS = "Agent Cole (gaming agent)"
+"""The regulator's agent present when the demo's dice are delivered (IN's stand-in rule)."""
+SPARES = 3
+"""Inspected spare dice per table, waiting in the pit to replace the ones in play."""
+TOOLS = ("micrometer", "balancing-caliper", "steel-set-square", "magnet")
 BUY_IN = 500_00
 
 
@@ -66,12 +89,66 @@ def _fixed(commands: list[g.Command]) -> Callable[[], list[g.Command]]:
     return lambda: commands
 
 
+def spares(demo: DemoTable) -> tuple[str, ...]:
+    prefix = demo.dice[0].rsplit("-", 1)[0]
+    return tuple(f"{prefix}-S{i}" for i in range(1, SPARES + 1))
+
+
+def _people(*users: str) -> dict[str, Any]:
+    first, *rest = (ROSTER[u] for u in users)
+    return {"actor": first.name, "role": first.role, "licence": first.licence,
+            "witnesses": tuple(rest)}
+
+
+def stock_demo_dice(floor: Floor) -> None:
+    """Each site's dice, from receipt to the pit, inspected; then to their tables."""
+    tables = [d for d in demo_tables() if d.dice]
+    day = floor.clock.now().date().isoformat()
+    for jurisdiction, site in SITES.items():
+        mine = [d for d in tables if d.pack.jurisdiction.lower() == jurisdiction]
+        ledger = floor.custody.open_site(jurisdiction, site, actor="ann")
+        boxes = tuple(Box(f"{d.table}-box", (*d.dice, *spares(d))) for d in mine)
+        every = tuple(s for b in boxes for s in b.serials)
+        side = Decimal("0.750")
+        steps: list[c.CustodyCommand] = [
+            c.ReceiveShipment(**_people("ann", "sid"), shipment=f"{site}-S1",
+                              manufacturer=Manufacturer("Demo Dice Co.", "1 Cube Way, Reno NV",
+                                                        "+1 775 555 0100"), boxes=boxes,
+                              delivery_witness=DELIVERY_WITNESS),
+            c.DrawKey(**_people("ann"), key=Key.TABLE_GAMES),
+            c.DrawKey(**_people("sid"), key=Key.SECURITY),
+            c.StoreDice(**_people("ann", "sid"), dice=every,
+                        area="dice-storage"),
+            c.IssueForGamingDay(**_people("ann", "sid"), dice=every,
+                                gaming_day=day),
+            c.ReturnKey(**_people("ann"), key=Key.TABLE_GAMES),
+            c.ReturnKey(**_people("sid"), key=Key.SECURITY),
+            c.InspectDice(**_people("pat", "val"), tools=TOOLS,
+                          checks=tuple(DieCheck(s, (side, side, side)) for s in every),
+                          under_surveillance=True),
+        ]
+        for d in mine:
+            if d.game_is_props:
+                steps.append(c.IssueToTable(**_people("fran"), dice=d.dice,
+                                            table=d.table, game=d.pack.game,
+                                            mode=PlayMode.SHAKER, received_by=ROSTER["dee"]))
+            else:
+                receiver = "fran" if d.pack.game == "mini-craps" else "bo"
+                steps.append(c.IssueToTable(**_people("pat"), dice=d.dice,
+                                            table=d.table, game=d.pack.game,
+                                            received_by=ROSTER[receiver]))
+        for step in steps:
+            ledger.execute(step)
+
+
 def create_demo_floor(floor: Floor) -> dict[str, str]:
-    """Accounts and tables; returns the demo credentials (username -> password)."""
+    """Accounts, custody and tables; returns the demo credentials (username -> password)."""
     for username, (display, _) in STAFF.items():
         floor.accounts.create(username, DEMO_PASSWORD, Kind.STAFF, display)
     for player in PLAYERS:
         floor.accounts.create(player, DEMO_PASSWORD, Kind.PLAYER, player.title())
+    floor.custody.roster.update(ROSTER)
+    stock_demo_dice(floor)
     for demo in demo_tables():
         staff = {person: STAFF[person][1] for person in demo.staff}
         floor.open_table(demo.pack, demo.table, mode=demo.mode, opener="fran", staff=staff)

@@ -38,12 +38,15 @@ from dicetable.games.events import DiceRolled, Event
 from dicetable.games.state import Phase, apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline
 from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head
 from dicetable.store.durable import DurableTable
+from dicetable.store.replay import opening, pack_for
+from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
 
@@ -101,11 +104,14 @@ class Floor:
     """Every table of a casino floor, on one store."""
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
-                 bet_seconds: int = 20, max_queue: int = MAX_QUEUE) -> None:
+                 bet_seconds: int = 20, custody: FloorCustody | None = None,
+                 max_queue: int = MAX_QUEUE) -> None:
         self.store = store
         self.max_queue = max_queue
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
+        self.custody = custody if custody is not None else FloorCustody(store, self.clock)
+        """The site's dice custody: live tables take only dice it issued to them."""
         self.bet_seconds = bet_seconds
         self.tables: dict[str, FloorTable] = {}
         self.fairness = FairnessMonitor()
@@ -113,6 +119,8 @@ class Floor:
         self._lock = threading.Lock()
         for table_id in store.tables():
             self._load(table_id)
+        # A table opened in another process reaches this one by its notice (``_on_notice``);
+        # a notice of any other stream (the custody ledger) is caught up on use.
         self._subscription = store.subscribe(self._on_notice)
 
     def close(self) -> None:
@@ -137,9 +145,11 @@ class Floor:
         return info
 
     def _load(self, table_id: str) -> FloorTable:
-        durable = DurableTable.resume(self.store, table_id, clock=self.clock)
+        registry = self.custody.attach(table_id, pack_for(opening(self.store, table_id)))
+        durable = DurableTable.resume(self.store, table_id, clock=self.clock,
+                                      dice_registry=registry)
         info = FloorTable(durable)
-        recent = list(self.store.events(table_id, after=max(0, durable.state.seq - 3000)))
+        recent = list(self.store.table_events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
         for event in recent:
             if isinstance(event, DiceRolled):
@@ -153,11 +163,12 @@ class Floor:
         if table_id in self.tables or self.store.head(table_id).seq:
             raise InvalidInput(f"table {table_id!r} exists", rule="table.open")
         durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
-                                    actor=opener, role=Role.FLOORPERSON, staff=staff)
+                                    actor=opener, role=Role.FLOORPERSON, staff=staff,
+                                    dice_registry=self.custody.attach(table_id, pack))
         info = FloorTable(durable)
         self.tables[table_id] = self._start(table_id, info)
         with info.lock:
-            self._publish(table_id, list(self.store.events(table_id)))
+            self._publish(table_id, list(self.store.table_events(table_id)))
         return info
 
     def get(self, table_id: str) -> FloorTable:
@@ -255,27 +266,30 @@ class Floor:
                 durable.snapshot()
             except Exception:  # the events are durable; a snapshot is only a shortcut
                 log.exception("table %s: snapshot failed", table_id)
-        self._absorb(info, events, info.owners)
+        self._absorb(table_id, info, events, info.owners)
 
     def _rebuild(self, table_id: str) -> None:
         """The table as its log has it (after a batch that could not be committed)."""
         info = self.get(table_id)
+        registry = self.custody.attach(table_id, info.table.pack)
         info.durable = DurableTable.resume(self.store, table_id, clock=self.clock,
-                                           settle=False)
+                                           dice_registry=registry, settle=False)
         info.views.reset()
 
     def _after(self, table_id: str, info: FloorTable, events: list[Event],
                owners: dict[str, str] | None = None) -> None:
-        self._absorb(info, events, owners)
+        self._absorb(table_id, info, events, owners)
         self._publish(table_id, events)
 
-    def _absorb(self, info: FloorTable, events: list[Event],
+    def _absorb(self, table_id: str, info: FloorTable, events: list[Event],
                 owners: dict[str, str] | None = None) -> None:
-        """Committed events into the roll history, the fairness monitor and the views."""
+        """Committed events into the roll history, the fairness monitor (its alerts into the
+        dice's custody history) and the views."""
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
-                self.fairness.observe(event)
+                for alert in self.fairness.observe(event):
+                    self.custody.record_fairness(table_id, alert)
         info.owners = owners if owners is not None else info.owners
         info.views.update(events, info.owners)
 
@@ -284,7 +298,7 @@ class Floor:
         state = info.table.state
         if self.store.head(table_id).seq <= state.seq:
             return []
-        events = list(self.store.events(table_id, after=state.seq))
+        events = list(self.store.table_events(table_id, after=state.seq))
         owners: dict[str, str] = {}
         for event in events:
             bet = getattr(event, "bet", None)
@@ -301,6 +315,8 @@ class Floor:
         return events
 
     def _on_notice(self, notice: Notice) -> None:
+        if kind_of(notice.table) != TABLE:
+            return  # the custody ledger folds in other processes' steps on its next use
         info = self.tables.get(notice.table)
         if info is None:
             try:

@@ -112,7 +112,7 @@ class Hub:
         with info.lock:
             floor._refresh(table, info)
             watcher = self.watch(table, account)
-            missed = list(floor.store.events(table, after=after)) if after else []
+            missed = list(floor.store.table_events(table, after=after)) if after else []
             events = floor.events_for(table, account, missed)
             staff, viewer = floor._viewer(account)
             view = info.views.view_text(info.table, info.history, viewer, staff,

@@ -10,22 +10,27 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from dicetable.core.clock import Clock, SystemClock
 from dicetable.server.accounts import Accounts
 from dicetable.server.app import create_app
-from dicetable.server.demo import create_demo_floor
+from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
 from dicetable.store.open import open_store
 
 
-def build_floor(db: str | Path, *, bet_seconds: int = 20,
-                schema: str = "dicetable") -> tuple[Floor, dict[str, str]]:
+def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetable",
+                clock: Clock | None = None) -> tuple[Floor, dict[str, str]]:
     """The floor on ``db``; on an empty store, the demo floor and its credentials.
 
-    ``schema`` names the PostgreSQL schema (ignored for SQLite).
+    ``schema`` names the PostgreSQL schema (ignored for SQLite); ``clock`` is injected in
+    tests (the tables, the custody ledgers and the floor's scheduler all read it).
     """
+    clock = clock or SystemClock()
     store = open_store(db, schema=schema)
     accounts = Accounts(db, schema=schema)
-    floor = Floor(store, accounts, bet_seconds=bet_seconds)
+    floor = Floor(store, accounts, bet_seconds=bet_seconds, clock=clock,
+                  custody=FloorCustody(store, clock, roster=ROSTER))
     credentials: dict[str, str] = {}
     if not store.tables() and accounts.empty():
         credentials = create_demo_floor(floor)
@@ -57,4 +62,6 @@ def app_from_env() -> FastAPI:
     floor, _ = build_floor(db, bet_seconds=int(os.environ.get("DICETABLE_BET_SECONDS", "20")),
                            schema=os.environ.get("DICETABLE_SCHEMA", "dicetable"))
     run_electronic = os.environ.get("DICETABLE_ELECTRONIC", "1") == "1"
-    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db))
+    clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
+    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db),
+                      clock_seconds=clock or None)

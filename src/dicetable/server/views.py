@@ -162,6 +162,7 @@ def public_view(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
         "shooter": p.shooter, "offer_to": p.offer_to, "offered": list(p.offered),
         "next_shooter": _next_shooter(state, p.shooter),
         "shaker": {"holder": p.shaker_holder, "state": p.shaker, "shakes": p.shakes,
+                   "lid_off": p.lid_off,
                    "dealer_shook": p.dealer_shook,
                    "next": p.shaker_holder or next_shaker_holder(state, None, first=True)},
         "blocked": table.blocked(), "alerts": [{"name": a, "message": m} for a, m in p.alerts],

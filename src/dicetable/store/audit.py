@@ -1,6 +1,7 @@
-"""``audit verify``: walk each table's hash chain and name the first event that is wrong.
+"""``audit verify``: walk each stream's hash chain and name the first event that is wrong.
 
-What is checked, table by table (spec/standards.md MEM-2, anchor 6):
+Every stream is checked the same way, whatever its aggregate (a table, the custody ledger).
+What is checked, stream by stream (spec/standards.md MEM-2, anchor 6):
 
 - every event's hash is SHA-256 of its predecessor's hash and its own canonical JSON;
 - every event links to the one before it, sequence numbers run 1, 2, 3... with no gap, and
@@ -36,12 +37,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dicetable.games.state import TableState
+from dicetable.store import streams
 from dicetable.store.base import EventStore
 from dicetable.store.chain import GENESIS, Head, StoredEvent, link_hash
 from dicetable.store.event_codec import decode
-from dicetable.store.replay import fold
-from dicetable.store.state_codec import encode_state
 
 _RECENT = 256
 """How far back a link is looked for when naming an inserted event."""
@@ -110,7 +109,7 @@ def _claimed_seq(data: dict[str, Any] | None) -> int | None:
 
 
 def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: int, prev: str,
-              recent: OrderedDict[str, int]) -> Problem | None:
+              recent: OrderedDict[str, int], kind: str = streams.TABLE) -> Problem | None:
     def problem(what: str, detail: str, seq: int | None = None) -> Problem:
         return Problem(table, row.seq if seq is None else seq, what, detail)
 
@@ -148,9 +147,10 @@ def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: i
     if row.seq != expected:
         return problem("altered", f"stored as seq {row.seq} but the chain continues from "
                                   f"{expected - 1}")
-    if claimed != row.seq or data.get("table") != table:
+    owner = streams.claimed_stream(kind, data)
+    if claimed != row.seq or owner != table:
         return problem("reordered" if claimed != row.seq else "altered",
-                       f"the event says table {data.get('table')!r} seq {claimed}, but is "
+                       f"the event says stream {owner!r} seq {claimed}, but is "
                        f"stored as {table!r} seq {row.seq}")
     if data.get("type") != row.kind:
         return problem("altered", f"stored kind {row.kind!r} but the event is "
@@ -159,7 +159,9 @@ def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: i
 
 
 def verify_table(store: EventStore, table: str, *, replay: bool = True) -> TableReport:
-    """Check one table's chain, head and snapshots."""
+    """Check one stream's chain, head and snapshots (a table's, or any other aggregate's)."""
+    kind = streams.kind_of(table)
+    agg = streams.aggregate(kind)
     report = TableReport(table)
     recorded = store.head(table)
     report.head = recorded
@@ -167,27 +169,30 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     report.snapshots = len(snaps)
     hashes_at: dict[int, str] = {}
     states_at: dict[int, dict[str, Any]] = {}
-    state = TableState()
+    state = agg.new_state()
     recent: OrderedDict[str, int] = OrderedDict()
     expected, prev = 1, GENESIS
     rows = _Peek(store.records(table))
     last: StoredEvent | None = None
     unreplayable: Problem | None = None  # reported after the chain checks, which name more
     while (row := rows.pop()) is not None:
-        found = _diagnose(table, row, rows.peek(), expected, prev, recent)
+        found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind)
         if found is not None:
             report.problems.append(found)
             return report
         if replay and unreplayable is None:
             try:
-                fold([decode(json.loads(row.body))], state)
+                event = decode(json.loads(row.body))
+                if not isinstance(event, agg.event_type):
+                    raise ValueError(f"a {event.kind} is not a {kind} event")
+                agg.fold(state, event)
             except Exception as e:  # the chain holds, but the event is not a valid one
                 unreplayable = Problem(table, row.seq, "altered",
                                        f"the event cannot be replayed: {e}")
         if row.seq in snaps:
             hashes_at[row.seq] = row.hash
             if replay:
-                states_at[row.seq] = encode_state(state)
+                states_at[row.seq] = agg.encode_state(state)
         recent[row.hash] = row.seq
         if len(recent) > _RECENT:
             recent.popitem(last=False)
@@ -202,9 +207,10 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
         report.problems += _check_snapshot(table, seq, snap.intact, snap.event_hash,
                                            hashes_at.get(seq), snap.data() if snap.intact
                                            else None, states_at.get(seq), replay)
-    if replay and report.events and not state.conserved():
-        report.problems.append(Problem(table, state.seq, "money",
-                                       "the replayed table does not conserve money"))
+    if replay and report.events and unreplayable is None:
+        what = "money" if kind == streams.TABLE else "state"
+        report.problems += [Problem(table, state.seq, what, detail)
+                            for detail in agg.invariants(state)]
     return report
 
 
@@ -242,6 +248,6 @@ def _check_snapshot(table: str, seq: int, intact: bool, bound: str, actual: str 
 
 def verify_store(store: EventStore, tables: Iterable[str] | None = None, *,
                  replay: bool = True) -> list[TableReport]:
-    """Check every table (or the ones named)."""
-    names = sorted(tables) if tables is not None else store.tables()
+    """Check every stream of every aggregate (or the ones named)."""
+    names = sorted(tables) if tables is not None else store.streams()
     return [verify_table(store, t, replay=replay) for t in names]

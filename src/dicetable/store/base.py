@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dicetable.core.errors import InvalidInput, StaleVersion
-from dicetable.games.events import Event
+from dicetable.core.events import Event
+from dicetable.games.events import Event as TableEvent
+from dicetable.store import streams
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, make_snapshot
 from dicetable.store.event_codec import decode_body, encode
 
@@ -24,7 +26,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Table ``table`` now has events up to ``seq`` (what a subscriber is told)."""
+    """Stream ``table`` (a table id, or ``KIND:NAME`` for another aggregate) now has events up
+    to ``seq`` (what a subscriber is told)."""
 
     table: str
     seq: int
@@ -68,18 +71,22 @@ def stale(table: str, expected: int, head: Head) -> StaleVersion:
 
 
 def prepare(table: str, events: Sequence[Event], expected: int | None) -> AppendRequest:
-    """Check a batch's shape and encode it. Raises ``InvalidInput`` on a malformed batch."""
+    """Check a batch's shape and encode it. Raises ``InvalidInput`` on a malformed batch.
+
+    ``table`` is the stream id: a table id, or ``KIND:NAME`` for another aggregate.
+    """
     if not table:
-        raise InvalidInput("a table id is required", rule="store.table")
+        raise InvalidInput("a stream id is required", rule="store.table")
+    agg = streams.aggregate(table)
     if not events:
         raise InvalidInput("nothing to append", rule="store.append")
     first = events[0].seq
     if expected is None:
         expected = first - 1
     for i, e in enumerate(events):
-        if e.table != table:
-            raise InvalidInput(f"event {e.kind} belongs to table {e.table!r}, not {table!r}",
-                               rule="store.table")
+        if not isinstance(e, agg.event_type) or e.stream != table:
+            raise InvalidInput(f"event {e.kind} belongs to stream {_stream_of(e)!r}, not "
+                               f"{table!r}", rule="store.table")
         if e.seq != expected + 1 + i:
             raise InvalidInput(f"event {e.kind} has seq {e.seq}; expected {expected + 1 + i}",
                                rule="store.sequence")
@@ -92,8 +99,16 @@ def prepare(table: str, events: Sequence[Event], expected: int | None) -> Append
     return AppendRequest(table, expected, kinds, bodies)
 
 
+def _stream_of(event: Event) -> str:
+    try:
+        return event.stream
+    except NotImplementedError:
+        return "(none)"
+
+
 class EventStore(ABC):
-    """An append-only, hash-chained log of every table's events, with snapshots."""
+    """An append-only, hash-chained log of every stream's events, with snapshots: one stream
+    per aggregate (each table, the site's custody ledger; ``dicetable.store.streams``)."""
 
     def __init__(self) -> None:
         self._listeners: dict[int, Listener] = {}
@@ -128,8 +143,17 @@ class EventStore(ABC):
 
     # -- reading ------------------------------------------------------------------------------
     @abstractmethod
+    def stream_ids(self) -> list[str]:
+        """Every stream (of any aggregate) with at least one event, sorted."""
+
+    def streams(self, kind: str | None = None) -> list[str]:
+        """Every stream, or those of one aggregate kind (``table``, ``custody``), sorted."""
+        ids = self.stream_ids()
+        return ids if kind is None else [s for s in ids if streams.kind_of(s) == kind]
+
     def tables(self) -> list[str]:
         """Every table with at least one event, sorted."""
+        return self.streams(streams.TABLE)
 
     @abstractmethod
     def head(self, table: str) -> Head:
@@ -146,9 +170,17 @@ class EventStore(ABC):
             yield row.body
 
     def events(self, table: str, after: int = 0) -> Iterator[Event]:
-        """The decoded events after seq ``after``, in order."""
+        """The decoded events (of any aggregate) of a stream after seq ``after``, in order."""
         for body in self.bodies(table, after):
             yield decode_body(body)
+
+    def table_events(self, table: str, after: int = 0) -> Iterator[TableEvent]:
+        """A table's events after seq ``after``; an event of another aggregate is an error."""
+        for event in self.events(table, after):
+            if not isinstance(event, TableEvent):
+                raise InvalidInput(f"{table!r} holds a {event.kind}, not a table event",
+                                   rule="store.stream")
+            yield event
 
     def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
         """The seqs of the table's events of the given kinds (used to find rounds)."""

@@ -37,6 +37,7 @@ from dicetable.store.base import EventStore
 from dicetable.store.chain import EMPTY, Head, make_snapshot
 from dicetable.store.replay import fold, load_state, share_pack
 from dicetable.store.state_codec import encode_state, roundtrips
+from dicetable.store.streams import check_table_id
 from dicetable.table.procedure import DiceRegistry
 from dicetable.table.table import Table, engine_for
 
@@ -71,6 +72,7 @@ class DurableTable:
              dice_registry: DiceRegistry | None = None,
              snapshot_every: int = SNAPSHOT_EVERY) -> DurableTable:
         """A new table, its opening already durable (``Table.open``'s arguments)."""
+        check_table_id(table_id)
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
         if store.head(table_id).seq:
             raise ProcedureViolation(f"table {table_id!r} already has a log; resume it",
@@ -166,7 +168,7 @@ class DurableTable:
         ``StaleVersion``."""
         state: TableState = self.table.state
         before = state.seq
-        fold(self.store.events(state.table_id, after=state.seq), state)
+        fold(self.store.table_events(state.table_id, after=state.seq), state)
         self.head = self.store.head(state.table_id)
         return state.seq - before
 

@@ -1,8 +1,10 @@
-"""Events to and from their stored JSON, fast enough to replay a million of them.
+"""Events to and from the canonical JSON the store keeps and hashes, for every aggregate.
 
-``decode`` gives exactly what ``dicetable.games.events.event_from_dict`` gives (the tests check
-it on every event type), but works out each event class's field converters once instead of
-reading type hints on every call.
+The conversion itself is the one codec (``dicetable.core.codec``, through
+``dicetable.core.events``); this module adds what storage needs: the canonical text that is
+hashed, a fast path for parsing it, and the one place where a stored event of an older shape
+is brought up to date before it is rebuilt (``upgrade``: a per-event schema version and its
+upcasters belong there).
 
 >>> from dicetable.core.dice import Roll
 >>> from dicetable.core.roles import Role
@@ -18,142 +20,24 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import types
-import typing
-from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
-from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.errors import InvalidInput
-from dicetable.core.roles import Role
-from dicetable.games.events import EVENT_TYPES, Event, event_from_dict, event_to_dict
+from dicetable.core.events import Event, event_from_dict, event_to_dict
 from dicetable.store.chain import canonical
 
-Converter = Callable[[Any], Any]
 
-_ROLLS = {str(r): r for r in ALL_ROLLS}
-_ROLES = {r.value: r for r in Role}
-
-
-def _roll(value: Any) -> Roll:
-    r = _ROLLS.get(value)
-    return r if r is not None else Roll.parse(value)
-
-
-def _role(value: Any) -> Role:
-    r = _ROLES.get(value)
-    return r if r is not None else Role(value)
-
-
-def _optional(conv: Converter) -> Converter:
-    def convert(value: Any) -> Any:
-        return None if value is None else conv(value)
-    return convert
-
-
-def _tuple_of(conv: Converter) -> Converter:
-    def convert(value: Any) -> Any:
-        return tuple(conv(v) for v in value)
-    return convert
-
-
-def _converter(tp: Any) -> Converter | None:
-    """How to turn the JSON form of a ``tp`` back into one; None when it is already one."""
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        inner = [a for a in typing.get_args(tp) if a is not type(None)]
-        conv = _converter(inner[0])
-        if conv is None:
-            return None
-        return _optional(conv)
-    if tp is Roll:
-        return _roll
-    if tp is Role:
-        return _role
-    if tp is Fraction:
-        return Fraction
-    if origin is tuple:
-        item = _converter(typing.get_args(tp)[0])
-        if item is None:
-            return tuple
-        return _tuple_of(item)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _dataclass_converter(tp)
-    return None
-
-
-def _dataclass_converter(cls: type[Any]) -> Converter:
-    hints = typing.get_type_hints(cls)
-    convs = {f.name: _converter(hints[f.name]) for f in dataclasses.fields(cls)}
-    active = {name: c for name, c in convs.items() if c is not None}
-
-    def convert(value: Any) -> Any:
-        if active:
-            value = dict(value)
-            for name, c in active.items():
-                if name in value:
-                    value[name] = c(value[name])
-        return cls(**value)
-
-    return convert
-
-
-class _EventDecoder:
-    """Builds one event class from its dict, bypassing the generic per-call type lookups."""
-
-    def __init__(self, cls: type[Event]) -> None:
-        hints = typing.get_type_hints(cls)
-        self.cls = cls
-        self.fields = frozenset(f.name for f in dataclasses.fields(cls))
-        self.convs = [(name, c) for name in sorted(self.fields)
-                      if (c := _converter(hints[name])) is not None]
-        # Events are frozen dataclasses with no __post_init__: filling __dict__ directly builds
-        # the same object as __init__ would, several times faster. Only a dict that names
-        # every field exactly (as ``event_to_dict`` writes them) takes this path.
-        self.direct = not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
-
-    def __call__(self, data: dict[str, Any]) -> Event:
-        values = dict(data)
-        del values["type"]
-        if not self.direct or values.keys() != self.fields:
-            return _slow(data)
-        for name, conv in self.convs:
-            values[name] = conv(values[name])
-        obj = object.__new__(self.cls)
-        obj.__dict__.update(values)
-        return obj
-
-
-def _slow(data: dict[str, Any]) -> Event:
-    event = event_from_dict(data)
-    if not isinstance(event, Event):
-        raise InvalidInput(f"{event.kind} is not a table event", rule="events.codec")
-    return event
-
-
-_DECODERS: dict[str, _EventDecoder] = {}
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A stored event's data in the shape its class has today (every shape is current)."""
+    return data
 
 
 def decode(data: dict[str, Any]) -> Event:
-    """The event a stored dict describes (``event_from_dict``, faster)."""
+    """The event (of any aggregate) a stored dict describes."""
     if not isinstance(data, dict):
         raise InvalidInput("an event is a JSON object", rule="events.codec")
-    kind = data.get("type")
-    dec = _DECODERS.get(kind) if isinstance(kind, str) else None
-    if dec is None:
-        cls = EVENT_TYPES.get(str(kind))
-        if cls is None:
-            raise InvalidInput(f"unknown event type {kind!r}", rule="events.codec")
-        if not issubclass(cls, Event):
-            raise InvalidInput(f"{kind} is not a table event", rule="events.codec")
-        dec = _DECODERS[cls.__name__] = _EventDecoder(cls)
-    try:
-        return dec(data)
-    except (TypeError, ValueError, AttributeError) as e:
-        raise InvalidInput(f"malformed {kind} event: {e}", rule="events.codec") from None
+    return event_from_dict(upgrade(data))
 
 
 _JSON = json.JSONDecoder()
@@ -166,99 +50,11 @@ def decode_body(body: str) -> Event:
     return decode(data)
 
 
-# -- encoding ------------------------------------------------------------------------------------
-def _generic(value: Any) -> Any:
-    """JSON data for a value of no declared shape (the pack inside ``TableOpened``)."""
-    if isinstance(value, Roll):
-        return str(value)
-    if isinstance(value, Role):
-        return value.value
-    if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _generic(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple | list):
-        return [_generic(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _generic(v) for k, v in value.items()}
-    return value
-
-
-def _str(value: Any) -> Any:
-    return None if value is None else str(value)
-
-
-def _role_value(value: Any) -> Any:
-    return value.value if isinstance(value, Role) else value
-
-
-def _fraction(value: Any) -> Any:
-    return None if value is None else f"{value.numerator}/{value.denominator}"
-
-
-def _list_of(conv: Converter | None) -> Converter:
-    if conv is None:
-        return list
-    def convert(value: Any) -> Any:
-        return [conv(v) for v in value]
-    return convert
-
-
-def _to_json(tp: Any) -> Converter | None:
-    """How to turn a ``tp`` into its JSON form; None when it already is one."""
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        inner = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _to_json(inner[0]) if len(inner) == 1 else _generic
-    if tp in (str, int, bool):
-        return None
-    if tp is Roll:
-        return _str
-    if tp is Role:
-        return _role_value
-    if tp is Fraction:
-        return _fraction
-    if origin is tuple:
-        return _list_of(_to_json(typing.get_args(tp)[0]))
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
-        parts = [(f.name, _to_json(hints[f.name])) for f in dataclasses.fields(tp)]
-        def convert(value: Any) -> Any:
-            return {name: getattr(value, name) if c is None else c(getattr(value, name))
-                    for name, c in parts}
-        return convert
-    return _generic
-
-
-class _EventEncoder:
-    def __init__(self, cls: type[Event]) -> None:
-        hints = typing.get_type_hints(cls)
-        self.kind = cls.kind
-        self.parts = [(f.name, _to_json(hints[f.name])) for f in dataclasses.fields(cls)]
-
-    def __call__(self, event: Event) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.kind}
-        values = event.__dict__
-        for name, conv in self.parts:
-            v = values[name]
-            out[name] = v if conv is None else conv(v)
-        return out
-
-
-_ENCODERS: dict[type[Event], _EventEncoder] = {}
-
-
 def to_dict(event: Event) -> dict[str, Any]:
-    """``event_to_dict(event)``, with each class's field converters worked out once."""
-    cls = type(event)
-    enc = _ENCODERS.get(cls)
-    if enc is None:
-        if EVENT_TYPES.get(cls.__name__) is not cls or hasattr(cls, "__slots__"):
-            return event_to_dict(event)
-        enc = _ENCODERS[cls] = _EventEncoder(cls)
-    return enc(event)
+    """The event as JSON data (``event_to_dict``)."""
+    return event_to_dict(event)
 
 
 def encode(event: Event) -> tuple[str, str]:
     """The event's kind and the canonical JSON that is stored and hashed."""
-    return event.kind, canonical(to_dict(event))
+    return event.kind, canonical(event_to_dict(event))

@@ -45,7 +45,7 @@ class MemoryStore(EventStore):
         with self._lock:
             self._snapshots.setdefault(snapshot.table, {})[snapshot.seq] = snapshot
 
-    def tables(self) -> list[str]:
+    def stream_ids(self) -> list[str]:
         with self._lock:
             return sorted({t for t, rows in self.rows.items() if rows}
                           | {t for t, h in self.heads.items() if h.seq})

@@ -186,7 +186,7 @@ class PostgresStore(GroupWriter, EventStore):
         plan.settle()
 
     # -- reading ------------------------------------------------------------------------------
-    def tables(self) -> list[str]:
+    def stream_ids(self) -> list[str]:
         t = self._t
         rows = self._reader().execute(sql.SQL(
             "SELECT table_id FROM {} WHERE seq > 0 UNION SELECT DISTINCT table_id FROM {} "

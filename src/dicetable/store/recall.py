@@ -170,7 +170,7 @@ def recall_rounds(store: EventStore, table: str, rounds: int = 10) -> list[Round
     start_after = end_seqs[-(wanted + 1)] if len(end_seqs) > wanted else 0
     state = load_state(store, table, until=start_after) if start_after else TableState()
     builder = _Builder(state)
-    for event in store.events(table, after=start_after):
+    for event in store.table_events(table, after=start_after):
         if isinstance(event, ev.TableOpened):
             fold([event], state)  # the opening is not a round
             continue
@@ -178,3 +178,22 @@ def recall_rounds(store: EventStore, table: str, rounds: int = 10) -> list[Round
     if builder.current is not None:
         builder.close(complete=False)
     return builder.done[-rounds:]
+
+
+def recall_custody(store: EventStore, stream: str, steps: int = 10,
+                   die: str | None = None) -> list[dict[str, Any]]:
+    """The last ``steps`` custody steps of a site's ledger (or of one die), each with who,
+    when, the rule, and what it did - the custody counterpart of game recall."""
+    from dicetable.custody.events import CustodyEvent
+    from dicetable.custody.reports import describe
+
+    out: list[dict[str, Any]] = []
+    for event in store.events(stream):
+        if not isinstance(event, CustodyEvent):
+            raise InvalidInput(f"{stream!r} is not a custody stream", rule="store.stream")
+        if die is not None and die not in event.serials:
+            continue
+        out.append({"seq": event.seq, "type": event.kind, "at": event.at, "actor": event.actor,
+                    "role": event.role.value, "rule": event.rule, "alert": event.alert,
+                    "dice": list(event.serials), "what": describe(event)})
+    return out[-steps:]

@@ -98,7 +98,11 @@ def load_state(store: EventStore, table: str, *, use_snapshot: bool = True,
 
 def _events(store: EventStore, table: str, after: int, until: int | None) -> Iterator[Event]:
     if until is None:
-        yield from store.events(table, after)
+        yield from store.table_events(table, after)
         return
     for row in store.records(table, after, until):
-        yield decode_body(row.body)
+        event = decode_body(row.body)
+        if not isinstance(event, Event):
+            raise InvalidInput(f"{table!r} holds a {event.kind}, not a table event",
+                               rule="store.stream")
+        yield event

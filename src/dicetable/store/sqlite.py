@@ -154,7 +154,7 @@ class SqliteStore(GroupWriter, EventStore):
         return EMPTY if row is None else Head(int(row[0]), str(row[1]))
 
     # -- reading ------------------------------------------------------------------------------
-    def tables(self) -> list[str]:
+    def stream_ids(self) -> list[str]:
         rows = self._reader().execute(
             "SELECT table_id FROM table_heads WHERE seq > 0 UNION "
             "SELECT DISTINCT table_id FROM event_log ORDER BY 1").fetchall()

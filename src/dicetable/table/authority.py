@@ -48,6 +48,7 @@ ACTION_RULE: dict[type[gcmd.Command], str] = {
     tcmd.UncoverShaker: "authority.shaker",
     tcmd.PlayerShake: "authority.shake",
     tcmd.RemoveLid: "authority.shake",
+    tcmd.RecoverShaker: "authority.shake",
     tcmd.ReturnShaker: "authority.shake",
 }
 """Every command of the live table and the rule that says who may give it."""

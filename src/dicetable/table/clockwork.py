@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 
+from dicetable.core.time_limits import over_limit
 from dicetable.games.state import TableState
 
 
@@ -18,8 +19,8 @@ def expired(dice: Mapping[str, str], max_hours: int, now: str) -> bool:
     """
     if not dice or not now:
         return False
-    oldest = datetime.fromisoformat(min(dice.values()))
-    return datetime.fromisoformat(now) - oldest > timedelta(hours=max_hours)
+    oldest = min(datetime.fromisoformat(t) for t in dice.values())
+    return over_limit(oldest, datetime.fromisoformat(now), max_hours)
 
 
 def dice_expired(state: TableState, now: str, dice: Mapping[str, str] | None = None) -> bool:

@@ -86,6 +86,12 @@ class RemoveLid(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RecoverShaker(Command):
+    """The player who took the lid off puts it back: the shaker is covered again and must be
+    shaken again before it is returned (58 Pa. Code 585.3(e))."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReturnShaker(Command):
     pass
 

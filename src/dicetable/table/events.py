@@ -99,6 +99,13 @@ class ShakerLidRemoved(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ShakerRecovered(Event):
+    """The lid is back on the shaker; it is shaken again from zero (585.3(e))."""
+
+    player: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ShakerReturned(Event):
     player: str
 

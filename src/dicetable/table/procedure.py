@@ -22,6 +22,7 @@ from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.clockwork import dice_expired
+from dicetable.table.grounds import held_against_throw
 from dicetable.table.procedure_state import Procedure, procedure
 from dicetable.table.seating import next_shaker_holder, offer_order
 
@@ -69,6 +70,7 @@ class ProcedureEngine:
             tcmd.OfferShaker: self._offer_shaker,
             tcmd.PlayerShake: self._player_shake,
             tcmd.RemoveLid: self._remove_lid,
+            tcmd.RecoverShaker: self._recover_shaker,
             tcmd.ReturnShaker: self._return_shaker,
             tcmd.UncoverShaker: self._uncover,
             tcmd.Tick: self._tick,
@@ -226,6 +228,7 @@ class ProcedureEngine:
                                          citation=pack.cite("noroll.improper_callers"))
             if ground == "no-good-faith-and-short":
                 self._check_short_throw(state, c)
+        held_against_throw(state, c, _last_throw(state))
 
     @staticmethod
     def _check_short_throw(state: TableState, c: gcmd.CallNoRoll) -> None:
@@ -313,6 +316,10 @@ class ProcedureEngine:
             self.dice_registry.check_dice_in_play(state.table_id, serials)
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
                  witness=c.witness)
+        held = {**p.dice, **dict.fromkeys(serials, out.now)}
+        if "dice-expired" in p.blocked and not dice_expired(state, out.now, held):
+            # the expired dice were replaced: play resumes with the new ones
+            out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
     def _remove_dice(self, state: TableState, c: tcmd.RemoveDice, out: Emitter) -> None:
         p = procedure(state)
@@ -328,7 +335,8 @@ class ProcedureEngine:
         out.emit(tev.DiceTakenFromTable, rule=pack.cite("authority.dice"), serials=tuple(c.serials),
                  reason=c.reason)
         remaining = {s: t for s, t in p.dice.items() if s not in c.serials}
-        if "dice-expired" in p.blocked and not dice_expired(state, out.now, remaining):
+        if "dice-expired" in p.blocked and remaining \
+                and not dice_expired(state, out.now, remaining):
             out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
     def _tick(self, state: TableState, c: tcmd.Tick, out: Emitter) -> None:
@@ -492,8 +500,15 @@ class ProcedureEngine:
                                      citation=state.rules().cite("authority.shake"))
         return p
 
+    @staticmethod
+    def _lid_on(state: TableState, p: Procedure) -> None:
+        if p.lid_off:
+            raise ProcedureViolation("the lid is off: re-cover the shaker, then shake it again",
+                                     rule="shaker.min_shakes",
+                                     citation=state.rules().cite("shaker.min_shakes"))
+
     def _player_shake(self, state: TableState, c: tcmd.PlayerShake, out: Emitter) -> None:
-        self._holder(state, c, "offered")
+        self._lid_on(state, self._holder(state, c, "offered"))
         if not 1 <= c.times <= 100:
             raise InvalidInput("shakes are counted one to a hundred at a time",
                                rule="shaker.min_shakes")
@@ -501,12 +516,21 @@ class ProcedureEngine:
                  player=c.actor, times=c.times)
 
     def _remove_lid(self, state: TableState, c: tcmd.RemoveLid, out: Emitter) -> None:
-        self._holder(state, c, "offered")
+        self._lid_on(state, self._holder(state, c, "offered"))
         out.emit(tev.ShakerLidRemoved, rule=state.rules().cite("shaker.min_shakes"),
+                 player=c.actor)
+
+    def _recover_shaker(self, state: TableState, c: tcmd.RecoverShaker, out: Emitter) -> None:
+        p = self._holder(state, c, "offered")
+        if not p.lid_off:
+            raise ProcedureViolation("the shaker is covered", rule="shaker.min_shakes",
+                                     citation=state.rules().cite("shaker.min_shakes"))
+        out.emit(tev.ShakerRecovered, rule=state.rules().cite("shaker.min_shakes"),
                  player=c.actor)
 
     def _return_shaker(self, state: TableState, c: tcmd.ReturnShaker, out: Emitter) -> None:
         p = self._holder(state, c, "offered")
+        self._lid_on(state, p)
         pack = state.rules()
         need = int(pack.value("shaker.min_shakes"))
         if p.shakes < need:

@@ -38,6 +38,8 @@ class Procedure:
     """empty, covered (at the dealer), offered, returned, uncovered."""
     dealer_shook: bool = False
     shakes: int = 0
+    lid_off: bool = False
+    """The player took the lid off; it is re-covered before any further shake (585.3(e))."""
     round_total: int | None = None
     last_throw: gev.DiceRolled | None = None
     # Alerts that block play until cleared
@@ -180,6 +182,7 @@ def _closed(p: Procedure, e: gev.BettingClosed, s: TableState) -> None:
 
 def _shaker_offered(p: Procedure, e: ev.ShakerOffered, s: TableState) -> None:
     p.shaker = "offered"
+    p.lid_off = False
     p.shaker_holder = e.player
     p.shakes = 0
 
@@ -189,7 +192,13 @@ def _player_shook(p: Procedure, e: ev.ShakerShakenByPlayer, s: TableState) -> No
 
 
 def _lid_removed(p: Procedure, e: ev.ShakerLidRemoved, s: TableState) -> None:
-    p.shakes = 0  # re-covered; it must be shaken again (585.3(e))
+    p.shakes = 0  # the shakes so far do not count: it is re-covered and shaken again (585.3(e))
+    p.lid_off = True
+
+
+def _recovered(p: Procedure, e: ev.ShakerRecovered, s: TableState) -> None:
+    p.lid_off = False
+    p.shakes = 0
 
 
 def _returned(p: Procedure, e: ev.ShakerReturned, s: TableState) -> None:
@@ -227,7 +236,8 @@ for _type, _fn in {
     ev.ShooterSelected: _selected, ev.ShooterEnded: _ended,
     ev.NoRollOverturned: _overturned, ev.ShakerShaken: _dealer_shook,
     ev.ShakerOffered: _shaker_offered, ev.ShakerShakenByPlayer: _player_shook,
-    ev.ShakerLidRemoved: _lid_removed, ev.ShakerReturned: _returned,
+    ev.ShakerLidRemoved: _lid_removed, ev.ShakerRecovered: _recovered,
+    ev.ShakerReturned: _returned,
     ev.ShakerUncovered: _uncovered, ev.ShakerPassed: _passed, ev.AlertRaised: _alert,
     ev.PlayUnblocked: _unblocked,
 }.items():

@@ -58,14 +58,20 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, load_pack
 from dicetable.table import commands as tcmd
+from dicetable.table import script_custody as custody_steps
+from dicetable.table import script_expect as expectations
+from dicetable.table import script_v2 as v2
 from dicetable.table.table import MODES, Table
 
-VERSION = 1
+VERSION = 2
+"""The newest format; every version in ``script_v2.VERSIONS`` is read."""
 HEADER = ("pack", "table", "mode", "clock", "opener", "staff", "seat", "player")
 
 
@@ -92,6 +98,8 @@ class ScriptResult:
     """None only when the header itself could not open the table."""
     failure: ScriptFailure | None = None
     aliases: dict[str, str] = field(default_factory=dict)
+    custody: CustodyLedger | None = None
+    """The site's custody ledger, when the script has a ``custody`` header line (version 2)."""
 
     @property
     def ok(self) -> bool:
@@ -133,6 +141,7 @@ class _Runner:
         self.aliases: dict[str, str] = {}
         self.header: dict[str, Any] = {"mode": "live", "table": "t1", "staff": [],
                                        "players": [], "opener": ("floor", Role.FLOORPERSON)}
+        self.ext = v2.Extras()
 
     # -- header ----------------------------------------------------------------------------
     def header_line(self, words: list[str]) -> None:
@@ -163,6 +172,8 @@ class _Runner:
                                  else None))
         elif key == "player" and len(args) in (1, 2):
             h["players"].append((args[0], None, args[1] if len(args) == 2 else None))
+        elif key in v2.HEADER:
+            v2.header_line(self, words)
         else:
             raise ScriptSyntaxError(f"cannot read header line {' '.join(words)!r}",
                                     rule="script.syntax")
@@ -178,7 +189,7 @@ class _Runner:
         pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
-                           role=opener_role)
+                           role=opener_role, dice_registry=self.ext.custody)
         for person, role in h["staff"]:
             table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
                                            staff_role=role))
@@ -205,10 +216,16 @@ class _Runner:
         args, opts = _options(words[3:])
         base: dict[str, Any] = {"actor": actor, "role": role}
         build = _VERBS.get(verb)
-        if build is None:
-            raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(sorted(_VERBS))}",
+        later = v2.TABLE_VERBS.get(verb)
+        if build is None and later is None:
+            raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(VERBS)}",
                                     rule="script.syntax")
+        if later is not None:
+            self.ext.needs_v2(f"the verb {verb!r}")
         try:
+            if later is not None:
+                return later(base, args, opts), opts.get("as")
+            assert build is not None
             return build(self, base, args, opts), opts.get("as")
         except (IndexError, KeyError, ValueError) as e:
             if isinstance(e, DicetableError):
@@ -221,6 +238,8 @@ class _Runner:
         t = self.table
         assert t is not None
         what, args = words[0], words[1:]
+        if what in expectations.EXPECTATIONS:
+            return expectations.expect(self, what, args)
 
         def yes(text: str) -> bool:
             if text not in ("yes", "no"):
@@ -263,9 +282,6 @@ class _Runner:
             return None if t.state.house == want else f"house is {format_cents(t.state.house)}"
         if what == "conserved":
             return None if t.state.conserved() else "money is not conserved"
-        if what == "alert":
-            alerts = [a for a, _ in t.procedure.alerts]
-            return None if args[0] in alerts else f"alerts are {alerts}"
         raise ScriptSyntaxError(f"unknown expectation {what!r}", rule="script.syntax")
 
 
@@ -317,7 +333,8 @@ _VERBS: dict[str, Build] = {
         **b, roll=_roll(a[0]), facts=tuple(a[1:]), source=o.get("source", "manual"),
         distance=Fraction(o["distance"]) if "distance" in o else None,
         thrower=o.get("thrower")),
-    "no-roll": lambda r, b, a, o: gcmd.CallNoRoll(**b, grounds=tuple(a)),
+    "no-roll": lambda r, b, a, o: gcmd.CallNoRoll(
+        **b, grounds=tuple(a), observed=tuple(f for f in o.get("observed", "").split(",") if f)),
     "overturn": lambda r, b, a, o: tcmd.OverturnNoRoll(**b, reason=" ".join(a)),
     "collect": lambda r, b, a, o: gcmd.CollectLosers(**b),
     "pay": lambda r, b, a, o: gcmd.PayWinners(**b),
@@ -346,7 +363,7 @@ _VERBS: dict[str, Build] = {
 }
 """Script verbs and the commands they build."""
 
-VERBS = (*sorted(_VERBS), "settle")
+VERBS = (*sorted((*_VERBS, *v2.TABLE_VERBS, *custody_steps.CUSTODY_VERBS)), "settle")
 
 
 def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
@@ -364,19 +381,17 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
             if not words:
                 continue
             if not started:
-                if words != ["dicetable-script", str(VERSION)]:
-                    raise ScriptSyntaxError(
-                        f"a script starts with 'dicetable-script {VERSION}'",
-                        rule="script.syntax")
+                runner.ext.version = _version(words)
                 started = True
                 continue
-            if runner.table is None and words[0] in HEADER:
+            if runner.table is None and (words[0] in HEADER or words[0] in v2.HEADER):
                 runner.header_line(words)
                 continue
             table = runner.table or runner.open_table()
-            result = result or ScriptResult(table, aliases=runner.aliases)
+            result = result or ScriptResult(table, aliases=runner.aliases,
+                                            custody=runner.ext.custody)
             failure = _run_line(runner, table, number, line, words)
-        except ScriptSyntaxError as e:
+        except (ScriptSyntaxError, v2.V2SyntaxError) as e:
             raise ScriptSyntaxError(f"line {number}: {e.message}", rule=e.rule) from None
         except DicetableError as e:  # the header could not open the table
             return ScriptResult(runner.table, ScriptFailure(
@@ -385,11 +400,22 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
             result.failure = failure
             return result
     if not started:
-        raise ScriptSyntaxError(f"a script starts with 'dicetable-script {VERSION}'",
-                                rule="script.syntax")
+        raise ScriptSyntaxError(_STARTS, rule="script.syntax")
     if result is None:
-        result = ScriptResult(runner.table or runner.open_table(), aliases=runner.aliases)
+        result = ScriptResult(runner.table or runner.open_table(), aliases=runner.aliases,
+                              custody=runner.ext.custody)
     return result
+
+
+_STARTS = "a script starts with 'dicetable-script N', N one of " + \
+    ", ".join(map(str, v2.VERSIONS))
+
+
+def _version(words: list[str]) -> int:
+    if len(words) != 2 or words[0] != "dicetable-script" or \
+            words[1] not in {str(v) for v in v2.VERSIONS}:
+        raise ScriptSyntaxError(_STARTS, rule="script.syntax")
+    return int(words[1])
 
 
 def _run_line(runner: _Runner, table: Table, number: int, line: str,
@@ -418,16 +444,21 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
             actor, role = words[0], _role(words[1])
             table.settle(actor=actor, role=role)
             alias = None
+        elif len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS:
+            custody_steps.custody_step(runner, words)
         else:
             command, alias = runner.command(words)
             events = table.execute(command)
             placed = [e for e in events if isinstance(e, gev.BetPlaced)]
             if alias and placed:
                 runner.aliases[alias] = placed[-1].bet
+            if isinstance(command, tcmd.RemoveLid) and runner.ext.version == 1:
+                # version 1 re-covered the shaker implicitly; version 2 writes 're-cover'
+                table.execute(tcmd.RecoverShaker(actor=command.actor, role=command.role))
         if table.pack.flag("settlement.automatic") and table.phase is Phase.SETTLING \
                 and table.mode != "live":
             table.settle(actor="table", role=Role.SYSTEM)
-    except ScriptSyntaxError:
+    except (ScriptSyntaxError, v2.V2SyntaxError):
         raise
     except DicetableError as e:
         if refusal is None:
@@ -477,10 +508,14 @@ def describe(event: gev.Event) -> str:
     return f"{event.seq:>5}  {event.kind:<20} {event.actor}/{event.role.value}  {body}".rstrip()
 
 
-def transcript(table: Table) -> str:
+def transcript(table: Table, custody: CustodyLedger | None = None) -> str:
     lines = [describe(e) for e in table.log]
     lines.append("balances: " + ", ".join(f"{p} {format_cents(b)}"
                                           for p, b in table.balances.items()))
+    if custody is not None:
+        lines.append(f"custody of site {custody.state.site}:")
+        lines += [f"{e.seq:>5}  {e.kind:<28} {e.actor}/{e.role.value}  {custody_describe(e)}"
+                  for e in custody.log]
     return "\n".join(lines)
 
 

@@ -341,9 +341,11 @@ class Table:
         return events
 
     def call_no_roll(self, *grounds: str, actor: str | None = None,
-                     role: Role | None = None) -> list[ev.Event]:
+                     role: Role | None = None, observed: Sequence[str] = ()) -> list[ev.Event]:
+        """Call a no roll; ``observed``: facts the caller saw that the throw's record lacks."""
         a, r = self._by(cmd.CallNoRoll, actor, role)
-        return self.execute(cmd.CallNoRoll(actor=a, role=r, grounds=tuple(grounds)))
+        return self.execute(cmd.CallNoRoll(actor=a, role=r, grounds=tuple(grounds),
+                                           observed=tuple(observed)))
 
     # -- live procedure conveniences ------------------------------------------------------------
     def assign(self, person: str, staff_role: Role, *, actor: str | None = None,

@@ -117,9 +117,12 @@ function build(v) {
     el.grounds = h("div", { class: "facts", id: "grounds" }, v.rules.noroll_grounds.map((g) => h("label", { class: "check", title: g.text },
       h("input", { type: "checkbox", value: g.ground }), h("span", {}, g.ground, h("small", {}, g.text)))));
     el.overturnReason = h("input", { type: "text", id: "overturn-reason", placeholder: "reason", size: 18 });
+    // A call is held against the recorded throw: a fact not recorded with it is recorded as seen by the caller.
+    el.observed = h("input", { type: "checkbox", id: "noroll-observed" });
     cards.push(card("noroll-card", "No roll", "noroll.callers",
       h("div", { class: "muted", style: "font-size:.8rem" }, v.rules.noroll_citation),
       el.grounds,
+      h("label", { class: "check" }, el.observed, h("span", {}, "I saw it: record the ticked facts with my call (they are not on the recorded throw)")),
       v.rules.noroll_excluded.length ? h("div", { class: "muted", style: "font-size:.8rem" }, `Not grounds here: ${v.rules.noroll_excluded.join(", ")}`) : null,
       h("div", { class: "row" }, button("Call no roll", "call-no-roll", callNoRoll, "btn danger")),
       h("div", { class: "row" }, el.overturnReason, button("Overturn the no roll", "overturn", () => act("/overturn", { reason: el.overturnReason.value })), h("span", { class: "who-slot", dataset: { rule: "authority.overturn_no_roll" } }))));
@@ -216,8 +219,13 @@ async function recordRoll() {
 async function callNoRoll() {
   const grounds = [...el.grounds.querySelectorAll("input:checked")].map((i) => i.value);
   if (!grounds.length) { showRefusal({ message: "tick at least one ground" }); return; }
-  const r = await act("/no-roll", { grounds });
-  if (r) for (const i of el.grounds.querySelectorAll("input:checked")) i.checked = false;
+  const facts = new Set([...el.facts.querySelectorAll("input")].map((i) => i.value));
+  const observed = el.observed.checked ? grounds.filter((g) => facts.has(g)) : [];
+  const r = await act("/no-roll", { grounds, observed });
+  if (r) {
+    for (const i of el.grounds.querySelectorAll("input:checked")) i.checked = false;
+    el.observed.checked = false;
+  }
 }
 
 async function bringDice() {

@@ -16,7 +16,8 @@ export function landing(account) {
   if (account.kind === "player") return tables.length ? `/play?table=${encodeURIComponent(tables[0][0])}` : "/";
   if (tables.some(([, roles]) => roles.includes("pit-boss") || roles.includes("floorperson") || roles.includes("shift-manager"))
       && !tables.some(([, roles]) => roles.some((r) => ["dealer", "stickperson", "boxperson"].includes(r)))) return "/pit";
-  return tables.length ? `/dealer?table=${encodeURIComponent(tables[0][0])}` : "/pit";
+  // staff at no table (security, surveillance, a shift manager) work in the dice room
+  return tables.length ? `/dealer?table=${encodeURIComponent(tables[0][0])}` : "/dice-room";
 }
 
 function refusalBlock(e) {

@@ -15,9 +15,11 @@ const st = { pit: null, selected: null, drawn: null };
 const floorEl = h("div", { class: "floor", id: "floor" });
 const detail = h("div", { class: "pit-detail", id: "detail" });
 const accountsEl = h("div", { id: "accounts" });
+const custodyEl = h("div", { id: "pit-custody" });
 
 main.append(
   h("section", { class: "stack" }, h("h2", {}, "The floor"), floorEl),
+  h("section", { class: "card", id: "custody-card" }, h("header", {}, h("h2", {}, "Dice custody"), h("a", { class: "btn small", href: "/dice-room" }, "Dice room")), custodyEl),
   detail,
   h("section", { class: "card", id: "accounts-card" }, h("header", {}, h("h2", {}, "Accounts"), h("span", { class: "muted" }, "an account locks after repeated failed logins")), accountsEl));
 
@@ -68,14 +70,26 @@ function drawFloor() {
         return h("span", { class: `dice-timer ${left <= 0 ? "expired" : left < 3600_000 ? "low" : ""}`, dataset: { serial }, title: `arrived ${since}` }, `${serial} · ${hoursLeft(left)}`);
       }) : h("span", { class: "muted" }, t.mode === "electronic" ? "RNG: no physical dice" : "no dice at the table")),
     t.bets_close_at ? h("div", { class: "muted" }, `bets close at ${fmtTime(t.bets_close_at)}`) : null,
-    (t.alerts.length || t.fairness.length || t.blocked) ? h("div", { class: "alerts" },
+    (t.alerts.some((a) => t.blocked || a.name !== "dice-expired") || t.fairness.length || t.blocked) ? h("div", { class: "alerts" },
       t.blocked ? h("div", { class: "alert-line" }, "Play is blocked") : null,
-      t.alerts.map((a) => h("div", { class: "alert-line" }, `${a.name}: ${a.message}`)),
+      // a blocking alert (dice past their hours) stands until play resumes: then it is history
+      t.alerts.filter((a) => t.blocked || a.name !== "dice-expired").map((a) => h("div", { class: "alert-line", dataset: { alert: a.name } }, `${a.name}: ${a.message}`)),
       t.fairness.map((a) => h("div", { class: "alert-line" }, `Fairness: die ${a.serial} shows face ${a.face} too often (${a.rolls} rolls)`))) : null,
     h("div", { class: "row" },
       h("button", { class: "btn small", onclick: (e) => { e.stopPropagation(); select(t.table); } }, "Audit & recall"),
-      h("a", { class: "btn small", href: `/dealer?table=${encodeURIComponent(t.table)}`, onclick: (e) => e.stopPropagation() }, "Console")));
+      h("a", { class: "btn small", href: `/dealer?table=${encodeURIComponent(t.table)}`, onclick: (e) => e.stopPropagation() }, "Console"),
+      h("a", { class: "btn small", href: tablePath(t.table, "/rules-submission"), target: "_blank", dataset: { submission: t.table }, onclick: (e) => e.stopPropagation() }, "Rules submission")));
   }));
+  drawCustody();
+}
+
+// Custody's open alerts (dice past their limit, the inventory due, fairness) and dice that
+// left a table and wait for the dice room to record their removal.
+function drawCustody() {
+  const c = st.pit.custody || { alerts: [], awaiting_removal: [] };
+  replace(custodyEl,
+    c.alerts.length ? c.alerts.map((a) => h("div", { class: "alert-line", dataset: { custodyAlert: a.type } }, `${a.site}: ${a.message}`)) : h("div", { class: "muted" }, "no open custody alerts"),
+    c.awaiting_removal.length ? h("div", { class: "alert-line", id: "awaiting-removal" }, `Dice off their table, to be removed in the dice room: ${c.awaiting_removal.map((w) => `${w.serial} (${w.table})`).join(", ")}`) : null);
 }
 
 async function select(tableId) {

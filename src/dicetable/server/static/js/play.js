@@ -331,7 +331,12 @@ function drawTurn(v, me) {
     const min = v.rules.min_shakes || 3;
     parts.push(h("header", {}, h("h2", {}, "The shaker"), h("span", { class: "tag" }, sh.state)));
     if (sh.holder === name && sh.state === "offered") {
-      parts.push(h("div", { class: "notice" }, "The dealer has offered you the covered shaker. Shake it at least ", h("b", {}, min), " times, then return it."),
+      if (sh.lid_off) {
+        // 585.3(e): a lid taken off is put back, and the shaker is shaken again from zero
+        parts.push(h("div", { class: "notice" }, "The lid is off. Put it back on, then shake the covered shaker again."),
+          h("div", { class: "row" },
+            h("button", { class: "btn primary", id: "re-cover-shaker", onclick: () => act(() => post(tablePath(tableId, "/re-cover-shaker"))) }, "Put the lid back on")));
+      } else parts.push(h("div", { class: "notice" }, "The dealer has offered you the covered shaker. Shake it at least ", h("b", {}, min), " times, then return it."),
         h("div", { class: "shakes", id: "shakes" }, `${sh.shakes} / ${min} shakes`),
         h("div", { class: "row" },
           h("button", { class: "btn", id: "shake-once", onclick: () => act(() => post(tablePath(tableId, "/player-shake"), { times: 1 })) }, "Shake"),

@@ -158,7 +158,7 @@ export function describe(e, view) {
       return { text: `Roll ${e.roll} — ${a + b}${facts}`, cls: "roll" };
     }
     case "NoRollCalled":
-      return { text: `NO ROLL${e.automatic ? " (automatic)" : ""}: ${e.grounds.join(", ")}`, cls: "void" };
+      return { text: `NO ROLL${e.automatic ? " (automatic)" : ""}: ${e.grounds.join(", ")}${e.observed && e.observed.length ? ` (seen by ${e.actor}: ${e.observed.join(", ")})` : ""}`, cls: "void" };
     case "NoRollOverturned": return { text: `No roll overturned${e.reason ? `: ${e.reason}` : ""}`, cls: "roll" };
     case "BettingClosed": return { text: "No more bets", cls: "" };
     case "LosersCollected":

@@ -1,0 +1,45 @@
+"""The aggregates dicetable ships: tables and the site's dice custody ledger."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dicetable.core.events import Event
+from dicetable.custody.events import CustodyEvent, CustodyOpened
+from dicetable.custody.state import CustodyState
+from dicetable.custody.state import apply as custody_apply
+from dicetable.games.events import Event as TableEvent
+from dicetable.games.events import TableOpened
+from dicetable.games.state import TableState
+from dicetable.store import custody_codec
+from dicetable.store.replay import fold, pack_for
+from dicetable.store.state_codec import decode_state, encode_state, roundtrips
+from dicetable.store.streams import TABLE, Aggregate, register
+
+
+def _fold_table(state: Any, event: Event) -> None:
+    fold([event], state)  # type: ignore[list-item]
+
+
+def _decode_table(data: dict[str, Any], first: Event) -> TableState:
+    if not isinstance(first, TableOpened):
+        raise ValueError("a table stream starts with TableOpened")
+    return decode_state(data, pack_for(first))
+
+
+def _table_invariants(state: Any) -> list[str]:
+    return [] if state.conserved() else ["the replayed table does not conserve money"]
+
+
+def _decode_custody(data: dict[str, Any], first: Event) -> CustodyState:
+    if not isinstance(first, CustodyOpened):
+        raise ValueError("a custody stream starts with CustodyOpened")
+    return custody_codec.decode_state(data, custody_codec.pack_for(first))
+
+
+register(Aggregate(TABLE, TableEvent, "table", TableState, _fold_table, encode_state, _decode_table,
+                   _table_invariants, roundtrips))
+register(Aggregate("custody", CustodyEvent, "site", CustodyState,
+                   lambda s, e: custody_apply(s, e),  # type: ignore[arg-type]
+                   custody_codec.encode_state, _decode_custody,
+                   custody_codec.invariants, custody_codec.roundtrips))

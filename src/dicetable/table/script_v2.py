@@ -1,0 +1,147 @@
+"""Table-script format version 2: what a regulator's scenario needs beyond version 1.
+
+Version 2 keeps every version-1 line and adds (``docs/table-scripts.md``):
+
+- header lines ``custody pa|in|FILE [SITE]`` (the site's custody ledger, on the script's clock;
+  the table then takes only dice issued to it) and ``person NAME ROLE [LICENCE]`` (someone the
+  custody steps name: security, surveillance, a licence number);
+- custody steps as commands, ``ACTOR ROLE dice-STEP ...``, the same steps as
+  ``dicetable dice STEP``: one scenario walks dice from the dice room to the table and back;
+- the ``re-cover`` verb (58 Pa. Code 585.3(e)): a lid taken off is put back explicitly;
+- expectations for who is offered the dice, who holds the shaker and how, whether and how the
+  last roll was voided (automatically or by whose call, on which grounds), rule-cited alerts of
+  the table and of custody, and where a die is in custody.
+
+Declared apart from the version-1 verbs, so the command catalogue can take them over: this
+module (the version, the header lines, the table verbs), ``script_custody`` (the custody
+steps) and ``script_expect`` (the expectations).
+
+>>> r = run_script('''
+... dicetable-script 2
+... pack pa-props-and-hops
+... opener fran floorperson
+... staff dee dealer
+... seat 1 amy 100
+... fran floorperson bring-dice P1 P2 witness=dee
+... dee dealer shake
+... dee dealer no-more-bets
+... dee dealer offer-shaker amy
+... expect shaker-with amy
+... amy player player-shake 3
+... amy player remove-lid
+... expect shaker-state lid-off
+... amy player return-shaker ! ProcedureViolation shaker.min_shakes
+... amy player re-cover
+... amy player player-shake 3
+... amy player return-shaker
+... expect shaker-with dealer
+... ''')
+>>> r.ok, str(r.failure or "")
+(True, '')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dicetable.core.clock import Clock
+from dicetable.core.errors import InvalidInput
+from dicetable.core.roles import Role
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.custody.model import Person
+from dicetable.custody.rules import PRESETS, load_custody_pack
+from dicetable.games import commands as gcmd
+from dicetable.table import commands as tcmd
+
+if TYPE_CHECKING:
+    from dicetable.table.script import ScriptResult
+    from dicetable.table.table import Table
+
+VERSIONS = (1, 2)
+"""The script format versions ``run_script`` reads (the first line names one)."""
+
+HEADER = ("custody", "person")
+"""Version-2 header lines."""
+
+
+class V2SyntaxError(InvalidInput):
+    """A version-2 line that cannot be read (the script runner adds the line number)."""
+
+
+def syntax_error(message: str) -> V2SyntaxError:
+    return V2SyntaxError(message, rule="script.syntax")
+
+
+@dataclass
+class Extras:
+    """What a version-2 script adds to the runner: its version, custody, its people."""
+
+    version: int = 1
+    custody: CustodyLedger | None = None
+    people: dict[str, Person] = field(default_factory=dict)
+
+    def needs_v2(self, what: str) -> None:
+        if self.version < 2:
+            raise syntax_error(f"{what} needs 'dicetable-script 2' (this script is version "
+                          f"{self.version})")
+
+
+class Runner(Protocol):
+    """What this module needs of the script runner (``dicetable.table.script._Runner``)."""
+
+    @property
+    def ext(self) -> Extras: ...
+    @property
+    def header(self) -> dict[str, Any]: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def base_dir(self) -> Path: ...
+    @property
+    def table(self) -> Table | None: ...
+
+
+# -- the header -------------------------------------------------------------------------------
+def header_line(runner: Runner, words: list[str]) -> None:
+    key, args = words[0], words[1:]
+    ext = runner.ext
+    ext.needs_v2(f"the header line {key!r}")
+    if key == "custody" and len(args) in (1, 2):
+        if ext.custody is not None:
+            raise syntax_error("one custody ledger per script")
+        name = args[0]
+        where: str | Path = name if name in PRESETS or name in PRESETS.values() \
+            else (runner.base_dir / name).resolve()
+        ext.custody = CustodyLedger.open(load_custody_pack(where),
+                                         args[1] if len(args) == 2 else "site",
+                                         clock=runner.clock)
+    elif key == "person" and len(args) in (2, 3):
+        licence = args[2] if len(args) == 3 else ""
+        ext.people[args[0]] = Person(args[0], parse_role(args[1]), licence)
+    else:
+        raise syntax_error(f"cannot read header line {' '.join(words)!r}")
+
+
+def parse_role(text: str) -> Role:
+    try:
+        return Role(text)
+    except ValueError:
+        raise syntax_error(f"unknown role {text!r}; roles: {', '.join(r.value for r in Role)}") \
+            from None
+
+
+# -- table verbs of version 2 --------------------------------------------------------------------
+TABLE_VERBS: dict[str, Callable[[dict[str, Any], list[str], dict[str, str]], gcmd.Command]] = {
+    "re-cover": lambda b, a, o: tcmd.RecoverShaker(**b),
+}
+"""Version-2 verbs that are table commands."""
+
+
+def run_script(text: str) -> ScriptResult:
+    """``dicetable.table.script.run_script`` (for the doctest above)."""
+    from dicetable.table.script import run_script as run
+
+    return run(text)
