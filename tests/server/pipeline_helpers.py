@@ -53,7 +53,7 @@ class HeldCommits:
         self.release: list[threading.Event] = [threading.Event() for _ in range(64)]
         self.hold = True
         self._lock = threading.Lock()
-        store.append = self  # type: ignore[method-assign]
+        store.append = self  # type: ignore[method-assign,assignment]
 
     def __call__(self, table: str, events: Sequence[Event], expected: int | None = None
                  ) -> Any:

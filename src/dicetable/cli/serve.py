@@ -43,6 +43,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         floor.store.close()
         os.environ["DICETABLE_DB"] = db
         os.environ["DICETABLE_BET_SECONDS"] = str(bet_seconds)
+        os.environ["DICETABLE_WORKERS"] = str(workers)  # the processes split the tables
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
                     workers=workers, log_level="warning")
         return
