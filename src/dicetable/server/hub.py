@@ -109,10 +109,15 @@ class Hub:
         Called off the event loop."""
         floor = self._floor()
         info = floor.get(table)
+        # The bulk of what it missed is read before the table's lock is taken (a reconnection
+        # from far back must not hold the table up); under the lock, only the rest.
+        missed = list(floor.store.table_events(table, after=after)) if after else []
         with info.lock:
             floor._refresh(table, info)
             watcher = self.watch(table, account)
-            missed = list(floor.store.table_events(table, after=after)) if after else []
+            seen = missed[-1].seq if missed else after
+            if after and info.table.state.seq > seen:
+                missed += list(floor.store.table_events(table, after=seen))
             events = floor.events_for(table, account, missed)
             staff, viewer = floor._viewer(account)
             view = info.views.view_text(info.table, info.history, viewer, staff,
@@ -168,9 +173,20 @@ class Hub:
         fan = Fanout.of(events, info.owners)
         self.batches += 1
         self.serialised += fan.made
-        head = '{"type":"events","seq":' + str(fan.seq) + ',"events":'
         texts: dict[Any, str] = {}
         out: list[tuple[Watcher, str]] = []
+        info.views.pin(info.table)
+        try:
+            self._texts(floor, table, info, fan, group, texts, out)
+        finally:
+            info.views.pin(None)
+        seq = fan.seq
+        loop.call_soon_threadsafe(self._deliver, seq, out)
+
+    @staticmethod
+    def _texts(floor: Floor, table: str, info: Any, fan: Fanout, group: list[Watcher],
+               texts: dict[Any, str], out: list[tuple[Watcher, str]]) -> None:
+        head = '{"type":"events","seq":' + str(fan.seq) + ',"events":'
         for w in group:
             if w.closed:
                 continue
@@ -183,8 +199,6 @@ class Hub:
                 text = head + fan.events_text(w.viewer, w.staff) + ',"view":' + view + "}"
                 texts[key] = text
             out.append((w, text))
-        seq = fan.seq
-        loop.call_soon_threadsafe(self._deliver, seq, out)
 
     @staticmethod
     def _deliver(seq: int, out: list[tuple[Watcher, str]]) -> None:

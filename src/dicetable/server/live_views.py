@@ -64,7 +64,8 @@ class LiveViews:
         self._staff: tuple[dict[str, Any], str] | None = None
         self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
         self._index: dict[str, list[Bet]] | None = None
-        self._placeable: dict[tuple[bool, bool], list[str]] = {}
+        self._pinned: bool | None = None
+        self._placeable: dict[tuple[bool, bool], tuple[list[str], str]] = {}
         """The wagers a player may make, by (blocked, seated): apart from the odds (worked
         out per bet), what a player may make depends on the table, not on the player, once
         they are at it (``CrapsEngine.placeable_codes``: the player gate, then each wager's
@@ -103,7 +104,7 @@ class LiveViews:
         """The public part and its text; ``lean`` leaves out what the rule pack fixes for the
         table's life (``limits``, ``rules``: 13 of its 14 kB), which a connection's hello
         has already carried."""
-        blocked = table.blocked()  # time can block the dice without an event
+        blocked = self.blocked(table)  # time can block the dice without an event
         if self._public is None or self._public[0] != blocked:
             data = public_view(table, history)
             fixed = {k: v for k, v in data.items() if k not in PACK_CONSTANTS}
@@ -120,7 +121,7 @@ class LiveViews:
     def me(self, table: Table, viewer: str) -> tuple[dict[str, Any], str] | None:
         if viewer not in table.state.players:
             return None
-        blocked = table.blocked()
+        blocked = self.blocked(table)
         held = self._me.get(viewer)
         if held is None or held[0] != blocked:
             if self._index is None:  # one pass over the layout per batch, not per player
@@ -129,14 +130,25 @@ class LiveViews:
                     index.setdefault(bet.player, []).append(bet)
                 self._index = index
             key = (blocked, table.state.players[viewer].seat is not None)
-            placeable = self._placeable.get(key)
-            if placeable is None:
-                placeable = self._placeable[key] = placeable_codes(table, viewer)
-            data = me_view(table, viewer, self._index.get(viewer, []), list(placeable))
-            held = (blocked, data, dumps(data))
+            shared = self._placeable.get(key)
+            if shared is None:
+                codes = placeable_codes(table, viewer)
+                shared = self._placeable[key] = (codes, dumps(codes))
+            data = me_view(table, viewer, self._index.get(viewer, []), list(shared[0]))
+            # The placeable set is the same text for every player alike: serialised once.
+            own = dumps({k: v for k, v in data.items() if k != "placeable"})
+            held = (blocked, data, _merge(own, '"placeable":' + shared[1]))
             self._me[viewer] = held
             self.rebuilt += 1
         return held[1], held[2]
+
+    def blocked(self, table: Table) -> bool:
+        """``table.blocked()``, asked once per push rather than once per viewer (``pin``)."""
+        return self._pinned if self._pinned is not None else table.blocked()
+
+    def pin(self, table: Table | None) -> None:
+        """Hold ``blocked`` for the viewers of one push (``None``: ask again each time)."""
+        self._pinned = table.blocked() if table is not None else None
 
     # -- whole views --------------------------------------------------------------------------
     def view(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
