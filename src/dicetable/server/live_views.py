@@ -34,6 +34,7 @@ from dicetable.server.views import (
 )
 from dicetable.table import Table
 
+SEATING = (gev.PlayerJoined, gev.PlayerLeft)
 PACK_CONSTANTS = ("limits", "rules")
 """View members the rule pack fixes for a table's life: sent in a connection's hello, not in
 every push (the page keeps them: ``static/js/api.js``)."""
@@ -65,6 +66,9 @@ class LiveViews:
         self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
         self._index: dict[str, list[Bet]] | None = None
         self._pinned: bool | None = None
+        self._last: dict[str, tuple[dict[str, Any], str]] = {}
+        """Each player's last part and its text, kept across batches: a part rebuilt equal to
+        it is not serialised again."""
         self._placeable: dict[tuple[bool, bool], tuple[list[str], str]] = {}
         """The wagers a player may make, by (blocked, seated): apart from the odds (worked
         out per bet), what a player may make depends on the table, not on the player, once
@@ -76,6 +80,7 @@ class LiveViews:
         self.version += 1
         self._public = self._staff = self._index = None
         self._me.clear()
+        self._last.clear()
         self._placeable.clear()
 
     def update(self, events: Iterable[Event], owners: Mapping[str, str]) -> None:
@@ -86,7 +91,9 @@ class LiveViews:
         touched: set[str] = set()
         table_level = False
         for e in events:
-            if isinstance(e, PRIVATE_PLAYER):
+            if isinstance(e, (*PRIVATE_PLAYER, *SEATING)):
+                # Another player's chips, wagers or seat are not this player's part; the
+                # placeable set (shared, per batch) is worked out again anyway.
                 touched.add(e.player)
             elif isinstance(e, PRIVATE_BET) and e.bet in owners:
                 touched.add(owners[e.bet])
@@ -135,9 +142,14 @@ class LiveViews:
                 codes = placeable_codes(table, viewer)
                 shared = self._placeable[key] = (codes, dumps(codes))
             data = me_view(table, viewer, self._index.get(viewer, []), list(shared[0]))
-            # The placeable set is the same text for every player alike: serialised once.
-            own = dumps({k: v for k, v in data.items() if k != "placeable"})
-            held = (blocked, data, _merge(own, '"placeable":' + shared[1]))
+            before = self._last.get(viewer)
+            if before is not None and before[0] == data:  # unchanged: keep its text
+                held = (blocked, data, before[1])
+            else:
+                # The placeable set is the same text for every player alike: serialised once.
+                own = dumps({k: v for k, v in data.items() if k != "placeable"})
+                held = (blocked, data, _merge(own, '"placeable":' + shared[1]))
+            self._last[viewer] = (data, held[2])
             self._me[viewer] = held
             self.rebuilt += 1
         return held[1], held[2]
