@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
@@ -15,6 +17,7 @@ from dicetable.server.floor import Floor
 from dicetable.store.base import EventStore
 from dicetable.store.memory import MemoryStore
 
+R = TypeVar("R")
 T = "e1"
 PLAYERS = ("alice", "bob", "carol")
 
@@ -72,3 +75,10 @@ class HeldCommits:
         self.hold = False
         for gate in self.release:
             gate.set()
+
+
+def run_async(make: Callable[[], Coroutine[Any, Any, R]]) -> R:
+    """``asyncio.run`` on a thread of its own (another test's loop may be running on this
+    one: Playwright's sync API keeps one for the session)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()

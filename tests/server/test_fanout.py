@@ -9,7 +9,7 @@ import json
 from dicetable.games import commands as g
 from dicetable.server.accounts import Kind
 from dicetable.server.hub import TOO_SLOW, Hub
-from tests.server.pipeline_helpers import T, account, bet, small_floor
+from tests.server.pipeline_helpers import T, account, bet, run_async, small_floor
 
 
 class StuckSocket:
@@ -62,7 +62,7 @@ def test_a_slow_viewer_is_dropped_without_slowing_the_table_and_catches_up() -> 
         await asyncio.gather(*pumps, return_exceptions=True)
         return slow, fast, start, slow_w.seq
 
-    slow, fast, start, last_sent = asyncio.run(scenario())
+    slow, fast, start, last_sent = run_async(scenario)
     head = floor.tables[T].table.state.seq
     assert head == start + len(wagers)  # the table went on: every bet committed
     assert [json.loads(m)["seq"] for m in fast.sent] == list(range(start + 1, head + 1))
@@ -109,7 +109,7 @@ def test_each_event_is_serialised_once_per_privacy_class_not_per_viewer() -> Non
         await asyncio.gather(*pumps, return_exceptions=True)
         return [s.sent for s in sockets]
 
-    sent = asyncio.run(scenario())
+    sent = run_async(scenario)
     by_viewer = {v.username: json.loads(s[0]) for v, s in zip(viewers, sent, strict=True)}
     assert [e["player"] for e in by_viewer["alice"]["events"]] == ["alice"]
     assert by_viewer["bob"]["events"] == by_viewer["carol"]["events"] == []

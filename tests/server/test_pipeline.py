@@ -21,7 +21,7 @@ from dicetable.server.app import create_app
 from dicetable.server.floor import Floor
 from dicetable.server.pipeline import Busy
 from dicetable.store.durable import DurableTable
-from tests.server.pipeline_helpers import HeldCommits, T, account, bet, small_floor
+from tests.server.pipeline_helpers import HeldCommits, T, account, bet, run_async, small_floor
 
 
 @pytest.fixture
@@ -133,7 +133,7 @@ def test_http_past_the_bounded_queue_is_503_with_retry_after(floor: Floor) -> No
             spy.free()
             return [await first, await second], refused
 
-    accepted, refused = asyncio.run(scenario())
+    accepted, refused = run_async(scenario)
     assert refused.status_code == 503
     assert refused.headers["retry-after"] == "1"
     assert refused.json()["rule"] == "server.backpressure"
