@@ -77,10 +77,29 @@ def test_simulate_writes_plots(tmp_path: Path) -> None:
                                  "--sessions", "2000", "--seed", "1", "--plot",
                                  str(tmp_path / "plots")])
     assert result.exit_code == 0, result.output
-    for name in ("bankroll_bands.png", "results.png"):
+    for name in ("bankroll_bands.png", "results.png", "edges.png"):
         png = tmp_path / "plots" / name
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "risk of ruin" in result.output
+
+
+def test_edge_chart_puts_each_realised_edge_beside_the_exact_one() -> None:
+    from dicetable.sim.automaton import compile_strategy
+    from dicetable.sim.plots import edge_points
+    from dicetable.sim.report import build_report
+    from dicetable.sim.runner import plan_rolls, run
+    from dicetable.sim.strategy import load_strategy
+
+    compiled = compile_strategy(load_strategy(EXAMPLES / "iron-cross.toml"))
+    report = build_report(compiled, run(compiled, plan_rolls(400_000), seed=4), "rolls")
+    points = edge_points(report)
+    assert [p[0] for p in points] == ["pass", "pass odds", "place5", "place6", "place8",
+                                      "field"]
+    exact = dict(zip(compiled.labels, (w.exact_edge for w in report.wagers), strict=True))
+    for label, edge, half, exact_pct in points:
+        assert exact_pct == float(exact[label] or 0) * 100
+        assert half > 0
+        assert abs(edge - exact_pct) < 5 * half  # a generous check: the chart is of these
 
 
 def test_simulate_refuses_bad_requests(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -64,7 +65,7 @@ def parse_bet(text: str) -> LayoutBet:
                            rule="odds.layout") from None
 
 
-def odds(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
+def odds(pack: str | None = typer.Argument(None, help="A preset name or a house pack JSON file"),
          as_json: bool = typer.Option(False, "--json", help="One JSON object per wager"),
          as_csv: bool = typer.Option(False, "--csv", help="CSV, one row per wager"),
          bets: list[str] = typer.Option([], "--bet", help="A layout instead: CODE[=AMOUNT"
@@ -73,17 +74,45 @@ def odds(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
          with_table: bool = typer.Option(False, "--table", help="Layout: follow the puck and "
                                          "the pack's working rules"),
          point: int | None = typer.Option(None, "--point", help="Layout: the point when the "
-                                          "bets are made (with --table)")) -> None:
+                                          "bets are made (with --table)"),
+         session: Path | None = typer.Option(None, "--session", help="A strategy file instead: "
+                                             "its exact session outcomes (risk of ruin, "
+                                             "bankroll after N rolls, length)"),
+         bankroll: str | None = typer.Option(None, "--bankroll", help="Session: the bankroll "
+                                             "(default: the strategy's)"),
+         goal: str | None = typer.Option(None, "--goal", help="Session: stop on reaching this "
+                                         "bankroll (default: bankroll + the stop-win)"),
+         stop_loss: str | None = typer.Option(None, "--stop-loss", help="Session: stop after "
+                                              "losing this much (default: the strategy's)"),
+         rolls: int | None = typer.Option(None, "--rolls", help="Session: N, the rolls whose "
+                                          "final bankroll is shown (default: the strategy's "
+                                          "max_rolls, or 200)"),
+         sessions: int = typer.Option(20_000, "--sessions", help="Session: simulated sessions "
+                                      "for the estimates beside the exact figures"),
+         seed: int | None = typer.Option(None, "--seed", help="Session: the simulator's seed"),
+         ) -> None:
     """Exact house edge of every wager of PACK (Fractions, by Markov chains).
 
     Each wager is measured in action (every roll counts); the 'table' columns follow the
     table's puck and the pack's working rules for a standing wager made on the come-out.
-    With --bet, the combined edge and variance of that layout instead.
+    With --bet, the combined edge and variance of that layout instead. With --session, a
+    strategy's exact chance of reaching --goal before ruin, its bankroll after a session of
+    --rolls N and its expected length, each beside the simulator's estimate and 99% interval.
     """
     if as_json and as_csv:
         console.print("[red]choose one of --json and --csv[/red]")
         raise typer.Exit(2)
+    if (pack is None) == (session is None):
+        console.print("[red]give a PACK, or --session STRATEGY (the strategy names its pack)"
+                      "[/red]")
+        raise typer.Exit(2)
     try:
+        if session is not None:
+            from dicetable.cli.session_odds import session_report
+
+            session_report(session, bankroll, goal, stop_loss, rolls, sessions, seed, as_json)
+            return
+        assert pack is not None
         rules = load_pack(pack)
         if bets:
             _layout(rules, [parse_bet(b) for b in bets], with_table, point, as_json)

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.sim.entry import FIELDS, WOUND_UP, Entry, Flow, State
+from dicetable.sim.kernel import FlatComponent, Kernel, Part
 from dicetable.sim.strategy import Strategy
 
 CONTINUE, STOP = 0, 1
@@ -78,19 +79,6 @@ class Component:
                              self.start * 36, self.empty * 36)
 
 
-@dataclass(frozen=True)
-class FlatComponent:
-    rows: int
-    """States x 36: the offset of the 'stop now' rows."""
-    next36: I32
-    """Next state x 36, so the next row is ``next36[row] + roll``."""
-    delta: I64
-    settled: I64
-    need: I64
-    """Cash a lane must have before the roll to carry on: the layout it will have after it,
-    less what the roll brings in."""
-    start36: int
-    empty36: int
 
 
 def _roll_classes(entry: Entry) -> list[list[int]]:
@@ -162,9 +150,10 @@ def component_of(tables: Tables) -> Component:
                      tables.start, tables.empty, [(tables, np.arange(tables.n, dtype=np.int32))])
 
 
-def merge(a: Component, b: Component, budget: int = STATE_BUDGET) -> Component | None:
+def merge(a: Component, b: Component, budget: int = STATE_BUDGET,
+          accounts: int = ACCOUNT_BUDGET) -> Component | None:
     """The pairs of states of ``a`` and ``b`` the dice reach together, or None if too many."""
-    budget = min(budget, ACCOUNT_BUDGET // (len(a.parts) + len(b.parts)))
+    budget = min(budget, accounts // (len(a.parts) + len(b.parts)))
     width = b.n
     seen: dict[int, int] = {a.start * width + b.start: 0}
     order = [a.start * width + b.start]
@@ -205,27 +194,8 @@ def merge(a: Component, b: Component, budget: int = STATE_BUDGET) -> Component |
                      a.on_table[ia] + b.on_table[ib], 0, empty, parts)
 
 
-@dataclass(frozen=True)
-class Part:
-    """One bet inside a component, for the accounting after a run."""
-
-    acc: I64
-    """(2, own states, 36, labels, fields): what each row moves, per label."""
-    mapping: I32
-    """Component state -> this bet's own state."""
-    first_label: int
 
 
-@dataclass(frozen=True)
-class Kernel:
-    """A strategy as plain NumPy arrays: everything a worker needs, nothing else (picklable:
-    no rule pack, no Python model; shipped once to each process or cluster node)."""
-
-    components: tuple[FlatComponent, ...]
-    parts: tuple[tuple[Part, ...], ...]
-    labels: tuple[str, ...]
-    initial_net: int
-    initial_acc: I64
 
 
 @dataclass

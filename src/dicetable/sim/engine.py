@@ -6,6 +6,10 @@ Every lane holds one state per component; a roll is a table lookup per component
 confidence interval come from the tables afterwards, not from work in the loop. Dice are drawn a
 chunk at a time, so memory stays bounded however many rolls are asked for.
 
+Each chunk is run by the fused kernel (``sim.fused``, compiled by Numba: one loop, the lane's
+state in registers) or by the NumPy reference below (``fused=False``: a few whole-array
+operations per roll); the two are held equal to the cent by the tests.
+
 Money is integer cents (int64) throughout.
 """
 
@@ -13,13 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dicetable.sim.automaton import FlatComponent, Kernel
-from dicetable.sim.entry import FIELDS
+from dicetable.sim.dice import Dice, PackedDice, RandomDice, ScriptedDice
+from dicetable.sim.kernel import FIELDS, FlatComponent, Kernel
 
 RUNNING, STOP_WIN, STOP_LOSS, RUIN, LENGTH = range(5)
 REASONS = ("running", "stop-win", "stop-loss", "ruin", "length")
@@ -35,39 +38,6 @@ MAX_WIND_DOWN = 100_000
 
 I8 = NDArray[np.int8]
 I64 = NDArray[np.int64]
-
-
-class Dice(Protocol):
-    def draw(self, rolls: int, lanes: int) -> NDArray[np.uint8]:
-        """Roll indices 0..35 (``Roll.index``), shaped (rolls, lanes)."""
-        ...
-
-
-class RandomDice:
-    """Two fair dice from a NumPy generator: one uniform draw of 36 (unbiased; no modulo)."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def draw(self, rolls: int, lanes: int) -> NDArray[np.uint8]:
-        return self.rng.integers(0, 36, size=(rolls, lanes), dtype=np.uint8)
-
-
-class ScriptedDice:
-    """Given rolls, one sequence per lane (for differential tests against other simulators)."""
-
-    def __init__(self, rolls: NDArray[np.uint8]) -> None:
-        self.rolls = rolls if rolls.ndim == 2 else rolls[:, None]
-        self.at = 0
-
-    def draw(self, rolls: int, lanes: int) -> NDArray[np.uint8]:
-        out = self.rolls[self.at:self.at + rolls, :lanes]
-        self.at += rolls
-        if out.shape[0] < rolls:  # past the script: the dice keep rolling (settle what is left)
-            more = np.random.default_rng(len(self.rolls)).integers(
-                0, 36, size=(rolls - out.shape[0], lanes), dtype=np.uint8)
-            out = np.concatenate([out, more])
-        return np.ascontiguousarray(out)
 
 
 @dataclass(frozen=True)
@@ -107,22 +77,36 @@ def group_count(components: list[FlatComponent], wanted: int = 32) -> int:
     return max(4, min(wanted, (1 << 22) // biggest))
 
 
+def fused_default() -> bool:
+    """The fused kernel when Numba is installed; the NumPy reference otherwise."""
+    from dicetable.sim import fused
+
+    return fused.AVAILABLE
+
+
 def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
               trace: int = 0, every: int = 1, groups: int | None = None,
-              tick: Callable[[int], None] | None = None) -> LaneResult:
+              tick: Callable[[int], None] | None = None,
+              fused: bool | None = None) -> LaneResult:
     """Simulate ``lanes`` independent sessions of a strategy's ``kernel`` on ``dice``.
 
     ``trace`` lanes have their net result recorded every ``every`` rolls (bankroll bands).
     ``tick`` is told how many rolls were thrown after each chunk (a progress bar).
+    ``fused``: the compiled kernel (``sim.fused``) or the NumPy reference (False); both read
+    the same dice in the same order and give the same result to the cent.
     """
+    use_fused = fused_default() if fused is None else fused
     flats = list(kernel.components)
     g = max(1, min(groups or group_count(flats), lanes))
     ncomp = len(flats)
     net = np.full(lanes, kernel.initial_net, dtype=np.int64)
-    j36 = [np.full(lanes, c.start36, dtype=np.int32) for c in flats]
-    hist = [np.zeros(g * 2 * c.rows, dtype=np.int64) for c in flats]
+    j36 = np.array([np.full(lanes, c.start36, dtype=np.int32) for c in flats])
+    hist_size = [g * 2 * c.rows for c in flats]
+    hist_off = np.cumsum([0, *hist_size]).astype(np.int64)
+    hist_all = np.zeros(int(hist_off[-1]), dtype=np.int64)
+    hist = [hist_all[hist_off[k]:hist_off[k + 1]] for k in range(ncomp)]
     lane_ids = np.arange(lanes, dtype=np.int64)
-    group_base = [((lane_ids % g) * (2 * c.rows)).astype(np.int32) for c in flats]
+    group_base = np.array([(lane_ids % g) * (2 * c.rows) for c in flats], dtype=np.int64)
     reason = np.zeros(lanes, dtype=np.int8)
     stopped = np.zeros(lanes, dtype=bool)
     rolls_thrown = np.zeros(lanes, dtype=np.int64)
@@ -138,6 +122,7 @@ def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
     cells = max(1, min(CHUNK_CELLS // max(lanes, 1), MAX_CHUNK_ROLLS))
     step = 0
     active = lanes
+    tables = _Tables(flats) if use_fused else None
 
     def finish(done: NDArray[np.bool_]) -> None:
         ids = lane_ids[done]
@@ -153,36 +138,22 @@ def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
         else:  # winding down takes a few rolls: small chunks, little waste
             chunk = min(cells, WIND_DOWN_CHUNK)
         rolls = dice.draw(chunk, active)
-        buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
         betting = step < last_betting
-        for t in range(chunk):
-            r = rolls[t]
-            now = step + t  # every lane of a shard throws its n-th roll together
-            rows = [buffers[k][t] for k in range(ncomp)]
-            for k in range(ncomp):
-                np.add(j36[k], r, out=rows[k])
-            if betting:
-                stop_now = _decide(flats, rows, net, stopped, reason, lane_ids, limits, now)
-                if stop_now is not None:
-                    for k, c in enumerate(flats):
-                        rows[k] += stop_now * c.rows
-            if now < limits.rolls and not limits.money:
-                rolls_thrown += 1  # nobody has stopped yet: every lane throws
-            else:
-                alive = j36[0] != flats[0].empty36
-                for k in range(1, ncomp):
-                    alive |= j36[k] != flats[k].empty36
-                rolls_thrown += alive
-            for k, c in enumerate(flats):
-                net += c.delta.take(rows[k])
-                c.next36.take(rows[k], out=j36[k])
-            if traced and betting and (now + 1) % every == 0 and (now + 1) // every <= n_checks:
-                pos = np.flatnonzero(lane_ids < traced)
-                trace_net[lane_ids[pos], (now + 1) // every - 1] = net[pos]
+        if tables is not None:
+            from dicetable.sim import fused as fused_mod
+
+            fused_mod.advance(
+                rolls, j36, net, stopped, reason, lane_ids, rolls_thrown, group_base, hist_all,
+                hist_off, tables.nxt, tables.delta, tables.settled, tables.need, tables.tab_off,
+                tables.half_off, tables.rows, tables.empty36, step, betting, limits.rolls,
+                limits.longer, limits.money, limits.bankroll or 0, limits.bankroll is not None,
+                limits.stop_win or 0, limits.stop_win is not None, limits.stop_loss or 0,
+                limits.stop_loss is not None, trace_net, traced, every, n_checks)
+        else:
+            _advance_numpy(flats, rolls, j36, net, stopped, reason, lane_ids, rolls_thrown,
+                           group_base, hist, limits, step, betting, trace_net, traced, every,
+                           n_checks)
         step += chunk
-        for k in range(ncomp):
-            cells_k = buffers[k] + group_base[k]
-            hist[k] += np.bincount(cells_k.ravel(), minlength=hist[k].size)
         if tick is not None:
             tick(int(chunk * active))
         done = j36[0] == flats[0].empty36
@@ -198,8 +169,8 @@ def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
             keep = ~done
             net, reason, stopped, rolls_thrown, lane_ids = (
                 net[keep], reason[keep], stopped[keep], rolls_thrown[keep], lane_ids[keep])
-            j36 = [a[keep] for a in j36]
-            group_base = [a[keep] for a in group_base]
+            j36 = np.ascontiguousarray(j36[:, keep])
+            group_base = np.ascontiguousarray(group_base[:, keep])
             active = int(keep.sum())
 
     if traced:
@@ -210,6 +181,58 @@ def run_lanes(kernel: Kernel, dice: Dice, lanes: int, limits: Limits,
     group_totals += per_group[:, None, None] * kernel.initial_acc[None]  # the first bets'
     return LaneResult(lanes, final_net, final_reason, final_rolls, group_totals, trace_net,
                       checkpoints)
+
+
+class _Tables:
+    """Every component's tables in one array each, with offsets, for the fused kernel."""
+
+    def __init__(self, flats: list[FlatComponent]) -> None:
+        self.nxt = np.concatenate([c.next36 for c in flats]).astype(np.int32)
+        self.delta = np.concatenate([c.delta for c in flats]).astype(np.int64)
+        self.settled = np.concatenate([c.settled for c in flats]).astype(np.int64)
+        self.need = np.concatenate([c.need for c in flats]).astype(np.int64)
+        self.rows = np.array([c.rows for c in flats], dtype=np.int64)
+        self.tab_off = np.cumsum([0, *(2 * self.rows[:-1])]).astype(np.int64)
+        self.half_off = np.cumsum([0, *self.rows[:-1]]).astype(np.int64)
+        self.empty36 = np.array([c.empty36 for c in flats], dtype=np.int64)
+
+
+def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
+                   j36: NDArray[np.int32], net: I64, stopped: NDArray[np.bool_], reason: I8,
+                   lane_ids: I64, rolls_thrown: I64, group_base: I64, hist: list[I64],
+                   limits: Limits, step: int, betting: bool, trace_net: I64, traced: int,
+                   every: int, n_checks: int) -> None:
+    """The reference: one chunk of rolls, a few whole-array operations per roll."""
+    chunk, active = rolls.shape
+    ncomp = len(flats)
+    buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
+    for t in range(chunk):
+        r = rolls[t]
+        now = step + t  # every lane of a shard throws its n-th roll together
+        rows = [buffers[k][t] for k in range(ncomp)]
+        for k in range(ncomp):
+            np.add(j36[k], r, out=rows[k])
+        if betting:
+            stop_now = _decide(flats, rows, net, stopped, reason, lane_ids, limits, now)
+            if stop_now is not None:
+                for k, c in enumerate(flats):
+                    rows[k] += stop_now * c.rows
+        if now < limits.rolls and not limits.money:
+            rolls_thrown += 1  # nobody has stopped yet: every lane throws
+        else:
+            alive = j36[0] != flats[0].empty36
+            for k in range(1, ncomp):
+                alive |= j36[k] != flats[k].empty36
+            rolls_thrown += alive
+        for k, c in enumerate(flats):
+            net += c.delta.take(rows[k])
+            c.next36.take(rows[k], out=j36[k])
+        if traced and betting and (now + 1) % every == 0 and (now + 1) // every <= n_checks:
+            pos = np.flatnonzero(lane_ids < traced)
+            trace_net[lane_ids[pos], (now + 1) // every - 1] = net[pos]
+    for k in range(ncomp):
+        cells_k = buffers[k] + group_base[k].astype(np.int32)
+        hist[k] += np.bincount(cells_k.ravel(), minlength=hist[k].size)
 
 
 def _decide(flats: list[FlatComponent], rows: list[NDArray[np.int32]], net: I64,
@@ -277,4 +300,5 @@ def _group_totals(kernel: Kernel, hist: list[I64], g: int) -> I64:
 
 
 __all__ = ["LENGTH", "REASONS", "RUIN", "STOP_LOSS", "STOP_WIN", "Dice", "LaneResult",
-           "Limits", "RandomDice", "ScriptedDice", "group_count", "run_lanes"]
+           "Limits", "PackedDice", "RandomDice", "ScriptedDice", "fused_default", "group_count",
+           "run_lanes"]

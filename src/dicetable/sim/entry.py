@@ -30,14 +30,10 @@ from dicetable.games.policy import (
 from dicetable.games.settlement import next_point_on
 from dicetable.odds.layout import STANDING
 from dicetable.rules.model import RulePack
+from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
 from dicetable.wagers.compile import compile_pack, odds_code_for
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
-
-NET, HANDLE, DECISIONS, WINS, PUSHES = range(5)
-FIELDS = ("net", "handle", "decisions", "wins", "pushes")
-"""What each transition adds up per label: money won or lost (commission included), money
-put up on the decisions, decisions, wins, pushes."""
 
 Item = tuple[int, bool]
 """A bet out on the layout: its wager state and whether odds stand behind it."""
@@ -289,4 +285,5 @@ def _number(wager: CompiledWager, state: int) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
-__all__ = ["FIELDS", "WOUND_UP", "Entry", "Flow", "State", "next_puck"]
+__all__ = ["DECISIONS", "FIELDS", "HANDLE", "NET", "PUSHES", "WINS", "WOUND_UP", "Entry", "Flow",
+           "State", "next_puck"]

@@ -6,11 +6,25 @@ from pathlib import Path
 
 import numpy as np
 
-from dicetable.sim.report import SimReport
+from dicetable.sim.report import SimReport, Z
+
+
+def edge_points(report: SimReport) -> list[tuple[str, float, float, float | None]]:
+    """What ``edges.png`` draws, per wager decided at least once: label, realised edge and
+    the half-width of its 95% interval, exact edge (percent of money wagered)."""
+    out = []
+    for w in report.wagers:
+        if not w.decisions:
+            continue
+        half = Z * w.edge_se * 100 if np.isfinite(w.edge_se) else 0.0
+        exact = None if w.exact_edge is None else float(w.exact_edge) * 100
+        out.append((w.label, w.edge * 100, half, exact))
+    return out
 
 
 def write_plots(report: SimReport, folder: Path) -> list[Path]:
-    """``bankroll_bands.png`` (percentile bands along the session) and ``results.png``."""
+    """``bankroll_bands.png`` (percentile bands along the session), ``results.png`` and
+    ``edges.png`` (each wager's realised edge with its 95% interval against the exact edge)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -52,7 +66,28 @@ def write_plots(report: SimReport, folder: Path) -> list[Path]:
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
+    points = edge_points(report)
+    if points:
+        fig, ax = plt.subplots(figsize=(10, 1.4 + 0.45 * len(points)))
+        y = np.arange(len(points))[::-1]
+        edge = np.array([p[1] for p in points])
+        half = np.array([p[2] for p in points])
+        ax.errorbar(edge, y, xerr=half, fmt="o", capsize=3, label="realised, 95% interval")
+        exact = [(p[3], yy) for p, yy in zip(points, y, strict=True) if p[3] is not None]
+        if exact:
+            ax.scatter([e for e, _ in exact], [yy for _, yy in exact], marker="|", s=300,
+                       color="black", zorder=3, label="exact")
+        ax.axvline(0, color="grey", linewidth=0.6)
+        ax.set_yticks(y, [p[0] for p in points])
+        ax.set_xlabel("house edge (% of money wagered)")
+        ax.set_title(f"{report.strategy}: realised edge per wager, {report.rolls:,} rolls")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+        fig.tight_layout()
+        path = folder / "edges.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
     return written
 
 
-__all__ = ["write_plots"]
+__all__ = ["edge_points", "write_plots"]

@@ -14,6 +14,8 @@ totals however the work is split, and in whatever order the shards come back.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
 import multiprocessing
 import time
@@ -26,9 +28,12 @@ import numpy as np
 
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import format_cents
-from dicetable.sim.automaton import CompiledStrategy, Kernel
-from dicetable.sim.engine import LaneResult, Limits, RandomDice, group_count, run_lanes
+from dicetable.sim.automaton import CompiledStrategy
+from dicetable.sim.dice import PackedDice
+from dicetable.sim.engine import LaneResult, Limits, group_count, run_lanes
+from dicetable.sim.kernel import Kernel
 from dicetable.sim.strategy import SessionSpec
+from dicetable.sim.worker import ShardPlan, init_worker, run_in_worker, run_shard
 
 SESSIONS_PER_SHARD = 4096
 LANES_PER_SHARD = 4096
@@ -40,15 +45,24 @@ DEFAULT_SESSION_ROLLS = 200
 MAX_TRACED = 4096
 """Sessions whose bankroll is recorded along the way (for the bands), at most."""
 ENGINES = ("local", "ray", "dask")
+FUSED_FROM = 20_000_000
+"""Rolls from which the fused kernel is chosen by default: loading Numba and its compiled code
+costs about 1.5 s a process, which the NumPy reference's speed makes up for only on long
+runs. The two give the same totals to the cent, so the choice never shows in a result."""
 
 
-@dataclass(frozen=True)
-class ShardPlan:
-    index: int
-    lanes: int
-    limits: Limits
-    trace: int = 0
-    every: int = 1
+def choose_kernel(plans: Sequence[ShardPlan], fused: bool | None) -> bool:
+    """``fused`` if given; else the fused kernel where Numba is installed and the run is long."""
+    have = importlib.util.find_spec("numba") is not None
+    if fused:
+        if not have:
+            raise InvalidInput("the fused kernel needs the 'numba' package (pip install numba); "
+                               "or use the NumPy reference", rule="sim.kernel")
+        return True
+    if fused is not None:
+        return False
+    total = sum(p.lanes * p.limits.rolls + p.limits.longer for p in plans)
+    return total >= FUSED_FROM and have
 
 
 def plan_rolls(total: int, trace: int = 0, checkpoints: int = 100) -> list[ShardPlan]:
@@ -88,43 +102,24 @@ def seeds(seed: int | None, shards: int) -> tuple[int, list[np.random.SeedSequen
     return int(root.entropy), root.spawn(shards)  # type: ignore[arg-type]
 
 
-def run_shard(kernel: Kernel, plan: ShardPlan, seed: np.random.SeedSequence,
-              groups: int) -> LaneResult:
-    """One shard, anywhere: a plain function of picklable arguments."""
-    dice = RandomDice(np.random.default_rng(seed))
-    return run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace, plan.every, groups)
-
-
-_WORKER: Kernel | None = None
-
-
-def _init_worker(kernel: Kernel) -> None:
-    global _WORKER
-    _WORKER = kernel
-
-
-def _run_in_worker(plan: ShardPlan, seed: np.random.SeedSequence, groups: int) -> LaneResult:
-    assert _WORKER is not None
-    return run_shard(_WORKER, plan, seed, groups)
-
-
 Progress = Callable[[int], None]
 
 
 def _local(kernel: Kernel, plans: Sequence[ShardPlan],
            shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
-           progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
+           fused: bool | None, progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     if workers <= 1:
         for plan, seed in zip(plans, shard_seeds, strict=True):
-            dice = RandomDice(np.random.default_rng(seed))
+            dice = PackedDice(np.random.default_rng(seed), fused=fused)
             yield plan.index, run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace,
-                                        plan.every, groups, tick=progress)
+                                        plan.every, groups, tick=progress, fused=fused)
         return
-    # Spawned (not forked) workers: no inherited NumPy state, same behaviour on every OS.
+    # Spawned (not forked) workers: no inherited state, same behaviour on every OS; they
+    # import only the simulator's worker modules (sim.worker).
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                             initargs=(kernel,)) as pool:
-        futures = {pool.submit(_run_in_worker, plan, seed, groups): plan
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
+                             initargs=(kernel, fused)) as pool:
+        futures = {pool.submit(run_in_worker, plan, seed, groups): plan
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
         for future in as_completed(futures):
             result = future.result()
@@ -134,44 +129,57 @@ def _local(kernel: Kernel, plans: Sequence[ShardPlan],
 
 
 def _ray(kernel: Kernel, plans: Sequence[ShardPlan],
-         shard_seeds: Sequence[np.random.SeedSequence], groups: int,
+         shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
+         address: str | None, fused: bool | None,
          progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     try:
-        import ray  # type: ignore[import-not-found]
+        ray: Any = importlib.import_module("ray")
     except ImportError:
         raise InvalidInput("--engine ray needs the 'ray' package (pip install 'ray'); "
                            "or run on local cores with --engine local", rule="sim.engine") from None
-    ray.init(ignore_reinit_error=True)
-    remote = ray.remote(run_shard)
-    shared = ray.put(kernel)
-    pending = {remote.remote(shared, plan, seed, groups): plan.index
-               for plan, seed in zip(plans, shard_seeds, strict=True)}
-    while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
-        for ref in ready:
-            result: LaneResult = ray.get(ref)
-            if progress is not None:
-                progress(int(result.rolls.sum()))
-            yield pending.pop(ref), result
+    started = not ray.is_initialized()
+    if started:
+        # A cluster's address, or a private local Ray with this many worker slots.
+        if address:
+            ray.init(address=address)
+        else:
+            ray.init(num_cpus=max(1, workers), include_dashboard=False)
+    try:
+        remote = ray.remote(num_cpus=1)(run_shard)
+        shared = ray.put(kernel)
+        pending = {remote.remote(shared, plan, seed, groups, fused): plan.index
+                   for plan, seed in zip(plans, shard_seeds, strict=True)}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                result: LaneResult = ray.get(ref)
+                if progress is not None:
+                    progress(int(result.rolls.sum()))
+                yield pending.pop(ref), result
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
           shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
-          address: str | None, progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
+          address: str | None, fused: bool | None,
+          progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
     try:
-        from dask.distributed import Client  # type: ignore[import-not-found]
-        from dask.distributed import as_completed as dask_completed
+        distributed: Any = importlib.import_module("dask.distributed")
     except ImportError:
         raise InvalidInput("--engine dask needs the 'dask[distributed]' package "
                            "(pip install 'dask[distributed]'); or run on local cores with "
                            "--engine local", rule="sim.engine") from None
-    client = Client(address) if address else Client(n_workers=max(1, workers),
-                                                     threads_per_worker=1)
+    # A scheduler's address, or a private LocalCluster of single-threaded worker processes.
+    client = distributed.Client(address) if address else distributed.Client(
+        n_workers=max(1, workers), threads_per_worker=1, dashboard_address=None)
     try:
         shared = client.scatter(kernel, broadcast=True)
-        futures = {client.submit(run_shard, shared, plan, seed, groups, pure=False): plan.index
+        futures = {client.submit(run_shard, shared, plan, seed, groups, fused,
+                                 pure=False): plan.index
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
-        for future in dask_completed(list(futures)):
+        for future in distributed.as_completed(list(futures)):
             result: LaneResult = future.result()
             if progress is not None:
                 progress(int(result.rolls.sum()))
@@ -217,8 +225,13 @@ def merge_results(plans: Sequence[ShardPlan], results: dict[int, LaneResult]) ->
 
 def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = None,
         workers: int = 1, engine: str = "local", address: str | None = None,
-        progress: Progress | None = None) -> RunResult:
-    """Run every shard of ``plans`` and merge them."""
+        progress: Progress | None = None, fused: bool | None = None) -> RunResult:
+    """Run every shard of ``plans`` and merge them.
+
+    ``address``: the Dask scheduler (``engine="dask"``) or the Ray cluster (``engine="ray"``)
+    to run on; without it, a local cluster of ``workers`` processes is started for the run.
+    ``fused``: the compiled kernel or the NumPy reference; None: ``choose_kernel``.
+    """
     if engine not in ENGINES:
         raise InvalidInput(f"engine is one of {', '.join(ENGINES)}", rule="sim.engine")
     if workers < 1:
@@ -228,16 +241,21 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
         raise InvalidInput(f"a bankroll of {format_cents(bankroll)} does not cover the opening "
                            f"bets ({format_cents(compiled.opening_cost)})", rule="sim.bankroll")
     entropy, shard_seeds = seeds(seed, len(plans))
+    fused = choose_kernel(plans, fused)
     kernel = compiled.kernel()
     groups = group_count(list(kernel.components))
     started = time.perf_counter()
     stream: Iterator[tuple[int, LaneResult]]
+    if address is not None and engine == "local":
+        raise InvalidInput("an address is for --engine dask (--scheduler) or ray (--address)",
+                           rule="sim.engine")
     if engine == "ray":
-        stream = _ray(kernel, plans, shard_seeds, groups, progress)
+        stream = _ray(kernel, plans, shard_seeds, groups, workers, address, fused, progress)
     elif engine == "dask":
-        stream = _dask(kernel, plans, shard_seeds, groups, workers, address, progress)
+        stream = _dask(kernel, plans, shard_seeds, groups, workers, address, fused, progress)
     else:
-        stream = _local(kernel, plans, shard_seeds, groups, min(workers, len(plans)), progress)
+        stream = _local(kernel, plans, shard_seeds, groups, min(workers, len(plans)), fused,
+                        progress)
     results = dict(stream)
     seconds = time.perf_counter() - started
     final_net, reason, rolls, groups_arr, trace, checkpoints = merge_results(plans, results)
@@ -245,5 +263,6 @@ def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = N
                      groups_arr, trace, checkpoints)
 
 
-__all__ = ["DEFAULT_SESSION_ROLLS", "ENGINES", "RunResult", "ShardPlan", "merge_results",
-           "plan_rolls", "plan_sessions", "run", "run_shard", "seeds"]
+__all__ = ["DEFAULT_SESSION_ROLLS", "ENGINES", "FUSED_FROM", "RunResult", "ShardPlan",
+           "choose_kernel", "merge_results", "plan_rolls", "plan_sessions", "run", "run_shard",
+           "seeds"]

@@ -1,0 +1,62 @@
+"""A compiled strategy as plain NumPy arrays: what a simulator worker needs, and nothing else.
+
+This module imports NumPy alone, so a worker process (local, Dask or Ray) that unpickles a
+``Kernel`` never loads the rule packs, the wagers or the strategy model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+NET, HANDLE, DECISIONS, WINS, PUSHES = range(5)
+FIELDS = ("net", "handle", "decisions", "wins", "pushes")
+"""What each transition adds up per label: money won or lost (commission included), money
+put up on the decisions, decisions, wins, pushes."""
+
+I32 = NDArray[np.int32]
+I64 = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class FlatComponent:
+    rows: int
+    """States x 36: the offset of the 'stop now' rows."""
+    next36: I32
+    """Next state x 36, so the next row is ``next36[row] + roll``."""
+    delta: I64
+    settled: I64
+    need: I64
+    """Cash a lane must have before the roll to carry on: the layout it will have after it,
+    less what the roll brings in."""
+    start36: int
+    empty36: int
+
+
+@dataclass(frozen=True)
+class Part:
+    """One bet inside a component, for the accounting after a run."""
+
+    acc: I64
+    """(2, own states, 36, labels, fields): what each row moves, per label."""
+    mapping: I32
+    """Component state -> this bet's own state."""
+    first_label: int
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A strategy as plain NumPy arrays: everything a worker needs, nothing else (picklable:
+    no rule pack, no Python model; shipped once to each process or cluster node)."""
+
+    components: tuple[FlatComponent, ...]
+    parts: tuple[tuple[Part, ...], ...]
+    labels: tuple[str, ...]
+    initial_net: int
+    initial_acc: I64
+
+
+__all__ = ["DECISIONS", "FIELDS", "HANDLE", "NET", "PUSHES", "WINS", "FlatComponent", "Kernel",
+           "Part"]

@@ -1,0 +1,52 @@
+"""What a simulator worker runs: one shard of a plan, from plain picklable arguments.
+
+A worker (a spawned local process, a Dask worker, a Ray task) imports this module, the engine,
+the dice and the kernel's arrays: NumPy (and Numba) only, never the rule packs, the wagers or
+the strategy model. ``tests/test_sim_workers.py`` checks what a fresh worker process loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dicetable.sim.dice import PackedDice
+from dicetable.sim.engine import LaneResult, Limits, run_lanes
+from dicetable.sim.kernel import Kernel
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    index: int
+    lanes: int
+    limits: Limits
+    trace: int = 0
+    every: int = 1
+
+
+def run_shard(kernel: Kernel, plan: ShardPlan, seed: np.random.SeedSequence,
+              groups: int, fused: bool | None = None) -> LaneResult:
+    """One shard, anywhere: its dice come from its own seed, so where it runs does not matter."""
+    dice = PackedDice(np.random.default_rng(seed), fused=fused)
+    return run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace, plan.every, groups,
+                     fused=fused)
+
+
+_WORKER: Kernel | None = None
+_FUSED: bool | None = None
+
+
+def init_worker(kernel: Kernel, fused: bool | None = None) -> None:
+    """A local pool process keeps the kernel it was started with (shipped once)."""
+    global _WORKER, _FUSED
+    _WORKER = kernel
+    _FUSED = fused
+
+
+def run_in_worker(plan: ShardPlan, seed: np.random.SeedSequence, groups: int) -> LaneResult:
+    assert _WORKER is not None
+    return run_shard(_WORKER, plan, seed, groups, _FUSED)
+
+
+__all__ = ["ShardPlan", "init_worker", "run_in_worker", "run_shard"]
