@@ -258,7 +258,7 @@ def test_one_bet_per_spot() -> None:
 
 
 def test_losers_are_collected_before_winners_are_paid() -> None:
-    t = funded("pa-craps")
+    t = funded("pa-craps", automations=())
     t.bet("alice", "field", 100)
     t.bet("bob", "any7", 100)
     t.roll("3-4")
@@ -298,7 +298,7 @@ def test_pa_623a_8_b_die_on_die_is_invalid_automatically() -> None:
 
 
 def test_in_10_4_4_b_more_than_two_dice_is_invalid_and_die_on_die_is_not_automatic() -> None:
-    t = funded("in-craps")
+    t = funded("in-craps", automations=())
     events = t.roll("3-4", facts=("more-than-two-dice",))
     assert events[-1].kind == "NoRollCalled"
     events = t.roll("3-4", facts=("die-on-die",))  # 10-4-4(c)(1): the stickperson's call
@@ -313,7 +313,7 @@ def test_faces_are_required_unless_the_throw_is_void() -> None:
 
 
 def test_pa_623a_8_e_no_roll_called_by_the_wrong_role_is_refused() -> None:
-    t = funded("pa-craps")
+    t = funded("pa-craps", automations=())
     t.bet("alice", "field", 100)
     t.roll("3-4")
     with pytest.raises(RoleNotPermitted, match="623a.8"):
@@ -324,7 +324,7 @@ def test_pa_623a_8_e_no_roll_called_by_the_wrong_role_is_refused() -> None:
 
 
 def test_no_roll_cannot_be_called_once_settlement_started() -> None:
-    t = funded("pa-craps")
+    t = funded("pa-craps", automations=())
     t.bet("alice", "field", 100)
     t.roll("3-4")
     t.execute(cmd.CollectLosers(actor="dealer", role=Role.DEALER))
@@ -400,7 +400,7 @@ def test_cash_out_and_buy_in() -> None:
 
 
 def test_mini_craps_is_the_same_game_with_its_own_pack() -> None:
-    t = funded("pa-mini-craps")
+    t = funded("pa-mini-craps", automations=())
     t.bet("alice", "pass", 1000)
     roll(t, "4-4")
     assert t.point == 8
@@ -411,7 +411,7 @@ def test_mini_craps_is_the_same_game_with_its_own_pack() -> None:
 
 
 def test_refused_command_changes_nothing() -> None:
-    t = funded("pa-craps")
+    t = funded("pa-craps", automations=())
     before = t.state.snapshot()
     for bad in (lambda: t.bet("alice", "pass", 333), lambda: t.bet("zed", "pass", 1000),
                 lambda: t.remove("b99"), lambda: t.settle()):

@@ -20,8 +20,10 @@ runner = CliRunner()
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS.glob("*.dts")), ids=lambda p: p.stem)
 def test_golden_transcript(script: Path) -> None:
-    out = runner.invoke(app, ["replay", str(script)])
+    # --citations: the transcript pins each event's rule citation as well as its fields.
+    out = runner.invoke(app, ["replay", "--citations", str(script)])
     assert out.exit_code == 0, out.output
+    assert "(no citation)" not in out.output
     expected = script.with_suffix(".expected")
     if os.environ.get("DICETABLE_UPDATE_GOLDEN") or not expected.exists():
         expected.write_text(out.output)

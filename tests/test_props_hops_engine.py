@@ -13,8 +13,8 @@ from dicetable.table import Table
 from tests.conftest import funded
 
 
-def table() -> Table:
-    return funded("pa-props-and-hops", seated=True)
+def table(by_hand: bool = False) -> Table:
+    return funded("pa-props-and-hops", seated=True, automations=() if by_hand else None)
 
 
 def test_pa_668a_2_a_wager_after_the_shake_is_refused() -> None:
@@ -90,7 +90,7 @@ def test_pa_585_3_g_die_on_die_or_not_flat_is_a_no_roll(fact: str) -> None:
 
 
 def test_pa_585_3_f_dealer_calls_no_roll_after_the_result_is_read() -> None:
-    t = table()
+    t = table(by_hand=True)
     t.bet("alice", "any7", 100)
     t.no_more_bets()
     t.roll("3-4")
@@ -104,7 +104,7 @@ def test_pa_585_3_f_dealer_calls_no_roll_after_the_result_is_read() -> None:
 
 def test_pa_585_3_h_losers_collected_before_winners_paid() -> None:
     # TV-57
-    t = table()
+    t = table(by_hand=True)
     t.bet("alice", "any7", 100)
     t.bet("bob", "double4", 100)
     t.no_more_bets()

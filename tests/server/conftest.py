@@ -61,6 +61,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def floor(demo_db: Path, tmp_path: Path) -> Iterator[Floor]:
     copy = tmp_path / "floor.db"
     shutil.copyfile(demo_db, copy)
+    shutil.copyfile(f"{demo_db}.key", f"{copy}.key")  # the chain key lives beside the file
     built, credentials = build_floor(copy)
     assert not credentials
     yield built

@@ -58,7 +58,8 @@ class HeldCommits:
         self._lock = threading.Lock()
         store.append = self  # type: ignore[method-assign,assignment]
 
-    def __call__(self, table: str, events: Sequence[Event], expected: int | None = None
+    def __call__(self, table: str, events: Sequence[Event], expected: int | None = None,
+                 request: str | None = None, spans: Sequence[tuple[str, int, int]] = ()
                  ) -> Any:
         with self._lock:
             n = len(self.calls)
@@ -66,7 +67,7 @@ class HeldCommits:
         self.entered[n].set()
         if self.hold:
             assert self.release[n].wait(20), "the test never released this commit"
-        return self.real(table, events, expected)
+        return self.real(table, events, expected, request, spans)
 
     def wait_entered(self, n: int) -> None:
         assert self.entered[n].wait(20), f"commit {n} never started"

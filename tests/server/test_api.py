@@ -263,9 +263,9 @@ def test_dice_and_staff_endpoints(login: Login) -> None:
                                {"dice": ["PA1-S1"], "table": "craps-pa-1", "received_by": "bo"})
     assert issued.status_code == 200, issued.text
     assert bo.post(f"{T}/dice", {"serials": ["PA1-S1"]}).status_code == 200
-    assert fran.post(f"{T}/staff", {"person": "pat", "role": "floorperson"}
-                     ).status_code == 200
-    assert fran.post(f"{T}/staff/relieve", {"person": "pat", "role": "floorperson"}
+    # a floorperson assigns below her own rank only (duties.rank)
+    assert fran.post(f"{T}/staff", {"person": "sam", "role": "dealer"}).status_code == 200
+    assert fran.post(f"{T}/staff/relieve", {"person": "sam", "role": "dealer"}
                      ).status_code == 200
 
 

@@ -41,6 +41,7 @@ def clocked_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def setup(clocked_db: Path, tmp_path: Path) -> Iterator[tuple[Floor, FixedClock, TestClient]]:
     copy = tmp_path / "floor.db"
     shutil.copyfile(clocked_db, copy)
+    shutil.copyfile(f"{clocked_db}.key", f"{copy}.key")  # the chain key lives beside the file
     clock = FixedClock(START)
     floor, _ = build_floor(copy, clock=clock)
     with TestClient(create_app(floor, electronic_loop=False, clock_seconds=None)) as http:

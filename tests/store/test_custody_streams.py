@@ -13,15 +13,15 @@ from typer.testing import CliRunner
 
 from dicetable.cli.main import app
 from dicetable.core.errors import InvalidInput, StaleVersion
-from dicetable.core.events import event_to_dict
 from dicetable.custody import commands as cmd
 from dicetable.custody.model import Key
 from dicetable.store.audit import verify_store
 from dicetable.store.base import EventStore
-from dicetable.store.chain import GENESIS, canonical, link_hash
+from dicetable.store.chain import GENESIS, link_hash
 from dicetable.store.custody import DurableCustody, custody_stream, load_custody_state
 from dicetable.store.custody_codec import encode_state
 from dicetable.store.durable import DurableTable
+from dicetable.store.event_codec import encode
 from dicetable.store.memory import MemoryStore
 from dicetable.store.recall import recall_custody
 from dicetable.store.sqlite import SqliteStore
@@ -53,7 +53,7 @@ def test_custody_events_read_back_exactly_and_chain(store: EventStore) -> None:
     assert list(store.events(STREAM)) == led.log
     prev = GENESIS
     for row, event in zip(store.records(STREAM), led.log, strict=True):
-        assert row.body == canonical(event_to_dict(event))
+        assert row.body == encode(event)[1]  # the canonical dict, with its schema version
         assert row.prev_hash == prev
         assert row.hash == link_hash(prev, row.body)
         prev = row.hash

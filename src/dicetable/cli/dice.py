@@ -57,8 +57,6 @@ from dicetable.custody.model import (
 )
 from dicetable.custody.rules import derive_custody_pack, load_custody_pack
 from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
-from dicetable.fairness.monitor import FairnessMonitor
-from dicetable.fairness.sequential import CusumDesign
 from dicetable.store.base import EventStore
 from dicetable.store.custody import DurableCustody, custody_stream
 from dicetable.store.open import open_store
@@ -631,8 +629,13 @@ def rules(jurisdiction: str = typer.Argument("pa", help="pa, in, or a house cust
 
 @app.command("fairness")
 def fairness(ctx: typer.Context,
-             events: Path = typer.Argument(..., help="Table events, JSON lines (DiceRolled "
-                                                     "events are read; others are skipped)"),
+             events: Path | None = typer.Argument(
+                 None, help="Table events as JSON lines: a table's event log or the output of "
+                            "'dicetable export' (DiceRolled events are read; others skipped)"),
+             db: str | None = typer.Option(None, "--db", help="Read the rolls from a table "
+                                           "store instead (SQLite file or postgresql:// URL)"),
+             tables: list[str] = typer.Option([], "--table", help="With --db: only these "
+                                              "tables"),
              as_json: bool = typer.Option(False, "--json"),
              record: bool = typer.Option(False, "--record",
                                          help="Add each alert to the dice's custody history"),
@@ -642,19 +645,31 @@ def fairness(ctx: typer.Context,
 
     Exits 1 when a CUSUM alert is raised.
     """
+    from dicetable.cli.fairness_input import rolls_from_file, rolls_from_store, sample_notes
+    from dicetable.fairness.monitor import FairnessMonitor  # NumPy/SciPy: only when needed
+    from dicetable.fairness.sequential import CusumDesign
+
     try:
-        monitor = FairnessMonitor.replay(read_events(events), CusumDesign(delta, h))
+        if (events is None) == (db is None):
+            raise InvalidInput("give a file of table events, or --db STORE", rule="fairness")
+        rolls = rolls_from_store(db, tables) if db is not None else \
+            rolls_from_file(events) if events is not None else []
+        monitor = FairnessMonitor.replay(rolls, CusumDesign(delta, h))
     except (DicetableError, ValueError) as e:
         _fail(e if isinstance(e, DicetableError) else InvalidInput(str(e), rule="fairness"))
     data = monitor.report()
+    notes = sample_notes(data)
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        typer.echo(json.dumps({**data, "warnings": notes}, indent=2, ensure_ascii=False))
     else:
         typer.echo(f"CUSUM delta={delta} h={h}; {data['design']['basis']}")
         typer.echo(reports.rows_text(
-            [{**d, "p": f"{d['p_value']:.4f}", "chi2": f"{d['statistic']:.2f}",
+            [{**d, "p": f"{d['p_value']:.4f}" if d.get("sample_ok", True) else "too few",
+              "chi2": f"{d['statistic']:.2f}" if d.get("sample_ok", True) else "-",
               "counts": " ".join(map(str, d["counts"]))} for d in data["dice"]],
             ["serial", "rolls", "counts", "chi2", "p", "alerts"]))
+        for note in notes:
+            typer.echo(f"note: {note}")
         for a in data["alerts"]:
             typer.echo(f"ALERT {a['serial']}: {a['detail']} (CUSUM {a['statistic']:.2f})")
     if record and monitor.alerts:

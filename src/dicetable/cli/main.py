@@ -1,30 +1,100 @@
-"""The ``dicetable`` command: thin commands over the library."""
+"""The ``dicetable`` command: thin commands over the library.
+
+Each command's module is imported only when that command runs (``--help`` lists them from the
+table below), so ``dicetable --help``, ``rules`` and ``odds`` start without NumPy, SciPy or the
+server; ``bench/cli_startup.py`` measures it.
+"""
 
 from __future__ import annotations
 
-import typer
+import importlib
+from typing import Any
 
-from dicetable.cli import demo, dice, replay, rng, rules, serve, store_cmds
-from dicetable.cli import odds as odds_cli
-from dicetable.cli import simulate as simulate_cli
+import typer
+from typer.core import TyperGroup
+
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    # name: (module, attribute, one-line help for the listing)
+    "rules": ("dicetable.cli.rules", "app",
+              "Rule packs: every rule with its value, citation and status."),
+    "serve": ("dicetable.cli.serve", "serve",
+              "Serve the floor; an empty store gets the demo floor (credentials printed)."),
+    "demo": ("dicetable.cli.demo", "demo",
+             "Play a short session at a PA Craps table and print every settlement."),
+    "replay": ("dicetable.cli.replay", "replay",
+               "Run a table script: its event log and final balances; exit 1 at the first "
+               "unmet expectation."),
+    "dice": ("dicetable.cli.dice", "app",
+             "Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3)."),
+    "rng-test": ("dicetable.cli.rng", "rng_test",
+                 "Chi-square, runs and serial-correlation tests at 99% on the CSPRNG's dice."),
+    "odds": ("dicetable.cli.odds", "odds",
+             "Exact house edge of every wager of a pack (Fractions, by Markov chains)."),
+    "simulate": ("dicetable.cli.simulate", "simulate",
+                 "Simulate a strategy: realised house edge, risk of ruin, bankroll percentiles."),
+    "audit": ("dicetable.cli.integrity_cmds", "audit_app",
+              "Check every stream's keyed chain, checkpoints and settlements; clear faults."),
+    "recall": ("dicetable.cli.store_cmds", "recall",
+               "Game recall: the last rounds of a table, wagers, rolls, outcomes, balances."),
+    "export": ("dicetable.cli.store_cmds", "export",
+               "Write the table log as JSON Lines, hashes included."),
+    "script": ("dicetable.cli.script_cmds", "app",
+               "Table scripts: export a stored table's log as a script that replays it."),
+    "keys": ("dicetable.cli.integrity_cmds", "keys_app",
+             "The chain key kept outside the database (keys init)."),
+    "accounts": ("dicetable.cli.integrity_cmds", "accounts_app",
+                 "Accounts on a store: the break-glass unlock."),
+}
+
+
+def load_command(name: str) -> Any:
+    """The (click) command for ``name``, importing its module now."""
+    module, attribute, _ = COMMANDS[name]
+    target: Any = getattr(importlib.import_module(module), attribute)
+    command: Any
+    if isinstance(target, typer.Typer):
+        command = typer.main.get_group(target)
+    else:
+        single = typer.Typer(pretty_exceptions_show_locals=False)
+        single.command(name)(target)
+        command = typer.main.get_command(single)
+    command.name = name
+    return command
+
+
+class LazyGroup(TyperGroup):
+    """A group whose commands are imported when invoked, listed from ``COMMANDS``.
+
+    (Typer may vendor its own click, so the click types are left as ``Any`` here.)
+    """
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:
+            return None
+        return load_command(cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="dicetable",
+    cls=LazyGroup,
     help="Casino dice tables run exactly as the PA and IN regulations write them.",
     no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: Rich is imported by the commands that print tables
     pretty_exceptions_show_locals=False,  # never print secrets in a traceback (standards §4)
 )
-app.add_typer(rules.app, name="rules")
-app.command("serve")(serve.serve)
-app.command("demo")(demo.demo)
-app.command("replay")(replay.replay)
-app.add_typer(dice.app, name="dice")
-app.command("rng-test")(rng.rng_test)
-app.command("odds")(odds_cli.odds)
-app.command("simulate")(simulate_cli.simulate)
-app.add_typer(store_cmds.audit_app, name="audit")
-app.command("recall")(store_cmds.recall)
-app.command("export")(store_cmds.export)
+
+
+@app.callback()
+def _root() -> None:
+    """Casino dice tables run exactly as the PA and IN regulations write them."""
 
 
 def main() -> None:

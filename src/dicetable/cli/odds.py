@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dicetable.cli.tables import SHORT_NOTE, WIDE_OPTION_HELP, fit, short_fraction
+from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.odds.layout import LayoutBet, layout_odds
 from dicetable.odds.report import CSV_FIELDS, csv_row, exact, pack_report
@@ -37,11 +39,17 @@ def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | No
         typer.echo(json.dumps(out, indent=2))
         return
     console.print(f"layout on {rules.id} ({out['model']}): house edge "
-                  f"{out['house_edge_pct']:.4f}% ({out['house_edge']}) of "
-                  f"{float(fig.staked) / 100:.2f} put up; expected {float(fig.expected) / 100:.4f}"
-                  f" per decision of the layout, SD {fig.std_dev / 100:.2f}, "
+                  f"{out['house_edge_pct']:.4f}% ({short_fraction(fig.house_edge)}) of "
+                  f"${float(fig.staked) / 100:,.2f} put up; expected "
+                  f"{_dollars(float(fig.expected) / 100)} per decision of the layout, SD "
+                  f"${fig.std_dev / 100:,.2f}, "
                   f"{float(fig.expected_rolls):.3f} rolls, {out['edge_per_roll_pct']:.4f}% "
                   "per roll")
+
+
+def _dollars(value: float) -> str:
+    """-0.0714 -> '-$0.0714' (an expectation, kept to four places)."""
+    return f"{'-' if value < 0 else ''}${abs(value):,.4f}"
 
 
 def _pct(value: object) -> str:
@@ -90,6 +98,7 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
          sessions: int = typer.Option(20_000, "--sessions", help="Session: simulated sessions "
                                       "for the estimates beside the exact figures"),
          seed: int | None = typer.Option(None, "--seed", help="Session: the simulator's seed"),
+         wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP),
          ) -> None:
     """Exact house edge of every wager of PACK (Fractions, by Markov chains).
 
@@ -145,11 +154,13 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
         elif row.get("odds"):
             label += f" {row['odds']}"
         table.add_row(
-            label, _pct(row["house_edge_pct"]), row["house_edge"], _pct(row["edge_per_roll_pct"]),
-            row.get("p_push", ""), f"{row['expected_rolls_float']:.3f}", f"{row['std_dev']:.3f}",
+            label, _pct(row["house_edge_pct"]), short_fraction(row["house_edge"]),
+            _pct(row["edge_per_roll_pct"]), short_fraction(row.get("p_push", "")),
+            f"{row['expected_rolls_float']:.3f}", f"{row['std_dev']:.3f}",
             _pct(row.get("table", {}).get("edge_per_roll_pct")), commission,
         )
-    console.print(table)
+    table_console(wide).print(fit(table))
+    console.print(SHORT_NOTE)
     console.print("house edge = expected loss per wager resolved over the money put up "
                   "(stake + commission paid up front); per roll = per roll in action; "
                   "table per roll = made on the come-out, off when the pack's working rules "

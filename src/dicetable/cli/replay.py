@@ -14,7 +14,9 @@ from dicetable.table.script import run_file, transcript
 
 def replay(script: Path = typer.Argument(..., help="A table script (docs/table-scripts.md)"),
            as_json: bool = typer.Option(False, "--json",
-                                        help='{"events": [...], "balances": {...}}')) -> None:
+                                        help='{"events": [...], "balances": {...}}'),
+           citations: bool = typer.Option(False, "--citations",
+                                          help="each event's rule citation under it")) -> None:
     """Run SCRIPT: print the event log and final balances; exit 1 at the first unmet
     expectation or unexpected refusal (with its line, error and citation)."""
     try:
@@ -31,7 +33,7 @@ def replay(script: Path = typer.Argument(..., help="A table script (docs/table-s
                 data["custody"] = [event_to_dict(e) for e in result.custody.log]
             typer.echo(json.dumps(data, indent=1))
         else:
-            typer.echo(transcript(table, result.custody))
+            typer.echo(transcript(table, result.custody, citations=citations))
     if result.failure is not None:
         typer.echo(f"{script}: {result.failure}", err=True)
         raise typer.Exit(1)

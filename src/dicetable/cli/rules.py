@@ -9,9 +9,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dicetable.cli.tables import WIDE_OPTION_HELP, fit, rule_value
+from dicetable.cli.tables import console as table_console
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.rules.schema import SPECS
 
 app = typer.Typer(help="Rule packs: every rule with its value, citation and status.",
                   no_args_is_help=True)
@@ -22,11 +25,11 @@ _STYLE = {Status.REGULATION: "bold green", Status.OTHER_JURISDICTION: "yellow",
 
 
 @app.command("list")
-def list_packs() -> None:
+def list_packs(wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
     """The preset rule packs shipped with dicetable."""
     table = Table(title="Rule pack presets")
-    table.add_column("pack", no_wrap=True)
-    table.add_column("game", no_wrap=True)
+    table.add_column("pack", no_wrap=True, min_width=max(len(n) for n in PRESETS))
+    table.add_column("game", no_wrap=True, min_width=len("props-and-hops"))
     for name in ("jurisdiction", "rules", "regulation", "stand-ins"):
         table.add_column(name)
     for name in PRESETS:
@@ -34,12 +37,13 @@ def list_packs() -> None:
         regulation = sum(1 for r in pack if r.status is Status.REGULATION)
         table.add_row(name, pack.game, pack.jurisdiction, str(len(pack.rules)),
                       str(regulation), str(len(pack.rules) - regulation))
-    console.print(table)
+    table_console(wide).print(fit(table))
 
 
 @app.command("show")
 def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
-         as_json: bool = typer.Option(False, "--json", help="Machine-readable output")) -> None:
+         as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
+         wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
     """Every rule of PACK with its value, citation and status."""
     try:
         rules = load_pack(pack)
@@ -47,16 +51,26 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
         console.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     if as_json:
-        typer.echo(json.dumps(rules.to_dict(), indent=2, ensure_ascii=False))
+        data = rules.to_dict()
+        for rule_id, rule in data["rules"].items():
+            spec = SPECS.get(rule_id)
+            rule["read_by"] = spec.reads if spec is not None else ""
+            rule["informational"] = spec is None or spec.informational
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    table = Table("rule", "value", "status", "citation", title=f"{rules.id}: {rules.name}",
-                  show_lines=False)
+    table = Table("rule", "value", "status", "citation", "read by",
+                  title=f"{rules.id}: {rules.name}", show_lines=False)
     for rule in sorted(rules, key=lambda r: r.id):
-        value = rule.value if isinstance(rule.value, str) else json.dumps(rule.value)
-        table.add_row(rule.id, value, f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation)
-    console.print(table)
+        spec = SPECS.get(rule.id)
+        reads = spec.reads.removeprefix("dicetable.") if spec is not None and spec.reads \
+            else "[dim]informational[/]"
+        table.add_row(rule.id, rule_value(rule.id, rule.value),
+                      f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation, reads)
+    table_console(wide).print(fit(table))
     console.print("regulation = PA/IN text; other-jurisdiction and industry-default are "
-                  "stand-ins an operator confirms against its approved rules submission.")
+                  "stand-ins an operator confirms against its approved rules submission. "
+                  "'read by': the code that consumes the value; an informational rule is "
+                  "cited, and changing it changes nothing.")
 
 
 @app.command("validate")

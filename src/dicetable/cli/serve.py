@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import typer
-
-from dicetable.server.demo import DEMO_PASSWORD
 
 
 def serve(db: str = typer.Option("dicetable.db", "--db",
@@ -15,11 +14,24 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           port: int = typer.Option(8000, help="Port"),
           workers: int = typer.Option(1, help="Server processes (needs PostgreSQL when > 1)"),
           bet_seconds: int = typer.Option(20, help="Electronic tables: the betting countdown"),
+          key: str | None = typer.Option(None, "--key", help="The chain key file (default: "
+                                         "DICETABLE_KEY, DICETABLE_KEY_FILE, DB.key; a new "
+                                         "SQLite store gets DB.key created)"),
+          checkpoints: str | None = typer.Option(
+              None, "--checkpoints", help="Append signed checkpoints of every stream's head "
+                                          "here, and check the store against them"),
+          verify_every: float = typer.Option(60.0, "--verify-every",
+                                             help="Seconds between full verifications"),
+          certfile: str | None = typer.Option(None, "--certfile", help="TLS certificate "
+                                              "(PEM): serve HTTPS"),
+          keyfile: str | None = typer.Option(None, "--keyfile", help="TLS private key (PEM)"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
+    typer.echo(f"dicetable: opening {db} ...")
     import uvicorn
 
     from dicetable.server.app import create_app
+    from dicetable.server.demo import DEMO_PASSWORD
     from dicetable.server.main import build_floor
 
     postgres = db.startswith(("postgresql://", "postgres://"))
@@ -27,8 +39,22 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         typer.echo("several workers share one PostgreSQL store; use --db postgresql://...",
                    err=True)
         raise typer.Exit(2)
-    floor, credentials = build_floor(db, bet_seconds=bet_seconds)
-    url = f"http://{host}:{port}/"
+    if (certfile is None) != (keyfile is None):
+        typer.echo("--certfile and --keyfile go together", err=True)
+        raise typer.Exit(2)
+    from dicetable.core.errors import DicetableError
+
+    try:
+        floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
+                                         checkpoints=checkpoints, progress=_progress)
+    except DicetableError as e:
+        typer.echo(f"dicetable: {e}", err=True)
+        raise typer.Exit(2) from None
+    _progress(None)
+    url = f"{'https' if certfile else 'http'}://{host}:{port}/"
+    for fault in floor.faults.open.values():
+        typer.echo(f"FAULT: {fault['table']} is locked ({fault['what']}: {fault['detail']})",
+                   err=True)
     typer.echo(f"dicetable: {len(floor.tables)} tables on {db}")
     if credentials:
         typer.echo(f"demo floor created; every demo account's password is {DEMO_PASSWORD!r}")
@@ -44,9 +70,27 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         os.environ["DICETABLE_DB"] = db
         os.environ["DICETABLE_BET_SECONDS"] = str(bet_seconds)
         os.environ["DICETABLE_WORKERS"] = str(workers)  # the processes split the tables
+        if key:
+            os.environ["DICETABLE_KEY_FILE"] = key
+        if checkpoints:
+            os.environ["DICETABLE_CHECKPOINTS"] = checkpoints
+        os.environ["DICETABLE_VERIFY_EVERY"] = str(verify_every)
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
-                    workers=workers, log_level="warning")
+                    workers=workers, log_level="warning", ssl_certfile=certfile,
+                    ssl_keyfile=keyfile)
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
-    uvicorn.run(create_app(floor, clock_seconds=clock or None), host=host, port=port,
-                log_level="warning")
+    uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every),
+                host=host, port=port, log_level="warning", ssl_certfile=certfile,
+                ssl_keyfile=keyfile)
+
+
+def _progress(step: str | None) -> None:
+    """One line, rewritten in place on a terminal, while a fresh store is prepared."""
+    tty = sys.stderr.isatty()
+    if step is None:
+        if tty:
+            sys.stderr.write("\r\033[K")
+        return
+    sys.stderr.write(f"\r\033[K{step} ..." if tty else f"{step} ...\n")
+    sys.stderr.flush()

@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from dicetable.cli.tables import WIDE_OPTION_HELP, fit
+from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents
 
@@ -52,6 +54,7 @@ def simulate(
                                      "bankroll bands, results, and each wager's realised edge "
                                      "with its 95% interval against the exact edge"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar"),
+    wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP),
 ) -> None:
     """Simulate a strategy: realised house edge, risk of ruin, bankroll percentiles."""
     from dicetable.sim.automaton import compile_strategy
@@ -127,4 +130,4 @@ def simulate(
         exact = "" if w.exact_edge is None else f"{float(w.exact_edge) * 100:.3f}%"
         table.add_row(w.label, f"{w.decisions:,}", format_cents(w.handle), format_cents(w.net),
                       f"{w.edge * 100:.3f}%", f"± {Z * w.edge_se * 100:.3f}%", exact)
-    console.print(table)
+    table_console(wide).print(fit(table))

@@ -36,9 +36,9 @@ SCHEMA_HELP = "PostgreSQL schema holding the log"
 
 
 @contextlib.contextmanager
-def _opened(db: str, schema: str) -> Iterator[EventStore]:
+def _opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventStore]:
     try:
-        store = open_store(db, schema=schema, create=False)
+        store = open_store(db, schema=schema, create=False, key=key)
     except DicetableError as e:
         err.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
@@ -58,20 +58,54 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
            quick: bool = typer.Option(False, "--quick",
                                       help="Chain only: do not replay to check snapshots"),
            as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
-           schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
-    """Check every stored event's hash link; report the first altered, deleted, inserted or
-    reordered event of each table. Exit 0 when the log is intact, 1 when it is not."""
-    with _opened(db, schema) as store:
+           schema: str = typer.Option("dicetable", help=SCHEMA_HELP),
+           key_file: Path | None = typer.Option(
+               None, "--key", help="The chain key (default: DICETABLE_KEY, "
+                                   "DICETABLE_KEY_FILE, or DB.key)"),
+           checkpoints: Path | None = typer.Option(
+               None, "--checkpoints", help="Check the log against this checkpoint file"),
+           adjudicate: bool = typer.Option(
+               False, "--adjudicate", help="Settle every roll again from the roll, the "
+                                           "standing wagers and the pack; name the first "
+                                           "difference")) -> None:
+    """Check every stored event's hash link (keyed with the store's key), every other stream
+    (accounts, staff, faults), and optionally the signed checkpoints and every settlement;
+    report the first problem of each. Exit 0 when the log is intact, 1 when it is not."""
+    from dicetable.store.adjudicate import adjudicate_store
+    from dicetable.store.checkpoints import verify_checkpoints
+    from dicetable.store.keys import find_key
+    from dicetable.store.streamlog import StreamLog, verify_streams
+
+    try:
+        key = find_key(key_file, db)
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    extra: list[dict[str, Any]] = []
+    with _opened(db, schema, key) as store:
         try:
             reports = verify_store(store, table or None, replay=not quick)
+            streams = StreamLog(db, schema=schema, key=key)
+            try:
+                if not table:
+                    extra += [p.to_dict() for p in verify_streams(streams)]
+                if checkpoints is not None:
+                    extra += [p.to_dict() for p in verify_checkpoints(checkpoints, key,
+                                                                      [store, streams])]
+            finally:
+                streams.close()
+            if adjudicate:
+                extra += [{**d.to_dict(), "what": f"adjudication: {d.what}",
+                           "detail": str(d)} for d in adjudicate_store(store, table or None)]
         except DicetableError as e:
             err.print(f"[red]{e}[/red]")
             raise typer.Exit(2) from None
         location = store.location
-    ok = all(r.ok for r in reports)
+    ok = all(r.ok for r in reports) and not extra
     if as_json:
-        typer.echo(json.dumps({"store": location, "ok": ok,
-                               "tables": [r.to_dict() for r in reports]}, indent=2))
+        typer.echo(json.dumps({"store": location, "ok": ok, "keyed": key is not None,
+                               "tables": [r.to_dict() for r in reports],
+                               "other": extra}, indent=2, default=str))
     else:
         for r in reports:
             if r.ok:
@@ -82,8 +116,12 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
                 for p in r.problems:
                     console.print(f"[red]FAIL[/red] {r.table} seq {p.seq}: {p.what} — "
                                   f"{p.detail}")
+        for x in extra:
+            console.print(f"[red]FAIL[/red] {x.get('table')} seq {x.get('seq')}: "
+                          f"{x.get('what')} — {x.get('detail')}")
         verdict = "[green]log intact[/green]" if ok else "[red]log TAMPERED or damaged[/red]"
-        console.print(f"{location}: {len(reports)} stream(s); {verdict}")
+        keyed = "keyed chain" if key is not None else "unkeyed chain"
+        console.print(f"{location}: {len(reports)} stream(s), {keyed}; {verdict}")
     if not ok:
         raise typer.Exit(1)
 
@@ -110,8 +148,10 @@ def _print_round(r: RoundRecall) -> None:
         console.print(wt)
     for roll in r.rolls:
         total = f" ({roll['total']})" if roll["total"] is not None else ""
-        console.print(f"  dice: [bold]{roll['roll']}{total}[/bold] from {roll['source']} by "
-                      f"{roll['actor']}" + (f"; facts {roll['facts']}" if roll["facts"] else ""))
+        shot = f", shot by {roll['shooter']}" if roll.get("shooter") else ""
+        console.print(f"  dice: [bold]{roll['roll']}{total}[/bold] from {roll['source']}{shot}, "
+                      f"recorded by {roll['actor']}"
+                      + (f"; facts {roll['facts']}" if roll["facts"] else ""))
     if r.no_roll is not None:
         console.print(f"  [yellow]no roll[/yellow]: {', '.join(r.no_roll)}")
     for c in r.collections:

@@ -25,6 +25,8 @@ class OpenTable(Command):
     table: str
     pack: RulePack
     mode: str = "bare"
+    automations: tuple[str, ...] | None = None
+    """What the table does by itself (the table layer fills in its mode's own)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,19 +5,20 @@ Mini-Craps is the same game with its own rule pack (58 Pa. Code ch. 623a covers 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from dicetable.core.dice import Roll
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.engine import Emitter, Engine
+from dicetable.games.engine import Authorizer, Emitter, Engine
+from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
+from dicetable.games.variant import Variant, register
 
 
 class CrapsEngine(Engine):
     game = "craps"
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._handlers[cmd.MovePuck] = self._move_puck
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -29,13 +30,41 @@ class CrapsEngine(Engine):
                                      rule="settlement.order",
                                      citation=state.rules().cite("settlement.order"))
 
-    def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        # noroll.effect 'wagers-stand': the roll does not count and nothing moves.
-        return
-
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
         self._pending_step(state, 2, "move the puck")
         pending = state.pending
         assert pending is not None
         out.emit(ev.PuckMoved, rule=state.rules().cite("settlement.order"),
                  point=pending.point_after, moves=pending.moves, seven_out=pending.seven_out)
+
+
+class Craps(Variant):
+    """Craps: come-out and point, a shooter with the dice, the puck moved after each roll."""
+
+    name: ClassVar[str] = "craps"
+    title: ClassVar[str] = "Craps"
+    has_shooter: ClassVar[bool] = True
+    closed_rule: ClassVar[str] = "wagering.late_bets"
+    final_chore: ClassVar[type[cmd.Command]] = cmd.MovePuck
+    round_ends: ClassVar[tuple[str, ...]] = ("PuckMoved", "NoRollCalled")
+    after_no_roll: ClassVar[Phase] = Phase.BETTING
+
+    def engine(self, authorizer: Authorizer) -> Engine:
+        return CrapsEngine(authorizer)
+
+    def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
+        return next_point(point, roll)
+
+    def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
+        return f"hand {hand}, roll {hand_rolls + 1}"
+
+
+class MiniCraps(Craps):
+    """Mini-Craps: Craps on a smaller table with its own pack (58 Pa. Code ch. 623a)."""
+
+    name: ClassVar[str] = "mini-craps"
+    title: ClassVar[str] = "Mini-Craps"
+
+
+CRAPS = register(Craps())
+MINI_CRAPS = register(MiniCraps())

@@ -17,6 +17,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.amounts import check_amount
+from dicetable.games.catalogue import GAME_ENTRIES, handlers
 from dicetable.games.policy import (
     TOGGLE_FAMILIES,
     commission_for,
@@ -100,22 +101,10 @@ class Engine:
 
     def __init__(self, authorizer: Authorizer = default_authorizer) -> None:
         self.authorize = authorizer
-        self._handlers: dict[type[cmd.Command], Callable[[TableState, Any, Emitter], None]] = {
-            cmd.OpenTable: self._open,
-            cmd.JoinTable: self._join,
-            cmd.LeaveTable: self._leave,
-            cmd.BuyChips: self._buy,
-            cmd.CashOut: self._cash_out,
-            cmd.PlaceBet: self._place,
-            cmd.ChangeBet: self._change,
-            cmd.RemoveBet: self._remove,
-            cmd.SetWorking: self._set_working,
-            cmd.CloseBetting: self._close,
-            cmd.RecordRoll: self._roll,
-            cmd.CallNoRoll: self._call_no_roll,
-            cmd.CollectLosers: self._collect,
-            cmd.PayWinners: self._pay,
-        }
+        # The catalogue names each command's handler; a game's own (the puck, the round)
+        # is found on its subclass.
+        self._handlers: dict[type[cmd.Command], Callable[[TableState, Any, Emitter], None]] = \
+            handlers(self, GAME_ENTRIES)
 
     # -- entry point ---------------------------------------------------------------------------
     def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]:
@@ -143,7 +132,8 @@ class Engine:
             raise InvalidInput(f"no table mode {c.mode!r} (live, electronic or bare)",
                                rule="table.mode")
         out.emit(ev.TableOpened, rule=c.pack.cite("game"), game=c.pack.game,
-                 pack=c.pack.to_dict(), pack_digest=c.pack.digest, mode=c.mode)
+                 pack=c.pack.to_dict(), pack_digest=c.pack.digest, mode=c.mode,
+                 automations=c.automations)
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -168,13 +158,35 @@ class Engine:
                  seat=c.seat)
 
     def _leave(self, state: TableState, c: cmd.LeaveTable, out: Emitter) -> None:
+        """A player leaves; no wager of theirs is ever left on the layout without a word.
+
+        Where only seated players wager (Props & Hops, 668a.2(c)) a player who has wagered
+        stays seated until the round is complete. Elsewhere ``leaving.wagers`` says: refuse
+        until the wagers are down or decided, or take down every wager that may be taken
+        down now (and refuse while one may not).
+        """
         self._player(state, c.player)
         pack = state.rules()
-        if pack.flag("wagering.seated_only") and state.bets_of(c.player) \
-                and state.phase is not Phase.BETTING:
+        bets = sorted(state.bets_of(c.player), key=lambda b: b.placed_seq)
+        if bets and pack.flag("wagering.seated_only"):
             raise ProcedureViolation(
                 f"{c.player} has wagered and stays seated until the round is finished",
                 rule="wagering.seated_only", citation=pack.cite("wagering.seated_only"))
+        if bets:
+            listed = ", ".join(f"{b.id} {state.compiled[b.wager].name}" for b in bets)
+            # Packs stored before the rule existed refuse, as every shipped preset does.
+            if pack.get("leaving.wagers", "refuse") != "take-down":
+                raise ProcedureViolation(
+                    f"{c.player} has wagers on the layout ({listed}); take them down or let "
+                    "them be decided before leaving", rule="leaving.wagers",
+                    citation=pack.cite("leaving.wagers"))
+            self.betting_open(state)
+            for bet in bets:
+                if bet.base is None:
+                    self._may(state, bet, "taken down as the player leaves")
+            for bet in bets:
+                out.emit(ev.BetRemoved, rule=pack.cite("leaving.wagers"), bet=bet.id,
+                         returned=bet.amount, commission_returned=0)
         out.emit(ev.PlayerLeft, rule=pack.cite("authority.seat"), player=c.player)
 
     def _buy(self, state: TableState, c: cmd.BuyChips, out: Emitter) -> None:
@@ -198,8 +210,7 @@ class Engine:
     def betting_open(self, state: TableState) -> None:
         """Raise unless wagers may be made now."""
         if state.phase is not Phase.BETTING:
-            rule = "wagering.before_shake" if state.game == "props-and-hops" \
-                else "wagering.late_bets"
+            rule = state.variant.closed_rule
             raise ProcedureViolation(f"wagers are closed ({state.phase.value})", rule=rule,
                                      citation=state.rules().cite(rule))
 
@@ -211,7 +222,7 @@ class Engine:
         if duplicate:
             raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
                                "change that bet instead", rule="wagers.one-per-spot")
-        self.check_amount(state, wager, c.amount, base)
+        self.check_amount(state, wager, c.amount, base, start)
         fee = commission_for(pack, wager, c.amount) if commission_up_front(pack, wager.code) \
             else 0
         if c.amount + fee > state.balance(c.player):
@@ -335,11 +346,11 @@ class Engine:
         return int(digits) if digits.isdigit() else None
 
     def check_amount(self, state: TableState, wager: CompiledWager, amount: int,
-                     base: str | None) -> None:
-        """Limits, betting unit, equal parts and an exactly payable win."""
+                     base: str | None, wager_state: int | None = None) -> None:
+        """Limits, betting unit, equal parts and an exactly payable win from its state."""
         code = "odds" if wager.family == "odds" else wager.code
         maximum = self.odds_maximum(state, wager, base) if base is not None else None
-        check_amount(state.rules(), wager, amount, code, maximum=maximum)
+        check_amount(state.rules(), wager, amount, code, maximum=maximum, state=wager_state)
 
     def odds_maximum(self, state: TableState, wager: CompiledWager,
                      base_id: str) -> tuple[int, str]:
@@ -425,7 +436,7 @@ class Engine:
                                "set", rule=rule, citation=pack.cite(rule))
         elif wager.family in ("fire", "bonus"):
             self._may(state, bet, "increased")
-        self.check_amount(state, wager, c.amount, bet.base)
+        self.check_amount(state, wager, c.amount, bet.base, bet.state)
         fee = 0
         if commission_up_front(pack, bet.wager):
             fee = commission_for(pack, wager, c.amount) - bet.commission
@@ -477,7 +488,18 @@ class Engine:
             self.after_no_roll(state, out)
 
     def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        """What a no roll does to the wagers (the pack's ``noroll.effect``)."""
+        """What a no roll does to the wagers: the pack's ``noroll.effect``.
+
+        ``wagers-stand``: the roll does not count and nothing moves. ``wagers-returned``:
+        every wager on the layout goes back to its player (Props & Hops 585.3(f)-(g); a
+        house pack may choose it at Craps).
+        """
+        pack = state.rules()
+        if pack.value("noroll.effect") != "wagers-returned" or not state.bets:
+            return
+        items = tuple(ev.Return(b.id, b.player, b.layout_code, b.amount, b.commission)
+                      for b in sorted(state.bets.values(), key=lambda b: b.placed_seq))
+        out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
 
     def _call_no_roll(self, state: TableState, c: cmd.CallNoRoll, out: Emitter) -> None:
         pack = state.rules()

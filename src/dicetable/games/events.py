@@ -94,6 +94,9 @@ class TableOpened(Event):
     pack_digest: str
     mode: str = "bare"
     """'live' (staff and physical dice), 'electronic' (RNG, automated), 'bare' (engine only)."""
+    automations: tuple[str, ...] | None = None
+    """What the table does by itself (``dicetable.table.automation``), in the log since
+    schema version 2; None only in events built without the table layer."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,19 +6,18 @@ wager), losers collected, winners paid, round complete.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.engine import Emitter, Engine
+from dicetable.games.engine import Authorizer, Emitter, Engine
 from dicetable.games.state import Phase, TableState
+from dicetable.games.variant import Variant, register
 
 
 class PropsHopsEngine(Engine):
     game = "props-and-hops"
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._handlers[cmd.CompleteRound] = self._complete
 
     def roll_allowed(self, state: TableState) -> None:
         if state.phase is not Phase.CLOSED:
@@ -27,11 +26,10 @@ class PropsHopsEngine(Engine):
                                      citation=state.rules().cite("wagering.before_shake"))
 
     def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        """585.3(f)-(g): a no roll returns every wager, and the round is over."""
+        """585.3(f)-(g): a no roll returns every wager (``noroll.effect``), and the round is
+        over."""
         pack = state.rules()
-        items = tuple(ev.Return(b.id, b.player, b.layout_code, b.amount, b.commission)
-                      for b in sorted(state.bets.values(), key=lambda b: b.placed_seq))
-        out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
+        super().after_no_roll(state, out)
         out.emit(ev.RoundCompleted, rule=pack.cite("noroll.effect"), round=state.round,
                  total=None)
 
@@ -41,3 +39,21 @@ class PropsHopsEngine(Engine):
         assert pending is not None
         out.emit(ev.RoundCompleted, rule=state.rules().cite("settlement.order"),
                  round=state.round, total=pending.roll.total)
+
+
+class PropsAndHops(Variant):
+    """Props & Hops: rounds of one-roll wagers, a covered shaker passed on a 7 (668a, 585)."""
+
+    name: ClassVar[str] = "props-and-hops"
+    title: ClassVar[str] = "Props & Hops"
+    has_shaker: ClassVar[bool] = True
+    closed_rule: ClassVar[str] = "wagering.before_shake"
+    final_chore: ClassVar[type[cmd.Command]] = cmd.CompleteRound
+    round_ends: ClassVar[tuple[str, ...]] = ("RoundCompleted",)
+    after_no_roll: ClassVar[Phase] = Phase.CLOSED
+
+    def engine(self, authorizer: Authorizer) -> Engine:
+        return PropsHopsEngine(authorizer)
+
+
+PROPS_AND_HOPS = register(PropsAndHops())

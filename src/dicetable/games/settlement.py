@@ -78,6 +78,5 @@ def pending_for(state: TableState, roll: Roll) -> Pending:
                 leaving.add(bet.id)
         elif step.next_state != bet.state:
             moves.append(ev.Move(bet.id, step.next_state, wager.states[step.next_state]))
-    point_after, seven_out = next_point(state.point, roll) if state.game != "props-and-hops" \
-        else (None, False)
+    point_after, seven_out = state.variant.next_point(state.point, roll)
     return Pending(roll, tuple(losers), tuple(payments), tuple(moves), point_after, seven_out)

@@ -10,14 +10,20 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dicetable.core.dice import Roll
 from dicetable.games import events as ev
 from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import compile_pack
+
+if TYPE_CHECKING:
+    from dicetable.games.variant import Variant
 from dicetable.wagers.compiled import CompiledWager
+
+_VARIANTS: dict[str, Variant] = {}
+"""game -> its variant, once looked up (the state is read on every command)."""
 
 
 class Phase(StrEnum):
@@ -79,6 +85,8 @@ class TableState:
     pack: RulePack | None = None
     game: str = ""
     mode: str = "bare"
+    automations: tuple[str, ...] | None = None
+    """The table's automations, as its log opened it (None: its mode's own)."""
     seq: int = 0
     phase: Phase = Phase.NEW
     players: dict[str, Player] = field(default_factory=dict)
@@ -104,6 +112,16 @@ class TableState:
     def compiled(self) -> Mapping[str, CompiledWager]:
         assert self.pack is not None
         return compile_pack(self.pack)
+
+    @property
+    def variant(self) -> Variant:
+        """The game's hooks (how this game differs from the others)."""
+        found = _VARIANTS.get(self.game)
+        if found is None:
+            from dicetable.games.variant import variant_of  # the variants import the state
+
+            found = _VARIANTS[self.game] = variant_of(self.game)
+        return found
 
     def rules(self) -> RulePack:
         if self.pack is None:
@@ -173,6 +191,7 @@ def _opened(state: TableState, e: ev.Event) -> None:
     state.pack = pack_from_dict(e.pack, e.pack_digest)
     state.game = e.game
     state.mode = e.mode
+    state.automations = e.automations
     state.phase = Phase.BETTING
 
 
@@ -251,7 +270,7 @@ def _rolled(state: TableState, e: ev.Event) -> None:
 def _no_roll(state: TableState, e: ev.Event) -> None:
     state.last_roll_valid = False
     state.pending = None
-    state.phase = Phase.BETTING if state.game != "props-and-hops" else Phase.CLOSED
+    state.phase = state.variant.after_no_roll
 
 
 def _returned(state: TableState, e: ev.Event) -> None:

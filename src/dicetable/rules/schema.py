@@ -13,6 +13,7 @@ from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
+from dicetable.rules.variants import GAMES
 from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of, is_code
 
 Checker = Callable[[Any], str | None]
@@ -25,6 +26,64 @@ class RuleSpec:
     kind: str
     description: str
     check: Checker
+    reads: str = ""
+    """The module that consumes the rule's value ("" only for an informational rule)."""
+
+    @property
+    def informational(self) -> bool:
+        """Cited, but no code reads its value (only one value is legal, or it describes)."""
+        return not self.reads
+
+
+# Which code consumes each rule id, by prefix (the longest matching prefix wins). A rule that
+# is only cited is INFORMATIONAL; ``rules show`` says so, and the rule-read test skips it.
+READERS: tuple[tuple[str, str], ...] = (
+    ("game", "dicetable.games.variant"),
+    ("jurisdiction", "dicetable.table.authority"),
+    ("menu.", "dicetable.games.engine"),
+    ("paytable.", "dicetable.wagers.compile"),
+    ("line.", "dicetable.wagers.compile"),
+    ("field.", "dicetable.wagers.compile"),
+    ("winning.", "dicetable.wagers.compile"),
+    ("limits.", "dicetable.games.amounts"),
+    ("payout.", "dicetable.games.amounts"),
+    ("odds.limit.", "dicetable.games.engine"),
+    ("commission.", "dicetable.games.policy"),
+    ("working.comeout.", "dicetable.games.policy"),
+    ("working.player_may_toggle", "dicetable.games.engine"),
+    ("removal.", "dicetable.games.engine"),
+    ("bonus.", "dicetable.games.engine"),
+    ("fire.", "dicetable.games.engine"),
+    ("wagering.", "dicetable.games.engine"),
+    ("leaving.", "dicetable.games.engine"),
+    ("throw.", "dicetable.table.procedure"),
+    ("noroll.automatic", "dicetable.games.engine"),
+    ("noroll.callers", "dicetable.games.engine"),
+    ("noroll.effect", "dicetable.games.engine"),
+    ("noroll.", "dicetable.table.procedure"),
+    ("settlement.automatic", "dicetable.table.automation"),
+    ("authority.", "dicetable.table.authority"),
+    ("table.positions", "dicetable.table.seating"),
+    ("shooter.", "dicetable.table.procedure"),
+    ("dice.max_hours", "dicetable.table.clockwork"),
+    ("dice.", "dicetable.table.procedure"),
+    ("shaker.first_to", "dicetable.table.seating"),
+    ("shaker.six_eight_shake", "dicetable.table.seating"),
+    ("shaker.", "dicetable.table.procedure"),
+)
+INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.placement",
+                           "table.description", "wagering.late_bets", "jurisdiction"})
+"""Rules that are cited, whose value no code reads: each admits one value only (the order of
+settlement, the shooter keeping the dice until a seven-out, the Fire Bet's placement), or
+describes the table or its jurisdiction, or (late bets) records text whose procedure the
+engine does not model: a wager is refused once betting is closed, whatever the value."""
+
+
+def reader_of(rule_id: str) -> str:
+    if rule_id in INFORMATIONAL:
+        return ""
+    found = [(len(p), m) for p, m in READERS if rule_id == p or rule_id.startswith(p)]
+    return max(found)[1] if found else ""
 
 
 def _odds(v: Any) -> str | None:
@@ -147,13 +206,13 @@ def _build() -> dict[str, RuleSpec]:
     specs: dict[str, RuleSpec] = {}
 
     def spec(rule_id: str, kind: str, description: str, check: Checker) -> None:
-        specs[rule_id] = RuleSpec(rule_id, kind, description, check)
+        specs[rule_id] = RuleSpec(rule_id, kind, description, check, reader_of(rule_id))
 
     odds, yes_no = _odds, _bool
     cents = _int(0, 100_000_000)
 
     spec("game", "choice", "The game this pack runs",
-         _choice("craps", "mini-craps", "props-and-hops"))
+         _choice(*GAMES))
     spec("jurisdiction", "choice", "Whose rules", _choice("PA", "IN"))
 
     for family in FAMILIES:
@@ -256,6 +315,10 @@ def _build() -> dict[str, RuleSpec]:
     spec("noroll.callers", "roles", "Who may call a no roll", _roles)
     spec("noroll.effect", "choice", "What a no roll does to the wagers",
          _choice("wagers-stand", "wagers-returned"))
+    spec("leaving.wagers", "choice",
+         "What becomes of a leaving player's wagers: refuse (take them down or let them be "
+         "decided first) or take-down (the table takes down every wager it may, and refuses "
+         "while one may not be)", _choice("refuse", "take-down"))
     spec("settlement.order", "choice", "Order of settlement",
          _choice("losers-then-winners"))
     spec("settlement.automatic", "bool",
@@ -278,6 +341,16 @@ def _build() -> dict[str, RuleSpec]:
         ("shake", "shake the covered shaker (the player's turn)"),
     ):
         spec(f"authority.{action}", "roles", f"Roles that may {what}", _roles_or_none)
+    # Separation of duties (issue 12, spec/standards.md SEC-5).
+    spec("duties.rank", "roles", "The table roles from lowest to highest (who supervises whom)",
+         _roles)
+    spec("duties.assign_below_own", "bool",
+         "Staff are assigned or relieved only by someone ranked above the role", yes_no)
+    spec("duties.no_self", "bool", "Nobody assigns, relieves or unlocks themselves", yes_no)
+    spec("duties.staff_no_wager", "bool",
+         "A person working a table may not play at it (join, buy chips, wager)", yes_no)
+    spec("duties.two_person", "list", "Actions that need a second, distinct person as witness",
+         _strings("dice"))
     spec("table.positions", "int", "Player positions at the table", _int(1, 30))
     spec("shooter.dice_offered", "int", "Dice offered to a new shooter (at least)", _int(2, 12))
     spec("shooter.first_offer", "choice", "Who is offered the dice first",

@@ -6,11 +6,8 @@ from collections.abc import Iterable, Mapping
 
 from dicetable.rules.model import Rule
 from dicetable.rules.schema import SPECS, check_value
+from dicetable.rules.variants import GAME_RULES
 from dicetable.rules.vocabulary import family_of
-
-_CRAPS_ONLY = {"line", "odds", "put", "place", "lose", "buy", "lay", "big", "hard", "fire",
-               "bonus"}
-_PROPS_AND_HOPS_ONLY = {"double"}
 
 _COMMON_AUTHORITY = ("open_table", "staff", "seat", "chips", "wager", "close_betting", "dice",
                      "record_roll", "settle")
@@ -28,16 +25,9 @@ def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
     need |= {f"authority.{a}" for a in _COMMON_AUTHORITY} | {
         "table.positions", "noroll.grounds", "noroll.callers", "dice.max_hours",
         "dice.never_unattended"}
-    if game in ("craps", "mini-craps"):
-        need |= {"throw.line_bet_required", "noroll.excluded_grounds", "noroll.improper_callers",
-                 "authority.offer_dice", "authority.select_dice", "authority.remove_shooter",
-                 "authority.overturn_no_roll"} | {f"shooter.{k}" for k in (
-                     "dice_offered", "first_offer", "next_offer", "line_bet", "keeps_dice",
-                     "may_relinquish", "removal_grounds")}
-    if game == "props-and-hops":
-        need |= {"wagering.seated_only", "wagering.before_shake", "authority.shaker",
-                 "authority.shake", "shaker.min_shakes", "shaker.first_to", "shaker.passes_on",
-                 "shaker.six_eight_shake"}
+    variant = GAME_RULES.get(game or "")
+    if variant is not None:
+        need |= variant.required
     for code in codes:
         fam = family_of(code)
         n = "".join(ch for ch in code if ch.isdigit())
@@ -107,12 +97,11 @@ def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
     game = rules["game"].value if "game" in rules else None
     codes = [c for rid, r in rules.items() if rid.startswith("menu.") and isinstance(r.value, list)
              for c in r.value if isinstance(c, str)]
+    variant = GAME_RULES.get(str(game))
     for code in codes:
         fam = family_of(code) if code else ""
-        if game == "props-and-hops" and fam in _CRAPS_ONLY:
-            problems.append((f"menu.{fam}", f"{code!r} is a Craps wager, not Props & Hops"))
-        if game in ("craps", "mini-craps") and fam in _PROPS_AND_HOPS_ONLY:
-            problems.append((f"menu.{fam}", f"{code!r} is a Props & Hops wager, not Craps"))
+        if variant is not None and not variant.offers(fam):
+            problems.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager"))
     if not codes:
         problems.append(("menu", "the table offers no wagers"))
     try:

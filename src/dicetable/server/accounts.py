@@ -7,12 +7,24 @@ failed attempts, spec/standards.md SEC-4, other-jurisdiction) for ``LOCK_MINUTES
 (``secrets``) and expires after ``SESSION_HOURS``.
 
 The accounts live beside the table log: in the same SQLite file (their own tables) or the
-same PostgreSQL schema. Which role a staff member holds at a table is not stored here: it is
-the table's own log (``StaffAssigned``) that says so.
+same PostgreSQL schema. Every change is also a record of the account's own chained stream
+(``account:<name>``, ``store.streams``): created, each failed login, locked, unlocked (by
+whom), each session opened or closed - so the accounts are covered by the keyed chain and
+the checkpoints like the tables. Session tokens are stored as SHA-256 digests, never as
+themselves. Which role a staff member holds at a table is not stored here: it is the table's
+own log (``StaffAssigned``) that says so.
+
+Against guessing (spec/standards.md SEC-4): a login's failure is counted in one atomic
+``UPDATE ... RETURNING`` *before* the password is checked, so concurrent attempts cannot all
+see the same count; attempts on one account are serialised in this process; at most
+``HASH_SLOTS`` password checks run at once (more are refused with 429, so guesses at unknown
+users cannot starve the tables). A locked-out floor is unlocked with ``dicetable accounts
+unlock`` (break-glass: needs the store's chain key, recorded in the stream).
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import sqlite3
 import threading
@@ -28,7 +40,8 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from dicetable.core.clock import Clock, SystemClock
-from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
+from dicetable.store.streamlog import StreamLog
 
 LOCK_AFTER = 3
 """Failed logins that lock an account (N.J.A.C. 13:69E-1.37A(b), other-jurisdiction)."""
@@ -36,6 +49,17 @@ LOCK_MINUTES = 30
 """How long a lock lasts unless a pit boss lifts it first (industry-default)."""
 SESSION_HOURS = 12
 """A session token's life: one shift (industry-default)."""
+HASH_SLOTS = 2
+"""Password checks (Argon2, deliberately slow) that may run at once (industry-default)."""
+
+
+class TooManyAttempts(DicetableError):
+    """Too many logins at once, or from one client: try again shortly."""
+
+
+def token_digest(token: str) -> str:
+    """What is stored for a session token: its SHA-256 (a stolen database holds no tokens)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class NotAuthenticated(DicetableError):
@@ -58,6 +82,10 @@ class Account:
     display: str
     failed: int = 0
     locked_until: str | None = None
+
+
+_DUMMY_HASH = PasswordHasher().hash("dicetable: no such account")
+"""Checked against for unknown users, so they cost what a real check costs."""
 
 
 class _Db(Protocol):
@@ -112,8 +140,17 @@ class Accounts:
     """Accounts and sessions. ``location`` is ``memory``, a SQLite path or a PostgreSQL URL."""
 
     def __init__(self, location: str | Path = "memory", *, schema: str = "dicetable",
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None, key: bytes | None = None,
+                 hash_slots: int = HASH_SLOTS) -> None:
         text = str(location)
+        self.log = StreamLog(text, schema=schema, key=key)
+        self._slots = threading.BoundedSemaphore(hash_slots)
+        self._account_locks: dict[str, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+        self.password_checks = 0
+        """How many password hashes were computed (tests count what happened)."""
+        self.most_at_once = 0
+        self._running = 0
         if text.startswith(("postgresql://", "postgres://")):
             self._db: _Sqlite | _Postgres = _Postgres(text, schema)
         else:
@@ -123,8 +160,40 @@ class Accounts:
         self._hasher = PasswordHasher()
         self.clock: Clock = clock or SystemClock()
 
+    @property
+    def db(self) -> _Sqlite | _Postgres:
+        """The accounts' database (for the server's kept answers)."""
+        return self._db
+
     def close(self) -> None:
         self._db.close()
+        self.log.close()
+
+    def _record(self, username: str, record: str, **data: Any) -> None:
+        self.log.append(f"account:{username}", record, {"at": self._now().isoformat(), **data})
+
+    def _lock_for(self, username: str) -> threading.Lock:
+        with self._locks_lock:
+            return self._account_locks.setdefault(username, threading.Lock())
+
+    def _check_password(self, stored: str, password: str) -> bool:
+        """One bounded Argon2 check (refused with 429 when every slot is busy)."""
+        if not self._slots.acquire(blocking=False):
+            raise TooManyAttempts("too many logins are being checked at once; try again in "
+                                  "a moment", rule="accounts.concurrency")
+        try:
+            with self._locks_lock:
+                self._running += 1
+                self.password_checks += 1
+                self.most_at_once = max(self.most_at_once, self._running)
+            try:
+                return bool(self._hasher.verify(stored, password))
+            except (VerificationError, InvalidHashError):
+                return False
+        finally:
+            with self._locks_lock:
+                self._running -= 1
+            self._slots.release()
 
     def _now(self) -> datetime:
         return self.clock.now().astimezone(UTC)
@@ -143,6 +212,7 @@ class Accounts:
             "VALUES (?, ?, ?, ?, ?)",
             (username, kind.value, display or username, self._hasher.hash(password),
              self._now().isoformat()))
+        self._record(username, "AccountCreated", kind=kind.value, display=display or username)
         account = self.get(username)
         assert account is not None
         return account
@@ -165,46 +235,63 @@ class Accounts:
     # -- login and sessions -------------------------------------------------------------------
     def login(self, username: str, password: str) -> str:
         """A new session token; wrong credentials count towards the lock."""
-        rows = self._db.execute("SELECT password_hash, failed, locked_until FROM accounts "
-                                "WHERE username = ?", (username,))
-        if not rows:
-            self._hasher.hash(password)  # spend the same time as a real check
-            raise NotAuthenticated("wrong username or password", rule="accounts.login")
-        stored, failed, locked_until = rows[0]
+        with self._lock_for(username):  # one attempt per account at a time, in this process
+            return self._login(username, password)
+
+    def _login(self, username: str, password: str) -> str:
         now = self._now()
-        if locked_until and datetime.fromisoformat(locked_until) > now:
+        stamp = now.isoformat()
+        # Count the attempt first, atomically: concurrent attempts (here or in another
+        # process) each get their own number, and a lock that has expired starts afresh.
+        rows = self._db.execute(
+            "UPDATE accounts SET "
+            "failed = CASE WHEN locked_until IS NOT NULL AND locked_until <= ? THEN 1 "
+            "ELSE failed + 1 END, "
+            "locked_until = CASE WHEN locked_until IS NOT NULL AND locked_until <= ? THEN NULL "
+            "ELSE locked_until END WHERE username = ? "
+            "RETURNING failed, locked_until, password_hash", (stamp, stamp, username))
+        if not rows:
+            self._check_password(_DUMMY_HASH, password)  # spend the time a real check takes
+            raise NotAuthenticated("wrong username or password", rule="accounts.login")
+        attempt, locked_until, stored = int(rows[0][0]), rows[0][1], str(rows[0][2])
+        citation = "N.J.A.C. 13:69E-1.37A(b) [other-jurisdiction]"
+        if locked_until:
             raise AccountLocked(f"{username} is locked after {LOCK_AFTER} failed logins "
                                 f"until {locked_until}", rule="accounts.lockout",
-                                citation="N.J.A.C. 13:69E-1.37A(b) [other-jurisdiction]")
-        try:
-            self._hasher.verify(stored, password)
-        except (VerificationError, InvalidHashError):
-            failed = int(failed) + 1
-            lock = (now + timedelta(minutes=LOCK_MINUTES)).isoformat() \
-                if failed >= LOCK_AFTER else None
-            self._db.execute("UPDATE accounts SET failed = ?, locked_until = ? "
-                             "WHERE username = ?", (0 if lock else failed, lock, username))
-            if lock:
+                                citation=citation)
+        if attempt > LOCK_AFTER:  # others' failures got here first: lock, check nothing
+            self._lock_account(username, now)
+            raise AccountLocked(f"{username} is now locked after {LOCK_AFTER} failed logins",
+                                rule="accounts.lockout", citation=citation)
+        if not self._check_password(stored, password):
+            self._record(username, "LoginFailed", attempt=attempt)
+            if attempt >= LOCK_AFTER:
+                self._lock_account(username, now)
                 raise AccountLocked(f"{username} is now locked after {LOCK_AFTER} failed "
-                                    "logins", rule="accounts.lockout",
-                                    citation="N.J.A.C. 13:69E-1.37A(b) [other-jurisdiction]") \
-                    from None
-            raise NotAuthenticated("wrong username or password", rule="accounts.login") \
-                from None
+                                    "logins", rule="accounts.lockout", citation=citation)
+            raise NotAuthenticated("wrong username or password", rule="accounts.login")
         self._db.execute("UPDATE accounts SET failed = 0, locked_until = NULL "
                          "WHERE username = ?", (username,))
         token = secrets.token_urlsafe(32)
         expires = (now + timedelta(hours=SESSION_HOURS)).isoformat()
+        digest = token_digest(token)
         self._db.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
-                         (token, username, expires))
+                         (digest, username, expires))
+        self._record(username, "SessionOpened", session=digest, expires=expires)
         return token
+
+    def _lock_account(self, username: str, now: datetime) -> None:
+        until = (now + timedelta(minutes=LOCK_MINUTES)).isoformat()
+        self._db.execute("UPDATE accounts SET locked_until = ? WHERE username = ? AND "
+                         "locked_until IS NULL", (until, username))
+        self._record(username, "AccountLocked", until=until, after=LOCK_AFTER)
 
     def session(self, token: str | None) -> Account:
         """The account behind a session token, or ``NotAuthenticated``."""
         if not token:
             raise NotAuthenticated("log in first", rule="accounts.session")
         rows = self._db.execute("SELECT username, expires_at FROM sessions WHERE token = ?",
-                                (token,))
+                                (token_digest(token),))
         if not rows or datetime.fromisoformat(rows[0][1]) <= self._now():
             raise NotAuthenticated("the session has expired; log in again",
                                    rule="accounts.session")
@@ -214,11 +301,23 @@ class Accounts:
         return account
 
     def logout(self, token: str) -> None:
-        self._db.execute("DELETE FROM sessions WHERE token = ?", (token,))
+        digest = token_digest(token)
+        rows = self._db.execute("DELETE FROM sessions WHERE token = ? RETURNING username",
+                                (digest,))
+        for (username,) in rows:
+            self._record(str(username), "SessionClosed", session=digest)
 
-    def unlock(self, username: str) -> None:
+    def unlock(self, username: str, *, by: str, role: str, via: str = "api") -> None:
+        """Lift a lock: an authorised, recorded command (``by`` in ``role``), never one's own
+        (spec/standards.md SEC-5: two people)."""
         if self.get(username) is None:
             raise InvalidInput(f"no account {username!r}", rule="accounts.username")
+        if by == username:
+            raise RoleNotPermitted(f"{by} may not unlock their own account",
+                                   rule="duties.no_self",
+                                   citation="spec/standards.md SEC-5 [industry-default]")
+        # Recorded first: a process without the store's key is refused here, changing nothing.
+        self._record(username, "AccountUnlocked", by=by, role=role, via=via)
         self._db.execute("UPDATE accounts SET failed = 0, locked_until = NULL "
                          "WHERE username = ?", (username,))
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import json
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from fractions import Fraction
 from importlib import resources
@@ -35,22 +36,41 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import dice_room, submission
-from dicetable.server.accounts import Account, AccountLocked, Kind, NotAuthenticated
+from dicetable.server import commands_api, dice_room, idempotency, integrity, submission
+from dicetable.server.accounts import (
+    Account,
+    AccountLocked,
+    Kind,
+    NotAuthenticated,
+    TooManyAttempts,
+)
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
+from dicetable.server.integrity import TableFaulted
+from dicetable.server.limits import (
+    ERROR_RESPONSES,
+    MAX_SEQ,
+    BodyLimit,
+    document_errors,
+    install_error_shape,
+)
 from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import Busy, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
+from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import commands as t
+from dicetable.table.automation import chore_commands
 
 log = logging.getLogger(__name__)
 
 COOKIE = "dicetable_session"
+ELECTRONIC_TICK_S = 0.5
+"""How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
+    TableFaulted: 423, TooManyAttempts: 429,
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
     Busy: 503,
 }
@@ -157,9 +177,13 @@ def _static_dir() -> Path:
 
 
 def create_app(floor: Floor, *, electronic_loop: bool = True,
-               clock_seconds: float | None = 60.0) -> FastAPI:
-    """The app; with ``clock_seconds`` the floor's scheduler ticks that often."""
+               clock_seconds: float | None = 60.0, verify_seconds: float = 60.0,
+               allowed_origins: frozenset[str] = frozenset(),
+               login_limiter: FailureLimiter | None = None) -> FastAPI:
+    """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
+    ``verify_seconds`` all streams are verified again."""
     hub = Hub(floor)
+    limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
@@ -177,6 +201,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                     tasks.append(asyncio.create_task(_electronic(floor, table_id)))
         if clock_seconds:
             tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
+        if verify_seconds > 0:
+            tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
         yield
         for task in tasks:
             task.cancel()
@@ -185,11 +211,52 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         await asyncio.to_thread(split.stop)
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
+                  responses=ERROR_RESPONSES,
                   description="Casino dice tables run as the PA and IN regulations write them. "
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
     app.state.scheduler = scheduler
+    app.state.limiter = limiter
+    install_error_shape(app)
+    plain_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = idempotency.document(document_errors(plain_openapi()))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    app.include_router(integrity.router())
+
+    async def recover(record: Any, username: str) -> tuple[int, bytes]:
+        """The answer of a command committed before a crash, rebuilt from its log."""
+        who = floor.accounts.get(username)
+        assert who is not None
+        events = await asyncio.to_thread(lambda: [
+            e for e in floor.store.table_events(record.table, after=record.first_seq - 1)
+            if e.seq <= record.last_seq])
+        view = await asyncio.to_thread(floor.view, record.table, who)
+        me = view.get("me")
+        # The same shape as a command's own reply (events, balance, seq), and the view.
+        body = {"events": floor.events_for(record.table, who, events),
+                "balance": me["balance"] if isinstance(me, dict) else None,
+                "seq": record.last_seq, "view": view}
+        return 200, json.dumps(body).encode()
+
+    def account_of(token: str | None) -> str | None:
+        try:
+            return floor.accounts.session(token).username
+        except DicetableError:
+            return None
+
+    # Outermost first: the body cap, then the origin check, then exactly-once commands.
+    answers = idempotency.Answers(floor.accounts.db, now=floor.clock.now().isoformat())
+    app.add_middleware(idempotency.Idempotency, answers=answers,
+                       who=account_of, applied=floor.store.request_record, recover=recover,
+                       cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
+    app.add_middleware(OriginCheck, cookie=COOKIE, allowed=allowed_origins)
+    app.add_middleware(BodyLimit)
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
@@ -229,10 +296,18 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
-    def login(body: Login, response: Response) -> dict[str, Any]:
-        token = floor.accounts.login(body.username, body.password)
+    def login(body: Login, request: Request, response: Response) -> dict[str, Any]:
+        client = request.client.host if request.client else "-"
+        limiter.check(client)
+        floor.faults.refuse(f"account:{body.username}")  # an account whose stream failed
+        try:
+            token = floor.accounts.login(body.username, body.password)
+        except (NotAuthenticated, AccountLocked):
+            limiter.failed(client)
+            raise
         who = floor.accounts.session(token)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https")
         return {"token": token, "account": _account(floor, who)}
 
     @app.post("/api/logout", tags=["accounts"])
@@ -248,11 +323,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.post("/api/accounts/{username}/unlock", tags=["accounts"])
     def unlock(username: str, who: Me) -> dict[str, str]:
-        if who.kind is not Kind.STAFF or not any(
-                Role.PIT_BOSS in set(floor.roles_at(who, tid)) for tid in floor.tables):
+        supervisors = {Role.PIT_BOSS, Role.SHIFT_MANAGER}
+        held = {r for tid in floor.tables for r in floor.roles_at(who, tid)} & supervisors \
+            if who.kind is Kind.STAFF else set()
+        if not held:
             raise RoleNotPermitted("only a pit boss unlocks an account",
                                    rule="accounts.unlock")
-        floor.accounts.unlock(username)
+        floor.accounts.unlock(username, by=who.username, role=sorted(held)[0].value)
         return {"status": f"{username} unlocked"}
 
     # -- tables -----------------------------------------------------------------------------
@@ -270,7 +347,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.get("/api/tables/{table_id}/events", tags=["tables"])
     def events(table_id: str, who: Me,
-               after: Annotated[int, Query(ge=0)] = 0) -> list[dict[str, Any]]:
+               after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> list[dict[str, Any]]:
         floor.get(table_id)
         return floor.events_for(table_id, who,
                                 list(floor.store.table_events(table_id, after=after)))
@@ -284,6 +361,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             return found
         return [_own_round(r, who.username) for r in found]
 
+    @app.get("/api/tables/{table_id}/controls", tags=["tables"])
+    def controls(table_id: str, who: Me,
+                 player: Annotated[str | None, Query(max_length=64)] = None) -> dict[str, Any]:
+        """What the caller may do now for ``player`` (staff booking a called bet), each
+        answer the engine's own ``can``."""
+        return floor.controls(table_id, who, player or who.username)
+
     @app.get("/api/tables/{table_id}/audit", tags=["pit"])
     def audit(table_id: str, who: Me) -> dict[str, Any]:
         _pit(floor, who)
@@ -293,7 +377,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     @app.get("/api/pit", tags=["pit"])
     def pit(who: Me) -> dict[str, Any]:
         _pit(floor, who)
-        return {"tables": floor.summaries(),
+        return {"tables": floor.summaries(), "faults": list(floor.faults.open.values()),
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
                              for a in floor.accounts.all()],
@@ -338,12 +422,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return await act(table_id, who, t.SelectDice,
                    lambda a, r: t.SelectDice(actor=a, role=r, serials=tuple(body.serials)))
 
-    player_steps: list[tuple[str, type[g.Command]]] = [
-        ("decline-dice", t.DeclineDice), ("relinquish-dice", t.RelinquishDice),
-        ("remove-lid", t.RemoveLid), ("re-cover-shaker", t.RecoverShaker),
-        ("return-shaker", t.ReturnShaker)]
-    for path, cls in player_steps:
-        _simple(app, act, path, cls, "players")
+    # The catalogue's routes (the steps that take no fields, a player leaving) and
+    # POST /api/tables/{id}/commands for any catalogued command.
+    commands_api.install(app, act, session_account)
 
     @app.post("/api/tables/{table_id}/player-shake", tags=["players"])
     async def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
@@ -378,25 +459,12 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     async def settle(table_id: str, who: Me) -> dict[str, Any]:
         """Collect the losers, pay the winners, complete the roll (in that order)."""
         def chores(a: str, r: Role) -> list[g.Command]:
-            state = floor.get(table_id).table.state
-            step = state.pending.step if state.pending is not None else 0
-            out: list[g.Command] = []
-            if step <= 0:
-                out.append(g.CollectLosers(actor=a, role=r))
-            if step <= 1:
-                out.append(g.PayWinners(actor=a, role=r))
-            out.append(g.CompleteRound(actor=a, role=r) if state.game == "props-and-hops"
-                       else g.MovePuck(actor=a, role=r))
+            out = chore_commands(floor.get(table_id).table.state, a, r)
+            if not out:
+                raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
             return out
 
         return await act(table_id, who, g.CollectLosers, chores)
-
-    dealer_steps: list[tuple[str, type[g.Command]]] = [
-        ("collect", g.CollectLosers), ("pay", g.PayWinners), ("move-puck", g.MovePuck),
-        ("complete-round", g.CompleteRound), ("no-more-bets", g.CloseBetting),
-        ("shake", t.ShakeShaker), ("uncover", t.UncoverShaker)]
-    for path, cls in dealer_steps:
-        _simple(app, act, path, cls, "dealer")
 
     @app.post("/api/tables/{table_id}/dice", tags=["dealer"])
     async def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
@@ -449,7 +517,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     # -- live push --------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
-    async def push(ws: WebSocket, table_id: str, after: int = 0) -> None:
+    async def push(ws: WebSocket, table_id: str,
+                   after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> None:
         token = ws.query_params.get("token") or ws.cookies.get(COOKIE)
         try:
             who = floor.accounts.session(token)
@@ -517,19 +586,6 @@ def _page(app: FastAPI, static: Path, page: str) -> None:
         return FileResponse(static / f"{page}.html")
 
 
-def _simple(app: FastAPI, act: Callable[..., Awaitable[dict[str, Any]]], path: str,
-            cls: type[g.Command], tag: str) -> None:
-    """A command that takes nothing but its actor and role."""
-    async def endpoint(table_id: str, request: Request) -> dict[str, Any]:
-        who = session_account(request)
-        result: dict[str, Any] = await act(table_id, who, cls, lambda a, r: cls(actor=a, role=r))
-        return result
-
-    endpoint.__name__ = path.replace("-", "_")
-    endpoint.__doc__ = (cls.__doc__ or cls.__name__).strip().splitlines()[0]
-    app.post(f"/api/tables/{{table_id}}/{path}", tags=[tag])(endpoint)
-
-
 def _bearer(request: Request) -> str | None:
     auth = request.headers.get("authorization", "")
     return auth[7:].strip() if auth.lower().startswith("bearer ") else None
@@ -564,16 +620,25 @@ def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
     return out
 
 
-async def _electronic(floor: Floor, table_id: str) -> None:
-    """An electronic table's cycle: a betting countdown, then the RNG roll and settlement."""
-    from datetime import timedelta
-
+async def _verify_loop(floor: Floor, every: float) -> None:
+    """Verify every stream again every ``every`` seconds (MEM-2: checked continually)."""
     while True:
-        info = floor.get(table_id)
-        info.bets_close_at = (floor.clock.now() + timedelta(seconds=floor.bet_seconds)
-                              ).isoformat()
-        await asyncio.sleep(floor.bet_seconds)
+        await asyncio.sleep(every)
         try:
-            await floor.submit(table_id, lambda: floor.electronic_round(table_id))
+            faulted = await asyncio.to_thread(floor.verify_all)
+        except Exception:  # a check that cannot run is logged, the loop goes on
+            log.exception("periodic verification failed to run")
+            continue
+        for table_id in faulted:
+            log.error("table %s faulted on periodic verification", table_id)
+
+
+async def _electronic(floor: Floor, table_id: str) -> None:
+    """An electronic table's clock: the server only supplies time; the table's automations
+    (betting timer, CSPRNG roll, settlement) decide what happens."""
+    while True:
+        await asyncio.sleep(ELECTRONIC_TICK_S)
+        try:
+            await floor.submit(table_id, lambda: floor.advance(table_id))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)

@@ -19,6 +19,7 @@ from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody.model import Box, DieCheck, Key, Manufacturer, Person, PlayMode
 from dicetable.games import commands as g
+from dicetable.games.variant import variant_of
 from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
@@ -61,7 +62,14 @@ class DemoTable:
 
     @property
     def game_is_props(self) -> bool:
-        return self.pack.game == "props-and-hops"
+        return variant_of(self.pack.game).has_shaker
+
+    @property
+    def dice_loader(self) -> tuple[str, Role]:
+        """Whoever the pack lets bring dice (Mini-Craps: the floorperson, PA 623a)."""
+        people = {"fran": Role.FLOORPERSON} | {p: STAFF[p][1] for p in self.staff}
+        return next((person, role) for person, role in people.items()
+                    if role in self.pack.roles("authority.dice"))
 
 
 def electronic_pack() -> RulePack:
@@ -133,7 +141,7 @@ def stock_demo_dice(floor: Floor) -> None:
                                             table=d.table, game=d.pack.game,
                                             mode=PlayMode.SHAKER, received_by=ROSTER["dee"]))
             else:
-                receiver = "fran" if d.pack.game == "mini-craps" else "bo"
+                receiver = d.dice_loader[0]
                 steps.append(c.IssueToTable(**_people("pat"), dice=d.dice,
                                             table=d.table, game=d.pack.game,
                                             received_by=ROSTER[receiver]))
@@ -141,15 +149,26 @@ def stock_demo_dice(floor: Floor) -> None:
             ledger.execute(step)
 
 
-def create_demo_floor(floor: Floor) -> dict[str, str]:
-    """Accounts, custody and tables; returns the demo credentials (username -> password)."""
-    for username, (display, _) in STAFF.items():
+def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = None
+                      ) -> dict[str, str]:
+    """Accounts, custody and tables; returns the demo credentials (username -> password).
+
+    ``progress`` is told of each step (hashing each password takes a while on purpose).
+    """
+    say = progress or (lambda _: None)
+    people = len(STAFF) + len(PLAYERS)
+    for n, (username, (display, _)) in enumerate(STAFF.items(), 1):
+        say(f"demo floor: account {n} of {people} ({username})")
         floor.accounts.create(username, DEMO_PASSWORD, Kind.STAFF, display)
-    for player in PLAYERS:
+    for n, player in enumerate(PLAYERS, len(STAFF) + 1):
+        say(f"demo floor: account {n} of {people} ({player})")
         floor.accounts.create(player, DEMO_PASSWORD, Kind.PLAYER, player.title())
     floor.custody.roster.update(ROSTER)
+    say("demo floor: the dice, received, stored and inspected")
     stock_demo_dice(floor)
-    for demo in demo_tables():
+    tables = demo_tables()
+    for n, demo in enumerate(tables, 1):
+        say(f"demo floor: table {n} of {len(tables)} ({demo.table})")
         staff = {person: STAFF[person][1] for person in demo.staff}
         floor.open_table(demo.pack, demo.table, mode=demo.mode, opener="fran", staff=staff)
         commands: list[g.Command] = []
@@ -164,8 +183,7 @@ def create_demo_floor(floor: Floor) -> dict[str, str]:
                                      witness="dee"),
                          t.ShakeShaker(actor="dee", role=Role.DEALER)]
         elif demo.dice:
-            loader = ("fran", Role.FLOORPERSON) if demo.pack.game == "mini-craps" \
-                else ("bo", Role.BOXPERSON)
+            loader = demo.dice_loader
             commands.append(t.BringDice(actor=loader[0], role=loader[1], serials=demo.dice))
         floor.run(demo.table, _fixed(commands))
     return dict.fromkeys((*STAFF, *PLAYERS), DEMO_PASSWORD)

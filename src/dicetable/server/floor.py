@@ -24,31 +24,34 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from datetime import timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
-from dicetable.core.dice_sources import CsprngDice
 from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.games.events import DiceRolled, Event
-from dicetable.games.state import Phase, apply
+from dicetable.games.events import BetPlaced, DiceRolled, Event
+from dicetable.games.state import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
+from dicetable.server.controls import console_can, controls_for
 from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline
 from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head
+from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening, pack_for
 from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
+from dicetable.table.events import StaffAssigned, StaffRelieved
 
 log = logging.getLogger(__name__)
 
@@ -87,17 +90,21 @@ class FloorTable:
     re-entered (a store's notice of this process's own commit, arriving while the lock is
     held, is left to the holder)."""
     views: LiveViews = field(default_factory=LiveViews)
-    owners: dict[str, str] = field(default_factory=dict)
-    """Who owns each bet the last batch touched (seen before it was applied)."""
     missed: bool = False
     """Another process's notice came while the lock was held: catch up when it is released."""
     history: list[dict[str, Any]] = field(default_factory=list)
-    bets_close_at: str | None = None
-    """Electronic tables: when the betting countdown ends."""
+    owners: dict[str, str] = field(default_factory=dict)
+    """Bet id -> the player who placed it, from the log: who may see a bet's later events
+    (a removed bet is gone from the state, but its remover still sees the removal)."""
 
     @property
     def table(self) -> Table:
         return self.durable.table
+
+    @property
+    def bets_close_at(self) -> str | None:
+        """Electronic tables: when the betting countdown ends (the table's own timer)."""
+        return self.table.bets_close_at
 
 
 class Floor:
@@ -105,7 +112,7 @@ class Floor:
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
                  bet_seconds: int = 20, custody: FloorCustody | None = None,
-                 max_queue: int = MAX_QUEUE) -> None:
+                 checkpoints: Path | None = None, max_queue: int = MAX_QUEUE) -> None:
         self.store = store
         self.max_queue = max_queue
         self.accounts = accounts
@@ -117,8 +124,10 @@ class Floor:
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        for table_id in store.tables():
-            self._load(table_id)
+        self.faults = Faults(accounts.log)
+        self.checkpoints: Path | None = checkpoints
+        """Where signed checkpoints of every stream's head are appended (None: not kept)."""
+        self.verify_all(load=True)  # nothing is served from a log that fails (RES-3)
         # A table opened in another process reaches this one by its notice (``_on_notice``);
         # a notice of any other stream (the custody ledger) is caught up on use.
         self._subscription = store.subscribe(self._on_notice)
@@ -130,9 +139,60 @@ class Floor:
                 info.pipeline.close()
 
     async def submit(self, table_id: str, work: Callable[[], T]) -> T:
-        """Run ``work`` off the event loop (it may queue commands with ``run``)."""
+        """Run ``work`` off the event loop (it may queue commands with ``run``), in the
+        caller's context: its request key goes with the commands to the store."""
         self.get(table_id)
         return await asyncio.to_thread(work)
+
+    # -- integrity ---------------------------------------------------------------------------
+    def verify_all(self, *, load: bool = False) -> list[str]:
+        """Verify every stream (and the checkpoints); fault what fails. Returns new faults."""
+        now = self.clock.now().isoformat()
+        before = set(self.faults.open)
+        names = self.store.tables()
+        for table_id in self.store.stream_ids():  # the tables and every other aggregate
+            if table_id in self.faults.open:
+                continue
+            problem = table_problem(self.store, table_id)
+            if problem is not None:
+                self._fault(table_id, problem, now)
+        for stream, what, detail in stream_problems(self.accounts.log):
+            self.faults.raise_fault(stream, what, detail, now)
+        if self.checkpoints is not None and self.store.key:
+            if self.checkpoints.exists():
+                for cp in verify_checkpoints(self.checkpoints, self.store.key,
+                                             [self.store, self.accounts.log]):
+                    if cp.stream:
+                        self._fault(cp.stream, (cp.what, str(cp)), now)
+                    else:
+                        self.faults.raise_fault("checkpoints", cp.what, str(cp), now)
+            if not set(self.faults.open) - before:
+                write_checkpoint(self.checkpoints, self.store.key,
+                                 heads_of([self.store, self.accounts.log]), at=now)
+        if load:
+            for table_id in names:
+                if table_id not in self.faults.open and table_id not in self.tables:
+                    self._load(table_id)
+        return sorted(set(self.faults.open) - before)
+
+    def _fault(self, table_id: str, problem: tuple[str, str], at: str) -> None:
+        self.faults.raise_fault(table_id, problem[0], problem[1], at)
+        info = self.tables.pop(table_id, None)
+        if info is not None and info.pipeline is not None:
+            info.pipeline.close(wait=False)
+        self._publish(table_id, [])
+
+    def clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
+        """An authorised clear: only once the table's log verifies again."""
+        if table_id not in self.faults.open:
+            raise NotFound(f"no open fault on {table_id!r}", rule="integrity.fault")
+        if table_id in self.store.tables():
+            problem = table_problem(self.store, table_id)
+            if problem is not None:
+                raise still_failing(table_id, problem)
+        self.faults.clear(table_id, by, role.value, reason, self.clock.now().isoformat())
+        if table_id in self.store.tables() and table_id not in self.tables:
+            self._load(table_id)
 
     # -- tables ------------------------------------------------------------------------------
     def _start(self, table_id: str, info: FloorTable) -> FloorTable:
@@ -148,9 +208,12 @@ class Floor:
         registry = self.custody.attach(table_id, pack_for(opening(self.store, table_id)))
         durable = DurableTable.resume(self.store, table_id, clock=self.clock,
                                       dice_registry=registry)
+        durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
         recent = list(self.store.table_events(table_id, after=max(0, durable.state.seq - 3000)))
         info.history = roll_history(recent)
+        info.owners = {b.id: b.player for b in durable.state.bets.values()}
+        _own(info, recent)
         for event in recent:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
@@ -165,13 +228,17 @@ class Floor:
         durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
                                     actor=opener, role=Role.FLOORPERSON, staff=staff,
                                     dice_registry=self.custody.attach(table_id, pack))
+        durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
         self.tables[table_id] = self._start(table_id, info)
+        opening = list(self.store.table_events(table_id))
+        self._record_staff(table_id, opening)
         with info.lock:
-            self._publish(table_id, list(self.store.table_events(table_id)))
+            self._publish(table_id, opening)
         return info
 
     def get(self, table_id: str) -> FloorTable:
+        self.faults.refuse(table_id)
         info = self.tables.get(table_id)
         if info is None:
             raise NotFound(f"no table {table_id!r}", rule="api.table")
@@ -254,11 +321,14 @@ class Floor:
         events: list[Event] = info.pipeline.submit(build, bounded=False).result()
         return events
 
-    def _commit(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
-        """One append for a whole batch (the table's lock held); the listeners are told by
-        the pipeline once the batch's commands are answered."""
+    def _commit(self, table_id: str, info: FloorTable, events: list[Event],
+                spans: list[tuple[str, int, int]] | None = None) -> None:
+        """One append for a whole batch (the table's lock held), each command's request key
+        (``spans``) in the same transaction; the listeners are told by the pipeline once the
+        batch's commands are answered."""
         durable = info.durable
-        rows = self.store.append(table_id, events, expected=events[0].seq - 1)
+        rows = self.store.append(table_id, events, expected=events[0].seq - 1,
+                                 spans=spans or ())
         durable.head = Head(rows[-1].seq, rows[-1].hash)
         if durable.snapshot_every and \
                 durable.state.seq - durable._snapshot_seq >= durable.snapshot_every:
@@ -267,6 +337,16 @@ class Floor:
             except Exception:  # the events are durable; a snapshot is only a shortcut
                 log.exception("table %s: snapshot failed", table_id)
         self._absorb(table_id, info, events, info.owners)
+        self._record_staff(table_id, events)
+
+    def _record_staff(self, table_id: str, events: list[Event]) -> None:
+        """Staff changes made here also go to the floor's chained ``staff:<table>`` stream
+        (who, which role, by whom), beside the table's own log."""
+        for e in events:
+            if isinstance(e, StaffAssigned | StaffRelieved):
+                self.accounts.log.append(f"staff:{table_id}", e.kind, {
+                    "table_seq": e.seq, "person": e.person, "staff_role": e.staff_role.value,
+                    "by": e.actor, "by_role": e.role.value, "at": e.at})
 
     def _rebuild(self, table_id: str) -> None:
         """The table as its log has it (after a batch that could not be committed)."""
@@ -274,6 +354,7 @@ class Floor:
         registry = self.custody.attach(table_id, info.table.pack)
         info.durable = DurableTable.resume(self.store, table_id, clock=self.clock,
                                            dice_registry=registry, settle=False)
+        info.durable.table.betting_seconds = self.bet_seconds
         info.views.reset()
 
     def _after(self, table_id: str, info: FloorTable, events: list[Event],
@@ -290,7 +371,9 @@ class Floor:
             if isinstance(event, DiceRolled):
                 for alert in self.fairness.observe(event):
                     self.custody.record_fairness(table_id, alert)
-        info.owners = owners if owners is not None else info.owners
+        if owners is not None and owners is not info.owners:
+            info.owners.update(owners)
+        _own(info, events)
         info.views.update(events, info.owners)
 
     def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
@@ -310,12 +393,12 @@ class Floor:
             if isinstance(event, gev.BetPlaced):
                 owners[event.bet] = event.player
             apply(state, event)
-        info.owners = owners
+        info.owners.update(owners)
         info.durable.head = self.store.head(table_id)
         return events
 
     def _on_notice(self, notice: Notice) -> None:
-        if kind_of(notice.table) != TABLE:
+        if kind_of(notice.table) != TABLE or notice.table in self.faults.open:
             return  # the custody ledger folds in other processes' steps on its next use
         info = self.tables.get(notice.table)
         if info is None:
@@ -341,42 +424,36 @@ class Floor:
             info.lock.release()
 
     # -- electronic tables --------------------------------------------------------------------
+    def advance(self, table_id: str) -> list[Event]:
+        """Give an electronic table the time: the table's own automations do the rest
+        (close betting when its timer is up, a CSPRNG roll, the settlement). Queued on the
+        table's pipeline like any command (never refused for load)."""
+        return self._advance(table_id, lambda table: table.advance())
+
     def electronic_round(self, table_id: str) -> list[Event]:
-        """One cycle of an electronic table: no more bets, a CSPRNG roll, the settlement."""
+        """One whole cycle of an electronic table now, whatever its timer says (tests, the
+        pit's 'roll now'): the timer is treated as run out."""
         info = self.get(table_id)
         if info.table.mode != "electronic":
             raise InvalidInput(f"{table_id} is not electronic", rule="table.mode")
 
-        def commands() -> list[gcmd.Command]:
-            table = info.table
-            out: list[gcmd.Command] = []
-            if table.phase is Phase.BETTING:
-                out.append(gcmd.CloseBetting(actor="table", role=Role.SYSTEM))
-            if table.phase in (Phase.BETTING, Phase.CLOSED):
-                out.append(table.roll_command(CsprngDice(), actor="table", role=Role.SYSTEM))
-            return out
+        def now(table: Table) -> list[Event]:
+            saved = table.betting_seconds
+            table.betting_seconds = 0
+            try:
+                return table.advance()
+            finally:
+                table.betting_seconds = saved
 
-        events = self.run(table_id, commands)
-        events += self.run(table_id, lambda: self._settlement(info))
-        info.bets_close_at = (self.clock.now() + timedelta(seconds=self.bet_seconds)
-                              ).isoformat()
+        return self._advance(table_id, now)
+
+    def _advance(self, table_id: str, step: Callable[[Table], list[Event]]) -> list[Event]:
+        info = self.get(table_id)
+        assert info.pipeline is not None
+        if info.pipeline.on_worker:
+            raise RuntimeError("advance() from the table's own worker would wait on itself")
+        events: list[Event] = info.pipeline.submit(list, bounded=False, advance=step).result()
         return events
-
-    @staticmethod
-    def _settlement(info: FloorTable) -> list[gcmd.Command]:
-        state = info.table.state
-        if state.phase is not Phase.SETTLING or state.pending is None:
-            return []
-        chores: list[gcmd.Command] = []
-        kw: dict[str, Any] = {"actor": "table", "role": Role.SYSTEM}
-        step = state.pending.step
-        if step <= 0:
-            chores.append(gcmd.CollectLosers(**kw))
-        if step <= 1:
-            chores.append(gcmd.PayWinners(**kw))
-        chores.append(gcmd.CompleteRound(**kw) if state.game == "props-and-hops"
-                      else gcmd.MovePuck(**kw))
-        return chores
 
     # -- listeners ---------------------------------------------------------------------------
     def listen(self, listener: Listener) -> Callable[[], None]:
@@ -427,9 +504,30 @@ class Floor:
 
     def _extra(self, table_id: str, info: FloorTable, account: Account) -> dict[str, Any]:
         staff = account.kind is Kind.STAFF
-        return {"bets_close_at": info.bets_close_at,
-                "my_roles": [r.value for r in self.roles_at(account, table_id)],
-                "fairness": self.fairness_alerts(table_id) if staff else []}
+        roles = self.roles_at(account, table_id)
+        extra: dict[str, Any] = {"bets_close_at": info.bets_close_at,
+                                 "my_roles": [r.value for r in roles],
+                                 "fairness": self.fairness_alerts(table_id) if staff else []}
+        if staff and roles:
+            # What this member of staff may book for each seated player (engine answers).
+            role = self.role_for(account, table_id, gcmd.PlaceBet)
+            extra["controls"] = {p: controls_for(info.table, account.username, role, p)
+                                 for p in sorted(info.table.state.players)}
+            extra["can"] = console_can(info.table, account.username,
+                                       lambda cls: self.role_for(account, table_id, cls))
+        return extra
+
+    def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
+        """What ``account`` may do now for ``player``: a player for themselves, staff for a
+        seated player (a dealer booking the bet a player calls)."""
+        if account.kind is Kind.PLAYER and player != account.username:
+            raise RoleNotPermitted(f"{account.username} may not act for {player}",
+                                   rule="authority.wager")
+        info = self.get(table_id)
+        role = self.role_for(account, table_id, gcmd.PlaceBet)
+        with info.lock:
+            self._refresh(table_id, info)
+            return controls_for(info.table, account.username, role, player)
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
                    ) -> list[dict[str, Any]]:
@@ -438,6 +536,9 @@ class Floor:
         mine = {b.id for b in table.state.bets.values() if b.player == account.username}
         mine |= {e.bet for e in events if getattr(e, "player", None) == account.username
                  and hasattr(e, "bet")}
+        owners = self.get(table_id).owners
+        mine |= {bet for e in events if isinstance(bet := getattr(e, "bet", None), str)
+                 and owners.get(bet) == account.username}
         out = []
         for event in events:
             data = event_for(account.username, staff, event, mine)
@@ -459,3 +560,9 @@ class Floor:
     def fairness_alerts(self, table_id: str) -> list[dict[str, Any]]:
         return [{"serial": a.serial, "face": a.face, "rolls": a.rolls, "table": a.table}
                 for a in self.fairness.alerts if a.table == table_id]
+
+
+def _own(info: FloorTable, events: list[Event]) -> None:
+    for event in events:
+        if isinstance(event, BetPlaced):
+            info.owners[event.bet] = event.player

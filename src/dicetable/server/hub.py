@@ -31,6 +31,8 @@ SEND_BUFFER = 64
 """Messages one connection may have waiting before it is dropped (industry-default)."""
 TOO_SLOW = 4408
 """Close code for a connection dropped for not keeping up."""
+FAULTED = 4423
+"""Close code for a table whose log failed verification (the HTTP 423 of ``TableFaulted``)."""
 
 
 class Socket(Protocol):
@@ -49,6 +51,8 @@ class Watcher:
     """The last seq this connection was sent (or had in its hello)."""
     dropped: bool = False
     closed: bool = False
+    faulted: bool = False
+    """The table's log failed verification: nothing more is served from it."""
     sent: int = 0
     task: asyncio.Task[None] | None = None
     """The connection's pump: cancelled when dropped, even in the middle of a send that the
@@ -138,7 +142,7 @@ class Hub:
         """Send the connection's messages in order; close it when it fell behind."""
         watcher.task = asyncio.current_task()
         try:
-            while not watcher.closed and not watcher.dropped:
+            while not watcher.closed and not watcher.dropped and not watcher.faulted:
                 await watcher.wake.wait()
                 watcher.wake.clear()
                 while watcher.buffer and not watcher.dropped:
@@ -151,6 +155,10 @@ class Hub:
         except asyncio.CancelledError:
             if not watcher.dropped:
                 raise
+        if watcher.faulted:
+            self.leave(watcher)
+            with contextlib.suppress(Exception):
+                await ws.close(code=FAULTED, reason="the table's log failed verification")
         if watcher.dropped:
             self.dropped += 1
             self.leave(watcher)
@@ -162,11 +170,15 @@ class Hub:
     def publish(self, table: str, events: list[Event]) -> None:
         """Called by the floor on the table's thread, its lock held, after the commit."""
         loop = self.loop
-        if not events or loop is None or loop.is_closed():
+        if loop is None or loop.is_closed():
             return
         with self._lock:
             group = list(self._by_table.get(table, ()))
         if not group:
+            return
+        if not events:  # a table faulted (integrity): its viewers are closed, not served
+            if self.floor is not None and table in self.floor.faults.open:
+                loop.call_soon_threadsafe(self._faulted, group)
             return
         floor = self._floor()
         info = floor.get(table)
@@ -199,6 +211,12 @@ class Hub:
                 text = head + fan.events_text(w.viewer, w.staff) + ',"view":' + view + "}"
                 texts[key] = text
             out.append((w, text))
+
+    @staticmethod
+    def _faulted(group: list[Watcher]) -> None:
+        for watcher in group:
+            watcher.faulted = True
+            watcher.wake.set()
 
     @staticmethod
     def _deliver(seq: int, out: list[tuple[Watcher, str]]) -> None:

@@ -6,35 +6,70 @@ The store's location comes from ``DICETABLE_DB`` when uvicorn imports the factor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import FastAPI
 
 from dicetable.core.clock import Clock, SystemClock
+from dicetable.core.errors import InvalidInput
 from dicetable.server.accounts import Accounts
 from dicetable.server.app import create_app
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
-from dicetable.store.open import open_store
+from dicetable.store.base import key_mismatch
+from dicetable.store.chain import key_id
+from dicetable.store.keys import default_key_path, find_key, init_key, read_key
+from dicetable.store.open import is_postgres, open_store
 
 
 def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetable",
-                clock: Clock | None = None) -> tuple[Floor, dict[str, str]]:
-    """The floor on ``db``; on an empty store, the demo floor and its credentials.
+                clock: Clock | None = None, key: bytes | None = None,
+                key_file: str | Path | None = None,
+                checkpoints: str | Path | None = None,
+                progress: Callable[[str], None] | None = None,
+                ) -> tuple[Floor, dict[str, str]]:
+    """The floor on ``db``, every stream verified first; on an empty store, the demo floor
+    and its credentials.
 
     ``schema`` names the PostgreSQL schema (ignored for SQLite); ``clock`` is injected in
-    tests (the tables, the custody ledgers and the floor's scheduler all read it).
+    tests (the tables, the custody ledgers and the floor's scheduler all read it). The chain
+    key is ``key``, else found as ``store.keys.find_key`` says; a new store with no key
+    anywhere gets one created beside it (``<db>.key``, as ``dicetable keys init``).
+    ``progress`` is told of each step of preparing a fresh store.
     """
     clock = clock or SystemClock()
-    store = open_store(db, schema=schema)
-    accounts = Accounts(db, schema=schema)
+    if key is None:
+        key = find_key(key_file, db)
+    if key is None and not is_postgres(db) and str(db) != "memory" \
+            and not _has_log(db, schema):
+        key = read_key(init_key(default_key_path(db)))
+    store = open_store(db, schema=schema, key=key)
+    recorded = store.recorded_key_id()
+    if recorded is not None and recorded != store.key_id:  # nothing is served without it
+        store.close()
+        raise key_mismatch(recorded, key_id(key), str(db))
+    accounts = Accounts(db, schema=schema, key=key)
     floor = Floor(store, accounts, bet_seconds=bet_seconds, clock=clock,
-                  custody=FloorCustody(store, clock, roster=ROSTER))
+                  custody=FloorCustody(store, clock, roster=ROSTER),
+                  checkpoints=Path(checkpoints) if checkpoints else None)
     credentials: dict[str, str] = {}
     if not store.tables() and accounts.empty():
-        credentials = create_demo_floor(floor)
+        credentials = create_demo_floor(floor, progress)
     return floor, credentials
+
+
+def _has_log(db: str | Path, schema: str) -> bool:
+    """Whether ``db`` already holds a table log (a new store is the one that gets a key)."""
+    try:
+        store = open_store(db, schema=schema, create=False)
+    except InvalidInput:
+        return False
+    try:
+        return bool(store.tables())
+    finally:
+        store.close()
 
 
 _LEADER: list[object] = []
@@ -59,9 +94,14 @@ def lead_electronic_tables(db: str) -> bool:
 def app_from_env() -> FastAPI:
     """uvicorn's factory: ``uvicorn --factory dicetable.server.main:app_from_env``."""
     db = os.environ.get("DICETABLE_DB", "dicetable.db")
+    leader = lead_electronic_tables(db)
+    # One writer for the checkpoint file: the leading process (the others still verify).
     floor, _ = build_floor(db, bet_seconds=int(os.environ.get("DICETABLE_BET_SECONDS", "20")),
-                           schema=os.environ.get("DICETABLE_SCHEMA", "dicetable"))
+                           schema=os.environ.get("DICETABLE_SCHEMA", "dicetable"),
+                           checkpoints=(os.environ.get("DICETABLE_CHECKPOINTS") or None)
+                           if leader else None)
     run_electronic = os.environ.get("DICETABLE_ELECTRONIC", "1") == "1"
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
-    return create_app(floor, electronic_loop=run_electronic and lead_electronic_tables(db),
-                      clock_seconds=clock or None)
+    return create_app(floor, electronic_loop=run_electronic and leader,
+                      clock_seconds=clock or None,
+                      verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")))

@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
+from dicetable.store.requests import current_request
 
 if TYPE_CHECKING:
     from dicetable.server.floor import Floor, FloorTable
+    from dicetable.table import Table
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,10 @@ class Job:
     reply: Reply | None = None
     view: Callable[[], Any] | None = None
     """After the commit, the view to add to the reply (``reply`` must give a dict)."""
+    request: str | None = None
+    """The client's idempotency key: recorded with this command's events, in their commit."""
+    advance: Callable[[Table], list[Event]] | None = None
+    """After the commands: give the table the time (its automations: timer, roll, settle)."""
     future: Future[Any] = field(default_factory=Future)
 
 
@@ -103,13 +109,16 @@ class TablePipeline:
 
     # -- the callers' side --------------------------------------------------------------------
     def submit(self, build: Build, reply: Reply | None = None, *,
-               view: Callable[[], Any] | None = None, bounded: bool = True) -> Future[Any]:
+               view: Callable[[], Any] | None = None, bounded: bool = True,
+               advance: Callable[[Table], list[Event]] | None = None) -> Future[Any]:
         """Queue a command; its future is settled after the commit that holds its events.
 
         ``bounded`` commands past ``max_queue`` waiting get ``Busy`` at once; the table's own
-        automation (the electronic round) is never refused for load.
+        automation (the electronic round) is never refused for load. The caller's request
+        key (``store.requests``, set by the idempotency layer) goes with the command to the
+        store and is committed with its events.
         """
-        job = Job(build, reply, view)
+        job = Job(build, reply, view, current_request(), advance)
         with self._count:
             if self._closed:
                 raise RuntimeError("the floor is closed")
@@ -136,13 +145,14 @@ class TablePipeline:
         return waiting >= self.max_queue or (
             self.max_wait is not None and waiting * self.cost > self.max_wait)
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Stop taking commands; those queued are still decided (``wait``: until they are)."""
         with self._count:
             if self._closed:
                 return
             self._closed = True
             self._queue.put(_STOP)
-        if threading.current_thread() is not self._thread:
+        if wait and threading.current_thread() is not self._thread:
             self._thread.join()
 
     @property
@@ -188,11 +198,11 @@ class TablePipeline:
                 caught = floor._catch_up(self.table_id, info)
                 if caught:
                     floor._after(self.table_id, info, caught)
-                outcomes, pending = self._decide(info, jobs)
+                outcomes, pending, spans = self._decide(info, jobs)
                 if not pending:
                     break
                 try:
-                    floor._commit(self.table_id, info, pending)
+                    floor._commit(self.table_id, info, pending, spans)
                 except StaleVersion:
                     # Another process appended first: nothing here was acknowledged, so
                     # rebuild from the log and decide the whole batch again.
@@ -228,7 +238,7 @@ class TablePipeline:
         self.cost = 0.8 * self.cost + 0.2 * (spent / len(jobs))
 
     def _decide(self, info: FloorTable, jobs: list[Job]
-                ) -> tuple[list[tuple[Job, object]], list[Event]]:
+                ) -> tuple[list[tuple[Job, object]], list[Event], list[tuple[str, int, int]]]:
         """Every job decided in order against the state with the earlier ones applied; the
         events are held back (the sink only collects them) until the one commit."""
         table = info.table
@@ -254,6 +264,7 @@ class TablePipeline:
         saved = table.sink
         table.sink = collect
         outcomes: list[tuple[Job, object]] = []
+        spans: list[tuple[str, int, int]] = []
         try:
             for job in jobs:
                 mine: list[Event] = []
@@ -261,17 +272,25 @@ class TablePipeline:
                     built = job.build()
                     for command in built if isinstance(built, list) else [built]:
                         mine += table.execute(command)
-                except Exception as exc:  # refused: it applied nothing of its own command
+                    if job.advance is not None:
+                        mine += job.advance(table)
+                except Exception as exc:  # refused: its own refused step applied nothing
+                    # (earlier steps of a list, or an automation's, stand and are committed
+                    # with the request's key, as a direct append would have)
+                    if job.request and mine:
+                        spans.append((job.request, mine[0].seq, mine[-1].seq))
                     outcomes.append((job, exc))
                     continue
+                if job.request and mine:
+                    spans.append((job.request, mine[0].seq, mine[-1].seq))
                 try:
                     outcomes.append((job, job.reply(mine, owners) if job.reply else mine))
                 except Exception as exc:
                     outcomes.append((job, exc))
         finally:
             table.sink = saved
-        info.owners = owners
-        return outcomes, pending
+        info.owners.update(owners)
+        return outcomes, pending, spans
 
 
 _TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")

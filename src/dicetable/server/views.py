@@ -14,11 +14,14 @@ from typing import Any
 
 from dicetable.core.events import event_to_dict
 from dicetable.core.money import format_cents
+from dicetable.core.roles import Role
 from dicetable.games import events as gev
 from dicetable.games.events import Event
+from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
+from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.authority import ACTION_RULE
@@ -49,12 +52,41 @@ def event_for(viewer: str | None, staff: bool, event: Event,
 
 
 def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
-    bet = table.state.bets[bet_id]
-    wager = table.state.compiled[bet.wager]
+    state = table.state
+    bet = state.bets[bet_id]
+    wager = state.compiled[bet.wager]
+    where = wager.states[bet.state]
+    point = _number_of(where)
+    base = state.bets.get(bet.base) if bet.base is not None else None
+    if base is not None:
+        base_wager = state.compiled[base.wager]
+        base_point = _number_of(base_wager.states[base.state])
+        lay = base.wager.startswith("dont")
+        name = f"{'Lay odds' if lay else 'Odds'} on {display_name(base.wager)}" + (
+            f" ({base_point})" if base_point else "")
+    else:
+        name = wager.name
     return {"id": bet.id, "player": bet.player, "wager": bet.layout_code,
-            "name": wager.name if bet.base is None else f"Odds on {bet.base}",
-            "amount": bet.amount, "state": wager.states[bet.state], "base": bet.base,
-            "working": bet.working, "commission": bet.commission}
+            "name": name, "label": bet_label(name, where, base is not None),
+            "amount": bet.amount, "state": where, "point": point, "base": bet.base,
+            "working": bet.working, "working_now": is_working(state, bet),
+            "commission": bet.commission}
+
+
+def _number_of(state_name: str) -> int | None:
+    """The number a bet stands on, from its state ('on 6', 'point 6'), if any."""
+    last = state_name.split()[-1] if state_name else ""
+    return int(last) if last.isdigit() and state_name.split()[0] in ("on", "point") else None
+
+
+def bet_label(name: str, where: str, odds: bool) -> str:
+    """A bet as a player reads it: 'Come on 6', 'Pass Line (point 4)', 'Place 6 to Win'."""
+    number = _number_of(where)
+    if odds or number is None:
+        return name
+    if where.startswith("on "):
+        return f"{name} on {number}"
+    return f"{name} (point {number})"
 
 
 def limits_of(table: Table) -> dict[str, dict[str, Any]]:
@@ -173,6 +205,8 @@ def public_view(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
         "staff": {person: sorted(r.value for r in roles) for person, roles in p.staff.items()},
         "seats": {name: info.seat for name, info in state.players.items()},
         "rules": console_rules(table),
+        "ladders": wager_ladders(table), "placard": placard(table),
+        "rules_panel": rules_panel(table),
     }
 
 
@@ -209,6 +243,7 @@ def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
         "bets": [_bet_view(table, b.id) for b in mine],
         "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
         "odds_bases": [b.id for b in mine if table.placeable(viewer, "odds", base=b.id)],
+        "controls": controls_for(table, viewer, Role.PLAYER, viewer),
     }
 
 
@@ -219,7 +254,7 @@ def placeable_codes(table: Table, viewer: str) -> list[str]:
 
 def _next_shooter(state: TableState, shooter: str | None) -> str | None:
     """Whom the dice are offered to next (live Craps, no shooter yet)."""
-    if shooter is not None or state.game == "props-and-hops" or state.mode != "live":
+    if shooter is not None or not state.variant.has_shooter or state.mode != "live":
         return None
     order = offer_order(state)
     return order[0] if order else None

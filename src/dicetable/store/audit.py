@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.store import streams
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, key_mismatch
 from dicetable.store.chain import GENESIS, Head, StoredEvent, link_hash
 from dicetable.store.event_codec import decode
 
@@ -109,7 +109,8 @@ def _claimed_seq(data: dict[str, Any] | None) -> int | None:
 
 
 def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: int, prev: str,
-              recent: OrderedDict[str, int], kind: str = streams.TABLE) -> Problem | None:
+              recent: OrderedDict[str, int], kind: str = streams.TABLE,
+              key: bytes | None = None) -> Problem | None:
     def problem(what: str, detail: str, seq: int | None = None) -> Problem:
         return Problem(table, row.seq if seq is None else seq, what, detail)
 
@@ -121,7 +122,7 @@ def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: i
                                   f"{row.seq}", expected)
     if data is None:
         return problem("altered", "its content is not a JSON event")
-    if link_hash(row.prev_hash, row.body) != row.hash:
+    if link_hash(row.prev_hash, row.body, key) != row.hash:
         if claimed is not None and claimed != row.seq:
             return problem("reordered", f"the content of event {claimed} is stored at seq "
                                         f"{row.seq}")
@@ -163,6 +164,10 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     kind = streams.kind_of(table)
     agg = streams.aggregate(kind)
     report = TableReport(table)
+    keyed = key_problem(store)
+    if keyed is not None:
+        report.problems.append(Problem(table, 0, "key", keyed))
+        return report
     recorded = store.head(table)
     report.head = recorded
     snaps = {s.seq: s for s in store.snapshots(table)}
@@ -176,7 +181,7 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     last: StoredEvent | None = None
     unreplayable: Problem | None = None  # reported after the chain checks, which name more
     while (row := rows.pop()) is not None:
-        found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind)
+        found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind, store.key)
         if found is not None:
             report.problems.append(found)
             return report
@@ -212,6 +217,17 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
         report.problems += [Problem(table, state.seq, what, detail)
                             for detail in agg.invariants(state)]
     return report
+
+
+def key_problem(store: EventStore) -> str | None:
+    """Why this store's chain cannot be checked with the key in hand (None: it can)."""
+    recorded = store.recorded_key_id()
+    if (recorded or "") == store.key_id:
+        return None
+    if recorded is None:
+        return ("the log does not record the key its chain is written with (its key record "
+                "was removed?)")
+    return str(key_mismatch(recorded, store.key_id, store.location).message)
 
 
 def _check_end(table: str, last: StoredEvent | None, head: Head) -> list[Problem]:

@@ -18,7 +18,7 @@ from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.games.events import Event as TableEvent
 from dicetable.store import streams
-from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, make_snapshot
+from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, key_id, make_snapshot
 from dicetable.store.event_codec import decode_body, encode
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,23 @@ class Subscription:
         self.close()
 
 
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """A client request whose events were committed: table and the seqs it wrote."""
+
+    request: str
+    table: str
+    first_seq: int
+    last_seq: int
+
+
+def key_mismatch(recorded: str, mine: str, location: str) -> InvalidInput:
+    have = f"key {mine}" if mine else "no key"
+    want = f"key {recorded}" if recorded else "no key (an unkeyed chain)"
+    return InvalidInput(f"the log at {location} is chained with {want}; this process has "
+                        f"{have} (dicetable keys init / --key)", rule="store.key")
+
+
 @dataclass(slots=True)
 class AppendRequest:
     """One writer's batch, encoded and checked for shape, waiting to be written."""
@@ -63,6 +80,16 @@ class AppendRequest:
     expected: int
     kinds: list[str]
     bodies: list[str]
+    request: str | None = None
+    """The client's request (idempotency) key: recorded with the events, in their commit."""
+    spans: tuple[tuple[str, int, int], ...] = ()
+    """Several requests' keys in one batch (a table's pipelined commands): each key with
+    the first and last seq its command wrote, recorded in the same commit."""
+
+    def records(self, first: int, last: int) -> list[tuple[str, int, int]]:
+        """Every request key this append records, with the seqs it wrote."""
+        out = [(self.request, first, last)] if self.request else []
+        return out + list(self.spans)
 
 
 def stale(table: str, expected: int, head: Head) -> StaleVersion:
@@ -70,7 +97,9 @@ def stale(table: str, expected: int, head: Head) -> StaleVersion:
                         f"{expected} (reload the table and decide again)", rule="store.sequence")
 
 
-def prepare(table: str, events: Sequence[Event], expected: int | None) -> AppendRequest:
+def prepare(table: str, events: Sequence[Event], expected: int | None,
+            request: str | None = None,
+            spans: Sequence[tuple[str, int, int]] = ()) -> AppendRequest:
     """Check a batch's shape and encode it. Raises ``InvalidInput`` on a malformed batch.
 
     ``table`` is the stream id: a table id, or ``KIND:NAME`` for another aggregate.
@@ -96,7 +125,7 @@ def prepare(table: str, events: Sequence[Event], expected: int | None) -> Append
         kind, body = encode(e)
         kinds.append(kind)
         bodies.append(body)
-    return AppendRequest(table, expected, kinds, bodies)
+    return AppendRequest(table, expected, kinds, bodies, request, tuple(spans))
 
 
 def _stream_of(event: Event) -> str:
@@ -110,20 +139,44 @@ class EventStore(ABC):
     """An append-only, hash-chained log of every stream's events, with snapshots: one stream
     per aggregate (each table, the site's custody ledger; ``dicetable.store.streams``)."""
 
+    key: bytes | None = None
+    """The chain key (HMAC-SHA256), or None for the plain SHA-256 chain."""
+
     def __init__(self) -> None:
         self._listeners: dict[int, Listener] = {}
         self._listener_lock = threading.Lock()
         self._next_listener = 0
 
     # -- writing ------------------------------------------------------------------------------
-    def append(self, table: str, events: Sequence[Event],
-               expected: int | None = None) -> list[StoredEvent]:
+    def append(self, table: str, events: Sequence[Event], expected: int | None = None,
+               request: str | None = None,
+               spans: Sequence[tuple[str, int, int]] = ()) -> list[StoredEvent]:
         """Durably append ``events`` after seq ``expected`` (default: the first event's seq
         less one). Returns the stored rows once they are committed.
 
+        ``request`` (default: the one ``store.requests`` says is in progress) is recorded
+        in the same transaction, so a retried request can learn that it was applied;
+        ``spans`` records several requests' keys (key, first seq, last seq) in one append.
         Raises ``StaleVersion`` when the table's head is not ``expected``.
         """
-        return self._append(prepare(table, events, expected))
+        from dicetable.store.requests import current_request
+
+        return self._append(prepare(table, events, expected,
+                                    request if request is not None else current_request(),
+                                    spans))
+
+    def request_record(self, request: str) -> RequestRecord | None:
+        """Where the events of client request ``request`` were committed, if they were."""
+        return None
+
+    @property
+    def key_id(self) -> str:
+        """The id of the key this store's chain is written with ('' when unkeyed)."""
+        return key_id(self.key)
+
+    def recorded_key_id(self) -> str | None:
+        """The key id the log itself records (None: the log does not say)."""
+        return None
 
     @abstractmethod
     def _append(self, request: AppendRequest) -> list[StoredEvent]: ...
@@ -247,5 +300,19 @@ def check_head(request: AppendRequest, head: Head) -> None:
         raise stale(request.table, request.expected, head)
 
 
-__all__ = ["EMPTY", "AppendRequest", "EventStore", "Head", "Listener", "Notice", "Snapshot",
-           "StoredEvent", "Subscription", "check_head", "prepare", "stale"]
+__all__ = [
+    "EMPTY",
+    "AppendRequest",
+    "EventStore",
+    "Head",
+    "Listener",
+    "Notice",
+    "RequestRecord",
+    "Snapshot",
+    "StoredEvent",
+    "Subscription",
+    "check_head",
+    "key_mismatch",
+    "prepare",
+    "stale",
+]

@@ -1,8 +1,14 @@
 """The hash chain that makes a table's log tamper-evident (spec/standards.md MEM-2, anchor 6).
 
-Every stored event carries the hash of its predecessor in the same table; its own hash is
-SHA-256 over that previous hash and the event's canonical JSON. Changing, removing, adding or
-moving any stored event breaks a link that ``dicetable audit verify`` finds.
+Every stored event carries the hash of its predecessor in the same stream (a table's log, or
+any other stream); its own hash is SHA-256 over that previous hash and the event's canonical
+JSON. Changing, removing, adding or moving any stored event breaks a link that ``dicetable
+audit verify`` finds.
+
+With a key (``dicetable keys init``; kept outside the database) each link is an HMAC-SHA256
+under that key instead: whoever can write the database but does not hold the key cannot
+rehash a rewritten history (spec/standards.md MEM-2). A store records the key's id, never the
+key.
 
 >>> body = canonical({"type": "PlayerJoined", "seq": 1, "player": "alice"})
 >>> body
@@ -15,6 +21,7 @@ moving any stored event breaks a link that ``dicetable audit verify`` finds.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -28,12 +35,27 @@ def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def link_hash(prev_hash: str, body: str) -> str:
-    """SHA-256 over the previous event's hash and this event's canonical JSON."""
-    digest = hashlib.sha256(prev_hash.encode("ascii"))
-    digest.update(b"\n")
-    digest.update(body.encode("utf-8"))
-    return digest.hexdigest()
+def link_hash(prev_hash: str, body: str, key: bytes | None = None) -> str:
+    """SHA-256 (HMAC-SHA256 under ``key``) over the previous hash and this canonical JSON.
+
+    >>> link_hash(GENESIS, "{}", b"k" * 32) == link_hash(GENESIS, "{}")
+    False
+    """
+    data = prev_hash.encode("ascii") + b"\n" + body.encode("utf-8")
+    if key:
+        return hmac.new(key, data, hashlib.sha256).hexdigest()
+    return hashlib.sha256(data).hexdigest()
+
+
+def key_id(key: bytes | None) -> str:
+    """A public name for a chain key ('' for the unkeyed chain): what a store records.
+
+    >>> key_id(None), len(key_id(b"k" * 32))
+    ('', 18)
+    """
+    if not key:
+        return ""
+    return "k-" + hmac.new(key, b"dicetable chain key id", hashlib.sha256).hexdigest()[:16]
 
 
 class Head(NamedTuple):
@@ -67,14 +89,15 @@ class StoredEvent:
                 "prev_hash": self.prev_hash, "hash": self.hash, "event": self.data()}
 
 
-def chain(table: str, head: Head, kinds: list[str], bodies: list[str]) -> list[StoredEvent]:
-    """The rows for ``bodies`` appended after ``head``."""
+def chain(table: str, head: Head, kinds: list[str], bodies: list[str],
+          key: bytes | None = None) -> list[StoredEvent]:
+    """The rows for ``bodies`` appended after ``head`` (links keyed with ``key``)."""
     out: list[StoredEvent] = []
     prev = head.hash
     seq = head.seq
     for kind, body in zip(kinds, bodies, strict=True):
         seq += 1
-        h = link_hash(prev, body)
+        h = link_hash(prev, body, key)
         out.append(StoredEvent(table, seq, kind, body, prev, h))
         prev = h
     return out

@@ -1,14 +1,14 @@
 """A ``Table`` on a store: every batch is durable before it is applied; a restart resumes it.
 
 ``DurableTable.open`` starts a new table on a store; ``DurableTable.resume`` rebuilds one from
-its log (from the latest snapshot) after a restart or a crash, and then - on an electronic
-table whose pack settles automatically - carries out the settlement chores of a roll that was
-recorded but not yet settled: a recorded roll is settled, never rolled again (spec/standards.md
-RES-1, RES-4).
+its log (from the latest snapshot) after a restart or a crash, and then - on a table that
+automates its chores - carries out the settlement chores of a roll that was recorded but not
+yet settled: a recorded roll is settled, never rolled again (spec/standards.md RES-1, RES-4).
+A table whose chores are done by hand (``automations=()``, a live table) waits for its dealer.
 
 >>> from dicetable.store.memory import MemoryStore
 >>> store = MemoryStore()
->>> dt = DurableTable.open(store, "pa-craps", "t1")
+>>> dt = DurableTable.open(store, "pa-craps", "t1", automations=())
 >>> t = dt.table
 >>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("3-4")                      # crash here: the roll is in the log, unsettled
@@ -22,7 +22,7 @@ RES-1, RES-4).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from dicetable.core.clock import Clock
 from dicetable.core.errors import ProcedureViolation
@@ -30,7 +30,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.engine import Authorizer, default_authorizer
 from dicetable.games.events import Event
-from dicetable.games.state import Phase, TableState
+from dicetable.games.state import TableState
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
@@ -38,6 +38,7 @@ from dicetable.store.chain import EMPTY, Head, make_snapshot
 from dicetable.store.replay import fold, load_state, share_pack
 from dicetable.store.state_codec import encode_state, roundtrips
 from dicetable.store.streams import check_table_id
+from dicetable.table.automation import Automation
 from dicetable.table.procedure import DiceRegistry
 from dicetable.table.table import Table, engine_for
 
@@ -70,7 +71,8 @@ class DurableTable:
              role: Role = Role.FLOORPERSON, staff: Mapping[str, Role] | None = None,
              authorizer: Authorizer = default_authorizer,
              dice_registry: DiceRegistry | None = None,
-             snapshot_every: int = SNAPSHOT_EVERY) -> DurableTable:
+             snapshot_every: int = SNAPSHOT_EVERY,
+             automations: Iterable[Automation] | None = None) -> DurableTable:
         """A new table, its opening already durable (``Table.open``'s arguments)."""
         check_table_id(table_id)
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
@@ -79,7 +81,8 @@ class DurableTable:
                                      rule="table.open")
         table = Table(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock)
         durable = cls(store, table, snapshot_every=snapshot_every)
-        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
+        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff,
+                    automations=automations)
         share_pack(table.state)
         return durable
 
@@ -87,12 +90,13 @@ class DurableTable:
     def resume(cls, store: EventStore, table_id: str, *, clock: Clock | None = None,
                authorizer: Authorizer = default_authorizer,
                dice_registry: DiceRegistry | None = None,
-               snapshot_every: int = SNAPSHOT_EVERY, settle: bool = True) -> DurableTable:
+               snapshot_every: int = SNAPSHOT_EVERY, settle: bool = True,
+               automations: Iterable[Automation] | None = None) -> DurableTable:
         """The table exactly as its log leaves it; with ``settle``, an automatic table
         finishes settling a roll the log holds."""
         state = load_state(store, table_id)
         table = Table(engine_for(state.game, state.mode, authorizer, dice_registry),
-                      clock=clock)
+                      clock=clock, automations=automations)
         table.state = state
         durable = cls(store, table, snapshot_every=snapshot_every)
         if settle:
@@ -145,23 +149,8 @@ class DurableTable:
 
         Nothing is rolled: the settlement is the one worked out when the roll was recorded.
         """
-        table = self.table
-        out: list[Event] = []
-        if not table.pack.flag("settlement.automatic"):
-            return out
-        while table.state.phase is Phase.SETTLING and table.state.pending is not None:
-            step = table.state.pending.step
-            chore: cmd.Command
-            if step == 0:
-                chore = cmd.CollectLosers(actor=actor, role=role)
-            elif step == 1:
-                chore = cmd.PayWinners(actor=actor, role=role)
-            elif table.state.game == "props-and-hops":
-                chore = cmd.CompleteRound(actor=actor, role=role)
-            else:
-                chore = cmd.MovePuck(actor=actor, role=role)
-            out += table.execute(chore)
-        return out
+        # The table's own automation: the same code path as after any command.
+        return self.table.automate()
 
     def refresh(self) -> int:
         """Fold in events another writer appended; returns how many. Use after

@@ -21,15 +21,68 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from dicetable.core.errors import InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict
 from dicetable.store.chain import canonical
 
+# -- schema versions -----------------------------------------------------------------------------
+# Every stored event carries its schema version ("v"; a body without one is version 1). On
+# read, an upcaster turns each older version into the next, up to the current one, so code
+# only ever sees current events; the committed fixture log (tests/fixtures) keeps it so.
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+VERSIONS: dict[str, int] = {"TableOpened": 2}
+"""The current schema version of each event kind that has changed (all others: 1)."""
+
+
+def _table_opened_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 writes the table's automations in its opening. Before, a table settled by itself
+    only under a pack with ``settlement.automatic``, and an electronic table's server ran its
+    betting timer and CSPRNG roll: that is what a v1 table keeps doing."""
+    from dicetable.table.automation import CHORES, Automation
+
+    if data.get("automations") is None:
+        rules = data.get("pack", {}).get("rules", {})
+        own: set[Automation] = set()
+        if rules.get("settlement.automatic", {}).get("value") is True:
+            own |= set(CHORES)
+        if data.get("mode") == "electronic":
+            own |= {Automation.BETTING_TIMER, Automation.CSPRNG_ROLL}
+        data = {**data, "automations": sorted(a.value for a in own)}
+    return data
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {("TableOpened", 1): _table_opened_v1_to_v2}
+"""(kind, version) -> the function that turns that version into the next."""
+
+
+def upcast(data: dict[str, Any]) -> dict[str, Any]:
+    """A stored event's dict at its kind's current schema version, without the "v" key."""
+    version = data.get("v", 1)
+    if "v" in data:
+        data = {k: v for k, v in data.items() if k != "v"}
+    kind = str(data.get("type"))
+    current = VERSIONS.get(kind, 1)
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= current:
+        raise InvalidInput(f"{kind} schema version {version!r} is not one this code reads "
+                           f"(1 to {current})", rule="events.codec")
+    while version < current:
+        try:
+            data = UPCASTERS[(kind, version)](data)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise InvalidInput(f"cannot upcast {kind} v{version}: {e}",
+                               rule="events.codec") from None
+        version += 1
+    return data
+
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """A stored event's data in the shape its class has today (every shape is current)."""
+    """A stored event's data in the shape its class has today (``upcast``)."""
+    if "v" in data or data.get("type") in VERSIONS:
+        return upcast(data)
     return data
 
 
@@ -56,5 +109,8 @@ def to_dict(event: Event) -> dict[str, Any]:
 
 
 def encode(event: Event) -> tuple[str, str]:
-    """The event's kind and the canonical JSON that is stored and hashed."""
-    return event.kind, canonical(event_to_dict(event))
+    """The event's kind and the canonical JSON that is stored and hashed, with its schema
+    version."""
+    data = event_to_dict(event)
+    data["v"] = VERSIONS.get(event.kind, 1)
+    return event.kind, canonical(data)

@@ -117,6 +117,8 @@ class BatchPlan:
     rows: list[Row] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     snapshots: list[Any] = field(default_factory=list)
+    requests: list[tuple[str, str, int, int]] = field(default_factory=list)
+    """(request key, table, first seq, last seq) of each append that named its request."""
 
     def settle(self) -> None:
         """After the commit: each writer gets its stored events, or the error refusing it."""
@@ -169,7 +171,7 @@ class GroupWriter:
         self._submit(snapshot)
 
 
-def plan_batch(jobs: list[Job], heads: dict[str, Any]) -> BatchPlan:
+def plan_batch(jobs: list[Job], heads: dict[str, Any], key: bytes | None = None) -> BatchPlan:
     """Check each append against its table's head and chain its events, in arrival order.
 
     ``heads`` (table -> Head, read inside the transaction) is advanced as appends are taken;
@@ -193,7 +195,9 @@ def plan_batch(jobs: list[Job], heads: dict[str, Any]) -> BatchPlan:
         except DicetableError as e:
             plan.outcomes.append((job, e))
             continue
-        rows = chain(p.table, head, p.kinds, p.bodies)
+        rows = chain(p.table, head, p.kinds, p.bodies, key)
+        for request, first, last in p.records(rows[0].seq, rows[-1].seq):
+            plan.requests.append((request, p.table, first, last))
         plan.rows += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash) for r in rows]
         heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
         plan.changed.add(p.table)

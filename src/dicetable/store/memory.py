@@ -13,15 +13,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-from dicetable.store.base import AppendRequest, EventStore, Notice, check_head
+from dicetable.store.base import AppendRequest, EventStore, Notice, RequestRecord, check_head
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, chain
 
 
 class MemoryStore(EventStore):
     """Lists in a dict, behind a lock. ``rows`` is exposed so tests can tamper with it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, key: bytes | None = None) -> None:
         super().__init__()
+        self.key = key
+        self.requests: dict[str, RequestRecord] = {}
         self._lock = threading.Lock()
         self.rows: dict[str, list[StoredEvent]] = {}
         self.heads: dict[str, Head] = {}
@@ -35,11 +37,22 @@ class MemoryStore(EventStore):
         with self._lock:
             head = self.heads.get(request.table, EMPTY)
             check_head(request, head)
-            rows = chain(request.table, head, request.kinds, request.bodies)
+            rows = chain(request.table, head, request.kinds, request.bodies, self.key)
             self.rows.setdefault(request.table, []).extend(rows)
+            for key, first, last in request.records(rows[0].seq, rows[-1].seq):
+                old = self.requests.get(key)
+                self.requests[key] = RequestRecord(
+                    key, request.table, old.first_seq if old else first, last)
             self.heads[request.table] = Head(rows[-1].seq, rows[-1].hash)
         self._notify([Notice(request.table, rows[-1].seq)])
         return rows
+
+    def request_record(self, request: str) -> RequestRecord | None:
+        with self._lock:
+            return self.requests.get(request)
+
+    def recorded_key_id(self) -> str | None:
+        return self.key_id
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
         with self._lock:

@@ -12,7 +12,7 @@ def is_postgres(location: str | Path) -> bool:
 
 
 def open_store(location: str | Path, *, schema: str = "dicetable", create: bool = True,
-               group_commit: bool = True) -> EventStore:
+               group_commit: bool = True, key: bytes | None = None) -> EventStore:
     """The store at ``location``. With ``create=False`` a missing log is an error.
 
     >>> open_store("memory").location
@@ -22,11 +22,11 @@ def open_store(location: str | Path, *, schema: str = "dicetable", create: bool 
         from dicetable.store.postgres import PostgresStore  # psycopg only when asked for
 
         return PostgresStore(str(location), schema=schema, create=create,
-                             group_commit=group_commit)
+                             group_commit=group_commit, key=key)
     if str(location) == "memory":
         from dicetable.store.memory import MemoryStore
 
-        return MemoryStore()
+        return MemoryStore(key=key)
     from dicetable.store.sqlite import SqliteStore
 
-    return SqliteStore(location, create=create, group_commit=group_commit)
+    return SqliteStore(location, create=create, group_commit=group_commit, key=key)

@@ -27,7 +27,9 @@ from dicetable.store.base import (
     EventStore,
     Listener,
     Notice,
+    RequestRecord,
     Subscription,
+    key_mismatch,
 )
 from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical
 from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, plan_batch
@@ -53,6 +55,14 @@ def _ddl(schema: str) -> list[sql.Composed]:
             table_id text   PRIMARY KEY,
             seq      bigint NOT NULL,
             hash     text   NOT NULL)""").format(s),
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.request_keys (
+            request   text   PRIMARY KEY,
+            table_id  text   NOT NULL,
+            first_seq bigint NOT NULL,
+            last_seq  bigint NOT NULL)""").format(s),
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.chain_meta (
+            name  text PRIMARY KEY,
+            value text NOT NULL)""").format(s),
         sql.SQL("""CREATE TABLE IF NOT EXISTS {}.snapshots (
             table_id   text   NOT NULL,
             seq        bigint NOT NULL,
@@ -75,15 +85,18 @@ class PostgresStore(GroupWriter, EventStore):
     """A table log in a PostgreSQL schema (body kept as text: the hashed bytes, unchanged)."""
 
     def __init__(self, conninfo: str, *, schema: str = "dicetable", group_commit: bool = True,
-                 create: bool = True, connect_timeout: int = 5) -> None:
+                 create: bool = True, connect_timeout: int = 5,
+                 key: bytes | None = None) -> None:
         super().__init__()
+        self.key = key
         if not schema:
             raise InvalidInput("a schema name is required", rule="store.postgres")
         self._conninfo = make_conninfo(conninfo, connect_timeout=connect_timeout)
         self.schema = schema
         self.channel = channel_for(schema)
         self._t = {name: sql.Identifier(schema, name)
-                   for name in ("event_log", "table_heads", "snapshots")}
+                   for name in ("event_log", "table_heads", "snapshots", "request_keys",
+                                "chain_meta")}
         if create:
             self._create()
         elif not self._exists():
@@ -161,7 +174,13 @@ class PostgresStore(GroupWriter, EventStore):
                         "ORDER BY table_id FOR UPDATE").format(t["table_heads"]), (tables,))
                     for table_id, seq, h in cur.fetchall():
                         heads[table_id] = Head(int(seq), str(h))
-                plan = plan_batch(jobs, heads)
+                    self._claim_key(cur)
+                plan = plan_batch(jobs, heads, self.key)
+                if plan.requests:
+                    cur.executemany(sql.SQL(
+                        "INSERT INTO {} VALUES (%s, %s, %s, %s) ON CONFLICT (request) DO "
+                        "UPDATE SET last_seq = excluded.last_seq").format(t["request_keys"]),
+                        plan.requests)
                 for p in plan.snapshots:
                     cur.execute(sql.SQL(
                         "INSERT INTO {} VALUES (%s, %s, %s, %s, %s) "
@@ -184,6 +203,35 @@ class PostgresStore(GroupWriter, EventStore):
                 self._writer = psycopg.connect(self._conninfo, autocommit=True)
             raise
         plan.settle()
+
+    def _claim_key(self, cur: psycopg.Cursor[Any]) -> None:
+        """Inside the write transaction (heads locked): the log is chained with this
+        process's key, or nothing is written."""
+        t = self._t
+        cur.execute(sql.SQL("SELECT value FROM {} WHERE name = 'key_id'").format(
+            t["chain_meta"]))
+        row = cur.fetchone()
+        if row is None:
+            cur.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(t["event_log"]))
+            recorded = "" if cur.fetchone() is not None else self.key_id
+            cur.execute(sql.SQL("INSERT INTO {} VALUES ('key_id', %s) ON CONFLICT DO NOTHING")
+                        .format(t["chain_meta"]), (recorded,))
+        else:
+            recorded = str(row[0])
+        if recorded != self.key_id:
+            raise key_mismatch(recorded, self.key_id, self.location)
+
+    def recorded_key_id(self) -> str | None:
+        row = self._reader().execute(sql.SQL("SELECT value FROM {} WHERE name = 'key_id'")
+                                     .format(self._t["chain_meta"])).fetchone()
+        return None if row is None else str(row[0])
+
+    def request_record(self, request: str) -> RequestRecord | None:
+        row = self._reader().execute(sql.SQL(
+            "SELECT request, table_id, first_seq, last_seq FROM {} WHERE request = %s")
+            .format(self._t["request_keys"]), (request,)).fetchone()
+        return None if row is None else RequestRecord(str(row[0]), str(row[1]), int(row[2]),
+                                                      int(row[3]))
 
     # -- reading ------------------------------------------------------------------------------
     def stream_ids(self) -> list[str]:

@@ -28,14 +28,11 @@ from dicetable.core.errors import InvalidInput
 from dicetable.games import events as ev
 from dicetable.games.policy import is_working
 from dicetable.games.state import TableState
+from dicetable.games.variant import variant_of
 from dicetable.store.base import EventStore
 from dicetable.store.replay import fold, load_state, opening
+from dicetable.table.procedure_state import procedure
 
-ROUND_ENDS = {
-    "craps": ("PuckMoved", "NoRollCalled"),
-    "mini-craps": ("PuckMoved", "NoRollCalled"),
-    "props-and-hops": ("RoundCompleted",),
-}
 _OUTCOME = (ev.DiceRolled, ev.NoRollCalled, ev.LosersCollected, ev.WinnersPaid,
             ev.WagersReturned, ev.PuckMoved, ev.RoundCompleted)
 
@@ -74,9 +71,15 @@ class RoundRecall:
 
 
 def _label(state: TableState) -> str:
-    if state.game == "props-and-hops":
-        return f"round {state.round}"
-    return f"hand {state.hand}, roll {state.hand_rolls + 1}"
+    return state.variant.round_label(state.hand, state.hand_rolls, state.round)
+
+
+def _thrower(state: TableState, event: ev.DiceRolled) -> str | None:
+    """Who threw the dice (the shooter, or the shaker's holder), not who recorded them."""
+    if event.thrower:
+        return event.thrower
+    p = procedure(state)
+    return p.shooter or p.shaker_holder
 
 
 def _balances(state: TableState) -> dict[str, int]:
@@ -122,9 +125,13 @@ class _Builder:
                               "total": None if event.roll is None else event.roll.total,
                               "source": event.source, "facts": list(event.facts),
                               "serials": list(event.serials), "actor": event.actor,
-                              "role": event.role.value, "at": event.at})
+                              "role": event.role.value, "at": event.at,
+                              "shooter": _thrower(self.state, event)})
         elif isinstance(event, ev.NoRollCalled):
             rec.no_roll = list(event.grounds)
+            if not rec.label.endswith("(no roll)"):
+                # The roll number is not used up: the next throw takes it again.
+                rec.label += " (no roll)"
         elif isinstance(event, ev.LosersCollected):
             rec.collections += _items(event.items)
         elif isinstance(event, ev.WinnersPaid):
@@ -138,6 +145,9 @@ class _Builder:
             entry = ev.event_to_dict(event)
             for key in ("table", "pack"):
                 entry.pop(key, None)
+            bet = entry.get("bet")
+            if "player" not in entry and isinstance(bet, str) and bet in self.state.bets:
+                entry["player"] = self.state.bets[bet].player  # whose bet, from the log
             rec.activity.append(entry)
         fold([event], self.state)
         rec.last_seq, rec.ended = event.seq, event.at
@@ -162,7 +172,7 @@ def recall_rounds(store: EventStore, table: str, rounds: int = 10) -> list[Round
     if rounds < 1:
         raise InvalidInput("recall at least one round", rule="recall.rounds")
     game = opening(store, table).game
-    ends = ROUND_ENDS.get(game, ("PuckMoved", "NoRollCalled", "RoundCompleted"))
+    ends = variant_of(game).round_ends
     end_seqs = store.seqs_of(table, ends)
     head = store.head(table).seq
     in_progress = head > (end_seqs[-1] if end_seqs else 0)

@@ -26,7 +26,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from dicetable.core.errors import InvalidInput
-from dicetable.store.base import AppendRequest, EventStore, Notice
+from dicetable.store.base import (
+    AppendRequest,
+    EventStore,
+    Notice,
+    RequestRecord,
+    key_mismatch,
+)
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent
 from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, plan_batch
 
@@ -44,6 +50,16 @@ CREATE TABLE IF NOT EXISTS table_heads (
     table_id TEXT PRIMARY KEY,
     seq      INTEGER NOT NULL,
     hash     TEXT    NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS request_keys (
+    request   TEXT    PRIMARY KEY,
+    table_id  TEXT    NOT NULL,
+    first_seq INTEGER NOT NULL,
+    last_seq  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chain_meta (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshots (
     table_id   TEXT    NOT NULL,
@@ -63,8 +79,9 @@ class SqliteStore(GroupWriter, EventStore):
 
     def __init__(self, path: str | Path, *, group_commit: bool = True,
                  synchronous: str = "FULL", create: bool = True,
-                 busy_timeout_ms: int = 30_000) -> None:
+                 busy_timeout_ms: int = 30_000, key: bytes | None = None) -> None:
         super().__init__()
+        self.key = key
         self.path = Path(path)
         if not create and not self.path.exists():
             raise InvalidInput(f"no store at {self.path}", rule="store.location")
@@ -121,13 +138,15 @@ class SqliteStore(GroupWriter, EventStore):
         tables = sorted({j.payload.table for j in jobs if isinstance(j.payload, AppendRequest)})
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if tables:
+                self._claim_key(conn)
             heads: dict[str, Head] = {}
             if tables:
                 marks = ", ".join("?" for _ in tables)
                 heads = {str(t): Head(int(seq), str(h)) for t, seq, h in conn.execute(
                     f"SELECT table_id, seq, hash FROM table_heads WHERE table_id IN ({marks})",
                     tables)}
-            plan = plan_batch(jobs, heads)
+            plan = plan_batch(jobs, heads, self.key)
             if plan.rows:
                 conn.executemany(f"INSERT INTO event_log ({_COLS}) VALUES (?, ?, ?, ?, ?, ?)",
                                  plan.rows)
@@ -135,6 +154,10 @@ class SqliteStore(GroupWriter, EventStore):
                     "INSERT INTO table_heads (table_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT "
                     "(table_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
                     [(t, heads[t].seq, heads[t].hash) for t in sorted(plan.changed)])
+            if plan.requests:
+                conn.executemany(
+                    "INSERT INTO request_keys VALUES (?, ?, ?, ?) ON CONFLICT (request) DO "
+                    "UPDATE SET last_seq = excluded.last_seq", plan.requests)
             if plan.snapshots:
                 conn.executemany("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?, ?, ?)",
                                  [(p.table, p.seq, p.event_hash, p.body, p.digest)
@@ -146,6 +169,31 @@ class SqliteStore(GroupWriter, EventStore):
             raise
         plan.settle()
         self._notify(Notice(t, heads[t].seq) for t in sorted(plan.changed))
+
+    def _claim_key(self, conn: sqlite3.Connection) -> None:
+        """Inside the write transaction: the log is chained with this process's key (the
+        first writer records its key's id), or nothing is written."""
+        row = conn.execute("SELECT value FROM chain_meta WHERE name = 'key_id'").fetchone()
+        if row is None:
+            used = conn.execute("SELECT 1 FROM event_log LIMIT 1").fetchone() is not None
+            recorded = "" if used else self.key_id  # a log from before keys is unkeyed
+            conn.execute("INSERT INTO chain_meta VALUES ('key_id', ?)", (recorded,))
+        else:
+            recorded = str(row[0])
+        if recorded != self.key_id:
+            raise key_mismatch(recorded, self.key_id, self.location)
+
+    def recorded_key_id(self) -> str | None:
+        row = self._reader().execute(
+            "SELECT value FROM chain_meta WHERE name = 'key_id'").fetchone()
+        return None if row is None else str(row[0])
+
+    def request_record(self, request: str) -> RequestRecord | None:
+        row = self._reader().execute(
+            "SELECT request, table_id, first_seq, last_seq FROM request_keys WHERE request = ?",
+            (request,)).fetchone()
+        return None if row is None else RequestRecord(str(row[0]), str(row[1]), int(row[2]),
+                                                      int(row[3]))
 
     @staticmethod
     def _head(conn: sqlite3.Connection, table: str) -> Head:

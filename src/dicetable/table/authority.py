@@ -14,47 +14,15 @@ from dicetable.games import commands as gcmd
 from dicetable.games.engine import owner_of
 from dicetable.games.state import TableState
 from dicetable.table import commands as tcmd
+from dicetable.table import duties
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.procedure_state import procedure
 
 ACTION_RULE: dict[type[gcmd.Command], str] = {
-    gcmd.OpenTable: "authority.open_table",
-    tcmd.AssignStaff: "authority.staff",
-    tcmd.RelieveStaff: "authority.staff",
-    gcmd.JoinTable: "authority.seat",
-    gcmd.LeaveTable: "authority.seat",
-    gcmd.BuyChips: "authority.chips",
-    gcmd.CashOut: "authority.chips",
-    gcmd.PlaceBet: "authority.wager",
-    gcmd.ChangeBet: "authority.wager",
-    gcmd.RemoveBet: "authority.wager",
-    gcmd.SetWorking: "authority.wager",
-    gcmd.CloseBetting: "authority.close_betting",
-    gcmd.RecordRoll: "authority.record_roll",
-    gcmd.CallNoRoll: "noroll.callers",
-    gcmd.CollectLosers: "authority.settle",
-    gcmd.PayWinners: "authority.settle",
-    gcmd.MovePuck: "authority.settle",
-    gcmd.CompleteRound: "authority.settle",
-    tcmd.BringDice: "authority.dice",
-    tcmd.RemoveDice: "authority.dice",
-    tcmd.OfferDice: "authority.offer_dice",
-    tcmd.DeclineDice: "authority.select_dice",
-    tcmd.SelectDice: "authority.select_dice",
-    tcmd.RelinquishDice: "authority.select_dice",
-    tcmd.RemoveShooter: "authority.remove_shooter",
-    tcmd.OverturnNoRoll: "authority.overturn_no_roll",
-    tcmd.ShakeShaker: "authority.shaker",
-    tcmd.OfferShaker: "authority.shaker",
-    tcmd.UncoverShaker: "authority.shaker",
-    tcmd.PlayerShake: "authority.shake",
-    tcmd.RemoveLid: "authority.shake",
-    tcmd.RecoverShaker: "authority.shake",
-    tcmd.ReturnShaker: "authority.shake",
-}
-"""Every command of the live table and the rule that says who may give it."""
+    e.command: e.authority for e in CATALOGUE if e.authority is not None}
+"""Every command of the live table and the rule that says who may give it (the catalogue's)."""
 
-AUTOMATABLE = frozenset({"authority.close_betting", "authority.record_roll",
-                         "authority.settle", "authority.chips"})
+AUTOMATABLE = frozenset(e.authority for e in CATALOGUE if e.automatable and e.authority)
 """What an electronic table's own automation (role ``system``) does in place of staff."""
 
 _PLAYER_SUBJECT = (gcmd.JoinTable, gcmd.LeaveTable, gcmd.PlaceBet, gcmd.ChangeBet,
@@ -63,9 +31,7 @@ _PLAYER_SUBJECT = (gcmd.JoinTable, gcmd.LeaveTable, gcmd.PlaceBet, gcmd.ChangeBe
 
 def rule_for(command: gcmd.Command) -> str | None:
     """The rule id that lists who may give ``command`` (None: the system's own tick)."""
-    if isinstance(command, tcmd.Tick):
-        return None
-    return ACTION_RULE[type(command)]
+    return CATALOGUE.of(command).authority
 
 
 def allowed_roles(state: TableState, command: gcmd.Command) -> frozenset[Role]:
@@ -96,6 +62,7 @@ def authorize(state: TableState, command: gcmd.Command) -> None:
         raise RoleNotPermitted(f"a {role} may not {what} at {where}",
                                rule=rule or "authority.system", citation=citation)
     _holds_role(state, command, rule or "authority.system", citation)
+    duties.check(state, command)
 
 
 def _holds_role(state: TableState, command: gcmd.Command, rule: str, citation: str) -> None:

@@ -15,12 +15,15 @@ from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
+from dicetable.games.catalogue import handlers
 from dicetable.games.engine import Emitter, Engine
 from dicetable.games.state import Phase, TableState
+from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
+from dicetable.table.catalogue import PROCEDURE_ENTRIES
 from dicetable.table.clockwork import dice_expired
 from dicetable.table.grounds import held_against_throw
 from dicetable.table.procedure_state import Procedure, procedure
@@ -55,26 +58,8 @@ class ProcedureEngine:
         self.game = game
         self.dice_registry = dice_registry
         game.authorize = _no_check
-        self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = {
-            tcmd.AssignStaff: self._assign,
-            tcmd.RelieveStaff: self._relieve,
-            tcmd.BringDice: self._bring,
-            tcmd.RemoveDice: self._remove_dice,
-            tcmd.OfferDice: self._offer,
-            tcmd.DeclineDice: self._decline,
-            tcmd.SelectDice: self._select,
-            tcmd.RelinquishDice: self._relinquish,
-            tcmd.RemoveShooter: self._remove_shooter,
-            tcmd.OverturnNoRoll: self._overturn,
-            tcmd.ShakeShaker: self._dealer_shake,
-            tcmd.OfferShaker: self._offer_shaker,
-            tcmd.PlayerShake: self._player_shake,
-            tcmd.RemoveLid: self._remove_lid,
-            tcmd.RecoverShaker: self._recover_shaker,
-            tcmd.ReturnShaker: self._return_shaker,
-            tcmd.UncoverShaker: self._uncover,
-            tcmd.Tick: self._tick,
-        }
+        self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = \
+            handlers(self, PROCEDURE_ENTRIES)
 
     # -- entry point ---------------------------------------------------------------------------
     def decide(self, state: TableState, command: gcmd.Command, now: str) -> list[gev.Event]:
@@ -152,7 +137,7 @@ class ProcedureEngine:
             bad = [f for f in c.facts if f not in THROW_FACTS]
             if bad:
                 raise InvalidInput(f"unknown throw facts: {', '.join(bad)}", rule="throw.facts")
-            if state.game == "props-and-hops":
+            if state.variant.has_shaker:
                 if p.shaker != "uncovered":
                     raise ProcedureViolation(
                         "the dealer uncovers the shaker in the designated circle before the "
@@ -167,12 +152,12 @@ class ProcedureEngine:
                 raise ProcedureViolation("the shooter throws two selected dice",
                                          rule="shooter.dice_offered",
                                          citation=pack.cite("shooter.dice_offered"))
-            if pack.value("shooter.line_bet") == "before-throw" and not self._has_line_bet(
+            if self._line_bet_when(pack) == "before-throw" and not self._has_line_bet(
                     state, p.shooter):
                 raise ProcedureViolation(
                     f"the shooter {p.shooter} makes a Pass or Don't Pass bet before throwing",
                     rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))
-        elif isinstance(c, gcmd.CloseBetting) and state.game == "props-and-hops":
+        elif isinstance(c, gcmd.CloseBetting) and state.variant.has_shaker:
             if p.shaker == "empty":
                 raise ProcedureViolation("the floorperson loads the shaker first",
                                          rule="authority.dice", citation=pack.cite(
@@ -191,7 +176,7 @@ class ProcedureEngine:
         p = procedure(state)
         facts = tuple(c.facts)
         serials = c.serials
-        if state.game == "props-and-hops":
+        if state.variant.has_shaker:
             serials = serials or tuple(sorted(p.dice))
         else:
             serials = serials or p.shooter_dice
@@ -200,6 +185,13 @@ class ProcedureEngine:
         return gcmd.RecordRoll(actor=c.actor, role=c.role, roll=c.roll, source=c.source,
                                facts=facts, serials=serials, distance=c.distance,
                                thrower=c.thrower)
+
+    @staticmethod
+    def _line_bet_when(pack: RulePack) -> str | None:
+        """When the shooter must have a line bet (None: the pack requires none at all)."""
+        if not pack.flag("throw.line_bet_required"):
+            return None
+        return str(pack.value("shooter.line_bet"))
 
     @staticmethod
     def _has_line_bet(state: TableState, player: str) -> bool:
@@ -278,11 +270,11 @@ class ProcedureEngine:
                          if roles - ({c.staff_role} if person == c.person else set())}
             dealers_left = [d for d in p.people_in(Role.DEALER)
                             if not (d == c.person and c.staff_role is Role.DEALER)]
-            if not remaining or (state.game == "props-and-hops" and not dealers_left):
+            if not remaining or (state.variant.has_shaker and not dealers_left):
                 raise ProcedureViolation(
                     "the dice may not be left unattended at the table"
                     + (": the dealer is responsible for the shaker"
-                       if state.game == "props-and-hops" else ""),
+                       if state.variant.has_shaker else ""),
                     rule="dice.never_unattended", citation=pack.cite("dice.never_unattended"))
         out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"), person=c.person,
                  staff_role=c.staff_role)
@@ -298,7 +290,7 @@ class ProcedureEngine:
         if already:
             raise InvalidInput(f"already at the table: {', '.join(already)}",
                                rule="dice.serials")
-        if state.game == "props-and-hops":
+        if state.variant.has_shaker:
             if p.dice:
                 raise ProcedureViolation("the shaker holds its two dice; remove them first",
                                          rule="authority.dice", citation=pack.cite(
@@ -328,7 +320,7 @@ class ProcedureEngine:
         if not c.serials or missing:
             raise InvalidInput(f"not at this table: {', '.join(missing) or '(none named)'}",
                                rule="dice.serials")
-        if state.phase is Phase.SETTLING or (state.game == "props-and-hops"
+        if state.phase is Phase.SETTLING or (state.variant.has_shaker
                                              and state.phase is Phase.CLOSED):
             raise ProcedureViolation("dice are changed between rounds", rule="authority.dice",
                                      citation=pack.cite("authority.dice"))
@@ -350,7 +342,7 @@ class ProcedureEngine:
 
     # -- the shooter (Craps) --------------------------------------------------------------------
     def _craps_live(self, state: TableState) -> None:
-        if state.game == "props-and-hops" or state.mode != "live":
+        if not state.variant.has_shooter or state.mode != "live":
             raise ProcedureViolation("there is no shooter at this table", rule="table.mode")
 
     def _offer(self, state: TableState, c: tcmd.OfferDice, out: Emitter) -> None:
@@ -406,8 +398,7 @@ class ProcedureEngine:
             raise ProcedureViolation("the shooter selects two of the dice offered",
                                      rule="authority.select_dice",
                                      citation=pack.cite("authority.select_dice"))
-        if pack.value("shooter.line_bet") == "to-serve" and not self._has_line_bet(state,
-                                                                                  c.actor):
+        if self._line_bet_when(pack) == "to-serve" and not self._has_line_bet(state, c.actor):
             raise ProcedureViolation(
                 f"{c.actor} needs a pass or don't pass bet to serve as shooter",
                 rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))
@@ -461,7 +452,7 @@ class ProcedureEngine:
 
     # -- the shaker (Props & Hops) ---------------------------------------------------------------
     def _shaker_live(self, state: TableState) -> Procedure:
-        if state.game != "props-and-hops" or state.mode != "live":
+        if not state.variant.has_shaker or state.mode != "live":
             raise ProcedureViolation("there is no shaker at this table", rule="table.mode")
         return procedure(state)
 

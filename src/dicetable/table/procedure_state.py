@@ -19,6 +19,8 @@ KEY = "procedure"
 @dataclass
 class Procedure:
     staff: dict[str, set[Role]] = field(default_factory=dict)
+    opener: str | None = None
+    """Who opened the table (its first staff assignment): the opening roster is theirs."""
     dice: dict[str, str] = field(default_factory=dict)
     """Serial -> when it came to the table (ISO time)."""
     bowl: list[str] = field(default_factory=list)
@@ -74,6 +76,8 @@ def _handler(fn: Any) -> Any:
 
 
 def _assigned(p: Procedure, e: ev.StaffAssigned, s: TableState) -> None:
+    if p.opener is None:
+        p.opener = e.person
     p.staff.setdefault(e.person, set()).add(e.staff_role)
 
 
@@ -87,7 +91,7 @@ def _relieved(p: Procedure, e: ev.StaffRelieved, s: TableState) -> None:
 def _brought(p: Procedure, e: ev.DiceBrought, s: TableState) -> None:
     for serial in e.serials:
         p.dice[serial] = e.at
-    if s.game == "props-and-hops":
+    if s.variant.has_shaker:
         p.shaker = "covered"
         p.dealer_shook = False
     else:
@@ -101,7 +105,7 @@ def _removed(p: Procedure, e: ev.DiceTakenFromTable, s: TableState) -> None:
             p.bowl.remove(serial)
     if set(p.shooter_dice) & set(e.serials):
         p.shooter_dice = tuple(d for d in p.shooter_dice if d not in e.serials)
-    if s.game == "props-and-hops" and not p.dice:
+    if s.variant.has_shaker and not p.dice:
         p.shaker = "empty"
 
 

@@ -43,10 +43,11 @@ given). Running stops at the first unmet expectation or unexpected refusal, nami
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import json
 import re
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from fractions import Fraction
@@ -56,23 +57,27 @@ from typing import Any
 from dicetable.core.clock import FixedClock
 from dicetable.core.dice import Roll
 from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.events import event_from_dict
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.games.state import Phase
-from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.rules.loader import PRESETS, load_pack, pack_from_dict
+from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table import script_custody as custody_steps
 from dicetable.table import script_expect as expectations
 from dicetable.table import script_v2 as v2
+from dicetable.table.automation import parse_automations
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import MODES, Table
 
 VERSION = 2
 """The newest format; every version in ``script_v2.VERSIONS`` is read."""
-HEADER = ("pack", "table", "mode", "clock", "opener", "staff", "seat", "player")
+HEADER = ("prelude", "pack", "pack-data", "table", "mode", "automations", "clock", "opener",
+          "staff", "seat", "player")
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,13 @@ class _Runner:
         self.header: dict[str, Any] = {"mode": "live", "table": "t1", "staff": [],
                                        "players": [], "opener": ("floor", Role.FLOORPERSON)}
         self.ext = v2.Extras()
+        self.header_lines: dict[object, tuple[int, str]] = {}
+        """Which header line each part of the opening came from (to name a failing one)."""
+        self.opening: tuple[int, str] | None = None
+        """The header line being acted on while the table opens."""
+
+    def note(self, part: object, number: int, line: str) -> None:
+        self.header_lines[part] = (number, line)
 
     # -- header ----------------------------------------------------------------------------
     def header_line(self, words: list[str]) -> None:
@@ -149,10 +161,26 @@ class _Runner:
         h = self.header
         if key == "pack" and len(args) == 1:
             h["pack"] = args[0]
+        elif key == "prelude" and len(args) == 1:  # the log before an exported excerpt
+            try:
+                h["prelude"] = [event_from_dict(d) for d in json.loads(
+                    base64.b64decode(args[0], validate=True))]
+            except (ValueError, TypeError, KeyError):
+                raise ScriptSyntaxError("prelude is a base64 JSON list of events",
+                                        rule="script.syntax") from None
+        elif key == "pack-data" and len(args) == 1:  # a stored table's own pack (export)
+            try:
+                h["pack"] = pack_from_dict(json.loads(base64.b64decode(args[0], validate=True)))
+            except (ValueError, TypeError, KeyError):
+                raise ScriptSyntaxError("pack-data is a base64 JSON rules pack",
+                                        rule="script.syntax") from None
         elif key == "table" and len(args) == 1:
             h["table"] = args[0]
         elif key == "mode" and len(args) == 1 and args[0] in MODES:
             h["mode"] = args[0]
+        elif key == "automations" and len(args) == 1:  # 'none', or a comma-separated list
+            h["automations"] = parse_automations(
+                [a for a in args[0].split(",") if a and args[0] != "none"])
         elif key == "clock" and len(args) == 1:
             try:
                 when = datetime.fromisoformat(args[0].replace("Z", "+00:00"))
@@ -180,32 +208,48 @@ class _Runner:
 
     def open_table(self) -> Table:
         h = self.header
+        if "prelude" in h:
+            self.table = Table.replay(h["prelude"], clock=self.clock)
+            return self.table
         if "pack" not in h:
             raise ScriptSyntaxError("the header names a rules pack ('pack pa-craps')",
                                     rule="script.syntax")
         pack_name = h["pack"]
-        if pack_name not in PRESETS:
-            pack_name = str((self.base_dir / pack_name).resolve())
-        pack = load_pack(pack_name)
+        at = self.header_lines.get
+        self.opening = at("pack")
+        if isinstance(pack_name, RulePack):
+            pack = pack_name
+        else:
+            if pack_name not in PRESETS:
+                pack_name = str((self.base_dir / pack_name).resolve())
+            pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
+        self.opening = at("opener") or at("pack")
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
-                           role=opener_role, dice_registry=self.ext.custody)
-        for person, role in h["staff"]:
+                           role=opener_role, automations=h.get("automations"),
+                           dice_registry=self.ext.custody)
+        for n, (person, role) in enumerate(h["staff"]):
+            self.opening = at(("staff", n))
             table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
                                            staff_role=role))
-        for player, seat, chips in h["players"]:
+        for n, (player, seat, chips) in enumerate(h["players"]):
+            self.opening = at(("player", n))
             table.execute(gcmd.JoinTable(actor=player, role=Role.PLAYER, player=player,
                                          seat=seat))
             if chips is not None:
                 actor, role = table.who(gcmd.BuyChips)
                 table.execute(gcmd.BuyChips(actor=actor, role=role, player=player,
                                             amount=parse_money(chips)))
+        self.opening = None
         self.table = table
         return table
 
     # -- body ---------------------------------------------------------------------------------
     def bet_ref(self, ref: str) -> str:
         return self.aliases.get(ref, ref)
+
+    def bowl(self) -> tuple[str, ...]:
+        return tuple(self.table.procedure.bowl) if self.table is not None else ()
 
     def command(self, words: list[str]) -> tuple[gcmd.Command, str | None]:
         """The command on a line, and an alias for a bet it places."""
@@ -214,19 +258,14 @@ class _Runner:
                                     rule="script.syntax")
         actor, role, verb = words[0], _role(words[1]), words[2]
         args, opts = _options(words[3:])
-        base: dict[str, Any] = {"actor": actor, "role": role}
-        build = _VERBS.get(verb)
-        later = v2.TABLE_VERBS.get(verb)
-        if build is None and later is None:
+        found = CATALOGUE.by_verb.get(verb)
+        if found is None:
             raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(VERBS)}",
                                     rule="script.syntax")
-        if later is not None:
+        if found.entry.since > self.ext.version:
             self.ext.needs_v2(f"the verb {verb!r}")
         try:
-            if later is not None:
-                return later(base, args, opts), opts.get("as")
-            assert build is not None
-            return build(self, base, args, opts), opts.get("as")
+            return found.parse_words(self, actor, role, args, opts), opts.get("as")
         except (IndexError, KeyError, ValueError) as e:
             if isinstance(e, DicetableError):
                 raise
@@ -285,13 +324,16 @@ class _Runner:
         raise ScriptSyntaxError(f"unknown expectation {what!r}", rule="script.syntax")
 
 
-def _role(text: str) -> Role:
+def parse_role(text: str) -> Role:
     try:
         return Role(text)
     except ValueError:
         raise ScriptSyntaxError(f"unknown role {text!r}; roles: "
                                 f"{', '.join(r.value for r in Role)}", rule="script.syntax") \
             from None
+
+
+_role = parse_role
 
 
 def _int(text: str, what: str) -> int:
@@ -304,66 +346,10 @@ def _roll(text: str) -> Roll | None:
     return None if text == "-" else Roll.parse(text)
 
 
-Build = Callable[[_Runner, dict[str, Any], list[str], dict[str, str]], gcmd.Command]
+VERBS = (*sorted((*CATALOGUE.by_verb, *custody_steps.CUSTODY_VERBS)), "settle")
+"""Script verbs: the command catalogue's, the custody steps (version 2), and ``settle``
+(the chores left, in order)."""
 
-
-def _working(args: list[str]) -> bool | None:
-    return True if "on" in args else False if "off" in args else None
-
-
-_VERBS: dict[str, Build] = {
-    "join": lambda r, b, a, o: gcmd.JoinTable(**b, player=a[0],
-                                              seat=int(a[1]) if len(a) > 1 else None),
-    "leave": lambda r, b, a, o: gcmd.LeaveTable(**b, player=a[0]),
-    "buy": lambda r, b, a, o: gcmd.BuyChips(**b, player=a[0], amount=parse_money(a[1])),
-    "cashout": lambda r, b, a, o: gcmd.CashOut(**b, player=a[0], amount=parse_money(a[1])),
-    "bet": lambda r, b, a, o: gcmd.PlaceBet(
-        **b, player=str(o.get("for") or b["actor"]), wager=a[0], amount=parse_money(a[1]),
-        working=_working(a[2:]), medium=o.get("with", "chips")),
-    "odds": lambda r, b, a, o: gcmd.PlaceBet(
-        **b, player=str(o.get("for") or b["actor"]), wager="odds", base=r.bet_ref(a[0]),
-        amount=parse_money(a[1])),
-    "change": lambda r, b, a, o: gcmd.ChangeBet(**b, bet=r.bet_ref(a[0]),
-                                                amount=parse_money(a[1])),
-    "remove": lambda r, b, a, o: gcmd.RemoveBet(**b, bet=r.bet_ref(a[0])),
-    "on": lambda r, b, a, o: gcmd.SetWorking(**b, bet=r.bet_ref(a[0]), working=True),
-    "off": lambda r, b, a, o: gcmd.SetWorking(**b, bet=r.bet_ref(a[0]), working=False),
-    "no-more-bets": lambda r, b, a, o: gcmd.CloseBetting(**b),
-    "roll": lambda r, b, a, o: gcmd.RecordRoll(
-        **b, roll=_roll(a[0]), facts=tuple(a[1:]), source=o.get("source", "manual"),
-        distance=Fraction(o["distance"]) if "distance" in o else None,
-        thrower=o.get("thrower")),
-    "no-roll": lambda r, b, a, o: gcmd.CallNoRoll(
-        **b, grounds=tuple(a), observed=tuple(f for f in o.get("observed", "").split(",") if f)),
-    "overturn": lambda r, b, a, o: tcmd.OverturnNoRoll(**b, reason=" ".join(a)),
-    "collect": lambda r, b, a, o: gcmd.CollectLosers(**b),
-    "pay": lambda r, b, a, o: gcmd.PayWinners(**b),
-    "move-puck": lambda r, b, a, o: gcmd.MovePuck(**b),
-    "complete-round": lambda r, b, a, o: gcmd.CompleteRound(**b),
-    "assign": lambda r, b, a, o: tcmd.AssignStaff(**b, person=a[0], staff_role=_role(a[1])),
-    "relieve": lambda r, b, a, o: tcmd.RelieveStaff(**b, person=a[0], staff_role=_role(a[1])),
-    "bring-dice": lambda r, b, a, o: tcmd.BringDice(**b, serials=tuple(a),
-                                                    witness=o.get("witness")),
-    "remove-dice": lambda r, b, a, o: tcmd.RemoveDice(**b, serials=tuple(a),
-                                                      reason=o.get("reason", "replaced")),
-    "offer-dice": lambda r, b, a, o: tcmd.OfferDice(
-        **b, patron=a[0], serials=tuple(a[1:]) if len(a) > 1
-        else tuple(r.table.procedure.bowl if r.table else ())),
-    "decline": lambda r, b, a, o: tcmd.DeclineDice(**b),
-    "select-dice": lambda r, b, a, o: tcmd.SelectDice(**b, serials=tuple(a)),
-    "relinquish": lambda r, b, a, o: tcmd.RelinquishDice(**b),
-    "remove-shooter": lambda r, b, a, o: tcmd.RemoveShooter(**b, ground=a[0]),
-    "shake": lambda r, b, a, o: tcmd.ShakeShaker(**b),
-    "offer-shaker": lambda r, b, a, o: tcmd.OfferShaker(**b, player=a[0]),
-    "player-shake": lambda r, b, a, o: tcmd.PlayerShake(**b, times=int(a[0]) if a else 1),
-    "remove-lid": lambda r, b, a, o: tcmd.RemoveLid(**b),
-    "return-shaker": lambda r, b, a, o: tcmd.ReturnShaker(**b),
-    "uncover": lambda r, b, a, o: tcmd.UncoverShaker(**b),
-    "tick": lambda r, b, a, o: tcmd.Tick(**b),
-}
-"""Script verbs and the commands they build."""
-
-VERBS = (*sorted((*_VERBS, *v2.TABLE_VERBS, *custody_steps.CUSTODY_VERBS)), "settle")
 
 
 def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
@@ -385,7 +371,14 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
                 started = True
                 continue
             if runner.table is None and (words[0] in HEADER or words[0] in v2.HEADER):
+                h = runner.header
+                part: object = words[0]
+                if words[0] == "staff":
+                    part = ("staff", len(h["staff"]))
+                elif words[0] in ("seat", "player"):
+                    part = ("player", len(h["players"]))
                 runner.header_line(words)
+                runner.note(part, number, line)
                 continue
             table = runner.table or runner.open_table()
             result = result or ScriptResult(table, aliases=runner.aliases,
@@ -393,9 +386,10 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
             failure = _run_line(runner, table, number, line, words)
         except (ScriptSyntaxError, v2.V2SyntaxError) as e:
             raise ScriptSyntaxError(f"line {number}: {e.message}", rule=e.rule) from None
-        except DicetableError as e:  # the header could not open the table
+        except DicetableError as e:  # the header could not open the table: name its line
+            where, text = runner.opening or (number, line)
             return ScriptResult(runner.table, ScriptFailure(
-                number, line, e.message, type(e).__name__, e.rule, e.citation))
+                where, text, e.message, type(e).__name__, e.rule, e.citation))
         if failure is not None:
             result.failure = failure
             return result
@@ -455,9 +449,6 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
             if isinstance(command, tcmd.RemoveLid) and runner.ext.version == 1:
                 # version 1 re-covered the shaker implicitly; version 2 writes 're-cover'
                 table.execute(tcmd.RecoverShaker(actor=command.actor, role=command.role))
-        if table.pack.flag("settlement.automatic") and table.phase is Phase.SETTLING \
-                and table.mode != "live":
-            table.settle(actor="table", role=Role.SYSTEM)
     except (ScriptSyntaxError, v2.V2SyntaxError):
         raise
     except DicetableError as e:
@@ -483,14 +474,21 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
 _ENVELOPE = {"table", "seq", "actor", "role", "at", "rule"}
 
 
-def _show(value: Any) -> str:
+_MONEY = {"amount", "win", "returned", "commission", "stake_returned", "commission_returned",
+          "rounding", "balance"}
+"""Fields in cents: the transcript shows them in dollars, as it shows the balances."""
+
+
+def _show(value: Any, key: str = "") -> str:
+    if key in _MONEY and isinstance(value, int) and not isinstance(value, bool):
+        return format_cents(value)
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_show(v) for v in value) + "]"
     if isinstance(value, Roll):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        return "(" + " ".join(f"{k}={_show(v)}" for k, v in fields.items()
+        return "(" + " ".join(f"{k}={_show(v, k)}" for k, v in fields.items()
                               if v not in (0, "", None, ())) + ")"
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
@@ -504,12 +502,20 @@ def describe(event: gev.Event) -> str:
     if isinstance(event, gev.TableOpened):
         fields = {"game": event.game, "pack": event.pack.get("id"), "mode": event.mode,
                   "digest": event.pack_digest[:12]}
-    body = " ".join(f"{k}={_show(v)}" for k, v in fields.items() if v not in (None, (), ""))
+    body = " ".join(f"{k}={_show(v, k)}" for k, v in fields.items()
+                    if v not in (None, (), "") and not (k in _MONEY and v == 0))
     return f"{event.seq:>5}  {event.kind:<20} {event.actor}/{event.role.value}  {body}".rstrip()
 
 
-def transcript(table: Table, custody: CustodyLedger | None = None) -> str:
-    lines = [describe(e) for e in table.log]
+def transcript(table: Table, custody: CustodyLedger | None = None, *,
+               citations: bool = False) -> str:
+    """The log, one line per event (with ``citations``, each followed by its rule's citation),
+    then the balances (and the custody log, when the script kept one)."""
+    lines = []
+    for e in table.log:
+        lines.append(describe(e))
+        if citations:
+            lines.append(f"{'':7}\u00a7 {e.rule or '(no citation)'}")
     lines.append("balances: " + ", ".join(f"{p} {format_cents(b)}"
                                           for p, b in table.balances.items()))
     if custody is not None:

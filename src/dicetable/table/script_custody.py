@@ -28,6 +28,7 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
+from dicetable.games.variant import variant_of
 from dicetable.table.script_v2 import Runner, parse_role, syntax_error
 
 
@@ -156,9 +157,11 @@ def _issue_table(runner: Runner, base: dict[str, Any], words: list[str]) -> ccmd
     table = runner.table
     table_id = _one(o, "table", table.id if table is not None else runner.header["table"])
     game = table.state.game if table is not None else "craps"
+    # The game's variant says whether its dice go into a shaker (Props & Hops).
+    shaker = variant_of(game).has_shaker
     return ccmd.IssueToTable(**_who(runner, base["actor"], base["role"], o),
                              dice=_serials(plain), table=table_id, game=game,
-                             mode=PlayMode.SHAKER if game == "props-and-hops" else PlayMode.TABLE,
+                             mode=PlayMode.SHAKER if shaker else PlayMode.TABLE,
                              received_by=_person(runner, _one(o, "to")))
 
 

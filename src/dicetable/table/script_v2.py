@@ -42,7 +42,6 @@ steps) and ``script_expect`` (the expectations).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -53,8 +52,6 @@ from dicetable.core.roles import Role
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Person
 from dicetable.custody.rules import PRESETS, load_custody_pack
-from dicetable.games import commands as gcmd
-from dicetable.table import commands as tcmd
 
 if TYPE_CHECKING:
     from dicetable.table.script import ScriptResult
@@ -134,10 +131,12 @@ def parse_role(text: str) -> Role:
 
 
 # -- table verbs of version 2 --------------------------------------------------------------------
-TABLE_VERBS: dict[str, Callable[[dict[str, Any], list[str], dict[str, str]], gcmd.Command]] = {
-    "re-cover": lambda b, a, o: tcmd.RecoverShaker(**b),
-}
-"""Version-2 verbs that are table commands."""
+def table_verbs() -> list[str]:
+    """Version-2 verbs that are table commands: declared in the command catalogue
+    (``dicetable.table.catalogue``, ``since=2``), which the script runner reads."""
+    from dicetable.table.catalogue import CATALOGUE
+
+    return sorted(v.verb for v in CATALOGUE.by_verb.values() if v.entry.since >= 2)
 
 
 def run_script(text: str) -> ScriptResult:

@@ -22,6 +22,7 @@ False
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Protocol
 
@@ -29,18 +30,25 @@ from dicetable.core import events as envelope
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.dice import Roll
 from dicetable.core.dice_sources import CsprngDice, DiceSource
-from dicetable.core.errors import InvalidInput
+from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.craps import CrapsEngine
 from dicetable.games.engine import Authorizer, Engine, default_authorizer
-from dicetable.games.props_hops import PropsHopsEngine
 from dicetable.games.state import Phase, TableState, apply
+from dicetable.games.variant import variant_of
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table.authority import ACTION_RULE, AUTOMATABLE
+from dicetable.table.automation import (
+    BETTING_SECONDS,
+    Automation,
+    automations_for,
+    chores_left,
+    parse_automations,
+)
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.procedure import DiceRegistry, ProcedureEngine
 from dicetable.table.procedure_state import Procedure, procedure
 
@@ -59,12 +67,7 @@ class Decider(Protocol):
 def engine_for(game: str, mode: str = "bare", authorizer: Authorizer = default_authorizer,
                dice_registry: DiceRegistry | None = None) -> Decider:
     """The engine for a game in a mode."""
-    if game in ("craps", "mini-craps"):
-        engine: Engine = CrapsEngine(authorizer)
-    elif game == "props-and-hops":
-        engine = PropsHopsEngine(authorizer)
-    else:
-        raise InvalidInput(f"no engine for game {game!r}", rule="game")
+    engine = variant_of(game).engine(authorizer)
     if mode == "bare":
         return engine
     if mode not in MODES:
@@ -84,12 +87,19 @@ class Table:
     """One table: its engine, its state and its log."""
 
     def __init__(self, engine: Decider, *, clock: Clock | None = None,
-                 sink: Sink | None = None) -> None:
+                 sink: Sink | None = None,
+                 automations: Iterable[Automation] | None = None,
+                 betting_seconds: int = BETTING_SECONDS) -> None:
         self.engine = engine
         self.state = TableState()
         self.clock: Clock = clock or SystemClock()
         self.sink = sink
         self.log: list[ev.Event] = []
+        self._automations = None if automations is None else frozenset(automations)
+        self._logged_automations: tuple[tuple[str, ...], frozenset[Automation]] | None = None
+        self.betting_seconds = betting_seconds
+        self.betting_opened_at: str | None = None
+        """When betting last opened (the electronic table's timer counts from here)."""
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -97,24 +107,31 @@ class Table:
              clock: Clock | None = None, actor: str = "floor",
              role: Role = Role.FLOORPERSON, staff: Mapping[str, Role] | None = None,
              authorizer: Authorizer = default_authorizer, sink: Sink | None = None,
-             dice_registry: DiceRegistry | None = None) -> Table:
+             dice_registry: DiceRegistry | None = None,
+             automations: Iterable[Automation] | None = None,
+             betting_seconds: int = BETTING_SECONDS) -> Table:
         """Open a table; ``staff`` (person -> role) are assigned by the opener.
 
         ``dice_registry`` (the site's custody ledger) makes the table refuse dice that were
-        not issued to it.
+        not issued to it. ``automations`` replaces the mode's own (``automations_for``).
         """
         rules = pack if isinstance(pack, RulePack) else load_pack(pack)
         table = cls(engine_for(rules.game, mode, authorizer, dice_registry), clock=clock,
-                    sink=sink)
-        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff)
+                    sink=sink, betting_seconds=betting_seconds)
+        table.start(rules, table_id, mode=mode, actor=actor, role=role, staff=staff,
+                    automations=automations)
         return table
 
     def start(self, pack: RulePack, table_id: str, *, mode: str = "bare",
               actor: str = "floor", role: Role = Role.FLOORPERSON,
-              staff: Mapping[str, Role] | None = None) -> None:
-        """Open this (new) table and assign its staff: the first events of its log."""
+              staff: Mapping[str, Role] | None = None,
+              automations: Iterable[Automation] | None = None) -> None:
+        """Open this (new) table and assign its staff: the first events of its log. The
+        table's automations (its mode's own unless given) are written in its log."""
+        chosen = automations_for(mode, pack) if automations is None \
+            else parse_automations(automations)
         self.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=pack,
-                                   mode=mode))
+                                   mode=mode, automations=tuple(sorted(chosen))))
         for person, staff_role in (staff or {}).items():
             self.execute(tcmd.AssignStaff(actor=actor, role=role, person=person,
                                           staff_role=staff_role))
@@ -122,14 +139,16 @@ class Table:
     @classmethod
     def replay(cls, events: Iterable[envelope.Event], *, clock: Clock | None = None,
                authorizer: Authorizer = default_authorizer, sink: Sink | None = None,
-               dice_registry: DiceRegistry | None = None) -> Table:
-        """Rebuild a table from its log."""
+               dice_registry: DiceRegistry | None = None,
+               automations: Iterable[Automation] | None = None,
+               betting_seconds: int = BETTING_SECONDS) -> Table:
+        """Rebuild a table from its log (nothing is automated while it is read)."""
         it = iter(_table_events(events))
         first = next(it, None)
         if not isinstance(first, ev.TableOpened):
             raise InvalidInput("a table's log starts with TableOpened", rule="events.log")
         table = cls(engine_for(first.game, first.mode, authorizer, dice_registry), clock=clock,
-                    sink=sink)
+                    sink=sink, automations=automations, betting_seconds=betting_seconds)
         table._apply([first])
         table._apply(it)
         return table
@@ -155,6 +174,11 @@ class Table:
         return True
 
     def execute(self, command: cmd.Command) -> list[ev.Event]:
+        """Decide and apply ``command``, then whatever the table's automations make due."""
+        events = self._execute(command)
+        return events + self.automate()
+
+    def _execute(self, command: cmd.Command) -> list[ev.Event]:
         events = self.decide(command)
         if self.sink is not None:
             self.sink(events)  # durable before applied: an acknowledged command is never lost
@@ -163,8 +187,82 @@ class Table:
 
     def _apply(self, events: Iterable[ev.Event]) -> None:
         for event in events:
+            before = self.state.phase
             apply(self.state, event)
             self.log.append(event)
+            if self.state.phase is Phase.BETTING and before is not Phase.BETTING:
+                self.betting_opened_at = event.at
+
+    def do(self, name: str, *, actor: str | None = None, role: Role | None = None,
+           **fields: object) -> list[ev.Event]:
+        """Give any catalogued command by its name (``do("no-more-bets")``); who gives it
+        defaults to someone at this table allowed to."""
+        entry = CATALOGUE.named(name)
+        a, r = self._by(entry.command, actor, role)
+        return self.execute(entry.command(actor=a, role=r, **fields))
+
+    # -- automation -------------------------------------------------------------------------------
+    @property
+    def automations(self) -> frozenset[Automation]:
+        if self._automations is not None:
+            return self._automations
+        logged = self.state.automations
+        if logged is not None:
+            cached = self._logged_automations
+            if cached is None or cached[0] is not logged:  # parse once per opening
+                cached = self._logged_automations = (logged, parse_automations(logged))
+            return cached[1]
+        return automations_for(self.mode, self.state.pack)
+
+    @automations.setter
+    def automations(self, value: Iterable[Automation] | None) -> None:
+        """Replace the table's automations (None: the mode's own again)."""
+        self._automations = None if value is None else frozenset(value)
+
+    def _automaton(self, command_type: type[cmd.Command]) -> tuple[str, Role]:
+        """Who performs an automated chore: the table itself, or a live table's dealer."""
+        if self.mode == "live":
+            return self.who(command_type)
+        return "table", Role.SYSTEM
+
+    def automate(self) -> list[ev.Event]:
+        """Perform every chore now due that the table automates (the one code path a dealer's
+        ``settle`` also takes)."""
+        out: list[ev.Event] = []
+        while True:
+            due = chores_left(self.state)
+            if not due or due[0][0] not in self.automations:
+                return out
+            actor, role = self._automaton(due[0][1])
+            out += self._execute(due[0][1](actor=actor, role=role))
+
+    @property
+    def bets_close_at(self) -> str | None:
+        """When an electronic table's betting time runs out (None: no timer running)."""
+        if Automation.BETTING_TIMER not in self.automations or self.phase is not Phase.BETTING \
+                or self.betting_opened_at is None:
+            return None
+        opened = datetime.fromisoformat(self.betting_opened_at)
+        return (opened + timedelta(seconds=self.betting_seconds)).isoformat()
+
+    def advance(self) -> list[ev.Event]:
+        """Let the clock act: close betting when the timer is up, roll by CSPRNG, settle.
+
+        The server calls this as time passes; everything it does is the table's own
+        automation, through the same commands a live crew gives.
+        """
+        out: list[ev.Event] = []
+        if self.betting_opened_at is None and self.phase is Phase.BETTING:
+            self.betting_opened_at = self.now()  # resumed from a snapshot: start the timer now
+        close_at = self.bets_close_at
+        if close_at is not None and self.clock.now() >= datetime.fromisoformat(close_at):
+            out += self.execute(cmd.CloseBetting(actor="table", role=Role.SYSTEM))
+        if Automation.CSPRNG_ROLL in self.automations and self.phase is Phase.CLOSED \
+                and (close_at is not None or out):
+            out += self.execute(self.roll_command(CsprngDice(), actor="table",
+                                                  role=Role.SYSTEM))
+        out += self.automate()
+        return out
 
     # -- reading the table ----------------------------------------------------------------------
     @property
@@ -320,24 +418,21 @@ class Table:
 
         On a table whose pack settles automatically, the settlement follows at once.
         """
-        events = self.execute(self.roll_command(roll, facts=facts, actor=actor, role=role,
-                                                source=source, distance=distance,
-                                                thrower=thrower))
-        if self.pack.flag("settlement.automatic") and self.state.phase is Phase.SETTLING:
-            if self.mode == "live":
-                events += self.settle()
-            else:
-                events += self.settle(actor="table", role=Role.SYSTEM)
-        return events
+        return self.execute(self.roll_command(roll, facts=facts, actor=actor, role=role,
+                                              source=source, distance=distance,
+                                              thrower=thrower))
 
     def settle(self, *, actor: str | None = None, role: Role | None = None) -> list[ev.Event]:
-        """The dealer's chores in order: collect losers, pay winners, complete the roll."""
+        """The dealer's chores left, in order: collect losers, pay winners, complete the roll.
+
+        (Where the table automates them, they are done already and this does nothing.)
+        """
         a, r = self._by(cmd.CollectLosers, actor, role)
-        events = self.execute(cmd.CollectLosers(actor=a, role=r))
-        events += self.execute(cmd.PayWinners(actor=a, role=r))
-        final: cmd.Command = cmd.MovePuck(actor=a, role=r) \
-            if self.state.game != "props-and-hops" else cmd.CompleteRound(actor=a, role=r)
-        events += self.execute(final)
+        events: list[ev.Event] = []
+        if not chores_left(self.state) and Automation.COMPLETE_ROLL not in self.automations:
+            raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
+        while due := chores_left(self.state):
+            events += self.execute(due[0][1](actor=a, role=r))
         return events
 
     def call_no_roll(self, *grounds: str, actor: str | None = None,
@@ -356,7 +451,7 @@ class Table:
     def bring_dice(self, *serials: str, witness: str | None = None, actor: str | None = None,
                    role: Role | None = None) -> None:
         a, r = self._by(tcmd.BringDice, actor, role)
-        if witness is None and self.state.game == "props-and-hops":
+        if witness is None and self.state.variant.has_shaker:
             dealers = self.procedure.people_in(Role.DEALER)
             witness = dealers[0] if dealers else None
         self.execute(tcmd.BringDice(actor=a, role=r, serials=serials, witness=witness))

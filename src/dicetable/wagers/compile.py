@@ -14,11 +14,12 @@ Fraction(27, 4)
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable, Hashable, Mapping
 from fractions import Fraction
 from functools import cache
-from typing import cast
+from typing import Any, cast
 
 from dicetable.core.dice import ALL_ROLLS, POINTS, Roll
 from dicetable.core.money import Odds
@@ -307,8 +308,55 @@ def _bonus(b: _Builder, code: str) -> CompiledWager:
                          dict.fromkeys((None, *POINTS), 0), (f"paytable.{code}",))
 
 
+class _Reads:
+    """A pack that notes which rules a wager's compilation reads (every accessor of a
+    ``RulePack`` goes through ``value`` or ``get``)."""
+
+    def __init__(self, pack: RulePack) -> None:
+        self._pack = pack
+        self.read: dict[str, str] = {}
+
+    def get(self, rule_id: str, default: Any = None) -> Any:
+        value = self._pack.get(rule_id, default)
+        self.read[rule_id] = _fingerprint(self._pack, rule_id)
+        return value
+
+    def value(self, rule_id: str) -> Any:
+        value = self._pack.value(rule_id)
+        self.read[rule_id] = _fingerprint(self._pack, rule_id)
+        return value
+
+    def odds(self, rule_id: str) -> Odds:
+        return Odds.parse(self.value(rule_id))
+
+    def net(self, rule_id: str) -> Fraction:
+        return self.odds(rule_id).net
+
+
+def _fingerprint(pack: RulePack, rule_id: str) -> str:
+    return json.dumps(pack.get(rule_id), sort_keys=True)
+
+
+_BY_READS: dict[str, list[tuple[tuple[tuple[str, str], ...], CompiledWager]]] = {}
+"""code -> (the rule values its compilation read, the result): a pack that differs only in
+rules a wager does not read shares that wager's table (house packs, the rule-read tests)."""
+_KEEP = 64
+
+
 def compile_wager(pack: RulePack, code: str) -> CompiledWager:
     """The table of one wager code under ``pack`` (``odds:take``/``odds:lay`` for odds)."""
+    known = _BY_READS.setdefault(code, [])
+    for reads, compiled in known:
+        if all(_fingerprint(pack, rule_id) == value for rule_id, value in reads):
+            return compiled
+    recorder = _Reads(pack)
+    compiled = _compile_wager(recorder, code)  # type: ignore[arg-type]
+    known.insert(0, (tuple(sorted(recorder.read.items())), compiled))
+    del known[_KEEP:]
+    return compiled
+
+
+def _compile_wager(pack: RulePack, code: str) -> CompiledWager:
     b = _Builder(pack)
     if code in (ODDS_TAKE, ODDS_LAY):
         return _odds(b, code == ODDS_LAY)

@@ -6,6 +6,7 @@ The live engine, the exact-odds engine and the simulator all read these tables
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -86,7 +87,23 @@ class CompiledWager:
     def placeable(self, point: int | None) -> bool:
         return point in self.start
 
-    @property
+    @functools.cached_property  # asked on every amount check; the table never changes
     def payouts(self) -> frozenset[Fraction]:
         """Every net payout this wager can make on a win."""
         return frozenset(s.payout for row in self.steps for s in row if s.outcome is Outcome.WIN)
+
+    def payouts_from(self, state: int) -> frozenset[Fraction]:
+        """The net payouts a wager standing in ``state`` can still make on a win.
+
+        Odds on the 4 are paid at 2 to 1 only; checking them against 6 to 5 (the price on
+        the 5) would refuse amounts the 4 pays exactly.
+        """
+        seen, todo, out = {state}, [state], set()
+        while todo:
+            for step in self.steps[todo.pop()]:
+                if step.outcome is Outcome.WIN:
+                    out.add(step.payout)
+                if step.next_state != LEAVES and step.next_state not in seen:
+                    seen.add(step.next_state)
+                    todo.append(step.next_state)
+        return frozenset(out)

@@ -13,6 +13,13 @@ export class Refusal extends Error {
   }
 }
 
+function requestKey() {
+  if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+}
+
+// Every command carries an Idempotency-Key; when the answer is lost (the connection broke),
+// it is sent again with the same key, so the server applies it at most once.
 export async function api(method, path, body) {
   // The pages redraw from the whole view: ask for it in command replies (RFC 7240; without
   // it a reply holds only the command's events and the caller's balance).
@@ -21,11 +28,17 @@ export async function api(method, path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  const command = method !== "GET" && !path.startsWith("/api/log");
+  if (command) init.headers["Idempotency-Key"] = requestKey();
   let response;
-  try {
-    response = await fetch(path, init);
-  } catch (e) {
-    throw new Refusal(0, { error: "Offline", message: "the server cannot be reached", rule: "", citation: "" });
+  for (let tries = command ? 3 : 1; ; tries--) {
+    try {
+      response = await fetch(path, init);
+      break;
+    } catch (e) {
+      if (tries <= 1) throw new Refusal(0, { error: "Offline", message: "the server cannot be reached", rule: "", citation: "" });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }
@@ -81,9 +94,12 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
     socket.onopen = () => { delay = 400; onStatus("live"); };
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
-      // A push leaves out what the rule pack fixes for the table's life (limits, rules): the
-      // hello carried them; keep them on every view handed to the page.
-      if (msg.view && msg.view.limits) fixed = { limits: msg.view.limits, rules: msg.view.rules };
+      // A push leaves out what the rule pack fixes for the table's life (limits, rules, the
+      // ladders, placard and rules panel): the hello carried them; keep them on every view.
+      if (msg.view && msg.view.limits) {
+        fixed = { limits: msg.view.limits, rules: msg.view.rules, ladders: msg.view.ladders,
+                  placard: msg.view.placard, rules_panel: msg.view.rules_panel };
+      }
       else if (msg.view && fixed) Object.assign(msg.view, fixed);
       for (const e of msg.events || []) lastSeq = Math.max(lastSeq, e.seq);
       if (msg.view) lastSeq = Math.max(lastSeq, msg.view.seq);

@@ -2,7 +2,7 @@
 // settlement in its order, the shooter and the shaker, the dice, chips, and every player's
 // wagers and balance. The server picks the role from the account's assignment at the table.
 
-import { get, liveTable, post, tablePath, whoami } from "./api.js";
+import { del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
 import {
   Feed, dieFace, dieIcon, faces, fmtTime, h, money, parseMoney, replace, rollStrip, s, showRefusal,
   statusPills, topbar,
@@ -26,9 +26,9 @@ if (!tableId) {
 }
 
 // -- shared bits --------------------------------------------------------------------------------
-async function act(path, body = {}) {
+async function act(path, body = {}, method = post) {
   try {
-    const r = await post(tablePath(tableId, path), body);
+    const r = await method(tablePath(tableId, path), body);
     feed.add(r.events, st.view);
     setView(r.view);
     return r;
@@ -167,6 +167,16 @@ function build(v) {
     h("div", { class: "row" }, el.chipPlayer, el.chipAmount,
       button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), button("Cash out", "cash-out", () => chips("/cash-out")))));
 
+  // Booking the bets players call (the dealer acts on the player's behalf)
+  el.bookPlayer = h("select", { id: "book-player", onchange: () => drawBooking(st.view) });
+  el.bookWager = h("select", { id: "book-wager", onchange: () => drawBookingHint(st.view) });
+  el.bookAmount = h("input", { type: "text", id: "book-amount", placeholder: "$6.00", size: 8, oninput: () => drawBookingHint(st.view) });
+  el.bookHint = h("div", { class: "muted", id: "book-hint" });
+  el.bookButton = button("Book the bet", "book-bet", bookBet, "btn primary");
+  cards.push(card("book-card", "Book a called bet", "authority.wager",
+    h("div", { class: "row" }, el.bookPlayer, el.bookWager, el.bookAmount, el.bookButton), el.bookHint,
+    h("div", { class: "muted", style: "font-size:.8rem" }, "Recorded as your command on the player's behalf; the player sees it on their page.")));
+
   // Players and the feed
   el.players = h("div", { id: "players" });
   const playersCard = card("players-card", "Players: wagers and balances", null, el.players);
@@ -176,7 +186,7 @@ function build(v) {
   const feedCard = card("feed-card", "Table log", null, feedEl);
 
   // What the crew uses most comes first; the players' wagers and balances run full width.
-  const order = ["betting-card", "throw-card", "rng-card", "settle-card", "noroll-card", "shooter-card", "shaker-card", "dice-card"];
+  const order = ["betting-card", "throw-card", "rng-card", "settle-card", "book-card", "noroll-card", "shooter-card", "shaker-card", "dice-card"];
   const ranked = [...cards].sort((a, b) => rank(order, a.id) - rank(order, b.id));
   const first = ranked.filter((c) => c.id !== "chips-card");
   replace(main, h("div", { class: "console-grid" }, ...first, playersCard, ranked.find((c) => c.id === "chips-card"), rollsCard, feedCard));
@@ -248,6 +258,76 @@ async function chips(path) {
   if (r) el.chipAmount.value = "";
 }
 
+// -- booking a called bet --------------------------------------------------------------------------
+const controlsOf = (v, player) => (v.controls && v.controls[player]) || { open: {}, bets: {} };
+
+/** The wagers the engine would take from this dealer for the chosen player, odds included. */
+function bookOptions(v, player) {
+  const c = controlsOf(v, player);
+  const out = Object.keys(c.open).map((code) => [code, wagerName(code)]);
+  for (const b of (v.bets || []).filter((x) => x.player === player)) {
+    const info = c.bets[b.id];
+    if (info && info.odds) out.push([`odds:${b.id}`, `Odds on ${b.label || b.name}`]);
+  }
+  return out;
+}
+
+function bookLadder(v) {
+  const player = el.bookPlayer.value;
+  const choice = el.bookWager.value || "";
+  const c = controlsOf(v, player);
+  if (choice.startsWith("odds:")) {
+    const info = c.bets[choice.slice(5)];
+    return info ? info.odds : null;
+  }
+  return c.open[choice] || null;
+}
+
+function drawBooking(v) {
+  const seated = Object.keys(v.players || {}).sort();
+  setOptions(el.bookPlayer, seated.map((p) => [p, p]));
+  const options = bookOptions(v, el.bookPlayer.value);
+  setOptions(el.bookWager, options.length ? options : [["", "nothing open for this player now"]]);
+  drawBookingHint(v);
+}
+
+function onLadder(ladder, amount) {
+  return ladder && amount >= ladder.first && amount <= ladder.last && (amount - ladder.first) % ladder.step === 0;
+}
+
+function drawBookingHint(v) {
+  const ladder = bookLadder(v);
+  const choice = el.bookWager.value || "";
+  const amount = parseMoney(el.bookAmount.value);
+  const label = choice && !choice.startsWith("odds:") && v.ladders[choice] ? v.ladders[choice].label
+    : ladder ? `Odds: ${money(ladder.first)} to ${money(ladder.last)} in steps of ${money(ladder.step)}` : "";
+  el.bookButton.disabled = !ladder || !onLadder(ladder, amount);
+  el.bookHint.textContent = !ladder ? "Nothing can be booked for this player now." : amount && !onLadder(ladder, amount) ? `${label} — ${money(amount)} is not one of them` : label;
+}
+
+async function bookBet() {
+  const v = st.view;
+  const ladder = bookLadder(v);
+  const amount = parseMoney(el.bookAmount.value);
+  if (!onLadder(ladder, amount)) { drawBookingHint(v); return; }
+  const choice = el.bookWager.value;
+  const body = choice.startsWith("odds:") ? { wager: "odds", base: choice.slice(5), amount, player: el.bookPlayer.value }
+    : { wager: choice, amount, player: el.bookPlayer.value };
+  const r = await act("/bets", body);
+  if (r) el.bookAmount.value = "";
+}
+
+/** The dealer's buttons on one bet of a player: take down, press, on/off, odds (engine answers). */
+function betActions(v, bet) {
+  const info = controlsOf(v, bet.player).bets[bet.id] || {};
+  const path = `/bets/${encodeURIComponent(bet.id)}`;
+  return h("span", { class: "bet-actions" },
+    info.press_to ? h("button", { class: "btn small", dataset: { action: "press", bet: bet.id }, title: `press to ${money(info.press_to)}`, onclick: () => act(path, { amount: info.press_to }, patch) }, `press ${money(info.press_to)}`) : null,
+    info.toggle ? h("button", { class: "btn small", dataset: { action: "toggle", bet: bet.id }, onclick: () => act(path, { working: !bet.working_now }, patch) }, bet.working_now ? "off" : "on") : null,
+    info.odds ? h("button", { class: "btn small", dataset: { action: "odds", bet: bet.id }, onclick: () => { el.bookPlayer.value = bet.player; drawBooking(v); el.bookWager.value = `odds:${bet.id}`; el.bookAmount.value = money(info.odds.first).slice(1); drawBookingHint(v); el.bookAmount.focus(); } }, "odds") : null,
+    info.remove ? h("button", { class: "btn small danger", dataset: { action: "remove", bet: bet.id }, onclick: () => act(path, undefined, del) }, "down") : null);
+}
+
 // -- updates ------------------------------------------------------------------------------------
 function setView(view) {
   if (st.view && view.seq < st.view.seq) return;
@@ -269,6 +349,11 @@ function render() {
     h("span", { class: `pill phase-${v.phase}`, id: "betting-state" }, v.phase === "betting" ? "Bets open" : v.phase === "closed" ? "No more bets" : "Settling"),
     v.game !== "props-and-hops" ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
     v.last_roll ? h("span", { class: "muted" }, `last roll ${v.last_roll}${v.last_roll_valid === false ? " (no roll)" : ""}`) : null));
+  // Each simple button is offered exactly when the engine would take it from this account.
+  for (const [name, ok] of Object.entries(v.can || {})) {
+    const button = document.getElementById(name === "shake" ? "dealer-shake" : name);
+    if (button && !button.closest(".step")) button.disabled = !ok;
+  }
 
   if (el.thrower) {
     const seated = Object.keys(v.seats || {}).sort();
@@ -299,7 +384,12 @@ function render() {
   }
   if (el.dice) drawDice(v);
   setOptions(el.chipPlayer, Object.keys(v.players || {}).map((p) => [p, p]));
+  drawBooking(v);
   drawPlayers(v);
+  if (el.overturnReason) {
+    // Only a no roll standing on the last throw can be overturned.
+    document.getElementById("overturn").disabled = !(v.can && v.can.overturn);
+  }
   replace(el.rolls, v.history.length ? rollStrip(v.history.slice(-40), v.point) : h("span", { class: "muted" }, "No rolls yet."));
 }
 
@@ -375,7 +465,9 @@ function drawPlayers(v) {
       h("td", {}, info.seat ?? "–"),
       h("td", {}, h("b", {}, name), v.shooter === name ? h("span", { class: "tag gold", style: "margin-left:6px" }, "shooter") : null,
         v.shaker && v.shaker.holder === name ? h("span", { class: "tag gold", style: "margin-left:6px" }, "shaker") : null),
-      h("td", {}, mine.length ? mine.map((b) => h("span", { class: "tag", style: "margin:0 4px 4px 0;display:inline-block", title: `${b.id} · ${b.state}` }, `${b.base ? `Odds (${b.base})` : b.name} ${money(b.amount)}${b.state && b.state !== "up" && !b.base ? ` · ${b.state}` : ""}`)) : h("span", { class: "muted" }, "—")),
+      h("td", {}, mine.length ? mine.map((b) => h("div", { class: `bet-line${b.working_now === false ? " is-off" : ""}`, dataset: { bet: b.id, wager: b.wager } },
+        h("span", { class: "tag", title: b.state }, `${b.label || b.name} ${money(b.amount)}`, b.working_now === false ? h("b", { class: "off-tag" }, " OFF") : null),
+        betActions(v, b))) : h("span", { class: "muted" }, "—")),
       h("td", { class: "money" }, money(onLayout)),
       h("td", { class: "money balance-cell", dataset: { cents: info.balance } }, money(info.balance)));
   });
@@ -391,6 +483,14 @@ try {
 } catch (e) {
   showRefusal(e);
   throw e;
+}
+
+// The table log as it stood before this page opened: a relieving dealer sees the history.
+try {
+  const earlier = await get(tablePath(tableId, `/events?after=${Math.max(0, st.view.seq - 200)}`));
+  feed.add(earlier, st.view);
+} catch (e) {
+  showRefusal(e);
 }
 
 const live = liveTable(tableId, {

@@ -44,54 +44,95 @@ class Layout {
     return s("g", {}, dieFace(a, cx - size - gap / 2, cy - size / 2, size, cls), dieFace(b, cx + gap / 2, cy - size / 2, size, cls));
   }
 
-  /** Light the spots, set the hover titles, draw chips and the puck. */
-  draw(view, bets, { placeable, limits, oddsOpen }) {
-    const open = new Set(placeable || []);
+  /** Light the spots, set their titles (the amounts each takes), draw chips, stacks being
+   * built, OFF markers, the placard and the puck. */
+  draw(view, bets, { open, oddsOpen, ladders, builder = [], onChip = null }) {
+    const lit = new Set(open || []);
     for (const [code, spot] of this.spots) {
-      const lim = limits[code];
-      const offered = code === "odds" ? "odds" in limits : Boolean(lim);
-      const isOpen = code === "odds" ? oddsOpen : open.has(code);
+      const lad = code === "odds" ? null : ladders[code];
+      const offered = code === "odds" ? "odds" in view.limits : Boolean(lad);
+      const isOpen = code === "odds" ? oddsOpen : lit.has(code);
       spot.g.classList.toggle("absent", !offered);
       spot.g.classList.toggle("open", offered && isOpen);
       spot.g.classList.toggle("shut", offered && !isOpen);
       spot.g.setAttribute("aria-disabled", String(!(offered && isOpen)));
-      if (lim) {
-        spot.g.dataset.min = lim.minimum;
-        spot.g.dataset.max = lim.maximum;
-        spot.title.textContent = `${lim.name}: minimum ${fmt(lim.minimum)}, maximum ${fmt(lim.maximum)}${isOpen ? "" : " (closed now)"}`;
+      if (lad) {
+        if (lad.ladder) {
+          spot.g.dataset.min = lad.ladder.first;
+          spot.g.dataset.max = lad.ladder.last;
+        }
+        spot.title.textContent = `${lad.label}${isOpen ? "" : " (closed now)"}`;
+        spot.g.setAttribute("aria-label", lad.label);
       }
     }
     this.chipsLayer.replaceChildren();
     const where = new Map();  // bet id -> [x, y]
     const stacked = new Map();
     const place = (key, [x, y]) => {
-      const k = `${key}`;
-      const n = stacked.get(k) || 0;
-      stacked.set(k, n + 1);
+      const n = stacked.get(key) || 0;
+      stacked.set(key, n + 1);
       return [x + n * 10, y - n * 6];
     };
     const sorted = [...bets].sort((a, b) => (a.base ? 1 : 0) - (b.base ? 1 : 0));
     for (const bet of sorted) {
-      let xy = null;
-      const moved = /point (\d+)/.exec(bet.state || "");
-      if (bet.base) {
-        const base = where.get(bet.base);
-        const baseBet = bets.find((b) => b.id === bet.base);
-        if (baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")) {
-          xy = place("odds", this.spots.get("odds").chip);
-        } else if (base) {
-          xy = [base[0] + 26, base[1] + 8];
-        }
-      } else if (moved && (bet.wager === "come" || bet.wager === "dontcome") && this.numberAnchors[moved[1]]) {
-        xy = place(`${bet.wager}${moved[1]}`, this.numberAnchors[moved[1]][bet.wager]);
-      } else if (this.spots.has(bet.wager)) {
-        xy = place(bet.wager, this.spots.get(bet.wager).chip);
-      }
+      const xy = this.chipAt(bet, bets, where, place);
       if (!xy) continue;
       where.set(bet.id, xy);
-      this.chipsLayer.append(chip(xy[0], xy[1], bet.amount, bet));
+      const g = chip(xy[0], xy[1], bet.amount, bet);
+      if (onChip) {
+        g.classList.add("clickable");
+        g.addEventListener("click", (e) => { e.stopPropagation(); onChip(bet); });
+      }
+      this.chipsLayer.append(g);
+    }
+    // Stacks being built: a dashed chip showing the amount the stack comes to.
+    for (const entry of builder) {
+      let xy = null;
+      if (entry.bet && where.has(entry.bet)) {
+        const [x, y] = where.get(entry.bet);
+        xy = [x + 14, y - 14];
+      } else if (entry.base && where.has(entry.base)) {
+        const baseBet = bets.find((b) => b.id === entry.base);
+        xy = baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")
+          ? place("odds", this.spots.get("odds").chip) : [where.get(entry.base)[0] + 26, where.get(entry.base)[1] + 8];
+      } else if (this.spots.has(entry.code)) {
+        xy = place(entry.code, this.spots.get(entry.code).chip);
+      }
+      if (!xy) continue;
+      this.chipsLayer.append(pendingChip(xy[0], xy[1], entry));
     }
     this.drawPuck(view);
+    this.drawPlacard(view.placard);
+  }
+
+  /** Where a bet's chips stand: come bets on their numbers, odds behind their bet. */
+  chipAt(bet, bets, where, place) {
+    if (bet.base) {
+      const base = where.get(bet.base);
+      const baseBet = bets.find((b) => b.id === bet.base);
+      if (baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")) {
+        return place("odds", this.spots.get("odds").chip);
+      }
+      return base ? [base[0] + 26, base[1] + 8] : null;
+    }
+    if (bet.point && (bet.wager === "come" || bet.wager === "dontcome") && this.numberAnchors[bet.point]) {
+      return place(`${bet.wager}${bet.point}`, this.numberAnchors[bet.point][bet.wager]);
+    }
+    return this.spots.has(bet.wager) ? place(bet.wager, this.spots.get(bet.wager).chip) : null;
+  }
+
+  drawPlacard(placard) {
+    if (!placard || !this.placardAt) return;
+    const [x, y, anchor, inline] = this.placardAt;
+    if (inline) {
+      this.chipsLayer.append(s("g", { class: "placard", id: "placard" },
+        s("text", { x, y, class: "label-tiny gold", "text-anchor": anchor }, [placard.name, ...placard.lines].join(" · "))));
+      return;
+    }
+    const g = s("g", { class: "placard", id: "placard" },
+      s("text", { x, y, class: "label-small gold", "text-anchor": anchor, style: "font-weight:700" }, placard.name),
+      ...placard.lines.map((line, i) => s("text", { x, y: y + 17 * (i + 1), class: "label-tiny", "text-anchor": anchor }, line)));
+    this.chipsLayer.append(g);
   }
 
   drawPuck(view) {
@@ -118,12 +159,23 @@ function chipColour(cents) {
 
 function chip(x, y, cents, bet) {
   const [fill, light] = chipColour(cents);
-  return s("g", { class: "chip", dataset: { bet: bet.id, wager: bet.wager, amount: cents } },
+  const off = bet.working_now === false;
+  return s("g", { class: `chip${off ? " is-off" : ""}`, dataset: { bet: bet.id, wager: bet.wager, amount: cents, point: bet.point ?? "", off: String(off) } },
     s("circle", { cx: x, cy: y + 2, r: 16, fill: "rgba(0,0,0,.45)" }),
     s("circle", { class: "outer", cx: x, cy: y, r: 16, fill }),
     s("circle", { cx: x, cy: y, r: 11, fill, stroke: light ? "#888" : "rgba(255,255,255,.6)", "stroke-width": 1 }),
     s("text", { x, y: y + 1, "text-anchor": "middle", "dominant-baseline": "middle", class: light ? "dark" : "" }, chipText(cents)),
-    s("title", {}, `${bet.name}: ${fmt(cents)}${bet.state && bet.state !== "up" ? ` (${bet.state})` : ""}`));
+    off ? s("g", { class: "off-marker" },
+      s("rect", { x: x - 14, y: y - 27, width: 28, height: 13, rx: 3 }),
+      s("text", { x, y: y - 20, "text-anchor": "middle", "dominant-baseline": "middle" }, "OFF")) : null,
+    s("title", {}, `${bet.label || bet.name}: ${fmt(cents)}${off ? " — OFF this roll" : ""}`));
+}
+
+function pendingChip(x, y, entry) {
+  return s("g", { class: "chip pending", dataset: { key: entry.key, amount: entry.amount } },
+    s("circle", { class: "outer", cx: x, cy: y, r: 16 }),
+    s("text", { x, y: y + 1, "text-anchor": "middle", "dominant-baseline": "middle" }, chipText(entry.amount)),
+    s("title", {}, `${entry.name}: ${fmt(entry.amount)} when you confirm`));
 }
 
 // -- Craps ---------------------------------------------------------------------------------------
@@ -198,6 +250,7 @@ export function crapsLayout(game = "craps") {
       dieFace(a, x + 12.5, y + 5, 20, a === b ? "red" : ""), dieFace(b, x + 12.5, y + 27, 20, a === b ? "red" : ""),
       t(x + 22.5, y + 54, `${a}-${b}`, "label-tiny", { style: "font-size:9px" }));
   });
+  L.placardAt = [1180, 598, "end"];
   return L;
 }
 
@@ -231,6 +284,7 @@ export function propsLayout() {
   L.spot("field", { x: 20, y: 380, w: 1160, h: 100 }, [1140, 430],
     t(600, 412, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
     t(600, 452, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.4em" }));
+  L.placardAt = [1180, 24, "end", true];
   return L;
 }
 

@@ -15,9 +15,11 @@ const st = { pit: null, selected: null, drawn: null };
 const floorEl = h("div", { class: "floor", id: "floor" });
 const detail = h("div", { class: "pit-detail", id: "detail" });
 const accountsEl = h("div", { id: "accounts" });
+const faultsEl = h("div", { id: "faults" });
 const custodyEl = h("div", { id: "pit-custody" });
 
 main.append(
+  faultsEl,
   h("section", { class: "stack" }, h("h2", {}, "The floor"), floorEl),
   h("section", { class: "card", id: "custody-card" }, h("header", {}, h("h2", {}, "Dice custody"), h("a", { class: "btn small", href: "/dice-room" }, "Dice room")), custodyEl),
   detail,
@@ -35,8 +37,28 @@ async function refresh() {
   const key = JSON.stringify(st.pit) + Math.floor(Date.now() / 60000);
   if (key === st.drawn) return;
   st.drawn = key;
+  drawFaults();
   drawFloor();
   drawAccounts();
+}
+
+// Integrity faults: a table whose log failed verification is locked until cleared here.
+function drawFaults() {
+  const faults = st.pit.faults || [];
+  replace(faultsEl, faults.length ? h("section", { class: "card alerts", id: "faults-card" },
+    h("header", {}, h("h2", {}, "Integrity faults"), h("span", { class: "muted" }, "locked: nothing is played until cleared")),
+    h("table", { class: "data" }, h("tbody", {}, faults.map((f) => h("tr", { dataset: { fault: f.table } },
+      h("td", {}, h("b", {}, f.table)), h("td", {}, h("span", { class: "tag red" }, f.what)), h("td", {}, f.detail),
+      h("td", {}, fmtTime(f.at)),
+      h("td", {}, f.table.includes(":") || f.table === "checkpoints" ? null
+        : h("button", { class: "btn small", dataset: { clear: f.table }, onclick: () => clearFault(f.table) }, "Clear"))))))) : []);
+}
+
+async function clearFault(table) {
+  const reason = prompt(`Clear the integrity fault on ${table}: why is its log sound again?`);
+  if (!reason) return;
+  const r = await attempt(() => post(`${tablePath(table)}/fault/clear`, { reason }));
+  if (r) refresh();
 }
 
 function hoursLeft(ms) {
@@ -124,7 +146,7 @@ async function select(tableId) {
     recallCard.append(h("div", { class: "scroll" }, recall.length ? [...recall].reverse().map((r) => h("div", { class: "recall-round" },
       h("div", { class: "head" }, h("span", {}, r.label, r.complete ? "" : h("span", { class: "tag gold", style: "margin-left:6px" }, "in progress")),
         h("span", { class: "muted" }, r.complete ? `${fmtTime(r.started)} – ${fmtTime(r.ended)}` : `since ${fmtTime(r.started)}`)),
-      h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), ` ${roll.total} by ${roll.actor} `] : "unreadable "),
+      h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), ` ${roll.total}${roll.shooter ? ` shot by ${roll.shooter}` : ""} (recorded by ${roll.actor}) `] : "unreadable "),
         r.no_roll ? h("span", { class: "tag red" }, `no roll: ${r.no_roll.join(", ")}`) : null,
         r.seven_out ? h("span", { class: "tag red" }, "seven out") : null),
       r.wagers.length ? h("div", {}, `Wagers: ${r.wagers.map((w) => `${w.player} ${w.wager} ${money(w.amount)}`).join(", ")}`) : null,

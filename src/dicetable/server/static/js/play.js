@@ -3,8 +3,8 @@
 
 import { Refusal, del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
 import {
-  Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, replace, rollStrip,
-  showRefusal, statusPills, topbar,
+  Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, refusalStyle, replace,
+  rollStrip, showRefusal, statusPills, topbar, wagerName,
 } from "./ui.js";
 import { layoutFor } from "./layout.js";
 
@@ -37,7 +37,7 @@ if (!tableId) {
 
 // -- the skeleton -----------------------------------------------------------------------------
 const felt = h("div", { class: "felt-wrap", id: "felt" });
-const hoverInfo = h("div", { class: "muted", id: "hover-info" }, "Point at a spot to see its minimum and maximum.");
+const hoverInfo = h("div", { class: "muted", id: "hover-info" }, "Tap or point at a spot to see the amounts it takes.");
 const rack = h("div", { class: "rack", id: "rack" });
 const rolls = h("div", { class: "rolls", id: "rolls" });
 const freq = h("div", { class: "freq", id: "freq" });
@@ -48,11 +48,18 @@ const turnCard = h("section", { class: "card", id: "turn" });
 const betsCard = h("section", { class: "card", id: "my-bets-card" });
 const feedEl = h("div", { class: "feed", id: "feed" });
 const recallEl = h("div", { class: "scroll", id: "recall" }, h("div", { class: "muted" }, "Your last rounds: wagers, results and balances."));
-const feed = new Feed(feedEl);
+refusalStyle.citations = account.kind === "staff";  // players read citations in the Rules panel
+const feed = new Feed(feedEl, 120, { citations: account.kind === "staff" });
+const resultBanner = h("div", { class: "result-banner hidden", id: "result-banner", "aria-live": "polite" });
+const balanceBar = h("div", { class: "balance-bar", id: "balance-bar" });
+const spotList = h("div", { class: "spot-list", id: "spot-list" });
+const builderEl = h("div", { class: "builder", id: "builder" });
+const rulesCard = h("details", { class: "card", id: "rules-panel" });
 
+document.body.insertBefore(balanceBar, main);
 main.append(
   h("section", { class: "stack" },
-    felt, hoverInfo, rack,
+    resultBanner, felt, hoverInfo, rack, builderEl, spotList,
     h("div", { class: "row", style: "align-items:stretch" },
       h("section", { class: "card", style: "flex:1 1 340px" }, h("header", {}, h("h2", {}, "Last rolls"), h("span", { class: "muted" }, "newest first")), rolls),
       h("section", { class: "card", style: "flex:1 1 340px" }, h("header", {}, h("h2", {}, "Number frequencies"), freqNote), freq)),
@@ -61,28 +68,177 @@ main.append(
     balanceCard, countdownCard, turnCard, betsCard,
     h("section", { class: "card", id: "recall-card" },
       h("header", {}, h("h2", {}, "Game recall"), h("button", { class: "btn small", id: "load-recall", onclick: loadRecall }, "Show my last rounds")),
-      recallEl)));
+      recallEl),
+    rulesCard));
 
-// -- chips and actions ---------------------------------------------------------------------------
+// -- chips and the bet builder -----------------------------------------------------------------
+// Chips stack on a spot until the player confirms (or pauses); the stack snaps to an amount the
+// wager takes (the server's ladder from the engine's own amount check), shown on the spot.
 const chipButtons = CHIPS.map((c) => h("button", {
   class: `chip-btn c${c / 100}`, dataset: { cents: c }, title: `${money(c)} chip`,
   onclick: () => { st.chip = c; drawRack(); },
 }, `$${c / 100}`));
 rack.append(h("span", { class: "muted" }, "Chip"), ...chipButtons,
   h("div", { class: "actions" },
+    h("button", { class: "btn primary", id: "confirm", onclick: confirmBuilder, title: "place the chips you stacked" }, "Confirm"),
     h("button", { class: "btn", id: "repeat", onclick: repeat, title: "the wagers you made in the round before" }, "Repeat"),
-    h("button", { class: "btn", id: "double", onclick: double, title: "double your wagers on the open spots" }, "Double"),
-    h("button", { class: "btn", id: "undo", onclick: undo, title: "take back your last change" }, "Undo"),
-    h("button", { class: "btn danger", id: "clear", onclick: clear, title: "take back this round's changes" }, "Clear")));
+    h("button", { class: "btn", id: "double", onclick: double, title: "double your wagers that may be pressed" }, "Double"),
+    h("button", { class: "btn", id: "undo", onclick: undo, title: "take back your last chip or change" }, "Undo"),
+    h("button", { class: "btn danger", id: "clear", onclick: clear, title: "take back the stacked chips, or this round's changes" }, "Clear")));
+
+st.builder = new Map();   // key -> {key, code, base, bet, chips: [cents]}
+st.order = [];            // builder keys, one per chip added (for Undo)
+st.result = null;         // the last roll's outcome for this player
+let pauseTimer = null;
+const PAUSE_MS = Number(params.get("pause") ?? 1800);  // 0: only Confirm places the chips
+
+const ctl = () => (st.view && st.view.me ? st.view.me.controls : { open: {}, bets: {} });
+const myBets = () => (st.view && st.view.me ? st.view.me.bets : []);
+const betById = (id) => myBets().find((b) => b.id === id);
+
+function snap(ladder, amount) {
+  if (!ladder) return null;
+  if (amount <= ladder.first) return ladder.first;
+  return Math.min(ladder.last, Math.ceil(amount / ladder.step) * ladder.step);
+}
+
+/** The ladder and the current amount a builder entry adds to. */
+function entryTarget(entry) {
+  const c = ctl();
+  if (entry.bet) {
+    const bet = betById(entry.bet);
+    const info = c.bets[entry.bet];
+    if (!bet || !info || info.press_to === null) return null;
+    return { ladder: info.ladder, from: bet.amount, name: bet.label || bet.name };
+  }
+  if (entry.base) {
+    const info = c.bets[entry.base];
+    const base = betById(entry.base);
+    if (!info || !info.odds || !base) return null;
+    return { ladder: info.odds, from: 0, name: `Odds on ${base.label || base.name}` };
+  }
+  const ladder = c.open[entry.code];
+  return ladder ? { ladder, from: 0, name: nameOf(entry.code) } : null;
+}
+
+function entryAmount(entry) {
+  const t = entryTarget(entry);
+  if (!t) return null;
+  const stacked = entry.chips.reduce((a, b) => a + b, 0);
+  let amount = snap(t.ladder, t.from + stacked);
+  if (amount !== null && amount <= t.from) amount = null;  // already at the most it takes
+  return amount;
+}
+
+function builderEntries() {
+  return [...st.builder.values()].map((e) => ({ ...e, amount: entryAmount(e), name: (entryTarget(e) || {}).name || nameOf(e.code) }))
+    .filter((e) => e.amount !== null);
+}
+
+/** The builder entry a chip on ``code`` goes to: the bet standing there, or a new one. */
+function keyForSpot(code) {
+  const existing = spotBet(code);
+  if (existing) return { key: `bet:${existing.id}`, code, bet: existing.id };
+  return { key: `new:${code}`, code };
+}
+
+function keyForOdds(baseId) {
+  const odds = myBets().find((b) => b.base === baseId);
+  if (odds) return { key: `bet:${odds.id}`, code: "odds", bet: odds.id };
+  return { key: `odds:${baseId}`, code: "odds", base: baseId };
+}
+
+function addChip(target, cents = st.chip) {
+  const entry = st.builder.get(target.key) || { ...target, chips: [] };
+  if (!entryTarget(entry)) {
+    hint(`${target.bet ? "That wager cannot be raised" : target.base ? "Odds are not open on that bet" : `${nameOf(target.code)} is closed`} now.`);
+    return false;
+  }
+  entry.chips.push(cents);
+  if (entryAmount(entry) === null) {
+    entry.chips.pop();
+    hint("That wager is already at its maximum.");
+    return false;
+  }
+  st.builder.set(target.key, entry);
+  st.order.push(target.key);
+  if (needed() > st.view.me.balance) {
+    undoChip();
+    hint(`Not enough chips: your balance is ${money(st.view.me.balance)}.`);
+    return false;
+  }
+  schedule();
+  render();
+  return true;
+}
+
+/** What the stacked chips would take from the balance. */
+function needed() {
+  return builderEntries().reduce((sum, e) => sum + e.amount - (entryTarget(e) || { from: 0 }).from, 0);
+}
+
+function schedule() {
+  clearTimeout(pauseTimer);
+  if (PAUSE_MS > 0) pauseTimer = setTimeout(confirmBuilder, PAUSE_MS);
+}
+
+function undoChip() {
+  const key = st.order.pop();
+  const entry = key && st.builder.get(key);
+  if (!entry) return;
+  entry.chips.pop();
+  if (!entry.chips.length) st.builder.delete(key);
+}
+
+let committing = false;
+async function confirmBuilder() {
+  clearTimeout(pauseTimer);
+  if (committing || !st.builder.size) return;
+  committing = true;
+  const entries = [...st.builder.values()];
+  st.builder.clear();
+  st.order = [];
+  try {
+    for (const entry of entries) {
+      const amount = entryAmount(entry);  // against the freshest view
+      if (amount === null) continue;
+      if (entry.bet) {
+        const bet = betById(entry.bet);
+        await change(bet, amount, bet.base ? null : entry.code, amount - bet.amount);
+      } else if (entry.base) {
+        await placeNew({ wager: "odds", amount, base: entry.base }, null);
+      } else {
+        await placeNew({ wager: entry.code, amount }, entry.code);
+      }
+    }
+  } finally {
+    committing = false;
+    render();
+  }
+}
 
 function drawRack() {
   for (const b of chipButtons) b.classList.toggle("selected", Number(b.dataset.cents) === st.chip);
   const v = st.view;
-  const betting = v && v.phase === "betting";
-  document.getElementById("undo").disabled = !st.undo.length;
-  document.getElementById("clear").disabled = !st.undo.length;
-  document.getElementById("repeat").disabled = !st.lastRound.size || !betting;
-  document.getElementById("double").disabled = !(v && v.me && v.me.bets.length) || !betting;
+  const building = st.builder.size > 0;
+  const lastUndo = st.undo[st.undo.length - 1];
+  const undoable = lastUndo && ctl().bets[lastUndo.bet] && ctl().bets[lastUndo.bet].remove;
+  document.getElementById("confirm").disabled = !building;
+  document.getElementById("undo").disabled = !(building || undoable);
+  document.getElementById("clear").disabled = !(building || undoable);
+  document.getElementById("repeat").disabled = !repeatable().length;
+  document.getElementById("double").disabled = !doublable().length;
+  drawBuilder();
+  if (v && v.me) drawBar(v.me);
+}
+
+function drawBuilder() {
+  const entries = builderEntries();
+  replace(builderEl, entries.length
+    ? [h("b", {}, "Stacked: "), entries.map((e) => h("span", { class: "tag gold stack-line", dataset: { key: e.key, amount: e.amount } },
+        `${e.name} ${money(e.amount)}${e.chips.reduce((a, b) => a + b, 0) + (entryTarget(e) || { from: 0 }).from !== e.amount ? ` (chips ${money(e.chips.reduce((a, b) => a + b, 0))}, snapped)` : ""}`)),
+      h("span", { class: "muted" }, PAUSE_MS > 0 ? " · placed when you pause or confirm" : " · press Confirm to place")]
+    : h("span", { class: "muted" }, "Pick a chip and tap a lit spot; chips stack until you confirm."));
 }
 
 // -- the layout ---------------------------------------------------------------------------------
@@ -92,7 +248,7 @@ function buildLayout(view) {
   layout = layoutFor(view.game);
   felt.replaceChildren(layout.svg);
   for (const [code, spot] of layout.spots) {
-    spot.g.addEventListener("click", () => onSpot(code));
+    spot.g.addEventListener("click", () => { showLimits(code); onSpot(code); });
     spot.g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onSpot(code); } });
     spot.g.addEventListener("mouseenter", () => showLimits(code));
     spot.g.addEventListener("focus", () => showLimits(code));
@@ -101,64 +257,73 @@ function buildLayout(view) {
 
 function showLimits(code) {
   const v = st.view;
-  const lim = code === "odds" ? v.limits.odds : v.limits[code];
-  if (!lim) return;
-  const open = code === "odds" ? Boolean(lineBase()) : v.me && v.me.placeable.includes(code);
-  replace(hoverInfo,
-    h("b", {}, code === "odds" ? "Odds" : lim.name), " · minimum ", h("b", { class: "num", id: "hover-min" }, money(lim.minimum)),
-    " · maximum ", h("b", { class: "num", id: "hover-max" }, money(lim.maximum)),
-    lim.unit > 1 ? ` · in steps of ${money(lim.unit)}` : "",
+  if (!v) return;
+  if (code === "odds") {
+    const base = lineBase();
+    const info = base && ctl().bets[base];
+    const odds = info && info.odds;
+    replace(hoverInfo, h("b", {}, "Odds"), odds ? ` · ${money(odds.first)} to ${money(odds.last)} in steps of ${money(odds.step)}` : " · behind a Pass or Don't Pass bet with its point", " · ",
+      base ? h("span", { style: "color:var(--ok)" }, "open") : h("span", { style: "color:var(--warn)" }, "closed now"));
+    return;
+  }
+  const lad = v.ladders[code];
+  if (!lad) return;
+  const open = Boolean(ctl().open[code]) || Boolean(spotBet(code) && (ctl().bets[spotBet(code).id] || {}).press_to);
+  replace(hoverInfo, h("b", { id: "spot-label" }, lad.label),
+    lad.ladder ? [" · minimum ", h("b", { class: "num", id: "hover-min" }, money(lad.ladder.first)), " · maximum ", h("b", { class: "num", id: "hover-max" }, money(lad.ladder.last))] : "",
     " · ", open ? h("span", { style: "color:var(--ok)" }, "open") : h("span", { style: "color:var(--warn)" }, "closed now"));
 }
 
-/** The line bet (pass or don't pass) the player may take or lay odds on, if any. */
+/** The line bet (pass or don't pass) the player may take or lay odds on, or raise them. */
 function lineBase() {
-  const me = st.view && st.view.me;
-  if (!me) return null;
-  const line = me.bets.find((b) => (b.wager === "pass" || b.wager === "dontpass") && !b.base && oddsOpen(b.id));
+  const line = myBets().find((b) => (b.wager === "pass" || b.wager === "dontpass") && !b.base && oddsOpen(b.id));
   return line ? line.id : null;
 }
 
-/** May odds be taken or laid on this bet now, or the odds on it raised? */
+/** May odds be made behind this bet now, or the odds on it raised? (The engine's answer.) */
 function oddsOpen(id) {
-  const me = st.view.me;
-  return me.odds_bases.includes(id) || (st.view.phase === "betting" && me.bets.some((o) => o.base === id));
+  const c = ctl();
+  if (c.bets[id] && c.bets[id].odds) return true;
+  const odds = myBets().find((o) => o.base === id);
+  return Boolean(odds && c.bets[odds.id] && c.bets[odds.id].press_to !== null);
 }
 
 /** The bet standing on a spot that a chip would add to (not a come bet already moved). */
 function spotBet(code) {
-  const me = st.view.me;
-  return me.bets.find((b) => b.wager === code && !b.base && !((code === "come" || code === "dontcome") && /point \d+/.test(b.state)));
+  return myBets().find((b) => b.wager === code && !b.base && !((code === "come" || code === "dontcome") && b.point));
 }
 
-async function onSpot(code) {
+function onSpot(code) {
   const v = st.view;
   if (!v || !v.me) return;
   if (code === "odds") {
     const base = lineBase();
-    if (!base) { hint("Odds: you need a pass or don't pass bet with a point, and betting open."); return; }
-    await betOdds(base);
+    if (!base) { hint("Odds: you need a Pass or Don't Pass bet with its point, and betting open."); return; }
+    addChip(keyForOdds(base));
     return;
   }
-  if (!v.me.placeable.includes(code)) {
-    hint(`${v.limits[code] ? v.limits[code].name : code} is closed now.`);
-    return;
-  }
-  await addTo(code, st.chip);
+  addChip(keyForSpot(code));
 }
 
-async function addTo(code, cents) {
-  const existing = spotBet(code);
-  if (existing) return change(existing, existing.amount + cents, code, cents);
-  const r = await act(() => post(tablePath(tableId, "/bets"), { wager: code, amount: cents }));
+/** A chip on the felt: a come bet on its number takes odds; any other adds to the bet. */
+function onChip(bet) {
+  if (bet.base) { addChip({ key: `bet:${bet.id}`, code: "odds", bet: bet.id }); return; }
+  if (bet.point && ["come", "dontcome", "pass", "dontpass"].includes(bet.wager) || bet.wager.startsWith("put")) {
+    addChip(keyForOdds(bet.id));
+    return;
+  }
+  addChip({ key: `bet:${bet.id}`, code: bet.wager, bet: bet.id });
+}
+
+async function placeNew(body, code) {
+  const r = await act(() => post(tablePath(tableId, "/bets"), body));
   if (!r) return null;
   const placed = r.events.find((e) => e.type === "BetPlaced" && e.player === account.username);
   if (placed) {
     st.undo.push({ kind: "place", bet: placed.bet });
-    st.thisRound.set(code, (st.thisRound.get(code) || 0) + cents);
-    flash(code);
+    if (code) st.thisRound.set(code, (st.thisRound.get(code) || 0) + body.amount);
+    if (code) flash(code);
   }
-  drawRack();
   return r;
 }
 
@@ -168,22 +333,11 @@ async function change(bet, amount, code, added) {
   st.undo.push({ kind: "change", bet: bet.id, from: bet.amount });
   if (code) st.thisRound.set(code, (st.thisRound.get(code) || 0) + added);
   if (code) flash(code);
-  drawRack();
-  return r;
-}
-
-async function betOdds(base) {
-  const existing = st.view.me.bets.find((b) => b.base === base);
-  if (existing) return change(existing, existing.amount + st.chip, null, 0);
-  const r = await act(() => post(tablePath(tableId, "/bets"), { wager: "odds", amount: st.chip, base }));
-  if (!r) return null;
-  const placed = r.events.find((e) => e.type === "BetPlaced" && e.player === account.username);
-  if (placed) st.undo.push({ kind: "place", bet: placed.bet });
-  drawRack();
   return r;
 }
 
 async function undo() {
+  if (st.builder.size) { undoChip(); render(); return; }
   const step = st.undo.pop();
   if (!step) return;
   if (step.kind === "place") await act(() => del(tablePath(tableId, `/bets/${encodeURIComponent(step.bet)}`)));
@@ -192,28 +346,43 @@ async function undo() {
 }
 
 async function clear() {
-  while (st.undo.length) await undo();
+  if (st.builder.size) {
+    clearTimeout(pauseTimer);
+    st.builder.clear();
+    st.order = [];
+    render();
+    return;
+  }
+  while (st.undo.length) {
+    const step = st.undo[st.undo.length - 1];
+    if (!(ctl().bets[step.bet] && ctl().bets[step.bet].remove)) break;
+    await undo();
+  }
   st.thisRound.clear();
   drawRack();
 }
 
-async function repeat() {
-  for (const [code, cents] of st.lastRound) {
-    if (!st.view.me.placeable.includes(code)) continue;
-    await addTo(code, cents);
-  }
+/** Last round's wagers that are open now (the engine's answer for each). */
+function repeatable() {
+  return [...st.lastRound].filter(([code]) => ctl().open[code] || (spotBet(code) && (ctl().bets[spotBet(code).id] || {}).press_to));
 }
 
-async function double() {
-  for (const id of st.view.me.bets.map((b) => b.id)) {
-    const me = st.view.me;  // fresh after each change
-    const bet = me.bets.find((b) => b.id === id);
-    if (!bet) continue;
-    const onSpot = spotBet(bet.wager);
-    const open = bet.base ? oddsOpen(bet.base) : me.placeable.includes(bet.wager) && onSpot && onSpot.id === bet.id;
-    if (!open) continue;
-    await change(bet, bet.amount * 2, bet.base ? null : bet.wager, bet.amount);
+function repeat() {
+  for (const [code, cents] of repeatable()) {
+    const target = keyForSpot(code);
+    if (!st.builder.has(target.key)) addChip(target, cents);
   }
+  confirmBuilder();
+}
+
+/** Bets the engine would let the player raise now. */
+function doublable() {
+  return myBets().filter((b) => ctl().bets[b.id] && ctl().bets[b.id].press_to !== null);
+}
+
+function double() {
+  for (const bet of doublable()) addChip({ key: `bet:${bet.id}`, code: bet.base ? "odds" : bet.wager, bet: bet.id }, bet.amount);
+  confirmBuilder();
 }
 
 function flash(code) {
@@ -224,14 +393,14 @@ function flash(code) {
 }
 
 function hint(text) {
-  replace(hoverInfo, h("span", { style: "color:var(--warn)" }, text));
+  replace(hoverInfo, h("span", { style: "color:var(--warn)", id: "hint" }, text));
 }
 
 // -- talking to the server -------------------------------------------------------------------
 async function act(call) {
   try {
     const r = await call();
-    if (r && r.events) feed.add(r.events, st.view);
+    if (r && r.events) { feed.add(r.events, r.view || st.view); noteResult(r.events, r.view || st.view); }
     if (r && r.view) setView(r.view);
     return r;
   } catch (e) {
@@ -251,9 +420,47 @@ function setView(view) {
     if (st.thisRound.size) st.lastRound = new Map(st.thisRound);
     st.thisRound = new Map();
     st.undo = [];
+    st.builder.clear();
+    st.order = [];
   }
   st.lastRollSeq = last;
   render();
+}
+
+/** The result banner: what this roll did to the player's wagers, and the net. */
+function noteResult(events, view) {
+  const me = account.username;
+  for (const e of events || []) {
+    if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false };
+    if (!st.result || st.result.done) continue;
+    const name = (i) => wagerName(view, i.wager);
+    if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} loses ${money(i.amount)}`); st.result.net -= i.amount; }
+    if (e.type === "WinnersPaid") for (const i of e.items.filter((x) => x.player === me)) {
+      const net = i.win - (i.commission || 0);
+      if (i.win > 0) { st.result.lines.push(`${name(i)} wins ${money(net)}`); st.result.net += net; }
+      else st.result.lines.push(`${name(i)} returned ${money(i.stake_returned)}`);
+    }
+    if (e.type === "WagersReturned") for (const i of e.items.filter((x) => x.player === me)) st.result.lines.push(`${name(i)} returned ${money(i.amount)}`);
+    if (e.type === "PuckMoved") for (const m of e.moves || []) {
+      const bet = myBets().find((b) => b.id === m.bet);
+      const number = /(\d+)$/.exec(m.state_name || "");
+      if (bet && number) st.result.lines.push(`${bet.name} moves to ${number[1]}`);
+    }
+    if (e.type === "NoRollCalled") st.result.noRoll = true;
+    if (e.type === "PuckMoved" || e.type === "RoundCompleted" || (e.type === "NoRollCalled" && view.game !== "props-and-hops")) st.result.done = true;
+  }
+}
+
+function drawResult() {
+  const r = st.result;
+  const el = document.getElementById("result-banner");
+  if (!r || !r.done) { el.classList.add("hidden"); return; }
+  el.classList.remove("hidden");
+  const net = r.net > 0 ? `+${money(r.net)}` : r.net < 0 ? `-${money(-r.net)}` : "$0.00";
+  replace(el, r.roll ? h("b", {}, `${faces(r.roll).reduce((a, b) => a + b, 0)}${r.noRoll ? " · no roll" : ""}`) : "",
+    r.lines.length ? ` ${r.lines.join(" · ")} · net ${net}` : r.noRoll ? " No roll: nothing settled" : " None of your wagers was decided");
+  el.dataset.net = r.net;
+  el.className = `result-banner ${r.net > 0 ? "up" : r.net < 0 ? "down" : ""}`;
 }
 
 // -- rendering -----------------------------------------------------------------------------------
@@ -264,8 +471,13 @@ function render() {
   replace(document.getElementById("page-title"), h("b", {}, v.name), h("span", { class: "muted" }, ` · ${v.table}`));
   replace(document.getElementById("status-pills"), statusPills(v, st.connection));
   layout.draw(v, me ? me.bets : [], {
-    placeable: me ? me.placeable : [], limits: v.limits, oddsOpen: Boolean(lineBase()),
+    open: me ? Object.keys(me.controls.open).concat(me.bets.filter((b) => !b.base && spotBet(b.wager) === b && me.controls.bets[b.id].press_to !== null).map((b) => b.wager)) : [],
+    ladders: v.ladders, oddsOpen: Boolean(lineBase()), builder: builderEntries(),
+    onChip: me ? onChip : null,
   });
+  drawResult();
+  drawSpotList(v, me);
+  drawRules(v);
   drawBalance(v, me);
   drawCountdown();
   drawTurn(v, me);
@@ -344,7 +556,9 @@ function drawTurn(v, me) {
           h("button", { class: "btn primary", id: "return-shaker", disabled: sh.shakes < min, onclick: () => act(() => post(tablePath(tableId, "/return-shaker"))) }, "Return the shaker"),
           h("button", { class: "btn danger small", id: "remove-lid", title: "the lid came off: the shaker is covered and shaken again", onclick: () => act(() => post(tablePath(tableId, "/remove-lid"))) }, "The lid came off")));
     } else {
-      parts.push(h("p", {}, sh.holder ? `The shaker is with ${sh.holder === name ? "you" : sh.holder}.` : "The dealer holds the shaker.",
+      const withHolder = sh.holder && sh.state === "offered";
+      parts.push(h("p", { id: "shaker-where" }, withHolder ? `The shaker is with ${sh.holder === name ? "you" : sh.holder}.`
+        : sh.state === "returned" ? `${sh.holder === name ? "You" : sh.holder} returned the shaker; the dealer uncovers it.` : "The dealer holds the shaker.",
         sh.next && sh.next !== sh.holder ? ` Next: ${sh.next === name ? "you" : sh.next}.` : ""));
     }
   } else {
@@ -381,19 +595,68 @@ async function takeDice() {
 }
 
 function drawBets(v, me) {
-  const rows = (me ? me.bets : []).map((b) => h("div", { class: "bet-row", dataset: { bet: b.id, wager: b.wager } },
-    h("div", {}, h("div", { class: "name" }, b.base ? `Odds on ${describeBase(me, b.base)}` : b.name), h("div", { class: "state" }, `${b.state}${b.working === false ? " · off" : ""}${b.commission ? ` · commission ${money(b.commission)}` : ""}`)),
-    h("div", { class: "amt" }, money(b.amount)),
-    h("div", { class: "row", style: "gap:4px" },
-      !b.base && oddsOpen(b.id) ? h("button", { class: "btn small", title: `add ${money(st.chip)} odds`, onclick: () => betOdds(b.id) }, "+ odds") : null,
-      h("button", { class: "btn small", title: "take this wager down", onclick: () => act(() => del(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`))) }, "×"))));
+  const c = me ? me.controls : { bets: {} };
+  const rows = (me ? me.bets : []).map((b) => {
+    const info = c.bets[b.id] || {};
+    return h("div", { class: `bet-row${b.working_now === false ? " is-off" : ""}`, dataset: { bet: b.id, wager: b.wager, point: b.point ?? "" } },
+      h("div", {}, h("div", { class: "name" }, b.label || b.name),
+        h("div", { class: "state" }, b.working_now === false ? h("span", { class: "tag off-tag" }, "OFF") : "working",
+          b.commission ? ` · commission ${money(b.commission)}` : "")),
+      h("div", { class: "amt" }, money(b.amount)),
+      h("div", { class: "row", style: "gap:4px" },
+        info.odds ? h("button", { class: "btn small", dataset: { action: "odds" }, title: `odds ${money(info.odds.first)} to ${money(info.odds.last)}`, onclick: () => addChip(keyForOdds(b.id)) }, "+ odds") : null,
+        info.press_to !== null && info.press_to !== undefined ? h("button", { class: "btn small", dataset: { action: "press" }, title: `press to ${money(info.press_to)}`, onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }) }, "+") : null,
+        info.toggle ? h("button", { class: "btn small", dataset: { action: "toggle" }, title: b.working_now ? "call this wager off for the next roll" : "call this wager on", onclick: () => act(() => patch(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`), { working: !b.working_now })) }, b.working_now ? "Turn off" : "Turn on") : null,
+        info.remove ? h("button", { class: "btn small", dataset: { action: "remove" }, title: "take this wager down", onclick: () => act(() => del(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`))) }, "Take down") : null));
+  });
   replace(betsCard, h("header", {}, h("h2", {}, "My wagers"), h("span", { class: "muted" }, `${rows.length}`)),
-    rows.length ? h("div", { class: "bets-list", id: "my-bets" }, rows) : h("div", { class: "muted", id: "my-bets" }, "No wagers on the layout. Pick a chip and click a lit spot."));
+    rows.length ? h("div", { class: "bets-list", id: "my-bets" }, rows) : h("div", { class: "muted", id: "my-bets" }, "No wagers on the layout. Pick a chip and tap a lit spot."));
 }
 
-function describeBase(me, id) {
-  const base = me.bets.find((b) => b.id === id);
-  return base ? `${base.name}${/point/.test(base.state) ? ` (${base.state})` : ""}` : id;
+/** The balance, what is on the layout and what is stacked: in view on a phone at all times. */
+function drawBar(me) {
+  const onLayout = me.bets.reduce((sum, b) => sum + b.amount, 0);
+  const stacked = st.builder.size ? needed() : 0;
+  replace(balanceBar, h("span", {}, "Balance ", h("b", { id: "bar-balance", dataset: { cents: me.balance } }, money(me.balance))),
+    h("span", { class: "muted" }, `on layout ${money(onLayout)}`),
+    stacked ? h("span", { class: "tag gold" }, `stacked ${money(stacked)}`) : null,
+    st.builder.size ? h("button", { class: "btn primary small", id: "bar-confirm", onclick: confirmBuilder }, "Confirm") : null);
+}
+
+const FAMILY_ORDER = ["line", "come", "put", "odds", "place", "buy", "lay", "lose", "field", "big", "hard", "prop", "horn", "hop", "double", "fire", "bonus"];
+
+/** The wagers as a list of buttons: the phone's way to bet (the felt above shows the chips). */
+function drawSpotList(v, me) {
+  if (!me) { spotList.replaceChildren(); return; }
+  const groups = new Map();
+  for (const [code, lim] of Object.entries(v.limits)) {
+    if (code === "odds" || !v.ladders[code]) continue;
+    const fam = lim.family || "other";
+    if (!groups.has(fam)) groups.set(fam, []);
+    groups.get(fam).push(code);
+  }
+  const order = [...groups.keys()].sort((a, b) => (FAMILY_ORDER.indexOf(a) + 99) % 99 - (FAMILY_ORDER.indexOf(b) + 99) % 99);
+  const button = (code) => {
+    const bet = spotBet(code);
+    const open = Boolean(me.controls.open[code]) || Boolean(bet && me.controls.bets[bet.id].press_to !== null);
+    const pending = builderEntries().find((e) => e.code === code && !e.base);
+    return h("button", { class: `btn spot-btn${open ? "" : " shut"}`, dataset: { code }, disabled: !open, title: v.ladders[code].label,
+      onclick: () => { showLimits(code); onSpot(code); } },
+      h("span", {}, v.limits[code].name), bet ? h("b", {}, ` ${money(bet.amount)}`) : null, pending ? h("span", { class: "tag gold" }, `→ ${money(pending.amount)}`) : null);
+  };
+  const base = lineBase();
+  replace(spotList, h("h2", {}, "Wagers"),
+    base ? h("button", { class: "btn spot-btn", dataset: { code: "odds" }, onclick: () => { showLimits("odds"); onSpot("odds"); } }, "Odds behind the line") : null,
+    order.map((fam) => h("div", { class: "spot-group" }, groups.get(fam).map(button))));
+}
+
+function drawRules(v) {
+  if (rulesCard.dataset.pack === v.pack) return;
+  rulesCard.dataset.pack = v.pack;
+  replace(rulesCard, h("summary", {}, h("h2", { style: "display:inline" }, "Rules")),
+    h("p", { class: "muted" }, `${v.placard.name}: ${v.placard.lines.join(" · ")}. Citations are shown for ${v.jurisdiction} regulations; house rules are the casino's own choices.`),
+    h("table", { class: "data" }, h("tbody", {}, v.rules_panel.map((r) => h("tr", { dataset: { rule: r.rule, status: r.status } },
+      h("td", {}, r.rule), h("td", {}, r.value), h("td", { class: "citation" }, r.citation || h("span", { class: "muted" }, r.status)))))));
 }
 
 // -- game recall ---------------------------------------------------------------------------------
@@ -405,19 +668,20 @@ async function loadRecall() {
   const played = rounds.filter((r) => r.rolls.length);  // not the round now being bet on
   replace(recallEl, played.length ? [...played].reverse().map((r) => h("div", { class: "recall-round", dataset: { label: r.label } },
     h("div", { class: "head" }, h("span", {}, r.label), h("span", { class: "muted" }, fmtTime(r.ended || r.started))),
-    h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), h("span", {}, ` ${roll.total} `)] : "unreadable "),
+    h("div", { class: "row", style: "gap:4px" }, r.rolls.map((roll) => roll.roll ? [dieIcon(faces(roll.roll)[0], 16), dieIcon(faces(roll.roll)[1], 16), h("span", {}, ` ${roll.total}${roll.shooter ? ` · ${roll.shooter === me ? "you" : roll.shooter} shooting` : ""} `)] : "unreadable "),
       r.no_roll ? h("span", { class: "tag red" }, `no roll: ${r.no_roll.join(", ")}`) : null,
       r.seven_out ? h("span", { class: "tag red" }, "seven out") : null,
       r.point_after && r.point_after !== r.point_before ? h("span", { class: "tag gold" }, `point ${r.point_after}`) : null),
-    r.wagers.length ? h("div", {}, "Wagers: ", r.wagers.map((w) => `${w.base ? "Odds" : nameOf(w.wager)} ${money(w.amount)}`).join(", ")) : null,
+    r.wagers.length ? h("div", {}, "Wagers: ", r.wagers.map((w) => `${w.base ? "Odds" : nameOf(w.wager)} ${money(w.amount)}${w.working ? "" : " (off)"}`).join(", ")) : null,
     r.collections.length ? h("div", { style: "color:#ffb3aa" }, "Lost: ", r.collections.map((c) => `${nameOf(c.wager)} ${money(c.amount)}`).join(", ")) : null,
-    r.payments.length ? h("div", { style: "color:#a5e8bb" }, "Won: ", r.payments.map((p) => `${nameOf(p.wager)} ${money(p.win)}`).join(", ")) : null,
-    r.returns.length ? h("div", { style: "color:var(--warn)" }, "Returned: ", r.returns.map((p) => `${nameOf(p.wager)} ${money(p.amount)}`).join(", ")) : null,
+    r.payments.some((p) => p.win > 0) ? h("div", { style: "color:#a5e8bb" }, "Won: ", r.payments.filter((p) => p.win > 0).map((p) => `${nameOf(p.wager)} ${money(p.win)}`).join(", ")) : null,
+    r.returns.length || r.payments.some((p) => p.win === 0) ? h("div", { style: "color:var(--warn)" }, "Returned: ",
+      [...r.returns.map((p) => `${nameOf(p.wager)} ${money(p.amount)}`), ...r.payments.filter((p) => p.win === 0).map((p) => `${nameOf(p.wager)} ${money(p.stake_returned)}`)].join(", ")) : null,
     me in r.balances_before && me in r.balances_after ? h("div", { class: "muted" }, `Balance ${money(r.balances_before[me])} → ${money(r.balances_after[me])}`) : null))
     : h("div", { class: "muted" }, "No rounds yet."));
 }
 
-const nameOf = (code) => (st.view.limits[code] ? st.view.limits[code].name : code);
+const nameOf = (code) => wagerName(st.view, code);
 
 // -- start ---------------------------------------------------------------------------------------
 try {
@@ -427,9 +691,16 @@ try {
   throw e;
 }
 
+// What happened at the table before this page opened (the player's own view of the log).
+try {
+  feed.add(await get(tablePath(tableId, `/events?after=${Math.max(0, st.view.seq - 150)}`)), st.view);
+} catch (e) {
+  showRefusal(e);
+}
+
 const live = liveTable(tableId, {
   onMessage(msg, { reconnected }) {
-    if (msg.events && msg.events.length) feed.add(msg.events, msg.view || st.view, { away: reconnected });
+    if (msg.events && msg.events.length) { feed.add(msg.events, msg.view || st.view, { away: reconnected }); noteResult(msg.events, msg.view || st.view); }
     if (msg.view) setView(msg.view);
     if (msg.events && msg.events.some((e) => e.type === "PuckMoved" || e.type === "RoundCompleted" || e.type === "WagersReturned")
         && document.getElementById("load-recall").textContent === "Refresh") loadRecall();
@@ -441,4 +712,4 @@ const live = liveTable(tableId, {
 });
 
 // For the browser tests and the curious: the page's state and its live connection.
-window.dicetable = { live, st, tableId };
+window.dicetable = { live, st, tableId, confirm: confirmBuilder };

@@ -97,17 +97,30 @@ function refusalTray() {
   return tray;
 }
 
+/** How refusals are shown on this page: players read plain words, staff the rule too. */
+export const refusalStyle = { citations: true };
+
+/** Player-facing words: no bet ids, no command class names, no raw timestamps. */
+export function plainWords(text) {
+  return String(text ?? "")
+    .replace(/\bb\d+ \(([^)]+)\)/g, "the $1 bet")
+    .replace(/\bb\d+\b/g, "that bet")
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?/g, (iso) => fmtTime(iso))
+    .replace(/\b(?:[A-Z][a-z]+){2,}\b/g, (word) => word.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase());
+}
+
 /** Show a refusal with its rule and citation (other errors are shown plainly). */
 export function showRefusal(err) {
   const local = !(err instanceof Refusal);  // caught here before anything was sent
   const refusal = local ? new Refusal(0, { error: "Not sent", message: String(err && err.message ? err.message : err) }) : err;
   const box = h("div", { class: "refusal", role: "alert", dataset: { rule: refusal.rule } },
     h("button", { class: "close", title: "dismiss", onclick: () => box.remove() }, "×"),
-    h("div", { class: "kind" }, local ? refusal.error : `Refused: ${refusal.error}`),
-    h("div", { class: "message" }, refusal.message),
-    h("dl", {},
+    h("div", { class: "kind" }, local ? plainWords(refusal.error) : `Refused: ${plainWords(refusal.error)}`),
+    h("div", { class: "message" }, refusalStyle.citations ? refusal.message : plainWords(refusal.message)),
+    refusalStyle.citations ? h("dl", {},
       h("dt", {}, "Rule"), h("dd", { class: "rule" }, refusal.rule || "—"),
-      h("dt", {}, "Citation"), h("dd", { class: "citation" }, refusal.citation || "—")));
+      h("dt", {}, "Citation"), h("dd", { class: "citation" }, refusal.citation || "—"))
+      : h("div", { class: "muted", style: "font-size:.8rem" }, "The table's rules are in the Rules panel."));
   const tray = refusalTray();
   tray.append(box);
   while (tray.children.length > 4) tray.firstElementChild.remove();
@@ -140,12 +153,30 @@ export function topbar(account, title, links = []) {
 }
 
 // -- events as lines of text ------------------------------------------------------------------
-const wagerName = (view, code) => (view && view.limits && view.limits[code] ? view.limits[code].name : code);
+export function wagerName(view, code) {
+  if (code === "odds:take") return "Odds";
+  if (code === "odds:lay") return "Lay odds";
+  return view && view.limits && view.limits[code] ? view.limits[code].name : plainWords(code);
+}
 
 function betName(view, id) {
   const all = [...((view && view.me && view.me.bets) || []), ...((view && view.bets) || [])];
   const bet = all.find((b) => b.id === id);
-  return bet ? `${bet.player === (view.me && view.me.player) ? "Your" : `${bet.player}'s`} ${bet.name}` : `Bet ${id}`;
+  return bet ? `${bet.player === (view.me && view.me.player) ? "Your" : `${bet.player}'s`} ${bet.label || bet.name}` : "A wager";
+}
+
+/** "dee (dealer) for you: " when staff acted on a player's behalf, else "". */
+function onBehalf(e, view, owner) {
+  if (!e.role || e.role === "player" || e.role === "system") return "";
+  const me = view && view.me && view.me.player;
+  const whom = owner ? (owner === me ? "you" : owner) : "the player";
+  return `${e.actor} (${e.role}) for ${whom}: `;
+}
+
+function ownerOf(view, id) {
+  const all = [...((view && view.me && view.me.bets) || []), ...((view && view.bets) || [])];
+  const bet = all.find((b) => b.id === id);
+  return bet ? bet.player : null;
 }
 
 export function describe(e, view) {
@@ -164,17 +195,25 @@ export function describe(e, view) {
     case "LosersCollected":
       return { text: e.items.length ? `Collected: ${e.items.map((i) => `${i.player} ${w(i.wager)} ${money(i.amount)}`).join("; ")}` : "No losing wagers", cls: "lose" };
     case "WinnersPaid":
-      return { text: e.items.length ? `Paid: ${e.items.map((i) => `${i.player} ${w(i.wager)} ${money(i.win)}${i.commission ? ` (less ${money(i.commission)} commission)` : ""}`).join("; ")}` : "No winning wagers", cls: "win" };
+    {
+      // A push (the odds on a come bet that was off, a bar 12) returns the stake: no win.
+      const paid = e.items.filter((i) => i.win > 0);
+      const back = e.items.filter((i) => i.win === 0);
+      const parts = [];
+      if (paid.length) parts.push(`Paid: ${paid.map((i) => `${i.player} ${w(i.wager)} ${money(i.win)}${i.commission ? ` (less ${money(i.commission)} commission)` : ""}`).join("; ")}`);
+      if (back.length) parts.push(`Returned: ${back.map((i) => `${i.player} ${w(i.wager)} ${money(i.stake_returned)}`).join("; ")}`);
+      return { text: parts.length ? parts.join(" · ") : "No winning wagers", cls: "win" };
+    }
     case "WagersReturned":
       return { text: e.items.length ? `Returned: ${e.items.map((i) => `${i.player} ${w(i.wager)} ${money(i.amount)}`).join("; ")}` : "No wagers to return", cls: "void" };
     case "PuckMoved":
       if (e.seven_out) return { text: "Seven out — puck OFF", cls: "lose" };
       return { text: e.point ? `Puck ON ${e.point}` : "Puck OFF", cls: "" };
     case "RoundCompleted": return { text: `Round ${e.round} complete${e.total ? ` (total ${e.total})` : ""}`, cls: "" };
-    case "BetPlaced": return { text: `${e.player} bets ${money(e.amount)} on ${e.base ? `odds (${e.base})` : w(e.wager)}`, cls: "" };
-    case "BetChanged": return { text: `${betName(view, e.bet)} now ${money(e.amount)}`, cls: "" };
-    case "BetRemoved": return { text: `${betName(view, e.bet)} taken down, ${money(e.returned)} returned`, cls: "" };
-    case "BetWorkingSet": return { text: `${betName(view, e.bet)} ${e.working ? "working" : "off"}`, cls: "" };
+    case "BetPlaced": return { text: `${onBehalf(e, view, e.player)}${e.player} bets ${money(e.amount)} on ${e.base ? `odds behind ${betName(view, e.base).replace(/^Your /, "the ")}` : w(e.wager)}`, cls: "" };
+    case "BetChanged": return { text: `${onBehalf(e, view, ownerOf(view, e.bet))}${betName(view, e.bet)} now ${money(e.amount)}`, cls: "" };
+    case "BetRemoved": return { text: `${onBehalf(e, view, ownerOf(view, e.bet))}${betName(view, e.bet)} taken down, ${money(e.returned)} returned`, cls: "" };
+    case "BetWorkingSet": return { text: `${onBehalf(e, view, ownerOf(view, e.bet))}${betName(view, e.bet)} ${e.working ? "working" : "off"}`, cls: "" };
     case "ChipsBought": return { text: `${e.player} buys ${money(e.amount)} in chips`, cls: "" };
     case "ChipsCashedOut": return { text: `${e.player} cashes out ${money(e.amount)}`, cls: "" };
     case "PlayerJoined": return { text: `${e.player} joins${e.seat ? ` at position ${e.seat}` : ""}`, cls: "" };
@@ -195,21 +234,22 @@ export function describe(e, view) {
     case "StaffRelieved": return { text: `${e.person} relieved as ${e.staff_role}`, cls: "" };
     case "AlertRaised": return { text: `ALERT ${e.name || ""}: ${e.message || ""}`, cls: "lose" };
     case "TableOpened": return { text: `Table opened (${e.game}, ${e.mode})`, cls: "" };
-    default: return { text: e.type, cls: "" };
+    default: return { text: plainWords(e.type), cls: "" };
   }
 }
 
 /** A feed of event lines, newest first, shown once per sequence number. */
 export class Feed {
-  constructor(el, limit = 120) { this.el = el; this.seen = new Set(); this.limit = limit; }
+  constructor(el, limit = 120, { citations = true } = {}) { this.el = el; this.seen = new Set(); this.limit = limit; this.citations = citations; }
   add(events, view, { away = false } = {}) {
     const fresh = (events || []).filter((e) => !this.seen.has(e.seq));
     if (!fresh.length) return;
     const lines = fresh.map((e) => {
       this.seen.add(e.seq);
       const d = describe(e, view);
-      return h("div", { class: `line ${d.cls ? `ev-${d.cls}` : ""}`, title: `${e.actor} (${e.role}) — ${e.rule}`, dataset: { type: e.type, seq: e.seq } },
-        h("span", { class: "seq" }, `#${e.seq}`), h("span", {}, d.text));
+      const title = this.citations ? `${e.actor} (${e.role}) — ${e.rule}` : `${e.actor} (${e.role})`;
+      return h("div", { class: `line ${d.cls ? `ev-${d.cls}` : ""}`, title, dataset: { type: e.type, seq: e.seq, actor: e.actor, role: e.role } },
+        h("span", { class: "seq" }, fmtTime(e.at)), h("span", {}, d.text));
     }).reverse();
     if (away) {
       const box = h("div", { class: "away", id: "while-away" }, `Back online. While you were away (${fresh.length} event${fresh.length === 1 ? "" : "s"}):`);

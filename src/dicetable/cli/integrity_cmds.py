@@ -1,0 +1,139 @@
+"""``dicetable keys init``, ``dicetable audit checkpoint`` and the break-glass
+``dicetable accounts unlock``.
+
+Break-glass: when every pit boss is locked out nobody can unlock anyone through the floor.
+Whoever holds the store's chain key (kept outside the database by the operator) can: the
+unlock is recorded in the account's chained stream as ``via: break-glass`` with the operator
+named, so it is as auditable as any other.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from dicetable.core.errors import DicetableError
+
+keys_app = typer.Typer(help="The chain key kept outside the database.", no_args_is_help=True)
+accounts_app = typer.Typer(help="Accounts on a store (break-glass).", no_args_is_help=True)
+console = Console()
+err = Console(stderr=True)
+
+
+@keys_app.command("init")
+def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"),
+                                          help="Where to write the key (never overwritten)")
+              ) -> None:
+    """Create a new 32-byte chain key (hex, mode 0600). Keep it off the database's disk."""
+    from dicetable.store.keys import init_key
+
+    try:
+        written = init_key(path)
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    console.print(f"key written to {written}; give it to dicetable with --key {written} "
+                  "or DICETABLE_KEY_FILE")
+
+
+def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql:// URL"),
+               checkpoints: Path = typer.Option(..., "--checkpoints",
+                                                help="The append-only checkpoint file"),
+               key_file: Path | None = typer.Option(None, "--key", help="The chain key"),
+               schema: str = typer.Option("dicetable")) -> None:
+    """Append a signed checkpoint of every stream's head (tables and accounts)."""
+    from dicetable.store.checkpoints import heads_of, write_checkpoint
+    from dicetable.store.keys import find_key
+    from dicetable.store.open import open_store
+    from dicetable.store.streamlog import StreamLog
+
+    try:
+        key = find_key(key_file, db)
+        store = open_store(db, schema=schema, create=False, key=key)
+        streams = StreamLog(db, schema=schema, key=key)
+        try:
+            n = write_checkpoint(checkpoints, key, heads_of([store, streams]),
+                                 at=datetime.now(UTC).isoformat())
+        finally:
+            streams.close()
+            store.close()
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    console.print(f"checkpoint {n} appended to {checkpoints}")
+
+
+@accounts_app.command("unlock")
+def unlock(username: str = typer.Argument(..., help="The account to unlock"),
+           db: str = typer.Option("dicetable.db", "--db", help="The store"),
+           operator: str = typer.Option(..., "--operator",
+                                        help="Who is breaking the glass (recorded)"),
+           key_file: Path | None = typer.Option(None, "--key",
+                                                help="The store's chain key (required)"),
+           schema: str = typer.Option("dicetable")) -> None:
+    """Break-glass unlock: needs the store's chain key; recorded in the account's stream."""
+    from dicetable.server.accounts import Accounts
+    from dicetable.store.keys import find_key
+
+    try:
+        key = find_key(key_file, db)
+        if key is None:
+            raise DicetableError("break-glass needs the store's chain key (--key)",
+                                 rule="accounts.break_glass")
+        accounts = Accounts(db, schema=schema, key=key)
+        try:
+            accounts.unlock(username, by=operator, role="break-glass", via="break-glass")
+        finally:
+            accounts.close()
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    console.print(f"{username} unlocked (break-glass by {operator}, recorded)")
+
+
+def clear_fault(table: str = typer.Argument(..., help="The faulted table (or stream)"),
+                db: str = typer.Option("dicetable.db", "--db", help="The store"),
+                operator: str = typer.Option(..., "--operator", help="Who clears (recorded)"),
+                reason: str = typer.Option(..., "--reason", help="Why the log is sound again"),
+                key_file: Path | None = typer.Option(None, "--key", help="The chain key"),
+                schema: str = typer.Option("dicetable")) -> None:
+    """Break-glass: clear an integrity fault when no pit boss can (every table faulted).
+    Needs the store's key; refused while the table's log still fails; recorded."""
+    from dicetable.server.integrity import Faults, still_failing, table_problem
+    from dicetable.store.keys import find_key
+    from dicetable.store.open import open_store
+    from dicetable.store.streamlog import StreamLog
+
+    try:
+        key = find_key(key_file, db)
+        if key is None:
+            raise DicetableError("break-glass needs the store's chain key (--key)",
+                                 rule="integrity.break_glass")
+        store = open_store(db, schema=schema, create=False, key=key)
+        streams = StreamLog(db, schema=schema, key=key)
+        try:
+            faults = Faults(streams)
+            if table not in faults.open:
+                raise DicetableError(f"no open fault on {table!r}", rule="integrity.fault")
+            if table in store.tables():
+                problem = table_problem(store, table)
+                if problem is not None:
+                    raise still_failing(table, problem)
+            faults.clear(table, operator, "break-glass", reason, datetime.now(UTC).isoformat())
+        finally:
+            streams.close()
+            store.close()
+    except DicetableError as e:
+        err.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    console.print(f"{table}: fault cleared (break-glass by {operator}, recorded)")
+
+
+# ``dicetable audit`` is store_cmds' group plus these two; the CLI loads it from here, lazily.
+from dicetable.cli.store_cmds import audit_app  # noqa: E402
+
+audit_app.command("checkpoint")(checkpoint)
+audit_app.command("clear-fault")(clear_fault)

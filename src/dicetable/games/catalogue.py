@@ -1,0 +1,408 @@
+"""The command catalogue: every command declared once (DESIGN.md, one declaration per concept).
+
+An entry names a command, its fields (the command's dataclass), the rule that lists the roles
+that may give it (read from the table's pack), its script verb with a parser *and* a formatter
+that round-trip, its handler, and its help. The engine's handlers, the permission matrix, the
+table-script verbs, the server's routes and the ``Table`` facade all derive from it; adding a
+command is adding an entry here (or in ``dicetable.table.catalogue`` for the procedure's
+commands) plus its handler.
+
+>>> e = CATALOGUE.named("place-bet")
+>>> e.verb, e.authority, e.handler
+('bet', 'authority.wager', '_place')
+>>> v = entry_for_verb("bet")
+>>> c = v.parse_words(None, "alice", Role.PLAYER, ["pass", "10"], {})
+>>> c  # doctest: +ELLIPSIS
+PlaceBet(actor='alice', role=<Role.PLAYER: 'player'>, player='alice', wager='pass', ...)
+>>> CATALOGUE.verb_for(c).verb, v.format_words(None, c)
+('bet', ['pass', '10'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Protocol
+
+from dicetable.core.dice import Roll
+from dicetable.core.errors import InvalidInput
+from dicetable.core.money import parse_money
+from dicetable.core.roles import Role
+from dicetable.games import commands as cmd
+
+
+class ScriptContext(Protocol):
+    """What a verb's parser or formatter may ask of the script around it."""
+
+    def bet_ref(self, ref: str) -> str:
+        """The bet id a script's name for a bet stands for."""
+        ...
+
+    def bowl(self) -> tuple[str, ...]:
+        """The dice in the bowl now (a dice offer without serials offers them all)."""
+        ...
+
+
+Parse = Callable[[ScriptContext | None, list[str], dict[str, str]], dict[str, Any]]
+"""Script words (plain arguments, ``key=value`` options) -> the command's own fields."""
+Format = Callable[[ScriptContext | None, Any], list[str]]
+"""A command -> the script words after its verb (``Parse`` reads them back)."""
+
+
+ACTOR = "__actor__"
+"""The option under which a parser finds the line's actor."""
+
+
+def dollars(cents: int) -> str:
+    """Cents as a script's amount: ``10``, ``12.50``."""
+    whole, rest = divmod(cents, 100)
+    return str(whole) if not rest else f"{whole}.{rest:02d}"
+
+
+def _ref(ctx: ScriptContext | None, ref: str) -> str:
+    return ctx.bet_ref(ref) if ctx is not None else ref
+
+
+def _no_args(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
+    if a:
+        raise InvalidInput(f"this verb takes no arguments, not {' '.join(a)!r}",
+                           rule="script.syntax")
+    return {}
+
+
+def _nothing(ctx: ScriptContext | None, c: Any) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One command, declared once."""
+
+    command: type[cmd.Command]
+    name: str
+    """The command's name in the API (``POST /api/tables/{id}/commands``)."""
+    authority: str | None
+    """The pack rule that lists the roles that may give it (None: the table's own clock)."""
+    handler: str
+    """The method of the game engine (or the procedure) that decides it."""
+    help: str
+    verb: str | None = None
+    """Its table-script verb (None: not written in scripts)."""
+    parse: Parse = _no_args
+    format: Format = _nothing
+    route: str | None = None
+    """A readable per-command route (``POST /api/tables/{id}/<route>``), if it has one."""
+    automatable: bool = False
+    """An electronic table's own automation (role ``system``) may give it."""
+    tags: tuple[str, ...] = ()
+    since: int = 1
+    """The table-script format version that brought its verb."""
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The command's own fields (besides actor and role)."""
+        return tuple(f.name for f in dataclasses.fields(self.command)
+                     if f.name not in ("actor", "role"))
+
+    def from_json(self, actor: str, role: Role, data: Mapping[str, Any]) -> cmd.Command:
+        """Build the command from JSON fields (the API's generic route), checking types."""
+        unknown = set(data) - set(self.fields)
+        if unknown:
+            raise InvalidInput(f"{self.name} has no field {', '.join(sorted(unknown))} "
+                               f"(fields: {', '.join(self.fields) or 'none'})",
+                               rule="api.request")
+        hints = typing.get_type_hints(self.command)
+        values = {k: _coerce(self.name, k, hints[k], v) for k, v in data.items()}
+        try:
+            return self.command(actor=actor, role=role, **values)
+        except TypeError as e:  # a required field is missing
+            raise InvalidInput(f"{self.name}: {e}", rule="api.request") from None
+
+
+def _coerce(command: str, name: str, hint: Any, value: Any) -> Any:
+    """JSON -> a command field of type ``hint`` (strings, ints, rolls, tuples, fractions)."""
+    where = f"{command}.{name}"
+    options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    if value is None:
+        if type(None) in options:
+            return None
+        raise InvalidInput(f"{where} may not be null", rule="api.request")
+    for option in options:
+        if option is type(None):
+            continue
+        origin = typing.get_origin(option)
+        if origin is tuple:
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return tuple(value)
+            continue
+        if option is Roll and isinstance(value, str):
+            return Roll.parse(value)
+        if option is Fraction and isinstance(value, str | int) and not isinstance(value, bool):
+            try:
+                return Fraction(value)
+            except (ValueError, ZeroDivisionError):
+                raise InvalidInput(f"{where}: {value!r} is not a fraction",
+                                   rule="api.request") from None
+        if option is Role and isinstance(value, str):
+            try:
+                return Role(value)
+            except ValueError:
+                raise InvalidInput(f"{where}: no role {value!r}", rule="api.request") from None
+        if option is bool and isinstance(value, bool):
+            return value
+        if option is int and isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if option is str and isinstance(value, str):
+            return value
+    raise InvalidInput(f"{where}: {value!r} is not a {hint}", rule="api.request")
+
+
+@dataclass(frozen=True)
+class Verb:
+    """A table-script verb: the command it writes, its parser and its formatter."""
+
+    verb: str
+    entry: Entry
+    parse: Parse
+    format: Format
+    claims: Callable[[Any], bool] | None = None
+    """For a second verb of one command (``odds`` for a ``PlaceBet`` on odds): which
+    commands it writes. None: the command's own verb, for any command of its class."""
+
+    def parse_words(self, ctx: ScriptContext | None, actor: str, role: Role,
+                    args: list[str], opts: dict[str, str]) -> cmd.Command:
+        return self.entry.command(actor=actor, role=role,
+                                  **self.parse(ctx, args, {**opts, ACTOR: actor}))
+
+    def format_words(self, ctx: ScriptContext | None, command: cmd.Command) -> list[str]:
+        return self.format(ctx, command)
+
+
+@dataclass
+class Catalogue:
+    """The entries, by command class, name and verb."""
+
+    entries: list[Entry] = field(default_factory=list)
+    by_command: dict[type[cmd.Command], Entry] = field(default_factory=dict)
+    by_name: dict[str, Entry] = field(default_factory=dict)
+    by_verb: dict[str, Verb] = field(default_factory=dict)
+
+    def add(self, entry: Entry) -> Entry:
+        for index, key in ((self.by_command, entry.command), (self.by_name, entry.name)):
+            if key in index:
+                raise ValueError(f"{key} is declared twice in the command catalogue")
+        self.entries.append(entry)
+        self.by_command[entry.command] = entry
+        self.by_name[entry.name] = entry
+        if entry.verb is not None:
+            self.add_verb(Verb(entry.verb, entry, entry.parse, entry.format))
+        return entry
+
+    def add_verb(self, verb: Verb) -> Verb:
+        if verb.verb in self.by_verb:
+            raise ValueError(f"verb {verb.verb!r} is declared twice in the command catalogue")
+        self.by_verb[verb.verb] = verb
+        return verb
+
+    def verb_for(self, command: cmd.Command) -> Verb:
+        """The verb that writes ``command`` in a script."""
+        own = [v for v in self.by_verb.values() if v.entry.command is type(command)]
+        for v in own:
+            if v.claims is not None and v.claims(command):
+                return v
+        for v in own:
+            if v.claims is None:
+                return v
+        raise InvalidInput(f"{type(command).__name__} has no script verb", rule="script.verb")
+
+    def __iter__(self) -> typing.Iterator[Entry]:
+        return iter(self.entries)
+
+    def of(self, command: type[cmd.Command] | cmd.Command) -> Entry:
+        kind = command if isinstance(command, type) else type(command)
+        return self.by_command[kind]
+
+    def named(self, name: str) -> Entry:
+        found = self.by_name.get(name)
+        if found is None:
+            raise InvalidInput(f"no command {name!r}; commands: "
+                               f"{', '.join(sorted(self.by_name))}", rule="commands")
+        return found
+
+
+CATALOGUE = Catalogue()
+"""Every command of a table: the game's here, the procedure's added by dicetable.table."""
+
+
+def declare(command: type[cmd.Command], name: str, authority: str | None, handler: str,
+            help: str, **kw: Any) -> Entry:
+    return CATALOGUE.add(Entry(command, name, authority, handler, help, **kw))
+
+
+def handlers(owner: object, kinds: Iterable[Entry] | None = None
+             ) -> dict[type[cmd.Command], Callable[..., None]]:
+    """The handlers ``owner`` (an engine) has for catalogued commands, by command class."""
+    out = {}
+    for e in kinds if kinds is not None else CATALOGUE:
+        method = getattr(owner, e.handler, None)
+        if method is not None:
+            out[e.command] = method
+    return out
+
+
+def declare_verb(verb: str, command: type[cmd.Command], parse: Parse, format: Format,
+                 claims: Callable[[Any], bool] | None = None) -> Verb:
+    """A further script verb for a catalogued command."""
+    return CATALOGUE.add_verb(Verb(verb, CATALOGUE.of(command), parse, format, claims))
+
+
+def entry_for_verb(verb: str) -> Verb:
+    found = CATALOGUE.by_verb.get(verb)
+    if found is None:
+        raise InvalidInput(f"unknown verb {verb!r}; known: {', '.join(sorted(CATALOGUE.by_verb))}",
+                           rule="script.syntax")
+    return found
+
+
+# -- parsers and formatters shared by several verbs --------------------------------------------
+def _working(args: list[str]) -> bool | None:
+    return True if "on" in args else False if "off" in args else None
+
+
+def _player_opt(c: Any) -> list[str]:
+    return [f"for={c.player}"] if c.player != c.actor else []
+
+
+def _parse_bet(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
+    return {"player": o.get("for") or o[ACTOR], "wager": a[0],
+            "amount": parse_money(a[1]), "working": _working(a[2:]),
+            "medium": o.get("with", "chips")}
+
+
+def _format_bet(ctx: ScriptContext | None, c: Any) -> list[str]:
+    words = [c.wager, dollars(c.amount)]
+    if c.working is not None:
+        words.append("on" if c.working else "off")
+    if c.medium != "chips":
+        words.append(f"with={c.medium}")
+    return words + _player_opt(c)
+
+
+def _parse_odds(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
+    return {"player": o.get("for") or o[ACTOR], "wager": "odds",
+            "base": _ref(ctx, a[0]), "amount": parse_money(a[1])}
+
+
+def _format_odds(ctx: ScriptContext | None, c: Any) -> list[str]:
+    return [str(c.base), dollars(c.amount), *_player_opt(c)]
+
+
+def _parse_roll(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"roll": None if a[0] == "-" else Roll.parse(a[0]),
+                           "facts": tuple(a[1:]), "source": o.get("source", "manual"),
+                           "distance": Fraction(o["distance"]) if "distance" in o else None,
+                           "thrower": o.get("thrower")}
+    if "serials" in o:
+        out["serials"] = tuple(s for s in o["serials"].split(",") if s)
+    return out
+
+
+def _format_roll(ctx: ScriptContext | None, c: Any) -> list[str]:
+    words = [str(c.roll) if c.roll is not None else "-", *c.facts]
+    if c.source != "manual":
+        words.append(f"source={c.source}")
+    if c.distance is not None:
+        words.append(f"distance={c.distance}")
+    if c.thrower is not None:
+        words.append(f"thrower={c.thrower}")
+    if c.serials:
+        words.append("serials=" + ",".join(c.serials))
+    return words
+
+
+def _bet_only(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
+    return {"bet": _ref(ctx, a[0])}
+
+
+def _format_bet_only(ctx: ScriptContext | None, c: Any) -> list[str]:
+    return [c.bet]
+
+
+# -- the game's commands -------------------------------------------------------------------------
+declare(cmd.OpenTable, "open-table", "authority.open_table", "_open",
+        "Open the table under a rules pack (written as a script's header).")
+declare(cmd.JoinTable, "join", "authority.seat", "_join", "A player joins, at a seat or standing.",
+        verb="join",
+        parse=lambda x, a, o: {"player": a[0], "seat": int(a[1]) if len(a) > 1 else None},
+        format=lambda x, c: [c.player] + ([str(c.seat)] if c.seat is not None else []),
+        tags=("players",))
+declare(cmd.LeaveTable, "leave", "authority.seat", "_leave", "A player leaves the table.",
+        verb="leave", parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
+        route="leave", tags=("players",))
+declare(cmd.BuyChips, "buy-chips", "authority.chips", "_buy", "Sell a player chips (cents).",
+        verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
+        format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
+        tags=("dealer",))
+declare(cmd.CashOut, "cash-out", "authority.chips", "_cash_out", "Cash a player's chips out.",
+        verb="cashout", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
+        format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
+        tags=("dealer",))
+declare(cmd.PlaceBet, "place-bet", "authority.wager", "_place",
+        "Place a wager (odds: name the line or put bet it stands behind).",
+        verb="bet", parse=_parse_bet, format=_format_bet, tags=("wagers",))
+declare_verb("odds", cmd.PlaceBet, _parse_odds, _format_odds, claims=lambda c: c.base is not None)
+declare(cmd.ChangeBet, "change-bet", "authority.wager", "_change",
+        "Increase or reduce a wager (cents).", verb="change",
+        parse=lambda x, a, o: {"bet": _ref(x, a[0]), "amount": parse_money(a[1])},
+        format=lambda x, c: [c.bet, dollars(c.amount)], tags=("wagers",))
+declare(cmd.RemoveBet, "remove-bet", "authority.wager", "_remove", "Take a wager down.",
+        verb="remove", parse=_bet_only, format=_format_bet_only, tags=("wagers",))
+declare(cmd.SetWorking, "set-working", "authority.wager", "_set_working",
+        "Call a wager on or off.", verb="working",
+        parse=lambda x, a, o: {"bet": _ref(x, a[0]), "working": {"on": True, "off": False}[a[1]]},
+        format=lambda x, c: [c.bet, "on" if c.working else "off"], tags=("wagers",))
+# Format 1's shorter spellings, read but never written (``working`` writes them).
+declare_verb("on", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": True},
+             lambda x, c: [c.bet], claims=lambda c: False)
+declare_verb("off", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": False},
+             lambda x, c: [c.bet], claims=lambda c: False)
+declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting", "_close",
+        "Announce 'no more bets'.", verb="no-more-bets", route="no-more-bets",
+        automatable=True, tags=("dealer",))
+declare(cmd.RecordRoll, "roll", "authority.record_roll", "_roll",
+        "Record the throw: both faces (or '-' when unreadable) and the facts seen.",
+        verb="roll", parse=_parse_roll, format=_format_roll, automatable=True,
+        tags=("dealer",))
+def _parse_no_roll(ctx: ScriptContext | None, a: list[str], o: dict[str, str]
+                   ) -> dict[str, Any]:
+    return {"grounds": tuple(a),
+            "observed": tuple(f for f in o.get("observed", "").split(",") if f)}
+
+
+def _format_no_roll(ctx: ScriptContext | None, c: Any) -> list[str]:
+    return [*c.grounds, *(["observed=" + ",".join(c.observed)] if c.observed else [])]
+
+
+declare(cmd.CallNoRoll, "no-roll", "noroll.callers", "_call_no_roll",
+        "Call 'no roll' on the throw just made, naming the grounds (and any throw facts the "
+        "caller saw that the recorded throw does not carry).", verb="no-roll",
+        parse=_parse_no_roll, format=_format_no_roll, tags=("dealer",))
+declare(cmd.CollectLosers, "collect", "authority.settle", "_collect",
+        "Collect the losing wagers (the first settlement chore).", verb="collect",
+        route="collect", automatable=True, tags=("dealer",))
+declare(cmd.PayWinners, "pay", "authority.settle", "_pay",
+        "Pay the winning wagers (the second settlement chore).", verb="pay", route="pay",
+        automatable=True, tags=("dealer",))
+declare(cmd.MovePuck, "move-puck", "authority.settle", "_move_puck",
+        "Craps: come bets travel and the puck moves (the last settlement chore).",
+        verb="move-puck", route="move-puck", automatable=True, tags=("dealer",))
+declare(cmd.CompleteRound, "complete-round", "authority.settle", "_complete",
+        "Props & Hops: the round is complete (the last settlement chore).",
+        verb="complete-round", route="complete-round", automatable=True, tags=("dealer",))
+
+GAME_ENTRIES: tuple[Entry, ...] = tuple(CATALOGUE)
+"""The game's own commands (decided by ``dicetable.games.engine``)."""

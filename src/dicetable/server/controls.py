@@ -1,0 +1,327 @@
+"""What a page may offer one person acting for one player: each answer is the engine's own.
+
+A spot is lit, a button enabled, only where ``Table.can`` accepts the very command the page
+would send (the wager at its first legal amount, the take-down, the on/off call, the press to
+the next legal amount, the odds). The amounts a wager takes come from the same check that
+refuses the others (``games.amounts``), so a stack of chips snaps to an amount the engine
+accepts.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from dicetable.core.money import format_cents
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.games.amounts import legal_amounts
+from dicetable.games.engine import Engine
+from dicetable.games.policy import is_working
+from dicetable.games.state import Bet
+from dicetable.rules.model import RulePack
+from dicetable.rules.vocabulary import display_name
+from dicetable.table import Table
+from dicetable.table import commands as tcmd
+from dicetable.table.authority import authorize
+from dicetable.table.procedure import ProcedureEngine
+from dicetable.wagers.compile import compile_pack, odds_code_for
+
+
+def _game(table: Table) -> Engine | None:
+    engine = table.engine
+    if isinstance(engine, ProcedureEngine):
+        return engine.game
+    return engine if isinstance(engine, Engine) else None
+
+
+def ladder_label(name: str, ladder: tuple[int, int, int] | None) -> str:
+    """'Place 6 to Win: $6, $9, $12 ... up to $4,998'."""
+    if ladder is None:
+        return f"{name}: no amount is open"
+    first, step, last = ladder
+    shown = [a for a in (first, first + step, first + 2 * step) if a <= last]
+    text = ", ".join(_dollars(a) for a in shown)
+    if first + 3 * step <= last:
+        text += " ..."
+    return f"{name}: {text} up to {_dollars(last)}" if last not in shown else f"{name}: {text}"
+
+
+def _dollars(cents: int) -> str:
+    text = format_cents(cents)
+    return text[:-3] if text.endswith(".00") else text
+
+
+def _ladder(ladder: tuple[int, int, int] | None) -> dict[str, int] | None:
+    return None if ladder is None else {"first": ladder[0], "step": ladder[1], "last": ladder[2]}
+
+
+def wager_ladders(table: Table) -> dict[str, dict[str, Any]]:
+    """Every wager's accepted amounts and its placard label (the table's, not a player's)."""
+    return _wager_ladders(table.pack)
+
+
+@functools.lru_cache(maxsize=64)  # packs are immutable and few
+def _wager_ladders(pack: RulePack) -> dict[str, dict[str, Any]]:
+    compiled = compile_pack(pack)
+    out: dict[str, dict[str, Any]] = {}
+    for code in pack.menu_in_order:
+        if code == "odds" or code not in compiled:
+            continue
+        ladder = legal_amounts(pack, compiled[code], code)
+        out[code] = {"ladder": _ladder(ladder),
+                     "label": ladder_label(display_name(code), ladder)}
+    return out
+
+
+def odds_ladder(table: Table, base: Bet) -> tuple[int, int, int] | None:
+    """The odds amounts behind ``base``: its point's multiple, in the odds' legal steps."""
+    engine, state = _game(table), table.state
+    if engine is None:
+        return None
+    code = odds_code_for(base.wager)
+    wager = state.compiled.get(code)
+    if wager is None or engine.bet_point(state, base) is None:
+        return None
+    maximum, _ = engine.odds_maximum(state, wager, base.id)
+    return legal_amounts(table.pack, wager, "odds", maximum=maximum)
+
+
+def _affordable(ladder: tuple[int, int, int], spare: int,
+                fits: Callable[[int], bool]) -> tuple[int, int, int] | None:
+    """The ladder cut to what the engine accepts: at most ``spare`` more than its start (the
+    balance), then, where a commission comes on top, down to the highest rung ``fits``."""
+    first, step, last = ladder
+    top = min(last, first + max(0, spare - first) // step * step) if spare >= first else None
+    if top is None or not fits(first):
+        return None
+    if fits(top):
+        return first, step, top
+    lo, hi = 0, (top - first) // step  # fits(first + lo*step) holds, fits(first + hi*step) not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(first + mid * step):
+            lo = mid
+        else:
+            hi = mid
+    return first, step, first + lo * step
+
+
+_SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+_SEEN_MAX = 512
+_SEEN_LOCK = threading.Lock()
+
+
+def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
+    """What ``actor`` (in ``role``) may do now for ``player``, asked of the engine.
+
+    The answers for a player are worked out once per situation (``_situation``: what the
+    engine's answers for that player depend on) and shared by every page that shows them: the
+    player's own and the staff who book for them, once the permission matrix lets that member
+    of staff handle wagers at all (the rest of each decision does not depend on who gives the
+    command). Another player's bet leaves them as they were.
+    """
+    if role is not Role.PLAYER and not _may_handle_wagers(table, actor, role, player):
+        return _controls(table, actor, role, player)
+    key = _situation(table, player)
+    with _SEEN_LOCK:
+        found = _SEEN.get(key)
+        if found is not None:
+            _SEEN.move_to_end(key)
+            return found
+    found = _controls(table, player, Role.PLAYER, player)
+    with _SEEN_LOCK:
+        _SEEN[key] = found
+        while len(_SEEN) > _SEEN_MAX:
+            _SEEN.popitem(last=False)
+    return found
+
+
+def _situation(table: Table, player: str) -> tuple[Any, ...]:
+    """Everything the engine's answers about ``player``'s wagers depend on: the table's phase,
+    puck, roll counters and settlement step; the procedure (shooter, offer, shaker, blocks);
+    the player's seat, balance and bets. Not other players' wagers or balances."""
+    s = table.state
+    p = table.procedure
+    info = s.players.get(player)
+    return (id(s), s.table_id, player, s.phase, s.point, s.hand, s.hand_rolls,
+            s.rolls_since_seven, s.round, s.rolls, s.pending.step if s.pending else None,
+            s.last_roll_valid, table.blocked(), tuple(sorted(p.blocked)), p.shooter,
+            p.offer_to, p.shaker, p.shaker_holder, p.shakes, p.dealer_shook,
+            None if info is None else (info.seat, info.balance),
+            tuple((b.id, b.wager, b.amount, b.state, b.base, b.working, b.commission)
+                  for b in s.bets_of(player)))
+
+
+def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> bool:
+    """Does the permission matrix let ``actor`` place, change, remove and call wagers for
+    ``player`` here? (Only a live or electronic table has the matrix; elsewhere: ask each.)"""
+    if not isinstance(table.engine, ProcedureEngine) or player not in table.state.players:
+        return False
+    bet = next(iter(table.state.bets_of(player)), None)
+    probes: list[g.Command] = [g.PlaceBet(actor=actor, role=role, player=player, wager="",
+                                          amount=0)]
+    if bet is not None:
+        probes += [g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=bet.amount),
+                   g.RemoveBet(actor=actor, role=role, bet=bet.id),
+                   g.SetWorking(actor=actor, role=role, bet=bet.id, working=True)]
+    try:
+        for probe in probes:
+            authorize(table.state, probe)
+    except ValueError:
+        return False
+    return True
+
+
+def _controls(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
+    state = table.state
+    if player not in state.players:
+        return {"player": player, "open": {}, "bets": {}}
+
+    def can(command: g.Command) -> bool:
+        return table.can(command)
+
+    def placing(wager: str, base: str | None = None) -> Callable[[int], bool]:
+        def fits(amount: int) -> bool:
+            return can(g.PlaceBet(actor=actor, role=role, player=player, wager=wager,
+                                  amount=amount, base=base))
+        return fits
+
+    def changing(bet_id: str) -> Callable[[int], bool]:
+        def fits(amount: int) -> bool:
+            return can(g.ChangeBet(actor=actor, role=role, bet=bet_id, amount=amount))
+        return fits
+
+    ladders = wager_ladders(table)
+    balance = state.balance(player)
+    candidates = table.placeable_codes(player, list(ladders))
+    open_now: dict[str, dict[str, int]] = {}
+    for code in candidates:
+        posted = ladders[code]["ladder"]
+        if not posted:
+            continue
+        fit = _affordable((posted["first"], posted["step"], posted["last"]), balance,
+                          placing(code))
+        if fit is not None:
+            open_now[code] = {"first": fit[0], "step": fit[1], "last": fit[2]}
+    bets: dict[str, dict[str, Any]] = {}
+    for bet in state.bets_of(player):
+        working = is_working(state, bet)
+        info: dict[str, Any] = {
+            "working_now": working,
+            "remove": can(g.RemoveBet(actor=actor, role=role, bet=bet.id)),
+            "toggle": can(g.SetWorking(actor=actor, role=role, bet=bet.id,
+                                       working=not working)),
+        }
+        if bet.base is not None:
+            base = state.bets.get(bet.base)
+            ladder = odds_ladder(table, base) if base is not None else None
+        else:
+            lad = legal_amounts(table.pack, state.compiled[bet.wager], bet.wager)
+            ladder = lad
+        press = None
+        if ladder is not None:
+            first, step, last = ladder
+            up = max(first, bet.amount + step - (bet.amount - first) % step
+                     if bet.amount >= first else first)
+            if up <= last and can(g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=up)):
+                press = up
+                # Raising it: the rungs from here up to what the balance covers.
+                raised = _affordable((up, step, last), balance + bet.amount, changing(bet.id))
+                ladder = None if raised is None else (first, step, raised[2])
+        info["ladder"] = _ladder(ladder)
+        info["press_to"] = press
+        has_odds = any(o.base == bet.id for o in state.bets.values())
+        info["odds"] = None
+        if bet.base is None and not has_odds:
+            lad = odds_ladder(table, bet)
+            if lad is not None:
+                lad = _affordable(lad, balance, placing("odds", bet.id))
+            info["odds"] = _ladder(lad)
+        bets[bet.id] = info
+    return {"player": player, "open": open_now, "bets": bets}
+
+
+def placard(table: Table) -> dict[str, Any]:
+    """The table's placard: the line minimum and maximum, and the odds allowed."""
+    pack = table.pack
+    code = "pass" if "pass" in pack.menu_in_order else next(iter(pack.menu_in_order), "")
+    lines: list[str] = []
+    if code:
+        limits, _ = pack.limits(code)
+        lines.append(f"Table minimum {_dollars(limits.minimum)} · maximum "
+                     f"{_dollars(limits.maximum)}")
+    if "odds" in pack.menu_in_order and "odds.limit.mode" in pack.rules:
+        if pack.value("odds.limit.mode") == "345x":
+            lines.append("Odds 3-4-5x")
+        else:
+            lines.append(f"Odds {pack.value('odds.limit.multiple')}x")
+    return {"name": str(pack.get("table.description", table.state.table_id)), "lines": lines}
+
+
+PLAYER_RULE_PREFIXES = ("limits.", "paytable.", "odds.", "working.", "removal.",
+                        "commission.", "payout.", "menu.", "fire.", "bonus.", "noroll.")
+
+
+def rules_panel(table: Table) -> list[dict[str, Any]]:
+    """The rules a player bets under, for the page's rules panel.
+
+    A citation is shown only where the rule is the table's own jurisdiction's regulation; a
+    stand-in from another regulator or a house default is shown as what it is, without the
+    foreign citation (a PA player is not told a Québec rule governs the table).
+    """
+    return _rules_panel(table.pack)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_panel(pack: RulePack) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for rule_id, rule in sorted(pack.rules.items()):
+        if not rule_id.startswith(PLAYER_RULE_PREFIXES):
+            continue
+        status = getattr(rule.status, "value", str(rule.status))
+        regulation = status == "regulation"
+        out.append({"rule": rule_id, "value": _value_text(rule_id, rule.value),
+                    "status": "regulation" if regulation else (
+                        "house rule" if status == "industry-default"
+                        else "house rule (configurable)"),
+                    "citation": rule.citation if regulation else ""})
+    return out
+
+
+def _value_text(rule_id: str, value: Any) -> str:
+    if rule_id.startswith("limits.") and isinstance(value, dict):
+        parts = [f"{k} {_dollars(int(v))}" for k, v in value.items()
+                 if isinstance(v, int) and k in ("minimum", "maximum", "unit")]
+        return ", ".join(parts) or str(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+CONSOLE_STEPS: dict[str, type[g.Command]] = {
+    "no-more-bets": g.CloseBetting, "overturn": tcmd.OverturnNoRoll,
+    "collect": g.CollectLosers, "pay": g.PayWinners, "move-puck": g.MovePuck,
+    "complete-round": g.CompleteRound, "shake": tcmd.ShakeShaker,
+    "uncover": tcmd.UncoverShaker,
+}
+"""The console's buttons that take nothing but who presses them."""
+
+
+def console_can(table: Table, actor: str, role_for: Callable[[type[g.Command]], Role]
+                ) -> dict[str, bool]:
+    """For each simple console button: would the engine take it from ``actor`` now?"""
+    out: dict[str, bool] = {}
+    for name, cls in CONSOLE_STEPS.items():
+        try:
+            role = role_for(cls)
+        except ValueError:  # not assigned here: nothing is offered
+            out[name] = False
+            continue
+        out[name] = table.can(cls(actor=actor, role=role))
+    return out

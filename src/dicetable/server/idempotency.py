@@ -1,0 +1,226 @@
+"""Exactly-once commands: the ``Idempotency-Key`` header (spec/standards.md RES-5).
+
+A client names each mutating request (POST, PATCH, PUT, DELETE) with a key of its own
+choosing and sends the same key when it retries. Per account and key:
+
+- the first request runs; its answer (status and body, refusals included) is kept;
+- a retry with the same key gets that answer again, and the command is not run again;
+  a key reused for a *different* request is refused (422, ``idempotency.reuse``);
+- the same key while the first is still running waits for it;
+- across a crash: the key travels with the command to the store and is committed in the same
+  transaction as its events (``store.requests``), so a retry after a restart that finds no
+  kept answer but a committed command rebuilds the answer from the log - never runs it twice.
+
+Login and logout are not commands and are not kept (a kept answer would hold a session
+token). A key is 1-128 visible ASCII characters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from dicetable.store.base import RequestRecord
+from dicetable.store.requests import request_in_progress
+
+HEADER = b"idempotency-key"
+MUTATING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+EXEMPT = ("/api/login", "/api/logout")
+_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
+
+_SCHEMA = """CREATE TABLE IF NOT EXISTS idempotency (
+    scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
+    body TEXT NOT NULL, created_at TEXT NOT NULL)"""
+
+
+class Db(Protocol):
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+
+
+Who = Callable[[str | None], str | None]
+"""The account name behind a session token (None: no valid session)."""
+Recover = Callable[[RequestRecord, str], Awaitable[tuple[int, bytes]]]
+"""Rebuild the answer of a committed request (its record, the account) from the log."""
+Applied = Callable[[str], RequestRecord | None]
+
+
+KEEP_HOURS = 24
+"""How long an answer is kept to be replayed (industry-default). Older retries are still
+never applied twice: the command's record in the store rebuilds their answer."""
+
+
+class Answers:
+    """Kept answers, in the accounts' database (so they survive a restart)."""
+
+    def __init__(self, db: Db, *, now: str | None = None) -> None:
+        self.db = db
+        try:
+            db.execute(_SCHEMA)
+        except Exception:  # several processes starting at once: PostgreSQL's IF NOT EXISTS
+            db.execute(_SCHEMA)  # races (a duplicate type); the table is there now
+        if now is not None:
+            cutoff = (datetime.fromisoformat(now) - timedelta(hours=KEEP_HOURS)).isoformat()
+            db.execute("DELETE FROM idempotency WHERE created_at < ?", (cutoff,))
+
+    def get(self, scope: str) -> tuple[str, int, str] | None:
+        rows = self.db.execute("SELECT fingerprint, status, body FROM idempotency "
+                               "WHERE scope = ?", (scope,))
+        return (str(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
+
+    def put(self, scope: str, fingerprint: str, status: int, body: str, at: str) -> None:
+        self.db.execute("INSERT INTO idempotency VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope) "
+                        "DO NOTHING", (scope, fingerprint, status, body, at))
+
+
+def _json(status: int, data: dict[str, Any], replayed: bool = False) -> list[Message]:
+    body = json.dumps(data).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    if replayed:
+        headers.append((b"idempotent-replayed", b"true"))
+    return [{"type": "http.response.start", "status": status, "headers": headers},
+            {"type": "http.response.body", "body": body}]
+
+
+def _token(headers: dict[bytes, bytes], cookie: str) -> str | None:
+    auth = headers.get(b"authorization", b"").decode("latin-1")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    for part in headers.get(b"cookie", b"").decode("latin-1").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == cookie:
+            return value
+    return None
+
+
+class Idempotency:
+    def __init__(self, app: ASGIApp, *, answers: Answers, who: Who, applied: Applied,
+                 recover: Recover, cookie: str, now: Callable[[], str]) -> None:
+        self.app = app
+        self.answers = answers
+        self.who = who
+        self.applied = applied
+        self.recover = recover
+        self.cookie = cookie
+        self.now = now
+        self._running: dict[str, asyncio.Lock] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
+        raw = headers.get(HEADER)
+        if raw is None or scope.get("method") not in MUTATING \
+                or str(scope.get("path", "")).startswith(EXEMPT):
+            await self.app(scope, receive, send)
+            return
+        key = raw.decode("latin-1")
+        if not _KEY.match(key):
+            for m in _json(422, {"error": "InvalidInput", "message": "an Idempotency-Key is "
+                                 "1-128 visible ASCII characters", "rule": "idempotency.key",
+                                 "citation": ""}):
+                await send(m)
+            return
+        account = await asyncio.to_thread(self.who, _token(headers, self.cookie))
+        if account is None:  # the app refuses it (401); nothing to keep
+            await self.app(scope, receive, send)
+            return
+        body = await _read(receive)
+        fingerprint = hashlib.sha256(
+            f"{scope['method']} {scope['path']} {scope.get('query_string', b'')!r}".encode()
+            + b"\n" + body).hexdigest()
+        request_scope = f"{account}:{key}"
+        lock = self._running.setdefault(request_scope, asyncio.Lock())
+        try:
+            async with lock:  # a concurrent duplicate waits for the first, then its answer
+                await self._once(scope, send, body, fingerprint, request_scope, account)
+        finally:
+            if not lock.locked():  # a later duplicate finds the kept answer
+                self._running.pop(request_scope, None)
+
+    async def _once(self, scope: Scope, send: Send, body: bytes, fingerprint: str,
+                    request_scope: str, account: str) -> None:
+        kept = await asyncio.to_thread(self.answers.get, request_scope)
+        if kept is not None:
+            if kept[0] != fingerprint:
+                for m in _json(422, {"error": "InvalidInput", "message": "this "
+                                     "Idempotency-Key was used for a different request",
+                                     "rule": "idempotency.reuse", "citation": ""}):
+                    await send(m)
+                return
+            for m in _json(kept[1], json.loads(kept[2]), replayed=True):
+                await send(m)
+            return
+        record = await asyncio.to_thread(self.applied, request_scope)
+        if record is not None:  # committed before a crash, its answer never kept
+            status, data = await self.recover(record, account)
+            await asyncio.to_thread(self.answers.put, request_scope, fingerprint, status,
+                                    data.decode(), self.now())
+            for m in _json(status, json.loads(data), replayed=True):
+                await send(m)
+            return
+        status_box: list[int] = []
+        chunks: list[bytes] = []
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_box.append(int(message["status"]))
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+            await send(message)
+
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return {"type": "http.disconnect"}
+
+        with request_in_progress(request_scope):
+            await self.app(scope, replay, capture)
+        status = status_box[0] if status_box else 500
+        text = b"".join(chunks)
+        if status < 500:
+            try:
+                json.loads(text)
+            except ValueError:
+                return
+            await asyncio.to_thread(self.answers.put, request_scope, fingerprint, status,
+                                    text.decode(), self.now())
+
+
+async def _read(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def document(schema: dict[str, Any]) -> dict[str, Any]:
+    """Declare the optional ``Idempotency-Key`` header on every mutating operation."""
+    header = {"name": "Idempotency-Key", "in": "header", "required": False,
+              "description": "Your id for this command: a retry with the same id gets the "
+                             "original answer and is never applied twice",
+              "schema": {"type": "string", "minLength": 1, "maxLength": 128,
+                         "pattern": "^[\\x21-\\x7e]+$"}}
+    for path, item in schema.get("paths", {}).items():
+        if path.startswith(EXEMPT):
+            continue
+        for method, op in item.items():
+            if method.upper() in MUTATING:
+                params = op.setdefault("parameters", [])
+                if not any(p.get("name") == "Idempotency-Key" for p in params):
+                    params.append(header)
+    return schema

@@ -1,0 +1,91 @@
+"""Dealer automation as configuration (DESIGN.md lesson 3; pokerkit's automations).
+
+A table has a set of automations. A live table automates none: the dealer collects, pays and
+moves the puck, the stickperson calls 'no more bets' and records the throw. A bare table (the
+engine for mathematicians and tests) automates the chores. An electronic table automates them
+all, with a betting timer and a CSPRNG roll. Whoever performs a chore, a dealer asking or an
+automation, the same command goes through the same engine: ``chores_left`` is the one place
+that says which chore comes next.
+
+>>> sorted(a.value for a in automations_for("bare"))
+['collect-losers', 'complete-roll', 'pay-winners']
+>>> automations_for("live")
+frozenset()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+from dicetable.core.errors import InvalidInput
+from dicetable.games import commands as cmd
+from dicetable.games.state import Phase, TableState
+from dicetable.rules.model import RulePack
+
+
+class Automation(StrEnum):
+    """What a table may do by itself."""
+
+    COLLECT_LOSERS = "collect-losers"
+    """Collect the losing wagers after a roll."""
+    PAY_WINNERS = "pay-winners"
+    """Pay the winning wagers."""
+    COMPLETE_ROLL = "complete-roll"
+    """The last chore: move the puck (Craps) or complete the round (Props & Hops)."""
+    BETTING_TIMER = "betting-timer"
+    """Close betting when the betting time is up (electronic tables)."""
+    CSPRNG_ROLL = "csprng-roll"
+    """Roll the dice by CSPRNG once betting is closed (electronic tables)."""
+
+
+CHORES = (Automation.COLLECT_LOSERS, Automation.PAY_WINNERS, Automation.COMPLETE_ROLL)
+"""The settlement chores, in the order ``settlement.order`` gives them."""
+
+_BY_MODE = {
+    "live": frozenset[Automation](),
+    "bare": frozenset(CHORES),
+    "electronic": frozenset(Automation),
+}
+
+BETTING_SECONDS = 20
+"""An electronic table's default betting time (the floor may set another)."""
+
+
+def automations_for(mode: str, pack: RulePack | None = None) -> frozenset[Automation]:
+    """The automations a table in ``mode`` runs with; a pack that settles by itself
+    (``settlement.automatic``) adds the chores at any table."""
+    found = _BY_MODE.get(mode)
+    if found is None:
+        raise InvalidInput(f"no table mode {mode!r} (live, electronic or bare)",
+                           rule="table.mode")
+    if pack is not None and pack.flag("settlement.automatic"):
+        found = found | frozenset(CHORES)
+    return found
+
+
+def parse_automations(names: Iterable[str]) -> frozenset[Automation]:
+    out = set()
+    for name in names:
+        try:
+            out.add(Automation(name))
+        except ValueError:
+            raise InvalidInput(f"no automation {name!r} ({', '.join(a.value for a in Automation)})",
+                               rule="table.automations") from None
+    return frozenset(out)
+
+
+def chores_left(state: TableState) -> list[tuple[Automation, type[cmd.Command]]]:
+    """The settlement chores still to do for the roll on the table, in order."""
+    pending = state.pending
+    if state.phase is not Phase.SETTLING or pending is None:
+        return []
+    steps = ((Automation.COLLECT_LOSERS, cmd.CollectLosers),
+             (Automation.PAY_WINNERS, cmd.PayWinners),
+             (Automation.COMPLETE_ROLL, state.variant.final_chore))
+    return list(steps[pending.step:])
+
+
+def chore_commands(state: TableState, actor: str, role: object) -> list[cmd.Command]:
+    """``chores_left`` as commands given by ``actor`` in ``role`` (a dealer's 'settle')."""
+    return [kind(actor=actor, role=role) for _, kind in chores_left(state)]  # type: ignore[arg-type]

@@ -1,0 +1,253 @@
+"""A table's log written back as a table script (DESIGN.md lesson 8: notation that round-trips).
+
+``export_script(events)`` reads a stored table's log and writes the script that
+``run_script`` turns back into the same events and the same final state: an incident, a
+dispute or a bug report becomes a test. The export replays as it writes: each command it
+writes is executed on a fresh table and must produce the logged events (kinds and payloads,
+ids and clock aside); events a command brings with it (a seven-out's new shooter, an
+automatic no roll, the chores a table automates) are regenerated, not written.
+
+>>> from dicetable.table import Table
+>>> t = Table.open("pa-craps", "demo", mode="bare")
+>>> t.join("alice"); t.buy_in("alice", 100_00)
+>>> _ = t.bet("alice", "pass", 10_00); _ = t.roll("5-6")
+>>> print(export_script(t.log), end="")  # doctest: +ELLIPSIS
+dicetable-script 2
+pack pa-craps
+table demo
+mode bare
+clock 2...
+opener floor floorperson
+alice player join alice
+dealer dealer buy alice 100
+alice player bet pass 10
+stick stickperson roll 5-6
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import shlex
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from dicetable.core import events as envelope
+from dicetable.core.clock import FixedClock
+from dicetable.core.errors import InvalidInput
+from dicetable.core.events import event_to_dict
+from dicetable.games import commands as gcmd
+from dicetable.games import events as gev
+from dicetable.rules.loader import PRESETS, load_preset, pack_from_dict
+from dicetable.table import commands as tcmd
+from dicetable.table import events as tev
+from dicetable.table.automation import automations_for, parse_automations
+from dicetable.table.catalogue import CATALOGUE
+from dicetable.table.script import VERSION
+from dicetable.table.table import Table
+
+_IGNORED_FIELDS = frozenset({"seq", "at", "table"})
+"""What may differ between a logged event and its replay: the clock and the envelope."""
+
+
+def _pack_line(opened: gev.TableOpened) -> str:
+    pack = pack_from_dict(opened.pack, opened.pack_digest)
+    if pack.id in PRESETS and load_preset(pack.id).digest == pack.digest:
+        return f"pack {pack.id}"
+    data = json.dumps(opened.pack, sort_keys=True, separators=(",", ":")).encode()
+    return f"pack-data {base64.b64encode(data).decode()}"
+
+
+def _payload(event: gev.Event) -> dict[str, Any]:
+    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event)
+            if f.name not in _IGNORED_FIELDS}
+
+
+def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Command:
+    """The command that produced ``events[i]``, the first event of its batch; ``table`` is
+    the replay so far (the state the command was given in)."""
+    e = events[i]
+    who: dict[str, Any] = {"actor": e.actor, "role": e.role}
+    match e:
+        case tev.StaffAssigned():
+            return tcmd.AssignStaff(**who, person=e.person, staff_role=e.staff_role)
+        case tev.StaffRelieved():
+            return tcmd.RelieveStaff(**who, person=e.person, staff_role=e.staff_role)
+        case gev.PlayerJoined():
+            return gcmd.JoinTable(**who, player=e.player, seat=e.seat)
+        case gev.PlayerLeft():
+            return gcmd.LeaveTable(**who, player=e.player)
+        case gev.ChipsBought():
+            return gcmd.BuyChips(**who, player=e.player, amount=e.amount)
+        case gev.ChipsCashedOut():
+            return gcmd.CashOut(**who, player=e.player, amount=e.amount)
+        case gev.BetPlaced():
+            return gcmd.PlaceBet(**who, player=e.player, wager="odds" if e.base else e.wager,
+                                 amount=e.amount, base=e.base, working=e.working,
+                                 medium=e.medium)
+        case gev.BetChanged():
+            return gcmd.ChangeBet(**who, bet=e.bet, amount=e.amount)
+        case gev.BetRemoved():
+            bet = table.state.bets[e.bet]
+            if e.rule == table.pack.cite("leaving.wagers"):  # taken down as the player left
+                return gcmd.LeaveTable(**who, player=bet.player)
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            if bet.base is not None and isinstance(nxt, gev.BetRemoved) and nxt.bet == bet.base:
+                return gcmd.RemoveBet(**who, bet=bet.base)  # odds come down with their base
+            return gcmd.RemoveBet(**who, bet=e.bet)
+        case gev.BetWorkingSet():
+            return gcmd.SetWorking(**who, bet=e.bet, working=e.working)
+        case gev.BettingClosed():
+            return gcmd.CloseBetting(**who)
+        case gev.DiceRolled():
+            return gcmd.RecordRoll(**who, roll=e.roll, source=e.source, facts=e.facts,
+                                   serials=e.serials, distance=e.distance, thrower=e.thrower)
+        case gev.NoRollCalled():
+            return gcmd.CallNoRoll(**who, grounds=e.grounds, observed=e.observed)
+        case gev.LosersCollected():
+            return gcmd.CollectLosers(**who)
+        case gev.WinnersPaid():
+            return gcmd.PayWinners(**who)
+        case gev.PuckMoved():
+            return gcmd.MovePuck(**who)
+        case gev.RoundCompleted():
+            return gcmd.CompleteRound(**who)
+        case tev.DiceBrought():
+            return tcmd.BringDice(**who, serials=e.serials, witness=e.witness)
+        case tev.DiceTakenFromTable():
+            return tcmd.RemoveDice(**who, serials=e.serials, reason=e.reason)
+        case tev.DiceOffered():
+            return tcmd.OfferDice(**who, patron=e.patron, serials=e.serials)
+        case tev.DiceDeclined():
+            return tcmd.DeclineDice(**who)
+        case tev.ShooterSelected():
+            return tcmd.SelectDice(**who, serials=e.dice)
+        case tev.ShooterEnded() if e.reason == "relinquished":
+            return tcmd.RelinquishDice(**who)
+        case tev.ShooterEnded():
+            return tcmd.RemoveShooter(**who, ground=e.reason)
+        case tev.NoRollOverturned():
+            return tcmd.OverturnNoRoll(**who, reason=e.reason)
+        case tev.ShakerShaken():
+            return tcmd.ShakeShaker(**who)
+        case tev.ShakerOffered():
+            return tcmd.OfferShaker(**who, player=e.player)
+        case tev.ShakerShakenByPlayer():
+            return tcmd.PlayerShake(**who, times=e.times)
+        case tev.ShakerLidRemoved():
+            return tcmd.RemoveLid(**who)
+        case tev.ShakerRecovered():
+            return tcmd.RecoverShaker(**who)
+        case tev.ShakerReturned():
+            return tcmd.ReturnShaker(**who)
+        case tev.ShakerUncovered():
+            return tcmd.UncoverShaker(**who)
+        case tev.AlertRaised():
+            return tcmd.Tick(**who)
+    raise InvalidInput(f"seq {e.seq}: no command writes a {e.kind} event by itself",
+                       rule="script.export")
+
+
+class _Words:
+    """The script context a formatter sees: bets keep their ids (replay gives the same)."""
+
+    def bet_ref(self, ref: str) -> str:
+        return ref
+
+    def bowl(self) -> tuple[str, ...]:
+        return ()
+
+
+def script_line(command: gcmd.Command) -> str:
+    verb = CATALOGUE.verb_for(command)
+    words = [command.actor, command.role.value, verb.verb,
+             *verb.format_words(_Words(), command)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _advance(before: datetime, after: datetime) -> str | None:
+    seconds = int((after - before).total_seconds())
+    return f"advance {seconds}s" if seconds > 0 else None
+
+
+def export_script(events: Iterable[envelope.Event], from_seq: int | None = None) -> str:
+    """The table script for a table's log (from its ``TableOpened``).
+
+    With ``from_seq`` the commands start at that event (or at the start of the command
+    that produced it, if it came with another); the events before it travel with the script
+    as its ``prelude`` (the table is rebuilt from them, as a restart would).
+    """
+    log = [e for e in events if isinstance(e, gev.Event)]
+    if not log or not isinstance(log[0], gev.TableOpened):
+        raise InvalidInput("a table's log starts with TableOpened", rule="events.log")
+    start = 0 if from_seq is None else next(
+        (k for k, e in enumerate(log) if e.seq >= from_seq), len(log))
+    while True:
+        try:
+            return _export(log, start)
+        except InvalidInput:
+            if start <= 0:
+                raise
+            start -= 1  # mid-command: start at the command's first event
+
+
+def _export(log: Sequence[gev.Event], start: int) -> str:
+    opened = log[0]
+    assert isinstance(opened, gev.TableOpened)
+    if start <= 0:
+        clock = FixedClock(datetime.fromisoformat(opened.at))
+        pack = pack_from_dict(opened.pack, opened.pack_digest)
+        replay = Table.open(pack, opened.table, mode=opened.mode, clock=clock,
+                            actor=opened.actor, role=opened.role,
+                            automations=parse_automations(opened.automations)
+                            if opened.automations is not None else None)
+        lines = [f"dicetable-script {VERSION}", _pack_line(opened), f"table {opened.table}",
+                 f"mode {opened.mode}", f"clock {opened.at}",
+                 f"opener {opened.actor} {opened.role.value}"]
+        own = tuple(sorted(automations_for(opened.mode, pack)))
+        if opened.automations is not None and tuple(opened.automations) != own:
+            lines.insert(4, f"automations {','.join(opened.automations) or 'none'}")
+        i = len(replay.log)
+        _check(log[:i], replay.log)
+    else:
+        clock = FixedClock(datetime.fromisoformat(log[start - 1].at))
+        replay = Table.replay(list(log[:start]), clock=clock)
+        lines = [f"dicetable-script {VERSION}", f"prelude {encode_prelude(log[:start])}",
+                 f"clock {log[start - 1].at}"]
+        i = start
+    while i < len(log):
+        event = log[i]
+        when = datetime.fromisoformat(event.at)
+        step = _advance(clock.now(), when)
+        if step is not None:
+            lines.append(step)
+            clock.set(clock.now() + timedelta(seconds=int((when - clock.now()).total_seconds())))
+        command = command_for(log, i, replay)
+        lines.append(script_line(command))
+        try:
+            produced = replay.execute(command)
+        except ValueError as err:
+            raise InvalidInput(f"seq {event.seq} ({event.kind}): the command written for it "
+                               f"is refused on replay: {err}", rule="script.export") from None
+        _check(log[i:i + len(produced)], produced)
+        i += len(produced)
+    return "\n".join(lines) + "\n"
+
+
+def encode_prelude(events: Sequence[gev.Event]) -> str:
+    """Events as one script word: base64 of their JSON list."""
+    data = json.dumps([event_to_dict(e) for e in events], separators=(",", ":"))
+    return base64.b64encode(data.encode()).decode()
+
+
+def _check(logged: Sequence[gev.Event], produced: Sequence[gev.Event]) -> None:
+    if len(logged) != len(produced) or any(
+            a.kind != b.kind or _payload(a) != _payload(b) for a, b in zip(logged, produced,
+                                                                          strict=False)):
+        where = logged[0].seq if logged else "end"
+        raise InvalidInput(
+            f"seq {where}: replaying the exported script gives "
+            f"{[e.kind for e in produced]}, the log has {[e.kind for e in logged]}",
+            rule="script.export")

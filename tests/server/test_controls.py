@@ -1,0 +1,248 @@
+"""Every control a page offers is accepted by the engine, and nothing refused is offered.
+
+A scripted session at the demo's live PA Craps table (a come-out, a point, come bets that
+travel, odds, a seven-out) is walked step by step; at each step the player's page data and the
+dealer's are read from the server, and every offered control is tried on a copy of the table
+(the table rebuilt from its log), where it must be accepted. Wagers not offered must be refused
+at their first legal amount. A dealer books a called bet through the API and the log records
+it as the dealer's command on the player's behalf.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.games.amounts import check_amount, legal_amounts
+from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.server.floor import Floor
+from dicetable.table import Table
+from dicetable.table import commands as tcmd
+from dicetable.wagers.compile import compile_pack
+from tests.server.conftest import Login
+
+T = "/api/tables/craps-pa-1"
+TABLE = "craps-pa-1"
+
+
+def _copy(floor: Floor) -> Table:
+    """The live table rebuilt from its log: trying a command there changes nothing real."""
+    table = floor.tables[TABLE].table
+    return Table.replay(list(floor.store.events(TABLE)), clock=table.clock)
+
+
+def _commands(controls: dict[str, Any], actor: str, role: Role, player: str,
+              bets: list[dict[str, Any]]) -> list[tuple[str, g.Command]]:
+    """Every command the offered controls would send."""
+    out: list[tuple[str, g.Command]] = []
+    for code, ladder in controls["open"].items():
+        for amount in {ladder["first"], ladder["last"]}:
+            out.append((f"bet {code} {amount}", g.PlaceBet(actor=actor, role=role,
+                                                            player=player, wager=code,
+                                                            amount=amount)))
+    by_id = {b["id"]: b for b in bets}
+    for bet_id, info in controls["bets"].items():
+        if info["remove"]:
+            out.append((f"take down {bet_id}", g.RemoveBet(actor=actor, role=role, bet=bet_id)))
+        if info["toggle"]:
+            out.append((f"toggle {bet_id}", g.SetWorking(actor=actor, role=role, bet=bet_id,
+                                                          working=not info["working_now"])))
+        if info["press_to"] is not None:
+            out.append((f"press {bet_id}", g.ChangeBet(actor=actor, role=role, bet=bet_id,
+                                                       amount=info["press_to"])))
+        if info["odds"] is not None:
+            for amount in {info["odds"]["first"], info["odds"]["last"]}:
+                out.append((f"odds on {bet_id} {amount}", g.PlaceBet(
+                    actor=actor, role=role, player=player, wager="odds", amount=amount,
+                    base=bet_id)))
+        assert bet_id in by_id
+    return out
+
+
+def _check_offers(floor: Floor, login: Login, step: str) -> int:
+    """Try every control offered to alice (her page) and to dee for alice (the console)."""
+    tried = 0
+    alice_view = login("alice").get(T).json()
+    dee_view = login("dee").get(T).json()
+    pages = [(alice_view["me"]["controls"], "alice", Role.PLAYER, alice_view["me"]["bets"]),
+             (dee_view["controls"]["alice"], "dee", Role.DEALER,
+              [b for b in dee_view["bets"] if b["player"] == "alice"])]
+    for controls, actor, role, bets in pages:
+        for label, command in _commands(controls, actor, role, "alice", bets):
+            copy = _copy(floor)
+            try:
+                copy.execute(command)
+            except ValueError as e:  # every refusal is a DicetableError (a ValueError)
+                raise AssertionError(f"{step}: offered to {actor} but refused: {label}: {e}"
+                                     ) from None
+            tried += 1
+        # A wager not offered is refused: the page greys exactly what the engine refuses.
+        table = _copy(floor)
+        for code, info in alice_view["ladders"].items():
+            if code in controls["open"] or info["ladder"] is None:
+                continue
+            command = g.PlaceBet(actor=actor, role=role, player="alice", wager=code,
+                                 amount=info["ladder"]["first"])
+            assert not table.can(command), f"{step}: {code} refused on the page, engine takes it"
+    return tried
+
+
+def test_every_offered_control_is_accepted_by_the_engine(floor: Floor, login: Login) -> None:
+    alice, sam, dee = login("alice"), login("sam"), login("dee")
+    tried = _check_offers(floor, login, "before the dice are offered")
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
+    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
+    assert alice.post(f"{T}/bets", {"wager": "place6", "amount": 600}).status_code == 200
+    tried += _check_offers(floor, login, "come-out")
+    script = [("2-2", "point 4"), ("3-3", "come travels to 6"), ("4-4", "come travels to 8"),
+              ("1-2", "craps on a come bet"), ("3-4", "seven-out")]
+    for faces, step in script:
+        me = alice.get(T).json()["me"]
+        if me["controls"]["open"].get("come"):
+            assert alice.post(f"{T}/bets", {"wager": "come", "amount": 500}).status_code == 200
+        for bet in me["bets"]:
+            odds = me["controls"]["bets"][bet["id"]]["odds"]
+            if odds:
+                assert alice.post(f"{T}/bets", {"wager": "odds", "amount": odds["first"],
+                                                "base": bet["id"]}).status_code == 200
+        tried += _check_offers(floor, login, f"before {faces} ({step})")
+        # Another player's wager changes nothing offered to alice (her answers are kept).
+        assert login("bob").post(f"{T}/bets", {"wager": "field", "amount": 100}
+                                 ).status_code == 200
+        tried += _check_offers(floor, login, f"bob bets the field before {faces}")
+        assert sam.post(f"{T}/roll", {"faces": faces}).status_code == 200
+        tried += _check_offers(floor, login, f"{faces} thrown, not settled")
+        assert dee.post(f"{T}/settle").status_code == 200
+        tried += _check_offers(floor, login, f"after {faces} ({step})")
+    assert tried > 100  # the walk offered (and tried) controls at every step
+
+
+def test_pa_craps_come_bets_show_on_their_numbers_with_their_odds(floor: Floor,
+                                                                   login: Login) -> None:
+    alice, sam, dee = login("alice"), login("sam"), login("dee")
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
+    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
+    for faces in ("2-2", "3-3"):
+        if faces == "3-3":
+            assert alice.post(f"{T}/bets", {"wager": "come", "amount": 500}).status_code == 200
+        assert sam.post(f"{T}/roll", {"faces": faces}).status_code == 200
+        assert dee.post(f"{T}/settle").status_code == 200
+    me = alice.get(T).json()["me"]
+    come = next(b for b in me["bets"] if b["wager"] == "come")
+    assert (come["point"], come["label"]) == (6, "Come on 6")
+    odds = me["controls"]["bets"][come["id"]]["odds"]
+    assert odds == {"first": 500, "step": 500, "last": 2500}  # 5x of $5 in 6-to-5 steps
+    assert alice.post(f"{T}/bets", {"wager": "odds", "amount": 1000,
+                                    "base": come["id"]}).status_code == 200
+    me = alice.get(T).json()["me"]
+    behind = next(b for b in me["bets"] if b["base"] == come["id"])
+    assert behind["name"] == "Odds on Come (6)"
+    assert "b" + come["id"][1:] not in behind["label"]  # no bet ids in the player's words
+
+
+def test_a_dealer_books_a_called_bet_on_the_players_behalf(floor: Floor, login: Login) -> None:
+    alice, dee = login("alice"), login("dee")
+    controls = dee.get(f"{T}/controls", {"player": "alice"}).json()  # type: ignore[dict-item]
+    # $6, $9, $12 ... up to what her $500 covers (the posted maximum is $4,998).
+    assert controls["open"]["place8"] == {"first": 600, "step": 300, "last": 49800}
+    reply = dee.post(f"{T}/bets", {"wager": "place8", "amount": 1200, "player": "alice"})
+    assert reply.status_code == 200, reply.text
+    placed = next(e for e in reply.json()["events"] if e["type"] == "BetPlaced")
+    assert (placed["actor"], placed["role"], placed["player"]) == ("dee", "dealer", "alice")
+    stored = [e for e in floor.store.events(TABLE) if e.kind == "BetPlaced"][-1]
+    assert (stored.actor, stored.role) == ("dee", Role.DEALER)
+    mine = alice.get(f"{T}/events").json()
+    assert any(e["type"] == "BetPlaced" and e["actor"] == "dee" and e["player"] == "alice"
+               for e in mine)                                         # the player sees it
+    bet = placed["bet"]
+    assert dee.patch(f"{T}/bets/{bet}", {"working": False}).status_code == 200
+    assert dee.patch(f"{T}/bets/{bet}", {"amount": 1800}).status_code == 200
+    assert dee.delete(f"{T}/bets/{bet}").status_code == 200
+    # A player cannot ask for another player's controls.
+    assert alice.get(f"{T}/controls", {"player": "bob"}).status_code == 403  # type: ignore[dict-item]
+
+
+def test_pa_craps_recall_names_the_shooter_and_marks_no_rolls(floor: Floor,
+                                                             login: Login) -> None:
+    alice, sam, bo, dee = login("alice"), login("sam"), login("bo"), login("dee")
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
+    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
+    assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
+    grounds = floor.tables[TABLE].table.pack.get("noroll.grounds")
+    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]], "observed": [grounds[0]]}
+                   ).status_code == 200
+    assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
+    assert dee.post(f"{T}/settle").status_code == 200
+    rounds = [r for r in sam.get(f"{T}/recall").json() if r["rolls"]]
+    assert [r["label"] for r in rounds] == ["hand 1, roll 1 (no roll)", "hand 1, roll 1"]
+    assert {roll["shooter"] for r in rounds for roll in r["rolls"]} == {"alice"}
+    assert {roll["actor"] for r in rounds for roll in r["rolls"]} == {"sam"}
+
+
+def test_legal_amount_ladders_match_the_engines_amount_check() -> None:
+    """Every rung of every wager's ladder is accepted; every amount between rungs refused."""
+    for name in PRESETS:
+        pack = load_preset(name)
+        compiled = compile_pack(pack)
+        for code in pack.menu_in_order:
+            if code == "odds":
+                continue
+            ladder = legal_amounts(pack, compiled[code], code)
+            assert ladder is not None, code
+            first, step, last = ladder
+            for amount in range(max(1, first - 2 * step), min(last, first + 6 * step) + 1):
+                on = first <= amount <= last and (amount - first) % step == 0
+                try:
+                    check_amount(pack, compiled[code], amount, code)
+                    accepted = True
+                except ValueError:
+                    accepted = False
+                assert accepted == on, f"{name} {code} {amount}"
+
+
+def test_player_rules_panel_cites_only_the_tables_own_regulations(floor: Floor,
+                                                                  login: Login) -> None:
+    """A PA player is never shown another regulator's text as if it governed the table."""
+    view = login("alice").get(T).json()
+    panel = view["rules_panel"]
+    pack = floor.tables[TABLE].table.pack
+    assert panel
+    for entry in panel:
+        rule = pack.rules[entry["rule"]]
+        if rule.status.value == "regulation":
+            assert entry["citation"] == rule.citation
+            assert entry["status"] == "regulation"
+        else:
+            assert entry["citation"] == "", entry          # no stand-in's citation shown
+            assert entry["status"].startswith("house rule")
+    shown = " ".join(e["citation"] for e in panel)
+    assert "Pa. Code" in shown
+    for foreign in ("N.J.A.C.", "COMAR", "Québec", "France", "ARSD"):
+        assert foreign not in shown
+
+
+def test_console_buttons_follow_the_engine(floor: Floor, login: Login) -> None:
+    """The console's simple buttons (no more bets, overturn, settlement steps) are offered
+    exactly when the engine would take them from the viewer."""
+    alice, sam, bo = login("alice"), login("sam"), login("bo")
+    assert sam.get(T).json()["can"]["no-more-bets"] is True
+    assert sam.get(T).json()["can"]["overturn"] is False   # no no roll to overturn
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
+    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
+    assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200
+    grounds = floor.tables[TABLE].table.pack.get("noroll.grounds")
+    assert bo.post(f"{T}/no-roll", {"grounds": [grounds[0]], "observed": [grounds[0]]}
+                   ).status_code == 200
+    for who in ("sam", "bo", "dee"):
+        can = login(who).get(T).json()["can"]
+        table = _copy(floor)
+        for name, cls in (("overturn", tcmd.OverturnNoRoll), ("collect", g.CollectLosers)):
+            account = floor.accounts.get(who)
+            assert account is not None
+            role = floor.role_for(account, TABLE, cls)
+            assert can[name] == table.can(cls(actor=who, role=role)), (who, name)

@@ -1,0 +1,64 @@
+"""The CLI starts at once: ``--help``, ``rules`` and ``odds`` import no NumPy, SciPy or server
+code (what they import is counted, never how long it takes: bench/cli_startup.py times it),
+and ``serve`` says what it is doing while it prepares a fresh store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicetable.server.demo import PLAYERS, STAFF
+from dicetable.server.main import build_floor
+
+HEAVY = ("numpy", "scipy", "matplotlib", "fastapi", "uvicorn", "psycopg", "dicetable.server",
+         "dicetable.sim.engine", "dicetable.fairness")
+PROBE = """
+import json, sys
+from dicetable.cli.main import app
+try:
+    app(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def imported(*args: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
+                          text=True, check=True)
+    modules: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return set(modules)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["rules", "list"], ["rules", "show", "pa-craps"],
+                                  ["odds", "pa-craps", "--json"], ["dice", "--help"]])
+def test_cli_commands_import_no_heavy_modules(args: list[str]) -> None:
+    modules = imported(*args)
+    heavy = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+    assert heavy == [], f"dicetable {' '.join(args)} imported {heavy}"
+
+
+def test_cli_help_lists_every_command_without_loading_them() -> None:
+    modules = imported("--help")
+    assert not any(m.startswith("dicetable.cli.") and m != "dicetable.cli.main"
+                   for m in modules)
+
+
+def test_serve_reports_each_step_of_preparing_a_fresh_store(tmp_path: Path) -> None:
+    steps: list[str] = []
+    floor, credentials = build_floor(tmp_path / "fresh.db", progress=steps.append)
+    try:
+        assert credentials
+        people = len(STAFF) + len(PLAYERS)
+        assert steps[0] == f"demo floor: account 1 of {people} (fran)"
+        assert f"demo floor: account {people} of {people} (dan)" in steps
+        assert steps[-1].startswith(f"demo floor: table {len(floor.tables)} of "
+                                    f"{len(floor.tables)}")
+    finally:
+        floor.close()
+        floor.store.close()
+        floor.accounts.close()

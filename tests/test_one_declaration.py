@@ -1,0 +1,91 @@
+"""DESIGN.md, one declaration per concept: the command catalogue and the game variants."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from dicetable.games import commands as gcmd
+from dicetable.games.variant import variants
+from dicetable.table import commands as tcmd
+from dicetable.table.catalogue import CATALOGUE
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import check_one_declaration as check  # type: ignore[import-not-found]  # noqa: E402
+
+
+def _commands() -> set[type[gcmd.Command]]:
+    out: set[type[gcmd.Command]] = set()
+    for module in (gcmd, tcmd):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, gcmd.Command) \
+                    and value is not gcmd.Command:
+                out.add(value)
+    return out
+
+
+def test_every_command_is_declared_once_in_the_catalogue() -> None:
+    assert _commands() == set(CATALOGUE.by_command)
+    verbs = [v.verb for v in CATALOGUE.by_verb.values()]
+    assert len(verbs) == len(set(verbs))
+
+
+def test_every_script_verb_formats_what_it_parses() -> None:
+    """python-chess style: each verb's formatter writes what its parser reads back."""
+    from dicetable.core.roles import Role
+    from dicetable.table.script_export import script_line
+
+    samples = {"bet": ["pass", "10", "on", "with=plaques"], "odds": ["b1", "30"],
+               "roll": ["3-4", "die-on-chips", "distance=1/3", "thrower=ann",
+                        "serials=A1,A2"], "no-roll": ["dice-in-cup", "observed=die-on-rail"],
+               "join": ["ann", "3"], "buy": ["ann", "12.50"], "change": ["b1", "15"],
+               "working": ["b2", "off"], "assign": ["sam", "stickperson"],
+               "bring-dice": ["P1", "P2", "witness=dee"], "offer-dice": ["ann", "A1", "A2"],
+               "remove-dice": ["A1", "reason=damaged"], "player-shake": ["3"]}
+    for verb, spec in CATALOGUE.by_verb.items():
+        if spec.claims is not None and verb in ("on", "off"):
+            continue  # read-only spellings of 'working'
+        args = samples.get(verb, [])
+        if spec.entry.fields and verb not in samples:
+            args = {"leave": ["ann"], "cashout": ["ann", "5"], "remove": ["b1"],
+                    "relieve": ["sam", "dealer"], "select-dice": ["A1", "A2"],
+                    "remove-shooter": ["violation"], "overturn": ["misread"],
+                    "offer-shaker": ["amy"]}.get(verb, [])
+        plain = [a for a in args if "=" not in a]
+        opts = dict(a.split("=", 1) for a in args if "=" in a)
+        command = spec.parse_words(None, "ann", Role.PLAYER, plain, opts)
+        line = script_line(command).split()
+        assert line[2] == verb, (verb, line)
+        again = spec.parse_words(None, "ann", Role.PLAYER,
+                                 [w for w in line[3:] if "=" not in w],
+                                 dict(w.split("=", 1) for w in line[3:] if "=" in w))
+        assert again == command, verb
+
+
+def test_each_game_is_a_variant_with_its_own_module() -> None:
+    names = {v.name for v in variants()}
+    assert names == {"craps", "mini-craps", "props-and-hops"}
+    for v in variants():
+        assert type(v).__module__ in ("dicetable.games.craps", "dicetable.games.props_hops")
+
+
+def test_the_check_finds_a_game_name_compared_and_a_command_declared_elsewhere() -> None:
+    bad = ast.parse('if state.game == "props-and-hops":\n    pass\n'
+                    'x = {"craps": 1}\n'
+                    'class Sneaky(Command):\n    pass\n'
+                    'T = {cmd.A: 1, cmd.B: 2, cmd.C: 3}\n')
+    assert check.game_comparisons(bad) == [1, 3]
+    assert check.command_declarations(bad) == [(4, "Sneaky")]
+    assert check.command_tables(bad) == [6]
+
+
+def test_the_check_passes_on_the_source_tree() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "check_one_declaration.py")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout
+    count = subprocess.run([sys.executable, str(ROOT / "tools" / "check_one_declaration.py"),
+                            "--count"], capture_output=True, text=True, check=True)
+    assert count.stdout.strip() == "0"
