@@ -36,7 +36,8 @@ def test_res_5_each_key_of_a_batch_is_committed_with_its_own_events() -> None:
         for key, reply in replies:
             record = floor.store.request_record(key)
             assert record is not None, key
-            assert record.table == T and record.first_seq == record.last_seq == reply["seq"]
+            assert record.table == T
+            assert record.first_seq == record.last_seq == reply["seq"]
             placed = [e for e in floor.store.table_events(T, after=record.first_seq - 1)
                       if e.seq <= record.last_seq]
             assert [e.kind for e in placed] == ["BetPlaced"]
