@@ -66,7 +66,8 @@ def test_the_dice_on_offer_and_whose_turn_it_is_are_public(app: FastAPI) -> None
         == 200
     offered = alice.get(f"/api/tables/{CRAPS}").json()["offered"]
     assert len(offered) == 5
-    r = alice.post(f"/api/tables/{CRAPS}/select-dice", json={"serials": offered[:2]})
+    r = alice.post(f"/api/tables/{CRAPS}/select-dice", json={"serials": offered[:2]},
+                   headers={"prefer": "return=representation"})  # the page asks for the view
     assert r.status_code == 200
     after = r.json()["view"]
     assert (after["shooter"], after["offered"], after["next_shooter"]) == ("alice", [], None)

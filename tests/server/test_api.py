@@ -123,8 +123,11 @@ def test_a_hand_point_and_seven_out(login: Login, floor: Floor) -> None:
     sam, dee, alice = login("sam"), login("dee"), login("alice")
     reply = sam.post(f"{T}/roll", {"faces": "2-2"})
     assert [e["type"] for e in reply.json()["events"]] == ["DiceRolled"]
-    view = dee.post(f"{T}/settle").json()["view"]
+    settled = dee.post(f"{T}/settle").json()
+    assert "view" not in settled  # a reply carries what changed, not the whole view
+    view = dee.get(T).json()
     assert view["point"] == 4
+    assert settled["seq"] == view["seq"]
     line = alice.get(T).json()["me"]["bets"][0]["id"]
     assert alice.post(f"{T}/bets", {"wager": "odds", "amount": 3000, "base": line}
                       ).status_code == 200

@@ -69,6 +69,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         floor.store.close()
         os.environ["DICETABLE_DB"] = db
         os.environ["DICETABLE_BET_SECONDS"] = str(bet_seconds)
+        os.environ["DICETABLE_WORKERS"] = str(workers)  # the processes split the tables
         if key:
             os.environ["DICETABLE_KEY_FILE"] = key
         if checkpoints:

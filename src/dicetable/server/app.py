@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from fractions import Fraction
@@ -52,6 +54,8 @@ from dicetable.server.limits import (
     document_errors,
     install_error_shape,
 )
+from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
+from dicetable.server.pipeline import Busy, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
@@ -68,7 +72,11 @@ STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
+    Busy: 503,
 }
+WANT_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar("want_view", default=False)
+"""The request asked for the whole view in a command's reply (``Prefer: return=representation``,
+RFC 7240); by default a reply holds only the command's events and the caller's balance."""
 
 
 def status_of(error: DicetableError) -> int:
@@ -174,14 +182,18 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                login_limiter: FailureLimiter | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
     ``verify_seconds`` all streams are verified again."""
-    hub = Hub()
+    hub = Hub(floor)
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
+    split = Split()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.bind(asyncio.get_running_loop())
+        if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
+            await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
         tasks = []
         if electronic_loop:
             for table_id, info in floor.tables.items():
@@ -196,6 +208,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await asyncio.to_thread(split.stop)
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
                   responses=ERROR_RESPONSES,
@@ -223,8 +236,12 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         events = await asyncio.to_thread(lambda: [
             e for e in floor.store.table_events(record.table, after=record.first_seq - 1)
             if e.seq <= record.last_seq])
+        view = await asyncio.to_thread(floor.view, record.table, who)
+        me = view.get("me")
+        # The same shape as a command's own reply (events, balance, seq), and the view.
         body = {"events": floor.events_for(record.table, who, events),
-                "view": await asyncio.to_thread(floor.view, record.table, who)}
+                "balance": me["balance"] if isinstance(me, dict) else None,
+                "seq": record.last_seq, "view": view}
         return 200, json.dumps(body).encode()
 
     def account_of(token: str | None) -> str | None:
@@ -243,7 +260,19 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
-        return JSONResponse(exc.to_dict(), status_code=status_of(exc))
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
+        return JSONResponse(exc.to_dict(), status_code=status_of(exc), headers=headers)
+
+    app.add_middleware(_Prefer)
+    app.add_middleware(ForwardToOwner, split=split)
+    app.add_middleware(ShedLoad, floor=floor)  # outermost: refusing the excess stays cheap
+
+    @app.get("/api/floor/owners", tags=["tables"])
+    def owners(who: Me) -> dict[str, Any]:
+        """Which tables this server process decides (several processes on PostgreSQL)."""
+        mine = split.owners.owned() if split.owners is not None else sorted(floor.tables)
+        return {"pid": os.getpid(), "owns": mine, "split": split.owners is not None,
+                "header": DECIDED_BY}
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -259,12 +288,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     async def act(table_id: str, who: Account, command_type: type[g.Command],
                   build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
-        def work() -> dict[str, Any]:
-            events = floor.execute(table_id, who, build, command_type)
-            return {"events": floor.events_for(table_id, who, events),
-                    "view": floor.view(table_id, who)}
-
-        return await floor.submit(table_id, work)
+        # Queued on the table's pipeline; answered after the commit that holds it (a full
+        # queue refuses at once: Busy, 503).
+        future = floor.command(table_id, who, build, command_type, with_view=WANT_VIEW.get())
+        reply: dict[str, Any] = await asyncio.wrap_future(future)
+        return reply
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
@@ -314,8 +342,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 for s in floor.summaries()]
 
     @app.get("/api/tables/{table_id}", tags=["tables"])
-    def table(table_id: str, who: Me) -> dict[str, Any]:
-        return floor.view(table_id, who)
+    def table(table_id: str, who: Me) -> Response:
+        return Response(floor.view_text(table_id, who), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/events", tags=["tables"])
     def events(table_id: str, who: Me,
@@ -500,22 +528,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                            reason=e.message[:120])
             return
         await ws.accept()
-        watcher = hub.watch(table_id, who)
+        watcher, hello = await asyncio.to_thread(hub.join, table_id, who, after)
         try:
-            missed = await asyncio.to_thread(
-                lambda: list(floor.store.table_events(table_id, after=after)) if after else [])
-            await ws.send_json({"type": "hello", "events": floor.events_for(
-                table_id, who, missed), "view": floor.view(table_id, who)})
-
-            async def pump() -> None:
-                while True:
-                    batch = await watcher.queue.get()
-                    await ws.send_json({"type": "events",
-                                        "events": floor.events_for(table_id, who, batch),
-                                        "view": await asyncio.to_thread(floor.view, table_id,
-                                                                        who)})
-
-            pusher = asyncio.create_task(pump())
+            await ws.send_text(hello)
+            pusher = asyncio.create_task(hub.pump(watcher, ws))
             try:
                 # The browser sends nothing; listening notices a closed connection at once,
                 # not at the next batch (an idle handler would otherwise hold up shutdown).
@@ -526,7 +542,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
                                          RuntimeError):
                     await pusher
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):  # gone, or closed for being too slow
             pass
         finally:
             hub.leave(watcher)
@@ -548,6 +564,20 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     _page(app, static, "dice-room")
 
     return app
+
+
+class _Prefer:
+    """Notes whether the request asked for the whole view back (a plain ASGI middleware: it
+    runs in the endpoint's own task, so the endpoint sees ``WANT_VIEW``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            WANT_VIEW.set(any(k == b"prefer" and b"return=representation" in v
+                              for k, v in scope["headers"]))
+        await self.app(scope, receive, send)
 
 
 def _page(app: FastAPI, static: Path, page: str) -> None:

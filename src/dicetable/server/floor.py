@@ -1,31 +1,38 @@
-"""The floor: every table on one store, commands executed one table at a time, events pushed.
+"""The floor: every table on one store, each table's commands pipelined, events pushed.
 
 The server maps requests to engine commands here; no game rule lives in this module. The
 role a command is given in comes from the account (the roles its holder is assigned at that
 table in the table's own log), never from the request.
 
+A table's commands go through its ``TablePipeline`` (``server/pipeline.py``): decided in
+order against the state that includes the earlier ones, written in one group commit, each
+answered only after that commit; past a bounded queue a command is refused at once (``Busy``).
+The answer holds the command's own events and the caller's new balance; views are kept from
+events (``server/live_views.py``).
+
 Several server processes may share one PostgreSQL store: each appends with the sequence
 number it has seen (a stale writer gets ``StaleVersion``, catches up and decides again), and
-hears the others' commits through the store's notices (LISTEN/NOTIFY).
+hears the others' commits through the store's notices (LISTEN/NOTIFY); ``server/owners.py``
+splits the tables between them so that each table is decided in one process.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from dicetable.core.clock import Clock, SystemClock
-from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
+from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
+from dicetable.games import events as gev
 from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.state import apply
 from dicetable.rules.model import RulePack
@@ -33,8 +40,11 @@ from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
-from dicetable.server.views import event_for, roll_history, summary, table_view
+from dicetable.server.live_views import LiveViews
+from dicetable.server.pipeline import MAX_QUEUE, TablePipeline
+from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
 from dicetable.store.base import EventStore, Notice
+from dicetable.store.chain import Head
 from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening, pack_for
@@ -48,22 +58,38 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 Listener = Callable[[str, list[Event]], None]
-"""Told of every batch of events a table gets (table id, events)."""
+"""Told of every batch of events a table gets (table id, events), on the thread that has the
+table (its lock held: the table's state is the one just after these events)."""
 
 
 class NotFound(InvalidInput):
     """No such table or bet."""
 
 
+class _Owned:
+    """The bets ``viewer`` owns, as a container (by the owners a batch saw, or the state)."""
+
+    def __init__(self, viewer: str, owners: dict[str, str], table: Table) -> None:
+        self.viewer, self.owners, self.bets = viewer, owners, table.state.bets
+
+    def __contains__(self, bet: object) -> bool:
+        if not isinstance(bet, str):
+            return False
+        held = self.bets.get(bet)
+        owner = held.player if held is not None else self.owners.get(bet)
+        return owner == self.viewer
+
+
 @dataclass
 class FloorTable:
     durable: DurableTable
-    worker: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="table"))
-    """The table's own thread: its commands run one at a time, in the order they came."""
+    pipeline: TablePipeline | None = None
+    """The table's queue and worker thread (commands decided in order, one commit a batch)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
-    """Held while a command runs; never re-entered (a store's notice of this process's own
-    commit, arriving while the lock is held, is left to the holder)."""
+    """Held while a batch is decided and committed, and while a view is read; never
+    re-entered (a store's notice of this process's own commit, arriving while the lock is
+    held, is left to the holder)."""
+    views: LiveViews = field(default_factory=LiveViews)
     missed: bool = False
     """Another process's notice came while the lock was held: catch up when it is released."""
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -86,8 +112,9 @@ class Floor:
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
                  bet_seconds: int = 20, custody: FloorCustody | None = None,
-                 checkpoints: Path | None = None) -> None:
+                 checkpoints: Path | None = None, max_queue: int = MAX_QUEUE) -> None:
         self.store = store
+        self.max_queue = max_queue
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
         self.custody = custody if custody is not None else FloorCustody(store, self.clock)
@@ -108,14 +135,14 @@ class Floor:
     def close(self) -> None:
         self._subscription.close()
         for info in self.tables.values():
-            info.worker.shutdown(wait=True)
+            if info.pipeline is not None:
+                info.pipeline.close()
 
     async def submit(self, table_id: str, work: Callable[[], T]) -> T:
-        """Run ``work`` on the table's own thread (FIFO), off the event loop (in the
-        caller's context: its request key goes with it to the store)."""
-        info = self.get(table_id)
-        ctx = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(info.worker, ctx.run, work)
+        """Run ``work`` off the event loop (it may queue commands with ``run``), in the
+        caller's context: its request key goes with the commands to the store."""
+        self.get(table_id)
+        return await asyncio.to_thread(work)
 
     # -- integrity ---------------------------------------------------------------------------
     def verify_all(self, *, load: bool = False) -> list[str]:
@@ -151,8 +178,8 @@ class Floor:
     def _fault(self, table_id: str, problem: tuple[str, str], at: str) -> None:
         self.faults.raise_fault(table_id, problem[0], problem[1], at)
         info = self.tables.pop(table_id, None)
-        if info is not None:
-            info.worker.shutdown(wait=False)
+        if info is not None and info.pipeline is not None:
+            info.pipeline.close(wait=False)
         self._publish(table_id, [])
 
     def clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
@@ -168,6 +195,15 @@ class Floor:
             self._load(table_id)
 
     # -- tables ------------------------------------------------------------------------------
+    def _start(self, table_id: str, info: FloorTable) -> FloorTable:
+        """Compile the table's rule pack now, not inside its first bet, and start its pipeline."""
+        table = info.table
+        _ = table.state.compiled
+        limits_of(table)
+        console_rules(table)
+        info.pipeline = TablePipeline(self, table_id, max_queue=self.max_queue)
+        return info
+
     def _load(self, table_id: str) -> FloorTable:
         registry = self.custody.attach(table_id, pack_for(opening(self.store, table_id)))
         durable = DurableTable.resume(self.store, table_id, clock=self.clock,
@@ -181,7 +217,7 @@ class Floor:
         for event in recent:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
-        self.tables[table_id] = info
+        self.tables[table_id] = self._start(table_id, info)
         return info
 
     def open_table(self, pack: RulePack, table_id: str, *, mode: str, opener: str,
@@ -194,10 +230,11 @@ class Floor:
                                     dice_registry=self.custody.attach(table_id, pack))
         durable.table.betting_seconds = self.bet_seconds
         info = FloorTable(durable)
-        self.tables[table_id] = info
+        self.tables[table_id] = self._start(table_id, info)
         opening = list(self.store.table_events(table_id))
         self._record_staff(table_id, opening)
-        self._publish(table_id, opening)
+        with info.lock:
+            self._publish(table_id, opening)
         return info
 
     def get(self, table_id: str) -> FloorTable:
@@ -235,20 +272,72 @@ class Floor:
         return held[0]
 
     # -- commands ----------------------------------------------------------------------------
+    def command(self, table_id: str, account: Account,
+                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                command_type: type[gcmd.Command], *, with_view: bool = False,
+                bounded: bool = True) -> Future[dict[str, Any]]:
+        """Queue the command(s) as ``account``; the future gets the reply after the commit.
+
+        The reply: ``events`` (the command's own, as the caller may see them), ``balance``
+        (the caller's, just after the command; null for staff), ``seq`` (the table's seq
+        just after it) and, with ``with_view``, ``view`` (the table as the caller sees it
+        once the batch is committed). Raises ``Busy`` at once when the table's queue is full.
+        """
+        info = self.get(table_id)
+        assert info.pipeline is not None
+        viewer = account.username
+        staff = account.kind is Kind.STAFF
+
+        def reply(events: list[Event], owners: dict[str, str]) -> dict[str, Any]:
+            table = self.get(table_id).table
+            owned = _Owned(viewer, owners, table)
+            seen = [d for d in (event_for(viewer, staff, e, owned) for e in events)
+                    if d is not None]
+            state = table.state
+            return {"events": seen, "seq": state.seq,
+                    "balance": state.balance(viewer) if viewer in state.players else None}
+
+        view = (lambda: self._view_locked(table_id, account)) if with_view else None
+        # The role is found when the command is decided: from the log as it is then.
+        return info.pipeline.submit(
+            lambda: build(viewer, self.role_for(account, table_id, command_type)), reply,
+            view=view, bounded=bounded)
+
     def execute(self, table_id: str, account: Account,
                 build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
                 command_type: type[gcmd.Command]) -> list[Event]:
-        """Build the command(s) as ``account`` and execute them on the table."""
+        """Build the command(s) as ``account`` and execute them on the table (waits)."""
         role = self.role_for(account, table_id, command_type)
         return self.run(table_id, lambda: build(account.username, role))
 
     def run(self, table_id: str,
             build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+        """Queue commands through the table's pipeline and wait for their commit; the
+        table's own automation, never refused for load."""
         info = self.get(table_id)
-        with info.lock:
-            events = self._run_locked(table_id, info, build)
-        self._record_staff(table_id, events)
+        assert info.pipeline is not None
+        if info.pipeline.on_worker:
+            raise RuntimeError("run() from the table's own worker would wait on itself")
+        events: list[Event] = info.pipeline.submit(build, bounded=False).result()
         return events
+
+    def _commit(self, table_id: str, info: FloorTable, events: list[Event],
+                spans: list[tuple[str, int, int]] | None = None) -> None:
+        """One append for a whole batch (the table's lock held), each command's request key
+        (``spans``) in the same transaction; the listeners are told by the pipeline once the
+        batch's commands are answered."""
+        durable = info.durable
+        rows = self.store.append(table_id, events, expected=events[0].seq - 1,
+                                 spans=spans or ())
+        durable.head = Head(rows[-1].seq, rows[-1].hash)
+        if durable.snapshot_every and \
+                durable.state.seq - durable._snapshot_seq >= durable.snapshot_every:
+            try:
+                durable.snapshot()
+            except Exception:  # the events are durable; a snapshot is only a shortcut
+                log.exception("table %s: snapshot failed", table_id)
+        self._absorb(table_id, info, events, info.owners)
+        self._record_staff(table_id, events)
 
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
         """Staff changes made here also go to the floor's chained ``staff:<table>`` stream
@@ -259,50 +348,33 @@ class Floor:
                     "table_seq": e.seq, "person": e.person, "staff_role": e.staff_role.value,
                     "by": e.actor, "by_role": e.role.value, "at": e.at})
 
-    def _run_locked(self, table_id: str, info: FloorTable,
-                    build: Callable[[], gcmd.Command | list[gcmd.Command]],
-                    advance: bool = False) -> list[Event]:
-        try:
-            for attempt in range(2):
-                caught = self._catch_up(table_id, info)
-                if caught:
-                    self._after(table_id, info, caught)
-                built = build()
-                commands = built if isinstance(built, list) else [built]
-                events: list[Event] = []
-                try:
-                    for c in commands:
-                        events += info.table.execute(c)
-                    if advance:
-                        events += info.table.advance()
-                except StaleVersion:
-                    if attempt or events:  # retry only what is wholly undone
-                        if events:
-                            self._after(table_id, info, events)
-                        raise
-                    continue
-                except Exception:
-                    if events:
-                        self._after(table_id, info, events)
-                    raise
-                self._after(table_id, info, events)
-                return events
-            raise AssertionError("unreachable")
-        finally:
-            if info.missed:
-                info.missed = False
-                caught = self._catch_up(table_id, info)
-                if caught:
-                    self._after(table_id, info, caught)
+    def _rebuild(self, table_id: str) -> None:
+        """The table as its log has it (after a batch that could not be committed)."""
+        info = self.get(table_id)
+        registry = self.custody.attach(table_id, info.table.pack)
+        info.durable = DurableTable.resume(self.store, table_id, clock=self.clock,
+                                           dice_registry=registry, settle=False)
+        info.durable.table.betting_seconds = self.bet_seconds
+        info.views.reset()
 
-    def _after(self, table_id: str, info: FloorTable, events: list[Event]) -> None:
-        _own(info, events)
+    def _after(self, table_id: str, info: FloorTable, events: list[Event],
+               owners: dict[str, str] | None = None) -> None:
+        self._absorb(table_id, info, events, owners)
+        self._publish(table_id, events)
+
+    def _absorb(self, table_id: str, info: FloorTable, events: list[Event],
+                owners: dict[str, str] | None = None) -> None:
+        """Committed events into the roll history, the fairness monitor (its alerts into the
+        dice's custody history) and the views."""
         info.history = roll_history(events, history=info.history)
         for event in events:
             if isinstance(event, DiceRolled):
                 for alert in self.fairness.observe(event):
                     self.custody.record_fairness(table_id, alert)
-        self._publish(table_id, events)
+        if owners is not None and owners is not info.owners:
+            info.owners.update(owners)
+        _own(info, events)
+        info.views.update(events, info.owners)
 
     def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
         """Fold in what another process appended since this one last looked."""
@@ -310,8 +382,18 @@ class Floor:
         if self.store.head(table_id).seq <= state.seq:
             return []
         events = list(self.store.table_events(table_id, after=state.seq))
+        owners: dict[str, str] = {}
         for event in events:
+            bet = getattr(event, "bet", None)
+            if bet is not None and bet in state.bets:
+                owners[bet] = state.bets[bet].player
+            for move in getattr(event, "moves", ()):
+                if move.bet in state.bets:
+                    owners[move.bet] = state.bets[move.bet].player
+            if isinstance(event, gev.BetPlaced):
+                owners[event.bet] = event.player
             apply(state, event)
+        info.owners.update(owners)
         info.durable.head = self.store.head(table_id)
         return events
 
@@ -324,7 +406,8 @@ class Floor:
                 with self._lock:
                     if notice.table not in self.tables:
                         info = self._load(notice.table)
-                        self._publish(notice.table, [])
+                        with info.lock:
+                            self._publish(notice.table, [])
             except (InvalidInput, KeyError):  # a table still being opened elsewhere
                 return
             return
@@ -336,16 +419,16 @@ class Floor:
         try:
             events = self._catch_up(notice.table, info)
             if events:
-                self._after(notice.table, info, events)
+                self._after(notice.table, info, events, info.owners)
         finally:
             info.lock.release()
 
     # -- electronic tables --------------------------------------------------------------------
     def advance(self, table_id: str) -> list[Event]:
         """Give an electronic table the time: the table's own automations do the rest
-        (close betting when its timer is up, a CSPRNG roll, the settlement)."""
-        info = self.get(table_id)
-        return self.run_advance(table_id, info)
+        (close betting when its timer is up, a CSPRNG roll, the settlement). Queued on the
+        table's pipeline like any command (never refused for load)."""
+        return self._advance(table_id, lambda table: table.advance())
 
     def electronic_round(self, table_id: str) -> list[Event]:
         """One whole cycle of an electronic table now, whatever its timer says (tests, the
@@ -353,19 +436,24 @@ class Floor:
         info = self.get(table_id)
         if info.table.mode != "electronic":
             raise InvalidInput(f"{table_id} is not electronic", rule="table.mode")
-        table = info.table
-        with info.lock:
+
+        def now(table: Table) -> list[Event]:
             saved = table.betting_seconds
             table.betting_seconds = 0
             try:
-                events = self._run_locked(table_id, info, list, advance=True)
+                return table.advance()
             finally:
                 table.betting_seconds = saved
-        return events
 
-    def run_advance(self, table_id: str, info: FloorTable) -> list[Event]:
-        with info.lock:
-            return self._run_locked(table_id, info, list, advance=True)
+        return self._advance(table_id, now)
+
+    def _advance(self, table_id: str, step: Callable[[Table], list[Event]]) -> list[Event]:
+        info = self.get(table_id)
+        assert info.pipeline is not None
+        if info.pipeline.on_worker:
+            raise RuntimeError("advance() from the table's own worker would wait on itself")
+        events: list[Event] = info.pipeline.submit(list, bounded=False, advance=step).result()
+        return events
 
     # -- listeners ---------------------------------------------------------------------------
     def listen(self, listener: Listener) -> Callable[[], None]:
@@ -386,22 +474,48 @@ class Floor:
     def view(self, table_id: str, account: Account) -> dict[str, Any]:
         info = self.get(table_id)
         with info.lock:
-            self._catch_up(table_id, info)
-            staff = account.kind is Kind.STAFF
-            viewer = account.username if account.kind is Kind.PLAYER else None
-            extra: dict[str, Any] = {
-                "bets_close_at": info.bets_close_at,
-                "my_roles": [r.value for r in self.roles_at(account, table_id)],
-                "fairness": self.fairness_alerts(table_id) if staff else [],
-            }
-            if staff and self.roles_at(account, table_id):
-                # What this member of staff may book for each seated player (engine answers).
-                role = self.role_for(account, table_id, gcmd.PlaceBet)
-                extra["controls"] = {p: controls_for(info.table, account.username, role, p)
-                                     for p in sorted(info.table.state.players)}
-                extra["can"] = console_can(info.table, account.username,
-                                           lambda cls: self.role_for(account, table_id, cls))
-            return table_view(info.table, viewer, staff, info.history, extra)
+            return self._view_locked(table_id, account)
+
+    def view_text(self, table_id: str, account: Account) -> str:
+        """The view as JSON text, assembled from the parts kept from events."""
+        info = self.get(table_id)
+        with info.lock:
+            self._refresh(table_id, info)
+            staff, viewer = self._viewer(account)
+            return info.views.view_text(info.table, info.history, viewer, staff,
+                                        self._extra(table_id, info, account))
+
+    def _view_locked(self, table_id: str, account: Account) -> dict[str, Any]:
+        info = self.get(table_id)
+        self._refresh(table_id, info)
+        staff, viewer = self._viewer(account)
+        return info.views.view(info.table, info.history, viewer, staff,
+                               self._extra(table_id, info, account))
+
+    def _refresh(self, table_id: str, info: FloorTable) -> None:
+        caught = self._catch_up(table_id, info)
+        if caught:
+            self._after(table_id, info, caught, info.owners)
+
+    @staticmethod
+    def _viewer(account: Account) -> tuple[bool, str | None]:
+        staff = account.kind is Kind.STAFF
+        return staff, account.username if account.kind is Kind.PLAYER else None
+
+    def _extra(self, table_id: str, info: FloorTable, account: Account) -> dict[str, Any]:
+        staff = account.kind is Kind.STAFF
+        roles = self.roles_at(account, table_id)
+        extra: dict[str, Any] = {"bets_close_at": info.bets_close_at,
+                                 "my_roles": [r.value for r in roles],
+                                 "fairness": self.fairness_alerts(table_id) if staff else []}
+        if staff and roles:
+            # What this member of staff may book for each seated player (engine answers).
+            role = self.role_for(account, table_id, gcmd.PlaceBet)
+            extra["controls"] = {p: controls_for(info.table, account.username, role, p)
+                                 for p in sorted(info.table.state.players)}
+            extra["can"] = console_can(info.table, account.username,
+                                       lambda cls: self.role_for(account, table_id, cls))
+        return extra
 
     def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
         """What ``account`` may do now for ``player``: a player for themselves, staff for a
@@ -412,7 +526,7 @@ class Floor:
         info = self.get(table_id)
         role = self.role_for(account, table_id, gcmd.PlaceBet)
         with info.lock:
-            self._catch_up(table_id, info)
+            self._refresh(table_id, info)
             return controls_for(info.table, account.username, role, player)
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
@@ -436,7 +550,7 @@ class Floor:
         out = []
         for table_id, info in sorted(self.tables.items()):
             with info.lock:
-                self._catch_up(table_id, info)
+                self._refresh(table_id, info)
                 line = summary(info.table, info.history)
             line["fairness"] = self.fairness_alerts(table_id)
             line["bets_close_at"] = info.bets_close_at

@@ -61,7 +61,10 @@ class Answers:
 
     def __init__(self, db: Db, *, now: str | None = None) -> None:
         self.db = db
-        db.execute(_SCHEMA)
+        try:
+            db.execute(_SCHEMA)
+        except Exception:  # several processes starting at once: PostgreSQL's IF NOT EXISTS
+            db.execute(_SCHEMA)  # races (a duplicate type); the table is there now
         if now is not None:
             cutoff = (datetime.fromisoformat(now) - timedelta(hours=KEEP_HOURS)).isoformat()
             db.execute("DELETE FROM idempotency WHERE created_at < ?", (cutoff,))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any
 
 from dicetable.core.events import event_to_dict
@@ -18,7 +18,7 @@ from dicetable.core.roles import Role
 from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.policy import is_working
-from dicetable.games.state import TableState
+from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
 from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
@@ -33,7 +33,7 @@ PRIVATE_BET = (gev.BetChanged, gev.BetRemoved, gev.BetWorkingSet)
 
 
 def event_for(viewer: str | None, staff: bool, event: Event,
-              bets_of_viewer: set[str]) -> dict[str, Any] | None:
+              bets_of_viewer: Container[str]) -> dict[str, Any] | None:
     """The event as ``viewer`` may see it, or None. Staff see everything."""
     data = event_to_dict(event)
     if staff:
@@ -169,11 +169,24 @@ def frequencies(history: list[dict[str, Any]]) -> dict[str, Any]:
 def table_view(table: Table, viewer: str | None, staff: bool,
                history: list[dict[str, Any]], extra: dict[str, Any] | None = None
                ) -> dict[str, Any]:
-    """The table as ``viewer`` may see it."""
+    """The table as ``viewer`` may see it, built from scratch (``LiveViews`` keeps the same
+    views up to date from events; this is what they must always equal)."""
+    view = public_view(table, history)
+    if staff:
+        view.update(staff_view(table))
+    if viewer is not None and viewer in table.state.players:
+        view["me"] = me_view(table, viewer)
+    if extra:
+        view.update(extra)
+    return view
+
+
+def public_view(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """What everyone watching the table sees alike."""
     state: TableState = table.state
     p = table.procedure
     pack = table.pack
-    view: dict[str, Any] = {
+    return {
         "table": state.table_id, "name": pack.get("table.description", state.table_id),
         "game": state.game, "pack": pack.id, "jurisdiction": pack.jurisdiction,
         "mode": state.mode, "phase": state.phase.value, "point": state.point,
@@ -195,33 +208,48 @@ def table_view(table: Table, viewer: str | None, staff: bool,
         "ladders": wager_ladders(table), "placard": placard(table),
         "rules_panel": rules_panel(table),
     }
-    if staff:
-        view["players"] = {name: {"balance": info.balance, "seat": info.seat}
-                           for name, info in sorted(state.players.items())}
-        view["bets"] = [_bet_view(table, b) for b in sorted(state.bets)]
-        view["dice"] = {"at_table": dict(sorted(p.dice.items())), "bowl": list(p.bowl),
-                        "shooter_dice": list(p.shooter_dice), "offered": list(p.offered)}
-        view["house"] = state.house
-        pending = state.pending
-        view["pending"] = None if pending is None else {
-            "roll": str(pending.roll), "step": pending.step,
-            "losers": [event_to_dict_item(i) for i in pending.losers],
-            "payments": [event_to_dict_item(i) for i in pending.payments],
-            "point_after": pending.point_after, "seven_out": pending.seven_out}
-    if viewer is not None and viewer in state.players:
-        view["me"] = {
-            "player": viewer, "balance": state.balance(viewer),
-            "seat": state.players[viewer].seat,
-            "bets": [_bet_view(table, b.id) for b in state.bets_of(viewer)],
-            "placeable": table.placeable_codes(
-                viewer, [code for code in pack.menu_in_order if code != "odds"]),
-            "odds_bases": [b.id for b in state.bets_of(viewer)
-                           if table.placeable(viewer, "odds", base=b.id)],
-            "controls": controls_for(table, viewer, Role.PLAYER, viewer),
-        }
-    if extra:
-        view.update(extra)
+
+
+def staff_view(table: Table) -> dict[str, Any]:
+    """What staff see besides: every player's balance and wagers, the dice, the house."""
+    state: TableState = table.state
+    p = table.procedure
+    view: dict[str, Any] = {}
+    view["players"] = {name: {"balance": info.balance, "seat": info.seat}
+                       for name, info in sorted(state.players.items())}
+    view["bets"] = [_bet_view(table, b) for b in sorted(state.bets)]
+    view["dice"] = {"at_table": dict(sorted(p.dice.items())), "bowl": list(p.bowl),
+                    "shooter_dice": list(p.shooter_dice), "offered": list(p.offered)}
+    view["house"] = state.house
+    pending = state.pending
+    view["pending"] = None if pending is None else {
+        "roll": str(pending.roll), "step": pending.step,
+        "losers": [event_to_dict_item(i) for i in pending.losers],
+        "payments": [event_to_dict_item(i) for i in pending.payments],
+        "point_after": pending.point_after, "seven_out": pending.seven_out}
     return view
+
+
+def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
+            placeable: list[str] | None = None) -> dict[str, Any]:
+    """A seated player's own part: balance, wagers, and the wagers they may make now
+    (``mine``, ``placeable``: when the caller has them already)."""
+    state: TableState = table.state
+    if mine is None:
+        mine = state.bets_of(viewer)
+    return {
+        "player": viewer, "balance": state.balance(viewer),
+        "seat": state.players[viewer].seat,
+        "bets": [_bet_view(table, b.id) for b in mine],
+        "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
+        "odds_bases": [b.id for b in mine if table.placeable(viewer, "odds", base=b.id)],
+        "controls": controls_for(table, viewer, Role.PLAYER, viewer),
+    }
+
+
+def placeable_codes(table: Table, viewer: str) -> list[str]:
+    """The wagers (odds aside) ``viewer`` may make now, whatever the amount."""
+    return table.placeable_codes(viewer, [c for c in table.pack.menu_in_order if c != "odds"])
 
 
 def _next_shooter(state: TableState, shooter: str | None) -> str | None:

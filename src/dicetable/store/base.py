@@ -82,6 +82,14 @@ class AppendRequest:
     bodies: list[str]
     request: str | None = None
     """The client's request (idempotency) key: recorded with the events, in their commit."""
+    spans: tuple[tuple[str, int, int], ...] = ()
+    """Several requests' keys in one batch (a table's pipelined commands): each key with
+    the first and last seq its command wrote, recorded in the same commit."""
+
+    def records(self, first: int, last: int) -> list[tuple[str, int, int]]:
+        """Every request key this append records, with the seqs it wrote."""
+        out = [(self.request, first, last)] if self.request else []
+        return out + list(self.spans)
 
 
 def stale(table: str, expected: int, head: Head) -> StaleVersion:
@@ -90,7 +98,8 @@ def stale(table: str, expected: int, head: Head) -> StaleVersion:
 
 
 def prepare(table: str, events: Sequence[Event], expected: int | None,
-            request: str | None = None) -> AppendRequest:
+            request: str | None = None,
+            spans: Sequence[tuple[str, int, int]] = ()) -> AppendRequest:
     """Check a batch's shape and encode it. Raises ``InvalidInput`` on a malformed batch.
 
     ``table`` is the stream id: a table id, or ``KIND:NAME`` for another aggregate.
@@ -116,7 +125,7 @@ def prepare(table: str, events: Sequence[Event], expected: int | None,
         kind, body = encode(e)
         kinds.append(kind)
         bodies.append(body)
-    return AppendRequest(table, expected, kinds, bodies, request)
+    return AppendRequest(table, expected, kinds, bodies, request, tuple(spans))
 
 
 def _stream_of(event: Event) -> str:
@@ -140,18 +149,21 @@ class EventStore(ABC):
 
     # -- writing ------------------------------------------------------------------------------
     def append(self, table: str, events: Sequence[Event], expected: int | None = None,
-               request: str | None = None) -> list[StoredEvent]:
+               request: str | None = None,
+               spans: Sequence[tuple[str, int, int]] = ()) -> list[StoredEvent]:
         """Durably append ``events`` after seq ``expected`` (default: the first event's seq
         less one). Returns the stored rows once they are committed.
 
         ``request`` (default: the one ``store.requests`` says is in progress) is recorded
-        in the same transaction, so a retried request can learn that it was applied.
+        in the same transaction, so a retried request can learn that it was applied;
+        ``spans`` records several requests' keys (key, first seq, last seq) in one append.
         Raises ``StaleVersion`` when the table's head is not ``expected``.
         """
         from dicetable.store.requests import current_request
 
         return self._append(prepare(table, events, expected,
-                                    request if request is not None else current_request()))
+                                    request if request is not None else current_request(),
+                                    spans))
 
     def request_record(self, request: str) -> RequestRecord | None:
         """Where the events of client request ``request`` were committed, if they were."""

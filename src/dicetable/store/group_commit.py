@@ -196,8 +196,8 @@ def plan_batch(jobs: list[Job], heads: dict[str, Any], key: bytes | None = None)
             plan.outcomes.append((job, e))
             continue
         rows = chain(p.table, head, p.kinds, p.bodies, key)
-        if p.request:
-            plan.requests.append((p.request, p.table, rows[0].seq, rows[-1].seq))
+        for request, first, last in p.records(rows[0].seq, rows[-1].seq):
+            plan.requests.append((request, p.table, first, last))
         plan.rows += [(r.table, r.seq, r.kind, r.body, r.prev_hash, r.hash) for r in rows]
         heads[p.table] = Head(rows[-1].seq, rows[-1].hash)
         plan.changed.add(p.table)

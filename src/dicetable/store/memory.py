@@ -39,11 +39,10 @@ class MemoryStore(EventStore):
             check_head(request, head)
             rows = chain(request.table, head, request.kinds, request.bodies, self.key)
             self.rows.setdefault(request.table, []).extend(rows)
-            if request.request:
-                old = self.requests.get(request.request)
-                self.requests[request.request] = RequestRecord(
-                    request.request, request.table,
-                    old.first_seq if old else rows[0].seq, rows[-1].seq)
+            for key, first, last in request.records(rows[0].seq, rows[-1].seq):
+                old = self.requests.get(key)
+                self.requests[key] = RequestRecord(
+                    key, request.table, old.first_seq if old else first, last)
             self.heads[request.table] = Head(rows[-1].seq, rows[-1].hash)
         self._notify([Notice(request.table, rows[-1].seq)])
         return rows

@@ -21,7 +21,9 @@ function requestKey() {
 // Every command carries an Idempotency-Key; when the answer is lost (the connection broke),
 // it is sent again with the same key, so the server applies it at most once.
 export async function api(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: {} };
+  // The pages redraw from the whole view: ask for it in command replies (RFC 7240; without
+  // it a reply holds only the command's events and the caller's balance).
+  const init = { method, credentials: "same-origin", headers: { Prefer: "return=representation" } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -76,6 +78,7 @@ export async function logout() {
  */
 export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
   let lastSeq = 0;
+  let fixed = null;
   let socket = null;
   let delay = 400;
   let paused = false;
@@ -91,6 +94,13 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
     socket.onopen = () => { delay = 400; onStatus("live"); };
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
+      // A push leaves out what the rule pack fixes for the table's life (limits, rules, the
+      // ladders, placard and rules panel): the hello carried them; keep them on every view.
+      if (msg.view && msg.view.limits) {
+        fixed = { limits: msg.view.limits, rules: msg.view.rules, ladders: msg.view.ladders,
+                  placard: msg.view.placard, rules_panel: msg.view.rules_panel };
+      }
+      else if (msg.view && fixed) Object.assign(msg.view, fixed);
       for (const e of msg.events || []) lastSeq = Math.max(lastSeq, e.seq);
       if (msg.view) lastSeq = Math.max(lastSeq, msg.view.seq);
       onMessage(msg, { reconnected: msg.type === "hello" && reconnecting });

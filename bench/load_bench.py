@@ -1,0 +1,565 @@
+"""The table server under load, honestly measured: server and generator on different cores.
+
+A real server process (``uvicorn`` on the ``dicetable.server.main`` factory, SQLite with
+``synchronous=FULL``) is pinned to one core with ``taskset``; this generator pins itself to
+another and drives it with raw HTTP/1.1 keep-alive (``bench.loadgen``) and WebSocket clients,
+reporting its own CPU share and the server's beside the figures. Every table is warmed (its
+pack compiled, a first bet taken) before anything is measured.
+
+Scenarios:
+
+(a) 200 clients betting on 4 electronic tables, each as fast as it is answered;
+(b) 1,000 players on one electronic table, each placing its bets in a 10 s window before the
+    close (more of them the nearer the close);
+(c) 1,000 WebSocket viewers of one table: time from the command that makes a public event to
+    the last viewer receiving it (an upper bound of commit-to-last-delivery), and from its
+    acknowledgement;
+(d) 2x overload, open loop at twice what (a) reached: the share of 503s, their latency, and the
+    latency of the accepted.
+
+Each prints throughput, p50, p99, p99.9, errors and lost (acknowledged but not in the log),
+then the same for the current design (``--baseline REF``, default ``main``: that commit's
+``src`` exported with ``git archive`` and served the same way) where it still runs.
+
+    .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main|none] [--only abcd]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import resource
+import secrets
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bench import spy
+from bench.loadgen import (
+    Connection,
+    Stats,
+    cpu_seconds,
+    install_uvloop,
+    now,
+    pct,
+    proc_cpu_seconds,
+    report,
+)
+from bench.loadgen import ms as fmt_ms
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.server.accounts import Kind
+from dicetable.server.demo import DEMO_PASSWORD, electronic_pack
+from dicetable.server.main import build_floor
+from dicetable.table import Table
+
+JOINED = re.compile(r'\{[^{}]*"type":"PlayerJoined"[^{}]*\}')
+BENCH_TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
+STADIUM, ARENA = "stadium", "arena"
+CHIPS = 100_000_000
+SERVER_CORE, GENERATOR_CORE = 0, 1
+
+
+# -- the floor ---------------------------------------------------------------------------------
+def spots() -> list[tuple[str, int]]:
+    """Every (wager, amount) a fresh player may place together on the come-out."""
+    t = Table.open(electronic_pack(), "probe", mode="bare")
+    t.join("p")
+    t.buy_in("p", CHIPS)
+    out = []
+    pack = t.pack
+    for code in pack.menu_in_order:
+        if code == "odds":
+            continue
+        limits, _ = pack.limits(code)
+        for amount in (limits.minimum, limits.minimum * 6, 30 * limits.unit, 60 * limits.unit):
+            try:
+                t.bet("p", code, amount)
+            except ValueError:
+                continue
+            out.append((code, amount))
+            break
+    return out
+
+
+def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
+    """The demo floor, the bench tables, and players seated with chips; returns the session
+    tokens. (Accounts get one shared Argon2 hash and their sessions directly: 4,000 logins'
+    worth of Argon2 is not what is measured.)"""
+    floor, _ = build_floor(db)
+    pack = electronic_pack()
+    for table in [*BENCH_TABLES, STADIUM, ARENA]:
+        floor.open_table(pack, table, mode="electronic", opener="fran",
+                         staff={"dee": Role.DEALER})
+    hashed = floor.accounts._hasher.hash(DEMO_PASSWORD)
+    created = datetime.now(UTC).isoformat()
+    expires = (datetime.now(UTC) + timedelta(hours=8)).isoformat()
+    tokens: dict[str, str] = {}
+    db_ = floor.accounts._db
+    for table, names in groups.items():
+        setup: list[g.Command] = []
+        for name in names:
+            db_.execute("INSERT INTO accounts (username, kind, display, password_hash, "
+                        "created_at) VALUES (?, ?, ?, ?, ?)",
+                        (name, Kind.PLAYER.value, name, hashed, created))
+            token = secrets.token_urlsafe(24)
+            db_.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
+                        (token, name, expires))
+            tokens[name] = token
+            if table:
+                setup += [g.JoinTable(actor=name, role=Role.PLAYER, player=name),
+                          g.BuyChips(actor="table", role=Role.SYSTEM, player=name,
+                                     amount=CHIPS)]
+        for i in range(0, len(setup), 2000):
+            chunk = setup[i:i + 2000]
+            floor.run(table, lambda c=chunk: c)  # type: ignore[misc]
+    floor.close()
+    floor.store.close()
+    floor.accounts.close()
+    return tokens
+
+
+# -- the server --------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, db: Path, src: Path | None) -> None:
+        self.port = free_port()
+        env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0")
+        if src is not None:  # the baseline's own package first
+            env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+        cmd = ["taskset", "-c", str(SERVER_CORE), sys.executable, "-m", "uvicorn",
+               "--factory", "dicetable.server.main:app_from_env", "--host", "127.0.0.1",
+               "--port", str(self.port), "--log-level", "warning", "--no-access-log",
+               "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
+               "--ws-per-message-deflate", "false", "--backlog", "4096",
+               "--timeout-keep-alive", "300"]
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"the server exited: {err[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("the server did not start")
+
+    def cpu(self) -> float:
+        return proc_cpu_seconds(self.proc.pid)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def logged_bets(db: Path, tables: list[str]) -> int:
+    with sqlite3.connect(db) as conn:
+        marks = ",".join("?" * len(tables))
+        row = conn.execute(f"SELECT count(*) FROM event_log WHERE kind = 'BetPlaced' AND "
+                           f"table_id IN ({marks})", tables).fetchone()
+    return int(row[0])
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+class Run:
+    def __init__(self, label: str, server: Server, db: Path, tokens: dict[str, str],
+                 groups: dict[str, list[str]], seconds: float) -> None:
+        self.label, self.server, self.db = label, server, db
+        self.tokens, self.groups, self.seconds = tokens, groups, seconds
+        self.spots = spots()
+        self.acked: dict[str, int] = {}
+        self.profile = False
+        self.results: dict[str, dict[str, Any]] = {}
+
+    def conn(self, name: str) -> Connection:
+        return Connection("127.0.0.1", self.server.port, self.tokens[name])
+
+    async def warm(self, tables: list[str]) -> None:
+        """A first bet and a view on every table: nothing compiles inside the window."""
+        for table in tables:
+            name = self.groups[table][-1]
+            c = self.conn(name)
+            await c.request("GET", f"/api/tables/{table}")
+            await c.request("POST", f"/api/tables/{table}/bets",
+                            {"wager": "field", "amount": 1_00})
+            await c.close()
+
+    def lost(self, tables: list[str], before: int) -> int:
+        return max(0, sum(self.acked.get(t, 0) for t in tables)
+                   - (logged_bets(self.db, tables) - before))
+
+    async def measure(self, name: str, work: Callable[[Stats], Awaitable[float]],
+                      tables: list[str], extra: Callable[[], str] = lambda: "") -> None:
+        before = logged_bets(self.db, tables)
+        for t in tables:
+            self.acked[t] = 0
+        stats = Stats()
+        g0, s0, w0 = cpu_seconds(), self.server.cpu(), now()
+        sampler = spy.start(self.server.proc.pid, self.seconds) if self.profile else None
+        seconds = await work(stats)
+        g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
+        self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
+                                    self.lost(tables, before), extra(), wall=w1 - w0)
+        spy.finish(sampler)
+
+    # (a) -------------------------------------------------------------------------------------
+    async def scenario_a(self, clients: int = 200) -> None:
+        tables = list(BENCH_TABLES)
+        players = [(t, p) for t in tables for p in self.groups[t]]
+        per_client = len(players) // clients
+        await self.warm(tables)
+
+        async def work(stats: Stats) -> float:
+            start = now()
+            warm_until, stop_at = start + 2.0, start + 2.0 + self.seconds
+
+            async def client(i: int) -> None:
+                mine = players[i * per_client:(i + 1) * per_client]
+                conn = Connection("127.0.0.1", self.server.port, "x")
+                for code, amount in self.spots:
+                    for table, player in mine:
+                        if now() >= stop_at:
+                            await conn.close()
+                            return
+                        conn.auth = f"Authorization: Bearer {self.tokens[player]}\r\n".encode()
+                        await self.bet(conn, stats, table, code, amount, now() >= warm_until)
+                await conn.close()
+
+            await asyncio.gather(*(client(i) for i in range(clients)))
+            return min(now(), stop_at) - warm_until
+
+        await self.measure("(a) 200 clients, 4 tables", work, tables)
+
+    async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
+                  counted: bool, since: float | None = None) -> int:
+        t0 = now() if since is None else since
+        sent = now()
+        try:
+            status, _, _body = await conn.request("POST", f"/api/tables/{table}/bets",
+                                                 {"wager": code, "amount": amount})
+        except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+            if counted:
+                stats.error(type(e).__name__)
+            await conn.close()
+            return 0
+        took = now() - t0
+        if status == 200:
+            self.acked[table] = self.acked.get(table, 0) + 1
+        if not counted:
+            return status
+        if status == 200:
+            stats.ok.append(took)
+        elif status == 503:
+            stats.busy.append(took)
+            stats.busy_sent.append(now() - sent)
+        elif status in (409, 422):
+            stats.refused += 1
+        else:
+            stats.error(f"HTTP {status}")
+        return status
+
+    # (b) -------------------------------------------------------------------------------------
+    async def scenario_b(self, bets_each: int = 3) -> None:
+        names = self.groups[STADIUM]
+        await self.warm([STADIUM])
+        window = self.seconds
+        sent_before_close = [0]
+
+        async def work(stats: Stats) -> float:
+            conns = [self.conn(n) for n in names]
+            await asyncio.gather(*(c.open() for c in conns))
+            start = now() + 1.0
+            close_at = start + window
+            rng = random.Random(13)
+
+            async def player(conn: Connection) -> None:
+                # More bets the nearer the close: t = window * sqrt(u).
+                times = sorted(window * rng.random() ** 0.5 for _ in range(bets_each))
+                for k, at in enumerate(times):
+                    delay = start + at - now()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    if now() >= close_at:
+                        return
+                    sent_before_close[0] += 1
+                    code, amount = self.spots[(k * 7 + hash(conn.auth)) % len(self.spots)]
+                    await self.bet(conn, stats, STADIUM, code, amount, True)
+
+            await asyncio.gather(*(player(c) for c in conns))
+            await asyncio.gather(*(c.close() for c in conns))
+            return window
+
+        await self.measure("(b) 1,000 players, 10 s window", work, [STADIUM],
+                           lambda: f"sent before close {sent_before_close[0]}")
+
+    # (c) -------------------------------------------------------------------------------------
+    async def scenario_c(self, events: int = 20) -> None:
+        from websockets.asyncio.client import connect
+
+        viewers = self.groups[ARENA]
+        joiners = self.groups[""][:events]
+        await self.warm([ARENA])
+        arrivals: dict[int, list[float]] = {}
+        marks: list[tuple[float, float, int]] = []
+
+        async def work(stats: Stats) -> float:
+            sockets = []
+            for i in range(0, len(viewers), 100):
+                batch = viewers[i:i + 100]
+                sockets += await asyncio.gather(*(connect(
+                    f"ws://127.0.0.1:{self.server.port}/ws/tables/{ARENA}?token="
+                    f"{self.tokens[v]}", max_size=None, compression=None,
+                    open_timeout=60) for v in batch))
+            for ws in sockets:
+                await ws.recv()  # the hello
+
+            async def listen(ws: Any) -> None:
+                # Only the PlayerJoined event is parsed, not the whole message and its view:
+                # the generator must stay cheap beside the server.
+                try:
+                    async for raw in ws:
+                        t = now()
+                        for m in JOINED.finditer(raw):
+                            seq = json.loads(m.group(0))["seq"]
+                            arrivals.setdefault(seq, []).append(t)
+                except Exception:  # closed at the end, or dropped
+                    return
+
+            listeners = [asyncio.create_task(listen(ws)) for ws in sockets]
+            start = now()
+            for name in joiners:
+                conn = self.conn(name)
+                t0 = now()
+                status, _, body = await conn.request("POST", f"/api/tables/{ARENA}/join", {})
+                t1 = now()
+                await conn.close()
+                if status != 200:
+                    stats.error(f"HTTP {status}")
+                    continue
+                seq = max(e["seq"] for e in json.loads(body)["events"])
+                marks.append((t0, t1, seq))
+                deadline = now() + 10
+                while len(arrivals.get(seq, [])) < len(sockets) and now() < deadline:
+                    await asyncio.sleep(0.001)
+                got = arrivals.get(seq, [])
+                if len(got) < len(sockets):
+                    stats.error("not delivered to every viewer in 10 s")
+                    continue
+                stats.ok.append(max(got) - t0)
+            seconds = now() - start
+            for ws in sockets:
+                await ws.close()
+            for task in listeners:
+                task.cancel()
+            return seconds
+
+        def after_ack() -> str:
+            gaps = [max(arrivals.get(seq, [t1])) - t1 for _, t1, seq in marks]
+            acks = [t1 - t0 for t0, t1, _ in marks]
+            return (f"(latency = request sent -> last of {len(viewers)} viewers; "
+                    f"ack p50 {fmt_ms(pct(acks, 50)).strip()} ms; ack -> last viewer p50 "
+                    f"{fmt_ms(pct(gaps, 50)).strip()} p99 {fmt_ms(pct(gaps, 99)).strip()} ms)")
+
+        await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack)
+
+    # (d) -------------------------------------------------------------------------------------
+    async def scenario_d(self, capacity: float, fleet_size: int = 400) -> None:
+        tables = list(BENCH_TABLES)
+        players = [(t, p) for t in tables for p in self.groups[f"over-{t}"]]
+        rate = 2 * capacity
+
+        async def work(stats: Stats) -> float:
+            # Open loop over a fixed fleet of keep-alive connections: requests are due on a
+            # schedule; one waits for a free connection, and its latency counts from when it
+            # was due (no coordinated omission).
+            fleet = asyncio.Queue[Connection]()
+            for _ in range(fleet_size):
+                fleet.put_nowait(Connection("127.0.0.1", self.server.port, "x"))
+            total = int(rate * self.seconds)
+            start = now() + 0.5
+            tasks = []
+
+            async def one(k: int, due: float) -> None:
+                table, player = players[k % len(players)]
+                code, amount = self.spots[(k // len(players)) % len(self.spots)]
+                conn = await fleet.get()
+                conn.auth = f"Authorization: Bearer {self.tokens[player]}\r\n".encode()
+                await self.bet(conn, stats, table, code, amount, True, since=due)
+                fleet.put_nowait(conn)
+
+            for k in range(total):
+                due = start + k / rate
+                delay = due - now()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                tasks.append(asyncio.create_task(one(k, due)))
+            await asyncio.gather(*tasks)
+            while not fleet.empty():
+                await fleet.get_nowait().close()
+            extra.append(f"offered {rate:.0f}/s over {fleet_size} connections")
+            return self.seconds
+
+        extra: list[str] = []
+
+        def share() -> str:
+            self.results.get("(d)")
+            return ""
+
+        async def measured(stats: Stats) -> float:
+            seconds = await work(stats)
+            total = len(stats.ok) + len(stats.busy) + stats.refused + stats.errors
+            extra.append(f"503s {len(stats.busy)}/{total} = "
+                         f"{100 * len(stats.busy) / max(1, total):.0f}%, 503 p99 "
+                         f"{fmt_ms(pct(stats.busy, 99)).strip()} ms from due, "
+                         f"{fmt_ms(pct(stats.busy_sent, 99)).strip()} ms from sent")
+            return seconds
+
+        await self.measure("(d) 2x overload", measured, tables, lambda: "; ".join(extra))
+
+
+# -- driver ------------------------------------------------------------------------------------
+def export_baseline(ref: str, into: Path) -> Path | None:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        archive = subprocess.run(["git", "-C", str(root), "archive", ref, "src"],
+                                 check=True, capture_output=True).stdout
+    except subprocess.CalledProcessError as e:
+        print(f"baseline {ref!r} cannot be exported: {e.stderr.decode().strip()}")
+        return None
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
+async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
+                     groups: dict[str, list[str]], seconds: float, only: str,
+                     capacity: float | None, profile: bool = False
+                     ) -> dict[str, dict[str, Any]]:
+    work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
+    db = work / "floor.db"
+    shutil.copyfile(prepared, db)
+    server = Server(db, src)
+    run = Run(label, server, db, tokens, groups, seconds)
+    run.profile = profile
+    try:
+        if "a" in only:
+            await run.scenario_a()
+        if "b" in only:
+            await run.scenario_b()
+        if "c" in only:
+            await run.scenario_c()
+        if "d" in only:
+            base = capacity or run.results.get("(a) 200 clients, 4 tables", {}).get("per_s")
+            await run.scenario_d(base or 500.0)
+    finally:
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return run.results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--baseline", default="main", help="git ref of the current design, "
+                        "or 'none'")
+    parser.add_argument("--only", default="abcd")
+    parser.add_argument("--players", type=int, default=1000, help="per scenario (b), (c)")
+    parser.add_argument("--profile", action="store_true",
+                        help="sample the server with py-spy during each scenario")
+    args = parser.parse_args()
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) >= 2:
+        os.sched_setaffinity(0, {GENERATOR_CORE})
+    loop = install_uvloop()
+    print(f"load average {os.getloadavg()[0]:.1f} (other work on this machine competes for "
+          "the same cores)")
+    print(f"server pinned to core {SERVER_CORE} (taskset), generator to core "
+          f"{GENERATOR_CORE} ({loop}, raw HTTP/1.1 keep-alive); {os.cpu_count()} cores; "
+          f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after 2 s of warm-up",
+          flush=True)
+    n = args.players
+    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(250)]
+                                    for t in BENCH_TABLES}
+    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(250)] for t in BENCH_TABLES})
+    groups[STADIUM] = [f"st-p{i:04d}" for i in range(n)]
+    groups[ARENA] = [f"ar-p{i:04d}" for i in range(n)]
+    groups[""] = [f"walkin{i:03d}" for i in range(40)]  # accounts not yet at a table
+    prepared_dir = Path(tempfile.mkdtemp(prefix="dt-prep-"))
+    prepared = prepared_dir / "floor.db"
+    t0 = time.perf_counter()
+    tokens = prepare(prepared, {k: v for k, v in groups.items() if not k.startswith("over-")})
+    # the overload players sit at the bench tables too
+    extra_tokens = _seat(prepared, {t: groups[f"over-{t}"] for t in BENCH_TABLES})
+    tokens.update(extra_tokens)
+    print(f"prepared {sum(len(v) for v in groups.values())} players in "
+          f"{time.perf_counter() - t0:.0f} s", flush=True)
+    results = asyncio.run(run_design("pipelined", None, prepared, tokens, groups,
+                                     args.seconds, args.only, None, args.profile))
+    if args.baseline != "none":
+        base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
+        src = export_baseline(args.baseline, base_dir)
+        if src is not None:
+            print(f"baseline: the current design ({args.baseline}), same generator", flush=True)
+            try:
+                asyncio.run(run_design(
+                    "current", src, prepared, tokens, groups, args.seconds, args.only,
+                    results.get("(a) 200 clients, 4 tables", {}).get("per_s")))
+            except Exception as e:  # the old design may not survive a scenario
+                print(f"baseline stopped: {e}")
+        shutil.rmtree(base_dir, ignore_errors=True)
+    shutil.rmtree(prepared_dir, ignore_errors=True)
+
+
+def _seat(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
+    """More players seated at tables that already exist (accounts, sessions, chips)."""
+    floor, _ = build_floor(db)
+    hashed = floor.accounts._hasher.hash(DEMO_PASSWORD)
+    created = datetime.now(UTC).isoformat()
+    expires = (datetime.now(UTC) + timedelta(hours=8)).isoformat()
+    tokens: dict[str, str] = {}
+    for table, names in groups.items():
+        setup: list[g.Command] = []
+        for name in names:
+            floor.accounts._db.execute(
+                "INSERT INTO accounts (username, kind, display, password_hash, created_at) "
+                "VALUES (?, ?, ?, ?, ?)", (name, Kind.PLAYER.value, name, hashed, created))
+            token = secrets.token_urlsafe(24)
+            floor.accounts._db.execute(
+                "INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
+                (token, name, expires))
+            tokens[name] = token
+            setup += [g.JoinTable(actor=name, role=Role.PLAYER, player=name),
+                      g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=CHIPS)]
+        floor.run(table, lambda c=setup: c)  # type: ignore[misc]
+    floor.close()
+    floor.store.close()
+    floor.accounts.close()
+    return tokens
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""An efficient load generator: raw HTTP/1.1 keep-alive over asyncio streams (uvloop when
+installed), one connection per client, latency per request, and its own CPU share.
+
+The generator must not compete with the server for the CPU: ``load_bench`` pins it to a
+different core from the server (``taskset``/``sched_setaffinity``) and reports what share of
+its core it used, beside the figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU seconds, from /proc (the server's share)."""
+    with open(f"/proc/{pid}/stat") as f:
+        parts = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(parts[11]) + int(parts[12])) / ticks
+
+
+@dataclass
+class Stats:
+    """Latencies (seconds) by outcome, and what went wrong."""
+
+    ok: list[float] = field(default_factory=list)
+    busy: list[float] = field(default_factory=list)
+    busy_sent: list[float] = field(default_factory=list)
+    refused: int = 0
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+    def error(self, what: str) -> None:
+        self.errors += 1
+        self.error_kinds[what] = self.error_kinds.get(what, 0) + 1
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def ms(x: float) -> str:
+    return "   n/a" if x != x else f"{x * 1000:7.1f}"
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection."""
+
+    def __init__(self, host: str, port: int, token: str) -> None:
+        self.host, self.port = host, port
+        self.auth = f"Authorization: Bearer {token}\r\n".encode()
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def request(self, method: str, path: str, body: Any = None
+                      ) -> tuple[int, dict[str, str], bytes]:
+        if self.writer is None:
+            await self.open()
+        assert self.reader is not None
+        assert self.writer is not None
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n").encode() + self.auth
+        if body is not None:
+            head += b"Content-Type: application/json\r\n"
+        head += f"Content-Length: {len(data)}\r\n\r\n".encode()
+        self.writer.write(head + data)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = {}
+        for line in lines[1:]:
+            if ":" in line:
+                k, v = line.split(":", 1)
+                headers[k.strip().lower()] = v.strip()
+        length = int(headers.get("content-length", "0"))
+        payload = await self.reader.readexactly(length) if length else b""
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return status, headers, payload
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await self.writer.wait_closed()
+        self.reader = self.writer = None
+
+
+def install_uvloop() -> str:
+    try:
+        import uvloop
+    except ImportError:
+        return "asyncio"
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return "uvloop"
+
+
+def report(name: str, stats: Stats, seconds: float, gen_cpu: float, server_cpu: float,
+           lost: int, extra: str = "", wall: float | None = None) -> dict[str, Any]:
+    """One scenario's line; the CPU shares are over ``wall`` (the whole run, warm-up too)."""
+    accepted = len(stats.ok)
+    wall = wall or seconds
+    line = {
+        "scenario": name, "accepted": accepted, "per_s": accepted / seconds if seconds else 0,
+        "p50_ms": pct(stats.ok, 50) * 1000, "p99_ms": pct(stats.ok, 99) * 1000,
+        "p999_ms": pct(stats.ok, 99.9) * 1000, "busy": len(stats.busy),
+        "busy_p99_ms": pct(stats.busy, 99) * 1000, "refused": stats.refused,
+        "errors": stats.errors, "lost": lost,
+        "generator_cpu": gen_cpu / wall, "server_cpu": server_cpu / wall,
+    }
+    print(f"  {name:<34} {accepted / seconds:8.0f}/s  p50 {ms(pct(stats.ok, 50))}  "
+          f"p99 {ms(pct(stats.ok, 99))}  p99.9 {ms(pct(stats.ok, 99.9))} ms  "
+          f"errors {stats.errors}  lost {lost}  "
+          f"gen CPU {100 * gen_cpu / wall:3.0f}%  server CPU {100 * server_cpu / wall:3.0f}%"
+          + (f"  {extra}" if extra else ""), flush=True)
+    if stats.error_kinds:
+        print(f"  {'':<34} errors by kind: {stats.error_kinds}", flush=True)
+    return line
+
+
+def now() -> float:
+    return time.perf_counter()

@@ -1,0 +1,255 @@
+"""Views kept up to date from events, and each event serialised once per privacy class.
+
+``LiveViews`` holds one table's views: the public part everyone sees alike (built and
+serialised once per committed batch, not once per viewer), the staff part, and each seated
+player's own part (balance, wagers, the wagers they may make now), which a batch invalidates
+only for the players its events touch - unless an event changes the table itself (a roll, a
+phase, a seat), which can change what any player may bet. What they return always equals
+``views.table_view`` built from scratch (a property test holds them to it).
+
+``Fanout`` is one batch of events as each privacy class may see it: staff see every event
+whole; everyone else sees the public events, and a player also their own private ones
+(``views.event_for`` is the rule; each variant is serialised once).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dicetable.core.events import event_to_dict
+from dicetable.games import events as gev
+from dicetable.games.events import Event
+from dicetable.games.state import Bet
+from dicetable.server.views import (
+    PRIVATE_BET,
+    PRIVATE_ITEMS,
+    PRIVATE_PLAYER,
+    me_view,
+    placeable_codes,
+    public_view,
+    staff_view,
+)
+from dicetable.table import Table
+
+SEATING = (gev.PlayerJoined, gev.PlayerLeft)
+PACK_CONSTANTS = ("limits", "rules", "ladders", "placard", "rules_panel")
+"""View members the rule pack fixes for a table's life: sent in a connection's hello, not in
+every push (the page keeps them: ``static/js/api.js``)."""
+
+
+def dumps(data: object) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _merge(base: str, *parts: str) -> str:
+    """``base`` (a JSON object's text) with more members, given as ``"key":value`` texts."""
+    extra = [p for p in parts if p]
+    if not extra:
+        return base
+    if base == "{}":
+        return "{" + ",".join(extra) + "}"
+    return base[:-1] + "," + ",".join(extra) + "}"
+
+
+class LiveViews:
+    """One table's views, maintained from its committed events."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.rebuilt = 0
+        """How many per-player parts were built (tests count them)."""
+        self._public: tuple[bool, dict[str, Any], str, str] | None = None
+        self._staff: tuple[dict[str, Any], str] | None = None
+        self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
+        self._index: dict[str, list[Bet]] | None = None
+        self._pinned: bool | None = None
+        self._last: dict[str, tuple[dict[str, Any], str]] = {}
+        """Each player's last part and its text, kept across batches: a part rebuilt equal to
+        it is not serialised again."""
+        self._placeable: dict[tuple[bool, bool], tuple[list[str], str]] = {}
+        """The wagers a player may make, by (blocked, seated): apart from the odds (worked
+        out per bet), what a player may make depends on the table, not on the player, once
+        they are at it (``CrapsEngine.placeable_codes``: the player gate, then each wager's
+        table-state checks). Worked out once per batch, not once per player."""
+
+    def reset(self) -> None:
+        """Forget everything (the table was rebuilt from its log)."""
+        self.version += 1
+        self._public = self._staff = self._index = None
+        self._me.clear()
+        self._last.clear()
+        self._placeable.clear()
+
+    def update(self, events: Iterable[Event], owners: Mapping[str, str]) -> None:
+        """A committed batch: drop what it may have changed."""
+        self.version += 1
+        self._public = self._staff = self._index = None
+        self._placeable.clear()
+        touched: set[str] = set()
+        table_level = False
+        for e in events:
+            if isinstance(e, (*PRIVATE_PLAYER, *SEATING)):
+                # Another player's chips, wagers or seat are not this player's part; the
+                # placeable set (shared, per batch) is worked out again anyway.
+                touched.add(e.player)
+            elif isinstance(e, PRIVATE_BET) and e.bet in owners:
+                touched.add(owners[e.bet])
+            else:  # the table itself changed: what anyone may bet may have changed
+                table_level = True
+        if table_level:
+            self._me.clear()
+        else:
+            for player in touched:
+                self._me.pop(player, None)
+
+    # -- the parts ----------------------------------------------------------------------------
+    def public(self, table: Table, history: list[dict[str, Any]], *, lean: bool = False
+               ) -> tuple[dict[str, Any], str]:
+        """The public part and its text; ``lean`` leaves out what the rule pack fixes for the
+        table's life (``limits``, ``rules``: 13 of its 14 kB), which a connection's hello
+        has already carried."""
+        blocked = self.blocked(table)  # time can block the dice without an event
+        if self._public is None or self._public[0] != blocked:
+            data = public_view(table, history)
+            fixed = {k: v for k, v in data.items() if k not in PACK_CONSTANTS}
+            self._public = (blocked, data, dumps(data), dumps(fixed))
+        _, data, full, fixed_text = self._public
+        return data, fixed_text if lean else full
+
+    def staff(self, table: Table) -> tuple[dict[str, Any], str]:
+        if self._staff is None:
+            data = staff_view(table)
+            self._staff = (data, dumps(data))
+        return self._staff
+
+    def me(self, table: Table, viewer: str) -> tuple[dict[str, Any], str] | None:
+        if viewer not in table.state.players:
+            return None
+        blocked = self.blocked(table)
+        held = self._me.get(viewer)
+        if held is None or held[0] != blocked:
+            if self._index is None:  # one pass over the layout per batch, not per player
+                index: dict[str, list[Bet]] = {}
+                for bet in table.state.bets.values():
+                    index.setdefault(bet.player, []).append(bet)
+                self._index = index
+            key = (blocked, table.state.players[viewer].seat is not None)
+            shared = self._placeable.get(key)
+            if shared is None:
+                codes = placeable_codes(table, viewer)
+                shared = self._placeable[key] = (codes, dumps(codes))
+            data = me_view(table, viewer, self._index.get(viewer, []), list(shared[0]))
+            before = self._last.get(viewer)
+            if before is not None and before[0] == data:  # unchanged: keep its text
+                held = (blocked, data, before[1])
+            else:
+                # The placeable set is the same text for every player alike: serialised once.
+                own = dumps({k: v for k, v in data.items() if k != "placeable"})
+                held = (blocked, data, _merge(own, '"placeable":' + shared[1]))
+            self._last[viewer] = (data, held[2])
+            self._me[viewer] = held
+            self.rebuilt += 1
+        return held[1], held[2]
+
+    def blocked(self, table: Table) -> bool:
+        """``table.blocked()``, asked once per push rather than once per viewer (``pin``)."""
+        return self._pinned if self._pinned is not None else table.blocked()
+
+    def pin(self, table: Table | None) -> None:
+        """Hold ``blocked`` for the viewers of one push (``None``: ask again each time)."""
+        self._pinned = table.blocked() if table is not None else None
+
+    # -- whole views --------------------------------------------------------------------------
+    def view(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
+             staff: bool, extra: Mapping[str, Any]) -> dict[str, Any]:
+        data = dict(self.public(table, history)[0])
+        if staff:
+            data.update(self.staff(table)[0])
+        mine = self.me(table, viewer) if viewer is not None else None
+        if mine is not None:
+            data["me"] = mine[0]
+        data.update(extra)
+        return data
+
+    def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
+                  staff: bool, extra: Mapping[str, Any], *, lean: bool = False) -> str:
+        """The same view as JSON text, assembled from the parts' texts (``lean``: without
+        ``PACK_CONSTANTS``)."""
+        text = self.public(table, history, lean=lean)[1]
+        parts: list[str] = []
+        if staff:
+            inner = self.staff(table)[1][1:-1]
+            if inner:
+                parts.append(inner)
+        mine = self.me(table, viewer) if viewer is not None else None
+        if mine is not None:
+            parts.append('"me":' + mine[1])
+        more = dumps(dict(extra))[1:-1]
+        if more:
+            parts.append(more)
+        return _merge(text, *parts)
+
+
+@dataclass
+class Fanout:
+    """One batch of events, each serialised once per privacy class."""
+
+    seq: int
+    staff: list[str] = field(default_factory=list)
+    public: list[str | None] = field(default_factory=list)
+    private: dict[str, dict[int, str]] = field(default_factory=dict)
+    made: int = 0
+    """Event texts serialised (once per event and privacy class that sees it differently)."""
+    _public_text: str | None = None
+
+    @classmethod
+    def of(cls, events: list[Event], owners: Mapping[str, str]) -> Fanout:
+        out = cls(seq=events[-1].seq if events else 0)
+        for i, event in enumerate(events):
+            data = event_to_dict(event)
+            whole = dumps(data)
+            out.made += 1
+            out.staff.append(whole)
+            if isinstance(event, PRIVATE_PLAYER):
+                out.public.append(None)
+                out._own(event.player, i, whole)
+            elif isinstance(event, PRIVATE_BET):
+                out.public.append(None)
+                if event.bet in owners:
+                    out._own(owners[event.bet], i, whole)
+            elif isinstance(event, (*PRIVATE_ITEMS, gev.PuckMoved)):
+                key = "moves" if isinstance(event, gev.PuckMoved) else "items"
+                items = data[key]
+                out.public.append(dumps({**data, key: []}))
+                out.made += 1
+                by_player: dict[str, list[Any]] = {}
+                for item in items:
+                    who = item.get("player") if key == "items" else owners.get(item.get("bet"))
+                    if who:
+                        by_player.setdefault(who, []).append(item)
+                for who, theirs in by_player.items():
+                    out._own(who, i, dumps({**data, key: theirs}))
+                    out.made += 1
+            elif isinstance(event, gev.TableOpened):
+                out.public.append(dumps({k: v for k, v in data.items() if k != "pack"}))
+                out.made += 1
+            else:
+                out.public.append(whole)
+        return out
+
+    def _own(self, player: str, index: int, text: str) -> None:
+        self.private.setdefault(player, {})[index] = text
+
+    def events_text(self, viewer: str | None, staff: bool) -> str:
+        if staff:
+            return "[" + ",".join(self.staff) + "]"
+        own = self.private.get(viewer) if viewer is not None else None
+        if not own:
+            if self._public_text is None:
+                self._public_text = "[" + ",".join(p for p in self.public if p is not None) + "]"
+            return self._public_text
+        parts = [own.get(i, pub) for i, pub in enumerate(self.public)]
+        return "[" + ",".join(p for p in parts if p is not None) + "]"

@@ -1,0 +1,261 @@
+"""Several server processes on one PostgreSQL store split the tables between them.
+
+Each process claims a fair share of the tables (their number over ``DICETABLE_WORKERS``) with
+PostgreSQL session advisory locks, so that at most one process holds a table; it writes where
+it listens for forwarded commands into ``table_owners``. A command that arrives at a process
+that does not own its table is forwarded to the owner (``ForwardToOwner``), so each table's
+commands are decided and group-committed by one pipeline. A process that dies drops its locks
+with its connection; the others claim its tables within ``REBALANCE_SECONDS``.
+
+The split is for speed, not for correctness: should the owner not answer, the command is
+decided where it arrived, and the store's sequence check (``StaleVersion``: catch up, decide
+again) keeps two writers from ever both appending after the same head.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+import threading
+import time
+import zlib
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+log = logging.getLogger(__name__)
+
+REBALANCE_SECONDS = 2.0
+FORWARDED = "x-dicetable-forwarded"
+DECIDED_BY = "x-dicetable-decided-by"
+_COMMAND = re.compile(r"^/api/tables/([^/]+)/")
+
+
+def _key(schema: str, table: str) -> int:
+    """A 64-bit advisory-lock key for (schema, table)."""
+    return (zlib.crc32(schema.encode()) << 31) ^ zlib.crc32(table.encode())
+
+
+class TableOwners:
+    """This process's share of the tables, and who owns the others."""
+
+    def __init__(self, conninfo: str, schema: str, tables: list[str], *, workers: int,
+                 url: str) -> None:
+        self.schema = schema
+        self.url = url
+        self.workers = max(1, workers)
+        self.pid = os.getpid()
+        self._tables = sorted(tables)
+        self._owned: set[str] = set()
+        self._lock = threading.Lock()
+        self._conn = psycopg.connect(conninfo, autocommit=True)
+        self._reader = psycopg.connect(conninfo, autocommit=True)
+        self._registry = sql.Identifier(schema, "table_owners")
+        self._conn.execute(sql.SQL(
+            "CREATE TABLE IF NOT EXISTS {} (table_id TEXT PRIMARY KEY, url TEXT NOT NULL, "
+            "pid INTEGER NOT NULL)").format(self._registry))
+        self._cache: dict[str, tuple[float, str | None]] = {}
+        self._stop = threading.Event()
+        self.claim()
+        self._thread = threading.Thread(target=self._rebalance, daemon=True,
+                                        name="dicetable-owners")
+        self._thread.start()
+
+    @property
+    def share(self) -> int:
+        return math.ceil(len(self._tables) / self.workers)
+
+    def owned(self) -> list[str]:
+        with self._lock:
+            return sorted(self._owned)
+
+    def owns(self, table: str) -> bool:
+        with self._lock:
+            return table in self._owned
+
+    def add_table(self, table: str) -> None:
+        with self._lock:
+            if table not in self._tables:
+                self._tables = sorted([*self._tables, table])
+        self.claim()
+
+    def claim(self) -> None:
+        """Take unowned tables up to the fair share (starting at a place of this process's
+        own, so that processes starting together try different tables first)."""
+        with self._lock:
+            tables = list(self._tables)
+            start = self.pid % max(1, len(tables))
+            for table in tables[start:] + tables[:start]:
+                if len(self._owned) >= self.share:
+                    break
+                if table in self._owned:
+                    continue
+                got = self._conn.execute("SELECT pg_try_advisory_lock(%s)",
+                                         (_key(self.schema, table),)).fetchone()
+                if got and got[0]:
+                    self._owned.add(table)
+                    self._conn.execute(sql.SQL(
+                        "INSERT INTO {} (table_id, url, pid) VALUES (%s, %s, %s) "
+                        "ON CONFLICT (table_id) DO UPDATE SET url = EXCLUDED.url, "
+                        "pid = EXCLUDED.pid").format(self._registry),
+                        (table, self.url, self.pid))
+
+    def owner_url(self, table: str) -> str | None:
+        """Where the owner of ``table`` listens (cached for a second), or None."""
+        now = time.monotonic()
+        hit = self._cache.get(table)
+        if hit is not None and now - hit[0] < 1.0:
+            return hit[1]
+        with self._lock:
+            row = self._reader.execute(sql.SQL("SELECT url FROM {} WHERE table_id = %s").format(
+                self._registry), (table,)).fetchone()
+        url = str(row[0]) if row else None
+        self._cache[table] = (now, url)
+        return url
+
+    def forget(self, table: str) -> None:
+        self._cache.pop(table, None)
+
+    def _rebalance(self) -> None:
+        while not self._stop.wait(REBALANCE_SECONDS):
+            try:
+                self.claim()
+            except Exception:  # the database went away for a moment: try again later
+                log.exception("claiming tables failed")
+
+    def close(self) -> None:
+        self._stop.set()
+        for conn in (self._conn, self._reader):
+            try:
+                conn.close()  # the advisory locks go with the session
+            except Exception:
+                log.exception("closing the owners' connection failed")
+
+
+class ForwardToOwner:
+    """ASGI middleware: a table command that arrives here for a table another process owns
+    goes to that process; anything else, or an owner that does not answer, is served here."""
+
+    def __init__(self, app: Any, split: Split) -> None:
+        self.app = app
+        self.split = split
+        self._client: Any = None
+
+    @property
+    def owners(self) -> TableOwners:
+        assert self.split.owners is not None
+        return self.split.owners
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PATCH", "DELETE") \
+                or self.split.owners is None:
+            await self.app(scope, receive, send)
+            return
+        match = _COMMAND.match(scope["path"])
+        headers = dict(scope["headers"])
+        if match is None or FORWARDED.encode() in headers or self.owners.owns(match.group(1)):
+            await self._here(scope, receive, send)
+            return
+        url = self.owners.owner_url(match.group(1))
+        if url is None or url == self.owners.url:
+            await self._here(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            reply = await self._forward(url, scope, body)
+        except Exception:  # the owner is gone: decide here (the store keeps it safe)
+            log.warning("owner of %s at %s did not answer; deciding here", match.group(1), url)
+            self.owners.forget(match.group(1))
+            sent = False
+
+            async def again() -> dict[str, Any]:
+                nonlocal sent
+                if sent:
+                    return {"type": "http.disconnect"}
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await self._here(scope, again, send)
+            return
+        hop = {"connection", "keep-alive", "transfer-encoding", "content-length"}
+        out = [(k.encode(), v.encode()) for k, v in reply.headers.items() if k.lower() not in hop]
+        out.append((b"content-length", str(len(reply.content)).encode()))
+        await send({"type": "http.response.start", "status": reply.status_code,
+                    "headers": out})
+        await send({"type": "http.response.body", "body": reply.content})
+
+    async def _here(self, scope: Any, receive: Any, send: Any) -> None:
+        pid = str(os.getpid()).encode()
+
+        async def mark(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                   (DECIDED_BY.encode(), pid)]}
+            await send(message)
+
+        await self.app(scope, receive, mark)
+
+    async def _forward(self, url: str, scope: Any, body: bytes) -> Any:
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=30)
+        path = scope["path"] + (("?" + scope["query_string"].decode())
+                                if scope.get("query_string") else "")
+        headers = [(k.decode(), v.decode()) for k, v in scope["headers"]
+                   if k.lower() not in (b"host", b"content-length", b"connection")]
+        headers.append((FORWARDED, "1"))
+        return await self._client.request(scope["method"], url + path, headers=headers,
+                                          content=body)
+
+
+class Split:
+    """The tables split for one app: started in its lifespan when ``DICETABLE_WORKERS`` > 1 on
+    a PostgreSQL store. It also serves the app on a private loopback port (a thread of its
+    own) where the other processes forward commands for the tables this one owns."""
+
+    def __init__(self) -> None:
+        self.owners: TableOwners | None = None
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @staticmethod
+    def wanted(store: object) -> bool:
+        return int(os.environ.get("DICETABLE_WORKERS", "1")) > 1 and \
+            hasattr(store, "_conninfo") and hasattr(store, "schema")
+
+    def start(self, app: Any, store: Any, tables: list[str]) -> None:
+        import uvicorn
+
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off",
+                                log_level="warning", access_log=False)
+        server = uvicorn.Server(config)
+        self._server = server
+        self._thread = threading.Thread(target=server.run, daemon=True,
+                                        name="dicetable-forwarded")
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not server.started:
+            raise RuntimeError("the private port for forwarded commands did not open")
+        port = server.servers[0].sockets[0].getsockname()[1]
+        self.owners = TableOwners(store._conninfo, store.schema, tables,
+                                  workers=int(os.environ.get("DICETABLE_WORKERS", "1")),
+                                  url=f"http://127.0.0.1:{port}")
+
+    def stop(self) -> None:
+        if self.owners is not None:
+            self.owners.close()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)

@@ -1,0 +1,321 @@
+"""Per-table pipelining: a table's queued commands decided in order, written in one commit.
+
+Each table has one worker thread and a bounded queue. The worker takes every command waiting
+(up to ``max_batch``), decides them one after the other against the state that includes the
+earlier ones, and appends all their events in one store append (one transaction; the store's
+group committer may share it with other tables' batches). Only after that commit is each
+command answered, so durability is unchanged: nothing acknowledged is ever lost. A refused
+command raises before anything is applied, so it changes nothing and the batch goes on. If the
+commit itself fails, the table is rebuilt from the store and every command of the batch learns
+why (none was acknowledged); a ``StaleVersion`` (another process appended first) is decided
+again against the caught-up state.
+
+Past ``max_queue`` waiting commands, or once the wait they imply (their number times the recent
+cost of a command) passes ``max_wait``, a table refuses more at once with ``Busy`` (HTTP 503
+and ``Retry-After``): never an unbounded wait.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dicetable.core.errors import DicetableError, StaleVersion
+from dicetable.games import commands as gcmd
+from dicetable.games.events import Event
+from dicetable.store.requests import current_request
+
+if TYPE_CHECKING:
+    from dicetable.server.floor import Floor, FloorTable
+    from dicetable.table import Table
+
+log = logging.getLogger(__name__)
+
+Build = Callable[[], "gcmd.Command | list[gcmd.Command]"]
+Reply = Callable[[list[Event], dict[str, str]], Any]
+"""Makes a command's answer right after it is decided (its events, the bet owners seen)."""
+
+MAX_QUEUE = 512
+"""Commands that may wait for one table (industry-default: about two commits' worth)."""
+MAX_BATCH = 256
+"""Commands decided into one commit."""
+MAX_WAIT = 0.1
+"""Seconds a command may expect to wait in the queue before it is refused instead
+(industry-default): the queue's length times the recent cost of one command."""
+
+
+class Busy(DicetableError):
+    """The table's queue is full: try again after ``retry_after`` seconds (HTTP 503)."""
+
+    def __init__(self, message: str, *, retry_after: int = 1) -> None:
+        super().__init__(message, rule="server.backpressure")
+        self.retry_after = retry_after
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    build: Build
+    reply: Reply | None = None
+    view: Callable[[], Any] | None = None
+    """After the commit, the view to add to the reply (``reply`` must give a dict)."""
+    request: str | None = None
+    """The client's idempotency key: recorded with this command's events, in their commit."""
+    advance: Callable[[Table], list[Event]] | None = None
+    """After the commands: give the table the time (its automations: timer, roll, settle)."""
+    future: Future[Any] = field(default_factory=Future)
+
+
+_STOP = object()
+
+
+@dataclass
+class BatchStats:
+    """What a table's pipeline has done (tests count commits with these, never time)."""
+
+    batches: int = 0
+    commits: int = 0
+    commands: int = 0
+    refused: int = 0
+    busy: int = 0
+
+
+class TablePipeline:
+    """One table's queue and worker thread."""
+
+    def __init__(self, floor: Floor, table_id: str, *, max_queue: int = MAX_QUEUE,
+                 max_batch: int = MAX_BATCH, max_wait: float | None = MAX_WAIT) -> None:
+        self.floor = floor
+        self.table_id = table_id
+        self.max_queue = max_queue
+        self.max_batch = max_batch
+        self.max_wait = max_wait
+        self.cost = 0.0
+        """Recent seconds per command (decided and committed in batches), a moving average."""
+        self.stats = BatchStats()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._waiting = 0
+        self._count = threading.Lock()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"dicetable-table-{table_id}",
+                                        daemon=True)
+        self._thread.start()
+
+    # -- the callers' side --------------------------------------------------------------------
+    def submit(self, build: Build, reply: Reply | None = None, *,
+               view: Callable[[], Any] | None = None, bounded: bool = True,
+               advance: Callable[[Table], list[Event]] | None = None) -> Future[Any]:
+        """Queue a command; its future is settled after the commit that holds its events.
+
+        ``bounded`` commands past ``max_queue`` waiting get ``Busy`` at once; the table's own
+        automation (the electronic round) is never refused for load. The caller's request
+        key (``store.requests``, set by the idempotency layer) goes with the command to the
+        store and is committed with its events.
+        """
+        job = Job(build, reply, view, current_request(), advance)
+        with self._count:
+            if self._closed:
+                raise RuntimeError("the floor is closed")
+            # A queue is never sequential use: a caller that waits for each answer is never
+            # refused, however slow the machine.
+            expected = self._waiting * self.cost
+            if bounded and (self._waiting >= self.max_queue or (
+                    self.max_wait is not None and expected > self.max_wait)):
+                self.stats.busy += 1
+                raise Busy(f"table {self.table_id} has {self._waiting} commands waiting "
+                           f"(about {expected * 1000:.0f} ms); retry shortly", retry_after=1)
+            self._waiting += 1
+            self._queue.put(job)
+        return job.future
+
+    @property
+    def waiting(self) -> int:
+        return self._waiting
+
+    def overloaded(self) -> bool:
+        """Would a command queued now be refused? (Read without the lock: a cheap early
+        answer for ``ShedLoad``; ``submit`` decides for certain.)"""
+        waiting = self._waiting
+        return waiting >= self.max_queue or (
+            self.max_wait is not None and waiting * self.cost > self.max_wait)
+
+    def close(self, *, wait: bool = True) -> None:
+        """Stop taking commands; those queued are still decided (``wait``: until they are)."""
+        with self._count:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(_STOP)
+        if wait and threading.current_thread() is not self._thread:
+            self._thread.join()
+
+    @property
+    def on_worker(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    # -- the worker ---------------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is _STOP:
+                return
+            jobs: list[Job] = [first]
+            stop = False
+            while len(jobs) < self.max_batch:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is _STOP:
+                    stop = True
+                    break
+                jobs.append(nxt)
+            with self._count:
+                self._waiting -= len(jobs)
+            try:
+                self._batch(jobs)
+            except BaseException as exc:  # never leave a caller waiting
+                log.exception("table %s: batch failed", self.table_id)
+                for job in jobs:
+                    if not job.future.done():
+                        job.future.set_exception(exc)
+            if stop:
+                return
+
+    def _batch(self, jobs: list[Job]) -> None:
+        floor = self.floor
+        info = floor.get(self.table_id)
+        self.stats.batches += 1
+        began = time.perf_counter()
+        with info.lock:
+            for attempt in range(3):
+                caught = floor._catch_up(self.table_id, info)
+                if caught:
+                    floor._after(self.table_id, info, caught)
+                outcomes, pending, spans = self._decide(info, jobs)
+                if not pending:
+                    break
+                try:
+                    floor._commit(self.table_id, info, pending, spans)
+                except StaleVersion:
+                    # Another process appended first: nothing here was acknowledged, so
+                    # rebuild from the log and decide the whole batch again.
+                    floor._rebuild(self.table_id)
+                    info = floor.get(self.table_id)
+                    if attempt == 2:
+                        raise
+                    continue
+                except BaseException:
+                    floor._rebuild(self.table_id)
+                    raise
+                break
+            self.stats.commands += len(jobs)
+            if pending:
+                self.stats.commits += 1
+            for job, result in outcomes:
+                if job.view is not None and isinstance(result, dict):
+                    try:
+                        result["view"] = job.view()
+                    except Exception:  # the command is committed; its answer still goes out
+                        log.exception("table %s: view for a reply failed", self.table_id)
+            # Answer first, then push to the viewers (still under the lock: the state is the
+            # one just after this batch while the push is prepared).
+            for job, result in outcomes:
+                if isinstance(result, BaseException):
+                    self.stats.refused += 1
+                    job.future.set_exception(result)
+                else:
+                    job.future.set_result(result)
+            if pending:
+                floor._publish(self.table_id, pending)
+        spent = time.perf_counter() - began
+        self.cost = 0.8 * self.cost + 0.2 * (spent / len(jobs))
+
+    def _decide(self, info: FloorTable, jobs: list[Job]
+                ) -> tuple[list[tuple[Job, object]], list[Event], list[tuple[str, int, int]]]:
+        """Every job decided in order against the state with the earlier ones applied; the
+        events are held back (the sink only collects them) until the one commit."""
+        table = info.table
+        state = table.state
+        pending: list[Event] = []
+        owners: dict[str, str] = {}
+
+        def collect(events: Any) -> None:
+            # Before the events are applied: who owns each bet they touch (a removed bet is
+            # gone from the state afterwards, but its owner still sees its removal).
+            for e in events:
+                bet = getattr(e, "bet", None)
+                if bet is not None:
+                    held = state.bets.get(bet)
+                    owners[bet] = held.player if held is not None else getattr(
+                        e, "player", owners.get(bet, ""))
+                for item in getattr(e, "moves", ()):
+                    held = state.bets.get(item.bet)
+                    if held is not None:
+                        owners[item.bet] = held.player
+            pending.extend(events)
+
+        saved = table.sink
+        table.sink = collect
+        outcomes: list[tuple[Job, object]] = []
+        spans: list[tuple[str, int, int]] = []
+        try:
+            for job in jobs:
+                mine: list[Event] = []
+                try:
+                    built = job.build()
+                    for command in built if isinstance(built, list) else [built]:
+                        mine += table.execute(command)
+                    if job.advance is not None:
+                        mine += job.advance(table)
+                except Exception as exc:  # refused: its own refused step applied nothing
+                    # (earlier steps of a list, or an automation's, stand and are committed
+                    # with the request's key, as a direct append would have)
+                    if job.request and mine:
+                        spans.append((job.request, mine[0].seq, mine[-1].seq))
+                    outcomes.append((job, exc))
+                    continue
+                if job.request and mine:
+                    spans.append((job.request, mine[0].seq, mine[-1].seq))
+                try:
+                    outcomes.append((job, job.reply(mine, owners) if job.reply else mine))
+                except Exception as exc:
+                    outcomes.append((job, exc))
+        finally:
+            table.sink = saved
+        info.owners.update(owners)
+        return outcomes, pending, spans
+
+
+_TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")
+
+
+class ShedLoad:
+    """ASGI middleware, outermost: a command for a table whose queue is full is refused with
+    ``503`` and ``Retry-After`` before anything else is spent on it (no session lookup, no
+    body parsed), so that refusing the excess stays cheap under overload."""
+
+    def __init__(self, app: Any, floor: Floor) -> None:
+        self.app = app
+        self.floor = floor
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] in ("POST", "PATCH", "DELETE"):
+            match = _TABLE_PATH.match(scope["path"])
+            info = self.floor.tables.get(match.group(1)) if match else None
+            if info is not None and info.pipeline is not None and info.pipeline.overloaded():
+                info.pipeline.stats.busy += 1
+                body = (b'{"error":"Busy","message":"the table has too many commands waiting; '
+                        b'retry shortly","rule":"server.backpressure","citation":""}')
+                await send({"type": "http.response.start", "status": 503, "headers": [
+                    (b"content-type", b"application/json"), (b"retry-after", b"1"),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
