@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
+from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
 
 if TYPE_CHECKING:
@@ -162,20 +163,10 @@ class TablePipeline:
     # -- the worker ---------------------------------------------------------------------------
     def _run(self) -> None:
         while True:
-            first = self._queue.get()
-            if first is _STOP:
+            jobs: list[Job]
+            jobs, stop = take_batch(self._queue, self.max_batch, _STOP)
+            if not jobs:
                 return
-            jobs: list[Job] = [first]
-            stop = False
-            while len(jobs) < self.max_batch:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stop = True
-                    break
-                jobs.append(nxt)
             with self._count:
                 self._waiting -= len(jobs)
             try:

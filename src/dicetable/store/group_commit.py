@@ -35,6 +35,27 @@ class Job:
 _STOP = object()
 
 
+def take_batch(q: queue.SimpleQueue[Any], limit: int, stop: object) -> tuple[list[Any], bool]:
+    """Wait for one item, then take whatever else is already queued, up to ``limit``.
+
+    Returns the batch and whether the ``stop`` sentinel was met (nothing after it is taken);
+    an empty batch means ``stop`` came first.
+    """
+    first = q.get()
+    if first is stop:
+        return [], True
+    batch = [first]
+    while len(batch) < limit:
+        try:
+            nxt = q.get_nowait()
+        except queue.Empty:
+            break
+        if nxt is stop:
+            return batch, True
+        batch.append(nxt)
+    return batch, False
+
+
 class GroupCommitter:
     """Runs ``write(jobs)`` on one thread; ``write`` settles each job's future."""
 
@@ -62,20 +83,9 @@ class GroupCommitter:
 
     def _run(self) -> None:
         while True:
-            first = self._queue.get()
-            if first is _STOP:
+            batch, stop = take_batch(self._queue, self._max, _STOP)
+            if not batch:
                 return
-            batch: list[Job] = [first]
-            stop = False
-            while len(batch) < self._max:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stop = True
-                    break
-                batch.append(nxt)
             self.batches += 1
             self.jobs += len(batch)
             self._write_isolating(batch)
