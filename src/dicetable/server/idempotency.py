@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dicetable.server.limits import replaying
 from dicetable.store.base import RequestRecord
 from dicetable.store.requests import request_in_progress
 
@@ -77,6 +78,11 @@ class Answers:
     def put(self, scope: str, fingerprint: str, status: int, body: str, at: str) -> None:
         self.db.execute("INSERT INTO idempotency VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope) "
                         "DO NOTHING", (scope, fingerprint, status, body, at))
+
+
+async def _disconnected() -> Message:
+    """What the app hears after its one (already read) body: the client is done."""
+    return {"type": "http.disconnect"}
 
 
 def _json(status: int, data: dict[str, Any], replayed: bool = False) -> list[Message]:
@@ -174,17 +180,8 @@ class Idempotency:
                 chunks.append(message.get("body", b""))
             await send(message)
 
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return {"type": "http.disconnect"}
-
         with request_in_progress(request_scope):
-            await self.app(scope, replay, capture)
+            await self.app(scope, replaying(body, _disconnected), capture)
         status = status_box[0] if status_box else 500
         text = b"".join(chunks)
         if status < 500:

@@ -25,6 +25,21 @@ MAX_SEQ = 2**62
 """Sequence numbers stay below this (the stores' own bound)."""
 
 
+
+def replaying(body: bytes, then: Receive) -> Receive:
+    """A ``receive`` that hands the app the already-read ``body`` once, then defers to
+    ``then`` (the middlewares read a body whole before the app sees it)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await then()
+
+    return receive
+
 class ErrorBody(BaseModel):
     """Every refusal: what was refused, why, the rule and its citation."""
 
@@ -98,17 +113,7 @@ class BodyLimit:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = json.dumps({"error": "TooLarge", "message": f"request bodies are at most "
