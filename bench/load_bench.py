@@ -60,9 +60,11 @@ from bench.loadgen import (
 from bench.loadgen import ms as fmt_ms
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
+from dicetable.server.accounts import Kind, token_digest
 from dicetable.server.demo import DEMO_PASSWORD, electronic_pack
+from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
+from dicetable.store.keys import default_key_path
 from dicetable.table import Table
 
 JOINED = re.compile(r'\{[^{}]*"type":"PlayerJoined"[^{}]*\}')
@@ -96,13 +98,26 @@ def spots() -> list[tuple[str, int]]:
 
 def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
     """The demo floor, the bench tables, and players seated with chips; returns the session
-    tokens. (Accounts get one shared Argon2 hash and their sessions directly: 4,000 logins'
-    worth of Argon2 is not what is measured.)"""
+    tokens."""
     floor, _ = build_floor(db)
     pack = electronic_pack()
     for table in [*BENCH_TABLES, STADIUM, ARENA]:
         floor.open_table(pack, table, mode="electronic", opener="fran",
                          staff={"dee": Role.DEALER})
+    return _seated(floor, groups)
+
+
+def _seat(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
+    """More players seated at tables that already exist (accounts, sessions, chips)."""
+    floor, _ = build_floor(db)
+    return _seated(floor, groups)
+
+
+def _seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
+    """Accounts for ``groups`` (table -> player names; table "" seats nobody), each with a
+    session, seated with chips; closes the floor and returns the tokens. (Accounts get one
+    shared Argon2 hash and their sessions directly: 4,000 logins' worth of Argon2 is not what
+    is measured.)"""
     hashed = floor.accounts._hasher.hash(DEMO_PASSWORD)
     created = datetime.now(UTC).isoformat()
     expires = (datetime.now(UTC) + timedelta(hours=8)).isoformat()
@@ -116,7 +131,7 @@ def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
                         (name, Kind.PLAYER.value, name, hashed, created))
             token = secrets.token_urlsafe(24)
             db_.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
-                        (token, name, expires))
+                        (token_digest(token), name, expires))
             tokens[name] = token
             if table:
                 setup += [g.JoinTable(actor=name, role=Role.PLAYER, player=name),
@@ -460,6 +475,9 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
     shutil.copyfile(prepared, db)
+    key = default_key_path(prepared)
+    if key.exists():  # the chain key travels with its log (#12: nothing is served without it)
+        shutil.copyfile(key, default_key_path(db))
     server = Server(db, src)
     run = Run(label, server, db, tokens, groups, seconds)
     run.profile = profile
@@ -532,33 +550,6 @@ def main() -> None:
                 print(f"baseline stopped: {e}")
         shutil.rmtree(base_dir, ignore_errors=True)
     shutil.rmtree(prepared_dir, ignore_errors=True)
-
-
-def _seat(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
-    """More players seated at tables that already exist (accounts, sessions, chips)."""
-    floor, _ = build_floor(db)
-    hashed = floor.accounts._hasher.hash(DEMO_PASSWORD)
-    created = datetime.now(UTC).isoformat()
-    expires = (datetime.now(UTC) + timedelta(hours=8)).isoformat()
-    tokens: dict[str, str] = {}
-    for table, names in groups.items():
-        setup: list[g.Command] = []
-        for name in names:
-            floor.accounts._db.execute(
-                "INSERT INTO accounts (username, kind, display, password_hash, created_at) "
-                "VALUES (?, ?, ?, ?, ?)", (name, Kind.PLAYER.value, name, hashed, created))
-            token = secrets.token_urlsafe(24)
-            floor.accounts._db.execute(
-                "INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
-                (token, name, expires))
-            tokens[name] = token
-            setup += [g.JoinTable(actor=name, role=Role.PLAYER, player=name),
-                      g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=CHIPS)]
-        floor.run(table, lambda c=setup: c)  # type: ignore[misc]
-    floor.close()
-    floor.store.close()
-    floor.accounts.close()
-    return tokens
 
 
 if __name__ == "__main__":
