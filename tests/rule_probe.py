@@ -261,7 +261,104 @@ def _scenario(pack: RulePack, mode: str) -> list[Any]:
     return out
 
 
-PARTS = (("compiled", None, 0), ("authority", None, 0), ("scenario-bare", None, 0),
+def _situations(pack: RulePack) -> list[Any]:
+    """Short walks straight to the moments a few rules decide: a come-out roll with wagers
+    standing on their default working status, a seat past the last position, the offer of
+    the dice and the shooter's end, the last person leaving the dice."""
+    out: list[Any] = []
+    _comeout(pack, out)
+    _shooters(pack, out)
+    return out
+
+
+def _comeout(pack: RulePack, out: list[Any]) -> None:
+    """Bare: wagers of every standing family and odds behind come bets, left on their
+    default working status (working.comeout.*), then a point made and a come-out 7; a bonus
+    wager after that 7 (bonus.placement); a seat at every position (table.positions)."""
+    table = Table.open(pack, "probe", mode="bare", clock=FixedClock())
+
+    def do(command: g.Command) -> None:
+        _record(table, out, lambda: table.execute(command))
+
+    def bet(code: str, amount: int, base: str | None = None) -> None:
+        do(g.PlaceBet(actor="ann", role=Role.PLAYER, player="ann", wager=code, amount=amount,
+                      base=base))
+
+    def roll(faces: str) -> None:
+        do(g.RecordRoll(actor="stick", role=Role.STICKPERSON, roll=Roll.parse(faces)))
+
+    for seat in range(1, 32):
+        do(g.JoinTable(actor=f"s{seat}", role=Role.PLAYER, player=f"s{seat}", seat=seat))
+    do(g.JoinTable(actor="ann", role=Role.PLAYER, player="ann"))
+    do(g.BuyChips(actor="dealer", role=Role.DEALER, player="ann", amount=100_000_00))
+    bet("pass", 10_00)
+    roll("2-2")
+    for code in ("place6", "buy4", "lay10", "lose5", "hard6", "hard8", "big6", "come",
+                 "dontcome"):
+        bet(code, 30_00)
+    roll("4-5")
+    for b in sorted(table.state.bets):
+        bet("odds", 30_00, base=b)
+    roll("2-2")
+    roll("3-4")
+    for code in ("allsmall", "alltall", "makeemall"):
+        bet(code, 5_00)
+    out.append(("bets", sorted((b.id, b.wager, b.amount) for b in table.state.bets.values())))
+    out.append(("balances", table.balances, table.state.house))
+
+
+def _shooters(pack: RulePack, out: list[Any]) -> None:
+    """Live: the dice offered round the table from the first position (shooter.first_offer),
+    a shooter who gives them up (shooter.may_relinquish), the offer going on from the last
+    shooter or starting again (shooter.next_offer), a shooter removed on each ground
+    (shooter.removal_grounds), then every person relieved while dice are at the table
+    (dice.never_unattended)."""
+    staff = {k: v for k, v in STAFF.items() if k != "fl"}
+    table = Table.open(pack, "probe", mode="live", clock=FixedClock(), actor="fl",
+                       role=Role.FLOORPERSON, staff=staff)
+    if not table.state.variant.has_shooter:
+        return
+
+    def do(command: g.Command) -> None:
+        _record(table, out, lambda: table.execute(command))
+
+    positions = int(pack.value("table.positions"))
+    seats = sorted({1, 2, positions // 2, positions // 2 + 2, positions})
+    players = [f"p{seat}" for seat in seats]
+    for seat, p in zip(seats, players, strict=True):
+        do(g.JoinTable(actor=p, role=Role.PLAYER, player=p, seat=seat))
+        do(g.BuyChips(actor="dl", role=Role.DEALER, player=p, amount=1_000_00))
+        do(g.PlaceBet(actor=p, role=Role.PLAYER, player=p, wager="pass", amount=10_00))
+    who, role = table.who(t.BringDice)
+    do(t.BringDice(actor=who, role=role, serials=("S1", "S2", "S3", "S4", "S5", "S6"),
+                   witness="pb" if who != "pb" else "fl"))
+    for end in ([t.RelinquishDice], [t.RemoveShooter] * 3):
+        for k, ending in enumerate(end):
+            for p in players:  # whom the dice go to first
+                do(t.OfferDice(actor="sp", role=Role.STICKPERSON, patron=p,
+                               serials=tuple(table.procedure.bowl)))
+            offered = table.procedure.offer_to
+            if offered is not None:
+                do(t.SelectDice(actor=offered, role=Role.PLAYER,
+                                serials=tuple(table.procedure.offered[:2])))
+            shooter = table.procedure.shooter or "nobody"
+            if ending is t.RelinquishDice:
+                do(t.RelinquishDice(actor=shooter, role=Role.PLAYER))
+            else:
+                ground = ("continual-invalid-rolls", "unreasonable-delay", "violation")[k]
+                who, role = table.who(t.RemoveShooter)
+                do(t.RemoveShooter(actor=who, role=role, ground=ground))
+    # The floorperson relieves the crew, the pit boss the floorperson, then the pit boss goes.
+    for by, person, role in (*(("fl", p, r) for p, r in staff.items() if p != "pb"),
+                             ("pb", "fl", Role.FLOORPERSON), ("sm", "pb", Role.PIT_BOSS)):
+        by_role = {"fl": Role.FLOORPERSON, "pb": Role.PIT_BOSS}.get(by, Role.SHIFT_MANAGER)
+        do(t.RelieveStaff(actor=by, role=by_role, person=person, staff_role=role))
+    out.append(("procedure", table.procedure.shooter, table.procedure.last_shooter,
+                sorted(table.procedure.staff)))
+
+
+PARTS = (("compiled", None, 0), ("authority", None, 0), ("situations", None, 0),
+         ("scenario-bare", None, 0),
          ("scenario-live", None, 0),
          *((mode, seed, 200) for seed in (1, 2, 3) for mode in ("bare", "live")))
 """The fingerprint's parts, cheapest first: a rule is usually seen in the first ones."""
@@ -273,6 +370,8 @@ def part(pack: RulePack, which: tuple[str, int | None, int]) -> list[Any]:
         return _compiled(pack)
     if name == "authority":
         return _authority(pack)
+    if name == "situations":
+        return _situations(pack)
     if name.startswith("scenario-"):
         return _scenario(pack, name.removeprefix("scenario-"))
     assert seed is not None
@@ -356,3 +455,31 @@ def derived(pack: RulePack, rule_id: str, value: Any) -> RulePack:
     return RulePack(pack.id, pack.name, rules, pack.base)  # same id: messages name it
 
 
+
+
+def conditioned(pack: RulePack, rule_id: str) -> RulePack:
+    """``pack`` with the other rule set under which alone ``rule_id`` is read
+    (``rules.schema.READ_WHEN``); ``pack`` itself when the rule is always read."""
+    when = SPECS[rule_id].when
+    if when is None:
+        return pack
+    other, value = when
+    rules = {**pack.rules, other: dataclasses.replace(pack.rule(other), value=value)}
+    return RulePack(pack.id, pack.name, rules, pack.base)
+
+
+def moot(pack: RulePack, rule_id: str) -> str | None:
+    """Why no table under ``pack`` can show ``rule_id``'s value, checked here, or None.
+
+    The payout unit and what to do with an inexact payout matter only where some payout is
+    not a whole number of the units staked: a pack whose every payout is a whole multiple
+    of every betting unit (Props & Hops: whole-dollar stakes at whole odds) pays every
+    accepted amount exactly, in any payout unit that divides its betting units."""
+    if rule_id not in ("payout.unit", "payout.inexact"):
+        return None
+    nets = {net for w in compile_pack(pack).values() for net in w.payouts}
+    units = {r.value["unit"] for r in pack if r.id.startswith("limits.")
+             and isinstance(r.value, dict)}
+    if all(net.denominator == 1 for net in nets) and all(u % 100 == 0 for u in units):
+        return "every payout is a whole number of dollars on a whole-dollar stake"
+    return None

@@ -56,6 +56,8 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
             spec = SPECS.get(rule_id)
             rule["read_by"] = spec.reads if spec is not None else ""
             rule["informational"] = spec is None or spec.informational
+            if spec is not None and spec.when is not None:
+                rule["read_when"] = {spec.when[0]: spec.when[1]}
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     table = Table("rule", "value", "status", "citation", "read by",
@@ -64,6 +66,8 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
         spec = SPECS.get(rule.id)
         reads = spec.reads.removeprefix("dicetable.") if spec is not None and spec.reads \
             else "[dim]informational[/]"
+        if spec is not None and spec.when is not None:
+            reads += f" (when {spec.when[0]} is {spec.when[1]})"
         table.add_row(rule.id, rule_value(rule.id, rule.value),
                       f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation, reads)
     table_console(wide).print(fit(table))

@@ -147,8 +147,11 @@ class Engine:
         if not c.player or not c.player.strip():
             raise InvalidInput("a player needs a name", rule="table.players")
         if c.seat is not None:
-            if c.seat < 1:
-                raise InvalidInput(f"seat {c.seat} does not exist", rule="table.seats")
+            positions = int(state.rules().value("table.positions"))
+            if not 1 <= c.seat <= positions:
+                raise InvalidInput(f"seat {c.seat} does not exist: this table has "
+                                   f"{positions} player positions", rule="table.positions",
+                                   citation=state.rules().cite("table.positions"))
             taken = [p for p, info in state.players.items() if info.seat == c.seat
                      and p != c.player]
             if taken:

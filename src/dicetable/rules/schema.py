@@ -28,6 +28,8 @@ class RuleSpec:
     check: Checker
     reads: str = ""
     """The module that consumes the rule's value ("" only for an informational rule)."""
+    when: tuple[str, Any] | None = None
+    """Another rule's value under which alone this value is read (``READ_WHEN``)."""
 
     @property
     def informational(self) -> bool:
@@ -77,6 +79,15 @@ INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.place
 settlement, the shooter keeping the dice until a seven-out, the Fire Bet's placement), or
 describes the table or its jurisdiction, or (late bets) records text whose procedure the
 engine does not model: a wager is refused once betting is closed, whatever the value."""
+
+
+READ_WHEN: dict[str, tuple[str, Any]] = {
+    "odds.limit.multiple": ("odds.limit.mode", "flat"),
+    "paytable.horn.single": ("paytable.horn.form", "single"),
+}
+"""Rules whose value is read only while another rule has a given value: a flat odds multiple
+matters only under flat odds, a single-bet Horn payout only where the Horn is one bet. The
+rule-read test sets that value first; ``rules show`` says so."""
 
 
 def reader_of(rule_id: str) -> str:
@@ -206,7 +217,8 @@ def _build() -> dict[str, RuleSpec]:
     specs: dict[str, RuleSpec] = {}
 
     def spec(rule_id: str, kind: str, description: str, check: Checker) -> None:
-        specs[rule_id] = RuleSpec(rule_id, kind, description, check, reader_of(rule_id))
+        specs[rule_id] = RuleSpec(rule_id, kind, description, check, reader_of(rule_id),
+                                  READ_WHEN.get(rule_id))
 
     odds, yes_no = _odds, _bool
     cents = _int(0, 100_000_000)

@@ -6,8 +6,10 @@ from collections.abc import Iterable, Mapping
 
 from dicetable.rules.model import Rule
 from dicetable.rules.schema import SPECS, check_value
-from dicetable.rules.variants import GAME_RULES
+from dicetable.rules.variants import GAME_RULES, GameRules
 from dicetable.rules.vocabulary import family_of
+
+Problem = tuple[str, str]
 
 _COMMON_AUTHORITY = ("open_table", "staff", "seat", "chips", "wager", "close_betting", "dice",
                      "record_roll", "settle")
@@ -104,6 +106,7 @@ def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
             problems.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager"))
     if not codes:
         problems.append(("menu", "the table offers no wagers"))
+    problems += _fits_the_game(rules, variant)
     try:
         need = required_rules(codes, game)
     except KeyError:
@@ -125,3 +128,23 @@ def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
             problems.append(("payout.unit", f"the betting unit {limits['unit']} must be a "
                                             f"whole number of payout units ({unit})"))
     return problems
+
+
+def _fits_the_game(rules: Mapping[str, Rule], variant: GameRules | None) -> list[Problem]:
+    """Values that name what the game does not have: a family that stays up after a win, a
+    seat of reference for offering the dice."""
+    if variant is None:
+        return []
+    out: list[Problem] = []
+    stays = rules.get("winning.stays_up")
+    if stays is not None and isinstance(stays.value, list):
+        missing = [f for f in stays.value if isinstance(f, str) and not variant.offers(f)]
+        if missing:
+            out.append(("winning.stays_up", f"{variant.title} has no {', '.join(missing)} "
+                                            "wagers"))
+    first = rules.get("shooter.first_offer")
+    if first is not None and variant.offer_references \
+            and first.value not in variant.offer_references:
+        out.append(("shooter.first_offer", f"a {variant.title} table offers the dice first "
+                                           f"{' or '.join(sorted(variant.offer_references))}"))
+    return out

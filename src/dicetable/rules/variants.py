@@ -23,6 +23,10 @@ class GameRules:
     """Rules every pack of this game defines."""
     not_offered: frozenset[str]
     """Wager families the game does not have."""
+    offer_references: frozenset[str] = frozenset()
+    """The seats of reference from which the dice are first offered (``shooter.first_offer``):
+    a Craps table counts from its boxperson or stickperson, a Mini-Craps table, which has
+    neither, from its dealer."""
 
     def offers(self, family: str) -> bool:
         return family not in self.not_offered
@@ -37,8 +41,10 @@ _CRAPS_REQUIRED = frozenset(
          "may_relinquish", "removal_grounds")})
 
 _DECLARED = (
-    GameRules("craps", "Craps", _CRAPS_REQUIRED, _PROPS_AND_HOPS_FAMILIES),
-    GameRules("mini-craps", "Mini-Craps", _CRAPS_REQUIRED, _PROPS_AND_HOPS_FAMILIES),
+    GameRules("craps", "Craps", _CRAPS_REQUIRED, _PROPS_AND_HOPS_FAMILIES,
+              frozenset({"left-of-boxperson", "left-of-stickperson"})),
+    GameRules("mini-craps", "Mini-Craps", _CRAPS_REQUIRED, _PROPS_AND_HOPS_FAMILIES,
+              frozenset({"left-of-dealer"})),
     GameRules("props-and-hops", "Props & Hops", frozenset(
         {"wagering.seated_only", "wagering.before_shake", "authority.shaker", "authority.shake",
          "shaker.min_shakes", "shaker.first_to", "shaker.passes_on", "shaker.six_eight_shake"}),

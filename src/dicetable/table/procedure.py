@@ -266,15 +266,17 @@ class ProcedureEngine:
         if not p.holds(c.person, c.staff_role):
             raise InvalidInput(f"{c.person} is not {c.staff_role} here", rule="authority.staff")
         if p.dice and pack.flag("dice.never_unattended"):
-            remaining = {person for person, roles in p.staff.items()
-                         if roles - ({c.staff_role} if person == c.person else set())}
-            dealers_left = [d for d in p.people_in(Role.DEALER)
-                            if not (d == c.person and c.staff_role is Role.DEALER)]
-            if not remaining or (state.variant.has_shaker and not dealers_left):
+            # Someone who answers for the dice stays: the dealer for the shaker (Props &
+            # Hops), elsewhere a person who may handle the dice (authority.dice).
+            keepers = {Role.DEALER} if state.variant.has_shaker else pack.roles("authority.dice")
+            kept = [person for person, roles in p.staff.items()
+                    if (roles - ({c.staff_role} if person == c.person else set())) & keepers]
+            if not kept:
                 raise ProcedureViolation(
                     "the dice may not be left unattended at the table"
-                    + (": the dealer is responsible for the shaker"
-                       if state.variant.has_shaker else ""),
+                    + (": the dealer is responsible for the shaker" if state.variant.has_shaker
+                       else ": nobody else here may handle them "
+                            f"({', '.join(sorted(r.value for r in keepers))})"),
                     rule="dice.never_unattended", citation=pack.cite("dice.never_unattended"))
         out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"), person=c.person,
                  staff_role=c.staff_role)
