@@ -59,7 +59,7 @@ def test_replay_reports_an_unexpected_refusal_with_its_citation(tmp_path: Path) 
     assert "ProcedureViolation" in out.output
 
 
-@pytest.mark.parametrize("text", ["", "dicetable-script 3\n", "dicetable-script 1\npack\n",
+@pytest.mark.parametrize("text", ["", "dicetable-script 4\n", "dicetable-script 1\npack\n",
                                   "dicetable-script 1\npack pa-craps\nsam wizard roll 3-4\n",
                                   "dicetable-script 1\npack pa-craps\nmode bare\n"
                                   "x player frobnicate\n",

@@ -98,8 +98,40 @@ def test_pa_585_3_f_dealer_calls_no_roll_after_the_result_is_read() -> None:
         t.execute(cmd.CallNoRoll(actor="fl", role=Role.FLOORPERSON, grounds=("die-fell-out",)))
     events = t.execute(cmd.CallNoRoll(actor="dealer", role=Role.DEALER,
                                       grounds=("die-fell-out",)))
-    assert [e.kind for e in events] == ["NoRollCalled", "WagersReturned", "RoundCompleted"]
+    # Nothing automated: returning the wagers is the dealer's chore (noroll.effect).
+    assert [e.kind for e in events] == ["NoRollCalled"]
+    events = t.settle()
+    assert [e.kind for e in events] == ["WagersReturned", "RoundCompleted"]
     assert t.balance("alice") == 100000
+
+
+def test_pa_585_3_f_a_table_that_automates_returns_returns_the_wagers_at_once() -> None:
+    t = table()
+    t.bet("alice", "any7", 100)
+    t.no_more_bets()
+    events = t.roll("3-4", facts=("die-fell-out",))  # an automatic no roll (noroll.automatic)
+    assert [e.kind for e in events] == ["DiceRolled", "NoRollCalled", "WagersReturned",
+                                        "RoundCompleted"]
+    assert t.balance("alice") == 100000
+
+
+def test_noroll_effect_nothing_moves_until_the_wagers_are_returned() -> None:
+    t = table(by_hand=True)
+    t.bet("alice", "any7", 100)
+    t.no_more_bets()
+    t.roll("3-4")
+    t.call_no_roll("die-fell-out")
+    for refused in (lambda: t.bet("bob", "any7", 100), lambda: t.roll("2-2"),
+                    lambda: t.no_more_bets()):
+        with pytest.raises(ProcedureViolation) as e:
+            refused()
+        assert e.value.rule in ("noroll.effect", "wagering.before_shake")
+    assert t.balance("alice") == 100000 - 100
+    t.do("return-wagers")
+    assert t.balance("alice") == 100000
+    with pytest.raises(ProcedureViolation) as again:
+        t.do("return-wagers")
+    assert again.value.rule == "noroll.effect"
 
 
 def test_pa_585_3_h_losers_collected_before_winners_paid() -> None:

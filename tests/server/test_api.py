@@ -279,8 +279,13 @@ def test_props_and_hops_round_with_a_no_roll(login: Login) -> None:
     amy.post(f"{PH}/return-shaker")
     dee.post(f"{PH}/uncover")
     reply = dee.post(f"{PH}/roll", {"faces": "2-2", "facts": ["die-fell-out"]})
-    assert [e["type"] for e in reply.json()["events"]] == [
-        "DiceRolled", "NoRollCalled", "WagersReturned", "RoundCompleted"]
+    assert [e["type"] for e in reply.json()["events"]] == ["DiceRolled", "NoRollCalled"]
+    # A live table automates nothing: returning the wagers is the dealer's chore.
+    assert dee.get(PH).json()["chores"] == ["return-wagers"]
+    refused(dee.post(f"{PH}/shake"), 409, "ProcedureViolation", "noroll.effect")
+    refused(amy.post(f"{PH}/return-wagers"), 403, "RoleNotPermitted", "authority.settle")
+    reply = dee.post(f"{PH}/return-wagers")
+    assert [e["type"] for e in reply.json()["events"]] == ["WagersReturned", "RoundCompleted"]
     assert amy.get(PH).json()["me"]["balance"] == 50000  # 585.3(f): every wager returned
     assert dee.post(f"{PH}/shake").status_code == 200
 

@@ -22,7 +22,7 @@ from dicetable.store.event_codec import VERSIONS, decode, encode, upcast
 from dicetable.store.replay import load_state
 from dicetable.store.state_codec import encode_state
 from dicetable.table import Table
-from dicetable.table.automation import CHORES, Automation
+from dicetable.table.automation import AROUND_THE_ROLL, CHORES, Automation
 from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
 
@@ -45,17 +45,40 @@ def test_the_fixture_is_a_v1_log(v1_db: Path) -> None:
     assert not any('"v":' in b for b in bodies)  # written before schema versions
 
 
-def test_v1_log_loads_and_its_opening_is_upcast_to_v2(v1_db: Path) -> None:
+def test_v1_log_loads_and_its_opening_is_upcast_to_v3(v1_db: Path) -> None:
+    """v1 -> v2: only a settlement.automatic pack settled by itself, and an electronic
+    table's server ran its timer and roll; v2 -> v3: every table returned a no roll's
+    wagers and passed the shaker at once (AROUND_THE_ROLL)."""
     with SqliteStore(v1_db) as store:
         openings: dict[str, TableOpened] = {}
         for t in store.tables():
             opened = next(iter(store.events(t)))
             assert isinstance(opened, TableOpened)
             openings[t] = opened
+    around = tuple(a.value for a in AROUND_THE_ROLL)
     assert {k: v.automations for k, v in openings.items()} == {
-        "bare-1": (), "in-1": (), "ph-1": (),  # v1: only a settlement.automatic pack settled
-        "e-1": tuple(sorted(a.value for a in (*CHORES, Automation.BETTING_TIMER,
+        "bare-1": tuple(sorted(around)), "in-1": tuple(sorted(around)),
+        "ph-1": tuple(sorted(around)),
+        "e-1": tuple(sorted(a.value for a in (*CHORES, *AROUND_THE_ROLL,
+                                               Automation.BETTING_TIMER,
                                                Automation.CSPRNG_ROLL)))}
+
+
+def test_table_opened_v2_keeps_returning_and_passing_at_once() -> None:
+    """A v2 opening (the issue-10 code before these two chores became automations) reads
+    as a table that still does both at once, whatever its mode."""
+    from dicetable.store.event_codec import upcast
+
+    for mode, listed, expected in (
+            ("live", [], {"pass-shaker", "return-wagers"}),
+            ("bare", ["collect-losers", "complete-roll", "pay-winners"],
+             {"collect-losers", "complete-roll", "pay-winners", "pass-shaker",
+              "return-wagers"}),
+            ("bare", None, {"collect-losers", "complete-roll", "pay-winners", "pass-shaker",
+                            "return-wagers"})):
+        data = upcast({"type": "TableOpened", "v": 2, "mode": mode, "automations": listed,
+                       "pack": {"rules": {}}})
+        assert set(data["automations"]) == expected
 
 
 def test_v1_log_replays_resumes_and_keeps_its_v1_behaviour(v1_db: Path) -> None:

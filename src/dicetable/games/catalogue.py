@@ -404,5 +404,10 @@ declare(cmd.CompleteRound, "complete-round", "authority.settle", "_complete",
         "Props & Hops: the round is complete (the last settlement chore).",
         verb="complete-round", route="complete-round", automatable=True, tags=("dealer",))
 
+declare(cmd.ReturnWagers, "return-wagers", "authority.settle", "_return_wagers",
+        "After a no roll that returns the wagers (noroll.effect): give every wager back.",
+        verb="return-wagers", route="return-wagers", automatable=True, tags=("dealer",),
+        since=3)
+
 GAME_ENTRIES: tuple[Entry, ...] = tuple(CATALOGUE)
 """The game's own commands (decided by ``dicetable.games.engine``)."""

@@ -122,3 +122,8 @@ class MovePuck(Command):
 @dataclass(frozen=True, kw_only=True)
 class CompleteRound(Command):
     """Props & Hops: the last settlement chore of a round."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReturnWagers(Command):
+    """After a no roll under ``noroll.effect: wagers-returned``: every wager goes back."""

@@ -210,8 +210,17 @@ class Engine:
                  player=c.player, amount=c.amount)
 
     # -- placing wagers ----------------------------------------------------------------------------
+    @staticmethod
+    def returns_first(state: TableState) -> None:
+        """Raise while a no roll's wagers are still to be returned: nothing moves before."""
+        if state.returns_due:
+            raise ProcedureViolation("a no roll returns the wagers first (return-wagers)",
+                                     rule="noroll.effect",
+                                     citation=state.rules().cite("noroll.effect"))
+
     def betting_open(self, state: TableState) -> None:
         """Raise unless wagers may be made now."""
+        self.returns_first(state)
         if state.phase is not Phase.BETTING:
             rule = state.variant.closed_rule
             raise ProcedureViolation(f"wagers are closed ({state.phase.value})", rule=rule,
@@ -459,6 +468,7 @@ class Engine:
 
     # -- the roll ---------------------------------------------------------------------------------
     def _close(self, state: TableState, c: cmd.CloseBetting, out: Emitter) -> None:
+        self.returns_first(state)
         if state.phase is not Phase.BETTING:
             raise ProcedureViolation(f"betting is not open ({state.phase.value})",
                                      rule="round.order")
@@ -473,6 +483,7 @@ class Engine:
         return tuple(f for f in expand_facts(tuple(facts)) if f in listed)
 
     def _roll(self, state: TableState, c: cmd.RecordRoll, out: Emitter) -> None:
+        self.returns_first(state)
         self.roll_allowed(state)
         pack = state.rules()
         grounds = self.automatic_grounds(state, c.facts)
@@ -491,18 +502,25 @@ class Engine:
             self.after_no_roll(state, out)
 
     def after_no_roll(self, state: TableState, out: Emitter) -> None:
-        """What a no roll does to the wagers: the pack's ``noroll.effect``.
+        """What a no roll does at once: nothing, at Craps (the roll does not count). What it
+        does to the wagers is the pack's ``noroll.effect``: ``wagers-stand``, nothing moves;
+        ``wagers-returned`` (Props & Hops 585.3(f)-(g); a house pack may choose it at Craps),
+        every wager goes back, a chore of its own (``return-wagers``) that the dealer
+        performs, or the table where it automates it (``dicetable.table.automation``)."""
 
-        ``wagers-stand``: the roll does not count and nothing moves. ``wagers-returned``:
-        every wager on the layout goes back to its player (Props & Hops 585.3(f)-(g); a
-        house pack may choose it at Craps).
-        """
+    def after_return(self, state: TableState, out: Emitter) -> None:
+        """What follows the return of a no roll's wagers (Props & Hops: the round ends)."""
+
+    def _return_wagers(self, state: TableState, c: cmd.ReturnWagers, out: Emitter) -> None:
         pack = state.rules()
-        if pack.value("noroll.effect") != "wagers-returned" or not state.bets:
-            return
+        if not state.returns_due:
+            raise ProcedureViolation("there are no wagers to return: a no roll returns them "
+                                     "where the pack says so", rule="noroll.effect",
+                                     citation=pack.cite("noroll.effect"))
         items = tuple(ev.Return(b.id, b.player, b.layout_code, b.amount, b.commission)
                       for b in sorted(state.bets.values(), key=lambda b: b.placed_seq))
         out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
+        self.after_return(state, out)
 
     def _call_no_roll(self, state: TableState, c: cmd.CallNoRoll, out: Emitter) -> None:
         pack = state.rules()

@@ -12,7 +12,7 @@ from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.engine import Authorizer, Emitter, Engine
-from dicetable.games.state import Phase, TableState
+from dicetable.games.state import Phase, TableState, returns_follow
 from dicetable.games.variant import Variant, register
 
 
@@ -27,11 +27,13 @@ class PropsHopsEngine(Engine):
 
     def after_no_roll(self, state: TableState, out: Emitter) -> None:
         """585.3(f)-(g): a no roll returns every wager (``noroll.effect``), and the round is
-        over."""
-        pack = state.rules()
-        super().after_no_roll(state, out)
-        out.emit(ev.RoundCompleted, rule=pack.cite("noroll.effect"), round=state.round,
-                 total=None)
+        over: at once where nothing is to be returned, else once the wagers are back."""
+        if not returns_follow(state):
+            self.after_return(state, out)
+
+    def after_return(self, state: TableState, out: Emitter) -> None:
+        out.emit(ev.RoundCompleted, rule=state.rules().cite("noroll.effect"),
+                 round=state.round, total=None)
 
     def _complete(self, state: TableState, c: cmd.CompleteRound, out: Emitter) -> None:
         self._pending_step(state, 2, "complete the round")

@@ -105,6 +105,8 @@ class TableState:
     pending: Pending | None = None
     last_roll: Roll | None = None
     last_roll_valid: bool | None = None
+    returns_due: bool = False
+    """A no roll returns the wagers on the layout, and they are not yet returned."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Room for procedure layers (shooter, shaker, dice) to keep their own folded state."""
 
@@ -267,7 +269,13 @@ def _rolled(state: TableState, e: ev.Event) -> None:
     state.pending = pending_for(state, e.roll)
 
 
+def returns_follow(state: TableState) -> bool:
+    """Does a no roll now leave wagers to return (``noroll.effect``)?"""
+    return bool(state.bets) and state.rules().get("noroll.effect") == "wagers-returned"
+
+
 def _no_roll(state: TableState, e: ev.Event) -> None:
+    state.returns_due = returns_follow(state)
     state.last_roll_valid = False
     state.pending = None
     state.phase = state.variant.after_no_roll
@@ -275,6 +283,7 @@ def _no_roll(state: TableState, e: ev.Event) -> None:
 
 def _returned(state: TableState, e: ev.Event) -> None:
     assert isinstance(e, ev.WagersReturned)
+    state.returns_due = False
     for item in e.items:
         bet = state.bets.pop(item.bet)
         state.players[bet.player].balance += item.amount + item.commission

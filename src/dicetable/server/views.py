@@ -25,6 +25,8 @@ from dicetable.server.controls import controls_for, placard, rules_panel, wager_
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.authority import ACTION_RULE
+from dicetable.table.automation import chores_left
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.seating import next_shaker_holder, offer_order
 
 PRIVATE_ITEMS = (gev.LosersCollected, gev.WinnersPaid, gev.WagersReturned)
@@ -227,6 +229,8 @@ def staff_view(table: Table) -> dict[str, Any]:
         "losers": [event_to_dict_item(i) for i in pending.losers],
         "payments": [event_to_dict_item(i) for i in pending.payments],
         "point_after": pending.point_after, "seven_out": pending.seven_out}
+    # The dealer's chores now due, by command name (a no roll's return, the shaker's pass).
+    view["chores"] = [CATALOGUE.of(kind).name for _, kind in chores_left(state)]
     return view
 
 

@@ -34,7 +34,7 @@ from dicetable.store.chain import canonical
 # only ever sees current events; the committed fixture log (tests/fixtures) keeps it so.
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
-VERSIONS: dict[str, int] = {"TableOpened": 2}
+VERSIONS: dict[str, int] = {"TableOpened": 3}
 """The current schema version of each event kind that has changed (all others: 1)."""
 
 
@@ -55,7 +55,25 @@ def _table_opened_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-UPCASTERS: dict[tuple[str, int], Upcaster] = {("TableOpened", 1): _table_opened_v1_to_v2}
+def _table_opened_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 makes two more chores automations: returning a no roll's wagers and passing the
+    shaker. Before, every table did both at once, whatever its mode: so does a v2 table."""
+    from dicetable.table.automation import AROUND_THE_ROLL, CHORES, Automation
+
+    listed = data.get("automations")
+    if listed is None:  # v2's "its mode's own"
+        mode = data.get("mode")
+        rules = data.get("pack", {}).get("rules", {})
+        own = set(Automation) if mode == "electronic" else set(CHORES) if mode == "bare" \
+            else set()
+        if rules.get("settlement.automatic", {}).get("value") is True:
+            own |= set(CHORES)
+        listed = [a.value for a in own]
+    return {**data, "automations": sorted(set(listed) | {a.value for a in AROUND_THE_ROLL})}
+
+
+UPCASTERS: dict[tuple[str, int], Upcaster] = {("TableOpened", 1): _table_opened_v1_to_v2,
+                                              ("TableOpened", 2): _table_opened_v2_to_v3}
 """(kind, version) -> the function that turns that version into the next."""
 
 

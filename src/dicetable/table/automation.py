@@ -1,14 +1,17 @@
 """Dealer automation as configuration (DESIGN.md lesson 3; pokerkit's automations).
 
 A table has a set of automations. A live table automates none: the dealer collects, pays and
-moves the puck, the stickperson calls 'no more bets' and records the throw. A bare table (the
+moves the puck, returns the wagers a no roll gives back and passes the shaker on, the
+stickperson calls 'no more bets' and records the throw. The rules say *what* each chore
+does (``settlement.order``, ``noroll.effect``, ``shaker.passes_on``); the automations say
+*who* does it, and when. A bare table (the
 engine for mathematicians and tests) automates the chores. An electronic table automates them
 all, with a betting timer and a CSPRNG roll. Whoever performs a chore, a dealer asking or an
 automation, the same command goes through the same engine: ``chores_left`` is the one place
 that says which chore comes next.
 
 >>> sorted(a.value for a in automations_for("bare"))
-['collect-losers', 'complete-roll', 'pay-winners']
+['collect-losers', 'complete-roll', 'pass-shaker', 'pay-winners', 'return-wagers']
 >>> automations_for("live")
 frozenset()
 """
@@ -22,6 +25,8 @@ from dicetable.core.errors import InvalidInput
 from dicetable.games import commands as cmd
 from dicetable.games.state import Phase, TableState
 from dicetable.rules.model import RulePack
+from dicetable.table import commands as tcmd
+from dicetable.table.procedure_state import KEY, procedure
 
 
 class Automation(StrEnum):
@@ -33,6 +38,10 @@ class Automation(StrEnum):
     """Pay the winning wagers."""
     COMPLETE_ROLL = "complete-roll"
     """The last chore: move the puck (Craps) or complete the round (Props & Hops)."""
+    RETURN_WAGERS = "return-wagers"
+    """Return the wagers after a no roll that gives them back (``noroll.effect``)."""
+    PASS_SHAKER = "pass-shaker"
+    """Pass the shaker to the next player after a round on ``shaker.passes_on``."""
     BETTING_TIMER = "betting-timer"
     """Close betting when the betting time is up (electronic tables)."""
     CSPRNG_ROLL = "csprng-roll"
@@ -41,10 +50,13 @@ class Automation(StrEnum):
 
 CHORES = (Automation.COLLECT_LOSERS, Automation.PAY_WINNERS, Automation.COMPLETE_ROLL)
 """The settlement chores, in the order ``settlement.order`` gives them."""
+AROUND_THE_ROLL = (Automation.RETURN_WAGERS, Automation.PASS_SHAKER)
+"""The chores a no roll or a round's total leaves (before table-script format 3 and event
+schema ``TableOpened`` v3, every table did them at once)."""
 
 _BY_MODE = {
     "live": frozenset[Automation](),
-    "bare": frozenset(CHORES),
+    "bare": frozenset(CHORES + AROUND_THE_ROLL),
     "electronic": frozenset(Automation),
 }
 
@@ -60,7 +72,7 @@ def automations_for(mode: str, pack: RulePack | None = None) -> frozenset[Automa
         raise InvalidInput(f"no table mode {mode!r} (live, electronic or bare)",
                            rule="table.mode")
     if pack is not None and pack.flag("settlement.automatic"):
-        found = found | frozenset(CHORES)
+        found = found | frozenset(CHORES + AROUND_THE_ROLL)
     return found
 
 
@@ -76,14 +88,20 @@ def parse_automations(names: Iterable[str]) -> frozenset[Automation]:
 
 
 def chores_left(state: TableState) -> list[tuple[Automation, type[cmd.Command]]]:
-    """The settlement chores still to do for the roll on the table, in order."""
+    """The dealer's chores still to do, in order: a no roll's wagers to return, the
+    settlement of the roll on the table, the shaker to pass on."""
+    if state.returns_due:
+        return [(Automation.RETURN_WAGERS, cmd.ReturnWagers)]
+    out: list[tuple[Automation, type[cmd.Command]]] = []
     pending = state.pending
-    if state.phase is not Phase.SETTLING or pending is None:
-        return []
-    steps = ((Automation.COLLECT_LOSERS, cmd.CollectLosers),
-             (Automation.PAY_WINNERS, cmd.PayWinners),
-             (Automation.COMPLETE_ROLL, state.variant.final_chore))
-    return list(steps[pending.step:])
+    if state.phase is Phase.SETTLING and pending is not None:
+        steps = ((Automation.COLLECT_LOSERS, cmd.CollectLosers),
+                 (Automation.PAY_WINNERS, cmd.PayWinners),
+                 (Automation.COMPLETE_ROLL, state.variant.final_chore))
+        out += steps[pending.step:]
+    if KEY in state.extra and procedure(state).pass_due:
+        out.append((Automation.PASS_SHAKER, tcmd.PassShaker))
+    return out
 
 
 def chore_commands(state: TableState, actor: str, role: object) -> list[cmd.Command]:

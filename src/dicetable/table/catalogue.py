@@ -104,6 +104,10 @@ PROCEDURE_ENTRIES: tuple[Entry, ...] = (
     declare(tcmd.UncoverShaker, "uncover", "authority.shaker", "_uncover",
             "The dealer uncovers the shaker in the designated circle.", verb="uncover",
             route="uncover", tags=("dealer",)),
+    declare(tcmd.PassShaker, "pass-shaker", "authority.shaker", "_pass_shaker",
+            "Props & Hops: after a round ending on the passing total (shaker.passes_on), the "
+            "shaker goes to the next player to the left.", verb="pass-shaker",
+            route="pass-shaker", automatable=True, tags=("dealer",), since=3),
     declare(tcmd.Tick, "tick", None, "_tick",
             "The table's clock ticks: raise what time has made due.", verb="tick"),
 )

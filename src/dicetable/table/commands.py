@@ -102,5 +102,10 @@ class UncoverShaker(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PassShaker(Command):
+    """After a round ending on ``shaker.passes_on``: the shaker goes to the next player."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Tick(Command):
     """The table's clock ticks: raise any alert that time has made due (dice past 24 hours)."""

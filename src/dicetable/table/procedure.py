@@ -244,11 +244,6 @@ class ProcedureEngine:
                 and state.pending.seven_out and p.shooter is not None:
             out.emit(tev.ShooterEnded, rule=pack.cite("shooter.keeps_dice"),
                      shooter=p.shooter, reason="seven-out")
-        completed = [e for e in out.events if isinstance(e, gev.RoundCompleted)]
-        if completed and completed[-1].total == pack.get("shaker.passes_on"):
-            nxt = next_shaker_holder(state, after=p.shaker_holder)
-            out.emit(tev.ShakerPassed, rule=pack.cite("shaker.passes_on"),
-                     from_player=p.shaker_holder, to_player=nxt)
 
     # -- staff -------------------------------------------------------------------------------------
     def _assign(self, state: TableState, c: tcmd.AssignStaff, out: Emitter) -> None:
@@ -460,6 +455,7 @@ class ProcedureEngine:
 
     def _dealer_shake(self, state: TableState, c: tcmd.ShakeShaker, out: Emitter) -> None:
         p = self._shaker_live(state)
+        self.game.returns_first(state)  # a no roll's wagers go back before the next round
         pack = state.rules()
         if p.shaker == "empty":
             raise ProcedureViolation("the shaker has no dice", rule="authority.dice",
@@ -477,6 +473,10 @@ class ProcedureEngine:
             raise ProcedureViolation("the covered shaker is offered after 'no more bets'",
                                      rule="authority.shaker",
                                      citation=pack.cite("authority.shaker"))
+        if p.pass_due:
+            raise ProcedureViolation("the shaker passes to the next player first "
+                                     "(pass-shaker)", rule="shaker.passes_on",
+                                     citation=pack.cite("shaker.passes_on"))
         due = p.shaker_holder if p.shaker_holder in _seated(state) else next_shaker_holder(
             state, after=p.shaker_holder if p.shaker_holder else None, first=True)
         if c.player != due:
@@ -484,6 +484,18 @@ class ProcedureEngine:
             raise ProcedureViolation(f"the shaker goes to {due}, not {c.player}", rule=rule,
                                      citation=pack.cite(rule))
         out.emit(tev.ShakerOffered, rule=pack.cite("shaker.first_to"), player=c.player)
+
+    def _pass_shaker(self, state: TableState, c: tcmd.PassShaker, out: Emitter) -> None:
+        """585.3(j): after a round ending on the passing total, the next player to the left."""
+        p = self._shaker_live(state)
+        pack = state.rules()
+        if not p.pass_due:
+            raise ProcedureViolation(f"the shaker passes after a round totalling "
+                                     f"{pack.get('shaker.passes_on')}", rule="shaker.passes_on",
+                                     citation=pack.cite("shaker.passes_on"))
+        out.emit(tev.ShakerPassed, rule=pack.cite("shaker.passes_on"),
+                 from_player=p.shaker_holder,
+                 to_player=next_shaker_holder(state, after=p.shaker_holder))
 
     def _holder(self, state: TableState, c: gcmd.Command, stage: str) -> Procedure:
         p = self._shaker_live(state)

@@ -43,6 +43,9 @@ class Procedure:
     lid_off: bool = False
     """The player took the lid off; it is re-covered before any further shake (585.3(e))."""
     round_total: int | None = None
+    pass_due: bool = False
+    """The round ended on the passing total (``shaker.passes_on``); the shaker is not yet
+    passed to the next player."""
     last_throw: gev.DiceRolled | None = None
     # Alerts that block play until cleared
     blocked: dict[str, str] = field(default_factory=dict)
@@ -218,10 +221,14 @@ def _round_done(p: Procedure, e: gev.RoundCompleted, s: TableState) -> None:
         p.shaker = "uncovered"  # stays uncovered until the dealer covers and shakes (i)
     p.dealer_shook = False
     p.shakes = 0
+    if s.mode == "live" and e.total is not None \
+            and e.total == s.rules().get("shaker.passes_on"):
+        p.pass_due = True
 
 
 def _passed(p: Procedure, e: ev.ShakerPassed, s: TableState) -> None:
     p.shaker_holder = e.to_player
+    p.pass_due = False
 
 
 def _alert(p: Procedure, e: ev.AlertRaised, s: TableState) -> None:

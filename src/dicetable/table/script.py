@@ -70,12 +70,14 @@ from dicetable.table import commands as tcmd
 from dicetable.table import script_custody as custody_steps
 from dicetable.table import script_expect as expectations
 from dicetable.table import script_v2 as v2
-from dicetable.table.automation import parse_automations
+from dicetable.table.automation import AROUND_THE_ROLL, automations_for, parse_automations
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import MODES, Table
 
-VERSION = 2
-"""The newest format; every version in ``script_v2.VERSIONS`` is read."""
+VERSION = 3
+"""The newest format; every version in ``script_v2.VERSIONS`` is read. Format 3 makes a no
+roll's return of the wagers and the shaker's pass chores of their own (``return-wagers``,
+``pass-shaker``); a script of format 1 or 2 runs as it was written, with both done at once."""
 HEADER = ("prelude", "pack", "pack-data", "table", "mode", "automations", "clock", "opener",
           "staff", "seat", "player")
 
@@ -225,8 +227,12 @@ class _Runner:
             pack = load_pack(pack_name)
         opener, opener_role = h["opener"]
         self.opening = at("opener") or at("pack")
+        automations = h.get("automations")
+        if self.ext.version < 3:  # both were done at once before format 3
+            automations = (automations if automations is not None else
+                           automations_for(h["mode"], pack)) | frozenset(AROUND_THE_ROLL)
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
-                           role=opener_role, automations=h.get("automations"),
+                           role=opener_role, automations=automations,
                            dice_registry=self.ext.custody)
         for n, (person, role) in enumerate(h["staff"]):
             self.opening = at(("staff", n))
@@ -263,7 +269,7 @@ class _Runner:
             raise ScriptSyntaxError(f"unknown verb {verb!r}; known: {', '.join(VERBS)}",
                                     rule="script.syntax")
         if found.entry.since > self.ext.version:
-            self.ext.needs_v2(f"the verb {verb!r}")
+            self.ext.needs_v2(f"the verb {verb!r}", found.entry.since)
         try:
             return found.parse_words(self, actor, role, args, opts), opts.get("as")
         except (IndexError, KeyError, ValueError) as e:

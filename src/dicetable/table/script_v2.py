@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from dicetable.table.script import ScriptResult
     from dicetable.table.table import Table
 
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 """The script format versions ``run_script`` reads (the first line names one)."""
 
 HEADER = ("custody", "person")
@@ -80,10 +80,10 @@ class Extras:
     custody: CustodyLedger | None = None
     people: dict[str, Person] = field(default_factory=dict)
 
-    def needs_v2(self, what: str) -> None:
-        if self.version < 2:
-            raise syntax_error(f"{what} needs 'dicetable-script 2' (this script is version "
-                          f"{self.version})")
+    def needs_v2(self, what: str, version: int = 2) -> None:
+        if self.version < version:
+            raise syntax_error(f"{what} needs 'dicetable-script {version}' (this script is "
+                               f"version {self.version})")
 
 
 class Runner(Protocol):

@@ -490,7 +490,7 @@ class Table:
         events += self.execute(tcmd.ReturnShaker(actor=holder, role=Role.PLAYER))
         events += self.execute(tcmd.UncoverShaker(actor=dealer, role=role))
         events += self.roll(roll, facts=facts)
-        if self.state.phase is Phase.SETTLING:
+        if chores_left(self.state):
             events += self.settle()
         events += self.execute(tcmd.ShakeShaker(actor=dealer, role=role))
         return events

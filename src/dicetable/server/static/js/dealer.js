@@ -409,8 +409,16 @@ function wagerName(code) {
   return st.view.limits[code] ? st.view.limits[code].name : code;
 }
 
+const CHORE_LABELS = { "return-wagers": "Return the wagers (no roll)", "pass-shaker": "Pass the shaker on" };
+
 function drawSettlement(v) {
   const p = v.pending;
+  const chores = (v.chores || []).filter((c) => CHORE_LABELS[c]);
+  if (!p && chores.length) {
+    replace(el.settle, h("div", { class: "row" }, chores.map((c) =>
+      h("button", { class: "btn primary", id: c, onclick: () => act(`/${c}`) }, CHORE_LABELS[c]))));
+    return;
+  }
   if (!p) {
     const text = v.mode === "electronic" ? "The table settles each roll by itself." : v.phase === "settling" ? "Waiting for the settlement." : "Nothing to settle: record a throw first.";
     replace(el.settle, h("p", { class: "muted", id: "nothing-to-settle" }, text));
