@@ -26,7 +26,7 @@ def _live_store(path: Path, throws: list[str]) -> None:
         t.bring_dice("I1", "I2", "I3", "I4", "I5")
         t.offer_dice("ann")
         t.bet("ann", "pass", 10_00)
-        t.select_dice("ann", "I1")
+        t.select_dice()
         for faces in throws:
             t.roll(faces)
             t.settle()

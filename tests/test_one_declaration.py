@@ -89,3 +89,36 @@ def test_the_check_passes_on_the_source_tree() -> None:
     count = subprocess.run([sys.executable, str(ROOT / "tools" / "check_one_declaration.py"),
                             "--count"], capture_output=True, text=True, check=True)
     assert count.stdout.strip() == "0"
+
+
+def test_the_check_finds_a_hand_written_route_for_a_catalogued_command() -> None:
+    commands = check.command_names(ROOT / "src" / "dicetable")
+    assert {"PlaceBet", "RecordRoll", "PassShaker", "ReturnWagers"} <= commands
+    bad = ast.parse('@app.post("/api/tables/{table_id}/bets")\n'
+                    'async def place(table_id: str, body: BetIn, who: Me) -> dict:\n'
+                    '    return await act(table_id, who, g.PlaceBet, lambda a, r: g.PlaceBet(\n'
+                    '        actor=a, role=r, player=who.username, wager=body.wager))\n'
+                    '@app.get("/api/tables/{table_id}/audit")\n'
+                    'def audit(table_id: str) -> dict:\n    return {}\n')
+    assert check.hand_written_routes(bad, commands) == [(3, "PlaceBet"), (3, "PlaceBet")]
+
+
+def test_the_check_finds_a_table_method_building_a_catalogued_command() -> None:
+    commands = check.command_names(ROOT / "src" / "dicetable")
+    bad = ast.parse("class Table:\n"
+                    "    def start(self):\n        self.execute(cmd.OpenTable(actor='f'))\n"
+                    "    def roll(self, faces):\n"
+                    "        return self.execute(cmd.RecordRoll(actor='s', roll=faces))\n")
+    assert check.hand_built_commands(bad, commands) == [(5, "RecordRoll")]
+
+
+def test_the_table_methods_are_what_the_catalogue_gives() -> None:
+    """Every entry that declares a method has it on Table, generated (and CI-checked)."""
+    from dicetable.table import Table
+    from dicetable.table.command_methods import CommandMethods
+
+    assert check.generated_methods_current() is None
+    for entry in CATALOGUE:
+        if entry.method is not None:
+            assert entry.method.name in vars(CommandMethods), entry.name
+            assert entry.method.name not in vars(Table), f"Table.{entry.method.name} by hand"

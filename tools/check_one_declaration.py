@@ -9,6 +9,10 @@ Two checks over ``src/dicetable``:
   commands module and catalogued in ``dicetable.table.catalogue``; no other module keeps its
   own list of verbs or routes (a dict literal keyed by command classes or by the catalogue's
   verbs outside the catalogue).
+- **routes and methods**: no server route outside ``server/commands_api.py`` (which registers
+  the catalogue's) gives a catalogued command by its class, and the ``Table`` facade builds
+  none by hand (its command methods are generated: ``tools/gen_table_methods.py``, checked to
+  be what the catalogue gives); ``OpenTable``, the opening, is the one it builds itself.
 
 ``python tools/check_one_declaration.py [SRC]`` prints each offence and exits 1 if any;
 ``--count`` prints the number of game-name comparisons only.
@@ -78,12 +82,75 @@ def command_tables(tree: ast.AST) -> list[int]:
     return lines
 
 
+ROUTE_MODULE = "server/commands_api.py"
+TABLE_MODULE = "table/table.py"
+ROUTE_DECORATORS = frozenset({"get", "post", "put", "patch", "delete", "api_route"})
+BUILT_BY_THE_TABLE = frozenset({"OpenTable"})
+
+
+def command_names(src: Path) -> frozenset[str]:
+    """The catalogued command classes, by name (those the commands modules declare)."""
+    names: set[str] = set()
+    for rel in COMMAND_MODULES:
+        tree = ast.parse((src / rel).read_text(encoding="utf-8"))
+        names |= {name for _, name in command_declarations(tree)}
+    return frozenset(names)
+
+
+def _used_commands(node: ast.AST, commands: frozenset[str]) -> list[tuple[int, str]]:
+    return [(n.lineno, n.attr if isinstance(n, ast.Attribute) else n.id)
+            for n in ast.walk(node)
+            if (isinstance(n, ast.Attribute) and n.attr in commands)
+            or (isinstance(n, ast.Name) and n.id in commands)]
+
+
+def hand_written_routes(tree: ast.AST, commands: frozenset[str]) -> list[tuple[int, str]]:
+    """Route functions (``@app.post(...)`` and the like) that give a catalogued command."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute)
+                and d.func.attr in ROUTE_DECORATORS for d in node.decorator_list):
+            out += _used_commands(node, commands)
+    return out
+
+
+def hand_built_commands(tree: ast.AST, commands: frozenset[str]) -> list[tuple[int, str]]:
+    """Catalogued commands the ``Table`` class builds by hand (``cmd.PlaceBet(...)``)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "Table":
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call):
+                    name = call.func.attr if isinstance(call.func, ast.Attribute) else \
+                        call.func.id if isinstance(call.func, ast.Name) else ""
+                    if name in commands and name not in BUILT_BY_THE_TABLE:
+                        out.append((call.lineno, name))
+    return out
+
+
+def generated_methods_current() -> str | None:
+    """None when ``table/command_methods.py`` is what the catalogue gives, else why not."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "gen_table_methods.py"
+    spec = importlib.util.spec_from_file_location("gen_table_methods", path)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    if not gen.TARGET.exists() or gen.TARGET.read_text(encoding="utf-8") != gen.source():
+        return (f"{gen.TARGET.name} is not what the catalogue gives: run "
+                "python tools/gen_table_methods.py")
+    return None
+
+
 def main(argv: list[str]) -> int:
     count_only = "--count" in argv
     args = [a for a in argv if not a.startswith("--")]
     src = Path(args[0]) if args else Path(__file__).resolve().parents[1] / "src" / "dicetable"
     problems: list[str] = []
     comparisons = 0
+    commands = command_names(src)
     for path in sorted(src.rglob("*.py")):
         rel = path.relative_to(src).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -102,9 +169,21 @@ def main(argv: list[str]) -> int:
             for line in command_tables(tree):
                 problems.append(f"{rel}:{line}: a table keyed by command classes; derive it "
                                 "from dicetable.table.catalogue")
+        if rel.startswith("server/") and rel != ROUTE_MODULE:
+            for line, name in hand_written_routes(tree, commands):
+                problems.append(f"{rel}:{line}: a hand-written route gives {name}; declare its "
+                                "route in the catalogue (server/commands_api.py registers it)")
+        if rel == TABLE_MODULE:
+            for line, name in hand_built_commands(tree, commands):
+                problems.append(f"{rel}:{line}: the Table builds {name} by hand; give it "
+                                "through its generated method or Table.do")
     if count_only:
         print(comparisons)
         return 0
+    if not args:  # the repository's own tree: its generated methods are current
+        stale = generated_methods_current()
+        if stale:
+            problems.append(stale)
     for p in problems:
         print(p)
     if problems:

@@ -22,10 +22,16 @@ def test_every_catalogued_command_is_listed_and_every_route_exists(http: TestCli
     assert listed == {e.name for e in CATALOGUE if e.command is not OpenTable}
     app = http.app
     assert isinstance(app, FastAPI)
-    paths = {getattr(r, "path", "") for r in app.routes}
-    for e in CATALOGUE:
-        if e.route is not None:
-            assert f"/api/tables/{{table_id}}/{e.route}" in paths, e.name
+    routes = {(getattr(r, "path", ""), m) for r in app.routes
+              for m in getattr(r, "methods", None) or ()}
+    for route in CATALOGUE.routes:
+        assert (f"/api/tables/{{table_id}}/{route.path}", route.method) in routes, route
+    documented = http.get("/openapi.json").json()["paths"]
+    for route in CATALOGUE.routes:  # each with its request model, from the declarations
+        operation = documented[f"/api/tables/{{table_id}}/{route.path}"][route.method.lower()]
+        assert operation["description"] or operation["summary"]
+        if route.body:
+            assert "requestBody" in operation, route.path
 
 
 def test_commands_route_takes_any_catalogued_command_with_the_accounts_role(

@@ -59,8 +59,8 @@ def _apply(floor: Floor, step: tuple[Any, ...]) -> None:
             _, a, b = step
             info = floor.tables[T]
             floor.run(T, lambda: [g.CloseBetting(actor="table", role=Role.SYSTEM),
-                                  info.table.roll_command(f"{a}-{b}", actor="table",
-                                                          role=Role.SYSTEM)])
+                                  info.table.command("roll", roll=f"{a}-{b}",
+                                                     actor="table", role=Role.SYSTEM)])
             # The settlement: the table's own automations (collect, pay, move the puck).
             floor._advance(T, lambda table: table.automate())
     except ValueError:  # a refused step: the table did not change

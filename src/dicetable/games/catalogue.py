@@ -79,6 +79,71 @@ def _nothing(ctx: ScriptContext | None, c: Any) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Field:
+    """A field of a readable route's JSON body: the command field it fills, and its limits
+    (the server turns these into the request model OpenAPI documents)."""
+
+    name: str
+    """The command's field."""
+    json: str | None = None
+    """Its name in the body, where the route spells it otherwise (``faces`` for ``roll``)."""
+    max_length: int | None = None
+    min_length: int | None = None
+    gt: int | None = None
+    ge: int | None = None
+    lt: int | None = None
+    le: int | None = None
+    description: str = ""
+    examples: tuple[Any, ...] = ()
+    default: tuple[Any, ...] = ()
+    """``(value,)``: the body's default, where it differs from the command's."""
+    optional: bool = False
+    """May be left out although the command needs it (a route that gives several commands
+    gives each one whose fields the body carries)."""
+
+    @property
+    def key(self) -> str:
+        return self.json or self.name
+
+
+@dataclass(frozen=True)
+class Route:
+    """A readable route, ``METHOD /api/tables/{table_id}/<path>``, giving one command (or, in
+    order, each of several whose fields the body carries)."""
+
+    path: str
+    """After ``/api/tables/{table_id}/``; ``{field}`` parts fill the command's fields."""
+    commands: tuple[str, ...]
+    method: str = "POST"
+    body: tuple[Field, ...] | None = None
+    """The body's fields (None: every field of the command, as the generic route takes them)."""
+    from_caller: tuple[str, ...] = ()
+    """Fields the caller's own account fills when the body leaves them out (``player``)."""
+    help: str = ""
+
+    @property
+    def path_fields(self) -> tuple[str, ...]:
+        return tuple(part[1:-1] for part in self.path.split("/") if part.startswith("{"))
+
+
+@dataclass(frozen=True)
+class Method:
+    """The ``Table`` facade's method for a command (``dicetable.table.command_methods``,
+    generated from these by ``tools/gen_table_methods.py``)."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    """The fields taken by position, in order (the others are keyword-only)."""
+    varargs: str | None = None
+    """A tuple field taken as ``*args`` (``bring_dice(*serials)``)."""
+    returns_bet: bool = False
+    """Return the id of the bet the command places instead of its events."""
+    defaults: tuple[tuple[str, str], ...] = ()
+    """(field, name of a value the table works out when the field is left out): ``bowl``,
+    ``offered-pair``, ``shaker-dealer`` (``Table.DEFAULTS``)."""
+
+
+@dataclass(frozen=True)
 class Entry:
     """One command, declared once."""
 
@@ -94,8 +159,11 @@ class Entry:
     """Its table-script verb (None: not written in scripts)."""
     parse: Parse = _no_args
     format: Format = _nothing
-    route: str | None = None
-    """A readable per-command route (``POST /api/tables/{id}/<route>``), if it has one."""
+    route: str | Route | None = None
+    """Its readable route: a path (``POST /api/tables/{id}/<route>``, the command's fields as
+    the body) or a ``Route``; None: only the generic ``POST /api/tables/{id}/commands``."""
+    method: Method | None = None
+    """Its ``Table`` method (None: ``Table.do(name, ...)`` only)."""
     automatable: bool = False
     """An electronic table's own automation (role ``system``) may give it."""
     tags: tuple[str, ...] = ()
@@ -190,6 +258,8 @@ class Catalogue:
     by_command: dict[type[cmd.Command], Entry] = field(default_factory=dict)
     by_name: dict[str, Entry] = field(default_factory=dict)
     by_verb: dict[str, Verb] = field(default_factory=dict)
+    routes: list[Route] = field(default_factory=list)
+    """Every readable route, in declaration order."""
 
     def add(self, entry: Entry) -> Entry:
         for index, key in ((self.by_command, entry.command), (self.by_name, entry.name)):
@@ -200,7 +270,21 @@ class Catalogue:
         self.by_name[entry.name] = entry
         if entry.verb is not None:
             self.add_verb(Verb(entry.verb, entry, entry.parse, entry.format))
+        if entry.route is not None:
+            self.add_route(entry.route if isinstance(entry.route, Route) else Route(
+                entry.route, (entry.name,), help=entry.help,
+                from_caller=("player",) if "player" in entry.fields else ()))
         return entry
+
+    def add_route(self, route: Route) -> Route:
+        taken = [r for r in self.routes if (r.path, r.method) == (route.path, route.method)]
+        if taken:
+            raise ValueError(f"{route.method} {route.path} is declared twice in the catalogue")
+        unknown = [n for n in route.commands if n not in self.by_name]
+        if unknown:
+            raise ValueError(f"route {route.path} names no catalogued {', '.join(unknown)}")
+        self.routes.append(route)
+        return route
 
     def add_verb(self, verb: Verb) -> Verb:
         if verb.verb in self.by_verb:
@@ -252,6 +336,11 @@ def handlers(owner: object, kinds: Iterable[Entry] | None = None
         if method is not None:
             out[e.command] = method
     return out
+
+
+def declare_route(route: Route) -> Route:
+    """A readable route that gives several catalogued commands (``PATCH bets/{bet}``)."""
+    return CATALOGUE.add_route(route)
 
 
 def declare_verb(verb: str, command: type[cmd.Command], parse: Parse, format: Format,
@@ -333,38 +422,60 @@ def _format_bet_only(ctx: ScriptContext | None, c: Any) -> list[str]:
 
 
 # -- the game's commands -------------------------------------------------------------------------
+_PLAYER = Field("player", max_length=64)
+_CENTS = Field("amount", gt=0, lt=10**12, description="cents")
+_CHIPS = Route("", (), body=(_PLAYER, _CENTS))
+
 declare(cmd.OpenTable, "open-table", "authority.open_table", "_open",
         "Open the table under a rules pack (written as a script's header).")
 declare(cmd.JoinTable, "join", "authority.seat", "_join", "A player joins, at a seat or standing.",
         verb="join",
         parse=lambda x, a, o: {"player": a[0], "seat": int(a[1]) if len(a) > 1 else None},
         format=lambda x, c: [c.player] + ([str(c.seat)] if c.seat is not None else []),
-        tags=("players",))
+        route=Route("join", ("join",), body=(Field("seat", ge=1, le=30),),
+                    from_caller=("player",)),
+        method=Method("join", ("player", "seat")), tags=("players",))
 declare(cmd.LeaveTable, "leave", "authority.seat", "_leave", "A player leaves the table.",
         verb="leave", parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
-        route="leave", tags=("players",))
+        route="leave", method=Method("leave", ("player",)), tags=("players",))
 declare(cmd.BuyChips, "buy-chips", "authority.chips", "_buy", "Sell a player chips (cents).",
         verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
         format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
-        tags=("dealer",))
+        route=dataclasses.replace(_CHIPS, path="chips", commands=("buy-chips",)),
+        method=Method("buy_in", ("player", "amount")), tags=("dealer",))
 declare(cmd.CashOut, "cash-out", "authority.chips", "_cash_out", "Cash a player's chips out.",
         verb="cashout", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
         format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
-        tags=("dealer",))
+        route=dataclasses.replace(_CHIPS, path="cash-out", commands=("cash-out",)),
+        method=Method("cash_out", ("player", "amount")), tags=("dealer",))
 declare(cmd.PlaceBet, "place-bet", "authority.wager", "_place",
         "Place a wager (odds: name the line or put bet it stands behind).",
-        verb="bet", parse=_parse_bet, format=_format_bet, tags=("wagers",))
+        verb="bet", parse=_parse_bet, format=_format_bet,
+        route=Route("bets", ("place-bet",), body=(
+            Field("wager", max_length=32, examples=("pass", "place6", "hop2-3")), _CENTS,
+            Field("base", max_length=16, description="odds: the line bet's id"),
+            Field("working"),
+            Field("player", max_length=64, description="staff booking for a player")),
+            from_caller=("player",)),
+        method=Method("bet", ("player", "wager", "amount"), returns_bet=True), tags=("wagers",))
 declare_verb("odds", cmd.PlaceBet, _parse_odds, _format_odds, claims=lambda c: c.base is not None)
 declare(cmd.ChangeBet, "change-bet", "authority.wager", "_change",
         "Increase or reduce a wager (cents).", verb="change",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "amount": parse_money(a[1])},
-        format=lambda x, c: [c.bet, dollars(c.amount)], tags=("wagers",))
+        format=lambda x, c: [c.bet, dollars(c.amount)], method=Method("change", ("bet", "amount")),
+        tags=("wagers",))
 declare(cmd.RemoveBet, "remove-bet", "authority.wager", "_remove", "Take a wager down.",
-        verb="remove", parse=_bet_only, format=_format_bet_only, tags=("wagers",))
+        verb="remove", parse=_bet_only, format=_format_bet_only,
+        route=Route("bets/{bet}", ("remove-bet",), method="DELETE", body=()),
+        method=Method("remove", ("bet",)), tags=("wagers",))
 declare(cmd.SetWorking, "set-working", "authority.wager", "_set_working",
         "Call a wager on or off.", verb="working",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "working": {"on": True, "off": False}[a[1]]},
-        format=lambda x, c: [c.bet, "on" if c.working else "off"], tags=("wagers",))
+        format=lambda x, c: [c.bet, "on" if c.working else "off"],
+        method=Method("set_working", ("bet", "working")), tags=("wagers",))
+declare_route(Route("bets/{bet}", ("change-bet", "set-working"), method="PATCH", body=(
+    dataclasses.replace(_CENTS, optional=True), Field("working", optional=True)),
+    help="Change a wager's amount, its working status, or both."))
 # Format 1's shorter spellings, read but never written (``working`` writes them).
 declare_verb("on", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": True},
              lambda x, c: [c.bet], claims=lambda c: False)
@@ -372,11 +483,18 @@ declare_verb("off", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "work
              lambda x, c: [c.bet], claims=lambda c: False)
 declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting", "_close",
         "Announce 'no more bets'.", verb="no-more-bets", route="no-more-bets",
-        automatable=True, tags=("dealer",))
+        method=Method("no_more_bets"), automatable=True, tags=("dealer",))
 declare(cmd.RecordRoll, "roll", "authority.record_roll", "_roll",
         "Record the throw: both faces (or '-' when unreadable) and the facts seen.",
         verb="roll", parse=_parse_roll, format=_format_roll, automatable=True,
-        tags=("dealer",))
+        route=Route("roll", ("roll",), body=(
+            Field("roll", json="faces", max_length=8, examples=("3-4",), default=(None,),
+                  description="both faces; null when unreadable"),
+            Field("facts", max_length=20), Field("distance", max_length=16, examples=("2/5",)),
+            Field("thrower", max_length=64), Field("serials", max_length=3))),
+        method=Method("roll", ("roll",)), tags=("dealer",))
+
+
 def _parse_no_roll(ctx: ScriptContext | None, a: list[str], o: dict[str, str]
                    ) -> dict[str, Any]:
     return {"grounds": tuple(a),
@@ -390,24 +508,30 @@ def _format_no_roll(ctx: ScriptContext | None, c: Any) -> list[str]:
 declare(cmd.CallNoRoll, "no-roll", "noroll.callers", "_call_no_roll",
         "Call 'no roll' on the throw just made, naming the grounds (and any throw facts the "
         "caller saw that the recorded throw does not carry).", verb="no-roll",
-        parse=_parse_no_roll, format=_format_no_roll, tags=("dealer",))
+        parse=_parse_no_roll, format=_format_no_roll,
+        route=Route("no-roll", ("no-roll",), body=(
+            Field("grounds", min_length=1, max_length=10),
+            Field("observed", max_length=10, description="throw facts the caller saw that the "
+                                                         "recorded throw does not carry"))),
+        method=Method("call_no_roll", varargs="grounds"), tags=("dealer",))
 declare(cmd.CollectLosers, "collect", "authority.settle", "_collect",
         "Collect the losing wagers (the first settlement chore).", verb="collect",
-        route="collect", automatable=True, tags=("dealer",))
+        route="collect", method=Method("collect"), automatable=True, tags=("dealer",))
 declare(cmd.PayWinners, "pay", "authority.settle", "_pay",
         "Pay the winning wagers (the second settlement chore).", verb="pay", route="pay",
-        automatable=True, tags=("dealer",))
+        method=Method("pay"), automatable=True, tags=("dealer",))
 declare(cmd.MovePuck, "move-puck", "authority.settle", "_move_puck",
         "Craps: come bets travel and the puck moves (the last settlement chore).",
-        verb="move-puck", route="move-puck", automatable=True, tags=("dealer",))
+        verb="move-puck", route="move-puck", method=Method("move_puck"), automatable=True,
+        tags=("dealer",))
 declare(cmd.CompleteRound, "complete-round", "authority.settle", "_complete",
         "Props & Hops: the round is complete (the last settlement chore).",
-        verb="complete-round", route="complete-round", automatable=True, tags=("dealer",))
-
+        verb="complete-round", route="complete-round", method=Method("complete_round"),
+        automatable=True, tags=("dealer",))
 declare(cmd.ReturnWagers, "return-wagers", "authority.settle", "_return_wagers",
         "After a no roll that returns the wagers (noroll.effect): give every wager back.",
-        verb="return-wagers", route="return-wagers", automatable=True, tags=("dealer",),
-        since=3)
+        verb="return-wagers", route="return-wagers", method=Method("return_wagers"),
+        automatable=True, tags=("dealer",), since=3)
 
 GAME_ENTRIES: tuple[Entry, ...] = tuple(CATALOGUE)
 """The game's own commands (decided by ``dicetable.games.engine``)."""

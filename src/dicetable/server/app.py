@@ -14,7 +14,6 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,7 +24,6 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from dicetable.core.dice import Roll
 from dicetable.core.errors import (
     DicetableError,
     IllegalWager,
@@ -60,8 +58,6 @@ from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
-from dicetable.table import commands as t
-from dicetable.table.automation import chore_commands
 
 log = logging.getLogger(__name__)
 
@@ -90,76 +86,6 @@ def status_of(error: DicetableError) -> int:
 class Login(BaseModel):
     username: str = Field(max_length=64)
     password: str = Field(max_length=256)
-
-
-class BetIn(BaseModel):
-    wager: str = Field(max_length=32, examples=["pass", "place6", "hop2-3"])
-    amount: int = Field(gt=0, lt=10**12, description="cents")
-    base: str | None = Field(None, max_length=16, description="odds: the line bet's id")
-    working: bool | None = None
-    player: str | None = Field(None, max_length=64, description="staff booking for a player")
-
-
-class BetChange(BaseModel):
-    amount: int | None = Field(None, gt=0, lt=10**12)
-    working: bool | None = None
-
-
-class RollIn(BaseModel):
-    faces: str | None = Field(None, max_length=8, examples=["3-4"],
-                              description="both faces; null when unreadable")
-    facts: list[str] = Field(default_factory=list, max_length=20)
-    distance: str | None = Field(None, max_length=16, examples=["2/5"])
-    thrower: str | None = Field(None, max_length=64)
-    serials: list[str] = Field(default_factory=list, max_length=3)
-
-
-class Grounds(BaseModel):
-    grounds: list[str] = Field(min_length=1, max_length=10)
-    observed: list[str] = Field(default_factory=list, max_length=10,
-                                description="throw facts the caller saw that the recorded "
-                                            "throw does not carry")
-
-
-class Reason(BaseModel):
-    reason: str = Field("", max_length=200)
-
-
-class Serials(BaseModel):
-    serials: list[str] = Field(min_length=1, max_length=12)
-    witness: str | None = Field(None, max_length=64)
-    reason: str = Field("replaced", max_length=100)
-
-
-class Patron(BaseModel):
-    patron: str = Field(max_length=64)
-    serials: list[str] | None = Field(None, max_length=12)
-
-
-class PlayerRef(BaseModel):
-    player: str = Field(max_length=64)
-
-
-class Chips(BaseModel):
-    player: str = Field(max_length=64)
-    amount: int = Field(gt=0, lt=10**12, description="cents")
-
-
-class StaffIn(BaseModel):
-    person: str = Field(max_length=64)
-    role: Role
-
-
-class Ground(BaseModel):
-    ground: str = Field(max_length=64)
-
-
-class Shakes(BaseModel):
-    times: int = Field(3, ge=1, le=100)
-
-
-class Seat(BaseModel):
-    seat: int | None = Field(None, ge=1, le=30)
 
 
 def session_account(request: Request) -> Account:
@@ -383,137 +309,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                              for a in floor.accounts.all()],
                 "custody": dice_room.pit_custody(floor)}
 
-    # -- wagers -----------------------------------------------------------------------------
-    @app.post("/api/tables/{table_id}/bets", tags=["wagers"])
-    async def place(table_id: str, body: BetIn, who: Me) -> dict[str, Any]:
-        player = body.player or who.username
-        return await act(table_id, who, g.PlaceBet, lambda a, r: g.PlaceBet(
-            actor=a, role=r, player=player, wager=body.wager, amount=body.amount,
-            base=body.base, working=body.working))
-
-    @app.patch("/api/tables/{table_id}/bets/{bet}", tags=["wagers"])
-    async def change(table_id: str, bet: str, body: BetChange, who: Me) -> dict[str, Any]:
-        def build(a: str, r: Role) -> list[g.Command]:
-            out: list[g.Command] = []
-            if body.amount is not None:
-                out.append(g.ChangeBet(actor=a, role=r, bet=bet, amount=body.amount))
-            if body.working is not None:
-                out.append(g.SetWorking(actor=a, role=r, bet=bet, working=body.working))
-            if not out:
-                raise InvalidInput("change the amount or the working status",
-                                   rule="api.request")
-            return out
-
-        return await act(table_id, who, g.ChangeBet, build)
-
-    @app.delete("/api/tables/{table_id}/bets/{bet}", tags=["wagers"])
-    async def remove(table_id: str, bet: str, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, g.RemoveBet,
-                   lambda a, r: g.RemoveBet(actor=a, role=r, bet=bet))
-
-    # -- players' own steps -----------------------------------------------------------------
-    @app.post("/api/tables/{table_id}/join", tags=["players"])
-    async def join(table_id: str, body: Seat, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, g.JoinTable, lambda a, r: g.JoinTable(
-            actor=a, role=Role.PLAYER, player=who.username, seat=body.seat))
-
-    @app.post("/api/tables/{table_id}/select-dice", tags=["players"])
-    async def select_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.SelectDice,
-                   lambda a, r: t.SelectDice(actor=a, role=r, serials=tuple(body.serials)))
-
-    # The catalogue's routes (the steps that take no fields, a player leaving) and
-    # POST /api/tables/{id}/commands for any catalogued command.
-    commands_api.install(app, act, session_account)
-
-    @app.post("/api/tables/{table_id}/player-shake", tags=["players"])
-    async def player_shake(table_id: str, body: Shakes, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.PlayerShake,
-                   lambda a, r: t.PlayerShake(actor=a, role=r, times=body.times))
-
-    # -- the dealer's console ---------------------------------------------------------------
-    @app.post("/api/tables/{table_id}/roll", tags=["dealer"])
-    async def roll(table_id: str, body: RollIn, who: Me) -> dict[str, Any]:
-        faces = Roll.parse(body.faces) if body.faces else None
-        try:
-            distance = Fraction(body.distance) if body.distance else None
-        except (ValueError, ZeroDivisionError):
-            raise InvalidInput(f"distance {body.distance!r} is not a fraction",
-                               rule="throw.distance") from None
-        return await act(table_id, who, g.RecordRoll, lambda a, r: g.RecordRoll(
-            actor=a, role=r, roll=faces, facts=tuple(body.facts), distance=distance,
-            thrower=body.thrower, serials=tuple(body.serials)))
-
-    @app.post("/api/tables/{table_id}/no-roll", tags=["dealer"])
-    async def no_roll(table_id: str, body: Grounds, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, g.CallNoRoll,
-                   lambda a, r: g.CallNoRoll(actor=a, role=r, grounds=tuple(body.grounds),
-                                             observed=tuple(body.observed)))
-
-    @app.post("/api/tables/{table_id}/overturn", tags=["dealer"])
-    async def overturn(table_id: str, body: Reason, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.OverturnNoRoll,
-                   lambda a, r: t.OverturnNoRoll(actor=a, role=r, reason=body.reason))
-
-    @app.post("/api/tables/{table_id}/settle", tags=["dealer"])
-    async def settle(table_id: str, who: Me) -> dict[str, Any]:
-        """Collect the losers, pay the winners, complete the roll (in that order)."""
-        def chores(a: str, r: Role) -> list[g.Command]:
-            out = chore_commands(floor.get(table_id).table.state, a, r)
-            if not out:
-                raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
-            return out
-
-        return await act(table_id, who, g.CollectLosers, chores)
-
-    @app.post("/api/tables/{table_id}/dice", tags=["dealer"])
-    async def bring_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.BringDice, lambda a, r: t.BringDice(
-            actor=a, role=r, serials=tuple(body.serials), witness=body.witness))
-
-    @app.post("/api/tables/{table_id}/dice/remove", tags=["dealer"])
-    async def remove_dice(table_id: str, body: Serials, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.RemoveDice, lambda a, r: t.RemoveDice(
-            actor=a, role=r, serials=tuple(body.serials), reason=body.reason))
-
-    @app.post("/api/tables/{table_id}/offer-dice", tags=["dealer"])
-    async def offer_dice(table_id: str, body: Patron, who: Me) -> dict[str, Any]:
-        def build(a: str, r: Role) -> g.Command:
-            bowl = floor.get(table_id).table.procedure.bowl
-            return t.OfferDice(actor=a, role=r, patron=body.patron,
-                               serials=tuple(body.serials if body.serials else bowl))
-
-        return await act(table_id, who, t.OfferDice, build)
-
-    @app.post("/api/tables/{table_id}/remove-shooter", tags=["dealer"])
-    async def remove_shooter(table_id: str, body: Ground, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.RemoveShooter,
-                   lambda a, r: t.RemoveShooter(actor=a, role=r, ground=body.ground))
-
-    @app.post("/api/tables/{table_id}/offer-shaker", tags=["dealer"])
-    async def offer_shaker(table_id: str, body: PlayerRef, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.OfferShaker,
-                   lambda a, r: t.OfferShaker(actor=a, role=r, player=body.player))
-
-    @app.post("/api/tables/{table_id}/chips", tags=["dealer"])
-    async def buy_chips(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, g.BuyChips, lambda a, r: g.BuyChips(
-            actor=a, role=r, player=body.player, amount=body.amount))
-
-    @app.post("/api/tables/{table_id}/cash-out", tags=["dealer"])
-    async def cash_out(table_id: str, body: Chips, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, g.CashOut, lambda a, r: g.CashOut(
-            actor=a, role=r, player=body.player, amount=body.amount))
-
-    @app.post("/api/tables/{table_id}/staff", tags=["dealer"])
-    async def assign(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.AssignStaff, lambda a, r: t.AssignStaff(
-            actor=a, role=r, person=body.person, staff_role=body.role))
-
-    @app.post("/api/tables/{table_id}/staff/relieve", tags=["dealer"])
-    async def relieve(table_id: str, body: StaffIn, who: Me) -> dict[str, Any]:
-        return await act(table_id, who, t.RelieveStaff, lambda a, r: t.RelieveStaff(
-            actor=a, role=r, person=body.person, staff_role=body.role))
+    # -- commands: the generic route, every readable route the catalogue declares, settle ----
+    commands_api.install(app, act, session_account, lambda table_id: floor.get(table_id).table)
 
     # -- live push --------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")

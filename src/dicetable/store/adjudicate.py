@@ -12,7 +12,7 @@ because no hash can make the rules pay it.
 >>> from dicetable.store.durable import DurableTable
 >>> store = MemoryStore()
 >>> t = DurableTable.open(store, "pa-craps", "t1").table
->>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 100_00), t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("3-4"); _ = t.settle()
 >>> adjudicate_table(store, "t1") is None
 True

@@ -19,7 +19,7 @@ broken link nothing later can be trusted.
 >>> from dicetable.store.durable import DurableTable
 >>> store = MemoryStore()
 >>> t = DurableTable.open(store, "pa-craps", "t1").table
->>> t.join("alice"); t.buy_in("alice", 100_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 100_00)
 >>> [r.ok for r in verify_store(store)]
 [True]
 >>> import dataclasses

@@ -10,7 +10,7 @@ A table whose chores are done by hand (``automations=()``, a live table) waits f
 >>> store = MemoryStore()
 >>> dt = DurableTable.open(store, "pa-craps", "t1", automations=())
 >>> t = dt.table
->>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 100_00), t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("3-4")                      # crash here: the roll is in the log, unsettled
 >>> again = DurableTable.resume(store, "t1")
 >>> again.table.phase.value, again.table.balance("alice")

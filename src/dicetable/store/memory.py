@@ -3,7 +3,7 @@
 >>> from dicetable.table import Table
 >>> store = MemoryStore()
 >>> t = Table.open("pa-craps", "t1", sink=lambda evs: store.append("t1", evs))
->>> t.join("alice")
+>>> _ = t.join("alice")
 >>> [r.kind for r in store.records("t1")]
 ['TableOpened', 'PlayerJoined']
 """

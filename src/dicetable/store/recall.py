@@ -11,7 +11,7 @@ marked incomplete.
 >>> from dicetable.store.durable import DurableTable
 >>> store = MemoryStore()
 >>> t = DurableTable.open(store, "pa-craps", "t1").table
->>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 100_00), t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("2-2"); _ = t.settle(); _ = t.roll("1-3"); _ = t.settle()
 >>> [(r.label, r.rolls[0]["roll"], r.balances_before, r.balances_after) for r in
 ...  recall_rounds(store, "t1")]

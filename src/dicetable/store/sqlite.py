@@ -13,7 +13,7 @@ inside the write transaction, so a stale writer anywhere gets ``StaleVersion``.
 >>> path = os.path.join(tempfile.mkdtemp(), "log.db")
 >>> with SqliteStore(path) as store:
 ...     t = Table.open("pa-craps", "t1", sink=lambda evs: store.append("t1", evs))
-...     t.join("alice")
+...     _ = t.join("alice")
 ...     store.head("t1").seq, store.tables()
 (2, ['t1'])
 """

@@ -9,7 +9,7 @@ decoded to its own type. A state that does not come back exactly is reported by
 
 >>> from dicetable.table import Table
 >>> t = Table.open("pa-craps", "t1")
->>> t.join("alice"); t.buy_in("alice", 100_00); _ = t.bet("alice", "pass", 10_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 100_00), t.bet("alice", "pass", 10_00)
 >>> data = encode_state(t.state)
 >>> data["pack_digest"] == t.pack.digest, data["players"]["alice"]["balance"]
 (True, 9000)

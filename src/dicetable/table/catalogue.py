@@ -5,7 +5,7 @@ live or electronic table. The permission matrix (``authority``), the procedure's
 the script verbs, the server's routes and ``Table.do`` read it.
 
 >>> sorted(e.name for e in CATALOGUE if e.authority == "authority.shaker")
-['offer-shaker', 'shake', 'uncover']
+['offer-shaker', 'pass-shaker', 'shake', 'uncover']
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from dicetable.core.roles import Role
-from dicetable.games.catalogue import CATALOGUE, Entry, ScriptContext, declare
+from dicetable.games.catalogue import CATALOGUE, Entry, Field, Method, Route, ScriptContext, declare
 from dicetable.table import commands as tcmd
 
 __all__ = ["CATALOGUE", "PROCEDURE_ENTRIES", "Entry"]
@@ -42,72 +42,104 @@ def _opt(name: str, value: str | None, default: str | None = None) -> list[str]:
     return [f"{name}={value}"] if value is not None and value != default else []
 
 
+_STAFF = (Field("person", max_length=64), Field("staff_role", json="role"))
+_SERIALS = Field("serials", min_length=1, max_length=12)
+
 PROCEDURE_ENTRIES: tuple[Entry, ...] = (
     declare(tcmd.AssignStaff, "assign-staff", "authority.staff", "_assign",
             "Assign a person to a staff role at this table.", verb="assign", parse=_staff,
-            format=_format_staff, tags=("dealer",)),
+            format=_format_staff, route=Route("staff", ("assign-staff",), body=_STAFF),
+            method=Method("assign", ("person", "staff_role")), tags=("dealer",)),
     declare(tcmd.RelieveStaff, "relieve-staff", "authority.staff", "_relieve",
             "Relieve a person of a staff role at this table.", verb="relieve", parse=_staff,
-            format=_format_staff, tags=("dealer",)),
+            format=_format_staff, route=Route("staff/relieve", ("relieve-staff",), body=_STAFF),
+            method=Method("relieve", ("person", "staff_role")), tags=("dealer",)),
     declare(tcmd.BringDice, "bring-dice", "authority.dice", "_bring",
             "Bring dice to the table by serial (Props & Hops: load the shaker, with the "
             "dealer as witness).", verb="bring-dice",
             parse=lambda x, a, o: {"serials": tuple(a), "witness": o.get("witness")},
-            format=lambda x, c: [*c.serials, *_opt("witness", c.witness)], tags=("dealer",)),
+            format=lambda x, c: [*c.serials, *_opt("witness", c.witness)],
+            route=Route("dice", ("bring-dice",), body=(
+                _SERIALS, Field("witness", max_length=64))),
+            method=Method("bring_dice", varargs="serials",
+                          defaults=(("witness", "shaker-dealer"),)), tags=("dealer",)),
     declare(tcmd.RemoveDice, "remove-dice", "authority.dice", "_remove_dice",
             "Take dice from the table, with the reason.", verb="remove-dice",
             parse=lambda x, a, o: {"serials": tuple(a), "reason": o.get("reason", "replaced")},
             format=lambda x, c: [*c.serials, *_opt("reason", c.reason, "replaced")],
-            tags=("dealer",)),
+            route=Route("dice/remove", ("remove-dice",), body=(
+                _SERIALS, Field("reason", max_length=100))),
+            method=Method("remove_dice", varargs="serials"), tags=("dealer",)),
     declare(tcmd.OfferDice, "offer-dice", "authority.offer_dice", "_offer",
-            "Offer the dice to the patron next in turn.", verb="offer-dice", parse=_offer,
-            format=lambda x, c: [c.patron, *c.serials], tags=("dealer",)),
+            "Offer the dice to the patron next in turn (by default, the whole bowl).",
+            verb="offer-dice", parse=_offer, format=lambda x, c: [c.patron, *c.serials],
+            route=Route("offer-dice", ("offer-dice",), body=(
+                Field("patron", max_length=64),
+                Field("serials", max_length=12, optional=True,
+                      description="left out or null: the whole bowl"))),
+            method=Method("offer_dice", ("patron", "serials")),
+            tags=("dealer",)),
     declare(tcmd.DeclineDice, "decline-dice", "authority.select_dice", "_decline",
             "The patron offered the dice declines them.", verb="decline",
-            route="decline-dice", tags=("players",)),
+            route="decline-dice", method=Method("decline_dice"), tags=("players",)),
     declare(tcmd.SelectDice, "select-dice", "authority.select_dice", "_select",
             "The new shooter selects two of the dice offered.", verb="select-dice",
             parse=lambda x, a, o: {"serials": tuple(a)}, format=lambda x, c: list(c.serials),
-            tags=("players",)),
+            route=Route("select-dice", ("select-dice",), body=(_SERIALS,)),
+            method=Method("select_dice", varargs="serials",
+                          defaults=(("serials", "offered-pair"),)), tags=("players",)),
     declare(tcmd.RelinquishDice, "relinquish-dice", "authority.select_dice", "_relinquish",
             "The shooter gives up the dice.", verb="relinquish", route="relinquish-dice",
-            tags=("players",)),
+            method=Method("relinquish_dice"), tags=("players",)),
     declare(tcmd.RemoveShooter, "remove-shooter", "authority.remove_shooter",
             "_remove_shooter", "Take the dice from the shooter, on a listed ground.",
             verb="remove-shooter", parse=lambda x, a, o: {"ground": a[0]},
-            format=lambda x, c: [c.ground], tags=("dealer",)),
+            format=lambda x, c: [c.ground],
+            route=Route("remove-shooter", ("remove-shooter",), body=(
+                Field("ground", max_length=64),)),
+            method=Method("remove_shooter", ("ground",)), tags=("dealer",)),
     declare(tcmd.OverturnNoRoll, "overturn", "authority.overturn_no_roll", "_overturn",
             "Overturn the declaration on the last roll.", verb="overturn",
             parse=lambda x, a, o: {"reason": " ".join(a)},
-            format=lambda x, c: [c.reason] if c.reason else [], tags=("dealer",)),
+            format=lambda x, c: [c.reason] if c.reason else [],
+            route=Route("overturn", ("overturn",), body=(Field("reason", max_length=200),)),
+            method=Method("overturn", ("reason",)), tags=("dealer",)),
     declare(tcmd.ShakeShaker, "shake", "authority.shaker", "_dealer_shake",
             "The dealer shakes the covered shaker.", verb="shake", route="shake",
-            tags=("dealer",)),
+            method=Method("shake"), tags=("dealer",)),
     declare(tcmd.OfferShaker, "offer-shaker", "authority.shaker", "_offer_shaker",
             "Offer the covered shaker to the player whose turn it is.", verb="offer-shaker",
             parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
-            tags=("dealer",)),
+            route=Route("offer-shaker", ("offer-shaker",), body=(
+                Field("player", max_length=64),)),
+            method=Method("offer_shaker", ("player",)), tags=("dealer",)),
     declare(tcmd.PlayerShake, "player-shake", "authority.shake", "_player_shake",
             "The player shakes the covered shaker (count the shakes).", verb="player-shake",
             parse=lambda x, a, o: {"times": int(a[0]) if a else 1},
-            format=lambda x, c: [str(c.times)], tags=("players",)),
+            format=lambda x, c: [str(c.times)],
+            route=Route("player-shake", ("player-shake",), body=(
+                Field("times", ge=1, le=100, default=(3,)),)),
+            method=Method("player_shake", ("times",)), tags=("players",)),
     declare(tcmd.RemoveLid, "remove-lid", "authority.shake", "_remove_lid",
             "The player takes the lid off the shaker (a violation).", verb="remove-lid",
-            route="remove-lid", tags=("players",)),
+            route="remove-lid", method=Method("remove_lid"), tags=("players",)),
     declare(tcmd.RecoverShaker, "re-cover-shaker", "authority.shake", "_recover_shaker",
             "The player who took the lid off puts it back; the shaker is shaken again before "
             "it is returned (58 Pa. Code 585.3(e)).", verb="re-cover",
-            route="re-cover-shaker", tags=("players",), since=2),
+            route="re-cover-shaker", method=Method("re_cover_shaker"), tags=("players",),
+            since=2),
     declare(tcmd.ReturnShaker, "return-shaker", "authority.shake", "_return_shaker",
             "The player returns the covered shaker to the dealer.", verb="return-shaker",
-            route="return-shaker", tags=("players",)),
+            route="return-shaker", method=Method("return_shaker"), tags=("players",)),
     declare(tcmd.UncoverShaker, "uncover", "authority.shaker", "_uncover",
             "The dealer uncovers the shaker in the designated circle.", verb="uncover",
-            route="uncover", tags=("dealer",)),
+            route="uncover", method=Method("uncover"), tags=("dealer",)),
     declare(tcmd.PassShaker, "pass-shaker", "authority.shaker", "_pass_shaker",
             "Props & Hops: after a round ending on the passing total (shaker.passes_on), the "
             "shaker goes to the next player to the left.", verb="pass-shaker",
-            route="pass-shaker", automatable=True, tags=("dealer",), since=3),
+            route="pass-shaker", method=Method("pass_shaker"), automatable=True,
+            tags=("dealer",), since=3),
     declare(tcmd.Tick, "tick", None, "_tick",
-            "The table's clock ticks: raise what time has made due.", verb="tick"),
+            "The table's clock ticks: raise what time has made due.", verb="tick",
+            method=Method("tick")),
 )

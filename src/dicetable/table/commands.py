@@ -37,7 +37,8 @@ class RemoveDice(Command):
 @dataclass(frozen=True, kw_only=True)
 class OfferDice(Command):
     patron: str
-    serials: tuple[str, ...]
+    serials: tuple[str, ...] = ()
+    """The dice offered (none named: the whole bowl)."""
 
 
 @dataclass(frozen=True, kw_only=True)

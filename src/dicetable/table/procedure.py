@@ -361,17 +361,18 @@ class ProcedureEngine:
                                      rule="shooter.first_offer", citation=pack.cite(
                                          "shooter.next_offer" if p.last_shooter
                                          else "shooter.first_offer"))
+        serials = tuple(c.serials) or tuple(p.bowl)  # none named: the whole bowl
         need = int(pack.value("shooter.dice_offered"))
-        if len(set(c.serials)) < need:
+        if len(set(serials)) < need:
             raise ProcedureViolation(f"at least {need} dice are offered to the shooter",
                                      rule="shooter.dice_offered",
                                      citation=pack.cite("shooter.dice_offered"))
-        stray = [s for s in c.serials if s not in p.bowl]
+        stray = [s for s in serials if s not in p.bowl]
         if stray:
             raise InvalidInput(f"not in the bowl at this table: {', '.join(stray)}",
                                rule="dice.serials")
         out.emit(tev.DiceOffered, rule=pack.cite("authority.offer_dice"), patron=c.patron,
-                 serials=tuple(c.serials))
+                 serials=serials)
 
     def _offered_to_actor(self, state: TableState, c: gcmd.Command) -> Procedure:
         self._craps_live(state)

@@ -9,10 +9,10 @@ automatic no roll, the chores a table automates) are regenerated, not written.
 
 >>> from dicetable.table import Table
 >>> t = Table.open("pa-craps", "demo", mode="bare")
->>> t.join("alice"); t.buy_in("alice", 100_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 100_00)
 >>> _ = t.bet("alice", "pass", 10_00); _ = t.roll("5-6")
 >>> print(export_script(t.log), end="")  # doctest: +ELLIPSIS
-dicetable-script 2
+dicetable-script 3
 pack pa-craps
 table demo
 mode bare

@@ -30,7 +30,7 @@ def offer_order(state: TableState) -> list[str]:
     >>> from dicetable.table import Table
     >>> t = Table.open("in-craps", "x", mode="live")
     >>> for seat, name in ((3, "c"), (1, "a"), (9, "z")):
-    ...     t.join(name, seat)
+    ...     _ = t.join(name, seat)
     >>> offer_order(t.state)
     ['a', 'c', 'z']
     """

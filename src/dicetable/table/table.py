@@ -10,20 +10,20 @@ A table runs in one of three modes:
   mathematicians, simulations and tests of the game rules.
 
 >>> t = Table.open("pa-craps", "demo", mode="bare")
->>> t.join("alice"); t.buy_in("alice", 200_00)
+>>> _ = t.join("alice"), t.buy_in("alice", 200_00)
 >>> b = t.bet("alice", "pass", 10_00)
 >>> _ = t.roll("2-2"); _ = t.settle()
 >>> t.point, t.balance("alice")
 (4, 19000)
->>> t.can_place_bet("alice", "pass", 5_00)
+>>> t.can(t.command("place-bet", player="alice", wager="pass", amount=5_00))
 False
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from fractions import Fraction
 from typing import Protocol
 
 from dicetable.core import events as envelope
@@ -34,6 +34,7 @@ from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
+from dicetable.games.catalogue import Entry
 from dicetable.games.engine import Authorizer, Engine, default_authorizer
 from dicetable.games.state import Phase, TableState, apply
 from dicetable.games.variant import variant_of
@@ -49,6 +50,7 @@ from dicetable.table.automation import (
     parse_automations,
 )
 from dicetable.table.catalogue import CATALOGUE
+from dicetable.table.command_methods import CommandMethods
 from dicetable.table.procedure import DiceRegistry, ProcedureEngine
 from dicetable.table.procedure_state import Procedure, procedure
 
@@ -83,8 +85,9 @@ def _table_events(events: Iterable[envelope.Event]) -> Iterable[ev.Event]:
         yield event
 
 
-class Table:
-    """One table: its engine, its state and its log."""
+class Table(CommandMethods):
+    """One table: its engine, its state and its log; a method per catalogued command
+    (``CommandMethods``, generated from the catalogue) besides ``do(name, ...)``."""
 
     def __init__(self, engine: Decider, *, clock: Clock | None = None,
                  sink: Sink | None = None,
@@ -133,8 +136,7 @@ class Table:
         self.execute(cmd.OpenTable(actor=actor, role=role, table=table_id, pack=pack,
                                    mode=mode, automations=tuple(sorted(chosen))))
         for person, staff_role in (staff or {}).items():
-            self.execute(tcmd.AssignStaff(actor=actor, role=role, person=person,
-                                          staff_role=staff_role))
+            self.assign(person, staff_role, actor=actor, role=role)
 
     @classmethod
     def replay(cls, events: Iterable[envelope.Event], *, clock: Clock | None = None,
@@ -193,13 +195,71 @@ class Table:
             if self.state.phase is Phase.BETTING and before is not Phase.BETTING:
                 self.betting_opened_at = event.at
 
+    def command(self, name: str, *, actor: str | None = None, role: Role | None = None,
+                **fields: object) -> cmd.Command:
+        """The catalogued command ``name`` with ``fields``: a roll given as ``3-4`` or drawn
+        from a dice source, sequences as tuples, a field left as None that the catalogue
+        lets the table supply (``Method.defaults``) supplied; given by ``actor``/``role``, or
+        by default by whoever at this table gives it (``giver``)."""
+        entry = CATALOGUE.named(name)
+        values = self._values(entry, dict(fields))
+        a, r = self.giver(entry, values, actor, role)
+        return entry.command(actor=a, role=r, **values)
+
     def do(self, name: str, *, actor: str | None = None, role: Role | None = None,
            **fields: object) -> list[ev.Event]:
-        """Give any catalogued command by its name (``do("no-more-bets")``); who gives it
-        defaults to someone at this table allowed to."""
-        entry = CATALOGUE.named(name)
-        a, r = self._by(entry.command, actor, role)
-        return self.execute(entry.command(actor=a, role=r, **fields))
+        """Give any catalogued command by its name (``do("no-more-bets")``)."""
+        return self.execute(self.command(name, actor=actor, role=role, **fields))
+
+    DEFAULTS: Mapping[str, Callable[[Table], object]] = {
+        "offered-pair": lambda t: tuple(t.procedure.offered[:2]),
+        "shaker-dealer": lambda t: next(iter(t.procedure.people_in(Role.DEALER)), None)
+        if t.state.variant.has_shaker else None,
+    }
+    """What the table supplies for a field left out, by the name the catalogue gives it:
+    the first two dice offered (a shooter selecting), the dealer as witness of the dice
+    loaded into a shaker."""
+
+    def _values(self, entry: Entry, values: dict[str, object]) -> dict[str, object]:
+        defaults = dict(entry.method.defaults) if entry.method is not None else {}
+        for name, value in list(values.items()):
+            if (value is None or value == ()) and name in defaults:
+                values[name] = self.DEFAULTS[defaults[name]](self)
+            elif isinstance(value, str) and _rolls(entry)(name):
+                values[name] = Roll.parse(value)
+            elif _rolls(entry)(name) and hasattr(value, "next_roll"):  # a DiceSource
+                source = typing.cast(DiceSource, value)
+                values[name] = source.next_roll()
+                if values.get("source", "manual") == "manual":
+                    values["source"] = source.kind.value
+            elif isinstance(value, list | tuple):
+                values[name] = tuple(value)
+        return values
+
+    def giver(self, entry: Entry, values: Mapping[str, object], actor: str | None = None,
+              role: Role | None = None) -> tuple[str, Role]:
+        """Who gives ``entry``'s command by default: the table's own clock (no authority),
+        the player it concerns where players may give it (the one named, the bet's owner,
+        or the one the dice or the shaker wait on), else someone here allowed to."""
+        if actor is not None and role is not None:
+            return actor, role
+        if entry.authority is None:
+            return actor or "table", role or Role.SYSTEM
+        if entry.authority in self.pack and Role.PLAYER in self.pack.roles(entry.authority):
+            player = self._concerned(values)
+            if player is not None:
+                return actor or player, role or Role.PLAYER
+        found_actor, found_role = self.who(entry.command)
+        return actor or found_actor, role or found_role
+
+    def _concerned(self, values: Mapping[str, object]) -> str | None:
+        player, bet = values.get("player"), values.get("bet")
+        if isinstance(player, str):
+            return player
+        if isinstance(bet, str):
+            return self.state.bets[bet].player if bet in self.state.bets else ""
+        p = self.procedure
+        return p.offer_to or p.shooter or p.shaker_holder
 
     # -- automation -------------------------------------------------------------------------------
     @property
@@ -256,11 +316,10 @@ class Table:
             self.betting_opened_at = self.now()  # resumed from a snapshot: start the timer now
         close_at = self.bets_close_at
         if close_at is not None and self.clock.now() >= datetime.fromisoformat(close_at):
-            out += self.execute(cmd.CloseBetting(actor="table", role=Role.SYSTEM))
+            out += self.no_more_bets(actor="table", role=Role.SYSTEM)
         if Automation.CSPRNG_ROLL in self.automations and self.phase is Phase.CLOSED \
                 and (close_at is not None or out):
-            out += self.execute(self.roll_command(CsprngDice(), actor="table",
-                                                  role=Role.SYSTEM))
+            out += self.roll(CsprngDice(), actor="table", role=Role.SYSTEM)
         out += self.automate()
         return out
 
@@ -335,37 +394,7 @@ class Table:
         found_actor, found_role = self.who(command_type)
         return actor or found_actor, role or found_role
 
-    # -- conveniences for people and scripts -------------------------------------------------
-    def join(self, player: str, seat: int | None = None, *, actor: str | None = None,
-             role: Role = Role.PLAYER) -> None:
-        self.execute(cmd.JoinTable(actor=actor or player, role=role, player=player, seat=seat))
-
-    def buy_in(self, player: str, amount: int, *, actor: str | None = None,
-               role: Role | None = None) -> None:
-        a, r = self._by(cmd.BuyChips, actor, role)
-        self.execute(cmd.BuyChips(actor=a, role=r, player=player, amount=amount))
-
-    def place_bet_command(self, player: str, wager: str, amount: int, *,
-                          base: str | None = None, working: bool | None = None,
-                          actor: str | None = None, role: Role = Role.PLAYER) -> cmd.PlaceBet:
-        return cmd.PlaceBet(actor=actor or player, role=role, player=player, wager=wager,
-                            amount=amount, base=base, working=working)
-
-    def bet(self, player: str, wager: str, amount: int, *, base: str | None = None,
-            working: bool | None = None, actor: str | None = None,
-            role: Role = Role.PLAYER) -> str:
-        """Place a wager; returns its bet id."""
-        events = self.execute(self.place_bet_command(player, wager, amount, base=base,
-                                                     working=working, actor=actor, role=role))
-        placed = [e for e in events if isinstance(e, ev.BetPlaced)][-1]
-        return placed.bet
-
-    def verify_place_bet(self, player: str, wager: str, amount: int, **kw: object) -> None:
-        self.verify(self.place_bet_command(player, wager, amount, **kw))  # type: ignore[arg-type]
-
-    def can_place_bet(self, player: str, wager: str, amount: int, **kw: object) -> bool:
-        return self.can(self.place_bet_command(player, wager, amount, **kw))  # type: ignore[arg-type]
-
+    # -- conveniences over the command methods ------------------------------------------
     def placeable(self, player: str, wager: str, base: str | None = None) -> bool:
         """May ``player`` make ``wager`` now, whatever the amount (a layout spot lit or not)?"""
         return bool(self.placeable_codes(player, [wager], base))
@@ -381,46 +410,8 @@ class Table:
         return []
 
     def odds(self, player: str, base: str, amount: int) -> str:
+        """Odds behind the line or put bet ``base`` (the ``odds`` wager of ``place-bet``)."""
         return self.bet(player, "odds", amount, base=base)
-
-    def remove(self, bet: str, *, actor: str | None = None, role: Role = Role.PLAYER) -> None:
-        owner = self.state.bets[bet].player if bet in self.state.bets else ""
-        self.execute(cmd.RemoveBet(actor=actor or owner, role=role, bet=bet))
-
-    def no_more_bets(self, *, actor: str | None = None, role: Role | None = None) -> None:
-        a, r = self._by(cmd.CloseBetting, actor, role)
-        self.execute(cmd.CloseBetting(actor=a, role=r))
-
-    def roll_command(self, roll: str | Roll | DiceSource | None = None, *,
-                     facts: Sequence[str] = (), actor: str | None = None,
-                     role: Role | None = None, source: str | None = None,
-                     distance: Fraction | None = None,
-                     thrower: str | None = None) -> cmd.RecordRoll:
-        a, r = self._by(cmd.RecordRoll, actor, role)
-        kind = source or "manual"
-        if roll is None and self.mode == "electronic" and not facts:
-            roll = CsprngDice()
-        if isinstance(roll, str):
-            faces: Roll | None = Roll.parse(roll)
-        elif isinstance(roll, Roll) or roll is None:
-            faces = roll
-        else:
-            faces = roll.next_roll()
-            kind = source or roll.kind.value
-        return cmd.RecordRoll(actor=a, role=r, roll=faces, source=kind, facts=tuple(facts),
-                              distance=distance, thrower=thrower)
-
-    def roll(self, roll: str | Roll | DiceSource | None = None, *,
-             facts: Sequence[str] = (), actor: str | None = None, role: Role | None = None,
-             source: str | None = None, distance: Fraction | None = None,
-             thrower: str | None = None) -> list[ev.Event]:
-        """Record a throw: faces given as ``3-4``, or drawn from a dice source.
-
-        On a table whose pack settles automatically, the settlement follows at once.
-        """
-        return self.execute(self.roll_command(roll, facts=facts, actor=actor, role=role,
-                                              source=source, distance=distance,
-                                              thrower=thrower))
 
     def settle(self, *, actor: str | None = None, role: Role | None = None) -> list[ev.Event]:
         """The dealer's chores left, in order: collect losers, pay winners, complete the roll.
@@ -435,62 +426,48 @@ class Table:
             events += self.execute(due[0][1](actor=a, role=r))
         return events
 
-    def call_no_roll(self, *grounds: str, actor: str | None = None,
-                     role: Role | None = None, observed: Sequence[str] = ()) -> list[ev.Event]:
-        """Call a no roll; ``observed``: facts the caller saw that the throw's record lacks."""
-        a, r = self._by(cmd.CallNoRoll, actor, role)
-        return self.execute(cmd.CallNoRoll(actor=a, role=r, grounds=tuple(grounds),
-                                           observed=tuple(observed)))
-
     # -- live procedure conveniences ------------------------------------------------------------
-    def assign(self, person: str, staff_role: Role, *, actor: str | None = None,
-               role: Role | None = None) -> None:
-        a, r = self._by(tcmd.AssignStaff, actor, role)
-        self.execute(tcmd.AssignStaff(actor=a, role=r, person=person, staff_role=staff_role))
-
-    def bring_dice(self, *serials: str, witness: str | None = None, actor: str | None = None,
-                   role: Role | None = None) -> None:
-        a, r = self._by(tcmd.BringDice, actor, role)
-        if witness is None and self.state.variant.has_shaker:
-            dealers = self.procedure.people_in(Role.DEALER)
-            witness = dealers[0] if dealers else None
-        self.execute(tcmd.BringDice(actor=a, role=r, serials=serials, witness=witness))
-
-    def offer_dice(self, patron: str, serials: Sequence[str] | None = None, *,
-                   actor: str | None = None, role: Role | None = None) -> None:
-        a, r = self._by(tcmd.OfferDice, actor, role)
-        chosen = tuple(serials) if serials is not None else tuple(self.procedure.bowl)
-        self.execute(tcmd.OfferDice(actor=a, role=r, patron=patron, serials=chosen))
-
-    def select_dice(self, patron: str, first: str | None = None,
-                    second: str | None = None) -> None:
-        offered = self.procedure.offered
-        pair = (first, second) if first and second else tuple(offered[:2])
-        self.execute(tcmd.SelectDice(actor=patron, role=Role.PLAYER, serials=tuple(pair)))
-
     def new_shooter(self, patron: str, first: str | None = None,
                     second: str | None = None) -> None:
-        """Offer the bowl to ``patron`` and have them select two dice."""
+        """Offer the bowl to ``patron`` and have them select two dice (the first two offered
+        unless named)."""
         self.offer_dice(patron)
-        self.select_dice(patron, first, second)
+        self.select_dice(*(s for s in (first, second) if s), actor=patron, role=Role.PLAYER)
 
     def shaker_round(self, roll: str | Roll | None, *, shakes: int = 3,
                      facts: Sequence[str] = ()) -> list[ev.Event]:
         """Props & Hops, live: no more bets, offer, shake, return, uncover, read, settle."""
-        dealer, role = self.who(tcmd.OfferShaker)
         from dicetable.table.seating import next_shaker_holder
 
-        events = self.execute(cmd.CloseBetting(actor=dealer, role=role))
+        dealer, role = self.who(tcmd.OfferShaker)
+        events = self.no_more_bets(actor=dealer, role=role)
         p = self.procedure
         holder = p.shaker_holder if p.shaker_holder else next_shaker_holder(
             self.state, None, first=True)
         assert holder is not None
-        events += self.execute(tcmd.OfferShaker(actor=dealer, role=role, player=holder))
-        events += self.execute(tcmd.PlayerShake(actor=holder, role=Role.PLAYER, times=shakes))
-        events += self.execute(tcmd.ReturnShaker(actor=holder, role=Role.PLAYER))
-        events += self.execute(tcmd.UncoverShaker(actor=dealer, role=role))
+        events += self.offer_shaker(holder, actor=dealer, role=role)
+        events += self.player_shake(shakes, actor=holder, role=Role.PLAYER)
+        events += self.return_shaker(actor=holder, role=Role.PLAYER)
+        events += self.uncover(actor=dealer, role=role)
         events += self.roll(roll, facts=facts)
         if chores_left(self.state):
             events += self.settle()
-        events += self.execute(tcmd.ShakeShaker(actor=dealer, role=role))
+        events += self.shake(actor=dealer, role=role)
         return events
+
+
+def _rolls(entry: Entry) -> Callable[[str], bool]:
+    """Which of ``entry``'s fields hold a roll."""
+    return lambda name: name in _roll_fields(entry.command)
+
+
+_ROLL_FIELDS: dict[type[cmd.Command], frozenset[str]] = {}
+
+
+def _roll_fields(command: type[cmd.Command]) -> frozenset[str]:
+    found = _ROLL_FIELDS.get(command)
+    if found is None:
+        hints = typing.get_type_hints(command)
+        found = _ROLL_FIELDS[command] = frozenset(
+            n for n, h in hints.items() if h is Roll or Roll in typing.get_args(h))
+    return found
