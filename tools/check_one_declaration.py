@@ -135,7 +135,8 @@ def generated_methods_current() -> str | None:
 
     path = Path(__file__).resolve().parent / "gen_table_methods.py"
     spec = importlib.util.spec_from_file_location("gen_table_methods", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     if not gen.TARGET.exists() or gen.TARGET.read_text(encoding="utf-8") != gen.source():
