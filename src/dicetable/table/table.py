@@ -202,9 +202,16 @@ class Table(CommandMethods):
         lets the table supply (``Method.defaults``) supplied; given by ``actor``/``role``, or
         by default by whoever at this table gives it (``giver``)."""
         entry = CATALOGUE.named(name)
+        unknown = sorted(set(fields) - set(entry.fields))
+        if unknown:
+            raise InvalidInput(f"{name} has no field {', '.join(unknown)} (fields: "
+                               f"{', '.join(entry.fields) or 'none'})", rule="commands")
         values = self._values(entry, dict(fields))
         a, r = self.giver(entry, values, actor, role)
-        return entry.command(actor=a, role=r, **values)
+        try:
+            return entry.command(actor=a, role=r, **values)
+        except TypeError as e:  # a field it needs is missing
+            raise InvalidInput(f"{name}: {e}", rule="commands") from None
 
     def do(self, name: str, *, actor: str | None = None, role: Role | None = None,
            **fields: object) -> list[ev.Event]:
