@@ -21,6 +21,7 @@ PlaceBet(actor='alice', role=<Role.PLAYER: 'player'>, player='alice', wager='pas
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -170,7 +171,7 @@ class Entry:
     since: int = 1
     """The table-script format version that brought its verb."""
 
-    @property
+    @functools.cached_property
     def fields(self) -> tuple[str, ...]:
         """The command's own fields (besides actor and role)."""
         return tuple(f.name for f in dataclasses.fields(self.command)

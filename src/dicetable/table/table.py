@@ -202,7 +202,7 @@ class Table(CommandMethods):
         lets the table supply (``Method.defaults``) supplied; given by ``actor``/``role``, or
         by default by whoever at this table gives it (``giver``)."""
         entry = CATALOGUE.named(name)
-        unknown = sorted(set(fields) - set(entry.fields))
+        unknown = [f for f in fields if f not in entry.fields]
         if unknown:
             raise InvalidInput(f"{name} has no field {', '.join(unknown)} (fields: "
                                f"{', '.join(entry.fields) or 'none'})", rule="commands")
@@ -228,18 +228,20 @@ class Table(CommandMethods):
     loaded into a shaker."""
 
     def _values(self, entry: Entry, values: dict[str, object]) -> dict[str, object]:
+        rolls, tuples = _special_fields(entry.command)
         defaults = dict(entry.method.defaults) if entry.method is not None else {}
-        for name, value in list(values.items()):
+        for name in (rolls | tuples | defaults.keys()) & values.keys():
+            value = values[name]
             if (value is None or value == ()) and name in defaults:
                 values[name] = self.DEFAULTS[defaults[name]](self)
-            elif isinstance(value, str) and _rolls(entry)(name):
+            elif name in rolls and isinstance(value, str):
                 values[name] = Roll.parse(value)
-            elif _rolls(entry)(name) and hasattr(value, "next_roll"):  # a DiceSource
+            elif name in rolls and hasattr(value, "next_roll"):  # a DiceSource
                 source = typing.cast(DiceSource, value)
                 values[name] = source.next_roll()
                 if values.get("source", "manual") == "manual":
                     values["source"] = source.kind.value
-            elif isinstance(value, list | tuple):
+            elif name in tuples and isinstance(value, list | tuple):
                 values[name] = tuple(value)
         return values
 
@@ -252,7 +254,7 @@ class Table(CommandMethods):
             return actor, role
         if entry.authority is None:
             return actor or "table", role or Role.SYSTEM
-        if entry.authority in self.pack and Role.PLAYER in self.pack.roles(entry.authority):
+        if Role.PLAYER.value in self.pack.get(entry.authority, ()):
             player = self._concerned(values)
             if player is not None:
                 return actor or player, role or Role.PLAYER
@@ -463,18 +465,15 @@ class Table(CommandMethods):
         return events
 
 
-def _rolls(entry: Entry) -> Callable[[str], bool]:
-    """Which of ``entry``'s fields hold a roll."""
-    return lambda name: name in _roll_fields(entry.command)
+_SPECIAL: dict[type[cmd.Command], tuple[frozenset[str], frozenset[str]]] = {}
 
 
-_ROLL_FIELDS: dict[type[cmd.Command], frozenset[str]] = {}
-
-
-def _roll_fields(command: type[cmd.Command]) -> frozenset[str]:
-    found = _ROLL_FIELDS.get(command)
+def _special_fields(command: type[cmd.Command]) -> tuple[frozenset[str], frozenset[str]]:
+    """The fields of ``command`` that hold a roll, and those that hold a tuple."""
+    found = _SPECIAL.get(command)
     if found is None:
         hints = typing.get_type_hints(command)
-        found = _ROLL_FIELDS[command] = frozenset(
-            n for n, h in hints.items() if h is Roll or Roll in typing.get_args(h))
+        found = _SPECIAL[command] = (
+            frozenset(n for n, h in hints.items() if h is Roll or Roll in typing.get_args(h)),
+            frozenset(n for n, h in hints.items() if typing.get_origin(h) is tuple))
     return found
