@@ -228,9 +228,8 @@ class Table(CommandMethods):
     loaded into a shaker."""
 
     def _values(self, entry: Entry, values: dict[str, object]) -> dict[str, object]:
-        rolls, tuples = _special_fields(entry.command)
-        defaults = dict(entry.method.defaults) if entry.method is not None else {}
-        for name in (rolls | tuples | defaults.keys()) & values.keys():
+        rolls, tuples, defaults, special = _special_fields(entry)
+        for name in special.intersection(values):
             value = values[name]
             if (value is None or value == ()) and name in defaults:
                 values[name] = self.DEFAULTS[defaults[name]](self)
@@ -465,15 +464,20 @@ class Table(CommandMethods):
         return events
 
 
-_SPECIAL: dict[type[cmd.Command], tuple[frozenset[str], frozenset[str]]] = {}
+_Special = tuple[frozenset[str], frozenset[str], dict[str, str], frozenset[str]]
+_SPECIAL: dict[str, _Special] = {}
 
 
-def _special_fields(command: type[cmd.Command]) -> tuple[frozenset[str], frozenset[str]]:
-    """The fields of ``command`` that hold a roll, and those that hold a tuple."""
-    found = _SPECIAL.get(command)
+def _special_fields(entry: Entry) -> _Special:
+    """Of ``entry``'s fields: those that hold a roll, a tuple, a table default (by field), and
+    all of these (the others are taken as given)."""
+    found = _SPECIAL.get(entry.name)
     if found is None:
-        hints = typing.get_type_hints(command)
-        found = _SPECIAL[command] = (
-            frozenset(n for n, h in hints.items() if h is Roll or Roll in typing.get_args(h)),
-            frozenset(n for n, h in hints.items() if typing.get_origin(h) is tuple))
+        hints = typing.get_type_hints(entry.command)
+        rolls = frozenset(n for n, h in hints.items()
+                          if h is Roll or Roll in typing.get_args(h))
+        tuples = frozenset(n for n, h in hints.items() if typing.get_origin(h) is tuple)
+        defaults = dict(entry.method.defaults) if entry.method is not None else {}
+        found = _SPECIAL[entry.name] = (rolls, tuples, defaults,
+                                        rolls | tuples | frozenset(defaults))
     return found
