@@ -4,6 +4,7 @@ they are split, memory stays bounded, and the optional cluster engines fail clea
 from __future__ import annotations
 
 import importlib.util
+from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from typing import Any
 
@@ -137,6 +138,32 @@ def test_two_local_workers_give_the_same_totals_as_one() -> None:
     two = run(compiled, plans, seed=99, workers=2)
     assert (one.final_net == two.final_net).all()
     assert (one.groups == two.groups).all()
+
+
+def test_the_kept_local_pool_runs_any_strategy_and_recovers_from_a_dead_worker() -> None:
+    """One pool serves later runs (its shards carry their own kernel); a worker killed
+    mid-life breaks that run only, and the next run gets a fresh pool with the same totals."""
+    import os
+    import signal
+
+    from dicetable.sim import runner
+
+    plans = plan_sessions(8192, SessionSpec(max_rolls=50))
+    for bets in ([{"wager": "pass", "amount": 10, "odds": 2}],
+                 [{"wager": "place6", "amount": 12}, {"wager": "dontpass", "amount": 5}]):
+        compiled = compile_strategy(strategy_from_data({"bets": bets}))
+        one = run(compiled, plans, seed=5, workers=1)
+        two = run(compiled, plans, seed=5, workers=2)
+        assert (one.final_net == two.final_net).all()
+    pool = runner.local_pool(2)
+    assert pool is runner.local_pool(2)  # kept, not started again
+    victim = next(iter(pool._processes))
+    os.kill(victim, signal.SIGKILL)
+    with pytest.raises(BrokenProcessPool):
+        run(compiled, plans, seed=5, workers=2)
+    again = run(compiled, plans, seed=5, workers=2)
+    assert runner.local_pool(2) is not pool
+    assert (again.final_net == one.final_net).all()
 
 
 def test_plans_hit_the_exact_number_of_rolls() -> None:

@@ -27,7 +27,7 @@ from fractions import Fraction
 from dicetable.core.money import percent
 from dicetable.odds.markov import Decision, absorption
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack, menu_wager
 from dicetable.wagers.compiled import CompiledWager, Outcome
 
 COMMISSION_WHEN = ("up-front", "on-win")
@@ -132,15 +132,15 @@ def default_start(wager: CompiledWager) -> int:
 
 
 def resolve_code(pack: RulePack, code: str) -> CompiledWager:
-    menu = compile_pack(pack)
     if code == "odds":
         code = ODDS_TAKE
-    if code not in menu:
+    try:
+        return menu_wager(pack, code)  # this wager alone, not the whole menu
+    except KeyError:
         from dicetable.core.errors import IllegalWager
 
         raise IllegalWager(f"{code!r} is not on the wager menu of {pack.id}", rule="menu",
-                           citation=pack.cite("menu.line"))
-    return menu[code]
+                           citation=pack.cite("menu.line")) from None
 
 
 def wager_odds(pack: RulePack, code: str, start: str | None = None,

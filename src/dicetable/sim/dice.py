@@ -65,10 +65,12 @@ class PackedDice:
     generator alone: not on how it is drawn (chunk sizes) nor on which decoder runs."""
 
     def __init__(self, rng: np.random.Generator, fused: bool | None = None) -> None:
-        from dicetable.sim import fused as fused_mod
-
         self.bits: Any = rng.bit_generator
-        use = fused_mod.AVAILABLE if fused is None else fused
+        if fused is None:  # only then is Numba loaded to ask (about 0.3 s of a process)
+            from dicetable.sim import fused as fused_mod
+
+            fused = fused_mod.AVAILABLE
+        use = fused
         self.decode = decode_fused if use else decode_numpy
         self.left = np.zeros(0, dtype=np.uint8)
 

@@ -32,7 +32,7 @@ from dicetable.odds.layout import STANDING
 from dicetable.rules.model import RulePack
 from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
-from dicetable.wagers.compile import compile_pack, odds_code_for
+from dicetable.wagers.compile import menu_wager, odds_code_for
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
 
 Item = tuple[int, bool]
@@ -77,13 +77,12 @@ class Entry:
     """One strategy bet under one pack."""
 
     def __init__(self, pack: RulePack, spec: BetSpec) -> None:
-        menu = compile_pack(pack)
         self.pack = pack
         self.spec = spec
-        self.wager: CompiledWager = menu[spec.wager]
+        self.wager: CompiledWager = menu_wager(pack, spec.wager)
         self.family = self.wager.family
         self.travelling = spec.wager in TRAVELLING
-        self.odds: CompiledWager | None = menu[odds_code_for(spec.wager)] \
+        self.odds: CompiledWager | None = menu_wager(pack, odds_code_for(spec.wager)) \
             if spec.odds_multiples else None
         self.labels: tuple[str, ...] = (spec.label,)
         self.codes: tuple[str, ...] = (spec.wager,)

@@ -14,6 +14,7 @@ totals however the work is split, and in whatever order the shards come back.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import importlib.util
 import math
@@ -21,6 +22,7 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +35,7 @@ from dicetable.sim.dice import PackedDice
 from dicetable.sim.engine import LaneResult, Limits, group_count, run_lanes
 from dicetable.sim.kernel import Kernel
 from dicetable.sim.strategy import SessionSpec
-from dicetable.sim.worker import ShardPlan, init_worker, run_in_worker, run_shard
+from dicetable.sim.worker import ShardPlan, run_shard
 
 SESSIONS_PER_SHARD = 4096
 LANES_PER_SHARD = 4096
@@ -114,18 +116,41 @@ def _local(kernel: Kernel, plans: Sequence[ShardPlan],
             yield plan.index, run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace,
                                         plan.every, groups, tick=progress, fused=fused)
         return
-    # Spawned (not forked) workers: no inherited state, same behaviour on every OS; they
-    # import only the simulator's worker modules (sim.worker).
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                             initargs=(kernel, fused)) as pool:
-        futures = {pool.submit(run_in_worker, plan, seed, groups): plan
+    pool = local_pool(workers)
+    try:
+        futures = {pool.submit(run_shard, kernel, plan, seed, groups, fused): plan
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
         for future in as_completed(futures):
             result = future.result()
             if progress is not None:
                 progress(int(result.rolls.sum()))
             yield futures[future].index, result
+    except BrokenProcessPool:  # a worker died: the next run gets a fresh pool
+        _POOLS.pop(workers, None)
+        raise
+
+
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def local_pool(workers: int) -> ProcessPoolExecutor:
+    """The local pool of ``workers`` processes, started once a process and kept for its later
+    runs (as a Dask or Ray cluster is): spawned, not forked, so no state is inherited and it
+    behaves the same on every OS. Its workers import only the simulator's worker modules
+    (``sim.worker``); each shard carries its kernel's arrays, so one pool serves any strategy.
+    """
+    pool = _POOLS.get(workers)
+    if pool is None:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        _POOLS[workers] = pool
+    return pool
+
+
+@atexit.register
+def _close_pools() -> None:
+    for pool in _POOLS.values():
+        pool.shutdown(cancel_futures=True)
+    _POOLS.clear()
 
 
 def _ray(kernel: Kernel, plans: Sequence[ShardPlan],

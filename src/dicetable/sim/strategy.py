@@ -52,7 +52,7 @@ from dicetable.odds.layout import STANDING, max_odds
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import family_of, is_code
-from dicetable.wagers.compile import compile_pack, odds_code_for
+from dicetable.wagers.compile import menu_wager, odds_code_for
 from dicetable.wagers.compiled import CompiledWager
 
 WHEN = ("always", "point-on", "come-out")
@@ -208,7 +208,7 @@ def _bet(pack: RulePack, raw: Any, index: int) -> BetSpec:
     where = f"{where} ({code})"
     try:
         pack.require_offered(code)
-        wager = compile_pack(pack)[code]
+        wager = menu_wager(pack, code)
         amounts = _amounts(raw, where)
         for amount in amounts:
             check_amount(pack, wager, amount, code)
@@ -242,7 +242,7 @@ def _bet(pack: RulePack, raw: Any, index: int) -> BetSpec:
         multiples: dict[int, Fraction] = {}
         if raw.get("odds") is not None:
             multiples = _odds(pack, wager, raw["odds"], where)
-            odds_table = compile_pack(pack)[odds_code_for(code)]
+            odds_table = menu_wager(pack, odds_code_for(code))
             for amount in amounts:
                 for point, m in multiples.items():
                     odds_amount = amount * m

@@ -33,20 +33,4 @@ def run_shard(kernel: Kernel, plan: ShardPlan, seed: np.random.SeedSequence,
                      fused=fused)
 
 
-_WORKER: Kernel | None = None
-_FUSED: bool | None = None
-
-
-def init_worker(kernel: Kernel, fused: bool | None = None) -> None:
-    """A local pool process keeps the kernel it was started with (shipped once)."""
-    global _WORKER, _FUSED
-    _WORKER = kernel
-    _FUSED = fused
-
-
-def run_in_worker(plan: ShardPlan, seed: np.random.SeedSequence, groups: int) -> LaneResult:
-    assert _WORKER is not None
-    return run_shard(_WORKER, plan, seed, groups, _FUSED)
-
-
-__all__ = ["ShardPlan", "init_worker", "run_in_worker", "run_shard"]
+__all__ = ["ShardPlan", "run_shard"]

@@ -23,20 +23,14 @@ from dicetable.custody.events import CustodyOpened
 from dicetable.custody.model import DieState
 from dicetable.custody.rules import CustodyPack, pack_from_dict
 from dicetable.custody.state import CustodyState
+from dicetable.store.pack_cache import PackCache
 
-_PACKS: dict[str, CustodyPack] = {}
+_PACKS: PackCache[CustodyPack] = PackCache(pack_from_dict, "custody")
 
 
 def pack_for(opened: CustodyOpened) -> CustodyPack:
     """The custody pack a ledger was opened under, checked against its recorded digest."""
-    pack = _PACKS.get(opened.pack_digest)
-    if pack is None:
-        pack = pack_from_dict(opened.pack)
-        if pack.digest != opened.pack_digest:
-            raise InvalidInput(f"custody {opened.site!r}: the pack in its first event does not "
-                               "match the digest recorded with it", rule="store.pack")
-        _PACKS[opened.pack_digest] = pack
-    return pack
+    return _PACKS.get(opened.pack_digest, opened.pack, opened.site)
 
 
 def encode_state(state: CustodyState) -> dict[str, Any]:

@@ -18,31 +18,25 @@ from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
 from dicetable.store.chain import Snapshot
 from dicetable.store.event_codec import decode_body
+from dicetable.store.pack_cache import PackCache
 from dicetable.store.state_codec import decode_state
 
 log = logging.getLogger(__name__)
 
-_PACKS: dict[str, RulePack] = {}
+_PACKS: PackCache[RulePack] = PackCache(pack_from_dict, "table")
 
 
 def pack_for(opened: TableOpened) -> RulePack:
     """The rule pack a table was opened under: one object per digest, so that the compiled
     wager tables are built once per process, not once per replay."""
-    pack = _PACKS.get(opened.pack_digest)
-    if pack is None:
-        pack = pack_from_dict(opened.pack)
-        if pack.digest != opened.pack_digest:
-            raise InvalidInput(f"table {opened.table!r}: the pack in its first event does not "
-                               "match the digest recorded with it", rule="store.pack")
-        _PACKS[opened.pack_digest] = pack
-    return pack
+    return _PACKS.get(opened.pack_digest, opened.pack, opened.table)
 
 
 def share_pack(state: TableState) -> None:
     """Point ``state`` at the one pack object of its digest (``apply`` builds a new one from
     the opening event, whose wagers would then be compiled again for every table)."""
     if state.pack is not None:
-        state.pack = _PACKS.setdefault(state.pack.digest, state.pack)
+        state.pack = _PACKS.share(state.pack)
 
 
 def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:

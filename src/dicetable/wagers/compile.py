@@ -413,6 +413,17 @@ def compile_pack(pack: RulePack) -> Mapping[str, CompiledWager]:
     return _compile(pack)
 
 
+def menu_wager(pack: RulePack, code: str) -> CompiledWager:
+    """One wager of the pack's menu (``odds:take``/``odds:lay`` where odds are offered),
+    compiled alone: what a simulator strategy needs, without compiling the whole menu
+    (about 0.3 s a pack). ``KeyError`` when the pack does not offer it."""
+    offered = pack.offers("odds") if code in (ODDS_TAKE, ODDS_LAY) else \
+        code != "odds" and code in pack.menu_in_order
+    if not offered:
+        raise KeyError(code)
+    return compile_wager(pack, code)
+
+
 def odds_code_for(base_code: str) -> str:
     """Odds behind Pass, Come or Put are taken; behind Don't Pass or Don't Come, laid."""
     return ODDS_LAY if base_code.startswith("dont") else ODDS_TAKE
