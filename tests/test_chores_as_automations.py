@@ -99,3 +99,29 @@ def test_a_format_2_script_may_not_write_the_format_3_verbs() -> None:
     with pytest.raises(ScriptSyntaxError, match="dicetable-script 3"):
         run_script(_PH.format(version=2, faces="6-5 die-fell-out", automations="")
                    + "dee dealer return-wagers\n")
+
+
+def test_noroll_effect_a_house_pack_returning_wagers_at_live_craps_leaves_it_to_the_dealer(
+) -> None:
+    """A house pack flips ``noroll.effect`` at Craps: at a live table the dealer returns the
+    wagers (the rule says what, the automations who); nothing moves before."""
+    from dicetable.core.roles import Role
+    from dicetable.rules.loader import derive_pack, load_preset
+
+    house = derive_pack(load_preset("pa-craps"), "returns", {"noroll.effect": "wagers-returned"})
+    t = Table.open(house, "c", mode="live", actor="fran",
+                   staff={"sam": Role.STICKPERSON, "bo": Role.BOXPERSON, "dee": Role.DEALER})
+    t.join("ann", 1)
+    t.buy_in("ann", 100_00)
+    t.bring_dice("A1", "A2", "A3", "A4", "A5")
+    t.bet("ann", "pass", 10_00)
+    t.new_shooter("ann")
+    events = t.roll("3-4", facts=("die-off-table",))
+    assert [e.kind for e in events] == ["DiceRolled", "NoRollCalled"]
+    assert t.state.returns_due
+    with pytest.raises(ProcedureViolation) as refused:
+        t.bet("ann", "field", 5_00)
+    assert refused.value.rule == "noroll.effect"
+    assert [e.kind for e in t.settle()] == ["WagersReturned"]
+    assert t.log[-1].actor == "dee"
+    assert t.balance("ann") == 100_00
