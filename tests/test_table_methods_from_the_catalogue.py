@@ -5,6 +5,7 @@ refused naming the rule, and changes nothing."""
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_commands_who_gives_it_defaults_to_whom_it_concerns_or_someone_allowed()
     ("place-bet", {"player": "ann", "wager": "pass"}, "amount"),
 ])
 def test_commands_a_bad_command_is_refused_and_changes_nothing(
-        name: str, fields: dict[str, object], says: str) -> None:
+        name: str, fields: dict[str, Any], says: str) -> None:
     t = _bare()
     before = list(t.log)
     with pytest.raises(InvalidInput, match=says) as refused:
