@@ -190,9 +190,12 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     alice.shot("player-props-shaker")
     p.click("#return-shaker")
 
-    # A die falls out as the shaker is uncovered: no roll, every wager goes back.
+    # A die falls out as the shaker is uncovered: no roll, and the dealer gives every wager
+    # back (a live table automates none of its chores: noroll.effect says what, the dealer does).
     dee.page.click("#uncover")
     record_throw(dee.page, 6, 5, facts=("die-fell-out",))
+    expect(dee.page.locator("#return-wagers")).to_have_text("Return the wagers (no roll)")
+    dee.page.click("#return-wagers")
     balances_match(live_server, PROPS, p, dee.page, "alice", START)
     expect(p.locator("#feed")).to_contain_text("NO ROLL (automatic): die-fell-out")
     expect(p.locator("#feed")).to_contain_text("Returned: alice Four the Hardway $5.00")
