@@ -207,6 +207,7 @@ class Run:
         self.spots = spots()
         self.acked: dict[str, int] = {}
         self.profile = False
+        self.sampler: Any = None
         self.results: dict[str, dict[str, Any]] = {}
 
     def conn(self, name: str) -> Connection:
@@ -227,18 +228,27 @@ class Run:
                    - (logged_bets(self.db, tables) - before))
 
     async def measure(self, name: str, work: Callable[[Stats], Awaitable[float]],
-                      tables: list[str], extra: Callable[[], str] = lambda: "") -> None:
+                      tables: list[str], extra: Callable[[], str] = lambda: "",
+                      sample_later: bool = False) -> None:
+        """``sample_later``: the work starts the profile itself (``sample``), once its set-up
+        is done, so that the profile shows the measured part."""
         before = logged_bets(self.db, tables)
         for t in tables:
             self.acked[t] = 0
         stats = Stats()
         g0, s0, w0 = cpu_seconds(), self.server.cpu(), now()
-        sampler = spy.start(self.server.proc.pid, self.seconds) if self.profile else None
+        self.sampler = None
+        if not sample_later:
+            self.sample()
         seconds = await work(stats)
         g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
         self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
                                     self.lost(tables, before), extra(), wall=w1 - w0)
-        spy.finish(sampler)
+        spy.finish(self.sampler)
+
+    def sample(self) -> None:
+        if self.profile:
+            self.sampler = spy.start(self.server.proc.pid, self.seconds)
 
     # (a) -------------------------------------------------------------------------------------
     async def scenario_a(self, clients: int = 200) -> None:
@@ -339,6 +349,7 @@ class Run:
         await self.warm([ARENA])
         arrivals: dict[int, list[float]] = {}
         marks: list[tuple[float, float, int]] = []
+        shares: list[tuple[float, float]] = []
 
         async def work(stats: Stats) -> float:
             sockets = []
@@ -364,7 +375,9 @@ class Run:
                     return
 
             listeners = [asyncio.create_task(listen(ws)) for ws in sockets]
+            self.sample()  # the profile shows the pushes, not the viewers' hellos
             start = now()
+            cpu0 = cpu_seconds(), self.server.cpu()
             for name in joiners:
                 conn = self.conn(name)
                 t0 = now()
@@ -385,6 +398,8 @@ class Run:
                     continue
                 stats.ok.append(max(got) - t0)
             seconds = now() - start
+            shares.append(((cpu_seconds() - cpu0[0]) / seconds,
+                           (self.server.cpu() - cpu0[1]) / seconds))
             for ws in sockets:
                 await ws.close()
             for task in listeners:
@@ -396,9 +411,12 @@ class Run:
             acks = [t1 - t0 for t0, t1, _ in marks]
             return (f"(latency = request sent -> last of {len(viewers)} viewers; "
                     f"ack p50 {fmt_ms(pct(acks, 50)).strip()} ms; ack -> last viewer p50 "
-                    f"{fmt_ms(pct(gaps, 50)).strip()} p99 {fmt_ms(pct(gaps, 99)).strip()} ms)")
+                    f"{fmt_ms(pct(gaps, 50)).strip()} p99 {fmt_ms(pct(gaps, 99)).strip()} ms; "
+                    "while the events were pushed: generator CPU "
+                    f"{100 * shares[0][0]:.0f}%, server CPU {100 * shares[0][1]:.0f}%)")
 
-        await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack)
+        await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack,
+                           sample_later=True)
 
     # (d) -------------------------------------------------------------------------------------
     async def scenario_d(self, capacity: float, fleet_size: int = 400) -> None:

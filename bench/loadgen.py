@@ -129,7 +129,7 @@ def report(name: str, stats: Stats, seconds: float, gen_cpu: float, server_cpu: 
     }
     print(f"  {name:<34} {accepted / seconds:8.0f}/s  p50 {ms(pct(stats.ok, 50))}  "
           f"p99 {ms(pct(stats.ok, 99))}  p99.9 {ms(pct(stats.ok, 99.9))} ms  "
-          f"errors {stats.errors}  lost {lost}  "
+          f"errors {stats.errors}  503s {len(stats.busy)}  lost {lost}  "
           f"gen CPU {100 * gen_cpu / wall:3.0f}%  server CPU {100 * server_cpu / wall:3.0f}%"
           + (f"  {extra}" if extra else ""), flush=True)
     if stats.error_kinds:

@@ -7,6 +7,7 @@ and file, the remaining profile the issue note reports.
 from __future__ import annotations
 
 import collections
+import os
 import re
 import shutil
 import subprocess
@@ -23,12 +24,12 @@ def start(pid: int, seconds: float) -> tuple[subprocess.Popen[bytes], Path] | No
         return None
     out = Path(tempfile.mkdtemp(prefix="dt-spy-")) / "stacks.txt"
     proc = subprocess.Popen([spy, "record", "-p", str(pid), "-d", str(int(seconds)), "-r", "250",
-                             "--format", "raw", "-o", str(out), "--nonblocking"],
+                             "--format", "raw", "-o", str(out), "--nonblocking", "--gil"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, out
 
 
-def summary(path: Path, top: int = 25) -> str:
+def summary(path: Path, top: int = 45) -> str:
     incl: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
     total = 0
@@ -74,4 +75,7 @@ def finish(handle: tuple[subprocess.Popen[bytes], Path] | None) -> None:
         proc.kill()
     if out.exists():
         print(summary(out), flush=True)
+        keep = os.environ.get("DT_SPY_KEEP")
+        if keep:  # the raw stacks, for a closer look
+            shutil.copyfile(out, keep)
     shutil.rmtree(out.parent, ignore_errors=True)

@@ -149,8 +149,21 @@ def _fraction_text(value: Any) -> Any:
     return f"{value.numerator}/{value.denominator}"
 
 
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def type_hints(cls: type[Any]) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)``, worked out once a class: resolving the annotations'
+    strings costs more than building a command or snapshotting a table (issue 13's profile).
+    Treat the result as read-only."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
 def _fields(cls: type[Any]) -> list[tuple[str, Any]]:
-    hints = typing.get_type_hints(cls)
+    hints = type_hints(cls)
     return [(f.name, hints[f.name]) for f in dataclasses.fields(cls)]
 
 

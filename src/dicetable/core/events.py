@@ -22,11 +22,11 @@ a base that only adds envelope fields is declared with ``abstract=True``.
 from __future__ import annotations
 
 import dataclasses
-import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dicetable.core import codec
+from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
 from dicetable.core.roles import Role
 
@@ -73,7 +73,7 @@ class _EventWriter:
     """One event class's fields and their converters, worked out once."""
 
     def __init__(self, cls: type[Event]) -> None:
-        hints = typing.get_type_hints(cls)
+        hints = type_hints(cls)
         self.kind = cls.kind
         self.parts = [(f.name, codec.encoder(hints[f.name])) for f in dataclasses.fields(cls)]
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
+from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import parse_money
@@ -184,7 +185,7 @@ class Entry:
             raise InvalidInput(f"{self.name} has no field {', '.join(sorted(unknown))} "
                                f"(fields: {', '.join(self.fields) or 'none'})",
                                rule="api.request")
-        hints = typing.get_type_hints(self.command)
+        hints = type_hints(self.command)
         values = {k: _coerce(self.name, k, hints[k], v) for k, v in data.items()}
         try:
             return self.command(actor=actor, role=role, **values)

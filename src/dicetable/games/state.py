@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from dicetable.core.dice import Roll
 from dicetable.games import events as ev
+from dicetable.games.bet_book import BetBook
 from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import compile_pack
@@ -90,7 +91,8 @@ class TableState:
     seq: int = 0
     phase: Phase = Phase.NEW
     players: dict[str, Player] = field(default_factory=dict)
-    bets: dict[str, Bet] = field(default_factory=dict)
+    bets: dict[str, Bet] = field(default_factory=BetBook)
+    """A ``BetBook``: a dict that also keeps each player's bets (``bets_of``)."""
     bet_counter: int = 0
     house: int = 0
     """The house's result so far: collected and commissions less wins paid (cents)."""
@@ -109,6 +111,10 @@ class TableState:
     """A no roll returns the wagers on the layout, and they are not yet returned."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Room for procedure layers (shooter, shaker, dice) to keep their own folded state."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.bets, BetBook):
+            self.bets = BetBook(self.bets)
 
     @property
     def compiled(self) -> Mapping[str, CompiledWager]:
@@ -143,7 +149,11 @@ class TableState:
             + self.on_layout() + self.house
 
     def bets_of(self, player: str) -> list[Bet]:
-        return [b for b in self.bets.values() if b.player == player]
+        """``player``'s bets, in the order placed (from the book's index, not a scan)."""
+        bets = self.bets
+        if isinstance(bets, BetBook):
+            return bets.of(player)
+        return [b for b in bets.values() if b.player == player]
 
     def copy(self) -> TableState:
         return copy.deepcopy(self)

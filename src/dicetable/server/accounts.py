@@ -41,6 +41,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
+from dicetable.server.session_cache import SESSION_CACHE_SECONDS, SessionCache
 from dicetable.store.streamlog import StreamLog
 
 LOCK_AFTER = 3
@@ -141,8 +142,12 @@ class Accounts:
 
     def __init__(self, location: str | Path = "memory", *, schema: str = "dicetable",
                  clock: Clock | None = None, key: bytes | None = None,
-                 hash_slots: int = HASH_SLOTS) -> None:
+                 hash_slots: int = HASH_SLOTS,
+                 session_cache_seconds: float = SESSION_CACHE_SECONDS) -> None:
         text = str(location)
+        self.sessions: SessionCache[Account] = SessionCache(seconds=session_cache_seconds)
+        """Sessions remembered for a few seconds (``server.session_cache``: forgotten at once
+        on this process's own logout, login attempt, lock and unlock)."""
         self.log = StreamLog(text, schema=schema, key=key)
         self._slots = threading.BoundedSemaphore(hash_slots)
         self._account_locks: dict[str, threading.Lock] = {}
@@ -239,6 +244,13 @@ class Accounts:
             return self._login(username, password)
 
     def _login(self, username: str, password: str) -> str:
+        self.sessions.forget_account(username)  # its failure count changes now
+        try:
+            return self._attempt(username, password)
+        finally:
+            self.sessions.forget_account(username)
+
+    def _attempt(self, username: str, password: str) -> str:
         now = self._now()
         stamp = now.isoformat()
         # Count the attempt first, atomically: concurrent attempts (here or in another
@@ -281,29 +293,56 @@ class Accounts:
         return token
 
     def _lock_account(self, username: str, now: datetime) -> None:
+        self.sessions.forget_account(username)
         until = (now + timedelta(minutes=LOCK_MINUTES)).isoformat()
         self._db.execute("UPDATE accounts SET locked_until = ? WHERE username = ? AND "
                          "locked_until IS NULL", (until, username))
         self._record(username, "AccountLocked", until=until, after=LOCK_AFTER)
 
     def session(self, token: str | None) -> Account:
-        """The account behind a session token, or ``NotAuthenticated``."""
+        """The account behind a session token, or ``NotAuthenticated`` (remembered for a few
+        seconds: ``server.session_cache``)."""
         if not token:
             raise NotAuthenticated("log in first", rule="accounts.session")
+        digest = token_digest(token)
+        entry = self.sessions.get(digest)
+        if entry is None:
+            generation = self.sessions.generation()
+            account, expires = self._session_from_db(digest)
+            self.sessions.put(digest, account, account.username, expires, generation)
+        else:
+            account, expires = entry.account, entry.expires
+        if expires <= self._now():
+            self.sessions.forget_session(digest)
+            raise NotAuthenticated("the session has expired; log in again",
+                                   rule="accounts.session")
+        return account
+
+    def remembered(self, token: str) -> Account | None:
+        """The account behind ``token`` if its session is remembered and unexpired, without
+        reading the database (None: ask ``session``)."""
+        entry = self.sessions.get(token_digest(token))
+        if entry is None or entry.expires <= self._now():
+            return None
+        return entry.account
+
+    def _session_from_db(self, digest: str) -> tuple[Account, datetime]:
         rows = self._db.execute("SELECT username, expires_at FROM sessions WHERE token = ?",
-                                (token_digest(token),))
-        if not rows or datetime.fromisoformat(rows[0][1]) <= self._now():
+                                (digest,))
+        if not rows:
             raise NotAuthenticated("the session has expired; log in again",
                                    rule="accounts.session")
         account = self.get(rows[0][0])
         if account is None:
             raise NotAuthenticated("no such account", rule="accounts.session")
-        return account
+        return account, datetime.fromisoformat(rows[0][1])
 
     def logout(self, token: str) -> None:
         digest = token_digest(token)
+        self.sessions.forget_session(digest)
         rows = self._db.execute("DELETE FROM sessions WHERE token = ? RETURNING username",
                                 (digest,))
+        self.sessions.forget_session(digest)  # a lookup that raced the delete keeps nothing
         for (username,) in rows:
             self._record(str(username), "SessionClosed", session=digest)
 
@@ -318,8 +357,10 @@ class Accounts:
                                    citation="spec/standards.md SEC-5 [industry-default]")
         # Recorded first: a process without the store's key is refused here, changing nothing.
         self._record(username, "AccountUnlocked", by=by, role=role, via=via)
+        self.sessions.forget_account(username)
         self._db.execute("UPDATE accounts SET failed = 0, locked_until = NULL "
                          "WHERE username = ?", (username,))
+        self.sessions.forget_account(username)
 
     @contextmanager
     def opened(self) -> Iterator[Accounts]:

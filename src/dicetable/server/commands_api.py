@@ -23,6 +23,7 @@ from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic import Field as PydanticField
 
+from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
@@ -136,7 +137,7 @@ def _model(route: Route, entries: list[Entry]) -> type[BaseModel] | None:
     spec: dict[str, Any] = {}
     for f in fields:
         owner = next(e for e in entries if f.name in e.fields)
-        shape = _json_type(typing.get_type_hints(owner.command)[f.name])
+        shape = _json_type(type_hints(owner.command)[f.name])
         default = f.default or _command_default(owner, f.name)
         if not default and (f.optional or f.name in route.from_caller):
             default, shape = (None,), shape | None
@@ -150,15 +151,21 @@ def _model(route: Route, entries: list[Entry]) -> type[BaseModel] | None:
     return model
 
 
-def _route(app: FastAPI, act: Act, session: Session, route: Route) -> None:
-    entries = [CATALOGUE.named(n) for n in route.commands]
-    model = _model(route, entries)
-    fields = _body_fields(route, entries)
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """A readable route as its declaration makes it: the request model and what a request
+    gives. The framework's route and the bet fast path (``server.fast_route``) both answer
+    through ``give``, so there is one implementation of each."""
 
-    async def endpoint(request: Request, **params: Any) -> dict[str, Any]:
-        who = session(request)
-        table_id = params.pop("table_id")
-        body = params.pop("body", None)
+    route: Route
+    entries: tuple[Entry, ...]
+    model: type[BaseModel] | None
+    fields: tuple[Field, ...]
+
+    async def give(self, act: Act, table_id: str, who: Account, body: BaseModel | None,
+                   params: dict[str, Any]) -> dict[str, Any]:
+        """Queue the command(s) a request with ``body`` and path ``params`` gives."""
+        fields, route = self.fields, self.route
         given = body.model_dump(exclude_unset=False) if body is not None else {}
         data = {f.name: given[f.key] for f in fields
                 if f.key in given and (given[f.key] is not None or not f.optional)}
@@ -166,6 +173,7 @@ def _route(app: FastAPI, act: Act, session: Session, route: Route) -> None:
         for name in route.from_caller:
             if data.get(name) is None:
                 data[name] = who.username  # a player acts for themselves
+        entries = self.entries
         chosen = [e for e in entries if len(entries) == 1
                   or any(f.name in data for f in fields if f.name in e.fields)]
         if not chosen:
@@ -180,6 +188,28 @@ def _route(app: FastAPI, act: Act, session: Session, route: Route) -> None:
             return built[0] if len(built) == 1 else built
 
         return await act(table_id, who, chosen[0].command, one_or_all)
+
+
+@functools.cache
+def declared(path: str, method: str = "POST") -> Declared:
+    """The catalogue's route at ``path`` (``bets``), built once: one model object per route."""
+    route = next((r for r in CATALOGUE.routes if r.path == path and r.method == method), None)
+    if route is None:
+        raise KeyError(f"{method} {path}")
+    entries = tuple(CATALOGUE.named(n) for n in route.commands)
+    return Declared(route, entries, _model(route, list(entries)),
+                    _body_fields(route, list(entries)))
+
+
+def _route(app: FastAPI, act: Act, session: Session, route: Route) -> None:
+    spec = declared(route.path, route.method)
+    entries, model = spec.entries, spec.model
+
+    async def endpoint(request: Request, **params: Any) -> dict[str, Any]:
+        who = session(request)
+        table_id = params.pop("table_id")
+        body = params.pop("body", None)
+        return await spec.give(act, table_id, who, body, params)
 
     parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY,
                                     annotation=Request),

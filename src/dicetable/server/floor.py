@@ -41,7 +41,7 @@ from dicetable.server.controls import console_can, controls_for
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
 from dicetable.server.live_views import LiveViews
-from dicetable.server.pipeline import MAX_QUEUE, TablePipeline
+from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
 from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head
@@ -276,12 +276,25 @@ class Floor:
                 build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
                 command_type: type[gcmd.Command], *, with_view: bool = False,
                 bounded: bool = True) -> Future[dict[str, Any]]:
+        """``answer`` with a future to wait on (from any thread)."""
+        future = self.answer(table_id, account, build, command_type, with_view=with_view,
+                             bounded=bounded)
+        assert future is not None
+        return future
+
+    def answer(self, table_id: str, account: Account,
+               build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+               command_type: type[gcmd.Command], *, with_view: bool = False,
+               bounded: bool = True, waiter: Waiter | None = None
+               ) -> Future[dict[str, Any]] | None:
         """Queue the command(s) as ``account``; the future gets the reply after the commit.
 
         The reply: ``events`` (the command's own, as the caller may see them), ``balance``
         (the caller's, just after the command; null for staff), ``seq`` (the table's seq
         just after it) and, with ``with_view``, ``view`` (the table as the caller sees it
         once the batch is committed). Raises ``Busy`` at once when the table's queue is full.
+        With ``waiter`` (an event loop and its future) the reply is given to that future
+        (and None returned).
         """
         info = self.get(table_id)
         assert info.pipeline is not None
@@ -299,9 +312,9 @@ class Floor:
 
         view = (lambda: self._view_locked(table_id, account)) if with_view else None
         # The role is found when the command is decided: from the log as it is then.
-        return info.pipeline.submit(
+        return info.pipeline.queue(
             lambda: build(viewer, self.role_for(account, table_id, command_type)), reply,
-            view=view, bounded=bounded)
+            view=view, bounded=bounded, waiter=waiter)
 
     def execute(self, table_id: str, account: Account,
                 build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
@@ -330,14 +343,19 @@ class Floor:
         rows = self.store.append(table_id, events, expected=events[0].seq - 1,
                                  spans=spans or ())
         durable.head = Head(rows[-1].seq, rows[-1].hash)
+        self._absorb(table_id, info, events, info.owners)
+        self._record_staff(table_id, events)
+
+    def _snapshot_due(self, table_id: str, info: FloorTable) -> None:
+        """A snapshot when one is due (the table's lock held; after the batch's answers have
+        gone out: it is only a shortcut for a resume, never worth a caller's wait)."""
+        durable = info.durable
         if durable.snapshot_every and \
                 durable.state.seq - durable._snapshot_seq >= durable.snapshot_every:
             try:
                 durable.snapshot()
             except Exception:  # the events are durable; a snapshot is only a shortcut
                 log.exception("table %s: snapshot failed", table_id)
-        self._absorb(table_id, info, events, info.owners)
-        self._record_staff(table_id, events)
 
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
         """Staff changes made here also go to the floor's chained ``staff:<table>`` stream

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dicetable.server.limits import replaying
+from dicetable.server.limits import read_body, replaying
 from dicetable.store.base import RequestRecord
 from dicetable.store.requests import request_in_progress
 
@@ -95,7 +95,8 @@ def _json(status: int, data: dict[str, Any], replayed: bool = False) -> list[Mes
             {"type": "http.response.body", "body": body}]
 
 
-def _token(headers: dict[bytes, bytes], cookie: str) -> str | None:
+def token_of(headers: dict[bytes, bytes], cookie: str) -> str | None:
+    """The session token a request carries: ``Authorization: Bearer``, else the cookie."""
     auth = headers.get(b"authorization", b"").decode("latin-1")
     if auth.lower().startswith("bearer "):
         return auth[7:].strip()
@@ -132,11 +133,11 @@ class Idempotency:
                                  "citation": ""}):
                 await send(m)
             return
-        account = await asyncio.to_thread(self.who, _token(headers, self.cookie))
+        account = await asyncio.to_thread(self.who, token_of(headers, self.cookie))
         if account is None:  # the app refuses it (401); nothing to keep
             await self.app(scope, receive, send)
             return
-        body = await _read(receive)
+        body = await read_body(receive)
         fingerprint = hashlib.sha256(
             f"{scope['method']} {scope['path']} {scope.get('query_string', b'')!r}".encode()
             + b"\n" + body).hexdigest()
@@ -191,18 +192,6 @@ class Idempotency:
                 return
             await asyncio.to_thread(self.answers.put, request_scope, fingerprint, status,
                                     text.decode(), self.now())
-
-
-async def _read(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 def document(schema: dict[str, Any]) -> dict[str, Any]:

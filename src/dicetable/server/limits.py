@@ -40,6 +40,20 @@ def replaying(body: bytes, then: Receive) -> Receive:
 
     return receive
 
+
+async def read_body(receive: Receive) -> bytes:
+    """A request's whole body (the body limit has bounded it before any app reads it)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
 class ErrorBody(BaseModel):
     """Every refusal: what was refused, why, the rule and its citation."""
 

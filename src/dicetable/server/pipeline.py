@@ -11,12 +11,13 @@ why (none was acknowledged); a ``StaleVersion`` (another process appended first)
 again against the caught-up state.
 
 Past ``max_queue`` waiting commands, or once the wait they imply (their number times the recent
-cost of a command) passes ``max_wait``, a table refuses more at once with ``Busy`` (HTTP 503
-and ``Retry-After``): never an unbounded wait.
+cost of deciding one, plus one commit per batch they fill) passes ``max_wait``, a table
+refuses more at once with ``Busy`` (HTTP 503 and ``Retry-After``): never an unbounded wait.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import queue
 import re
@@ -24,12 +25,13 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
+from dicetable.server.shedding import Admission
 from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
 
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Build = Callable[[], "gcmd.Command | list[gcmd.Command]"]
+Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+"""A caller on an event loop: its loop and the future it awaits."""
 Reply = Callable[[list[Event], dict[str, str]], Any]
 """Makes a command's answer right after it is decided (its events, the bet owners seen)."""
 
@@ -47,9 +51,10 @@ MAX_QUEUE = 512
 """Commands that may wait for one table (industry-default: about two commits' worth)."""
 MAX_BATCH = 256
 """Commands decided into one commit."""
-MAX_WAIT = 0.1
+MAX_WAIT = 0.2
 """Seconds a command may expect to wait in the queue before it is refused instead
-(industry-default): the queue's length times the recent cost of one command."""
+(industry-default: within the 250 ms a bet before the close may take): the queue's length
+times the recent cost of deciding one, plus a commit per batch."""
 
 
 class Busy(DicetableError):
@@ -70,7 +75,10 @@ class Job:
     """The client's idempotency key: recorded with this command's events, in their commit."""
     advance: Callable[[Table], list[Event]] | None = None
     """After the commands: give the table the time (its automations: timer, roll, settle)."""
-    future: Future[Any] = field(default_factory=Future)
+    waiter: Waiter | None = None
+    """An event loop's future to settle (one hand-over per batch); without one, ``future``."""
+    future: Future[Any] | None = None
+    settled: bool = False
 
 
 _STOP = object()
@@ -98,7 +106,11 @@ class TablePipeline:
         self.max_batch = max_batch
         self.max_wait = max_wait
         self.cost = 0.0
-        """Recent seconds per command (decided and committed in batches), a moving average."""
+        """Recent seconds per command decided (a moving average)."""
+        self._deciding = 0.0
+        self.commit_cost = 0.0
+        """Recent seconds per batch spent on everything but deciding (the commit, the
+        answers, the push): paid once per batch, however many commands it holds."""
         self.stats = BatchStats()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._waiting = 0
@@ -112,20 +124,32 @@ class TablePipeline:
     def submit(self, build: Build, reply: Reply | None = None, *,
                view: Callable[[], Any] | None = None, bounded: bool = True,
                advance: Callable[[Table], list[Event]] | None = None) -> Future[Any]:
+        """``queue`` with a future to wait on (from any thread)."""
+        future = self.queue(build, reply, view=view, bounded=bounded, advance=advance)
+        assert future is not None
+        return future
+
+    def queue(self, build: Build, reply: Reply | None = None, *,
+              view: Callable[[], Any] | None = None, bounded: bool = True,
+              advance: Callable[[Table], list[Event]] | None = None,
+              waiter: Waiter | None = None) -> Future[Any] | None:
         """Queue a command; its future is settled after the commit that holds its events.
 
         ``bounded`` commands past ``max_queue`` waiting get ``Busy`` at once; the table's own
         automation (the electronic round) is never refused for load. The caller's request
         key (``store.requests``, set by the idempotency layer) goes with the command to the
-        store and is committed with its events.
+        store and is committed with its events. With a ``waiter`` the answer goes to that
+        event loop's future instead (the whole batch's answers in one hand-over to the loop,
+        not one each) and None is returned.
         """
-        job = Job(build, reply, view, current_request(), advance)
+        job = Job(build, reply, view, current_request(), advance, waiter=waiter,
+                  future=Future() if waiter is None else None)
         with self._count:
             if self._closed:
                 raise RuntimeError("the floor is closed")
             # A queue is never sequential use: a caller that waits for each answer is never
             # refused, however slow the machine.
-            expected = self._waiting * self.cost
+            expected = self._expected(self._waiting)
             if bounded and (self._waiting >= self.max_queue or (
                     self.max_wait is not None and expected > self.max_wait)):
                 self.stats.busy += 1
@@ -144,7 +168,14 @@ class TablePipeline:
         answer for ``ShedLoad``; ``submit`` decides for certain.)"""
         waiting = self._waiting
         return waiting >= self.max_queue or (
-            self.max_wait is not None and waiting * self.cost > self.max_wait)
+            self.max_wait is not None and self._expected(waiting) > self.max_wait)
+
+    def _expected(self, waiting: int) -> float:
+        """The wait ``waiting`` queued commands imply: each decided, one commit per batch."""
+        if not waiting:
+            return 0.0
+        batches = -(-waiting // self.max_batch)
+        return waiting * self.cost + batches * self.commit_cost
 
     def close(self, *, wait: bool = True) -> None:
         """Stop taking commands; those queued are still decided (``wait``: until they are)."""
@@ -173,9 +204,7 @@ class TablePipeline:
                 self._batch(jobs)
             except BaseException as exc:  # never leave a caller waiting
                 log.exception("table %s: batch failed", self.table_id)
-                for job in jobs:
-                    if not job.future.done():
-                        job.future.set_exception(exc)
+                _settle([(job, exc) for job in jobs if not job.settled])
             if stop:
                 return
 
@@ -184,12 +213,15 @@ class TablePipeline:
         info = floor.get(self.table_id)
         self.stats.batches += 1
         began = time.perf_counter()
+        self._deciding = 0.0
         with info.lock:
             for attempt in range(3):
                 caught = floor._catch_up(self.table_id, info)
                 if caught:
                     floor._after(self.table_id, info, caught)
+                deciding = time.perf_counter()
                 outcomes, pending, spans = self._decide(info, jobs)
+                self._deciding += time.perf_counter() - deciding
                 if not pending:
                     break
                 try:
@@ -217,16 +249,15 @@ class TablePipeline:
                         log.exception("table %s: view for a reply failed", self.table_id)
             # Answer first, then push to the viewers (still under the lock: the state is the
             # one just after this batch while the push is prepared).
-            for job, result in outcomes:
-                if isinstance(result, BaseException):
-                    self.stats.refused += 1
-                    job.future.set_exception(result)
-                else:
-                    job.future.set_result(result)
+            self.stats.refused += sum(isinstance(r, BaseException) for _, r in outcomes)
+            _settle(outcomes)
             if pending:
                 floor._publish(self.table_id, pending)
+                floor._snapshot_due(self.table_id, info)
         spent = time.perf_counter() - began
-        self.cost = 0.8 * self.cost + 0.2 * (spent / len(jobs))
+        deciding = min(spent, self._deciding)
+        self.cost = 0.8 * self.cost + 0.2 * (deciding / len(jobs))
+        self.commit_cost = 0.8 * self.commit_cost + 0.2 * (spent - deciding)
 
     def _decide(self, info: FloorTable, jobs: list[Job]
                 ) -> tuple[list[tuple[Job, object]], list[Event], list[tuple[str, int, int]]]:
@@ -284,29 +315,78 @@ class TablePipeline:
         return outcomes, pending, spans
 
 
+def _settle(outcomes: list[tuple[Job, object]]) -> None:
+    """Answer each job: its future, or its event loop's (one call per loop for them all)."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object]]] = {}
+    for job, result in outcomes:
+        job.settled = True
+        if job.waiter is not None:
+            by_loop.setdefault(job.waiter[0], []).append((job.waiter[1], result))
+        elif job.future is None:
+            continue
+        elif isinstance(result, BaseException):
+            job.future.set_exception(result)
+        else:
+            job.future.set_result(result)
+    for loop, answers in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_answer, answers)
+        except RuntimeError:  # the loop is closed: nobody waits there any more
+            log.warning("answers for a closed event loop dropped")
+
+
+def _answer(answers: list[tuple[asyncio.Future[Any], object]]) -> None:
+    """On the caller's loop: settle the futures (a caller that gave up is skipped)."""
+    for future, result in answers:
+        if future.done():
+            continue
+        if isinstance(result, BaseException):
+            future.set_exception(result)
+        else:
+            future.set_result(result)
+
+
 _TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")
 
 
 class ShedLoad:
-    """ASGI middleware, outermost: a command for a table whose queue is full is refused with
-    ``503`` and ``Retry-After`` before anything else is spent on it (no session lookup, no
-    body parsed), so that refusing the excess stays cheap under overload."""
+    """ASGI middleware, outermost: a command for a table whose queue is full, or one that
+    would wait too long behind the commands already in the server (``server.shedding``), is
+    refused with ``503`` and ``Retry-After`` before anything else is spent on it (no session
+    lookup, no body read), so that refusing the excess stays cheap under overload."""
 
-    def __init__(self, app: Any, floor: Floor) -> None:
+    def __init__(self, app: Any, floor: Floor, admission: Admission | None = None) -> None:
         self.app = app
         self.floor = floor
+        self.admission = admission or Admission()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] in ("POST", "PATCH", "DELETE"):
             match = _TABLE_PATH.match(scope["path"])
             info = self.floor.tables.get(match.group(1)) if match else None
-            if info is not None and info.pipeline is not None and info.pipeline.overloaded():
-                info.pipeline.stats.busy += 1
-                body = (b'{"error":"Busy","message":"the table has too many commands waiting; '
-                        b'retry shortly","rule":"server.backpressure","citation":""}')
-                await send({"type": "http.response.start", "status": 503, "headers": [
-                    (b"content-type", b"application/json"), (b"retry-after", b"1"),
-                    (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
+            if info is not None and info.pipeline is not None:
+                if info.pipeline.overloaded():
+                    info.pipeline.stats.busy += 1
+                    await _busy(send)
+                    return
+                if not self.admission.admit():
+                    await _busy(send)
+                    return
+                try:
+                    await self.app(scope, receive, send)
+                finally:
+                    self.admission.done()
                 return
         await self.app(scope, receive, send)
+
+
+_BUSY = (b'{"error":"Busy","message":"the table has too many commands waiting; retry shortly",'
+         b'"rule":"server.backpressure","citation":""}')
+_BUSY_START = {"type": "http.response.start", "status": 503, "headers": [
+    (b"content-type", b"application/json"), (b"retry-after", b"1"),
+    (b"content-length", str(len(_BUSY)).encode())]}
+
+
+async def _busy(send: Any) -> None:
+    await send(dict(_BUSY_START))
+    await send({"type": "http.response.body", "body": _BUSY})

@@ -49,7 +49,8 @@ class Part:
 @dataclass(frozen=True)
 class Kernel:
     """A strategy as plain NumPy arrays: everything a worker needs, nothing else (picklable:
-    no rule pack, no Python model; shipped once to each process or cluster node)."""
+    no rule pack, no Python model; put once into a Ray or Dask cluster, sent with each shard
+    to a local worker)."""
 
     components: tuple[FlatComponent, ...]
     parts: tuple[tuple[Part, ...], ...]

@@ -14,10 +14,10 @@ pack is named by its digest and taken from the stream's first event (``CustodyOp
 from __future__ import annotations
 
 import dataclasses
-import typing
 from typing import Any
 
 from dicetable.core import codec
+from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
 from dicetable.custody.events import CustodyOpened
 from dicetable.custody.model import DieState
@@ -34,7 +34,7 @@ def pack_for(opened: CustodyOpened) -> CustodyPack:
 
 
 def encode_state(state: CustodyState) -> dict[str, Any]:
-    hints = typing.get_type_hints(CustodyState)
+    hints = type_hints(CustodyState)
     out: dict[str, Any] = {f.name: codec.encode_value(hints[f.name], getattr(state, f.name))
                            for f in dataclasses.fields(state) if f.name != "pack"}
     out["pack_digest"] = state.pack.digest if state.pack is not None else None
@@ -45,7 +45,7 @@ def decode_state(data: dict[str, Any], pack: CustodyPack | None) -> CustodyState
     if (pack.digest if pack is not None else None) != data.get("pack_digest"):
         raise InvalidInput("the snapshot was taken under other custody rules than the "
                            "ledger's", rule="store.snapshot")
-    hints = typing.get_type_hints(CustodyState)
+    hints = type_hints(CustodyState)
     state = CustodyState(**{f.name: codec.decode_value(hints[f.name], data[f.name])
                             for f in dataclasses.fields(CustodyState)
                             if f.name != "pack" and f.name in data})

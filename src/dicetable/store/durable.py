@@ -25,7 +25,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 
 from dicetable.core.clock import Clock
-from dicetable.core.errors import ProcedureViolation
+from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.engine import Authorizer, default_authorizer
@@ -130,16 +130,20 @@ class DurableTable:
         state = self.table.state
         if not state.seq or self._snapshot_broken:
             return False
-        if not roundtrips(state):
+        try:
+            data = encode_state(state)  # once: checked, then stored
+        except InvalidInput:
+            data = None
+        if data is None or not roundtrips(state, data):
             self._snapshot_broken = True  # replay still works; it just starts from the top
             log.warning("table %s: state does not snapshot faithfully; snapshots are off",
                         state.table_id)
             return False
         if self.head.seq == state.seq:  # the usual case: bind it to the hash we hold
             self.store.save_snapshot(make_snapshot(state.table_id, state.seq, self.head.hash,
-                                                   encode_state(state)))
+                                                   data))
         else:
-            self.store.snapshot(state.table_id, state.seq, encode_state(state))
+            self.store.snapshot(state.table_id, state.seq, data)
         self._snapshot_seq = state.seq
         return True
 

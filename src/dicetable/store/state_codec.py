@@ -20,10 +20,10 @@ True
 from __future__ import annotations
 
 import dataclasses
-import typing
 from typing import Any
 
 from dicetable.core import codec
+from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
 from dicetable.games.state import TableState
 from dicetable.rules.model import RulePack
@@ -38,7 +38,7 @@ EXTRA_TYPES: dict[str, type[Any]] = {PROCEDURE_KEY: Procedure}
 
 def encode_state(state: TableState) -> dict[str, Any]:
     """Every field of ``state`` as JSON data; the pack by its digest."""
-    hints = typing.get_type_hints(TableState)
+    hints = type_hints(TableState)
     try:
         out: dict[str, Any] = {f.name: codec.encode_value(hints[f.name], getattr(state, f.name))
                                for f in dataclasses.fields(state) if f.name not in _SKIP}
@@ -54,7 +54,7 @@ def decode_state(data: dict[str, Any], pack: RulePack | None) -> TableState:
     if (pack.digest if pack is not None else None) != digest:
         raise InvalidInput("the snapshot was taken under other rules than the table's pack",
                            rule="store.snapshot")
-    hints = typing.get_type_hints(TableState)
+    hints = type_hints(TableState)
     fields = {f.name: codec.decode_value(hints[f.name], data[f.name])
               for f in dataclasses.fields(TableState)
               if f.name not in _SKIP and f.init and f.name in data}
@@ -65,9 +65,11 @@ def decode_state(data: dict[str, Any], pack: RulePack | None) -> TableState:
     return state
 
 
-def roundtrips(state: TableState) -> bool:
-    """True when a snapshot of ``state`` restores it exactly."""
+def roundtrips(state: TableState, encoded: dict[str, Any] | None = None) -> bool:
+    """True when a snapshot of ``state`` (``encoded``, when already made) restores it
+    exactly."""
     try:
-        return decode_state(encode_state(state), state.pack) == state
+        data = encode_state(state) if encoded is None else encoded
+        return decode_state(data, state.pack) == state
     except (InvalidInput, TypeError, ValueError, KeyError):
         return False

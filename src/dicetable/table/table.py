@@ -28,6 +28,7 @@ from typing import Protocol
 
 from dicetable.core import events as envelope
 from dicetable.core.clock import Clock, SystemClock
+from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.dice_sources import CsprngDice, DiceSource
 from dicetable.core.errors import InvalidInput, ProcedureViolation
@@ -473,7 +474,7 @@ def _special_fields(entry: Entry) -> _Special:
     all of these (the others are taken as given)."""
     found = _SPECIAL.get(entry.name)
     if found is None:
-        hints = typing.get_type_hints(entry.command)
+        hints = type_hints(entry.command)
         rolls = frozenset(n for n, h in hints.items()
                           if h is Roll or Roll in typing.get_args(h))
         tuples = frozenset(n for n, h in hints.items() if typing.get_origin(h) is tuple)

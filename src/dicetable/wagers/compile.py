@@ -399,13 +399,15 @@ def _compile_wager(pack: RulePack, code: str) -> CompiledWager:
     raise KeyError(code)
 
 
+def menu_codes(pack: RulePack) -> tuple[str, ...]:
+    """The codes of the pack's menu as compiled: ``odds`` as ``odds:take`` and ``odds:lay``."""
+    codes = tuple(code for code in pack.menu_in_order if code != "odds")
+    return (*codes, ODDS_TAKE, ODDS_LAY) if pack.offers("odds") else codes
+
+
 @cache
 def _compile(pack: RulePack) -> Mapping[str, CompiledWager]:
-    menu = {code: compile_wager(pack, code) for code in pack.menu_in_order if code != "odds"}
-    if pack.offers("odds"):
-        menu[ODDS_TAKE] = compile_wager(pack, ODDS_TAKE)
-        menu[ODDS_LAY] = compile_wager(pack, ODDS_LAY)
-    return menu
+    return {code: compile_wager(pack, code) for code in menu_codes(pack)}
 
 
 def compile_pack(pack: RulePack) -> Mapping[str, CompiledWager]:
@@ -417,9 +419,7 @@ def menu_wager(pack: RulePack, code: str) -> CompiledWager:
     """One wager of the pack's menu (``odds:take``/``odds:lay`` where odds are offered),
     compiled alone: what a simulator strategy needs, without compiling the whole menu
     (about 0.3 s a pack). ``KeyError`` when the pack does not offer it."""
-    offered = pack.offers("odds") if code in (ODDS_TAKE, ODDS_LAY) else \
-        code != "odds" and code in pack.menu_in_order
-    if not offered:
+    if code not in menu_codes(pack):
         raise KeyError(code)
     return compile_wager(pack, code)
 

@@ -1,0 +1,83 @@
+"""Refusing the excess before it costs anything: the server's own queue (issue 13).
+
+A table's pipeline refuses a command whose wait *at that table* would be too long
+(``pipeline.MAX_WAIT``). Under overload the wait is elsewhere first: the commands admitted
+into the server and not yet answered, all sharing one event loop and one core. ``Admission``
+counts them and learns what one costs the server: its CPU time (the whole process's, over
+the commands answered in a window while some were in flight - what the others in flight will
+take before a new one is reached, whatever the rate they came at; the CPU of idle spells,
+start-up and background checks, is not counted against the commands). A command that would
+find more work waiting than the server does in ``SERVER_MAX_WAIT`` is refused at once (503
+with ``Retry-After``, by ``pipeline.ShedLoad``, before the session is looked up or the body
+read), so that refusing costs microseconds and the admitted keep their latency.
+
+Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight, and nothing
+before the server has measured itself: a sequential client is never refused.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+SERVER_MAX_WAIT = 0.25
+"""Seconds a command may expect to wait behind those already admitted (industry-default:
+the 250 ms an accepted command may take under overload)."""
+MIN_IN_FLIGHT = 32
+"""Commands always admitted, whatever the estimate (industry-default)."""
+WINDOW = 1.0
+"""Seconds over which the CPU per answer is measured ..."""
+WINDOW_ANSWERS = 64
+"""... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
+
+
+class Admission:
+    """Commands admitted and not yet answered, and the server's recent CPU time per answer."""
+
+    def __init__(self, *, max_wait: float = SERVER_MAX_WAIT, floor: int = MIN_IN_FLIGHT,
+                 window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
+                 cpu: Callable[[], float] = time.process_time) -> None:
+        self.max_wait = max_wait
+        self.floor = floor
+        self.window = window
+        self.clock = clock
+        self.cpu = cpu
+        self.in_flight = 0
+        self.per_answer = 0.0
+        """CPU seconds per answer (0: not measured yet)."""
+        self.refused = 0
+        self.admitted = 0
+        self._since = clock()
+        self._cpu_since = cpu()
+        self._answered = 0
+        self._idle = True
+
+    def full(self) -> bool:
+        """Would a command arriving now wait longer than ``max_wait``?"""
+        waiting = self.in_flight
+        return waiting >= self.floor and waiting * self.per_answer > self.max_wait
+
+    def admit(self) -> bool:
+        """Count a command in (True), or refuse it (False: nothing is counted)."""
+        if self.full():
+            self.refused += 1
+            return False
+        if self._idle:  # a window starts with the first command in flight
+            self._idle = False
+            self._since, self._cpu_since, self._answered = self.clock(), self.cpu(), 0
+        self.in_flight += 1
+        self.admitted += 1
+        return True
+
+    def done(self) -> None:
+        """An admitted command was answered."""
+        self.in_flight -= 1
+        self._answered += 1
+        now = self.clock()
+        if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
+            spent = self.cpu()
+            per = (spent - self._cpu_since) / self._answered
+            self.per_answer = per if not self.per_answer else 0.7 * self.per_answer + 0.3 * per
+            self._since, self._cpu_since, self._answered = now, spent, 0
+        if self.in_flight == 0:  # an idle spell is not the commands' cost
+            self._idle = True

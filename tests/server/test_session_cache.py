@@ -1,0 +1,116 @@
+"""Sessions remembered in memory (``server.session_cache``, issue 13): a logout, a lock or an
+unlock in this process takes effect at once; another process's within the bounded delay;
+expiry is checked on every use."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from dicetable.core.clock import FixedClock
+from dicetable.server.accounts import (
+    LOCK_AFTER,
+    SESSION_HOURS,
+    AccountLocked,
+    Accounts,
+    Kind,
+    NotAuthenticated,
+)
+from dicetable.server.session_cache import SessionCache
+from tests.server.conftest import Login
+
+PASSWORD = "correct horse"
+
+
+def _accounts(path: Path, **kw: object) -> Accounts:
+    accounts = Accounts(path, **kw)  # type: ignore[arg-type]
+    if accounts.get("ann") is None:
+        accounts.create("ann", PASSWORD, Kind.PLAYER)
+        accounts.create("pit", PASSWORD, Kind.STAFF)
+    return accounts
+
+
+def test_issue_13_a_remembered_session_reads_the_database_once(tmp_path: Path) -> None:
+    accounts = _accounts(tmp_path / "a.db")
+    token = accounts.login("ann", PASSWORD)
+    for _ in range(5):
+        assert accounts.session(token).username == "ann"
+    assert accounts.sessions.misses == 1
+    assert accounts.sessions.hits == 4
+    assert accounts.remembered(token) is not None
+
+
+def test_issue_13_logout_forgets_the_session_at_once(tmp_path: Path) -> None:
+    accounts = _accounts(tmp_path / "a.db")
+    token = accounts.login("ann", PASSWORD)
+    accounts.session(token)
+    accounts.logout(token)
+    assert accounts.remembered(token) is None
+    with pytest.raises(NotAuthenticated):
+        accounts.session(token)
+
+
+def test_issue_13_a_lock_is_seen_at_once_by_a_remembered_session(tmp_path: Path) -> None:
+    accounts = _accounts(tmp_path / "a.db")
+    token = accounts.login("ann", PASSWORD)
+    assert accounts.session(token).locked_until is None
+    for _ in range(LOCK_AFTER - 1):
+        with pytest.raises(NotAuthenticated):
+            accounts.login("ann", "wrong password")
+        assert accounts.session(token).failed > 0  # the count is read again, not remembered
+    with pytest.raises(AccountLocked):
+        accounts.login("ann", "wrong password")
+    assert accounts.session(token).locked_until is not None
+    accounts.unlock("ann", by="pit", role="pit_boss")
+    assert accounts.session(token).locked_until is None
+
+
+def test_issue_13_another_process_logout_is_seen_within_the_cache_delay(
+        tmp_path: Path) -> None:
+    here = _accounts(tmp_path / "a.db")
+    there = Accounts(tmp_path / "a.db")
+    token = here.login("ann", PASSWORD)
+    here.session(token)
+    now = [0.0]
+    here.sessions.clock = lambda: now[0]
+    here.sessions.clear()
+    here.session(token)  # remembered at t=0 for SESSION_CACHE_SECONDS
+    there.logout(token)
+    assert here.session(token).username == "ann"  # still remembered: the bounded delay
+    now[0] += here.sessions.seconds
+    with pytest.raises(NotAuthenticated):
+        here.session(token)
+    there.close()
+    here.close()
+
+
+def test_issue_13_a_remembered_session_still_expires(tmp_path: Path) -> None:
+    clock = FixedClock(datetime(2026, 12, 1, 12, 0, tzinfo=UTC))
+    accounts = _accounts(tmp_path / "a.db", clock=clock)
+    token = accounts.login("ann", PASSWORD)
+    accounts.session(token)
+    clock.advance(hours=SESSION_HOURS, seconds=1)
+    assert accounts.remembered(token) is None
+    with pytest.raises(NotAuthenticated):
+        accounts.session(token)
+
+
+def test_issue_13_a_lookup_that_raced_an_invalidation_keeps_nothing() -> None:
+    cache: SessionCache[str] = SessionCache()
+    generation = cache.generation()
+    cache.forget_session("d")  # a logout while the lookup was reading the database
+    cache.put("d", "ann", "ann", datetime.now(UTC) + timedelta(hours=1), generation)
+    assert cache.get("d") is None
+
+
+def test_issue_13_logout_over_http_ends_the_session_at_once(login: Login) -> None:
+    alice = login("alice")
+    assert alice.get("/api/me").status_code == 200
+    assert alice.post("/api/tables/craps-pa-1/bets",
+                      {"wager": "pass", "amount": 1000}).status_code == 200
+    assert alice.post("/api/logout").status_code == 200
+    assert alice.get("/api/me").status_code == 401
+    again = alice.post("/api/tables/craps-pa-1/bets", {"wager": "field", "amount": 1000})
+    assert again.status_code == 401
