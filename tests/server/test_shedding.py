@@ -125,7 +125,7 @@ def test_issue_13_a_table_counts_one_commit_per_batch_not_per_command(floor: Flo
 
 def test_issue_13_a_due_snapshot_is_still_taken_after_the_answers(floor: Floor) -> None:
     info = floor.get("craps-pa-1")
-    info.durable.snapshot_every = 2
+    info.durable.snapshot_every, info.durable.snapshot_per_item = 2, 0
     with TestClient(create_app(floor, electronic_loop=False)) as http:
         alice = Client(http, "alice")
         for wager in ("pass", "field", "big6"):
