@@ -5,7 +5,9 @@ is refused. Counted with an injected clock, never timed."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import time
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -13,7 +15,13 @@ from fastapi.testclient import TestClient
 from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.floor import Floor
 from dicetable.server.pipeline import ShedLoad
-from dicetable.server.shedding import MIN_IN_FLIGHT, SERVER_MAX_WAIT, Admission
+from dicetable.server.shedding import (
+    LAG_LIMIT,
+    MIN_IN_FLIGHT,
+    SERVER_MAX_WAIT,
+    Admission,
+    watch_lag,
+)
 from tests.server.conftest import Client
 
 T = "/api/tables/craps-pa-1"
@@ -138,8 +146,36 @@ def test_issue_13_a_due_snapshot_is_still_taken_after_the_answers(floor: Floor) 
 
 def test_issue_13_while_serving_the_collector_rarely_scans_the_whole_heap(floor: Floor) -> None:
     before = gc.get_threshold()
-    assert before != GC_THRESHOLDS
+    gc.set_threshold(700, 10, 10)  # Python's own (a server left running may have changed them)
     with TestClient(create_app(floor, electronic_loop=False)):
         assert gc.get_threshold() == GC_THRESHOLDS
-        assert GC_THRESHOLDS[0] > before[0] and GC_THRESHOLDS[2] > before[2]
-    assert gc.get_threshold() == before  # given back when the server stops
+        assert GC_THRESHOLDS[0] > 700
+        assert GC_THRESHOLDS[2] > 10
+    assert gc.get_threshold() == (700, 10, 10)  # given back when the server stops
+    gc.set_threshold(*before)
+
+
+def test_issue_13_commands_are_refused_while_the_event_loop_lags() -> None:
+    admission = Admission(clock=Ticks(), cpu=Ticks(), floor=4)
+    admission.lag = 2 * LAG_LIMIT
+    assert all(admission.admit() for _ in range(4))  # a few are always admitted
+    assert not admission.admit()
+    assert admission.lagging == admission.refused == 1
+    admission.lag = LAG_LIMIT / 2  # caught up
+    assert admission.admit()
+
+
+def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:
+    admission = Admission()
+
+    async def main() -> float:
+        watcher = asyncio.create_task(watch_lag(admission, every=0.001))
+        await asyncio.sleep(0.01)
+        time.sleep(2 * LAG_LIMIT)  # the loop held up: its heartbeat comes late
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        lag = admission.lag
+        watcher.cancel()
+        return lag
+
+    assert asyncio.run(main()) >= LAG_LIMIT

@@ -58,6 +58,7 @@ from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import Busy, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
+from dicetable.server.shedding import Admission, watch_lag
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 
@@ -134,6 +135,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     scheduler = FloorScheduler(floor)
 
     split = Split()
+    admission = Admission()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -143,7 +145,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         gc.set_threshold(*GC_THRESHOLDS)
         if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
             await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
-        tasks = []
+        tasks = [asyncio.create_task(watch_lag(admission))]
         if electronic_loop:
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
@@ -162,12 +164,16 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
                   responses=ERROR_RESPONSES,
+                  # No OpenTelemetry here: the framework would otherwise ask, on every
+                  # request, whether a tracer or meter is configured (issue 13).
+                  telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Casino dice tables run as the PA and IN regulations write them. "
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
     app.state.scheduler = scheduler
     app.state.limiter = limiter
+    app.state.admission = admission
     install_error_shape(app)
     plain_openapi = app.openapi
 
@@ -235,7 +241,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     app.add_middleware(_Prefer)
     app.add_middleware(ForwardToOwner, split=split)
-    app.add_middleware(ShedLoad, floor=floor)  # outermost: refusing the excess stays cheap
+    # outermost: refusing the excess stays cheap
+    app.add_middleware(ShedLoad, floor=floor, admission=admission)
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:
