@@ -179,3 +179,21 @@ def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:
         return lag
 
     assert asyncio.run(main()) >= LAG_LIMIT
+
+
+def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -> None:
+    app = create_app(floor, electronic_loop=False)
+    with TestClient(app) as http:
+        alice, pat = Client(http, "alice"), Client(http, "pat")
+        assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+        shed = _shed(app)
+        shed.admission.lag = 1.0  # the loop far behind ...
+        shed.admission.in_flight = shed.admission.floor  # ... with a full house in flight
+        assert alice.post(f"{T}/bets", {"wager": "field", "amount": 1000}).status_code == 503
+        shed.admission.lag, shed.admission.in_flight = 0.0, 0
+        assert alice.get("/api/floor/load").status_code == 403  # a player: not theirs to see
+        load = pat.get("/api/floor/load").json()
+    assert load["refused_for_lag"] == load["refused"] == 1
+    assert load["admitted"] >= 1
+    assert load["tables"]["craps-pa-1"]["commands"] >= 1
+    assert load["limits"]["lag_ms"] == shed.admission.max_lag * 1000

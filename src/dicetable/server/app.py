@@ -251,6 +251,23 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return {"pid": os.getpid(), "owns": mine, "split": split.owners is not None,
                 "header": DECIDED_BY}
 
+    @app.get("/api/floor/load", tags=["tables"])
+    def load(who: Me) -> dict[str, Any]:
+        """How loaded this server process is, and what it has refused for load (staff)."""
+        _pit(floor, who)
+        return {"in_flight": admission.in_flight, "admitted": admission.admitted,
+                "refused": admission.refused, "refused_for_lag": admission.lagging,
+                "cpu_ms_per_answer": round(admission.per_answer * 1000, 3),
+                "loop_lag_ms": round(admission.lag * 1000, 1),
+                "limits": {"wait_ms": admission.max_wait * 1000,
+                           "lag_ms": admission.max_lag * 1000,
+                           "always_admitted": admission.floor},
+                "tables": {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
+                                 "batches": p.stats.batches, "commits": p.stats.commits,
+                                 "commands": p.stats.commands}
+                           for tid, info in sorted(floor.tables.items())
+                           if (p := info.pipeline) is not None}}
+
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
