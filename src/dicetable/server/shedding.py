@@ -14,8 +14,8 @@ read), so that refusing costs microseconds and the admitted keep their latency.
 The other sign of overload is the event loop itself falling behind: every request, refused
 or not, is read on it, so once the requests arriving need more of the core than there is, the
 loop's lag grows and so does every answer's, a 503's included. ``watch_lag`` measures the
-lag (a heartbeat's lateness); while it is past ``LAG_LIMIT`` commands are refused, so that the
-loop catches up and the excess is answered at once instead of in turn.
+lag (its heartbeats' lateness, averaged); while it is past ``LAG_LIMIT`` commands are
+refused, so that the loop catches up and the excess is answered at once instead of in turn.
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight, and nothing
 before the server has measured itself: a sequential client is never refused.
@@ -27,13 +27,18 @@ import asyncio
 import time
 from collections.abc import Callable
 
-SERVER_MAX_WAIT = 0.25
+SERVER_MAX_WAIT = 0.1
 """Seconds a command may expect to wait behind those already admitted (industry-default:
-the 250 ms an accepted command may take under overload)."""
+with its table's batch and commit after that wait, an accepted command under overload is
+answered within 250 ms)."""
 MIN_IN_FLIGHT = 32
 """Commands always admitted, whatever the estimate (industry-default)."""
 LAG_LIMIT = 0.05
-"""Seconds the event loop may lag before commands are refused (industry-default)."""
+"""Seconds the event loop may lag, on average over its recent heartbeats, before commands are
+refused (industry-default). An average, not the last beat: a busy moment of a full table (a
+batch's answers written at once, a collection) is not overload; a loop that stays behind is."""
+LAG_SMOOTHING = 0.25
+"""Weight of the latest heartbeat in that average."""
 HEARTBEAT = 0.01
 """Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
@@ -52,7 +57,7 @@ class Admission:
         self.max_wait = max_wait
         self.max_lag = max_lag
         self.lag = 0.0
-        """The event loop's lag at its last heartbeat (``watch_lag``)."""
+        """The event loop's recent lag: its heartbeats' lateness, averaged (``watch_lag``)."""
         self.lagging = 0
         """Commands refused for the loop's lag (of ``refused``)."""
         self.floor = floor
@@ -114,4 +119,5 @@ async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
     while True:
         due = loop.time() + every
         await asyncio.sleep(every)
-        admission.lag = max(0.0, loop.time() - due)
+        late = max(0.0, loop.time() - due)
+        admission.lag += LAG_SMOOTHING * (late - admission.lag)
