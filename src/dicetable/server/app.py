@@ -66,12 +66,12 @@ log = logging.getLogger(__name__)
 
 COOKIE = "dicetable_session"
 ELECTRONIC_TICK_S = 0.5
+"""How often an electronic table is given the time."""
 GC_THRESHOLDS = (20_000, 20, 100)
 """The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
 thresholds the collector scanned all of them every few seconds, pausing every table for up to
 100 ms at a time (issue 13). Young objects are still collected often; a full scan is rare."""
-"""How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
