@@ -8,12 +8,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.floor import Floor
+from dicetable.server.main import admission_from_env
 from dicetable.server.pipeline import ShedLoad
 from dicetable.server.shedding import (
     LAG_LIMIT,
@@ -199,3 +203,31 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
     assert load["admitted"] >= 1
     assert load["tables"]["craps-pa-1"]["commands"] >= 1
     assert load["limits"]["lag_ms"] == shed.admission.max_lag * 1000
+
+
+def test_issue_13_the_shedding_limits_are_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DICETABLE_SHED_WAIT_MS", raising=False)
+    monkeypatch.delenv("DICETABLE_SHED_LAG_MS", raising=False)
+    default = admission_from_env()
+    assert (default.max_wait, default.max_lag) == (SERVER_MAX_WAIT, LAG_LIMIT)
+    monkeypatch.setenv("DICETABLE_SHED_WAIT_MS", "40")
+    monkeypatch.setenv("DICETABLE_SHED_LAG_MS", "25.5")
+    chosen = admission_from_env()
+    assert (chosen.max_wait, chosen.max_lag) == (0.04, 0.0255)
+    for bad in ("0", "-5", "soon", "inf", "nan"):
+        monkeypatch.setenv("DICETABLE_SHED_LAG_MS", bad)
+        with pytest.raises(InvalidInput, match="DICETABLE_SHED_LAG_MS") as refused:
+            admission_from_env()
+        assert refused.value.rule == "server.backpressure"
+
+
+def test_issue_13_serve_refuses_a_shedding_limit_that_is_not_positive(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dicetable.cli.main import app as cli
+
+    db = tmp_path / "floor.db"
+    reply = CliRunner().invoke(cli, ["serve", "--db", str(db), "--shed-lag-ms", "0"])
+    assert reply.exit_code == 2
+    assert "--shed-lag-ms" in reply.output
+    assert not db.exists()  # refused before anything is opened

@@ -125,17 +125,19 @@ def _static_dir() -> Path:
 def create_app(floor: Floor, *, electronic_loop: bool = True,
                clock_seconds: float | None = 60.0, verify_seconds: float = 60.0,
                allowed_origins: frozenset[str] = frozenset(),
-               login_limiter: FailureLimiter | None = None, fast_path: bool = True) -> FastAPI:
+               login_limiter: FailureLimiter | None = None, fast_path: bool = True,
+               admission: Admission | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
     ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets through
-    ``server.fast_route`` (off: only through the framework's route, for comparison)."""
+    ``server.fast_route`` (off: only through the framework's route, for comparison);
+    ``admission`` sets the load shedding's limits (``server.shedding``)."""
     hub = Hub(floor)
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
     split = Split()
-    admission = Admission()
+    admission = admission or Admission()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
