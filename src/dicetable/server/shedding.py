@@ -58,6 +58,8 @@ class Admission:
         self.max_lag = max_lag
         self.lag = 0.0
         """The event loop's recent lag: its heartbeats' lateness, averaged (``watch_lag``)."""
+        self.beats = 0
+        """Heartbeats measured."""
         self.lagging = 0
         """Commands refused for the loop's lag (of ``refused``)."""
         self.floor = floor
@@ -121,3 +123,4 @@ async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
         await asyncio.sleep(every)
         late = max(0.0, loop.time() - due)
         admission.lag += LAG_SMOOTHING * (late - admission.lag)
+        admission.beats += 1
