@@ -2,10 +2,13 @@
 
 The floor tells the hub on the table's own thread, its lock held, right after the commit. The
 hub serialises each event once per privacy class (staff; everyone else; a player's own
-private events - ``live_views.Fanout``) and the view from the parts kept from events
-(``live_views.LiveViews``: the public part once, a player's own part only when it changed;
-the pack's fixed members - limits, rules - only in the hello),
-then hands the finished texts to the event loop in one call. Each connection has a bounded
+private events - ``live_views.Fanout``). A connection's hello carries the whole view; each
+push after it carries only a merge patch (``merge_patch``) from the view that connection was
+last sent (``Watcher.base``) to the view now, worked out from the parts kept from events
+(``live_views.LiveViews``, ``live_views.Patches``): the public part's patch once for every
+connection that had the previous push, a player's own part only when it was rebuilt, the pack's
+fixed members - limits, rules - never. Most connections get the very same text. The finished
+texts go to the event loop in one call. Each connection has a bounded
 send buffer: a client that does not keep up is dropped (close code 4408, the reason naming the
 last seq it was sent), never waited for; it reconnects with ``after=SEQ`` and the hello brings
 what it missed. The table is never slowed by a viewer.
@@ -23,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dicetable.games.events import Event
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.live_views import Fanout, Patches, Sent, dumps
-from dicetable.server.merge_patch import same
 
 if TYPE_CHECKING:
     from dicetable.server.floor import Floor
@@ -214,27 +216,31 @@ class Hub:
         public = views.public(info.table, info.history, lean=True)[0]
         staff_part = views.staff(info.table)[0] if any(w.staff for w in group) else None
         texts: dict[tuple[str, str], str] = {}
-        extras: dict[tuple[str, Kind], dict[str, Any]] = {}
+        extras: dict[tuple[str, Kind], tuple[dict[str, Any], str]] = {}
+        alike: dict[str, dict[str, Any]] = {}  # one object for equal extras: one patch for all
         for w in group:
             base = w.base
             if w.closed or base is None or base.seq >= fan.seq:
                 continue  # a batch its hello already had
             key = (w.account.username, w.account.kind)
-            extra = extras.get(key)
-            if extra is None:
-                extra = extras[key] = floor._extra(table, info, w.account)
-            if same(extra, base.extra):
+            held = extras.get(key)
+            if held is None:
+                extra = floor._extra(table, info, w.account)
+                as_json = dumps(extra)
+                held = extras[key] = (alike.setdefault(as_json, extra), as_json)
+            extra, extra_text = held
+            if extra_text == base.extra_text:
                 extra = base.extra  # unchanged: no patch to work out
             mine = (views.me(info.table, w.viewer) if w.viewer is not None else None)
             now = Sent(fan.seq, public, staff_part if w.staff else None,
-                       mine[0] if mine is not None else None, extra)
+                       mine[0] if mine is not None else None, extra, extra_text)
             patch = patches.text(base, now)
             events = fan.events_text(w.viewer, w.staff)
-            text = texts.get((events, patch))
-            if text is None:
-                text = texts[(events, patch)] = head + events + "," + patch + "}"
+            message = texts.get((events, patch))
+            if message is None:
+                message = texts[(events, patch)] = head + events + "," + patch + "}"
             w.base = now
-            out.append((w, text))
+            out.append((w, message))
         self.patched += patches.made
 
     @staticmethod

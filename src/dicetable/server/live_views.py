@@ -10,6 +10,10 @@ phase, a seat), which can change what any player may bet. What they return alway
 ``Fanout`` is one batch of events as each privacy class may see it: staff see every event
 whole; everyone else sees the public events, and a player also their own private ones
 (``views.event_for`` is the rule; each variant is serialised once).
+
+``Sent`` is what one connection was last sent, part by part, and ``Patches`` one push's merge
+patches from it to the view now: each part's patch is worked out once per base it starts
+from (the parts are never changed once made, so an unchanged part is the same object).
 """
 
 from __future__ import annotations
@@ -183,7 +187,7 @@ class LiveViews:
         mine = self.me(table, viewer) if viewer is not None else None
         return Sent(seq, self.public(table, history, lean=True)[0],
                     self.staff(table)[0] if staff else None,
-                    mine[0] if mine is not None else None, extra)
+                    mine[0] if mine is not None else None, extra, dumps(extra))
 
     def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
                   staff: bool, extra: Mapping[str, Any], *, lean: bool = False) -> str:
@@ -278,6 +282,8 @@ class Sent:
     staff: dict[str, Any] | None
     me: dict[str, Any] | None
     extra: dict[str, Any]
+    extra_text: str
+    """``extra`` as JSON (compared, rather than ``extra`` itself, to see it unchanged)."""
 
 
 _NO_PATCH = ("", "")
