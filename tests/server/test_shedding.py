@@ -5,11 +5,12 @@ is refused. Counted with an injected clock, never timed."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from fastapi.testclient import TestClient
 
-from dicetable.server.app import create_app
+from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.floor import Floor
 from dicetable.server.pipeline import ShedLoad
 from dicetable.server.shedding import MIN_IN_FLIGHT, SERVER_MAX_WAIT, Admission
@@ -125,7 +126,7 @@ def test_issue_13_a_table_counts_one_commit_per_batch_not_per_command(floor: Flo
 
 def test_issue_13_a_due_snapshot_is_still_taken_after_the_answers(floor: Floor) -> None:
     info = floor.get("craps-pa-1")
-    info.durable.snapshot_every = 2
+    info.durable.snapshot_every, info.durable.snapshot_per_item = 2, 0
     with TestClient(create_app(floor, electronic_loop=False)) as http:
         alice = Client(http, "alice")
         for wager in ("pass", "field", "big6"):
@@ -133,3 +134,12 @@ def test_issue_13_a_due_snapshot_is_still_taken_after_the_answers(floor: Floor) 
     snap = floor.store.latest_snapshot("craps-pa-1")
     assert snap is not None
     assert snap.seq > floor.store.head("craps-pa-1").seq - 2
+
+
+def test_issue_13_while_serving_the_collector_rarely_scans_the_whole_heap(floor: Floor) -> None:
+    before = gc.get_threshold()
+    assert before != GC_THRESHOLDS
+    with TestClient(create_app(floor, electronic_loop=False)):
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert GC_THRESHOLDS[0] > before[0] and GC_THRESHOLDS[2] > before[2]
+    assert gc.get_threshold() == before  # given back when the server stops

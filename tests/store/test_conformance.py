@@ -437,3 +437,19 @@ def test_a_file_that_is_not_a_log_is_not_touched(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert names == {"x"}
+
+
+def test_a_full_table_snapshots_in_proportion_to_its_size(store: EventStore) -> None:
+    """Snapshots come at least ``snapshot_per_item`` events per player and wager apart, so
+    their cost stays a bounded share of the table's work (industry-default)."""
+    dt = DurableTable.open(store, "pa-craps", "t1", snapshot_every=10)
+    assert dt.snapshot_per_item == 4
+    seat(dt.table)
+    play(dt.table, random.Random(5), 200)
+    seqs = [0] + [s.seq for s in store.snapshots("t1")]
+    assert len(seqs) > 2  # snapshots were taken ...
+    for before, after in itertools.pairwise(seqs):
+        # ... each when due: the state it holds had at most (gap / 4) players and wagers
+        state = load_state(store, "t1", use_snapshot=False, until=after)
+        assert after - before >= max(10, 4 * (len(state.players) + len(state.bets)))
+    assert not dt.snapshot_due() or dt.table.state.seq - seqs[-1] >= 10

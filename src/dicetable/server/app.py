@@ -65,6 +65,11 @@ log = logging.getLogger(__name__)
 
 COOKIE = "dicetable_session"
 ELECTRONIC_TICK_S = 0.5
+GC_THRESHOLDS = (20_000, 20, 100)
+"""The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
+tens of thousands of live objects (seats, wagers, the round's events); with Python's
+thresholds the collector scanned all of them every few seconds, pausing every table for up to
+100 ms at a time (issue 13). Young objects are still collected often; a full scan is rare."""
 """How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
@@ -134,6 +139,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.bind(asyncio.get_running_loop())
         gc.freeze()  # the floor as loaded: never scanned again by the collector (issue 13)
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
         if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
             await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
         tasks = []
@@ -151,6 +158,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await asyncio.to_thread(split.stop)
+        gc.set_threshold(*thresholds)
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
                   responses=ERROR_RESPONSES,

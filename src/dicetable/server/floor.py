@@ -350,8 +350,7 @@ class Floor:
         """A snapshot when one is due (the table's lock held; after the batch's answers have
         gone out: it is only a shortcut for a resume, never worth a caller's wait)."""
         durable = info.durable
-        if durable.snapshot_every and \
-                durable.state.seq - durable._snapshot_seq >= durable.snapshot_every:
+        if durable.snapshot_due():
             try:
                 durable.snapshot()
             except Exception:  # the events are durable; a snapshot is only a shortcut

@@ -45,17 +45,25 @@ from dicetable.table.table import Table, engine_for
 log = logging.getLogger(__name__)
 
 SNAPSHOT_EVERY = 1000
-"""Events between snapshots: a resume replays at most this many."""
+"""Fewest events between snapshots."""
+SNAPSHOT_PER_ITEM = 4
+"""... and at least this many per player and wager the table holds (industry-default). A
+snapshot's cost grows with the state (every seat and wager encoded, checked to decode back,
+hashed), a resume's with the events after it: so a full table snapshots less often, the
+snapshots cost a bounded share of the commands' work, and a resume replays no more than a few
+times the snapshot's own size."""
 
 
 class DurableTable:
     """A table whose sink is a store. ``table`` is the ordinary ``Table`` facade."""
 
     def __init__(self, store: EventStore, table: Table, *,
-                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
+                 snapshot_every: int = SNAPSHOT_EVERY,
+                 snapshot_per_item: int = SNAPSHOT_PER_ITEM) -> None:
         self.store = store
         self.table = table
         self.snapshot_every = snapshot_every
+        self.snapshot_per_item = snapshot_per_item
         tid = table.state.table_id
         self.head: Head = store.head(tid) if tid else EMPTY
         """The last event this table knows is durable."""
@@ -120,10 +128,20 @@ class DurableTable:
     # -- the sink -----------------------------------------------------------------------------
     def _sink(self, events: Sequence[Event]) -> None:
         state = self.table.state
-        if self.snapshot_every and state.seq - self._snapshot_seq >= self.snapshot_every:
+        if self.snapshot_due():
             self.snapshot()  # the state at the head, before this batch is applied
         rows = self.store.append(events[0].table, events, expected=state.seq)
         self.head = Head(rows[-1].seq, rows[-1].hash)
+
+    def snapshot_due(self) -> bool:
+        """Enough events since the last snapshot: ``snapshot_every``, and
+        ``snapshot_per_item`` per player and wager now at the table."""
+        if not self.snapshot_every:
+            return False
+        state = self.table.state
+        since = state.seq - self._snapshot_seq
+        return since >= self.snapshot_every and \
+            since >= self.snapshot_per_item * (len(state.players) + len(state.bets))
 
     def snapshot(self) -> bool:
         """Store the current state as a snapshot; False when it cannot be stored faithfully."""
