@@ -25,6 +25,12 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           certfile: str | None = typer.Option(None, "--certfile", help="TLS certificate "
                                               "(PEM): serve HTTPS"),
           keyfile: str | None = typer.Option(None, "--keyfile", help="TLS private key (PEM)"),
+          shed_wait_ms: float | None = typer.Option(
+              None, "--shed-wait-ms", min=0.001, help="Refuse a command (503) that would wait "
+              "longer than this behind those already in the server (default 100)"),
+          shed_lag_ms: float | None = typer.Option(
+              None, "--shed-lag-ms", min=0.001, help="Refuse commands (503) while the event "
+              "loop lags more than this (default 50)"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
     typer.echo(f"dicetable: opening {db} ...")
@@ -32,7 +38,12 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
 
     from dicetable.server.app import create_app
     from dicetable.server.demo import DEMO_PASSWORD
-    from dicetable.server.main import build_floor
+    from dicetable.server.main import admission_from_env, build_floor
+
+    for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
+                        ("DICETABLE_SHED_LAG_MS", shed_lag_ms)):
+        if value is not None:  # the worker processes read them too
+            os.environ[name] = repr(value)
 
     postgres = db.startswith(("postgresql://", "postgres://"))
     if workers > 1 and not postgres:
@@ -80,7 +91,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                     ssl_keyfile=keyfile)
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
-    uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every),
+    uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
+                           admission=admission_from_env()),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
                 ssl_keyfile=keyfile)
 

@@ -58,6 +58,7 @@ from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import Busy, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
+from dicetable.server.shedding import Admission, watch_lag
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 
@@ -65,12 +66,12 @@ log = logging.getLogger(__name__)
 
 COOKIE = "dicetable_session"
 ELECTRONIC_TICK_S = 0.5
+"""How often an electronic table is given the time."""
 GC_THRESHOLDS = (20_000, 20, 100)
 """The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
 thresholds the collector scanned all of them every few seconds, pausing every table for up to
 100 ms at a time (issue 13). Young objects are still collected often; a full scan is rare."""
-"""How often an electronic table is given the time."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
@@ -124,16 +125,19 @@ def _static_dir() -> Path:
 def create_app(floor: Floor, *, electronic_loop: bool = True,
                clock_seconds: float | None = 60.0, verify_seconds: float = 60.0,
                allowed_origins: frozenset[str] = frozenset(),
-               login_limiter: FailureLimiter | None = None, fast_path: bool = True) -> FastAPI:
+               login_limiter: FailureLimiter | None = None, fast_path: bool = True,
+               admission: Admission | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
     ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets through
-    ``server.fast_route`` (off: only through the framework's route, for comparison)."""
+    ``server.fast_route`` (off: only through the framework's route, for comparison);
+    ``admission`` sets the load shedding's limits (``server.shedding``)."""
     hub = Hub(floor)
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
     split = Split()
+    admission = admission or Admission()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -143,7 +147,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         gc.set_threshold(*GC_THRESHOLDS)
         if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
             await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
-        tasks = []
+        tasks = [asyncio.create_task(watch_lag(admission))]
         if electronic_loop:
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
@@ -162,12 +166,16 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
                   responses=ERROR_RESPONSES,
+                  # No OpenTelemetry here: the framework would otherwise ask, on every
+                  # request, whether a tracer or meter is configured (issue 13).
+                  telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Casino dice tables run as the PA and IN regulations write them. "
                               "Every refusal names its rule and citation.")
     app.state.floor = floor
     app.state.hub = hub
     app.state.scheduler = scheduler
     app.state.limiter = limiter
+    app.state.admission = admission
     install_error_shape(app)
     plain_openapi = app.openapi
 
@@ -235,7 +243,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     app.add_middleware(_Prefer)
     app.add_middleware(ForwardToOwner, split=split)
-    app.add_middleware(ShedLoad, floor=floor)  # outermost: refusing the excess stays cheap
+    # outermost: refusing the excess stays cheap
+    app.add_middleware(ShedLoad, floor=floor, admission=admission)
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:
@@ -243,6 +252,23 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         mine = split.owners.owned() if split.owners is not None else sorted(floor.tables)
         return {"pid": os.getpid(), "owns": mine, "split": split.owners is not None,
                 "header": DECIDED_BY}
+
+    @app.get("/api/floor/load", tags=["tables"])
+    def load(who: Me) -> dict[str, Any]:
+        """How loaded this server process is, and what it has refused for load (staff)."""
+        _pit(floor, who)
+        return {"in_flight": admission.in_flight, "admitted": admission.admitted,
+                "refused": admission.refused, "refused_for_lag": admission.lagging,
+                "cpu_ms_per_answer": round(admission.per_answer * 1000, 3),
+                "loop_lag_ms": round(admission.lag * 1000, 1),
+                "limits": {"wait_ms": admission.max_wait * 1000,
+                           "lag_ms": admission.max_lag * 1000,
+                           "always_admitted": admission.floor},
+                "tables": {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
+                                 "batches": p.stats.batches, "commits": p.stats.commits,
+                                 "commands": p.stats.commands}
+                           for tid, info in sorted(floor.tables.items())
+                           if (p := info.pipeline) is not None}}
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -18,6 +18,7 @@ from dicetable.server.app import create_app
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
+from dicetable.server.shedding import LAG_LIMIT, SERVER_MAX_WAIT, Admission
 from dicetable.store.base import key_mismatch
 from dicetable.store.chain import key_id
 from dicetable.store.keys import default_key_path, find_key, init_key, read_key
@@ -104,4 +105,28 @@ def app_from_env() -> FastAPI:
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     return create_app(floor, electronic_loop=run_electronic and leader,
                       clock_seconds=clock or None,
-                      verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")))
+                      verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")),
+                      admission=admission_from_env())
+
+
+def admission_from_env() -> Admission:
+    """The load shedding's limits: ``DICETABLE_SHED_WAIT_MS`` (the wait a command may expect
+    behind those admitted) and ``DICETABLE_SHED_LAG_MS`` (the event loop's lag), each in
+    milliseconds; unset, the industry-default ones (``server.shedding``)."""
+    wait = _positive_ms("DICETABLE_SHED_WAIT_MS", SERVER_MAX_WAIT)
+    lag = _positive_ms("DICETABLE_SHED_LAG_MS", LAG_LIMIT)
+    return Admission(max_wait=wait, max_lag=lag)
+
+
+def _positive_ms(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        ms = float(raw)
+    except ValueError:
+        ms = -1.0
+    if not ms > 0 or ms == float("inf"):
+        raise InvalidInput(f"{name} must be a positive number of milliseconds, not {raw!r}",
+                           rule="server.backpressure")
+    return ms / 1000

@@ -11,20 +11,36 @@ find more work waiting than the server does in ``SERVER_MAX_WAIT`` is refused at
 with ``Retry-After``, by ``pipeline.ShedLoad``, before the session is looked up or the body
 read), so that refusing costs microseconds and the admitted keep their latency.
 
+The other sign of overload is the event loop itself falling behind: every request, refused
+or not, is read on it, so once the requests arriving need more of the core than there is, the
+loop's lag grows and so does every answer's, a 503's included. ``watch_lag`` measures the
+lag (its heartbeats' lateness, averaged); while it is past ``LAG_LIMIT`` commands are
+refused, so that the loop catches up and the excess is answered at once instead of in turn.
+
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight, and nothing
 before the server has measured itself: a sequential client is never refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
-SERVER_MAX_WAIT = 0.25
+SERVER_MAX_WAIT = 0.1
 """Seconds a command may expect to wait behind those already admitted (industry-default:
-the 250 ms an accepted command may take under overload)."""
+with its table's batch and commit after that wait, an accepted command under overload is
+answered within 250 ms)."""
 MIN_IN_FLIGHT = 32
 """Commands always admitted, whatever the estimate (industry-default)."""
+LAG_LIMIT = 0.05
+"""Seconds the event loop may lag, on average over its recent heartbeats, before commands are
+refused (industry-default). An average, not the last beat: a busy moment of a full table (a
+batch's answers written at once, a collection) is not overload; a loop that stays behind is."""
+LAG_SMOOTHING = 0.25
+"""Weight of the latest heartbeat in that average."""
+HEARTBEAT = 0.01
+"""Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
 """Seconds over which the CPU per answer is measured ..."""
 WINDOW_ANSWERS = 64
@@ -35,9 +51,15 @@ class Admission:
     """Commands admitted and not yet answered, and the server's recent CPU time per answer."""
 
     def __init__(self, *, max_wait: float = SERVER_MAX_WAIT, floor: int = MIN_IN_FLIGHT,
-                 window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
+                 window: float = WINDOW, max_lag: float = LAG_LIMIT,
+                 clock: Callable[[], float] = time.monotonic,
                  cpu: Callable[[], float] = time.process_time) -> None:
         self.max_wait = max_wait
+        self.max_lag = max_lag
+        self.lag = 0.0
+        """The event loop's recent lag: its heartbeats' lateness, averaged (``watch_lag``)."""
+        self.lagging = 0
+        """Commands refused for the loop's lag (of ``refused``)."""
         self.floor = floor
         self.window = window
         self.clock = clock
@@ -57,8 +79,16 @@ class Admission:
         waiting = self.in_flight
         return waiting >= self.floor and waiting * self.per_answer > self.max_wait
 
+    def behind(self) -> bool:
+        """Is the event loop too far behind to take more commands?"""
+        return self.lag > self.max_lag and self.in_flight >= self.floor
+
     def admit(self) -> bool:
         """Count a command in (True), or refuse it (False: nothing is counted)."""
+        if self.behind():
+            self.refused += 1
+            self.lagging += 1
+            return False
         if self.full():
             self.refused += 1
             return False
@@ -81,3 +111,13 @@ class Admission:
             self._since, self._cpu_since, self._answered = now, spent, 0
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
+
+
+async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
+    """Keep ``admission.lag`` up to date: how late each heartbeat of the running loop is."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + every
+        await asyncio.sleep(every)
+        late = max(0.0, loop.time() - due)
+        admission.lag += LAG_SMOOTHING * (late - admission.lag)
