@@ -357,11 +357,12 @@ def test_websocket_pushes_events_and_catches_up_on_reconnect(http: TestClient,
         alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000})
         pushed = ws.receive_json()
         assert [e["type"] for e in pushed["events"]] == ["BetPlaced"]
+        assert len(pushed["patch"]["me"]["bets"]) == 1  # her own part: a merge patch of it
         bob.post(f"{T}/bets", {"wager": "pass", "amount": 500})  # bob's bet: not for alice
         pushed = ws.receive_json()
         assert pushed["events"] == []
-        assert len(pushed["view"]["me"]["bets"]) == 1
-        seen = pushed["view"]["seq"]
+        assert "me" not in pushed["patch"]  # alice's own part did not change: no patch for it
+        seen = pushed["patch"]["seq"]
     login("sam").post(f"{T}/offer-dice", {"patron": "alice"})
     alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]})
     login("sam").post(f"{T}/roll", {"faces": "6-5"})

@@ -113,6 +113,7 @@ def test_each_event_is_serialised_once_per_privacy_class_not_per_viewer() -> Non
     by_viewer = {v.username: json.loads(s[0]) for v, s in zip(viewers, sent, strict=True)}
     assert [e["player"] for e in by_viewer["alice"]["events"]] == ["alice"]
     assert by_viewer["bob"]["events"] == by_viewer["carol"]["events"] == []
-    assert by_viewer["alice"]["view"]["me"]["balance"] == 99_00
-    assert by_viewer["bob"]["view"]["me"]["balance"] == 100_00
+    # The push's merge patch: alice's own part changed, bob's did not (no "me" at all).
+    assert by_viewer["alice"]["patch"]["me"]["balance"] == 99_00
+    assert "me" not in by_viewer["bob"]["patch"]
     floor.close()

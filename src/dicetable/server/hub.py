@@ -2,10 +2,13 @@
 
 The floor tells the hub on the table's own thread, its lock held, right after the commit. The
 hub serialises each event once per privacy class (staff; everyone else; a player's own
-private events - ``live_views.Fanout``) and the view from the parts kept from events
-(``live_views.LiveViews``: the public part once, a player's own part only when it changed;
-the pack's fixed members - limits, rules - only in the hello),
-then hands the finished texts to the event loop in one call. Each connection has a bounded
+private events - ``live_views.Fanout``). A connection's hello carries the whole view; each
+push after it carries only a merge patch (``merge_patch``) from the view that connection was
+last sent (``Watcher.base``) to the view now, worked out from the parts kept from events
+(``live_views.LiveViews``, ``live_views.Patches``): the public part's patch once for every
+connection that had the previous push, a player's own part only when it was rebuilt, the pack's
+fixed members - limits, rules - never. Most connections get the very same text. The finished
+texts go to the event loop in one call. Each connection has a bounded
 send buffer: a client that does not keep up is dropped (close code 4408, the reason naming the
 last seq it was sent), never waited for; it reconnects with ``after=SEQ`` and the hello brings
 what it missed. The table is never slowed by a viewer.
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dicetable.games.events import Event
 from dicetable.server.accounts import Account, Kind
-from dicetable.server.live_views import Fanout, dumps
+from dicetable.server.live_views import Fanout, Patches, Sent, dumps
 
 if TYPE_CHECKING:
     from dicetable.server.floor import Floor
@@ -54,6 +57,9 @@ class Watcher:
     faulted: bool = False
     """The table's log failed verification: nothing more is served from it."""
     sent: int = 0
+    base: Sent | None = None
+    """The view's parts as of the last message this connection was given (its hello or a
+    push): the base of its next push's patch. Set on the table's thread, its lock held."""
     task: asyncio.Task[None] | None = None
     """The connection's pump: cancelled when dropped, even in the middle of a send that the
     client is not reading."""
@@ -91,6 +97,8 @@ class Hub:
         self.batches = 0
         self.serialised = 0
         """Event texts made (once per event and privacy class, not per viewer)."""
+        self.patched = 0
+        """Merge patches worked out (once per part and base, not per viewer)."""
 
     @property
     def watchers(self) -> set[Watcher]:
@@ -124,9 +132,15 @@ class Hub:
                 missed += list(floor.store.table_events(table, after=seen))
             events = floor.events_for(table, account, missed)
             staff, viewer = floor._viewer(account)
-            view = info.views.view_text(info.table, info.history, viewer, staff,
-                                        floor._extra(table, info, account))
-            watcher.seq = info.table.state.seq
+            extra = floor._extra(table, info, account)
+            info.views.pin(info.table)  # the text and the patches' base: the same parts
+            try:
+                view = info.views.view_text(info.table, info.history, viewer, staff, extra)
+                watcher.seq = info.table.state.seq
+                watcher.base = info.views.sent(info.table, info.history, viewer, staff, extra,
+                                               watcher.seq)
+            finally:
+                info.views.pin(None)
         return watcher, '{"type":"hello","events":' + dumps(events) + ',"view":' + view + "}"
 
     def leave(self, watcher: Watcher) -> None:
@@ -147,8 +161,6 @@ class Hub:
                 watcher.wake.clear()
                 while watcher.buffer and not watcher.dropped:
                     seq, text = watcher.buffer.popleft()
-                    if seq <= watcher.seq:  # already in its hello
-                        continue
                     await ws.send_text(text)
                     watcher.seq = seq
                     watcher.sent += 1
@@ -185,32 +197,51 @@ class Hub:
         fan = Fanout.of(events, info.owners)
         self.batches += 1
         self.serialised += fan.made
-        texts: dict[Any, str] = {}
         out: list[tuple[Watcher, str]] = []
         info.views.pin(info.table)
         try:
-            self._texts(floor, table, info, fan, group, texts, out)
+            self._texts(floor, table, info, fan, group, out)
         finally:
             info.views.pin(None)
         seq = fan.seq
         loop.call_soon_threadsafe(self._deliver, seq, out)
 
-    @staticmethod
-    def _texts(floor: Floor, table: str, info: Any, fan: Fanout, group: list[Watcher],
-               texts: dict[Any, str], out: list[tuple[Watcher, str]]) -> None:
+    def _texts(self, floor: Floor, table: str, info: Any, fan: Fanout, group: list[Watcher],
+               out: list[tuple[Watcher, str]]) -> None:
+        """Each connection's push: the events it may see and the merge patch from the view
+        it was last sent to the view now. Most connections share one text."""
         head = '{"type":"events","seq":' + str(fan.seq) + ',"events":'
+        patches = Patches()
+        views = info.views
+        public = views.public(info.table, info.history, lean=True)[0]
+        staff_part = views.staff(info.table)[0] if any(w.staff for w in group) else None
+        texts: dict[tuple[str, str], str] = {}
+        extras: dict[tuple[str, Kind], tuple[dict[str, Any], str]] = {}
+        alike: dict[str, dict[str, Any]] = {}  # one object for equal extras: one patch for all
         for w in group:
-            if w.closed:
-                continue
-            # Same account, same text: one text per viewer kind, not per connection.
+            base = w.base
+            if w.closed or base is None or base.seq >= fan.seq:
+                continue  # a batch its hello already had
             key = (w.account.username, w.account.kind)
-            text = texts.get(key)
-            if text is None:
-                view = info.views.view_text(info.table, info.history, w.viewer, w.staff,
-                                            floor._extra(table, info, w.account), lean=True)
-                text = head + fan.events_text(w.viewer, w.staff) + ',"view":' + view + "}"
-                texts[key] = text
-            out.append((w, text))
+            held = extras.get(key)
+            if held is None:
+                extra = floor._extra(table, info, w.account)
+                as_json = dumps(extra)
+                held = extras[key] = (alike.setdefault(as_json, extra), as_json)
+            extra, extra_text = held
+            if extra_text == base.extra_text:
+                extra = base.extra  # unchanged: no patch to work out
+            mine = (views.me(info.table, w.viewer) if w.viewer is not None else None)
+            now = Sent(fan.seq, public, staff_part if w.staff else None,
+                       mine[0] if mine is not None else None, extra, extra_text)
+            patch = patches.text(base, now)
+            events = fan.events_text(w.viewer, w.staff)
+            message = texts.get((events, patch))
+            if message is None:
+                message = texts[(events, patch)] = head + events + "," + patch + "}"
+            w.base = now
+            out.append((w, message))
+        self.patched += patches.made
 
     @staticmethod
     def _faulted(group: list[Watcher]) -> None:

@@ -10,6 +10,10 @@ phase, a seat), which can change what any player may bet. What they return alway
 ``Fanout`` is one batch of events as each privacy class may see it: staff see every event
 whole; everyone else sees the public events, and a player also their own private ones
 (``views.event_for`` is the rule; each variant is serialised once).
+
+``Sent`` is what one connection was last sent, part by part, and ``Patches`` one push's merge
+patches from it to the view now: each part's patch is worked out once per base it starts
+from (the parts are never changed once made, so an unchanged part is the same object).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dicetable.core.events import event_to_dict
 from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.state import Bet
+from dicetable.server.merge_patch import merge_patch
 from dicetable.server.views import (
     PRIVATE_BET,
     PRIVATE_ITEMS,
@@ -61,7 +66,7 @@ class LiveViews:
         self.version = 0
         self.rebuilt = 0
         """How many per-player parts were built (tests count them)."""
-        self._public: tuple[bool, dict[str, Any], str, str] | None = None
+        self._public: tuple[bool, dict[str, Any], str, dict[str, Any], str] | None = None
         self._staff: tuple[dict[str, Any], str] | None = None
         self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
         self._index: dict[str, list[Bet]] | None = None
@@ -115,9 +120,9 @@ class LiveViews:
         if self._public is None or self._public[0] != blocked:
             data = public_view(table, history)
             fixed = {k: v for k, v in data.items() if k not in PACK_CONSTANTS}
-            self._public = (blocked, data, dumps(data), dumps(fixed))
-        _, data, full, fixed_text = self._public
-        return data, fixed_text if lean else full
+            self._public = (blocked, data, dumps(data), fixed, dumps(fixed))
+        _, data, full, fixed, fixed_text = self._public
+        return (fixed, fixed_text) if lean else (data, full)
 
     def staff(self, table: Table) -> tuple[dict[str, Any], str]:
         if self._staff is None:
@@ -143,13 +148,14 @@ class LiveViews:
                 shared = self._placeable[key] = (codes, dumps(codes))
             data = me_view(table, viewer, self._index.get(viewer, []), list(shared[0]))
             before = self._last.get(viewer)
-            if before is not None and before[0] == data:  # unchanged: keep its text
-                held = (blocked, data, before[1])
+            if before is not None and before[0] == data:
+                # Unchanged: the same part, its text and all (a push sends it no patch).
+                held = (blocked, before[0], before[1])
             else:
                 # The placeable set is the same text for every player alike: serialised once.
                 own = dumps({k: v for k, v in data.items() if k != "placeable"})
                 held = (blocked, data, _merge(own, '"placeable":' + shared[1]))
-            self._last[viewer] = (data, held[2])
+            self._last[viewer] = (held[1], held[2])
             self._me[viewer] = held
             self.rebuilt += 1
         return held[1], held[2]
@@ -173,6 +179,15 @@ class LiveViews:
             data["me"] = mine[0]
         data.update(extra)
         return data
+
+    def sent(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
+             staff: bool, extra: dict[str, Any], seq: int) -> Sent:
+        """The parts of the view a connection is sent now (the lean public part): the base
+        of its next push's patch."""
+        mine = self.me(table, viewer) if viewer is not None else None
+        return Sent(seq, self.public(table, history, lean=True)[0],
+                    self.staff(table)[0] if staff else None,
+                    mine[0] if mine is not None else None, extra, dumps(extra))
 
     def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
                   staff: bool, extra: Mapping[str, Any], *, lean: bool = False) -> str:
@@ -253,3 +268,71 @@ class Fanout:
             return self._public_text
         parts = [own.get(i, pub) for i, pub in enumerate(self.public)]
         return "[" + ",".join(p for p in parts if p is not None) + "]"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one connection was last sent, part by part: the base of its next patch. The
+    parts are the very objects ``LiveViews`` keeps (never changed once made), so that a part
+    not rebuilt since is recognised by identity."""
+
+    seq: int
+    public: dict[str, Any]
+    """Without ``PACK_CONSTANTS``."""
+    staff: dict[str, Any] | None
+    me: dict[str, Any] | None
+    extra: dict[str, Any]
+    extra_text: str
+    """``extra`` as JSON (compared, rather than ``extra`` itself, to see it unchanged)."""
+
+
+_NO_PATCH = ("", "")
+
+
+class Patches:
+    """One push's merge patches (``merge_patch``), each part's worked out once per base it
+    starts from, not once per connection: the public part once for every connection that
+    was sent the previous push, the staff part once, a player's own part only when it was
+    rebuilt, and the rest (``Floor._extra``) only when it differs."""
+
+    def __init__(self) -> None:
+        self.made = 0
+        """Patches worked out (tests count them)."""
+        self._cache: dict[tuple[str, int, int], tuple[object, object, tuple[str, str]]] = {}
+        self._texts: dict[tuple[str, ...], str] = {}
+
+    def text(self, base: Sent, now: Sent) -> str:
+        """``"patch":{...}`` (and ``"nulls":[...]`` when some member becomes null): what turns
+        the view ``base`` describes into the one ``now`` does."""
+        pieces = (self._part("public", base.public, now.public),
+                  self._part("staff", base.staff, now.staff),
+                  self._part("me", base.me, now.me),
+                  self._part("extra", base.extra, now.extra))
+        key = tuple(t for piece in pieces for t in piece)
+        text = self._texts.get(key)
+        if text is None:
+            members = ",".join(m for m, _ in pieces if m)
+            nulls = ",".join(n for _, n in pieces if n)
+            text = '"patch":{' + members + "}" + (',"nulls":[' + nulls + "]" if nulls else "")
+            self._texts[key] = text
+        return text
+
+    def _part(self, name: str, base: dict[str, Any] | None, now: dict[str, Any] | None
+              ) -> tuple[str, str]:
+        if base is now:
+            return _NO_PATCH
+        key = (name, id(base), id(now))
+        held = self._cache.get(key)
+        if held is None:
+            # ``me`` is one member of the view; the other parts are members of the view itself.
+            if name == "me":
+                patch = merge_patch({} if base is None else {"me": base},
+                                    {} if now is None else {"me": now})
+            else:
+                patch = merge_patch(base or {}, now or {})
+            members = dumps(patch.merge)[1:-1]
+            nulls = ",".join(dumps(list(path)) for path in patch.nulls)
+            self.made += 1
+            # The bases are held with the patch so that their ids stay theirs for the push.
+            held = self._cache[key] = (base, now, (members, nulls))
+        return held[2]

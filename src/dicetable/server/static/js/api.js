@@ -72,13 +72,58 @@ export async function logout() {
 }
 
 /**
+ * RFC 7386 JSON Merge Patch: ``target`` with ``patch`` merged in (an object merges member by
+ * member, a null member removes that member, anything else replaces the value whole). The
+ * target is not changed: the parts the patch leaves alone are shared with the result.
+ */
+export function applyMergePatch(target, patch) {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else put(out, key, applyMergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value));
+  }
+  return out;
+}
+
+const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+
+// A member named like "__proto__" (a username may be) is a member, not the prototype.
+function put(object, key, value) {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * A push's patch applied to a view: the merge patch, then the members it names in ``nulls``
+ * set to null (a merge patch cannot set a member to null; server/merge_patch.py).
+ */
+export function patchView(view, patch, nulls = []) {
+  const out = applyMergePatch(view, patch);
+  const copied = new Set();
+  for (const path of nulls) {
+    let node = out;
+    for (let depth = 1; depth < path.length; depth++) {
+      const key = path[depth - 1];
+      const prefix = JSON.stringify(path.slice(0, depth));
+      if (!copied.has(prefix)) { put(node, key, { ...node[key] }); copied.add(prefix); }
+      node = node[key];
+    }
+    put(node, path[path.length - 1], null);
+  }
+  return out;
+}
+
+/**
  * Live updates for one table. ``onMessage(msg, {reconnected})`` gets each push: the hello
  * (with the events missed while away, when this is a reconnection) and each batch of events,
- * with the table's fresh view. On a dropped connection it reconnects with ``after=<last seq>``.
+ * with the table's fresh view in ``msg.view``. A push carries only a merge patch of the view
+ * (``patch``, ``nulls``), applied here to the view the hello or the previous push left; the
+ * rule pack's fixed members (limits, rules, ...) come in the hello and stay. On a dropped
+ * connection it reconnects with ``after=<last seq>`` and its hello brings the whole view again.
  */
 export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
   let lastSeq = 0;
-  let fixed = null;
+  let view = null;
   let socket = null;
   let delay = 400;
   let paused = false;
@@ -94,15 +139,14 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
     socket.onopen = () => { delay = 400; onStatus("live"); };
     socket.onmessage = (m) => {
       const msg = JSON.parse(m.data);
-      // A push leaves out what the rule pack fixes for the table's life (limits, rules, the
-      // ladders, placard and rules panel): the hello carried them; keep them on every view.
-      if (msg.view && msg.view.limits) {
-        fixed = { limits: msg.view.limits, rules: msg.view.rules, ladders: msg.view.ladders,
-                  placard: msg.view.placard, rules_panel: msg.view.rules_panel };
+      if (msg.type === "hello") view = msg.view;
+      else if (msg.patch) {  // always after this connection's hello
+        view = patchView(view, msg.patch, msg.nulls);
+        msg.view = view;
       }
-      else if (msg.view && fixed) Object.assign(msg.view, fixed);
       for (const e of msg.events || []) lastSeq = Math.max(lastSeq, e.seq);
       if (msg.view) lastSeq = Math.max(lastSeq, msg.view.seq);
+      globalThis.__dicetableView = view;  // what the browser tests compare with the server's
       onMessage(msg, { reconnected: msg.type === "hello" && reconnecting });
     };
     socket.onclose = (ev) => {

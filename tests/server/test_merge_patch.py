@@ -1,0 +1,81 @@
+"""``merge_patch`` and ``apply_patch``: the patch between any two JSON-like documents turns the
+one into the other exactly, nulls and all, without changing the documents it was given; the
+merge part alone follows RFC 7386 (its appendix A examples)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dicetable.server.merge_patch import apply_merge, apply_patch, merge_patch, same
+
+KEYS = st.sampled_from(["a", "b", "c", "me", "seat", "0", ""])
+SCALARS = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "null"])
+DOCS = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(KEYS, inner, max_size=4), max_leaves=20)
+OBJECTS = st.dictionaries(KEYS, DOCS, max_size=5)
+
+
+@given(DOCS, DOCS)
+def test_the_patch_turns_old_into_new(old: Any, new: Any) -> None:
+    kept_old, kept_new = copy.deepcopy(old), copy.deepcopy(new)
+    patch = merge_patch(old, new)
+    assert same(apply_patch(old, patch), new)
+    assert same(old, kept_old)
+    assert same(new, kept_new)
+    # What goes on the wire comes back the same.
+    wire = json.loads(json.dumps({"patch": patch.merge, "nulls": patch.nulls}))
+    assert same(apply_merge(old, wire["patch"]), apply_merge(old, patch.merge))
+
+
+@given(OBJECTS, OBJECTS)
+def test_a_patch_between_objects_names_only_what_changed(old: dict[str, Any],
+                                                          new: dict[str, Any]) -> None:
+    patch = merge_patch(old, new)
+    for key in patch.merge:
+        assert key not in old or key not in new or not same(old[key], new[key])
+    for path in patch.nulls:  # each one a null in ``new``
+        node: Any = new
+        for key in path:
+            node = node[key]
+        assert node is None
+    assert merge_patch(new, new).empty
+
+
+def test_a_value_turned_null_is_named_in_nulls_not_deleted() -> None:
+    patch = merge_patch({"me": {"seat": 3, "bets": []}, "point": 6},
+                        {"me": {"seat": None, "bets": []}, "point": None})
+    assert patch.merge == {}
+    assert patch.nulls == (("me", "seat"), ("point",))
+
+
+def test_an_object_that_replaces_a_value_brings_its_nulls() -> None:
+    patch = merge_patch({"pending": None}, {"pending": {"roll": "3-4", "point_after": None}})
+    assert patch.merge == {"pending": {"roll": "3-4"}}
+    assert patch.nulls == (("pending", "point_after"),)
+
+
+@pytest.mark.parametrize(("target", "patch", "result"), [
+    ({"a": "b"}, {"a": "c"}, {"a": "c"}),
+    ({"a": "b"}, {"b": "c"}, {"a": "b", "b": "c"}),
+    ({"a": "b"}, {"a": None}, {}),
+    ({"a": "b", "b": "c"}, {"a": None}, {"b": "c"}),
+    ({"a": ["b"]}, {"a": "c"}, {"a": "c"}),
+    ({"a": "c"}, {"a": ["b"]}, {"a": ["b"]}),
+    ({"a": {"b": "c"}}, {"a": {"b": "d", "c": None}}, {"a": {"b": "d"}}),
+    ({"a": [{"b": "c"}]}, {"a": [1]}, {"a": [1]}),
+    (["a", "b"], ["c", "d"], ["c", "d"]),
+    ({"a": "b"}, ["c"], ["c"]),
+    ({"a": "foo"}, None, None),
+    ({"a": "foo"}, "bar", "bar"),
+    ({"e": None}, {"a": 1}, {"e": None, "a": 1}),
+    ([1, 2], {"a": "b", "c": None}, {"a": "b"}),
+    ({}, {"a": {"bb": {"ccc": None}}}, {"a": {"bb": {}}}),
+])
+def test_the_merge_follows_rfc_7386_appendix_a(target: Any, patch: Any, result: Any) -> None:
+    assert apply_merge(target, patch) == result

@@ -1,0 +1,149 @@
+"""Pushes carry merge patches: each viewer's hello view with every patch it was pushed applied
+in turn is exactly that viewer's view after each batch; the patches are worked out once per
+part, not once per viewer; one player joining among 1,000 makes a small push."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.server.accounts import Account, Kind
+from dicetable.server.floor import Floor
+from dicetable.server.hub import Hub, Watcher
+from dicetable.server.live_views import PACK_CONSTANTS
+from dicetable.server.merge_patch import Patch, apply_patch
+from tests.server.pipeline_helpers import T, account, bet, small_floor
+
+
+class InlineLoop:
+    """Stands in for the event loop: the hub's deliveries happen at once, on the caller's
+    thread (the table's), so that each push can be read right after its batch."""
+
+    def is_closed(self) -> bool:
+        return False
+
+    def call_soon_threadsafe(self, callback: Callable[..., object], *args: object) -> None:
+        callback(*args)
+
+
+def pushed(floor: Floor) -> None:
+    """Wait until the pushes of every batch so far are made: a command is answered before its
+    batch is pushed, and the table takes the next batch only after that push."""
+    floor.run(T, list)
+
+
+def _normal(data: object) -> Any:
+    return json.loads(json.dumps(data))
+
+
+def _patch_of(message: dict[str, Any]) -> Patch:
+    return Patch(message["patch"], tuple(tuple(p) for p in message.get("nulls", [])))
+
+
+VIEWERS = [account("dee", Kind.STAFF),  # the table's dealer
+           account("pat", Kind.STAFF),  # staff with no role at this table
+           account("alice"),            # seated
+           account("una"),              # joins, then leaves (her seat becomes null)
+           account("zed")]              # a player watching, never at the table
+
+
+def test_each_viewers_patched_view_equals_its_view_after_every_batch() -> None:
+    floor = small_floor(chips=500_00)
+    hub = Hub(floor)
+    hub.bind(InlineLoop())  # type: ignore[arg-type]
+    floor.listen(hub.publish)
+    expected: list[dict[str, Any]] = []
+
+    def record(table_id: str, events: object) -> None:
+        # After the hub, on the table's thread, its lock held: the views this batch leaves.
+        expected.append({v.username: _normal(floor._view_locked(table_id, v))
+                         for v in VIEWERS})
+
+    floor.listen(record)
+    joined: dict[str, tuple[Watcher, dict[str, Any]]] = {}
+    for v in VIEWERS:
+        watcher, hello = hub.join(T, v, 0)
+        joined[v.username] = (watcher, json.loads(hello)["view"])
+
+    def run(*commands: g.Command) -> None:
+        floor.run(T, lambda: list(commands))
+
+    def player(who: str, make: Callable[[str, Role], g.Command]) -> None:
+        floor.command(T, account(who), make, g.PlaceBet).result(10)
+
+    player("alice", bet("pass", 10_00))
+    player("bob", bet("field", 5_00))
+    run(g.JoinTable(actor="una", role=Role.PLAYER, player="una", seat=7),
+        g.BuyChips(actor="table", role=Role.SYSTEM, player="una", amount=50_00))
+    player("una", bet("any7", 1_00))
+    for faces in ("4-2", "3-3", "1-1", "5-2"):
+        info = floor.tables[T]
+        run(g.CloseBetting(actor="table", role=Role.SYSTEM),
+            info.table.command("roll", roll=faces, actor="table", role=Role.SYSTEM))
+        floor._advance(T, lambda table: table.automate())
+        player("alice", bet("field", 5_00))
+    run(g.LeaveTable(actor="una", role=Role.PLAYER, player="una"))
+    player("carol", bet("hard8", 1_00))
+    pushed(floor)
+
+    assert len(expected) >= 12
+    for v in VIEWERS:
+        watcher, view = joined[v.username]
+        pushes = [json.loads(text) for _, text in watcher.buffer]
+        assert len(pushes) == len(expected)
+        for push, after in zip(pushes, expected, strict=True):
+            assert "view" not in push
+            view = apply_patch(view, _patch_of(push))
+            assert view == after[v.username], v.username
+            assert not set(PACK_CONSTANTS) & set(push["patch"])  # the hello carried them
+    una = json.loads(joined["una"][0].buffer[-2][1])
+    assert [e["type"] for e in una["events"]] == ["PlayerLeft"]
+    assert ["me", "seat"] in una["nulls"]
+    assert ["seats", "una"] in una["nulls"]
+    floor.close()
+
+
+def test_the_public_patch_is_worked_out_once_per_push_not_per_viewer() -> None:
+    floor = small_floor()
+    hub = Hub(floor)
+    hub.bind(InlineLoop())  # type: ignore[arg-type]
+    floor.listen(hub.publish)
+    watchers = [hub.join(T, account(p), 0)[0] for p in ("alice", "bob", "carol", "zed") * 50]
+    floor.command(T, account("alice"), bet("field", 1_00), g.PlaceBet).result(10)
+    pushed(floor)
+    # The public part once (its seq moved); alice's own part once; zed's, bob's and carol's
+    # parts unchanged: no patch for them at all.
+    assert hub.patched == 2
+    texts = {id(text) for w in watchers for _, text in w.buffer}
+    assert len(texts) == 2  # alice's connections share one text, everyone else another
+    bobs = json.loads(watchers[1].buffer[0][1])
+    assert "me" not in bobs["patch"]
+    floor.close()
+
+
+def test_one_player_joining_among_a_thousand_makes_a_small_push() -> None:
+    floor = small_floor()
+    crowd: list[g.Command] = []
+    for i in range(1000):
+        name = f"p{i:04d}"
+        crowd += [g.JoinTable(actor=name, role=Role.PLAYER, player=name, seat=None),
+                  g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=100_00)]
+    floor.run(T, lambda: crowd)
+    hub = Hub(floor)
+    hub.bind(InlineLoop())  # type: ignore[arg-type]
+    floor.listen(hub.publish)
+    seated: Watcher = hub.join(T, account("p0500"), 0)[0]
+    watching: Watcher = hub.join(T, Account("zed", Kind.PLAYER, "Zed"), 0)[0]
+    _, hello = hub.join(T, account("p0001"), 0)
+    floor.run(T, lambda: [g.JoinTable(actor="newcomer", role=Role.PLAYER, player="newcomer",
+                                      seat=None)])
+    pushed(floor)
+    for watcher in (seated, watching):
+        (_, text), = watcher.buffer
+        assert '"type":"PlayerJoined"' in text
+        assert len(text.encode()) < 2_000, text
+    assert len(hello.encode()) > 20_000  # the whole view, for scale
+    floor.close()
