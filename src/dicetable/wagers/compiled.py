@@ -72,9 +72,12 @@ class CompiledWager:
     """Equal parts the stake is split into (Horn 4, Horn High and World 5, C&E 2)."""
     one_roll: bool = False
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    _from: dict[int, frozenset[Fraction]] = field(init=False, repr=False, compare=False)
+    """``payouts_from``, worked out once per state (it walks every step it can reach)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {name: i for i, name in enumerate(self.states)})
+        object.__setattr__(self, "_from", {})
         assert len(self.steps) == len(self.states)
         assert all(len(row) == 36 for row in self.steps)
 
@@ -98,6 +101,12 @@ class CompiledWager:
         Odds on the 4 are paid at 2 to 1 only; checking them against 6 to 5 (the price on
         the 5) would refuse amounts the 4 pays exactly.
         """
+        known = self._from.get(state)
+        if known is None:  # asked on every amount check; the wager never changes
+            known = self._from[state] = self._payouts_from(state)
+        return known
+
+    def _payouts_from(self, state: int) -> frozenset[Fraction]:
         seen, todo, out = {state}, [state], set()
         while todo:
             for step in self.steps[todo.pop()]:
