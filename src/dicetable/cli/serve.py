@@ -30,7 +30,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               "longer than this behind those already in the server (default 100)"),
           shed_lag_ms: float | None = typer.Option(
               None, "--shed-lag-ms", min=0.001, help="Refuse commands (503) while the event "
-              "loop lags more than this (default 50)"),
+              "loop lags more than this (default 20)"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
     typer.echo(f"dicetable: opening {db} ...")
