@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,11 @@ def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:
         watcher.cancel()
         return lag
 
-    assert asyncio.run(main()) >= LAG_LIMIT
+    lags: list[float] = []  # on a thread of its own: this one may hold another test's loop
+    runner = threading.Thread(target=lambda: lags.append(asyncio.run(main())))
+    runner.start()
+    runner.join()
+    assert lags[0] >= LAG_LIMIT
 
 
 def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -> None:
