@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import threading
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from dicetable.server.floor import Floor
 from dicetable.server.main import admission_from_env
 from dicetable.server.pipeline import ShedLoad
 from dicetable.server.shedding import (
+    DECREASE,
     LAG_LIMIT,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
@@ -163,12 +165,30 @@ def test_issue_13_while_serving_the_collector_rarely_scans_the_whole_heap(floor:
 
 def test_issue_13_commands_are_refused_while_the_event_loop_lags() -> None:
     admission = Admission(clock=Ticks(), cpu=Ticks(), floor=4)
-    admission.lag = 2 * LAG_LIMIT
-    assert all(admission.admit() for _ in range(4))  # a few are always admitted
-    assert not admission.admit()
+    for _ in range(40):
+        assert admission.admit()
+    assert admission.limit == math.inf  # a loop that keeps up: no limit at all
+    admission.beat(8 * LAG_LIMIT)  # the loop falls behind with 40 in flight:
+    assert admission.lag > LAG_LIMIT
+    assert admission.limit == 40 * DECREASE  # the allowance is cut ...
+    assert not admission.admit()  # ... and nothing more is admitted
     assert admission.lagging == admission.refused == 1
-    admission.lag = LAG_LIMIT / 2  # caught up
-    assert admission.admit()
+    for _ in range(36):
+        admission.done()
+    assert admission.in_flight == 4
+    admission.beat(8 * LAG_LIMIT)  # still behind: cut again, never below the floor
+    assert admission.limit == 4
+    assert not admission.admit()
+    for _ in range(4):
+        admission.done()
+    assert all(admission.admit() for _ in range(4))  # a few are always admitted
+    beats = 0
+    while admission.limit != math.inf:  # caught up: the allowance grows back, then goes
+        admission.beat(0.0)
+        beats += 1
+        assert beats < 1000
+    assert admission.lag < LAG_LIMIT / 2
+    assert sum(admission.admit() for _ in range(100)) == 100
 
 
 def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:
@@ -199,16 +219,17 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
         alice, pat = Client(http, "alice"), Client(http, "pat")
         assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
         shed = _shed(app)
-        shed.admission.lag = 1.0  # the loop far behind ...
+        shed.admission.limit = shed.admission.floor  # the loop far behind ...
         shed.admission.in_flight = shed.admission.floor  # ... with a full house in flight
         assert alice.post(f"{T}/bets", {"wager": "field", "amount": 1000}).status_code == 503
-        shed.admission.lag, shed.admission.in_flight = 0.0, 0
+        shed.admission.limit, shed.admission.in_flight = math.inf, 0
         assert alice.get("/api/floor/load").status_code == 403  # a player: not theirs to see
         load = pat.get("/api/floor/load").json()
     assert load["refused_for_lag"] == load["refused"] == 1
     assert load["admitted"] >= 1
     assert load["tables"]["craps-pa-1"]["commands"] >= 1
     assert load["limits"]["lag_ms"] == shed.admission.max_lag * 1000
+    assert load["in_flight_limit"] is None  # the loop keeps up again
 
 
 def test_issue_13_the_shedding_limits_are_configurable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ import contextvars
 import gc
 import json
 import logging
+import math
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -261,6 +262,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 "refused": admission.refused, "refused_for_lag": admission.lagging,
                 "cpu_ms_per_answer": round(admission.per_answer * 1000, 3),
                 "loop_lag_ms": round(admission.lag * 1000, 1),
+                "in_flight_limit": None if admission.limit == math.inf
+                else int(admission.limit),
                 "limits": {"wait_ms": admission.max_wait * 1000,
                            "lag_ms": admission.max_lag * 1000,
                            "always_admitted": admission.floor},

@@ -14,8 +14,11 @@ read), so that refusing costs microseconds and the admitted keep their latency.
 The other sign of overload is the event loop itself falling behind: every request, refused
 or not, is read on it, so once the requests arriving need more of the core than there is, the
 loop's lag grows and so does every answer's, a 503's included. ``watch_lag`` measures the
-lag (its heartbeats' lateness, averaged); while it is past ``LAG_LIMIT`` commands are
-refused, so that the loop catches up and the excess is answered at once instead of in turn.
+lag (its heartbeats' lateness, averaged). Each heartbeat it is past ``LAG_LIMIT``, the
+commands allowed in flight are cut (to ``DECREASE`` times those in flight); each one it keeps
+up, the allowance grows back a little, and is lifted once far above what is in flight. So the
+server finds, as TCP does a link's, how much it can admit while the loop keeps up and the
+excess is answered at once instead of in turn.
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight, and nothing
 before the server has measured itself: a sequential client is never refused.
@@ -24,6 +27,7 @@ before the server has measured itself: a sequential client is never refused.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 
@@ -41,6 +45,12 @@ not the last beat: a busy moment (a batch's answers written at once) is not over
 that stays behind is."""
 LAG_SMOOTHING = 0.25
 """Weight of the latest heartbeat in that average."""
+DECREASE = 0.5
+"""While the loop lags: the commands in flight allowed, times this, at each heartbeat ..."""
+INCREASE = 0.02
+"""... and while it keeps up, this share more (at least one more) at each heartbeat ..."""
+UNBOUNDED = 4
+"""... until the allowance is this many times what is in flight: then it is lifted."""
 HEARTBEAT = 0.01
 """Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
@@ -64,6 +74,10 @@ class Admission:
         """Heartbeats measured."""
         self.lagging = 0
         """Commands refused for the loop's lag (of ``refused``)."""
+        self.limit = math.inf
+        """Commands that may be in flight while the loop keeps up: cut each heartbeat the
+        loop lags, raised again each one it keeps up (additive increase, multiplicative
+        decrease, as TCP finds a link's capacity); unbounded when it never lags."""
         self.floor = floor
         self.window = window
         self.clock = clock
@@ -85,7 +99,18 @@ class Admission:
 
     def behind(self) -> bool:
         """Is the event loop too far behind to take more commands?"""
-        return self.lag > self.max_lag and self.in_flight >= self.floor
+        return self.in_flight >= self.floor and self.in_flight >= self.limit
+
+    def beat(self, late: float) -> None:
+        """A heartbeat of the event loop came ``late`` seconds after it was due."""
+        self.beats += 1
+        self.lag += LAG_SMOOTHING * (late - self.lag)
+        if self.lag > self.max_lag:
+            self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
+        elif self.limit != math.inf and self.lag < self.max_lag / 2:
+            self.limit += max(1.0, self.limit * INCREASE)
+            if self.limit > UNBOUNDED * max(self.in_flight, self.floor):
+                self.limit = math.inf  # far above what is in flight: no limit at all
 
     def admit(self) -> bool:
         """Count a command in (True), or refuse it (False: nothing is counted)."""
@@ -123,6 +148,4 @@ async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
     while True:
         due = loop.time() + every
         await asyncio.sleep(every)
-        late = max(0.0, loop.time() - due)
-        admission.lag += LAG_SMOOTHING * (late - admission.lag)
-        admission.beats += 1
+        admission.beat(max(0.0, loop.time() - due))
