@@ -297,6 +297,7 @@ class Run:
             return status
         if status == 200:
             stats.ok.append(took)
+            stats.ok_sent.append(now() - sent)
         elif status == 503:
             stats.busy.append(took)
             stats.busy_sent.append(now() - sent)
@@ -476,6 +477,7 @@ class Run:
         async def measured(stats: Stats) -> float:
             seconds = await work(stats)
             total = len(stats.ok) + len(stats.busy) + stats.refused + stats.errors
+            extra.append(f"accepted p99 {fmt_ms(pct(stats.ok_sent, 99)).strip()} ms from sent")
             extra.append(f"503s {len(stats.busy)}/{total} = "
                          f"{100 * len(stats.busy) / max(1, total):.0f}%, 503 p99 "
                          f"{fmt_ms(pct(stats.busy, 99)).strip()} ms from due, "

@@ -38,6 +38,8 @@ class Stats:
     ok: list[float] = field(default_factory=list)
     busy: list[float] = field(default_factory=list)
     busy_sent: list[float] = field(default_factory=list)
+    ok_sent: list[float] = field(default_factory=list)
+    """Accepted requests' latency from when they were sent (not when they were due)."""
     refused: int = 0
     errors: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)

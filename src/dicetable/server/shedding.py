@@ -47,7 +47,7 @@ LAG_SMOOTHING = 0.25
 """Weight of the latest heartbeat in that average."""
 DECREASE = 0.5
 """While the loop lags: the commands in flight allowed, times this, at each heartbeat ..."""
-INCREASE = 0.02
+INCREASE = 0.005
 """... and while it keeps up, this share more (at least one more) at each heartbeat ..."""
 UNBOUNDED = 4
 """... until the allowance is this many times what is in flight: then it is lifted."""
