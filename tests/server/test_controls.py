@@ -246,3 +246,33 @@ def test_console_buttons_follow_the_engine(floor: Floor, login: Login) -> None:
             assert account is not None
             role = floor.role_for(account, TABLE, cls)
             assert can[name] == table.can(cls(actor=who, role=role)), (who, name)
+
+
+def test_players_alike_share_their_open_wagers_and_the_rest_get_their_own() -> None:
+    """A full table works out the new wagers open to players once per kind of player (their
+    seat, their part in the procedure, the spots they stand on, their balance up to what the
+    dearest rung costs), not once per player - and each still gets exactly the engine's own
+    answers."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    for name, chips in (("ann", 1_000_000), ("ben", 2_000_000), ("cat", 1_000_000),
+                        ("dan", 700), ("eve", 1_000_000)):
+        table.join(name)
+        table.buy_in(name, chips)
+    table.bet("cat", "pass", 1000)
+    table.roll("2-2")
+    table.settle()
+    table.bet("cat", "odds", 1000, base="b1")
+    table.bet("eve", "field", 500)
+    controls._OPEN.clear()
+    controls._SEEN.clear()
+    answers = {p: controls.controls_for(table, p, Role.PLAYER, p)
+               for p in ("ann", "ben", "cat", "dan", "eve")}
+    for player, answer in answers.items():
+        assert answer == controls._controls(table, player, Role.PLAYER, player, share=False)
+    assert answers["ann"]["open"] is answers["ben"]["open"]  # alike: worked out once
+    assert len(controls._OPEN) == 4  # ann and ben; cat; dan (short of chips); eve
+    assert answers["dan"]["open"] != answers["ann"]["open"]
+    assert "field" not in answers["eve"]["open"]  # one wager per spot
+    assert "field" in answers["ann"]["open"]

@@ -344,7 +344,7 @@ class Engine:
         if point is None:
             raise IllegalWager(f"{base_wager.name} has no point yet; odds come after it",
                                rule="wagers.odds", citation=pack.cite("menu.odds"))
-        if any(b.base == base.id for b in state.bets.values()):
+        if any(b.base == base.id for b in state.bets_of(base.player)):  # odds are the owner's
             raise IllegalWager(f"{base.id} already has odds; change them instead",
                                rule="wagers.one-per-spot")
         wager = state.compiled[odds_code_for(base.wager)]

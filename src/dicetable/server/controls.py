@@ -111,8 +111,11 @@ def _affordable(ladder: tuple[int, int, int], spare: int,
 
 
 _SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
-_SEEN_MAX = 512
+_SEEN_MAX = 4096
+"""Situations remembered (a stadium table's 1,000 players each have their own)."""
 _SEEN_LOCK = threading.Lock()
+_OPEN: OrderedDict[tuple[Any, ...], dict[str, dict[str, int]]] = OrderedDict()
+"""The new wagers open to players alike (``_opening``), by what they are alike in."""
 
 
 def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
@@ -145,15 +148,38 @@ def _situation(table: Table, player: str) -> tuple[Any, ...]:
     puck, roll counters and settlement step; the procedure (shooter, offer, shaker, blocks);
     the player's seat, balance and bets. Not other players' wagers or balances."""
     s = table.state
-    p = table.procedure
     info = s.players.get(player)
-    return (id(s), s.table_id, player, s.phase, s.point, s.hand, s.hand_rolls,
-            s.rolls_since_seven, s.round, s.rolls, s.pending.step if s.pending else None,
-            s.last_roll_valid, table.blocked(), tuple(sorted(p.blocked)), p.shooter,
-            p.offer_to, p.shaker, p.shaker_holder, p.shakes, p.dealer_shook,
+    return (*_table_situation(table), player,
             None if info is None else (info.seat, info.balance),
             tuple((b.id, b.wager, b.amount, b.state, b.base, b.working, b.commission)
                   for b in s.bets_of(player)))
+
+
+def _table_situation(table: Table) -> tuple[Any, ...]:
+    """The part of ``_situation`` that is the table's, the same for every player at it."""
+    s = table.state
+    p = table.procedure
+    return (id(s), s.table_id, s.phase, s.point, s.hand, s.hand_rolls,
+            s.rolls_since_seven, s.round, s.rolls, s.pending.step if s.pending else None,
+            s.last_roll_valid, table.blocked(), tuple(sorted(p.blocked)), p.shooter,
+            p.offer_to, p.shaker, p.shaker_holder, p.shakes, p.dealer_shook)
+
+
+def _opening(table: Table, player: str, ladders: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+    """What the engine's answers about ``player``'s *new* wagers depend on: the table, whether
+    the player is seated and has a part of their own in the procedure (shooter, offered the
+    dice, holding the shaker), the spots their wagers stand on (one wager per spot), and their
+    balance - only up to the most any posted rung with its commission can cost (at or above
+    it, every rung is affordable alike). Players alike in all of these get the same answers,
+    so a full table works them out once, not once per player."""
+    s = table.state
+    p = table.procedure
+    info = s.players[player]
+    most = 2 * max((lad["ladder"]["last"] for lad in ladders.values() if lad["ladder"]),
+                   default=0)  # a commission never exceeds the stake it is on
+    return (*_table_situation(table), info.seat is None, player == p.shooter,
+            player == p.offer_to, player == p.shaker_holder, min(info.balance, most),
+            tuple(sorted((b.wager, b.state, b.base is None) for b in s.bets_of(player))))
 
 
 def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> bool:
@@ -176,7 +202,10 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     return True
 
 
-def _controls(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
+def _controls(table: Table, actor: str, role: Role, player: str, *,
+              share: bool = True) -> dict[str, Any]:
+    """What ``controls_for`` answers, worked out (``share``: the new wagers open to the player
+    as players alike were already answered)."""
     state = table.state
     if player not in state.players:
         return {"player": player, "open": {}, "bets": {}}
@@ -197,16 +226,34 @@ def _controls(table: Table, actor: str, role: Role, player: str) -> dict[str, An
 
     ladders = wager_ladders(table)
     balance = state.balance(player)
-    candidates = table.placeable_codes(player, list(ladders))
-    open_now: dict[str, dict[str, int]] = {}
-    for code in candidates:
-        posted = ladders[code]["ladder"]
-        if not posted:
-            continue
-        fit = _affordable((posted["first"], posted["step"], posted["last"]), balance,
-                          placing(code))
-        if fit is not None:
-            open_now[code] = {"first": fit[0], "step": fit[1], "last": fit[2]}
+
+    def work_out() -> dict[str, dict[str, int]]:
+        found: dict[str, dict[str, int]] = {}
+        for code in table.placeable_codes(player, list(ladders)):
+            posted = ladders[code]["ladder"]
+            if not posted:
+                continue
+            fit = _affordable((posted["first"], posted["step"], posted["last"]), balance,
+                              placing(code))
+            if fit is not None:
+                found[code] = {"first": fit[0], "step": fit[1], "last": fit[2]}
+        return found
+
+    if share and actor == player and role is Role.PLAYER:  # what any player alike would get
+        key = _opening(table, player, ladders)
+        with _SEEN_LOCK:
+            shared = _OPEN.get(key)
+            if shared is not None:
+                _OPEN.move_to_end(key)
+        if shared is None:
+            shared = work_out()
+            with _SEEN_LOCK:
+                _OPEN[key] = shared
+                while len(_OPEN) > _SEEN_MAX:
+                    _OPEN.popitem(last=False)
+        open_now = shared  # shared, as whole answers are (``controls_for``): never changed
+    else:
+        open_now = work_out()
     bets: dict[str, dict[str, Any]] = {}
     for bet in state.bets_of(player):
         working = is_working(state, bet)
@@ -234,7 +281,7 @@ def _controls(table: Table, actor: str, role: Role, player: str) -> dict[str, An
                 ladder = None if raised is None else (first, step, raised[2])
         info["ladder"] = _ladder(ladder)
         info["press_to"] = press
-        has_odds = any(o.base == bet.id for o in state.bets.values())
+        has_odds = any(o.base == bet.id for o in state.bets_of(player))  # odds are its owner's
         info["odds"] = None
         if bet.base is None and not has_odds:
             lad = odds_ladder(table, bet)
