@@ -68,6 +68,10 @@ from dicetable.store.keys import default_key_path
 from dicetable.table import Table
 
 JOINED = re.compile(r'\{[^{}]*"type":"PlayerJoined"[^{}]*\}')
+ROLLED = re.compile(r'"type":"DiceRolled","seq":(\d+),"actor":"[^"]*","role":"[^"]*",'
+                    r'"at":"([^"]+)"')
+ROLL_BET_SECONDS = 2
+"""The electronic tables' countdown while the rolls are watched (c, a roll)."""
 BENCH_TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
 STADIUM, ARENA = "stadium", "arena"
 CHIPS = 100_000_000
@@ -154,9 +158,10 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, db: Path, src: Path | None) -> None:
+    def __init__(self, db: Path, src: Path | None, **more_env: str) -> None:
         self.port = free_port()
         env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0")
+        env.update(more_env)
         if src is not None:  # the baseline's own package first
             env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
         cmd = ["taskset", "-c", str(SERVER_CORE), sys.executable, "-m", "uvicorn",
@@ -420,6 +425,67 @@ class Run:
         await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack,
                            sample_later=True)
 
+    async def scenario_c_roll(self, rolls: int = 5) -> None:
+        """(c) for the event every viewer waits for: an electronic roll and its settlement,
+        which change every seated player's own part. The server runs the electronic cycle
+        (a ``ROLL_BET_SECONDS`` countdown); the latency is from the roll's own timestamp
+        (``at``, taken as it is decided, before its commit) to the last viewer receiving it."""
+        from websockets.asyncio.client import connect
+
+        viewers = self.groups[ARENA]
+        arrivals: dict[int, list[float]] = {}
+        decided: dict[int, float] = {}
+
+        async def work(stats: Stats) -> float:
+            sockets = []
+            for i in range(0, len(viewers), 100):
+                sockets += await asyncio.gather(*(connect(
+                    f"ws://127.0.0.1:{self.server.port}/ws/tables/{ARENA}?token="
+                    f"{self.tokens[v]}", max_size=None, compression=None,
+                    open_timeout=60) for v in viewers[i:i + 100]))
+            for ws in sockets:
+                await ws.recv()  # the hello
+
+            async def listen(ws: Any) -> None:
+                try:
+                    async for raw in ws:
+                        t = time.time()
+                        for m in ROLLED.finditer(raw):
+                            seq = int(m.group(1))
+                            arrivals.setdefault(seq, []).append(t)
+                            decided[seq] = datetime.fromisoformat(m.group(2)).timestamp()
+                except Exception:  # closed at the end, or dropped
+                    return
+
+            listeners = [asyncio.create_task(listen(ws)) for ws in sockets]
+            self.sample()
+            start = now()
+            deadline = start + rolls * (ROLL_BET_SECONDS + 3) + 30
+            while now() < deadline and sum(
+                    len(a) == len(sockets) for a in arrivals.values()) < rolls:
+                await asyncio.sleep(0.05)
+            seconds = now() - start
+            await asyncio.sleep(1)  # the stragglers of the last roll
+            for seq, got in sorted(arrivals.items())[:rolls]:
+                if len(got) < len(sockets):
+                    stats.error("a roll not delivered to every viewer")
+                    continue
+                stats.ok.append(max(got) - decided[seq])
+            for ws in sockets:
+                await ws.close()
+            for task in listeners:
+                task.cancel()
+            return seconds
+
+        def spread() -> str:
+            firsts = [max(a) - min(a) for a in list(arrivals.values())[:rolls] if a]
+            return (f"(latency = the roll decided -> last of {len(viewers)} viewers, over "
+                    f"{len(firsts)} rolls; first -> last viewer p99 "
+                    f"{fmt_ms(pct(firsts, 99)).strip()} ms)")
+
+        await self.measure("(c) 1,000 viewers, a roll", work, [ARENA], spread,
+                           sample_later=True)
+
     # (d) -------------------------------------------------------------------------------------
     async def scenario_d(self, capacity: float, fleet_size: int = 2000,
                          most_connections: int = 2000) -> None:
@@ -523,6 +589,11 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
         if "d" in only:
             base = capacity or run.results.get("(a) 200 clients, 4 tables", {}).get("per_s")
             await run.scenario_d(base or 500.0)
+        if "c" in only:  # the rolls need the electronic cycle: a server of their own
+            server.stop()
+            server = run.server = Server(db, src, DICETABLE_ELECTRONIC="1",
+                                         DICETABLE_BET_SECONDS=str(ROLL_BET_SECONDS))
+            await run.scenario_c_roll()
     finally:
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
