@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dicetable.server.merge_patch import apply_merge, apply_patch, merge_patch, same
+from dicetable.server.merge_patch import Memo, apply_merge, apply_patch, merge_patch, same
 
 KEYS = st.sampled_from(["a", "b", "c", "me", "seat", "0", ""])
 SCALARS = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "null"])
@@ -79,3 +79,18 @@ def test_an_object_that_replaces_a_value_brings_its_nulls() -> None:
 ])
 def test_the_merge_follows_rfc_7386_appendix_a(target: Any, patch: Any, result: Any) -> None:
     assert apply_merge(target, patch) == result
+
+
+@given(OBJECTS, OBJECTS)
+def test_parts_shared_by_many_documents_are_compared_once(old: dict[str, Any],
+                                                          new: dict[str, Any]) -> None:
+    """One push patches many players' views that share parts (the wagers open to all): with
+    a memo each shared pair is compared once, and every patch is still exact."""
+    memo: Memo = {}
+    olds = [{"me": {"player": f"p{i}", "open": old}} for i in range(3)]
+    news = [{"me": {"player": f"p{i}", "open": new}} for i in range(3)]
+    for before, after in zip(olds, news, strict=True):
+        patch = merge_patch(before, after, memo)
+        assert patch == merge_patch(before, after)
+        assert same(apply_patch(before, patch), after)
+    assert len([k for k in memo if k[2] == ("me", "open")]) <= 1

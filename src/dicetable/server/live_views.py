@@ -27,7 +27,7 @@ from dicetable.core.events import event_to_dict
 from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.state import Bet
-from dicetable.server.merge_patch import merge_patch
+from dicetable.server.merge_patch import Memo, merge_patch
 from dicetable.server.views import (
     PRIVATE_BET,
     PRIVATE_ITEMS,
@@ -300,6 +300,8 @@ class Patches:
         """Patches worked out (tests count them)."""
         self._cache: dict[tuple[str, int, int], tuple[object, object, tuple[str, str]]] = {}
         self._texts: dict[tuple[str, ...], str] = {}
+        self._memo: Memo = {}
+        """Shared parts compared this push (every player's ``controls.open`` after a roll)."""
 
     def text(self, base: Sent, now: Sent) -> str:
         """``"patch":{...}`` (and ``"nulls":[...]`` when some member becomes null): what turns
@@ -327,9 +329,9 @@ class Patches:
             # ``me`` is one member of the view; the other parts are members of the view itself.
             if name == "me":
                 patch = merge_patch({} if base is None else {"me": base},
-                                    {} if now is None else {"me": now})
+                                    {} if now is None else {"me": now}, self._memo)
             else:
-                patch = merge_patch(base or {}, now or {})
+                patch = merge_patch(base or {}, now or {}, self._memo)
             members = dumps(patch.merge)[1:-1]
             nulls = ",".join(dumps(list(path)) for path in patch.nulls)
             self.made += 1

@@ -62,15 +62,22 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def merge_patch(old: Any, new: Any) -> Patch:
+Memo = dict[tuple[int, int, tuple[str, ...]], tuple[Any, list[tuple[str, ...]]]]
+"""Patches of objects already compared, by their ids and path: for documents that share
+parts (one push's views of many players share what is alike in them), each pair of shared
+parts is compared once. Valid only while those objects are alive and unchanged."""
+
+
+def merge_patch(old: Any, new: Any, memo: Memo | None = None) -> Patch:
     """The patch that turns ``old`` into ``new``: ``apply_patch(old, merge_patch(old, new))``
     equals ``new`` for any JSON-like documents (dicts with string keys, lists, strings,
-    numbers, booleans, None)."""
+    numbers, booleans, None). ``memo``: the patches of shared parts worked out before."""
     nulls: list[tuple[str, ...]] = []
-    return Patch(_diff(old, new, (), nulls), tuple(nulls))
+    return Patch(_diff(old, new, (), nulls, memo), tuple(nulls))
 
 
-def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> Any:
+def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]],
+          memo: Memo | None = None) -> Any:
     if not isinstance(new, dict):
         return new  # a value other than an object replaces the old one whole (even a null)
     if not isinstance(old, dict):
@@ -82,14 +89,26 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
     for key, value in new.items():
         if key in old:
             before = old[key]
-            if same(before, value):
+            if before is value:
                 continue
-            if value is None:  # kept from ``old`` by the merge, then set to null
-                nulls.append((*path, key))
-            elif isinstance(value, dict) and isinstance(before, dict):
-                inner = _diff(before, value, (*path, key), nulls)
+            if isinstance(value, dict) and isinstance(before, dict):
+                # Objects are merged member by member (equal ones give an empty patch); a
+                # pair shared by many documents is compared once (``memo``).
+                where = (*path, key)
+                done = memo.get((id(before), id(value), where)) if memo is not None else None
+                if done is None:
+                    mine: list[tuple[str, ...]] = []
+                    done = (_diff(before, value, where, mine, memo), mine)
+                    if memo is not None:
+                        memo[(id(before), id(value), where)] = done
+                inner, inner_nulls = done
+                nulls.extend(inner_nulls)
                 if inner:
                     out[key] = inner
+            elif same(before, value):
+                continue
+            elif value is None:  # kept from ``old`` by the merge, then set to null
+                nulls.append((*path, key))
             else:
                 out[key] = _whole(value, (*path, key), nulls)
         elif value is None:
