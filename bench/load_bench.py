@@ -425,7 +425,7 @@ class Run:
         await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack,
                            sample_later=True)
 
-    async def scenario_c_roll(self, rolls: int = 5) -> None:
+    async def scenario_c_roll(self, rolls: int = 10) -> None:
         """(c) for the event every viewer waits for: an electronic roll and its settlement,
         which change every seated player's own part. The server runs the electronic cycle
         (a ``ROLL_BET_SECONDS`` countdown); the latency is from the roll's own timestamp
