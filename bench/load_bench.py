@@ -589,10 +589,18 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
         if "d" in only:
             base = capacity or run.results.get("(a) 200 clients, 4 tables", {}).get("per_s")
             await run.scenario_d(base or 500.0)
-        if "c" in only:  # the rolls need the electronic cycle: a server of their own
+        if "c" in only:
+            # The rolls need the electronic cycle: a server of their own, on the floor as
+            # prepared (every electronic table rolls; the bench tables must not be holding the
+            # other scenarios' hundred thousand bets, settled on the same core meanwhile).
             server.stop()
-            server = run.server = Server(db, src, DICETABLE_ELECTRONIC="1",
+            rolls = work / "rolls.db"
+            shutil.copyfile(prepared, rolls)
+            if key.exists():
+                shutil.copyfile(key, default_key_path(rolls))
+            server = run.server = Server(rolls, src, DICETABLE_ELECTRONIC="1",
                                          DICETABLE_BET_SECONDS=str(ROLL_BET_SECONDS))
+            run.db = rolls
             await run.scenario_c_roll()
     finally:
         server.stop()
