@@ -231,9 +231,9 @@ class Hub:
             extra, extra_text = held
             if extra_text == base.extra_text:
                 extra = base.extra  # unchanged: no patch to work out
-            mine = (views.me(info.table, w.viewer) if w.viewer is not None else None)
-            now = Sent(fan.seq, public, staff_part if w.staff else None,
-                       mine[0] if mine is not None else None, extra, extra_text)
+            mine = views.me_part(info.table, w.viewer) if w.viewer is not None else None
+            now = Sent(fan.seq, public, staff_part if w.staff else None, mine, extra,
+                       extra_text)
             patch = patches.text(base, now)
             events = fan.events_text(w.viewer, w.staff)
             message = texts.get((events, patch))

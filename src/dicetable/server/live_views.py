@@ -68,10 +68,13 @@ class LiveViews:
         """How many per-player parts were built (tests count them)."""
         self._public: tuple[bool, dict[str, Any], str, dict[str, Any], str] | None = None
         self._staff: tuple[dict[str, Any], str] | None = None
-        self._me: dict[str, tuple[bool, dict[str, Any], str]] = {}
+        self._me: dict[str, tuple[bool, dict[str, Any]]] = {}
         self._index: dict[str, list[Bet]] | None = None
         self._pinned: bool | None = None
-        self._last: dict[str, tuple[dict[str, Any], str]] = {}
+        self._last: dict[str, dict[str, Any]] = {}
+        self._texts: dict[int, tuple[dict[str, Any], str]] = {}
+        """Each part's text, by the part's id, made when first asked for (a push sends
+        patches, not the parts: after a roll, 1,000 players' parts need no text at all)."""
         """Each player's last part and its text, kept across batches: a part rebuilt equal to
         it is not serialised again."""
         self._placeable: dict[tuple[bool, bool], tuple[list[str], str]] = {}
@@ -86,6 +89,7 @@ class LiveViews:
         self._public = self._staff = self._index = None
         self._me.clear()
         self._last.clear()
+        self._texts.clear()
         self._placeable.clear()
 
     def update(self, events: Iterable[Event], owners: Mapping[str, str]) -> None:
@@ -131,6 +135,21 @@ class LiveViews:
         return self._staff
 
     def me(self, table: Table, viewer: str) -> tuple[dict[str, Any], str] | None:
+        """A seated player's own part and its text (``me_part``, serialised once)."""
+        data = self.me_part(table, viewer)
+        if data is None:
+            return None
+        held = self._texts.get(id(data))
+        if held is None or held[0] is not data:
+            # The placeable set is the same text for every player alike: serialised once.
+            own = dumps({k: v for k, v in data.items() if k != "placeable"})
+            placeable = self._placeable_text(data["placeable"])
+            held = self._texts[id(data)] = (data, _merge(own, '"placeable":' + placeable))
+        return data, held[1]
+
+    def me_part(self, table: Table, viewer: str) -> dict[str, Any] | None:
+        """A seated player's own part (None: not at the table); the same object while it
+        is unchanged."""
         if viewer not in table.state.players:
             return None
         blocked = self.blocked(table)
@@ -148,17 +167,20 @@ class LiveViews:
                 shared = self._placeable[key] = (codes, dumps(codes))
             data = me_view(table, viewer, self._index.get(viewer, []), list(shared[0]))
             before = self._last.get(viewer)
-            if before is not None and before[0] == data:
-                # Unchanged: the same part, its text and all (a push sends it no patch).
-                held = (blocked, before[0], before[1])
-            else:
-                # The placeable set is the same text for every player alike: serialised once.
-                own = dumps({k: v for k, v in data.items() if k != "placeable"})
-                held = (blocked, data, _merge(own, '"placeable":' + shared[1]))
-            self._last[viewer] = (held[1], held[2])
-            self._me[viewer] = held
+            if before is not None and before == data:
+                data = before  # unchanged: the same part, text and all (no patch to send)
+            elif before is not None:
+                self._texts.pop(id(before), None)
+            self._last[viewer] = data
+            self._me[viewer] = held = (blocked, data)
             self.rebuilt += 1
-        return held[1], held[2]
+        return held[1]
+
+    def _placeable_text(self, codes: list[str]) -> str:
+        for shared_codes, text in self._placeable.values():
+            if shared_codes == codes:
+                return text
+        return dumps(codes)
 
     def blocked(self, table: Table) -> bool:
         """``table.blocked()``, asked once per push rather than once per viewer (``pin``)."""
@@ -174,9 +196,9 @@ class LiveViews:
         data = dict(self.public(table, history)[0])
         if staff:
             data.update(self.staff(table)[0])
-        mine = self.me(table, viewer) if viewer is not None else None
+        mine = self.me_part(table, viewer) if viewer is not None else None
         if mine is not None:
-            data["me"] = mine[0]
+            data["me"] = mine
         data.update(extra)
         return data
 
@@ -184,10 +206,10 @@ class LiveViews:
              staff: bool, extra: dict[str, Any], seq: int) -> Sent:
         """The parts of the view a connection is sent now (the lean public part): the base
         of its next push's patch."""
-        mine = self.me(table, viewer) if viewer is not None else None
         return Sent(seq, self.public(table, history, lean=True)[0],
                     self.staff(table)[0] if staff else None,
-                    mine[0] if mine is not None else None, extra, dumps(extra))
+                    self.me_part(table, viewer) if viewer is not None else None, extra,
+                    dumps(extra))
 
     def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
                   staff: bool, extra: Mapping[str, Any], *, lean: bool = False) -> str:
