@@ -347,9 +347,29 @@ class Run:
         await self.measure("(b) 1,000 players, 10 s window", work, [STADIUM],
                            lambda: f"sent before close {sent_before_close[0]}")
 
+    async def watch(self, table: str, viewers: list[str]) -> list[Any]:
+        """A WebSocket per viewer of ``table`` (opened a hundred at a time), hellos read."""
+        from websockets.asyncio.client import connect
+
+        sockets: list[Any] = []
+        for i in range(0, len(viewers), 100):
+            sockets += await asyncio.gather(*(connect(
+                f"ws://127.0.0.1:{self.server.port}/ws/tables/{table}?token="
+                f"{self.tokens[v]}", max_size=None, compression=None,
+                open_timeout=60) for v in viewers[i:i + 100]))
+        for ws in sockets:
+            await ws.recv()  # the hello
+        return sockets
+
+    @staticmethod
+    async def unwatch(sockets: list[Any], listeners: list[asyncio.Task[None]]) -> None:
+        for ws in sockets:
+            await ws.close()
+        for task in listeners:
+            task.cancel()
+
     # (c) -------------------------------------------------------------------------------------
     async def scenario_c(self, events: int = 20) -> None:
-        from websockets.asyncio.client import connect
 
         viewers = self.groups[ARENA]
         joiners = self.groups[""][:events]
@@ -359,15 +379,7 @@ class Run:
         shares: list[tuple[float, float]] = []
 
         async def work(stats: Stats) -> float:
-            sockets = []
-            for i in range(0, len(viewers), 100):
-                batch = viewers[i:i + 100]
-                sockets += await asyncio.gather(*(connect(
-                    f"ws://127.0.0.1:{self.server.port}/ws/tables/{ARENA}?token="
-                    f"{self.tokens[v]}", max_size=None, compression=None,
-                    open_timeout=60) for v in batch))
-            for ws in sockets:
-                await ws.recv()  # the hello
+            sockets = await self.watch(ARENA, viewers)
 
             async def listen(ws: Any) -> None:
                 # Only the PlayerJoined event is parsed, not the whole message and its view:
@@ -407,10 +419,7 @@ class Run:
             seconds = now() - start
             shares.append(((cpu_seconds() - cpu0[0]) / seconds,
                            (self.server.cpu() - cpu0[1]) / seconds))
-            for ws in sockets:
-                await ws.close()
-            for task in listeners:
-                task.cancel()
+            await self.unwatch(sockets, listeners)
             return seconds
 
         def after_ack() -> str:
@@ -430,21 +439,13 @@ class Run:
         which change every seated player's own part. The server runs the electronic cycle
         (a ``ROLL_BET_SECONDS`` countdown); the latency is from the roll's own timestamp
         (``at``, taken as it is decided, before its commit) to the last viewer receiving it."""
-        from websockets.asyncio.client import connect
 
         viewers = self.groups[ARENA]
         arrivals: dict[int, list[float]] = {}
         decided: dict[int, float] = {}
 
         async def work(stats: Stats) -> float:
-            sockets = []
-            for i in range(0, len(viewers), 100):
-                sockets += await asyncio.gather(*(connect(
-                    f"ws://127.0.0.1:{self.server.port}/ws/tables/{ARENA}?token="
-                    f"{self.tokens[v]}", max_size=None, compression=None,
-                    open_timeout=60) for v in viewers[i:i + 100]))
-            for ws in sockets:
-                await ws.recv()  # the hello
+            sockets = await self.watch(ARENA, viewers)
 
             async def listen(ws: Any) -> None:
                 try:
@@ -471,10 +472,7 @@ class Run:
                     stats.error("a roll not delivered to every viewer")
                     continue
                 stats.ok.append(max(got) - decided[seq])
-            for ws in sockets:
-                await ws.close()
-            for task in listeners:
-                task.cancel()
+            await self.unwatch(sockets, listeners)
             return seconds
 
         def spread() -> str:
