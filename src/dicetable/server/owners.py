@@ -26,6 +26,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from dicetable.store.postgres import lock_schema_ddl
+
 log = logging.getLogger(__name__)
 
 REBALANCE_SECONDS = 2.0
@@ -54,9 +56,11 @@ class TableOwners:
         self._conn = psycopg.connect(conninfo, autocommit=True)
         self._reader = psycopg.connect(conninfo, autocommit=True)
         self._registry = sql.Identifier(schema, "table_owners")
-        self._conn.execute(sql.SQL(
-            "CREATE TABLE IF NOT EXISTS {} (table_id TEXT PRIMARY KEY, url TEXT NOT NULL, "
-            "pid INTEGER NOT NULL)").format(self._registry))
+        with self._conn.transaction():  # processes starting together create it once
+            lock_schema_ddl(self._conn, schema)
+            self._conn.execute(sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {} (table_id TEXT PRIMARY KEY, url TEXT NOT NULL, "
+                "pid INTEGER NOT NULL)").format(self._registry))
         self._cache: dict[str, tuple[float, str | None]] = {}
         self._stop = threading.Event()
         self.claim()

@@ -81,6 +81,14 @@ def channel_for(schema: str) -> str:
     return name
 
 
+
+def lock_schema_ddl(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Hold, until the transaction ends, the lock under which ``schema``'s tables are
+    created: two processes creating them at once would collide in the catalog (``CREATE
+    TABLE IF NOT EXISTS`` is not safe against a concurrent twin)."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s)",
+                 (int.from_bytes(hashlib.sha256(schema.encode()).digest()[:7], "big"),))
+
 class PostgresStore(GroupWriter, EventStore):
     """A table log in a PostgreSQL schema (body kept as text: the hashed bytes, unchanged)."""
 
@@ -124,10 +132,7 @@ class PostgresStore(GroupWriter, EventStore):
 
     def _create(self) -> None:
         with psycopg.connect(self._conninfo, autocommit=True) as conn, conn.transaction():
-            # Two processes creating the schema at once would collide in the catalog.
-            conn.execute("SELECT pg_advisory_xact_lock(%s)",
-                         (int.from_bytes(hashlib.sha256(self.schema.encode()).digest()[:7],
-                                         "big"),))
+            lock_schema_ddl(conn, self.schema)
             for stmt in _ddl(self.schema):
                 conn.execute(stmt)
 
