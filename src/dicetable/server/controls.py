@@ -13,7 +13,7 @@ import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
@@ -77,6 +77,14 @@ def _wager_ladders(pack: RulePack) -> dict[str, dict[str, Any]]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _dearest(pack: RulePack) -> int:
+    """Twice the highest posted rung of any wager: at least what any rung and its commission
+    can cost (a commission never exceeds the stake it is on)."""
+    return 2 * max((lad["ladder"]["last"] for lad in _wager_ladders(pack).values()
+                    if lad["ladder"]), default=0)
+
+
 def odds_ladder(table: Table, base: Bet) -> tuple[int, int, int] | None:
     """The odds amounts behind ``base``: its point's multiple, in the odds' legal steps."""
     engine, state = _game(table), table.state
@@ -110,6 +118,7 @@ def _affordable(ladder: tuple[int, int, int], spare: int,
     return first, step, first + lo * step
 
 
+T = TypeVar("T")
 _SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
 _SEEN_MAX = 4096
 """Situations remembered (a stadium table's 1,000 players each have their own)."""
@@ -129,17 +138,24 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
     """
     if role is not Role.PLAYER and not _may_handle_wagers(table, actor, role, player):
         return _controls(table, actor, role, player)
-    key = _situation(table, player)
+    return _remembered(_SEEN, _situation(table, player),
+                       lambda: _controls(table, player, Role.PLAYER, player))
+
+
+def _remembered(cache: OrderedDict[tuple[Any, ...], T], key: tuple[Any, ...],
+                work_out: Callable[[], T]) -> T:
+    """``cache[key]``, worked out (outside the lock) when it is not there yet; the least
+    recently used answers go past ``_SEEN_MAX``."""
     with _SEEN_LOCK:
-        found = _SEEN.get(key)
+        found = cache.get(key)
         if found is not None:
-            _SEEN.move_to_end(key)
+            cache.move_to_end(key)
             return found
-    found = _controls(table, player, Role.PLAYER, player)
+    found = work_out()
     with _SEEN_LOCK:
-        _SEEN[key] = found
-        while len(_SEEN) > _SEEN_MAX:
-            _SEEN.popitem(last=False)
+        cache[key] = found
+        while len(cache) > _SEEN_MAX:
+            cache.popitem(last=False)
     return found
 
 
@@ -165,7 +181,7 @@ def _table_situation(table: Table) -> tuple[Any, ...]:
             p.offer_to, p.shaker, p.shaker_holder, p.shakes, p.dealer_shook)
 
 
-def _opening(table: Table, player: str, ladders: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+def _opening(table: Table, player: str) -> tuple[Any, ...]:
     """What the engine's answers about ``player``'s *new* wagers depend on: the table, whether
     the player is seated and has a part of their own in the procedure (shooter, offered the
     dice, holding the shaker), the spots their wagers stand on (one wager per spot), and their
@@ -175,10 +191,9 @@ def _opening(table: Table, player: str, ladders: dict[str, dict[str, Any]]) -> t
     s = table.state
     p = table.procedure
     info = s.players[player]
-    most = 2 * max((lad["ladder"]["last"] for lad in ladders.values() if lad["ladder"]),
-                   default=0)  # a commission never exceeds the stake it is on
     return (*_table_situation(table), info.seat is None, player == p.shooter,
-            player == p.offer_to, player == p.shaker_holder, min(info.balance, most),
+            player == p.offer_to, player == p.shaker_holder,
+            min(info.balance, _dearest(table.pack)),
             tuple(sorted((b.wager, b.state, b.base is None) for b in s.bets_of(player))))
 
 
@@ -240,18 +255,8 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
         return found
 
     if share and actor == player and role is Role.PLAYER:  # what any player alike would get
-        key = _opening(table, player, ladders)
-        with _SEEN_LOCK:
-            shared = _OPEN.get(key)
-            if shared is not None:
-                _OPEN.move_to_end(key)
-        if shared is None:
-            shared = work_out()
-            with _SEEN_LOCK:
-                _OPEN[key] = shared
-                while len(_OPEN) > _SEEN_MAX:
-                    _OPEN.popitem(last=False)
-        open_now = shared  # shared, as whole answers are (``controls_for``): never changed
+        # Shared, as whole answers are (``controls_for``): never changed once made.
+        open_now = _remembered(_OPEN, _opening(table, player), work_out)
     else:
         open_now = work_out()
     bets: dict[str, dict[str, Any]] = {}
