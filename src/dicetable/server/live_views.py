@@ -72,11 +72,11 @@ class LiveViews:
         self._index: dict[str, list[Bet]] | None = None
         self._pinned: bool | None = None
         self._last: dict[str, dict[str, Any]] = {}
+        """Each player's last part, kept across batches: a part rebuilt equal to it is kept
+        as that same object (no patch to work out, its text already made)."""
         self._texts: dict[int, tuple[dict[str, Any], str]] = {}
         """Each part's text, by the part's id, made when first asked for (a push sends
         patches, not the parts: after a roll, 1,000 players' parts need no text at all)."""
-        """Each player's last part and its text, kept across batches: a part rebuilt equal to
-        it is not serialised again."""
         self._placeable: dict[tuple[bool, bool], tuple[list[str], str]] = {}
         """The wagers a player may make, by (blocked, seated): apart from the odds (worked
         out per bet), what a player may make depends on the table, not on the player, once

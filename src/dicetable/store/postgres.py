@@ -81,13 +81,13 @@ def channel_for(schema: str) -> str:
     return name
 
 
-
 def lock_schema_ddl(conn: psycopg.Connection[Any], schema: str) -> None:
     """Hold, until the transaction ends, the lock under which ``schema``'s tables are
     created: two processes creating them at once would collide in the catalog (``CREATE
     TABLE IF NOT EXISTS`` is not safe against a concurrent twin)."""
     conn.execute("SELECT pg_advisory_xact_lock(%s)",
                  (int.from_bytes(hashlib.sha256(schema.encode()).digest()[:7], "big"),))
+
 
 class PostgresStore(GroupWriter, EventStore):
     """A table log in a PostgreSQL schema (body kept as text: the hashed bytes, unchanged)."""
