@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -157,6 +158,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def http_protocol(src: Path | None) -> str:
+    """``dicetable serve``'s HTTP protocol, where the design served has one."""
+    root = src or Path(__file__).resolve().parent.parent / "src"
+    if (root / "dicetable" / "server" / "refusing_http.py").exists():
+        return "dicetable.server.refusing_http:RefusingHttp"
+    return "httptools"
+
+
 class Server:
     def __init__(self, db: Path, src: Path | None, **more_env: str) -> None:
         self.port = free_port()
@@ -167,7 +176,7 @@ class Server:
         cmd = ["taskset", "-c", str(SERVER_CORE), sys.executable, "-m", "uvicorn",
                "--factory", "dicetable.server.main:app_from_env", "--host", "127.0.0.1",
                "--port", str(self.port), "--log-level", "warning", "--no-access-log",
-               "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
+               "--loop", "uvloop", "--http", http_protocol(src), "--ws", "websockets",
                "--ws-per-message-deflate", "false", "--backlog", "4096",
                "--timeout-keep-alive", "300"]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
@@ -245,7 +254,18 @@ class Run:
         self.sampler = None
         if not sample_later:
             self.sample()
-        seconds = await work(stats)
+        # The generator's own collector must not pause it mid-window: a full collection of
+        # its heap (the latencies recorded, the tasks) held its loop for up to 700 ms in (d),
+        # and that counted as the server's latency. What is live now is frozen out of the
+        # collector's reach, and it collects again only after the window.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+        try:
+            seconds = await work(stats)
+        finally:
+            gc.enable()
+            gc.unfreeze()
         g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
         self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
                                     self.lost(tables, before), extra(), wall=w1 - w0)

@@ -20,12 +20,14 @@ from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.floor import Floor
 from dicetable.server.main import admission_from_env
-from dicetable.server.pipeline import ShedLoad
+from dicetable.server.pipeline import ANSWERS_PER_TURN, ShedLoad, _answer
 from dicetable.server.shedding import (
     DECREASE,
+    FIRST_GUESS,
     LAG_LIMIT,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
+    QUIET,
     SERVER_MAX_WAIT,
     Admission,
     watch_lag,
@@ -43,10 +45,14 @@ class Ticks:
         return self.now
 
 
-def test_issue_13_nothing_is_refused_before_the_server_has_measured_itself() -> None:
+def test_issue_13_before_the_server_has_measured_itself_a_command_costs_the_first_guess(
+        ) -> None:
     admission = Admission(clock=Ticks(), cpu=Ticks())
-    assert all(admission.admit() for _ in range(10 * MIN_IN_FLIGHT))
-    assert admission.refused == 0
+    assert admission.per_answer == FIRST_GUESS
+    fits = int(SERVER_MAX_WAIT / FIRST_GUESS)  # the work of this many fits in the wait
+    assert fits > 4 * MIN_IN_FLIGHT  # a burst of a few hundred is taken as it comes ...
+    assert sum(admission.admit() for _ in range(fits + 100)) == fits + 1
+    assert admission.refused == 99  # ... but not a sudden overload
 
 
 def test_issue_13_a_command_that_would_wait_too_long_is_refused() -> None:
@@ -80,7 +86,7 @@ def test_issue_13_idle_time_is_not_a_cost() -> None:
         admission.done()
         cpu.now += 0.5  # background work while nothing is in flight
         ticks.now += 1.0
-    assert admission.per_answer == 0.0  # never a window of answers: nothing learnt
+    assert admission.per_answer == FIRST_GUESS  # never a window of answers: nothing learnt
     assert sum(admission.admit() for _ in range(200)) == 200
 
 
@@ -188,7 +194,27 @@ def test_issue_13_commands_are_refused_while_the_event_loop_lags() -> None:
         beats += 1
         assert beats < 1000
     assert admission.lag < LAG_LIMIT / 2
+    assert beats > QUIET  # lifted only after a quiet spell
     assert sum(admission.admit() for _ in range(100)) == 100
+
+
+def test_issue_13_an_overload_that_goes_on_keeps_its_allowance_when_the_server_empties(
+        ) -> None:
+    admission = Admission(clock=Ticks(), cpu=Ticks(), floor=4)
+    for _ in range(40):
+        admission.admit()
+    admission.beat(8 * LAG_LIMIT)
+    assert admission.limit == 40 * DECREASE
+    for _ in range(3 * QUIET):
+        # a batch's answers all written at once: nothing in flight for a moment, the loop
+        # keeps up, the allowance grows back ... but commands are still being refused
+        while admission.in_flight:
+            admission.done()
+        admission.beat(0.0)
+        while admission.admit():
+            pass
+        assert admission.limit != math.inf
+    assert admission.refused >= 3 * QUIET
 
 
 def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:
@@ -262,3 +288,23 @@ def test_issue_13_serve_refuses_a_shedding_limit_that_is_not_positive(tmp_path: 
     assert reply.exit_code == 2
     assert "--shed-lag-ms" in reply.output
     assert not db.exists()  # refused before anything is opened
+
+
+def test_issue_13_a_commits_answers_are_settled_a_few_per_turn_of_the_loop() -> None:
+    async def main() -> list[int]:
+        loop = asyncio.get_running_loop()
+        futures = [loop.create_future() for _ in range(3 * ANSWERS_PER_TURN + 5)]
+        gave_up = futures[1]
+        gave_up.cancel()  # a caller that gave up is skipped
+        _answer([(f, k) for k, f in enumerate(futures)])
+        settled = []
+        while len(settled) < 5:
+            settled.append(sum(f.done() for f in futures))
+            await asyncio.sleep(0)  # one turn: the loop reads its sockets between
+        assert [f.result() for f in futures if not f.cancelled()] == \
+            [k for k in range(len(futures)) if k != 1]
+        return settled
+
+    assert asyncio.run(main()) == [ANSWERS_PER_TURN, 2 * ANSWERS_PER_TURN,
+                                   3 * ANSWERS_PER_TURN, 3 * ANSWERS_PER_TURN + 5,
+                                   3 * ANSWERS_PER_TURN + 5]

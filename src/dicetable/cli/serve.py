@@ -88,13 +88,17 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         os.environ["DICETABLE_VERIFY_EVERY"] = str(verify_every)
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
                     workers=workers, log_level="warning", ssl_certfile=certfile,
-                    ssl_keyfile=keyfile)
+                    ssl_keyfile=keyfile, http=HTTP_PROTOCOL)
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
                            admission=admission_from_env()),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
-                ssl_keyfile=keyfile)
+                ssl_keyfile=keyfile, http=HTTP_PROTOCOL)
+
+
+HTTP_PROTOCOL = "dicetable.server.refusing_http:RefusingHttp"
+"""uvicorn's HTTP protocol, refusing the excess as it is read (``server.refusing_http``)."""
 
 
 def _progress(step: str | None) -> None:

@@ -56,7 +56,7 @@ from dicetable.server.limits import (
     install_error_shape,
 )
 from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
-from dicetable.server.pipeline import Busy, ShedLoad
+from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.server.shedding import Admission, watch_lag
@@ -139,9 +139,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     split = Split()
     admission = admission or Admission()
+    gate = LoadGate(floor, admission)
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         hub.bind(asyncio.get_running_loop())
         gc.freeze()  # the floor as loaded: never scanned again by the collector (issue 13)
         thresholds = gc.get_threshold()
@@ -157,7 +158,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         if verify_seconds > 0:
             tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
-        yield
+        yield {GATE_STATE: gate}  # the protocol refuses the excess as it is read
         for task in tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -245,7 +246,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.add_middleware(_Prefer)
     app.add_middleware(ForwardToOwner, split=split)
     # outermost: refusing the excess stays cheap
-    app.add_middleware(ShedLoad, floor=floor, admission=admission)
+    app.add_middleware(ShedLoad, gate=gate)
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:

@@ -335,58 +335,110 @@ def _settle(outcomes: list[tuple[Job, object]]) -> None:
             log.warning("answers for a closed event loop dropped")
 
 
-def _answer(answers: list[tuple[asyncio.Future[Any], object]]) -> None:
-    """On the caller's loop: settle the futures (a caller that gave up is skipped)."""
-    for future, result in answers:
+ANSWERS_PER_TURN = 32
+"""Answers settled in one turn of the event loop; the rest in the next turns (industry-
+default). Every future settled here wakes its request, and all of them run before the loop
+reads its sockets again: a commit's 300 answers at once kept every new request, and its 503,
+waiting 20-40 ms. A few at a time, the loop reads between them."""
+
+
+def _answer(answers: list[tuple[asyncio.Future[Any], object]], start: int = 0) -> None:
+    """On the caller's loop: settle the futures (a caller that gave up is skipped), a few
+    per turn of the loop."""
+    end = min(len(answers), start + ANSWERS_PER_TURN)
+    for future, result in answers[start:end]:
         if future.done():
             continue
         if isinstance(result, BaseException):
             future.set_exception(result)
         else:
             future.set_result(result)
+    if end < len(answers):
+        asyncio.get_running_loop().call_soon(_answer, answers, end)
 
 
 _TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")
 
 
-class ShedLoad:
-    """ASGI middleware, outermost: a command for a table whose queue is full, or one that
-    would wait too long behind the commands already in the server (``server.shedding``), is
-    refused with ``503`` and ``Retry-After`` before anything else is spent on it (no session
-    lookup, no body read), so that refusing the excess stays cheap under overload."""
+GATE_STATE = "dicetable.load_gate"
+"""The ASGI lifespan state's key for the server's ``LoadGate`` (``refusing_http`` reads it)."""
 
-    def __init__(self, app: Any, floor: Floor, admission: Admission | None = None) -> None:
-        self.app = app
+
+class LoadGate:
+    """Which commands are refused for load: one for a table whose queue is full, or one that
+    would wait too long behind the commands already in the server (``server.shedding``).
+    Asked by ``ShedLoad`` and, as a request is read, by ``refusing_http.RefusingHttp``."""
+
+    def __init__(self, floor: Floor, admission: Admission | None = None) -> None:
         self.floor = floor
         self.admission = admission or Admission()
 
+    def pipeline(self, method: str, path: str) -> TablePipeline | None:
+        """The pipeline a command for ``path`` would queue on (None: not a table command)."""
+        if method not in ("POST", "PATCH", "DELETE"):
+            return None
+        match = _TABLE_PATH.match(path)
+        info = self.floor.tables.get(match.group(1)) if match else None
+        return info.pipeline if info is not None else None
+
+    def table_full(self, pipeline: TablePipeline) -> bool:
+        if pipeline.overloaded():
+            pipeline.stats.busy += 1
+            return True
+        return False
+
+    def refusal(self, method: str, path: str) -> bytes | None:
+        """The 503's body for ``method path`` arriving now, or None when it is not refused
+        for load (a refusal is counted; nothing is counted in flight)."""
+        pipeline = self.pipeline(method, path)
+        if pipeline is None:
+            return None
+        if self.table_full(pipeline):
+            return TABLE_BUSY
+        return SERVER_BUSY if self.admission.refuse() else None
+
+
+class ShedLoad:
+    """ASGI middleware, outermost: a command ``LoadGate`` refuses gets ``503`` and
+    ``Retry-After`` before anything else is spent on it (no session lookup, no body read),
+    so that refusing the excess stays cheap under overload; one admitted is counted in
+    flight until answered. Served by ``refusing_http.RefusingHttp``, most of the excess is
+    refused before it reaches here, as it is read."""
+
+    def __init__(self, app: Any, gate: LoadGate) -> None:
+        self.app = app
+        self.gate = gate
+        self.admission = gate.admission
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] in ("POST", "PATCH", "DELETE"):
-            match = _TABLE_PATH.match(scope["path"])
-            info = self.floor.tables.get(match.group(1)) if match else None
-            if info is not None and info.pipeline is not None:
-                if info.pipeline.overloaded():
-                    info.pipeline.stats.busy += 1
-                    await _busy(send)
-                    return
-                if not self.admission.admit():
-                    await _busy(send)
-                    return
-                try:
-                    await self.app(scope, receive, send)
-                finally:
-                    self.admission.done()
-                return
-        await self.app(scope, receive, send)
+        pipeline = self.gate.pipeline(scope["method"], scope["path"]) \
+            if scope["type"] == "http" else None
+        if pipeline is None:
+            await self.app(scope, receive, send)
+            return
+        if self.gate.table_full(pipeline):
+            await _busy(send, TABLE_BUSY)
+            return
+        if not self.admission.admit():
+            await _busy(send, SERVER_BUSY)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.admission.done()
 
 
-_BUSY = (b'{"error":"Busy","message":"the table has too many commands waiting; retry shortly",'
-         b'"rule":"server.backpressure","citation":""}')
-_BUSY_START = {"type": "http.response.start", "status": 503, "headers": [
-    (b"content-type", b"application/json"), (b"retry-after", b"1"),
-    (b"content-length", str(len(_BUSY)).encode())]}
+TABLE_BUSY = (b'{"error":"Busy","message":"the table has too many commands waiting; retry '
+              b'shortly","rule":"server.backpressure","citation":""}')
+SERVER_BUSY = (b'{"error":"Busy","message":"the server is answering all it can; retry shortly",'
+               b'"rule":"server.backpressure","citation":""}')
+"""The 503s' bodies: the table's own queue is full, or the server's (whichever layer
+refuses: ``refusing_http`` writes them too)."""
+RETRY_AFTER = b"1"
 
 
-async def _busy(send: Any) -> None:
-    await send(dict(_BUSY_START))
-    await send({"type": "http.response.body", "body": _BUSY})
+async def _busy(send: Any, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"application/json"), (b"retry-after", RETRY_AFTER),
+        (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -20,8 +20,9 @@ up, the allowance grows back a little, and is lifted once far above what is in f
 server finds, as TCP does a link's, how much it can admit while the loop keeps up and the
 excess is answered at once instead of in turn.
 
-Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight, and nothing
-before the server has measured itself: a sequential client is never refused.
+Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
+client is never refused. Until the server has measured itself, a command is taken to cost
+``FIRST_GUESS``.
 """
 
 from __future__ import annotations
@@ -50,13 +51,23 @@ DECREASE = 0.5
 INCREASE = 0.005
 """... and while it keeps up, this share more (at least one more) at each heartbeat ..."""
 UNBOUNDED = 4
-"""... until the allowance is this many times what is in flight: then it is lifted."""
+"""... until the allowance is this many times what is in flight, and nothing has been refused
+for lag for ``QUIET`` heartbeats: then it is lifted. (Not sooner: a batch's answers written at
+once empty the server for a moment, and an allowance lifted then let 1,500 commands in at
+once, 300 ms of work, under an overload that had not stopped.)"""
+QUIET = 100
+"""Heartbeats (a second) without a refusal for lag before the allowance is lifted."""
 HEARTBEAT = 0.01
 """Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
 """Seconds over which the CPU per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
+FIRST_GUESS = 0.0005
+"""CPU seconds per answer assumed until the first window is measured (industry-default:
+about three times what an accepted bet costs this 2-core machine's server). Without one, a
+sudden overload on a server that has not measured itself yet was all admitted, 1,500
+commands in the first quarter second and 400 ms of waiting, before the loop's lag said so."""
 
 
 class Admission:
@@ -65,7 +76,8 @@ class Admission:
     def __init__(self, *, max_wait: float = SERVER_MAX_WAIT, floor: int = MIN_IN_FLIGHT,
                  window: float = WINDOW, max_lag: float = LAG_LIMIT,
                  clock: Callable[[], float] = time.monotonic,
-                 cpu: Callable[[], float] = time.process_time) -> None:
+                 cpu: Callable[[], float] = time.process_time,
+                 first_guess: float = FIRST_GUESS) -> None:
         self.max_wait = max_wait
         self.max_lag = max_lag
         self.lag = 0.0
@@ -83,14 +95,17 @@ class Admission:
         self.clock = clock
         self.cpu = cpu
         self.in_flight = 0
-        self.per_answer = 0.0
-        """CPU seconds per answer (0: not measured yet)."""
+        self.per_answer = first_guess
+        """CPU seconds per answer (``first_guess`` until measured)."""
+        self._measured = False
         self.refused = 0
         self.admitted = 0
         self._since = clock()
         self._cpu_since = cpu()
         self._answered = 0
         self._idle = True
+        self._lagged_at = 0
+        """The heartbeat of the last refusal for lag."""
 
     def full(self) -> bool:
         """Would a command arriving now wait longer than ``max_wait``?"""
@@ -109,17 +124,25 @@ class Admission:
             self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
         elif self.limit != math.inf and self.lag < self.max_lag / 2:
             self.limit += max(1.0, self.limit * INCREASE)
-            if self.limit > UNBOUNDED * max(self.in_flight, self.floor):
-                self.limit = math.inf  # far above what is in flight: no limit at all
+            if self.limit > UNBOUNDED * max(self.in_flight, self.floor) \
+                    and self.beats - self._lagged_at > QUIET:
+                self.limit = math.inf  # far above what is in flight, for a while: no limit
 
-    def admit(self) -> bool:
-        """Count a command in (True), or refuse it (False: nothing is counted)."""
+    def refuse(self) -> bool:
+        """Is a command arriving now to be refused? (Counted as refused when it is.)"""
         if self.behind():
             self.refused += 1
             self.lagging += 1
-            return False
+            self._lagged_at = self.beats
+            return True
         if self.full():
             self.refused += 1
+            return True
+        return False
+
+    def admit(self) -> bool:
+        """Count a command in (True), or refuse it (False: nothing is counted)."""
+        if self.refuse():
             return False
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
@@ -136,7 +159,8 @@ class Admission:
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
             spent = self.cpu()
             per = (spent - self._cpu_since) / self._answered
-            self.per_answer = per if not self.per_answer else 0.7 * self.per_answer + 0.3 * per
+            self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
+            self._measured = True
             self._since, self._cpu_since, self._answered = now, spent, 0
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True

@@ -1,0 +1,98 @@
+"""Refusing the excess as it is read, not after it is scheduled (issue 13).
+
+Under overload most commands are refused, and ``pipeline.ShedLoad`` refuses them before any
+of the app's work; but each still cost the server the ASGI machinery around its 503: a task
+created, scheduled behind every request read in the same turn of the event loop, the scope
+and the send calls. Measured at twice the server's capacity, a 503 waited a median 29 ms
+(p99 110 ms) between its request being read and its answer being written, and the refusals
+were most of the loop's work.
+
+``RefusingHttp`` is uvicorn's own HTTP protocol (``httptools``) asking, as a request's headers
+are read, the app's ``pipeline.LoadGate`` whether the command is refused; if it is, the protocol
+discards the body as it arrives and writes the same 503 (``Retry-After``) the middleware
+would, in the same callback that read the request. No task, no scope for the app, no wait.
+Everything not refused - every read, every admitted command, a WebSocket - goes on through
+uvicorn unchanged, and through ``ShedLoad`` again, which counts it in flight.
+
+The app hands its gate over in the ASGI lifespan state (``pipeline.GATE_STATE``): a server without
+the lifespan (or another protocol) simply leaves refusing to the middleware. A request this
+protocol cannot answer on its own - one pipelined behind an answer still being written, one
+that asked ``Expect: 100-continue`` - is also left to the middleware.
+
+Serve with ``uvicorn --http dicetable.server.refusing_http:RefusingHttp`` (``dicetable
+serve`` does).
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Protocol
+
+import httptools
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from dicetable.server.pipeline import GATE_STATE, RETRY_AFTER
+
+_COMMANDS = frozenset((b"POST", b"PATCH", b"DELETE"))
+
+
+class Gate(Protocol):
+    def refusal(self, method: str, path: str) -> bytes | None: ...
+
+
+class RefusingHttp(HttpToolsProtocol):
+    """uvicorn's httptools protocol, answering a request refused for load on its own."""
+
+    _refused: bytes | None = None
+    """The 503 body of the request being read, when it is refused here."""
+
+    def on_headers_complete(self) -> None:
+        self._refused = self._refusal()
+        if self._refused is None:
+            super().on_headers_complete()
+
+    def _refusal(self) -> bytes | None:
+        gate: Gate | None = self.app_state.get(GATE_STATE)
+        method = self.parser.get_method()
+        if gate is None or method not in _COMMANDS or self.expect_100_continue \
+                or self.parser.should_upgrade():
+            return None
+        if self.cycle is not None and not self.cycle.response_complete:
+            return None  # pipelined behind an answer not yet written: answers keep their order
+        path = httptools.parse_url(self.url).path.decode("ascii")
+        if "%" in path:
+            path = urllib.parse.unquote(path)
+        return gate.refusal(method.decode("ascii"), self.root_path + path)
+
+    def on_body(self, body: bytes) -> None:
+        if self._refused is None:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        body = self._refused
+        if body is None:
+            super().on_message_complete()
+            return
+        self._refused = None
+        keep_alive = self.parser.get_http_version() != "1.0" and self.parser.should_keep_alive()
+        head: list[bytes] = [b"HTTP/1.1 503 Service Unavailable\r\n"]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [b"content-type: application/json\r\nretry-after: ", RETRY_AFTER,
+                 b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n"]
+        if not keep_alive:
+            head.append(b"connection: close\r\n")
+        head += [b"\r\n", body]
+        self.transport.write(b"".join(head))
+        if self.access_log:  # the access log shows these 503s as it shows uvicorn's own
+            self.access_logger.info('%s - "%s %s HTTP/%s" %d', _client(self.client),
+                                    self.parser.get_method().decode("ascii"),
+                                    self.url.decode("ascii", "replace"),
+                                    self.parser.get_http_version(), 503)
+        if not keep_alive:
+            self.transport.close()
+        self.on_response_complete()  # uvicorn's own bookkeeping: counted, keep-alive re-armed
+
+
+def _client(client: tuple[str, int] | None) -> str:
+    return f"{client[0]}:{client[1]}" if client else "-"

@@ -1,0 +1,215 @@
+"""The excess refused as it is read (``server.refusing_http``, issue 13): through a real
+uvicorn on loopback running ``dicetable serve``'s protocol, a command the load gate refuses
+gets the middleware's own 503 without ever reaching the app, the keep-alive connection goes
+on, and everything not refused is served as before. Counted, never timed."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from dicetable.cli.serve import HTTP_PROTOCOL
+from dicetable.server.app import create_app
+from dicetable.server.floor import Floor
+from dicetable.server.pipeline import SERVER_BUSY, TABLE_BUSY
+from dicetable.server.refusing_http import RefusingHttp
+from dicetable.server.shedding import Admission
+from tests.server.conftest import Client
+
+T = "/api/tables/craps-pa-1"
+
+
+class Counting:
+    """The app, counting the HTTP requests that reach it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.requests: list[str] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            self.requests.append(f"{scope['method']} {scope['path']}")
+        await self.app(scope, receive, send)
+
+
+@dataclass
+class Live:
+    port: int
+    app: Counting
+    admission: Admission
+    token: str
+
+    def connect(self) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=10)
+
+    def bet(self, wager: str = "field", *, extra: str = "", version: str = "1.1") -> bytes:
+        body = json.dumps({"wager": wager, "amount": 1000}).encode()
+        return (f"POST {T}/bets HTTP/{version}\r\nHost: x\r\nAuthorization: Bearer "
+                f"{self.token}\r\nContent-Type: application/json\r\n{extra}"
+                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+    def get(self, path: str = T) -> bytes:
+        return (f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {self.token}"
+                "\r\n\r\n").encode()
+
+    def refusing(self) -> None:
+        self.admission.per_answer = 1.0  # as if each answer took a second ...
+        self.admission.in_flight = self.admission.floor  # ... with a full house waiting
+
+    def admitting(self) -> None:
+        self.admission.in_flight = 0
+
+
+def answer(sock: socket.socket, buffered: bytearray) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 response read off ``sock`` (what follows it stays in ``buffered``)."""
+    while b"\r\n\r\n" not in buffered:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection"
+        buffered += chunk
+    head, _, rest = bytes(buffered).partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip()
+               for k, v in (line.split(":", 1) for line in lines[1:])}
+    length = int(headers.get("content-length", "0"))
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        assert chunk
+        rest += chunk
+    buffered[:] = rest[length:]
+    return int(lines[0].split(" ")[1]), headers, rest[:length]
+
+
+@pytest.fixture
+def live(floor: Floor) -> Iterator[Live]:
+    admission = Admission()
+    app = create_app(floor, electronic_loop=False, admission=admission)
+    with TestClient(app) as http:  # a session for alice
+        token = Client(http, "alice").token
+    counting = Counting(app)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(counting, log_level="warning", lifespan="on",
+                                           http=HTTP_PROTOCOL))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield Live(sock.getsockname()[1], counting, admission, token)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def test_issue_13_serve_runs_the_refusing_protocol() -> None:
+    module, _, name = HTTP_PROTOCOL.partition(":")
+    assert getattr(__import__(module, fromlist=[name]), name) is RefusingHttp
+
+
+def test_issue_13_a_refused_command_is_answered_as_read_and_never_reaches_the_app(
+        live: Live, floor: Floor) -> None:
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet("pass"))
+        assert answer(sock, buffered)[0] == 200
+        before = floor.store.head("craps-pa-1").seq
+        reached = len(live.app.requests)
+        refused = live.admission.refused
+        live.refusing()
+        sock.sendall(live.bet())
+        status, headers, body = answer(sock, buffered)
+        assert (status, headers["retry-after"], body) == (503, "1", SERVER_BUSY)
+        assert json.loads(body)["rule"] == "server.backpressure"
+        assert headers["content-type"] == "application/json"
+        assert "connection" not in headers  # kept alive
+        # a second refusal on the same connection, then a read: all on one keep-alive
+        sock.sendall(live.bet("big6"))
+        assert answer(sock, buffered)[0] == 503
+        sock.sendall(live.get())
+        assert answer(sock, buffered)[0] == 200  # reading is never refused
+        assert live.admission.refused == refused + 2
+        assert live.app.requests[reached:] == [f"GET {T}"]  # the 503s never reached it
+        assert floor.store.head("craps-pa-1").seq == before  # nothing changed
+        live.admitting()
+        sock.sendall(live.bet())
+        assert answer(sock, buffered)[0] == 200
+        assert live.app.requests[-1] == f"POST {T}/bets"
+
+
+def test_issue_13_a_refused_commands_body_is_read_past_whatever_its_size(live: Live) -> None:
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        head, _, body = live.bet().partition(b"\r\n\r\n")
+        big = b"x" * 300_000
+        sock.sendall(head.replace(f"Content-Length: {len(body)}".encode(),
+                                  f"Content-Length: {len(big)}".encode()) + b"\r\n\r\n")
+        sock.sendall(big[:1000])
+        sock.sendall(big[1000:])  # the body comes in pieces: all of it discarded
+        assert answer(sock, buffered)[0] == 503
+        sock.sendall(live.get())
+        assert answer(sock, buffered)[0] == 200  # the connection is still in step
+
+
+def test_issue_13_a_connection_that_asks_to_close_is_closed_after_its_503(live: Live) -> None:
+    live.refusing()
+    for request in (live.bet(extra="Connection: close\r\n"), live.bet(version="1.0")):
+        with live.connect() as sock:
+            buffered = bytearray()
+            sock.sendall(request)
+            status, headers, _ = answer(sock, buffered)
+            assert (status, headers.get("connection")) == (503, "close")
+            assert sock.recv(10) == b""  # closed by the server
+
+
+def test_issue_13_a_command_pipelined_behind_an_answer_is_answered_in_order(
+        live: Live) -> None:
+    # A read still being answered when the command is read: the protocol must not write
+    # the 503 before the read's answer, so the middleware refuses it, in its turn.
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.get() + live.bet() + live.get("/api/tables"))
+        statuses = [answer(sock, buffered)[0] for _ in range(3)]
+        assert statuses == [200, 503, 200]
+        assert f"POST {T}/bets" in live.app.requests  # refused by the middleware
+
+
+def test_issue_13_a_full_tables_503_says_so(live: Live, floor: Floor) -> None:
+    pipeline = floor.get("craps-pa-1").pipeline
+    assert pipeline is not None
+    pipeline.max_queue = 0  # the table's own queue counts as full
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet())
+        status, _, body = answer(sock, buffered)
+        assert (status, body) == (503, TABLE_BUSY)
+        assert pipeline.stats.busy >= 1
+        assert f"POST {T}/bets" not in live.app.requests
+
+
+def test_issue_13_a_command_awaiting_100_continue_is_left_to_the_middleware(
+        live: Live) -> None:
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        request = live.bet(extra="Expect: 100-continue\r\n")
+        head = request.partition(b"\r\n\r\n")[0]
+        sock.sendall(head + b"\r\n\r\n")  # the client waits for the server's word
+        status, _, _ = answer(sock, buffered)
+        assert status == 503  # the middleware refuses it, without asking for the body
+        assert live.app.requests[-1] == f"POST {T}/bets"
