@@ -27,7 +27,6 @@ from dicetable.server.shedding import (
     LAG_LIMIT,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
-    QUIET,
     SERVER_MAX_WAIT,
     Admission,
     watch_lag,
@@ -194,27 +193,7 @@ def test_issue_13_commands_are_refused_while_the_event_loop_lags() -> None:
         beats += 1
         assert beats < 1000
     assert admission.lag < LAG_LIMIT / 2
-    assert beats > QUIET  # lifted only after a quiet spell
     assert sum(admission.admit() for _ in range(100)) == 100
-
-
-def test_issue_13_an_overload_that_goes_on_keeps_its_allowance_when_the_server_empties(
-        ) -> None:
-    admission = Admission(clock=Ticks(), cpu=Ticks(), floor=4)
-    for _ in range(40):
-        admission.admit()
-    admission.beat(8 * LAG_LIMIT)
-    assert admission.limit == 40 * DECREASE
-    for _ in range(3 * QUIET):
-        # a batch's answers all written at once: nothing in flight for a moment, the loop
-        # keeps up, the allowance grows back ... but commands are still being refused
-        while admission.in_flight:
-            admission.done()
-        admission.beat(0.0)
-        while admission.admit():
-            pass
-        assert admission.limit != math.inf
-    assert admission.refused >= 3 * QUIET
 
 
 def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:

@@ -51,23 +51,19 @@ DECREASE = 0.5
 INCREASE = 0.005
 """... and while it keeps up, this share more (at least one more) at each heartbeat ..."""
 UNBOUNDED = 4
-"""... until the allowance is this many times what is in flight, and nothing has been refused
-for lag for ``QUIET`` heartbeats: then it is lifted. (Not sooner: a batch's answers written at
-once empty the server for a moment, and an allowance lifted then let 1,500 commands in at
-once, 300 ms of work, under an overload that had not stopped.)"""
-QUIET = 100
-"""Heartbeats (a second) without a refusal for lag before the allowance is lifted."""
+"""... until the allowance is this many times what is in flight: then it is lifted."""
 HEARTBEAT = 0.01
 """Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
 """Seconds over which the CPU per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
-FIRST_GUESS = 0.0005
+FIRST_GUESS = 0.00025
 """CPU seconds per answer assumed until the first window is measured (industry-default:
-about three times what an accepted bet costs this 2-core machine's server). Without one, a
-sudden overload on a server that has not measured itself yet was all admitted, 1,500
-commands in the first quarter second and 400 ms of waiting, before the loop's lag said so."""
+about one and a half times what an accepted bet costs this 2-core machine's server, so that
+400 commands may be in flight at first). Without one, a sudden overload on a server that had
+not measured itself yet was all admitted, 1,500 commands in the first quarter second and
+400 ms of waiting, before the loop's lag said so."""
 
 
 class Admission:
@@ -104,8 +100,6 @@ class Admission:
         self._cpu_since = cpu()
         self._answered = 0
         self._idle = True
-        self._lagged_at = 0
-        """The heartbeat of the last refusal for lag."""
 
     def full(self) -> bool:
         """Would a command arriving now wait longer than ``max_wait``?"""
@@ -124,16 +118,14 @@ class Admission:
             self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
         elif self.limit != math.inf and self.lag < self.max_lag / 2:
             self.limit += max(1.0, self.limit * INCREASE)
-            if self.limit > UNBOUNDED * max(self.in_flight, self.floor) \
-                    and self.beats - self._lagged_at > QUIET:
-                self.limit = math.inf  # far above what is in flight, for a while: no limit
+            if self.limit > UNBOUNDED * max(self.in_flight, self.floor):
+                self.limit = math.inf  # far above what is in flight: no limit at all
 
     def refuse(self) -> bool:
         """Is a command arriving now to be refused? (Counted as refused when it is.)"""
         if self.behind():
             self.refused += 1
             self.lagging += 1
-            self._lagged_at = self.beats
             return True
         if self.full():
             self.refused += 1
