@@ -290,3 +290,32 @@ def test_issue_13_a_commits_answers_are_settled_a_few_per_turn_of_the_loop() -> 
     runner.join(timeout=60)
     assert turns == [[ANSWERS_PER_TURN, 2 * ANSWERS_PER_TURN, 3 * ANSWERS_PER_TURN,
                       3 * ANSWERS_PER_TURN + 5, 3 * ANSWERS_PER_TURN + 5]]
+
+
+def test_issue_13_a_window_with_refusals_does_not_say_what_a_command_costs() -> None:
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, cpu=cpu, window=1.0, floor=4, max_wait=100.0)
+    for _ in range(101):
+        assert admission.admit()
+    for k in range(100):  # a clean window: 10 ms of CPU each
+        ticks.now = cpu.now = (k + 1) / 100
+        admission.done()
+    assert abs(admission.per_answer - 0.01) < 1e-9
+    # the next window: as many answers, but the CPU spent refusing retries doubled it
+    for _ in range(100):
+        assert admission.admit()
+    admission.in_flight += 10**6  # a full house for a moment: whatever comes is refused
+    assert not admission.admit()
+    admission.in_flight -= 10**6
+    for _k in range(101):
+        ticks.now += 0.02
+        cpu.now += 0.02
+        admission.done()
+    assert abs(admission.per_answer - 0.01) < 1e-9  # not learnt from that window
+    for _ in range(101):
+        assert admission.admit()
+    for _k in range(101):  # a clean window again: it counts
+        ticks.now += 0.02
+        cpu.now += 0.02
+        admission.done()
+    assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.02)) < 1e-9

@@ -49,7 +49,8 @@ LAG_SMOOTHING = 0.25
 DECREASE = 0.5
 """While the loop lags: the commands in flight allowed, times this, at each heartbeat ..."""
 INCREASE = 0.005
-"""... and while it keeps up, this share more (at least one more) at each heartbeat ..."""
+"""... and while it keeps up (its lag under ``LAG_LIMIT``), this share more (at least one
+more) at each heartbeat ..."""
 UNBOUNDED = 4
 """... until the allowance is this many times what is in flight: then it is lifted."""
 HEARTBEAT = 0.01
@@ -100,6 +101,8 @@ class Admission:
         self._cpu_since = cpu()
         self._answered = 0
         self._idle = True
+        self._refused_since = 0
+        """Refusals counted when the window began."""
 
     def full(self) -> bool:
         """Would a command arriving now wait longer than ``max_wait``?"""
@@ -116,7 +119,10 @@ class Admission:
         self.lag += LAG_SMOOTHING * (late - self.lag)
         if self.lag > self.max_lag:
             self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
-        elif self.limit != math.inf and self.lag < self.max_lag / 2:
+        elif self.limit != math.inf:
+            # Not behind: grow back, even with the lag near the limit. A saturated closed-loop
+            # table's lag stays there; waiting for half the limit kept 200 clients refused a
+            # third of their bets after one spike cut the allowance.
             self.limit += max(1.0, self.limit * INCREASE)
             if self.limit > UNBOUNDED * max(self.in_flight, self.floor):
                 self.limit = math.inf  # far above what is in flight: no limit at all
@@ -139,6 +145,7 @@ class Admission:
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
             self._since, self._cpu_since, self._answered = self.clock(), self.cpu(), 0
+            self._refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1
         return True
@@ -150,10 +157,15 @@ class Admission:
         now = self.clock()
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
             spent = self.cpu()
-            per = (spent - self._cpu_since) / self._answered
-            self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
-            self._measured = True
+            # Only a window without refusals says what a command costs: the CPU refusing
+            # the others took is not the admitted commands' (counted as theirs, it made each
+            # seem dearer, refused more, and 200 clients retrying at once were held there).
+            if self.refused == self._refused_since:
+                per = (spent - self._cpu_since) / self._answered
+                self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
+                self._measured = True
             self._since, self._cpu_since, self._answered = now, spent, 0
+            self._refused_since = self.refused
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
 
