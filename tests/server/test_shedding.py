@@ -276,7 +276,7 @@ def test_issue_13_a_commits_answers_are_settled_a_few_per_turn_of_the_loop() -> 
         gave_up = futures[1]
         gave_up.cancel()  # a caller that gave up is skipped
         _answer([(f, k) for k, f in enumerate(futures)])
-        settled = []
+        settled: list[int] = []
         while len(settled) < 5:
             settled.append(sum(f.done() for f in futures))
             await asyncio.sleep(0)  # one turn: the loop reads its sockets between
