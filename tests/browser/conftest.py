@@ -8,22 +8,19 @@ in CI (``.ci/run`` installs the package and sets the variable) they always run.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
+from tests.uvicorn_thread import serving
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -48,25 +45,11 @@ class LiveServer:
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     floor, _ = build_floor(tmp_path / "floor.db", bet_seconds=15)
     app = create_app(floor)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
     try:
-        yield LiveServer(f"http://127.0.0.1:{port}", floor, app)
+        with serving(app) as port:
+            yield LiveServer(f"http://127.0.0.1:{port}", floor, app)
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         floor.close()
-        sock.close()
 
 
 @pytest.fixture(scope="session")

@@ -5,22 +5,19 @@ Screenshots go to ``artifacts/screenshots/``."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-import uvicorn
 
 from dicetable.core.clock import FixedClock
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.main import build_floor
 from tests.browser.conftest import LiveServer, screenshot
+from tests.uvicorn_thread import serving
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -207,23 +204,11 @@ def clocked_server(tmp_path: Path) -> Iterator[tuple[LiveServer, FixedClock]]:
     clock = FixedClock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
     floor, _ = build_floor(tmp_path / "floor.db", clock=clock)
     app = create_app(floor, electronic_loop=False, clock_seconds=None)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
     try:
-        yield LiveServer(f"http://127.0.0.1:{sock.getsockname()[1]}", floor, app), clock
+        with serving(app) as port:
+            yield LiveServer(f"http://127.0.0.1:{port}", floor, app), clock
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
         floor.close()
-        sock.close()
 
 
 def test_pa_585_3_b_1_the_pit_console_shows_expired_shaker_dice_until_replaced(

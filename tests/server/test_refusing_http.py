@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from dicetable.cli.serve import HTTP_PROTOCOL
@@ -24,6 +21,7 @@ from dicetable.server.pipeline import SERVER_BUSY, TABLE_BUSY
 from dicetable.server.refusing_http import RefusingHttp
 from dicetable.server.shedding import Admission
 from tests.server.conftest import Client
+from tests.uvicorn_thread import serving
 
 T = "/api/tables/craps-pa-1"
 
@@ -95,24 +93,8 @@ def live(floor: Floor) -> Iterator[Live]:
     with TestClient(app) as http:  # a session for alice
         token = Client(http, "alice").token
     counting = Counting(app)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(counting, log_level="warning", lifespan="on",
-                                           http=HTTP_PROTOCOL))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    try:
-        yield Live(sock.getsockname()[1], counting, admission, token)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+    with serving(counting, http=HTTP_PROTOCOL) as port:
+        yield Live(port, counting, admission, token)
 
 
 def test_issue_13_serve_runs_the_refusing_protocol() -> None:
