@@ -18,6 +18,7 @@ refuses more at once with ``Busy`` (HTTP 503 and ``Retry-After``): never an unbo
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import queue
 import re
@@ -57,10 +58,15 @@ MAX_WAIT = 0.2
 times the recent cost of deciding one, plus a commit per batch."""
 
 
+RETRY_AFTER_S = 1
+"""Seconds a command refused for load is told to wait before trying again (industry-
+default)."""
+
+
 class Busy(DicetableError):
     """The table's queue is full: try again after ``retry_after`` seconds (HTTP 503)."""
 
-    def __init__(self, message: str, *, retry_after: int = 1) -> None:
+    def __init__(self, message: str, *, retry_after: int = RETRY_AFTER_S) -> None:
         super().__init__(message, rule="server.backpressure")
         self.retry_after = retry_after
 
@@ -381,19 +387,16 @@ class LoadGate:
         info = self.floor.tables.get(match.group(1)) if match else None
         return info.pipeline if info is not None else None
 
-    def table_full(self, pipeline: TablePipeline) -> bool:
-        if pipeline.overloaded():
-            pipeline.stats.busy += 1
-            return True
-        return False
-
     def refusal(self, method: str, path: str) -> bytes | None:
         """The 503's body for ``method path`` arriving now, or None when it is not refused
         for load (a refusal is counted; nothing is counted in flight)."""
         pipeline = self.pipeline(method, path)
-        if pipeline is None:
-            return None
-        if self.table_full(pipeline):
+        return None if pipeline is None else self.refusal_at(pipeline)
+
+    def refusal_at(self, pipeline: TablePipeline) -> bytes | None:
+        """``refusal`` for a command that would queue on ``pipeline``."""
+        if pipeline.overloaded():
+            pipeline.stats.busy += 1
             return TABLE_BUSY
         return SERVER_BUSY if self.admission.refuse() else None
 
@@ -416,25 +419,27 @@ class ShedLoad:
         if pipeline is None:
             await self.app(scope, receive, send)
             return
-        if self.gate.table_full(pipeline):
-            await _busy(send, TABLE_BUSY)
+        body = self.gate.refusal_at(pipeline)
+        if body is not None:
+            await _busy(send, body)
             return
-        if not self.admission.admit():
-            await _busy(send, SERVER_BUSY)
-            return
+        self.admission.enter()
         try:
             await self.app(scope, receive, send)
         finally:
             self.admission.done()
 
 
-TABLE_BUSY = (b'{"error":"Busy","message":"the table has too many commands waiting; retry '
-              b'shortly","rule":"server.backpressure","citation":""}')
-SERVER_BUSY = (b'{"error":"Busy","message":"the server is answering all it can; retry shortly",'
-               b'"rule":"server.backpressure","citation":""}')
+def _busy_body(message: str) -> bytes:
+    """A 503's body: a ``Busy`` refusal's own shape, serialised once (refusing stays cheap)."""
+    return json.dumps(Busy(message).to_dict(), separators=(",", ":")).encode()
+
+
+TABLE_BUSY = _busy_body("the table has too many commands waiting; retry shortly")
+SERVER_BUSY = _busy_body("the server is answering all it can; retry shortly")
 """The 503s' bodies: the table's own queue is full, or the server's (whichever layer
 refuses: ``refusing_http`` writes them too)."""
-RETRY_AFTER = b"1"
+RETRY_AFTER = str(RETRY_AFTER_S).encode()
 
 
 async def _busy(send: Any, body: bytes) -> None:

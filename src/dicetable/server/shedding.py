@@ -142,13 +142,17 @@ class Admission:
         """Count a command in (True), or refuse it (False: nothing is counted)."""
         if self.refuse():
             return False
+        self.enter()
+        return True
+
+    def enter(self) -> None:
+        """Count in a command that ``refuse`` did not refuse."""
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
             self._since, self._cpu_since, self._answered = self.clock(), self.cpu(), 0
             self._refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1
-        return True
 
     def done(self) -> None:
         """An admitted command was answered."""
