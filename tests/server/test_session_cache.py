@@ -114,3 +114,19 @@ def test_issue_13_logout_over_http_ends_the_session_at_once(login: Login) -> Non
     assert alice.get("/api/me").status_code == 401
     again = alice.post("/api/tables/craps-pa-1/bets", {"wager": "field", "amount": 1000})
     assert again.status_code == 401
+
+
+def test_issue_13_forgetting_an_account_forgets_its_sessions_and_only_its() -> None:
+    cache: SessionCache[str] = SessionCache(clock=lambda: 0.0)
+    later = datetime(2030, 1, 1, tzinfo=UTC)
+    for digest, user in (("d1", "ann"), ("d2", "ann"), ("d3", "bob"), ("d4", "ann")):
+        cache.put(digest, user, user, later, cache.generation())
+    cache.forget_session("d4")
+    cache.put("d2", "bob", "bob", later, cache.generation())  # the digest is bob's now
+    cache.forget_account("ann")
+    assert cache.get("d1") is None
+    assert [cache.get(d).account for d in ("d2", "d3")] == ["bob", "bob"]  # type: ignore[union-attr]
+    cache.forget_account("bob")
+    assert cache.get("d2") is None
+    assert cache.get("d3") is None
+    assert not cache._of  # nothing left behind for either account

@@ -48,6 +48,8 @@ class SessionCache(Generic[A]):
         self.size = size
         self.clock = clock
         self._entries: dict[str, Entry[A]] = {}
+        self._of: dict[str, set[str]] = {}
+        """Each username's cached digests (forgetting an account never scans the cache)."""
         self._lock = threading.Lock()
         self._generation = 0
         self.hits = 0
@@ -75,22 +77,36 @@ class SessionCache(Generic[A]):
                 return  # something was invalidated meanwhile: what was read may be stale
             if len(self._entries) >= self.size:
                 self._entries.clear()
+                self._of.clear()
+            self._drop(digest)  # a digest re-read may now belong to another account
             self._entries[digest] = Entry(account, username, expires,
                                           self.clock() + self.seconds)
+            self._of.setdefault(username, set()).add(digest)
 
     def forget_session(self, digest: str) -> None:
         with self._lock:
             self._generation += 1
-            self._entries.pop(digest, None)
+            self._drop(digest)
 
     def forget_account(self, username: str) -> None:
         """Every session of ``username`` (its account changed: locked, unlocked, a login)."""
         with self._lock:
             self._generation += 1
-            for digest in [d for d, e in self._entries.items() if e.username == username]:
-                del self._entries[digest]
+            for digest in self._of.pop(username, ()):
+                self._entries.pop(digest, None)
 
     def clear(self) -> None:
         with self._lock:
             self._generation += 1
             self._entries.clear()
+            self._of.clear()
+
+    def _drop(self, digest: str) -> None:
+        """Forget one entry, and its place in its account's set (the lock held)."""
+        entry = self._entries.pop(digest, None)
+        if entry is not None:
+            digests = self._of.get(entry.username)
+            if digests is not None:
+                digests.discard(digest)
+                if not digests:
+                    del self._of[entry.username]
