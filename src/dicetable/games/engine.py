@@ -344,7 +344,7 @@ class Engine:
         if point is None:
             raise IllegalWager(f"{base_wager.name} has no point yet; odds come after it",
                                rule="wagers.odds", citation=pack.cite("menu.odds"))
-        if any(b.base == base.id for b in state.bets_of(base.player)):  # odds are the owner's
+        if state.odds_on(base):
             raise IllegalWager(f"{base.id} already has odds; change them instead",
                                rule="wagers.one-per-spot")
         wager = state.compiled[odds_code_for(base.wager)]
@@ -426,7 +426,7 @@ class Engine:
         kind = commission_kind(bet.wager)
         refund = bet.commission if kind and commission_up_front(pack, bet.wager) and pack.flag(
             f"commission.{kind}.refund_on_removal") else 0
-        for odds in [b for b in state.bets.values() if b.base == bet.id]:
+        for odds in state.odds_on(bet):
             out.emit(ev.BetRemoved, rule=pack.cite("removal.standing"), bet=odds.id,
                      returned=odds.amount)
         out.emit(ev.BetRemoved, rule=pack.cite(self.removal_rule(state, bet)), bet=bet.id,

@@ -155,6 +155,11 @@ class TableState:
             return bets.of(player)
         return [b for b in bets.values() if b.player == player]
 
+    def odds_on(self, base: Bet) -> list[Bet]:
+        """The odds standing behind ``base`` (odds are always its owner's: looked for among
+        that player's bets, not the table's)."""
+        return [b for b in self.bets_of(base.player) if b.base == base.id]
+
     def copy(self) -> TableState:
         return copy.deepcopy(self)
 

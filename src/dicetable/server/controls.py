@@ -286,7 +286,7 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
                 ladder = None if raised is None else (first, step, raised[2])
         info["ladder"] = _ladder(ladder)
         info["press_to"] = press
-        has_odds = any(o.base == bet.id for o in state.bets_of(player))  # odds are its owner's
+        has_odds = bool(state.odds_on(bet))
         info["odds"] = None
         if bet.base is None and not has_odds:
             lad = odds_ladder(table, bet)
