@@ -5,8 +5,11 @@ on, and everything not refused is served as before. Counted, never timed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,20 +24,23 @@ from dicetable.server.pipeline import SERVER_BUSY, TABLE_BUSY
 from dicetable.server.refusing_http import RefusingHttp
 from dicetable.server.shedding import Admission
 from tests.server.conftest import Client
+from tests.server.pipeline_helpers import HeldCommits
 from tests.uvicorn_thread import serving
 
 T = "/api/tables/craps-pa-1"
 
 
 class Counting:
-    """The app, counting the HTTP requests that reach it."""
+    """The app, counting the HTTP requests that reach it (and keeping the server's loop)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
         self.requests: list[str] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
+            self.loop = asyncio.get_running_loop()
             self.requests.append(f"{scope['method']} {scope['path']}")
         await self.app(scope, receive, send)
 
@@ -195,3 +201,45 @@ def test_issue_13_a_command_awaiting_100_continue_is_left_to_the_middleware(
         status, _, _ = answer(sock, buffered)
         assert status == 503  # the middleware refuses it, without asking for the body
         assert live.app.requests[-1] == f"POST {T}/bets"
+
+
+def test_issue_13_commands_read_in_one_turn_are_counted_as_each_is_admitted(
+        live: Live, floor: Floor) -> None:
+    # Six bets on six connections, all read in one turn of the loop (held still while they
+    # are sent), with room for two in flight: the protocol counts each admitted one as it is
+    # read, so the other four are refused there and only two ever reach the app. (Counted
+    # in only once its task ran, all six were admitted by the protocol, then four refused
+    # by the middleware, after waiting behind the turn.)
+    socks = [live.connect() for _ in range(6)]
+    try:
+        for s in socks:  # each connection accepted and served once first
+            s.sendall(live.get())
+            assert answer(s, bytearray())[0] == 200
+        loop = live.app.loop
+        assert loop is not None
+        held = HeldCommits(floor.store)  # the admitted stay in flight until released
+        live.admission.floor = 2  # two in flight, then each would wait a second: refused
+        live.admission.per_answer = 1.0
+        reached, refused = len(live.app.requests), live.admission.refused
+        still, stopped = threading.Event(), threading.Event()
+
+        def hold_still() -> None:
+            stopped.set()
+            still.wait(20)
+
+        loop.call_soon_threadsafe(hold_still)
+        assert stopped.wait(20)
+        for i, s in enumerate(socks):
+            s.sendall(live.bet(("field", "pass", "big6", "big8", "place6", "place8")[i]))
+        still.set()  # the loop reads them all at once
+        deadline = time.monotonic() + 20
+        while live.admission.refused < refused + 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        held.free()
+        statuses = sorted(answer(s, bytearray())[0] for s in socks)
+    finally:
+        for s in socks:
+            s.close()
+    assert statuses.count(503) == 4
+    assert live.admission.refused == refused + 4
+    assert live.app.requests[reached:] == [f"POST {T}/bets"] * 2

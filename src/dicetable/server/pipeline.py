@@ -387,18 +387,26 @@ class LoadGate:
         info = self.floor.tables.get(match.group(1)) if match else None
         return info.pipeline if info is not None else None
 
-    def refusal(self, method: str, path: str) -> bytes | None:
-        """The 503's body for ``method path`` arriving now, or None when it is not refused
-        for load (a refusal is counted; nothing is counted in flight)."""
-        pipeline = self.pipeline(method, path)
-        return None if pipeline is None else self.refusal_at(pipeline)
-
     def refusal_at(self, pipeline: TablePipeline) -> bytes | None:
-        """``refusal`` for a command that would queue on ``pipeline``."""
+        """The 503's body for a command that would queue on ``pipeline``, arriving now, or
+        None when it is not refused for load (a refusal is counted)."""
         if pipeline.overloaded():
             pipeline.stats.busy += 1
             return TABLE_BUSY
         return SERVER_BUSY if self.admission.refuse() else None
+
+    def admit_at(self, pipeline: TablePipeline) -> bytes | None:
+        """``refusal_at``, and a command not refused is counted in flight at once (its
+        ``Admission.done`` is the caller's), so that the next request read sees it."""
+        body = self.refusal_at(pipeline)
+        if body is None:
+            self.admission.enter()
+        return body
+
+
+ADMITTED = "dicetable.admitted"
+"""Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted as it was read:
+already counted in flight, so ``ShedLoad`` does not decide it again."""
 
 
 class ShedLoad:
@@ -419,11 +427,11 @@ class ShedLoad:
         if pipeline is None:
             await self.app(scope, receive, send)
             return
-        body = self.gate.refusal_at(pipeline)
-        if body is not None:
-            await _busy(send, body)
-            return
-        self.admission.enter()
+        if not scope.get(ADMITTED):
+            body = self.gate.admit_at(pipeline)
+            if body is not None:
+                await _busy(send, body)
+                return
         try:
             await self.app(scope, receive, send)
         finally:

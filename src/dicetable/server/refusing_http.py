@@ -12,7 +12,9 @@ are read, the app's ``pipeline.LoadGate`` whether the command is refused; if it 
 discards the body as it arrives and writes the same 503 (``Retry-After``) the middleware
 would, in the same callback that read the request. No task, no scope for the app, no wait.
 Everything not refused - every read, every admitted command, a WebSocket - goes on through
-uvicorn unchanged, and through ``ShedLoad`` again, which counts it in flight.
+uvicorn unchanged. A command admitted here is counted in flight as it is read and marked
+(``pipeline.ADMITTED``), so that ``ShedLoad`` does not decide it twice and counts it out once
+answered.
 
 The app hands its gate over in the ASGI lifespan state (``pipeline.GATE_STATE``): a server without
 the lifespan (or another protocol) simply leaves refusing to the middleware. A request this
@@ -26,18 +28,19 @@ serve`` does).
 from __future__ import annotations
 
 import urllib.parse
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from dicetable.server.pipeline import GATE_STATE, RETRY_AFTER
+from dicetable.server.pipeline import ADMITTED, GATE_STATE, RETRY_AFTER
 
 _COMMANDS = frozenset((b"POST", b"PATCH", b"DELETE"))
 
 
 class Gate(Protocol):
-    def refusal(self, method: str, path: str) -> bytes | None: ...
+    def pipeline(self, method: str, path: str) -> Any: ...
+    def admit_at(self, pipeline: Any) -> bytes | None: ...
 
 
 class RefusingHttp(HttpToolsProtocol):
@@ -47,22 +50,32 @@ class RefusingHttp(HttpToolsProtocol):
     """The 503 body of the request being read, when it is refused here."""
 
     def on_headers_complete(self) -> None:
-        self._refused = self._refusal()
+        self._refused = self._decide()
         if self._refused is None:
             super().on_headers_complete()
 
-    def _refusal(self) -> bytes | None:
+    def _decide(self) -> bytes | None:
+        """The 503's body when refused; None when admitted (counted in flight at once and
+        marked ``ADMITTED``, so that every request read after it in the same turn of the loop
+        sees it: counted only once its task ran, a turn's 500 reads were all admitted here
+        and most then refused by the middleware, slowly) or left to the app."""
         gate: Gate | None = self.app_state.get(GATE_STATE)
         method = self.parser.get_method()
         if gate is None or method not in _COMMANDS or self.expect_100_continue \
-                or self.parser.should_upgrade():
+                or self.parser.should_upgrade() or self.limit_concurrency is not None:
             return None
         if self.cycle is not None and not self.cycle.response_complete:
             return None  # pipelined behind an answer not yet written: answers keep their order
         path = httptools.parse_url(self.url).path.decode("ascii")
         if "%" in path:
             path = urllib.parse.unquote(path)
-        return gate.refusal(method.decode("ascii"), self.root_path + path)
+        pipeline = gate.pipeline(method.decode("ascii"), self.root_path + path)
+        if pipeline is None:
+            return None
+        body = gate.admit_at(pipeline)
+        if body is None:
+            cast(dict[str, Any], self.scope)[ADMITTED] = True  # ShedLoad counts it out
+        return body
 
     def on_body(self, body: bytes) -> None:
         if self._refused is None:
