@@ -218,7 +218,12 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         answer: asyncio.Future[dict[str, Any]] = loop.create_future()
         floor.answer(table_id, who, build, command_type, with_view=WANT_VIEW.get(),
                      waiter=(loop, answer))
-        return await answer
+        try:
+            return await answer
+        finally:
+            # A refusal raised here holds this frame in its traceback, and the frame held
+            # the future that holds the refusal: a cycle left to the collector (issue 13).
+            del answer
 
     bets = commands_api.declared("bets")  # the catalogue's bet route, model and all
     assert bets.model is not None

@@ -104,7 +104,20 @@ class RefusingHttp(HttpToolsProtocol):
                                     self.parser.get_http_version(), 503)
         if not keep_alive:
             self.transport.close()
+        self.scope = self.headers = None  # type: ignore[assignment]  # read and answered
         self.on_response_complete()  # uvicorn's own bookkeeping: counted, keep-alive re-armed
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        # An answered request, with none read behind it, is let go at once rather than held
+        # until the connection's next request: under load, 2,000 idle keep-alive connections'
+        # last requests (the cycle, its scope and headers, its event) were a third of what
+        # every young collection of the garbage collector traversed.
+        cycle = self.cycle
+        if cycle is not None and cycle.response_complete and not self.pipeline:
+            if self.scope is cycle.scope:
+                self.scope = self.headers = None  # type: ignore[assignment]
+            self.cycle = None  # type: ignore[assignment]
 
 
 def _client(client: tuple[str, int] | None) -> str:
