@@ -23,7 +23,7 @@ from dicetable.server.app import create_app
 from dicetable.server.floor import Floor
 from dicetable.server.pipeline import SERVER_BUSY, TABLE_BUSY
 from dicetable.server.refusing_http import RefusingHttp
-from dicetable.server.shedding import Admission
+from dicetable.server.shedding import Admission, Impatience
 from tests.server.conftest import Client
 from tests.server.pipeline_helpers import HeldCommits
 from tests.uvicorn_thread import serving
@@ -55,6 +55,7 @@ class Live:
     app: Counting
     admission: Admission
     token: str
+    impatience: Impatience
 
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=10)
@@ -65,6 +66,10 @@ class Live:
         return (f"POST {T}/bets HTTP/{version}\r\nHost: x\r\nAuthorization: Bearer "
                 f"{self.token}\r\nContent-Type: application/json\r\n{extra}"
                 f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+    def anonymous_bet(self) -> bytes:
+        """A bet without a session: refused for load before that is ever looked at."""
+        return self.bet().replace(f"Authorization: Bearer {self.token}\r\n".encode(), b"")
 
     def get(self, path: str = T) -> bytes:
         return (f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {self.token}"
@@ -105,7 +110,7 @@ def live(floor: Floor) -> Iterator[Live]:
         token = Client(http, "alice").token
     counting = Counting(app)
     with serving(counting, http=HTTP_PROTOCOL) as port:
-        yield Live(port, counting, admission, token)
+        yield Live(port, counting, admission, token, app.state.gate.impatience)
 
 
 def test_issue_13_serve_runs_the_refusing_protocol() -> None:
@@ -294,3 +299,53 @@ def test_issue_13_an_answered_connection_holds_nothing_of_its_request(live: Live
     finally:
         for s in socks:
             s.close()
+
+
+def test_issue_13_a_client_refused_again_at_once_has_its_503_held(live: Live) -> None:
+    # 200 connections sending again the moment they were refused spent the server's time
+    # on their 503s; each client's next 503 now waits ``hold`` after its last one.
+    live.impatience.hold = 60.0  # held past the test: its 503 must not have come
+    live.refusing()
+    with live.connect() as a, live.connect() as b:
+        buffered = bytearray()
+        a.sendall(live.bet())
+        assert answer(a, buffered)[0] == 503  # the first refusal: at once
+        a.sendall(live.bet("pass"))  # again at once: held
+        b.sendall(live.anonymous_bet())  # another client (its own connection): at once
+        assert answer(b, bytearray())[0] == 503
+        assert live.impatience.held == 1
+        a.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            a.recv(1)  # b was answered; a's 503 is still held
+    # a went away while held: nothing is written to it, and the server goes on
+    with live.connect() as c:
+        c.sendall(live.anonymous_bet())
+        assert answer(c, bytearray())[0] == 503
+        live.admitting()
+        c.sendall(live.bet("pass"))
+        assert answer(c, bytearray())[0] == 200
+
+
+def test_issue_13_a_held_503_comes_and_the_connection_goes_on_in_step(live: Live) -> None:
+    live.impatience.hold = 0.2
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet() + live.bet("pass"))  # two at once, in one write
+        assert [answer(sock, buffered)[0] for _ in range(2)] == [503, 503]
+        assert live.impatience.held == 1  # the second, after the first
+        sock.sendall(live.get())
+        assert answer(sock, buffered)[0] == 200
+
+
+def test_issue_13_what_a_client_would_be_admitted_for_is_never_held(live: Live) -> None:
+    live.impatience.hold = 60.0
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet())
+        assert answer(sock, buffered)[0] == 503
+        live.admitting()
+        sock.sendall(live.bet("pass"))  # within the hold, but admitted: answered as ever
+        assert answer(sock, buffered)[0] == 200
+        assert live.impatience.held == 0

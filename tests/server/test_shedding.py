@@ -29,6 +29,7 @@ from dicetable.server.shedding import (
     MIN_IN_FLIGHT,
     SERVER_MAX_WAIT,
     Admission,
+    Impatience,
     watch_lag,
 )
 from tests.server.conftest import Client
@@ -239,6 +240,8 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
     assert load["tables"]["craps-pa-1"]["commands"] >= 1
     assert load["limits"]["lag_ms"] == shed.admission.max_lag * 1000
     assert "in_flight_limit" in load  # None while the loop keeps up
+    assert load["refusals_held"] == 0  # refused once: nothing to hold
+    assert load["limits"]["retry_hold_ms"] == app.state.gate.impatience.hold * 1000
 
 
 def test_issue_13_the_shedding_limits_are_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -319,3 +322,39 @@ def test_issue_13_a_window_with_refusals_does_not_say_what_a_command_costs() -> 
         cpu.now += 0.02
         admission.done()
     assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.02)) < 1e-9
+
+
+def test_issue_13_a_client_is_refused_at_most_once_per_hold() -> None:
+    clock = Ticks()
+    slow = Impatience(hold=0.1, clock=clock)
+    written = []
+    for step in range(10):  # a client sending again every 10 ms, ignoring Retry-After
+        clock.now = step * 0.01
+        written.append(round(slow.refused(b"bob"), 3))
+    assert written == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    assert slow.held == 9
+    clock.now = 1.5  # one who waited is answered at once
+    assert slow.refused(b"bob") == 1.5
+    assert slow.refused(b"carol") == 1.5  # and another client was never held
+
+
+def test_issue_13_a_connection_refused_lately_is_held_whoever_it_bets_for() -> None:
+    clock = Ticks()
+    slow = Impatience(hold=0.1, clock=clock)
+    clock.now = 0.05  # a new session on a connection refused at 0.0
+    assert slow.refused(b"dave", last=0.0) == pytest.approx(0.1)
+    assert slow.refused(b"erin", last=1.0) == pytest.approx(1.1)  # its 503 still to come
+
+
+def test_issue_13_the_clients_remembered_are_bounded() -> None:
+    clock = Ticks()
+    slow = Impatience(hold=0.1, clock=clock, most=3)
+    for name in (b"a", b"b", b"c"):
+        slow.refused(name)
+    clock.now = 1.0
+    slow.refused(b"d")  # the three long past are let go before d is noted
+    assert slow._last == {b"d": 1.0}
+    for name in (b"e", b"f"):
+        slow.refused(name)
+    slow.refused(b"g")  # all four recent: all let go
+    assert slow._last == {b"g": 1.0}

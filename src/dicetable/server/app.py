@@ -178,6 +178,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.state.scheduler = scheduler
     app.state.limiter = limiter
     app.state.admission = admission
+    app.state.gate = gate
     install_error_shape(app)
     plain_openapi = app.openapi
 
@@ -266,12 +267,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         _pit(floor, who)
         return {"in_flight": admission.in_flight, "admitted": admission.admitted,
                 "refused": admission.refused, "refused_for_lag": admission.lagging,
+                "refusals_held": gate.impatience.held,
                 "cpu_ms_per_answer": round(admission.per_answer * 1000, 3),
                 "loop_lag_ms": round(admission.lag * 1000, 1),
                 "in_flight_limit": None if admission.limit == math.inf
                 else int(admission.limit),
                 "limits": {"wait_ms": admission.max_wait * 1000,
                            "lag_ms": admission.max_lag * 1000,
+                           "retry_hold_ms": gate.impatience.hold * 1000,
                            "always_admitted": admission.floor},
                 "tables": {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
                                  "batches": p.stats.batches, "commits": p.stats.commits,

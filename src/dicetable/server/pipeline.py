@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
-from dicetable.server.shedding import Admission
+from dicetable.server.shedding import Admission, Impatience
 from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
 
@@ -384,9 +384,12 @@ class LoadGate:
     would wait too long behind the commands already in the server (``server.shedding``).
     Asked by ``ShedLoad`` and, as a request is read, by ``refusing_http.RefusingHttp``."""
 
-    def __init__(self, floor: Floor, admission: Admission | None = None) -> None:
+    def __init__(self, floor: Floor, admission: Admission | None = None,
+                 impatience: Impatience | None = None) -> None:
         self.floor = floor
         self.admission = admission or Admission()
+        self.impatience = impatience or Impatience()
+        """Clients refused for load lately (their next 503s held, ``refusing_http``)."""
 
     def pipeline(self, method: str, path: str) -> TablePipeline | None:
         """The pipeline a command for ``path`` would queue on (None: not a table command)."""

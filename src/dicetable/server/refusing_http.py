@@ -21,6 +21,12 @@ the lifespan (or another protocol) simply leaves refusing to the middleware. A r
 protocol cannot answer on its own - one pipelined behind an answer still being written, one
 that asked ``Expect: 100-continue`` - is also left to the middleware.
 
+A client refused for load that sends again at once, ignoring ``Retry-After``, is refused at
+most once per ``shedding.RETRY_HOLD``: its next 503 is written that long after its last
+(``shedding.Impatience``; the client is its session, else its connection). The 503s of a read
+are written once all of it is parsed, so that only the last, with nothing read behind it,
+can be held, and the answers keep their order.
+
 Serve with ``uvicorn --http dicetable.server.refusing_http:RefusingHttp`` (``dicetable
 serve`` does).
 """
@@ -28,19 +34,34 @@ serve`` does).
 from __future__ import annotations
 
 import urllib.parse
+from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from dicetable.server.pipeline import ADMITTED, GATE_STATE, RETRY_AFTER
+from dicetable.server.shedding import Impatience
 
 _COMMANDS = frozenset((b"POST", b"PATCH", b"DELETE"))
 
 
 class Gate(Protocol):
+    impatience: Impatience
+
     def pipeline(self, method: str, path: str) -> Any: ...
     def admit_at(self, pipeline: Any) -> bytes | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    body: bytes
+    keep_alive: bool
+    client: bytes
+    begun: int
+    """Requests begun on the connection when this one was read."""
+    logged: tuple[str, str, str, str]
+    """Client, method, URL and HTTP version, for the access log."""
 
 
 class RefusingHttp(HttpToolsProtocol):
@@ -48,6 +69,12 @@ class RefusingHttp(HttpToolsProtocol):
 
     _refused: bytes | None = None
     """The 503 body of the request being read, when it is refused here."""
+    _refusals: list[_Refusal] | None = None
+    """The 503s of the requests read in this ``data_received``, to be written at its end."""
+    _begun = 0
+    """Requests begun on this connection."""
+    _refused_at: float | None = None
+    """When this connection's last 503 for load was (to be) written."""
 
     def on_headers_complete(self) -> None:
         self._refused = self._decide()
@@ -81,30 +108,72 @@ class RefusingHttp(HttpToolsProtocol):
         if self._refused is None:
             super().on_body(body)
 
+    def on_message_begin(self) -> None:
+        self._begun += 1
+        super().on_message_begin()
+
+    def data_received(self, data: bytes) -> None:
+        # The 503s of the requests read here are written once all of it is read: the last
+        # one may then be held (``shedding.Impatience``) when nothing was read behind it.
+        self._refusals = []
+        try:
+            super().data_received(data)
+        finally:
+            refusals, self._refusals = self._refusals, None
+            if refusals:
+                self._answer(refusals)
+
     def on_message_complete(self) -> None:
         body = self._refused
         if body is None:
             super().on_message_complete()
             return
         self._refused = None
-        keep_alive = self.parser.get_http_version() != "1.0" and self.parser.should_keep_alive()
+        headers = dict(self.headers)
+        refusal = _Refusal(
+            body, self.parser.get_http_version() != "1.0" and self.parser.should_keep_alive(),
+            # the client, as the load gate remembers it: its session, else its address
+            headers.get(b"authorization") or headers.get(b"cookie")
+            or _client(self.client).encode(),
+            self._begun, (_client(self.client), self.parser.get_method().decode("ascii"),
+                          self.url.decode("ascii", "replace"), self.parser.get_http_version()))
+        self.scope = self.headers = None  # type: ignore[assignment]  # read and answered
+        if self._refusals is None:  # not read by data_received (never so in uvicorn)
+            self._answer([refusal])
+        else:
+            self._refusals.append(refusal)
+
+    def _answer(self, refusals: list[_Refusal]) -> None:
+        impatience = self.app_state[GATE_STATE].impatience
+        last = refusals[-1]
+        for refusal in refusals:
+            at = impatience.refused(refusal.client, self._refused_at)
+            self._refused_at = at
+            wait = at - impatience.clock()
+            if wait > 0 and refusal is last and last.begun == self._begun and last.keep_alive:
+                # Held: nothing more is read on this connection until it is written, and
+                # nothing was read behind it, so the answers keep their order.
+                self.flow.pause_reading()
+                self.loop.call_later(wait, self._write, refusal)
+                return
+            self._write(refusal)
+
+    def _write(self, refusal: _Refusal) -> None:
+        if self.transport.is_closing():
+            return
         head: list[bytes] = [b"HTTP/1.1 503 Service Unavailable\r\n"]
         for name, value in self.server_state.default_headers:
             head += [name, b": ", value, b"\r\n"]
         head += [b"content-type: application/json\r\nretry-after: ", RETRY_AFTER,
-                 b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n"]
-        if not keep_alive:
+                 b"\r\ncontent-length: ", str(len(refusal.body)).encode(), b"\r\n"]
+        if not refusal.keep_alive:
             head.append(b"connection: close\r\n")
-        head += [b"\r\n", body]
+        head += [b"\r\n", refusal.body]
         self.transport.write(b"".join(head))
         if self.access_log:  # the access log shows these 503s as it shows uvicorn's own
-            self.access_logger.info('%s - "%s %s HTTP/%s" %d', _client(self.client),
-                                    self.parser.get_method().decode("ascii"),
-                                    self.url.decode("ascii", "replace"),
-                                    self.parser.get_http_version(), 503)
-        if not keep_alive:
+            self.access_logger.info('%s - "%s %s HTTP/%s" %d', *refusal.logged, 503)
+        if not refusal.keep_alive:
             self.transport.close()
-        self.scope = self.headers = None  # type: ignore[assignment]  # read and answered
         self.on_response_complete()  # uvicorn's own bookkeeping: counted, keep-alive re-armed
 
     def on_response_complete(self) -> None:

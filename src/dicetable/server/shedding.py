@@ -181,3 +181,61 @@ async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
         due = loop.time() + every
         await asyncio.sleep(every)
         admission.beat(max(0.0, loop.time() - due))
+
+
+RETRY_HOLD = 0.1
+"""Seconds a client refused for load waits, at least, for its next 503 (industry-default: a
+tenth of the ``Retry-After`` it was given; a player who bets again at once is slowed, one
+who bets again a moment later is answered as anyone)."""
+REMEMBERED = 100_000
+"""Clients whose last refusal is remembered at most (the oldest are forgotten first)."""
+
+
+class Impatience:
+    """When each client was last refused for load, and when its next 503 is written.
+
+    A client told to retry after a second that sends again at once, over and over, was
+    refused as fast as it asked: 200 such connections on a server past its loop's lag limit
+    spent the server's time on their 503s (thousands a second), so the loop lagged further,
+    fewer were admitted, and more were refused. A client (its session, or its connection)
+    that comes back within ``hold`` of its last refusal has its next 503 written ``hold``
+    after that one: each is refused at most once per ``hold``, whatever it sends, and what it
+    would be admitted for is never held.
+
+    >>> clock = iter([0.0, 0.03, 0.2]).__next__
+    >>> slow = Impatience(hold=0.1, clock=clock)
+    >>> [round(slow.refused(b"alice") - t, 2) for t in (0.0, 0.03, 0.2)]
+    [0.0, 0.07, 0.0]
+    """
+
+    def __init__(self, hold: float = RETRY_HOLD, *, clock: Callable[[], float] = time.monotonic,
+                 most: int = REMEMBERED) -> None:
+        self.hold = hold
+        self.clock = clock
+        self.most = most
+        self.held = 0
+        """503s held back, in all."""
+        self._last: dict[bytes, float] = {}
+
+    def refused(self, client: bytes, last: float | None = None) -> float:
+        """When (on ``clock``) the 503 refusing ``client`` now is to be written: now, or
+        ``hold`` after its last refusal (``last``: when its connection's was, if any); noted
+        as that client's last refusal."""
+        now = self.clock()
+        before = self._last.get(client)
+        if last is not None and (before is None or last > before):
+            before = last
+        if before is not None and now - before < self.hold:
+            self.held += 1
+            now = before + self.hold
+        elif len(self._last) >= self.most:
+            self._forget(now)
+        self._last[client] = now
+        return now
+
+    def _forget(self, now: float) -> None:
+        """Let go of the clients whose last refusal no longer holds anything (all of them,
+        should every one be that recent)."""
+        self._last = {c: t for c, t in self._last.items() if now - t < self.hold}
+        if len(self._last) >= self.most:
+            self._last.clear()
