@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import socket
 import threading
 import time
@@ -349,3 +350,26 @@ def test_issue_13_what_a_client_would_be_admitted_for_is_never_held(live: Live) 
         sock.sendall(live.bet("pass"))  # within the hold, but admitted: answered as ever
         assert answer(sock, buffered)[0] == 200
         assert live.impatience.held == 0
+
+
+def test_issue_13_the_access_log_shows_a_503_written_by_the_protocol(live: Live) -> None:
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    access = logging.getLogger("uvicorn.access")
+    level, keep = access.level, Keep()
+    access.setLevel(logging.INFO)
+    access.addHandler(keep)
+    try:
+        live.refusing()
+        with live.connect() as sock:
+            sock.sendall(live.bet())
+            assert answer(sock, bytearray())[0] == 503
+    finally:
+        access.removeHandler(keep)
+        access.setLevel(level)
+    lines = [r.getMessage() for r in records]
+    assert any(f'"POST {T}/bets HTTP/1.1" 503' in line for line in lines), lines

@@ -197,6 +197,22 @@ def test_issue_13_commands_are_refused_while_the_event_loop_lags() -> None:
     assert sum(admission.admit() for _ in range(100)) == 100
 
 
+def test_issue_13_a_lag_spike_cuts_the_allowance_once_not_at_every_late_beat() -> None:
+    admission = Admission(clock=Ticks(), cpu=Ticks(), floor=4)
+    for _ in range(200):
+        assert admission.admit()
+    admission.beat(8 * LAG_LIMIT)  # one spike: the average stays high for a few beats
+    assert admission.limit == 200 * DECREASE
+    for _ in range(3):
+        admission.beat(8 * LAG_LIMIT)
+        assert admission.lag > LAG_LIMIT
+    assert admission.limit == 200 * DECREASE  # 200 still in flight: the cut has not told
+    for _ in range(100):
+        admission.done()
+    admission.beat(8 * LAG_LIMIT)  # down to the cut and still behind: cut again
+    assert admission.limit == 100 * DECREASE
+
+
 def test_issue_13_the_loops_lag_is_how_late_its_heartbeat_comes() -> None:
     admission = Admission()
 

@@ -434,12 +434,12 @@ class ShedLoad:
         self.admission = gate.admission
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        pipeline = self.gate.pipeline(scope["method"], scope["path"]) \
-            if scope["type"] == "http" else None
-        if pipeline is None:
-            await self.app(scope, receive, send)
-            return
-        if not scope.get(ADMITTED):
+        if not scope.get(ADMITTED):  # (one the protocol admitted is counted out below)
+            pipeline = self.gate.pipeline(scope["method"], scope["path"]) \
+                if scope["type"] == "http" else None
+            if pipeline is None:
+                await self.app(scope, receive, send)
+                return
             body = self.gate.admit_at(pipeline)
             if body is not None:
                 await _busy(send, body)

@@ -60,8 +60,8 @@ class _Refusal:
     client: bytes
     begun: int
     """Requests begun on the connection when this one was read."""
-    logged: tuple[str, str, str, str]
-    """Client, method, URL and HTTP version, for the access log."""
+    logged: tuple[str, str, str, str] | None
+    """Client, method, URL and HTTP version, for the access log (None: none kept)."""
 
 
 class RefusingHttp(HttpToolsProtocol):
@@ -130,13 +130,15 @@ class RefusingHttp(HttpToolsProtocol):
             return
         self._refused = None
         headers = dict(self.headers)
+        version = self.parser.get_http_version()
         refusal = _Refusal(
-            body, self.parser.get_http_version() != "1.0" and self.parser.should_keep_alive(),
+            body, version != "1.0" and self.parser.should_keep_alive(),
             # the client, as the load gate remembers it: its session, else its address
             headers.get(b"authorization") or headers.get(b"cookie")
             or _client(self.client).encode(),
             self._begun, (_client(self.client), self.parser.get_method().decode("ascii"),
-                          self.url.decode("ascii", "replace"), self.parser.get_http_version()))
+                          self.url.decode("ascii", "replace"), version)
+            if self.access_log else None)
         self.scope = self.headers = None  # type: ignore[assignment]  # read and answered
         if self._refusals is None:  # not read by data_received (never so in uvicorn)
             self._answer([refusal])
@@ -170,7 +172,7 @@ class RefusingHttp(HttpToolsProtocol):
             head.append(b"connection: close\r\n")
         head += [b"\r\n", refusal.body]
         self.transport.write(b"".join(head))
-        if self.access_log:  # the access log shows these 503s as it shows uvicorn's own
+        if refusal.logged:  # the access log shows these 503s as it shows uvicorn's own
             self.access_logger.info('%s - "%s %s HTTP/%s" %d', *refusal.logged, 503)
         if not refusal.keep_alive:
             self.transport.close()

@@ -15,7 +15,8 @@ The other sign of overload is the event loop itself falling behind: every reques
 or not, is read on it, so once the requests arriving need more of the core than there is, the
 loop's lag grows and so does every answer's, a 503's included. ``watch_lag`` measures the
 lag (its heartbeats' lateness, averaged). Each heartbeat it is past ``LAG_LIMIT``, the
-commands allowed in flight are cut (to ``DECREASE`` times those in flight); each one it keeps
+commands allowed in flight are cut (to ``DECREASE`` times those in flight, once those in
+flight have come down to the last cut); each one it keeps
 up, the allowance grows back a little, and is lifted once far above what is in flight. So the
 server finds, as TCP does a link's, how much it can admit while the loop keeps up and the
 excess is answered at once instead of in turn.
@@ -118,7 +119,12 @@ class Admission:
         self.beats += 1
         self.lag += LAG_SMOOTHING * (late - self.lag)
         if self.lag > self.max_lag:
-            self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
+            # Cut once, then again only when what is in flight has come down to the cut (as
+            # TCP halves its window once per loss, not per late ACK): a lag spike stays in
+            # the average for a few beats, and halving at each of them took 200 clients'
+            # allowance from 200 to the floor in 30 ms, refusing most of them for it.
+            if self.in_flight <= self.limit:
+                self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
         elif self.limit != math.inf:
             # Not behind: grow back, even with the lag near the limit. A saturated closed-loop
             # table's lag stays there; waiting for half the limit kept 200 clients refused a
