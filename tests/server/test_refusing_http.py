@@ -312,9 +312,12 @@ def test_issue_13_a_client_refused_again_at_once_has_its_503_held(live: Live) ->
         a.sendall(live.bet())
         assert answer(a, buffered)[0] == 503  # the first refusal: at once
         a.sendall(live.bet("pass"))  # again at once: held
+        deadline = time.monotonic() + 20
+        while not live.impatience.held and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert live.impatience.held == 1
         b.sendall(live.anonymous_bet())  # another client (its own connection): at once
         assert answer(b, bytearray())[0] == 503
-        assert live.impatience.held == 1
         a.setblocking(False)
         with pytest.raises(BlockingIOError):
             a.recv(1)  # b was answered; a's 503 is still held
@@ -365,9 +368,11 @@ def test_issue_13_the_access_log_shows_a_503_written_by_the_protocol(live: Live)
     access.addHandler(keep)
     try:
         live.refusing()
+        reached = len(live.app.requests)
         with live.connect() as sock:
             sock.sendall(live.bet())
             assert answer(sock, bytearray())[0] == 503
+        assert len(live.app.requests) == reached  # refused by the protocol, not the app
     finally:
         access.removeHandler(keep)
         access.setLevel(level)

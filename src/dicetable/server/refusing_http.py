@@ -171,9 +171,9 @@ class RefusingHttp(HttpToolsProtocol):
         if not refusal.keep_alive:
             head.append(b"connection: close\r\n")
         head += [b"\r\n", refusal.body]
-        self.transport.write(b"".join(head))
         if refusal.logged:  # the access log shows these 503s as it shows uvicorn's own
             self.access_logger.info('%s - "%s %s HTTP/%s" %d', *refusal.logged, 503)
+        self.transport.write(b"".join(head))
         if not refusal.keep_alive:
             self.transport.close()
         self.on_response_complete()  # uvicorn's own bookkeeping: counted, keep-alive re-armed
