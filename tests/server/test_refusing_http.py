@@ -378,3 +378,38 @@ def test_issue_13_the_access_log_shows_a_503_written_by_the_protocol(live: Live)
         access.setLevel(level)
     lines = [r.getMessage() for r in records]
     assert any(f'"POST {T}/bets HTTP/1.1" 503' in line for line in lines), lines
+
+
+def test_issue_13_a_read_pipelined_behind_a_refused_command_is_answered_after_it(
+        live: Live) -> None:
+    # The 503 is written once the whole read is parsed, the read's answer after it: in order.
+    live.impatience.hold = 60.0
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet() + live.get() + live.bet("pass"))
+        statuses = [answer(sock, buffered)[0] for _ in range(3)]
+        assert statuses == [503, 200, 503]  # the last behind the read: the middleware's
+        assert live.impatience.held == 0  # nothing held with a request read behind it
+
+
+def test_issue_13_a_server_stops_at_once_with_a_503_still_held(floor: Floor) -> None:
+    app = create_app(floor, electronic_loop=False)
+    with TestClient(app) as http:
+        token = Client(http, "alice").token
+    live = None
+    with serving(app, http=HTTP_PROTOCOL) as port:
+        live = Live(port, Counting(app), app.state.admission, token, app.state.gate.impatience)
+        live.impatience.hold = 600.0
+        live.refusing()
+        sock = live.connect()
+        sock.sendall(live.bet())
+        assert answer(sock, bytearray())[0] == 503
+        sock.sendall(live.bet("pass"))  # held for ten minutes
+        deadline = time.monotonic() + 20
+        while not live.impatience.held and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert live.impatience.held == 1
+    # serving() joined the server's thread: it stopped, and closed the held connection
+    assert sock.recv(10) == b""
+    sock.close()

@@ -176,7 +176,12 @@ class RefusingHttp(HttpToolsProtocol):
         self.transport.write(b"".join(head))
         if not refusal.keep_alive:
             self.transport.close()
-        self.on_response_complete()  # uvicorn's own bookkeeping: counted, keep-alive re-armed
+        if self.cycle is not None and not self.cycle.response_complete:
+            # A request read after this one is being answered: its answer completes the
+            # rest (uvicorn's completion would start what is pipelined behind it now).
+            self.server_state.total_requests += 1
+        else:
+            self.on_response_complete()  # uvicorn's own: counted, keep-alive re-armed
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
