@@ -413,3 +413,31 @@ def test_issue_13_a_server_stops_at_once_with_a_503_still_held(floor: Floor) -> 
     # serving() joined the server's thread: it stopped, and closed the held connection
     assert sock.recv(10) == b""
     sock.close()
+
+
+def test_issue_13_a_503_read_before_an_unreadable_request_comes_before_its_400(
+        live: Live) -> None:
+    live.refusing()
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet() + b"NOT HTTP AT ALL\r\n\r\n")
+        assert answer(sock, buffered)[0] == 503
+        assert answer(sock, buffered)[0] == 400  # uvicorn's own, then closed
+
+
+def test_issue_13_a_503_read_before_a_websocket_upgrade_comes_before_the_upgrade(
+        live: Live) -> None:
+    live.refusing()
+    upgrade = (f"GET /ws/tables/craps-pa-1?token={live.token} HTTP/1.1\r\nHost: x\r\n"
+               "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode()
+    with live.connect() as sock:
+        buffered = bytearray()
+        sock.sendall(live.bet() + upgrade)
+        assert answer(sock, buffered)[0] == 503
+        assert answer(sock, buffered)[0] == 101  # the WebSocket, after the 503, intact
+        while not buffered:  # its first frame: the table's hello
+            chunk = sock.recv(65536)
+            assert chunk
+            buffered += chunk
+        assert buffered[0] == 0x81  # a final text frame

@@ -145,6 +145,25 @@ class RefusingHttp(HttpToolsProtocol):
         else:
             self._refusals.append(refusal)
 
+    def handle_websocket_upgrade(self) -> None:
+        self._flush()  # the 503s read before the upgrade go first, on HTTP
+        super().handle_websocket_upgrade()
+
+    def send_400_response(self, msg: str) -> None:
+        self._flush()  # the 503s read before the unreadable request go first
+        super().send_400_response(msg)
+
+    def _flush(self) -> None:
+        """Before uvicorn leaves this read's HTTP (an upgrade, a 400 and close): the 503s
+        read so far, written at once, with no keep-alive re-armed for a protocol gone."""
+        refusals = self._refusals
+        if refusals:
+            self._refusals = []
+            impatience = self.app_state[GATE_STATE].impatience
+            for refusal in refusals:
+                self._refused_at = impatience.refused(refusal.client, self._refused_at)
+                self._write(refusal, complete=False)
+
     def _answer(self, refusals: list[_Refusal]) -> None:
         impatience = self.app_state[GATE_STATE].impatience
         last = refusals[-1]
@@ -160,7 +179,7 @@ class RefusingHttp(HttpToolsProtocol):
                 return
             self._write(refusal)
 
-    def _write(self, refusal: _Refusal) -> None:
+    def _write(self, refusal: _Refusal, *, complete: bool = True) -> None:
         if self.transport.is_closing():
             return
         head: list[bytes] = [b"HTTP/1.1 503 Service Unavailable\r\n"]
@@ -176,7 +195,7 @@ class RefusingHttp(HttpToolsProtocol):
         self.transport.write(b"".join(head))
         if not refusal.keep_alive:
             self.transport.close()
-        if self.cycle is not None and not self.cycle.response_complete:
+        if not complete or (self.cycle is not None and not self.cycle.response_complete):
             # A request read after this one is being answered: its answer completes the
             # rest (uvicorn's completion would start what is pipelined behind it now).
             self.server_state.total_requests += 1
