@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.floor import Floor
-from dicetable.server.main import admission_from_env
+from dicetable.server.main import admission_from_env, impatience_from_env
 from dicetable.server.pipeline import ANSWERS_PER_TURN, ShedLoad, _answer
 from dicetable.server.shedding import (
     DECREASE,
@@ -27,6 +27,7 @@ from dicetable.server.shedding import (
     LAG_LIMIT,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
+    RETRY_HOLD,
     SERVER_MAX_WAIT,
     Admission,
     Impatience,
@@ -274,6 +275,16 @@ def test_issue_13_the_shedding_limits_are_configurable(monkeypatch: pytest.Monke
         with pytest.raises(InvalidInput, match="DICETABLE_SHED_LAG_MS") as refused:
             admission_from_env()
         assert refused.value.rule == "server.backpressure"
+
+
+def test_issue_13_the_retry_hold_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DICETABLE_SHED_HOLD_MS", raising=False)
+    assert impatience_from_env().hold == RETRY_HOLD
+    monkeypatch.setenv("DICETABLE_SHED_HOLD_MS", "250")
+    assert impatience_from_env().hold == 0.25
+    monkeypatch.setenv("DICETABLE_SHED_HOLD_MS", "-1")
+    with pytest.raises(InvalidInput, match="DICETABLE_SHED_HOLD_MS"):
+        impatience_from_env()
 
 
 def test_issue_13_serve_refuses_a_shedding_limit_that_is_not_positive(tmp_path: Path) -> None:

@@ -31,6 +31,9 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           shed_lag_ms: float | None = typer.Option(
               None, "--shed-lag-ms", min=0.001, help="Refuse commands (503) while the event "
               "loop lags more than this (default 20)"),
+          shed_hold_ms: float | None = typer.Option(
+              None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
+              "again sooner gets its next 503 this long after its last (default 100)"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
     typer.echo(f"dicetable: opening {db} ...")
@@ -38,10 +41,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
 
     from dicetable.server.app import create_app
     from dicetable.server.demo import DEMO_PASSWORD
-    from dicetable.server.main import admission_from_env, build_floor
+    from dicetable.server.main import admission_from_env, build_floor, impatience_from_env
 
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
-                        ("DICETABLE_SHED_LAG_MS", shed_lag_ms)):
+                        ("DICETABLE_SHED_LAG_MS", shed_lag_ms),
+                        ("DICETABLE_SHED_HOLD_MS", shed_hold_ms)):
         if value is not None:  # the worker processes read them too
             os.environ[name] = repr(value)
 
@@ -92,7 +96,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
-                           admission=admission_from_env()),
+                           admission=admission_from_env(),
+                           impatience=impatience_from_env()),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
                 ssl_keyfile=keyfile, http=HTTP_PROTOCOL)
 

@@ -59,7 +59,7 @@ from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
-from dicetable.server.shedding import Admission, watch_lag
+from dicetable.server.shedding import Admission, Impatience, watch_lag
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 
@@ -127,11 +127,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                clock_seconds: float | None = 60.0, verify_seconds: float = 60.0,
                allowed_origins: frozenset[str] = frozenset(),
                login_limiter: FailureLimiter | None = None, fast_path: bool = True,
-               admission: Admission | None = None) -> FastAPI:
+               admission: Admission | None = None,
+               impatience: Impatience | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
     ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets through
     ``server.fast_route`` (off: only through the framework's route, for comparison);
-    ``admission`` sets the load shedding's limits (``server.shedding``)."""
+    ``admission`` sets the load shedding's limits and ``impatience`` how long a client
+    refused for load waits for its next 503 (``server.shedding``)."""
     hub = Hub(floor)
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
@@ -139,7 +141,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     split = Split()
     admission = admission or Admission()
-    gate = LoadGate(floor, admission)
+    gate = LoadGate(floor, admission, impatience)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:

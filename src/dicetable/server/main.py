@@ -18,7 +18,13 @@ from dicetable.server.app import create_app
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
-from dicetable.server.shedding import LAG_LIMIT, SERVER_MAX_WAIT, Admission
+from dicetable.server.shedding import (
+    LAG_LIMIT,
+    RETRY_HOLD,
+    SERVER_MAX_WAIT,
+    Admission,
+    Impatience,
+)
 from dicetable.store.base import key_mismatch
 from dicetable.store.chain import key_id
 from dicetable.store.keys import default_key_path, find_key, init_key, read_key
@@ -106,7 +112,13 @@ def app_from_env() -> FastAPI:
     return create_app(floor, electronic_loop=run_electronic and leader,
                       clock_seconds=clock or None,
                       verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")),
-                      admission=admission_from_env())
+                      admission=admission_from_env(), impatience=impatience_from_env())
+
+
+def impatience_from_env() -> Impatience:
+    """How long a client refused for load waits, at least, for its next 503:
+    ``DICETABLE_SHED_HOLD_MS``, in milliseconds; unset, ``shedding.RETRY_HOLD``."""
+    return Impatience(hold=_positive_ms("DICETABLE_SHED_HOLD_MS", RETRY_HOLD))
 
 
 def admission_from_env() -> Admission:

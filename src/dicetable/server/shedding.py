@@ -190,11 +190,13 @@ async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
 
 
 RETRY_HOLD = 0.1
-"""Seconds a client refused for load waits, at least, for its next 503 (industry-default: a
-tenth of the ``Retry-After`` it was given; a player who bets again at once is slowed, one
-who bets again a moment later is answered as anyone)."""
+"""Seconds a client refused for load waits, at least, for its next 503 (industry-default;
+``DICETABLE_SHED_HOLD_MS``, ``dicetable serve --shed-hold-ms``): a tenth of the
+``Retry-After`` it was given; a player who bets again at once is slowed, one who bets again
+a moment later is answered as anyone."""
 REMEMBERED = 100_000
-"""Clients whose last refusal is remembered at most (the oldest are forgotten first)."""
+"""Clients whose last refusal is remembered at most (past that, those whose hold is over
+are let go, or all of them should none be)."""
 
 
 class Impatience:
