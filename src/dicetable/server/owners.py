@@ -26,6 +26,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from dicetable.server.pipeline import COMMAND_METHODS
 from dicetable.store.postgres import lock_schema_ddl
 
 log = logging.getLogger(__name__)
@@ -154,7 +155,7 @@ class ForwardToOwner:
         return self.split.owners
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] not in ("POST", "PATCH", "DELETE") \
+        if scope["type"] != "http" or scope["method"] not in COMMAND_METHODS \
                 or self.split.owners is None:
             await self.app(scope, receive, send)
             return

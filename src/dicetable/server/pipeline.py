@@ -373,6 +373,8 @@ def _answer(answers: list[tuple[asyncio.Future[Any], object]], start: int = 0) -
 
 
 _TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")
+COMMAND_METHODS = frozenset(("POST", "PATCH", "DELETE"))
+"""The HTTP methods of a table's commands (every other method only reads)."""
 
 
 GATE_STATE = "dicetable.load_gate"
@@ -393,7 +395,7 @@ class LoadGate:
 
     def pipeline(self, method: str, path: str) -> TablePipeline | None:
         """The pipeline a command for ``path`` would queue on (None: not a table command)."""
-        if method not in ("POST", "PATCH", "DELETE"):
+        if method not in COMMAND_METHODS:
             return None
         match = _TABLE_PATH.match(path)
         info = self.floor.tables.get(match.group(1)) if match else None

@@ -40,10 +40,11 @@ from typing import Any, Protocol, cast
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from dicetable.server.pipeline import ADMITTED, GATE_STATE, RETRY_AFTER
+from dicetable.server.pipeline import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER
 from dicetable.server.shedding import Impatience
 
-_COMMANDS = frozenset((b"POST", b"PATCH", b"DELETE"))
+_COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
+"""``COMMAND_METHODS`` as the parser gives them (a read is passed on before its URL is parsed)."""
 
 
 class Gate(Protocol):
