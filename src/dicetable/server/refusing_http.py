@@ -92,7 +92,7 @@ class RefusingHttp(HttpToolsProtocol):
         if gate is None or method not in _COMMANDS or self.expect_100_continue \
                 or self.parser.should_upgrade() or self.limit_concurrency is not None:
             return None
-        if self.cycle is not None and not self.cycle.response_complete:
+        if self._answering:
             return None  # pipelined behind an answer not yet written: answers keep their order
         path = httptools.parse_url(self.url).path.decode("ascii")
         if "%" in path:
@@ -156,29 +156,35 @@ class RefusingHttp(HttpToolsProtocol):
 
     def _flush(self) -> None:
         """Before uvicorn leaves this read's HTTP (an upgrade, a 400 and close): the 503s
-        read so far, written at once, with no keep-alive re-armed for a protocol gone."""
+        read so far, written at once."""
         refusals = self._refusals
         if refusals:
             self._refusals = []
-            impatience = self.app_state[GATE_STATE].impatience
-            for refusal in refusals:
-                self._refused_at = impatience.refused(refusal.client, self._refused_at)
-                self._write(refusal, complete=False)
+            self._answer(refusals, leaving=True)
 
-    def _answer(self, refusals: list[_Refusal]) -> None:
+    def _answer(self, refusals: list[_Refusal], *, leaving: bool = False) -> None:
+        """Write the 503s, each noted as its client's last refusal; the last may be held.
+        ``leaving``: this protocol is about to hand the connection over, so none is held and
+        no keep-alive is re-armed."""
         impatience = self.app_state[GATE_STATE].impatience
         last = refusals[-1]
         for refusal in refusals:
             at = impatience.refused(refusal.client, self._refused_at)
             self._refused_at = at
             wait = at - impatience.clock()
-            if wait > 0 and refusal is last and last.begun == self._begun and last.keep_alive:
+            if not leaving and wait > 0 and refusal is last and last.begun == self._begun \
+                    and last.keep_alive:
                 # Held: nothing more is read on this connection until it is written, and
                 # nothing was read behind it, so the answers keep their order.
                 self.flow.pause_reading()
                 self.loop.call_later(wait, self._write, refusal)
                 return
-            self._write(refusal)
+            self._write(refusal, complete=not leaving)
+
+    @property
+    def _answering(self) -> bool:
+        """Is a request's answer being written on this connection now?"""
+        return self.cycle is not None and not self.cycle.response_complete
 
     def _write(self, refusal: _Refusal, *, complete: bool = True) -> None:
         if self.transport.is_closing():
@@ -196,9 +202,10 @@ class RefusingHttp(HttpToolsProtocol):
         self.transport.write(b"".join(head))
         if not refusal.keep_alive:
             self.transport.close()
-        if not complete or (self.cycle is not None and not self.cycle.response_complete):
-            # A request read after this one is being answered: its answer completes the
-            # rest (uvicorn's completion would start what is pipelined behind it now).
+        if not complete or self._answering:
+            # Leaving HTTP, or a request read after this one is being answered (its answer
+            # completes the rest: uvicorn's completion would start what is pipelined behind
+            # it now): counted, nothing re-armed.
             self.server_state.total_requests += 1
         else:
             self.on_response_complete()  # uvicorn's own: counted, keep-alive re-armed
