@@ -59,6 +59,7 @@ from bench.loadgen import (
     report,
 )
 from bench.loadgen import ms as fmt_ms
+from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server.accounts import Kind, token_digest
@@ -162,7 +163,7 @@ def http_protocol(src: Path | None) -> str:
     """``dicetable serve``'s HTTP protocol, where the design served has one."""
     root = src or Path(__file__).resolve().parent.parent / "src"
     if (root / "dicetable" / "server" / "refusing_http.py").exists():
-        return "dicetable.server.refusing_http:RefusingHttp"
+        return HTTP_PROTOCOL
     return "httptools"
 
 
