@@ -13,6 +13,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.events import Event
 from dicetable.server.accounts import Kind
+from dicetable.server.controls import controls_for
 from dicetable.server.floor import Floor, _Owned
 from dicetable.server.live_views import Fanout
 from dicetable.server.views import event_for, table_view
@@ -101,6 +102,14 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
                                   floor._extra(T, info, v))
                 assert floor.view(T, v) == full, (step, v.username)
                 assert json.loads(floor.view_text(T, v)) == _normal(full)
+            # The dealer's booking controls, kept across batches, equal the engine's answers
+            # asked afresh for every seated player.
+            dee = VIEWERS[-2]
+            role = floor.role_for(dee, T, g.PlaceBet)
+            with info.lock:
+                kept = floor._extra(T, info, dee)["controls"]
+                assert kept == {p: controls_for(info.table, "dee", role, p)
+                                for p in sorted(info.table.state.players)}, step
         for events, owners, expected in batches:
             fan = Fanout.of(events, owners)
             for v in VIEWERS:

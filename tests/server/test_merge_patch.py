@@ -93,4 +93,20 @@ def test_parts_shared_by_many_documents_are_compared_once(old: dict[str, Any],
         patch = merge_patch(before, after, memo)
         assert patch == merge_patch(before, after)
         assert same(apply_patch(before, patch), after)
-    assert len([k for k in memo if k[2] == ("me", "open")]) <= 1
+    assert len([k for k in memo if k == (id(old), id(new))]) <= 1
+
+
+@given(OBJECTS, OBJECTS)
+def test_a_part_shared_at_different_paths_is_compared_once_and_patched_at_each(
+        old: dict[str, Any], new: dict[str, Any]) -> None:
+    """A player's own controls are also the dealer's controls for that player, one object at
+    two paths: compared once, its nulls put at each path."""
+    memo: Memo = {}
+    player_before, player_after = {"me": {"controls": old}}, {"me": {"controls": new}}
+    dealer_before = {"controls": {"p1": old}, "can": {"pay": True}}
+    dealer_after = {"controls": {"p1": new}, "can": {"pay": False}}
+    for before, after in ((player_before, player_after), (dealer_before, dealer_after)):
+        patch = merge_patch(before, after, memo)
+        assert patch == merge_patch(before, after)
+        assert same(apply_patch(before, patch), after)
+    assert len([k for k in memo if k == (id(old), id(new))]) <= 1

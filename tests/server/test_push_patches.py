@@ -11,6 +11,7 @@ from typing import Any
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server.accounts import Account, Kind
+from dicetable.server.controls import controls_for
 from dicetable.server.floor import Floor
 from dicetable.server.hub import Hub, Watcher
 from dicetable.server.live_views import PACK_CONSTANTS
@@ -146,4 +147,51 @@ def test_one_player_joining_among_a_thousand_makes_a_small_push() -> None:
         assert '"type":"PlayerJoined"' in text
         assert len(text.encode()) < 2_000, text
     assert len(hello.encode()) > 20_000  # the whole view, for scale
+    floor.close()
+
+
+def test_a_dealer_watching_a_full_table_asks_the_engine_only_about_the_player_who_bet(
+        monkeypatch: Any) -> None:
+    """The dealer's console lists what it may book for every seated player; a push after one
+    player's bet asks the engine again about that player alone, and works the extra out once
+    per kind of viewer (the seated players share one), not once per viewer."""
+    import dicetable.server.live_views as live_views
+
+    floor = small_floor()
+    crowd: list[g.Command] = []
+    names = [f"p{i:03d}" for i in range(200)]
+    for name in names:
+        crowd += [g.JoinTable(actor=name, role=Role.PLAYER, player=name, seat=None),
+                  g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=100_00)]
+    floor.run(T, lambda: crowd)
+    hub = Hub(floor)
+    hub.bind(InlineLoop())  # type: ignore[arg-type]
+    floor.listen(hub.publish)
+    dealer = hub.join(T, account("dee", Kind.STAFF), 0)[0]
+    for name in names:
+        hub.join(T, account(name), 0)
+    asked: list[str] = []
+    real = controls_for
+
+    def counting(table: Any, actor: str, role: Role, player: str) -> dict[str, Any]:
+        asked.append(player)
+        return real(table, actor, role, player)
+
+    monkeypatch.setattr(live_views, "controls_for", counting)
+    extras: list[str] = []
+    real_extra = floor._extra
+
+    def counting_extra(table_id: str, info: Any, who: Account) -> dict[str, Any]:
+        extras.append(who.username)
+        return real_extra(table_id, info, who)
+
+    monkeypatch.setattr(floor, "_extra", counting_extra)
+    floor.command(T, account("p007"), bet("field", 1_00), g.PlaceBet).result(10)
+    pushed(floor)
+    assert asked == ["p007"]
+    assert len(extras) == 2  # the dealer's, and one seated player's for them all
+    assert "dee" in extras
+    (_, text), = dealer.buffer
+    patch = json.loads(text)["patch"]
+    assert set(patch.get("controls", {})) == {"p007"}  # the rest of the console unchanged
     floor.close()

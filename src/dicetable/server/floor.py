@@ -528,11 +528,18 @@ class Floor:
         if staff and roles:
             # What this member of staff may book for each seated player (engine answers).
             role = self.role_for(account, table_id, gcmd.PlaceBet)
-            extra["controls"] = {p: controls_for(info.table, account.username, role, p)
-                                 for p in sorted(info.table.state.players)}
+            extra["controls"] = info.views.booking(info.table, account.username, role)
             extra["can"] = console_can(info.table, account.username,
                                        lambda cls: self.role_for(account, table_id, cls))
         return extra
+
+    def extra_class(self, table_id: str, account: Account) -> tuple[Any, ...]:
+        """What ``_extra`` depends on in ``account``: accounts alike in it get the same
+        extra (every player seated at a table, every player watching it), so that a push to
+        1,000 players works it out once or twice, not 1,000 times."""
+        staff = account.kind is Kind.STAFF
+        roles = tuple(self.roles_at(account, table_id))
+        return (staff, roles, account.username if staff and roles else None)
 
     def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
         """What ``account`` may do now for ``player``: a player for themselves, staff for a

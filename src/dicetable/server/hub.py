@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dicetable.games.events import Event
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.live_views import Fanout, Patches, Sent, dumps
+from dicetable.server.merge_patch import same
 
 if TYPE_CHECKING:
     from dicetable.server.floor import Floor
@@ -216,24 +217,19 @@ class Hub:
         public = views.public(info.table, info.history, lean=True)[0]
         staff_part = views.staff(info.table)[0] if any(w.staff for w in group) else None
         texts: dict[tuple[str, str], str] = {}
-        extras: dict[tuple[str, Kind], tuple[dict[str, Any], str]] = {}
-        alike: dict[str, dict[str, Any]] = {}  # one object for equal extras: one patch for all
+        extras: dict[tuple[Any, ...], dict[str, Any]] = {}  # one object per class: one patch
         for w in group:
             base = w.base
             if w.closed or base is None or base.seq >= fan.seq:
                 continue  # a batch its hello already had
-            key = (w.account.username, w.account.kind)
-            held = extras.get(key)
-            if held is None:
-                extra = floor._extra(table, info, w.account)
-                as_json = dumps(extra)
-                held = extras[key] = (alike.setdefault(as_json, extra), as_json)
-            extra, extra_text = held
-            if extra_text == base.extra_text:
+            key = floor.extra_class(table, w.account)
+            extra = extras.get(key)
+            if extra is None:
+                extra = extras[key] = floor._extra(table, info, w.account)
+            if same(extra, base.extra):
                 extra = base.extra  # unchanged: no patch to work out
             mine = views.me_part(info.table, w.viewer) if w.viewer is not None else None
-            now = Sent(fan.seq, public, staff_part if w.staff else None, mine, extra,
-                       extra_text)
+            now = Sent(fan.seq, public, staff_part if w.staff else None, mine, extra)
             patch = patches.text(base, now)
             events = fan.events_text(w.viewer, w.staff)
             message = texts.get((events, patch))

@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.core.events import event_to_dict
+from dicetable.core.roles import Role
 from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.state import Bet
+from dicetable.server.controls import controls_for
 from dicetable.server.merge_patch import Memo, merge_patch
 from dicetable.server.views import (
     PRIVATE_BET,
@@ -82,6 +84,11 @@ class LiveViews:
         out per bet), what a player may make depends on the table, not on the player, once
         they are at it (``CrapsEngine.placeable_codes``: the player gate, then each wager's
         table-state checks). Worked out once per batch, not once per player."""
+        self._booking: dict[tuple[str, Role], _Booking] = {}
+        """What each member of staff may book for each seated player (``controls_for``), by
+        (actor, role), kept across batches as the players' own parts are: a batch drops only
+        the players its events touch (all of them, for a change to the table itself). A
+        dealer's console at a 1,000-player table asked the engine 1,000 times per batch."""
 
     def reset(self) -> None:
         """Forget everything (the table was rebuilt from its log)."""
@@ -91,6 +98,7 @@ class LiveViews:
         self._last.clear()
         self._texts.clear()
         self._placeable.clear()
+        self._booking.clear()
 
     def update(self, events: Iterable[Event], owners: Mapping[str, str]) -> None:
         """A committed batch: drop what it may have changed."""
@@ -110,9 +118,12 @@ class LiveViews:
                 table_level = True
         if table_level:
             self._me.clear()
+            self._booking.clear()
         else:
             for player in touched:
                 self._me.pop(player, None)
+            for booking in self._booking.values():
+                booking.drop(touched)
 
     # -- the parts ----------------------------------------------------------------------------
     def public(self, table: Table, history: list[dict[str, Any]], *, lean: bool = False
@@ -176,6 +187,26 @@ class LiveViews:
             self.rebuilt += 1
         return held[1]
 
+    def booking(self, table: Table, actor: str, role: Role) -> dict[str, dict[str, Any]]:
+        """``{player: controls_for(table, actor, role, player)}`` for every seated player, in
+        name order; the same object while none of its entries changed."""
+        blocked = self.blocked(table)
+        held = self._booking.get((actor, role))
+        if held is None or held.blocked != blocked:
+            held = self._booking[(actor, role)] = _Booking(blocked)
+        if held.whole is None:
+            entries = held.entries
+            whole: dict[str, dict[str, Any]] = {}
+            for player in sorted(table.state.players):
+                found = entries.get(player)
+                if found is None:
+                    found = entries[player] = controls_for(table, actor, role, player)
+                whole[player] = found
+            if len(entries) != len(whole):  # players gone
+                held.entries = {p: entries[p] for p in whole}
+            held.whole = whole
+        return held.whole
+
     def _placeable_text(self, codes: list[str]) -> str:
         for shared_codes, text in self._placeable.values():
             if shared_codes == codes:
@@ -208,8 +239,7 @@ class LiveViews:
         of its next push's patch."""
         return Sent(seq, self.public(table, history, lean=True)[0],
                     self.staff(table)[0] if staff else None,
-                    self.me_part(table, viewer) if viewer is not None else None, extra,
-                    dumps(extra))
+                    self.me_part(table, viewer) if viewer is not None else None, extra)
 
     def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
                   staff: bool, extra: Mapping[str, Any], *, lean: bool = False) -> str:
@@ -228,6 +258,22 @@ class LiveViews:
         if more:
             parts.append(more)
         return _merge(text, *parts)
+
+
+@dataclass
+class _Booking:
+    """One member of staff's ``LiveViews.booking``."""
+
+    blocked: bool
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    whole: dict[str, dict[str, Any]] | None = None
+
+    def drop(self, players: set[str]) -> None:
+        """Their entries are asked again; the whole is new (a joining player is in it)."""
+        for player in players:
+            self.entries.pop(player, None)
+        if players:
+            self.whole = None
 
 
 @dataclass
@@ -304,8 +350,6 @@ class Sent:
     staff: dict[str, Any] | None
     me: dict[str, Any] | None
     extra: dict[str, Any]
-    extra_text: str
-    """``extra`` as JSON (compared, rather than ``extra`` itself, to see it unchanged)."""
 
 
 _NO_PATCH = ("", "")

@@ -62,10 +62,12 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-Memo = dict[tuple[int, int, tuple[str, ...]], tuple[Any, list[tuple[str, ...]]]]
-"""Patches of objects already compared, by their ids and path: for documents that share
-parts (one push's views of many players share what is alike in them), each pair of shared
-parts is compared once. Valid only while those objects are alive and unchanged."""
+Memo = dict[tuple[int, int], tuple[Any, list[tuple[str, ...]]]]
+"""Patches of objects already compared, by their ids, with their null paths relative to
+them: for documents that share parts (one push's views of many players share what is alike
+in them, wherever they stand: a player's own controls and a dealer's controls for that player
+are one object), each pair of shared parts is compared once. Valid only while those objects
+are alive and unchanged."""
 
 
 def merge_patch(old: Any, new: Any, memo: Memo | None = None) -> Patch:
@@ -95,14 +97,14 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
                 # Objects are merged member by member (equal ones give an empty patch); a
                 # pair shared by many documents is compared once (``memo``).
                 where = (*path, key)
-                done = memo.get((id(before), id(value), where)) if memo is not None else None
+                done = memo.get((id(before), id(value))) if memo is not None else None
                 if done is None:
                     mine: list[tuple[str, ...]] = []
-                    done = (_diff(before, value, where, mine, memo), mine)
+                    done = (_diff(before, value, (), mine, memo), mine)
                     if memo is not None:
-                        memo[(id(before), id(value), where)] = done
+                        memo[(id(before), id(value))] = done
                 inner, inner_nulls = done
-                nulls.extend(inner_nulls)
+                nulls.extend((*where, *rest) for rest in inner_nulls)
                 if inner:
                     out[key] = inner
             elif same(before, value):
