@@ -10,7 +10,11 @@ it as the dealer's command on the player's behalf.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
@@ -272,7 +276,46 @@ def test_players_alike_share_their_open_wagers_and_the_rest_get_their_own() -> N
     for player, answer in answers.items():
         assert answer == controls._controls(table, player, Role.PLAYER, player, share=False)
     assert answers["ann"]["open"] is answers["ben"]["open"]  # alike: worked out once
-    assert len(controls._OPEN) == 4  # ann and ben; cat; dan (short of chips); eve
-    assert answers["dan"]["open"] != answers["ann"]["open"]
+    assert len(controls._OPEN) == 3  # ann, ben and dan (whatever their balance); cat; eve
+    assert answers["dan"]["open"] != answers["ann"]["open"]  # dan's cut to his $7
     assert "field" not in answers["eve"]["open"]  # one wager per spot
     assert "field" in answers["ann"]["open"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(balances=st.lists(st.one_of(st.integers(0, 3_000), st.integers(0, 2_000_000),
+                                   st.sampled_from([2_099, 2_100, 2_199, 4_199, 4_200,
+                                                    10_499, 10_500, 19_999])),
+                         min_size=1, max_size=6),
+       point=st.sampled_from([None, "2-2", "3-3", "5-5"]),
+       wagers=st.lists(st.sampled_from(["pass", "field", "buy4", "lay10", "place6"]),
+                       max_size=3))
+def test_money_balance_each_players_open_wagers_are_the_engines_own_answers_for_their_balance(
+        balances: list[int], point: str | None, wagers: list[str]) -> None:
+    """money.balance: what a player may afford is cut from the answers whatever the balance
+    by each rung's stake (the amount and an up-front commission), and that cut is exactly what
+    the engine accepts from that player - at every balance, near every commission step."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    table.join("rich")
+    table.buy_in("rich", 5_000_000)
+    names = [f"p{i}" for i in range(len(balances))]
+    for name in names:
+        table.join(name)
+    if point is not None:
+        table.bet("rich", "pass", 1_000)
+        table.roll(point)
+        table.settle()
+    for name, chips, wager in zip(names, balances, [*wagers, *[None] * len(names)],
+                                  strict=False):
+        if wager is not None and chips:
+            table.buy_in(name, chips)
+            with contextlib.suppress(ValueError):
+                table.bet(name, wager, 2_000 if wager.startswith(("buy", "lay")) else 1_000)
+        elif chips:
+            table.buy_in(name, chips)
+    for name in names:
+        shared = controls.controls_for(table, name, Role.PLAYER, name)
+        assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
+            name, table.state.balance(name))

@@ -23,6 +23,7 @@ from dicetable.games.policy import (
     commission_for,
     commission_kind,
     commission_up_front,
+    stake,
 )
 from dicetable.games.state import Bet, Phase, TableState
 from dicetable.rules.model import RulePack
@@ -235,12 +236,13 @@ class Engine:
             raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
                                "change that bet instead", rule="wagers.one-per-spot")
         self.check_amount(state, wager, c.amount, base, start)
-        fee = commission_for(pack, wager, c.amount) if commission_up_front(pack, wager.code) \
-            else 0
-        if c.amount + fee > state.balance(c.player):
+        # The last check, and the only one a balance enters (``controls`` relies on it).
+        cost = stake(pack, wager, c.amount)
+        if cost > state.balance(c.player):
             raise IllegalWager(f"{c.player} has {format_cents(state.balance(c.player))}, "
-                               f"short of {format_cents(c.amount + fee)}",
+                               f"short of {format_cents(cost)}",
                                rule="money.balance")
+        fee = cost - c.amount
         rule_id = f"menu.{family_of(c.wager)}"
         out.emit(ev.BetPlaced, rule=pack.cite(rule_id), bet=f"b{state.bet_counter + 1}",
                  player=c.player, wager=wager.code, amount=c.amount, state=start, base=base,

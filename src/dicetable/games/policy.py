@@ -67,6 +67,14 @@ def commission_up_front(pack: RulePack, wager: str) -> bool:
     return kind is not None and pack.value(f"commission.{kind}.when") == "up-front"
 
 
+def stake(pack: RulePack, wager: CompiledWager, amount: int) -> int:
+    """What placing ``amount`` on ``wager`` takes from the player's balance: the amount, and
+    the commission where it is paid up front (the engine's ``money.balance`` check)."""
+    if commission_up_front(pack, wager.code):
+        return amount + commission_for(pack, wager, amount)
+    return amount
+
+
 def payout_amount(pack: RulePack, stake: int, net: Fraction) -> tuple[int, int]:
     """The win on ``stake`` at ``net`` to 1, rounded per the pack, and the rounding applied."""
     exact = stake * net

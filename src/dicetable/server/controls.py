@@ -9,6 +9,8 @@ accepts.
 
 from __future__ import annotations
 
+import bisect
+import copy
 import functools
 import threading
 from collections import OrderedDict
@@ -20,8 +22,8 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.amounts import legal_amounts
 from dicetable.games.engine import Engine
-from dicetable.games.policy import is_working
-from dicetable.games.state import Bet
+from dicetable.games.policy import commission_up_front, is_working, stake
+from dicetable.games.state import Bet, Player
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name
 from dicetable.table import Table
@@ -56,7 +58,24 @@ def _dollars(cents: int) -> str:
 
 
 def _ladder(ladder: tuple[int, int, int] | None) -> dict[str, int] | None:
-    return None if ladder is None else {"first": ladder[0], "step": ladder[1], "last": ladder[2]}
+    return None if ladder is None else _rungs(*ladder)
+
+
+_RUNGS: dict[tuple[int, int, int], dict[str, int]] = {}
+_RUNGS_MAX = 65_536
+
+
+def _rungs(first: int, step: int, last: int) -> dict[str, int]:
+    """``{"first", "step", "last"}``, one object for equal ladders (never changed once made):
+    a push after a roll compares 1,000 players' controls with the ones they were sent, and
+    equal ladders are then the same object, not compared member by member."""
+    key = (first, step, last)
+    found = _RUNGS.get(key)
+    if found is None:
+        if len(_RUNGS) >= _RUNGS_MAX:  # forgetting them costs only the shortcut
+            _RUNGS.clear()
+        found = _RUNGS[key] = {"first": first, "step": step, "last": last}
+    return found
 
 
 def wager_ladders(table: Table) -> dict[str, dict[str, Any]]:
@@ -75,14 +94,6 @@ def _wager_ladders(pack: RulePack) -> dict[str, dict[str, Any]]:
         out[code] = {"ladder": _ladder(ladder),
                      "label": ladder_label(display_name(code), ladder)}
     return out
-
-
-@functools.lru_cache(maxsize=64)
-def _dearest(pack: RulePack) -> int:
-    """Twice the highest posted rung of any wager: at least what any rung and its commission
-    can cost (a commission never exceeds the stake it is on)."""
-    return 2 * max((lad["ladder"]["last"] for lad in _wager_ladders(pack).values()
-                    if lad["ladder"]), default=0)
 
 
 def odds_ladder(table: Table, base: Bet) -> tuple[int, int, int] | None:
@@ -123,8 +134,11 @@ _SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
 _SEEN_MAX = 4096
 """Situations remembered (a stadium table's 1,000 players each have their own)."""
 _SEEN_LOCK = threading.Lock()
-_OPEN: OrderedDict[tuple[Any, ...], dict[str, dict[str, int]]] = OrderedDict()
-"""The new wagers open to players alike (``_opening``), by what they are alike in."""
+_OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int]] = OrderedDict()
+"""The new wagers open to players alike (``_opening``), by what they are alike in, whatever
+their balance (``_rich``)."""
+_CUT: OrderedDict[tuple[Any, ...], dict[str, dict[str, int]]] = OrderedDict()
+"""Those cut to a balance (``_open_to``)."""
 
 
 def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
@@ -182,19 +196,113 @@ def _table_situation(table: Table) -> tuple[Any, ...]:
 
 
 def _opening(table: Table, player: str) -> tuple[Any, ...]:
-    """What the engine's answers about ``player``'s *new* wagers depend on: the table, whether
-    the player is seated and has a part of their own in the procedure (shooter, offered the
-    dice, holding the shaker), the spots their wagers stand on (one wager per spot), and their
-    balance - only up to the most any posted rung with its commission can cost (at or above
-    it, every rung is affordable alike). Players alike in all of these get the same answers,
-    so a full table works them out once, not once per player."""
+    """What the engine's answers about ``player``'s *new* wagers depend on, but for their
+    balance: the table, whether the player is seated and has a part of their own in the
+    procedure (shooter, offered the dice, holding the shaker), and the spots their wagers
+    stand on (one wager per spot). Players alike in all of these get the same answers but for
+    what each can afford, so a full table asks the engine once, not once per player."""
     s = table.state
     p = table.procedure
     info = s.players[player]
     return (*_table_situation(table), info.seat is None, player == p.shooter,
             player == p.offer_to, player == p.shaker_holder,
-            min(info.balance, _dearest(table.pack)),
             tuple(sorted((b.wager, b.state, b.base is None) for b in s.bets_of(player))))
+
+
+RICH = 10**15
+"""A balance (cents) no wager's stake comes near: the engine's answers with it are its answers
+whatever the balance."""
+
+
+def _open_to(table: Table, player: str, balance: int,
+             work_out: Callable[[], dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
+    """The new wagers open to ``player`` and the amounts their ``balance`` covers.
+
+    The engine refuses a wager for the balance last, and for nothing else (``stake``, the
+    ``money.balance`` check): so what it accepts from a player is what it accepts whatever
+    the balance (asked once for players alike, with ``RICH`` chips) cut to the rungs whose
+    stake the balance covers - a lookup, not the engine asked again for each of 1,000
+    players with 1,000 different balances."""
+    if _game(table) is None:  # no engine whose stake to look up: each balance asked
+        return _remembered(_CUT, (*_opening(table, player), balance), work_out)
+    rich, cap = _remembered(_OPEN, _opening(table, player), lambda: _rich(table, player))
+    if balance >= cap:
+        return rich
+    pack = table.pack
+
+    def cut() -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for code, lad in rich.items():
+            first, step, last = lad["first"], lad["step"], lad["last"]
+            if balance < first:
+                continue
+            rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
+            stakes = _stakes(pack, code)
+            if stakes is not None:
+                rungs = bisect.bisect_right(stakes, balance, 0, rungs)
+            if rungs:
+                out[code] = _rungs(first, step, first + (rungs - 1) * step)
+        return out
+
+    return _remembered(_CUT, (*_opening(table, player), balance), cut)
+
+
+@functools.lru_cache(maxsize=256)  # packs are immutable and few
+def _stakes(pack: RulePack, code: str) -> tuple[int, ...] | None:
+    """The stake of each rung of ``code``'s posted ladder, where a commission comes on top of
+    the amount (None: each rung's stake is its amount). A commission never falls as the
+    amount rises, so the stakes are in order (searched by bisection). Worked out once per
+    pack (``warm``), not per player."""
+    if not commission_up_front(pack, code):
+        return None
+    ladder = _wager_ladders(pack)[code]["ladder"]
+    if ladder is None:
+        return None
+    wager = compile_pack(pack)[code]
+    return tuple(stake(pack, wager, amount)
+                 for amount in range(ladder["first"], ladder["last"] + 1, ladder["step"]))
+
+
+def warm(pack: RulePack) -> None:
+    """Work out what a pack's controls look up (its ladders, its stakes) before the first
+    roll of a full table needs them (a table's opening, at start-up)."""
+    for code in _wager_ladders(pack):
+        _stakes(pack, code)
+
+
+def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int]:
+    """The new wagers open to ``player`` as if they held ``RICH`` chips, and the least balance
+    that covers every rung of them (at or above it, a player's answers are these)."""
+    state = table.state
+    probe = copy.copy(state)  # the engine reads the state; nothing of it is changed
+    probe.players = dict(state.players)
+    probe.players[player] = Player(balance=RICH, seat=state.players[player].seat)
+    now = table.now()
+
+    def placing(code: str) -> Callable[[int], bool]:
+        def fits(amount: int) -> bool:
+            try:
+                table.engine.decide(probe, g.PlaceBet(actor=player, role=Role.PLAYER,
+                                                      player=player, wager=code,
+                                                      amount=amount), now)
+            except ValueError:
+                return False
+            return True
+        return fits
+
+    ladders = wager_ladders(table)
+    found: dict[str, dict[str, int]] = {}
+    cap = 0
+    for code in table.placeable_codes(player, list(ladders)):
+        posted = ladders[code]["ladder"]
+        if not posted:
+            continue
+        fit = _affordable((posted["first"], posted["step"], posted["last"]), RICH,
+                          placing(code))
+        if fit is not None:
+            found[code] = _rungs(*fit)
+            cap = max(cap, stake(table.pack, state.compiled[code], fit[2]))
+    return found, cap
 
 
 def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> bool:
@@ -251,12 +359,12 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
             fit = _affordable((posted["first"], posted["step"], posted["last"]), balance,
                               placing(code))
             if fit is not None:
-                found[code] = {"first": fit[0], "step": fit[1], "last": fit[2]}
+                found[code] = _rungs(*fit)
         return found
 
     if share and actor == player and role is Role.PLAYER:  # what any player alike would get
         # Shared, as whole answers are (``controls_for``): never changed once made.
-        open_now = _remembered(_OPEN, _opening(table, player), work_out)
+        open_now = _open_to(table, player, balance, work_out)
     else:
         open_now = work_out()
     bets: dict[str, dict[str, Any]] = {}

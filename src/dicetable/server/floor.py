@@ -38,6 +38,7 @@ from dicetable.games.state import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
+from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
 from dicetable.server.live_views import LiveViews
@@ -201,6 +202,7 @@ class Floor:
         _ = table.state.compiled
         limits_of(table)
         console_rules(table)
+        warm_controls(table.pack)
         info.pipeline = TablePipeline(self, table_id, max_queue=self.max_queue)
         return info
 
