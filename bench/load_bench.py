@@ -11,9 +11,10 @@ Scenarios:
 (a) 200 clients betting on 4 electronic tables, each as fast as it is answered;
 (b) 1,000 players on one electronic table, each placing its bets in a 10 s window before the
     close (more of them the nearer the close);
-(c) 1,000 WebSocket viewers of one table: time from the command that makes a public event to
-    the last viewer receiving it (an upper bound of commit-to-last-delivery), and from its
-    acknowledgement;
+(c) 1,000 WebSocket viewers of one table, players who bought in for different amounts, and
+    the dealer's console: time from the command that makes a public event to the last viewer
+    receiving it (an upper bound of commit-to-last-delivery), and from its acknowledgement;
+    then the same for the rolls (each player's own part changes);
 (d) 2x overload, open loop at twice what (a) reached: the share of 503s, their latency, and the
     latency of the accepted.
 
@@ -77,6 +78,14 @@ ROLL_BET_SECONDS = 2
 BENCH_TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
 STADIUM, ARENA = "stadium", "arena"
 CHIPS = 100_000_000
+DEALER = "dee"
+"""The tables' dealer: their console watches the arena with its 1,000 players (c)."""
+
+
+def arena_chips(i: int) -> int:
+    """The arena's players buy in as a crowd does, each for a different amount ($100 to about
+    $20,000): what each can afford, and so each one's own part, differs."""
+    return 100_00 + (i * 7_919_00) % 2_000_000
 SERVER_CORE, GENERATOR_CORE = 0, 1
 
 
@@ -140,9 +149,15 @@ def _seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
                         (token_digest(token), name, expires))
             tokens[name] = token
             if table:
+                chips = arena_chips(len(setup) // 2) if table == ARENA else CHIPS
                 setup += [g.JoinTable(actor=name, role=Role.PLAYER, player=name),
                           g.BuyChips(actor="table", role=Role.SYSTEM, player=name,
-                                     amount=CHIPS)]
+                                     amount=chips)]
+        if table == ARENA:  # the dealer's console, a viewer like the players
+            token = secrets.token_urlsafe(24)
+            db_.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
+                        (token_digest(token), DEALER, expires))
+            tokens[DEALER] = token
         for i in range(0, len(setup), 2000):
             chunk = setup[i:i + 2000]
             floor.run(table, lambda c=chunk: c)  # type: ignore[misc]
@@ -392,7 +407,7 @@ class Run:
     # (c) -------------------------------------------------------------------------------------
     async def scenario_c(self, events: int = 20) -> None:
 
-        viewers = self.groups[ARENA]
+        viewers = [*self.groups[ARENA], DEALER]
         joiners = self.groups[""][:events]
         await self.warm([ARENA])
         arrivals: dict[int, list[float]] = {}
@@ -452,7 +467,7 @@ class Run:
                     "while the events were pushed: generator CPU "
                     f"{100 * shares[0][0]:.0f}%, server CPU {100 * shares[0][1]:.0f}%)")
 
-        await self.measure("(c) 1,000 viewers, commit->last", work, [ARENA], after_ack,
+        await self.measure("(c) 1,000 viewers + dealer, commit->last", work, [ARENA], after_ack,
                            sample_later=True)
 
     async def scenario_c_roll(self, rolls: int = 10) -> None:
@@ -461,7 +476,7 @@ class Run:
         (a ``ROLL_BET_SECONDS`` countdown); the latency is from the roll's own timestamp
         (``at``, taken as it is decided, before its commit) to the last viewer receiving it."""
 
-        viewers = self.groups[ARENA]
+        viewers = [*self.groups[ARENA], DEALER]
         arrivals: dict[int, list[float]] = {}
         decided: dict[int, float] = {}
 
@@ -502,7 +517,7 @@ class Run:
                     f"{len(firsts)} rolls; first -> last viewer p99 "
                     f"{fmt_ms(pct(firsts, 99)).strip()} ms)")
 
-        await self.measure("(c) 1,000 viewers, a roll", work, [ARENA], spread,
+        await self.measure("(c) 1,000 viewers + dealer, a roll", work, [ARENA], spread,
                            sample_later=True)
 
     # (d) -------------------------------------------------------------------------------------
