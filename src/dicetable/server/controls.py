@@ -236,8 +236,11 @@ def _open_to(table: Table, player: str, balance: int,
             first, step, last = lad["first"], lad["step"], lad["last"]
             if balance < first:
                 continue
-            rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
             stakes = _stakes(pack, code)
+            if stakes is None and balance >= last:
+                out[code] = lad  # every rung covered: the answer whatever the balance
+                continue
+            rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
             if stakes is not None:
                 rungs = bisect.bisect_right(stakes, balance, 0, rungs)
             if rungs:
