@@ -11,6 +11,7 @@ from dicetable.core.errors import ProcedureViolation
 from dicetable.table import Table
 from dicetable.table.automation import Automation, automations_for
 from dicetable.table.script import run_script
+from dicetable.table.script_export import export_script
 
 _PH = """dicetable-script {version}
 pack pa-props-and-hops
@@ -67,6 +68,20 @@ def test_shaker_passes_on_the_shaker_is_not_offered_before_it_is_passed() -> Non
     with pytest.raises(ProcedureViolation) as refused:
         table.do("offer-shaker", player="bea")
     assert refused.value.rule == "shaker.passes_on"
+
+
+def test_shaker_passes_on_a_dealers_pass_is_exported_as_pass_shaker_and_replays() -> None:
+    """585.3(j): a log holding the dealer's own pass of the shaker exports to a script (its
+    ``pass-shaker`` line) that replays to the same table."""
+    table = _run("dee dealer collect\ndee dealer pay\ndee dealer complete-round\n"
+                 "dee dealer pass-shaker\n")
+    script = export_script(table.log)
+    assert "dee dealer pass-shaker" in script
+    replayed = run_script(script)
+    assert replayed.ok, replayed.failure
+    assert replayed.table is not None
+    assert replayed.table.procedure.shaker_holder == "bea"
+    assert replayed.table.state.seq == table.state.seq
 
 
 def test_shaker_passes_on_settle_passes_it_in_its_turn() -> None:

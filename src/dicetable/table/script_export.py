@@ -144,6 +144,8 @@ def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Comma
             return tcmd.ReturnShaker(**who)
         case tev.ShakerUncovered():
             return tcmd.UncoverShaker(**who)
+        case tev.ShakerPassed():  # format 3: the pass is a chore of its own (pass-shaker)
+            return tcmd.PassShaker(**who)
         case tev.AlertRaised():
             return tcmd.Tick(**who)
     raise InvalidInput(f"seq {e.seq}: no command writes a {e.kind} event by itself",
