@@ -125,17 +125,22 @@ def test_the_public_patch_is_worked_out_once_per_push_not_per_viewer() -> None:
     floor.close()
 
 
-def test_one_player_joining_among_a_thousand_makes_a_small_push() -> None:
+def _crowded(names: list[str]) -> tuple[Floor, Hub]:
+    """The small floor with ``names`` at its table too (unseated, $100 each), and its hub."""
     floor = small_floor()
     crowd: list[g.Command] = []
-    for i in range(1000):
-        name = f"p{i:04d}"
+    for name in names:
         crowd += [g.JoinTable(actor=name, role=Role.PLAYER, player=name, seat=None),
                   g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=100_00)]
     floor.run(T, lambda: crowd)
     hub = Hub(floor)
     hub.bind(InlineLoop())  # type: ignore[arg-type]
     floor.listen(hub.publish)
+    return floor, hub
+
+
+def test_one_player_joining_among_a_thousand_makes_a_small_push() -> None:
+    floor, hub = _crowded([f"p{i:04d}" for i in range(1000)])
     seated: Watcher = hub.join(T, account("p0500"), 0)[0]
     watching: Watcher = hub.join(T, Account("zed", Kind.PLAYER, "Zed"), 0)[0]
     _, hello = hub.join(T, account("p0001"), 0)
@@ -157,16 +162,8 @@ def test_a_dealer_watching_a_full_table_asks_the_engine_only_about_the_player_wh
     per kind of viewer (the seated players share one), not once per viewer."""
     import dicetable.server.live_views as live_views
 
-    floor = small_floor()
-    crowd: list[g.Command] = []
     names = [f"p{i:03d}" for i in range(200)]
-    for name in names:
-        crowd += [g.JoinTable(actor=name, role=Role.PLAYER, player=name, seat=None),
-                  g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=100_00)]
-    floor.run(T, lambda: crowd)
-    hub = Hub(floor)
-    hub.bind(InlineLoop())  # type: ignore[arg-type]
-    floor.listen(hub.publish)
+    floor, hub = _crowded(names)
     dealer = hub.join(T, account("dee", Kind.STAFF), 0)[0]
     for name in names:
         hub.join(T, account(name), 0)

@@ -293,19 +293,27 @@ def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int]:
             return True
         return fits
 
+    found = _open_ladders(table, player, RICH, placing)
+    cap = max((stake(table.pack, state.compiled[code], lad["last"])
+               for code, lad in found.items()), default=0)
+    return found, cap
+
+
+def _open_ladders(table: Table, player: str, spare: int,
+                  placing: Callable[[str], Callable[[int], bool]]) -> dict[str, dict[str, int]]:
+    """Each wager ``player`` may make now, its posted ladder cut to the rungs ``spare``
+    chips cover and the engine accepts (``placing(code)``: does it accept this amount?)."""
     ladders = wager_ladders(table)
     found: dict[str, dict[str, int]] = {}
-    cap = 0
     for code in table.placeable_codes(player, list(ladders)):
         posted = ladders[code]["ladder"]
         if not posted:
             continue
-        fit = _affordable((posted["first"], posted["step"], posted["last"]), RICH,
+        fit = _affordable((posted["first"], posted["step"], posted["last"]), spare,
                           placing(code))
         if fit is not None:
             found[code] = _rungs(*fit)
-            cap = max(cap, stake(table.pack, state.compiled[code], fit[2]))
-    return found, cap
+    return found
 
 
 def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> bool:
@@ -350,20 +358,10 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
             return can(g.ChangeBet(actor=actor, role=role, bet=bet_id, amount=amount))
         return fits
 
-    ladders = wager_ladders(table)
     balance = state.balance(player)
 
     def work_out() -> dict[str, dict[str, int]]:
-        found: dict[str, dict[str, int]] = {}
-        for code in table.placeable_codes(player, list(ladders)):
-            posted = ladders[code]["ladder"]
-            if not posted:
-                continue
-            fit = _affordable((posted["first"], posted["step"], posted["last"]), balance,
-                              placing(code))
-            if fit is not None:
-                found[code] = _rungs(*fit)
-        return found
+        return _open_ladders(table, player, balance, placing)
 
     if share and actor == player and role is Role.PLAYER:  # what any player alike would get
         # Shared, as whole answers are (``controls_for``): never changed once made.
