@@ -134,11 +134,12 @@ _SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
 _SEEN_MAX = 4096
 """Situations remembered (a stadium table's 1,000 players each have their own)."""
 _SEEN_LOCK = threading.Lock()
-_OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int]] = OrderedDict()
+_OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int,
+                                           tuple[tuple[str, int, int, int], ...]]] = OrderedDict()
 """The new wagers open to players alike (``_opening``), by what they are alike in, whatever
 their balance (``_rich``)."""
 _CUT: OrderedDict[tuple[Any, ...], dict[str, dict[str, int]]] = OrderedDict()
-"""Those cut to a balance (``_open_to``)."""
+"""Those cut to a balance (``_open_to``), and each answer whatever the balance by what it is."""
 
 
 def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str, Any]:
@@ -225,7 +226,8 @@ def _open_to(table: Table, player: str, balance: int,
     players with 1,000 different balances."""
     if _game(table) is None:  # no engine whose stake to look up: each balance asked
         return _remembered(_CUT, (*_opening(table, player), balance), work_out)
-    rich, cap = _remembered(_OPEN, _opening(table, player), lambda: _rich(table, player))
+    rich, cap, content = _remembered(_OPEN, _opening(table, player),
+                                     lambda: _rich(table, player))
     if balance >= cap:
         return rich
     pack = table.pack
@@ -247,7 +249,9 @@ def _open_to(table: Table, player: str, balance: int,
                 out[code] = _rungs(first, step, first + (rungs - 1) * step)
         return out
 
-    return _remembered(_CUT, (*_opening(table, player), balance), cut)
+    # By what it is cut from, not by the situation: after a roll that leaves a player's
+    # open wagers as they were, the cut is the one they were sent (no patch to work out).
+    return _remembered(_CUT, (pack, content, balance), cut)
 
 
 @functools.lru_cache(maxsize=256)  # packs are immutable and few
@@ -273,9 +277,11 @@ def warm(pack: RulePack) -> None:
         _stakes(pack, code)
 
 
-def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int]:
-    """The new wagers open to ``player`` as if they held ``RICH`` chips, and the least balance
-    that covers every rung of them (at or above it, a player's answers are these)."""
+def _rich(table: Table, player: str
+          ) -> tuple[dict[str, dict[str, int]], int, tuple[tuple[str, int, int, int], ...]]:
+    """The new wagers open to ``player`` as if they held ``RICH`` chips, the least balance
+    that covers every rung of them (at or above it, a player's answers are these), and what
+    they are as a key (equal answers in another situation are the same object)."""
     state = table.state
     probe = copy.copy(state)  # the engine reads the state; nothing of it is changed
     probe.players = dict(state.players)
@@ -296,7 +302,9 @@ def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int]:
     found = _open_ladders(table, player, RICH, placing)
     cap = max((stake(table.pack, state.compiled[code], lad["last"])
                for code, lad in found.items()), default=0)
-    return found, cap
+    content = tuple((code, lad["first"], lad["step"], lad["last"]) for code, lad in found.items())
+    same = _remembered(_CUT, (table.pack, content), lambda: found)
+    return same, cap, content
 
 
 def _open_ladders(table: Table, player: str, spare: int,
