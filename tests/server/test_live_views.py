@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.events import Event
+from dicetable.server import controls
 from dicetable.server.accounts import Kind
 from dicetable.server.controls import controls_for
 from dicetable.server.floor import Floor, _Owned
@@ -110,6 +111,10 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
                 kept = floor._extra(T, info, dee)["controls"]
                 assert kept == {p: controls_for(info.table, "dee", role, p)
                                 for p in sorted(info.table.state.players)}, step
+                for p in info.table.state.players:  # the permission, remembered and asked
+                    first = next(iter(info.table.state.bets_of(p)), None)
+                    assert controls._may_handle_wagers(info.table, "dee", role, p) == \
+                        controls._asks_permit(info.table, "dee", role, p, first), (step, p)
         for events, owners, expected in batches:
             fan = Fanout.of(events, owners)
             for v in VIEWERS:

@@ -192,3 +192,21 @@ def test_a_dealer_watching_a_full_table_asks_the_engine_only_about_the_player_wh
     patch = json.loads(text)["patch"]
     assert set(patch.get("controls", {})) == {"p007"}  # the rest of the console unchanged
     floor.close()
+
+
+def test_authority_staff_a_relieved_dealer_is_no_longer_offered_a_players_wagers() -> None:
+    """authority.staff: what a dealer may book is remembered across rolls, by who works the
+    table; relieving the dealer takes it away at once."""
+    from dicetable.server import controls
+    from dicetable.table import commands as tcmd
+
+    floor = small_floor()
+    info = floor.tables[T]
+    with info.lock:
+        assert controls._may_handle_wagers(info.table, "dee", Role.DEALER, "alice")
+    floor.run(T, lambda: [tcmd.RelieveStaff(actor="fran", role=Role.FLOORPERSON, person="dee",
+                                            staff_role=Role.DEALER)])
+    with info.lock:
+        assert not controls._may_handle_wagers(info.table, "dee", Role.DEALER, "alice")
+        assert not controls._asks_permit(info.table, "dee", Role.DEALER, "alice", None)
+    floor.close()

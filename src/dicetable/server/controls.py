@@ -138,6 +138,8 @@ _OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int,
                                            tuple[tuple[str, int, int, int], ...]]] = OrderedDict()
 """The new wagers open to players alike (``_opening``), by what they are alike in, whatever
 their balance (``_rich``)."""
+_PERMITTED: OrderedDict[tuple[Any, ...], bool] = OrderedDict()
+"""``_may_handle_wagers``, by what its answer depends on."""
 _CUT: OrderedDict[tuple[Any, ...], dict[str, dict[str, int]]] = OrderedDict()
 """Those cut to a balance (``_open_to``), and each answer whatever the balance by what it is."""
 
@@ -330,6 +332,19 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     if not isinstance(table.engine, ProcedureEngine) or player not in table.state.players:
         return False
     bet = next(iter(table.state.bets_of(player)), None)
+    # What ``authorize`` reads for these probes: the pack's matrix and the mode, who works
+    # the table in which roles (the actor; the player, if staff may not wager), and whether
+    # the player has a bet to probe - not the phase, the dice or the balances: a dealer's
+    # console after a roll asks it of none of its 1,000 players again.
+    staff = tuple(sorted((who, tuple(sorted(roles)))
+                         for who, roles in table.procedure.staff.items()))
+    key = ("permitted", table.pack, table.state.mode, staff, actor, role, player,
+           bet is not None)
+    return _remembered(_PERMITTED, key, lambda: _asks_permit(table, actor, role, player, bet))
+
+
+def _asks_permit(table: Table, actor: str, role: Role, player: str, bet: Bet | None) -> bool:
+    """``_may_handle_wagers`` asked of ``authorize`` itself."""
     probes: list[g.Command] = [g.PlaceBet(actor=actor, role=role, player=player, wager="",
                                           amount=0)]
     if bet is not None:
