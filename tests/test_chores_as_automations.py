@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from dicetable.core.errors import ProcedureViolation
+from dicetable.core.roles import Role
 from dicetable.table import Table
 from dicetable.table.automation import Automation, automations_for
 from dicetable.table.script import run_script
@@ -140,3 +141,16 @@ def test_noroll_effect_a_house_pack_returning_wagers_at_live_craps_leaves_it_to_
     assert [e.kind for e in t.settle()] == ["WagersReturned"]
     assert t.log[-1].actor == "dee"
     assert t.balance("ann") == 100_00
+
+
+def test_shaker_first_to_a_round_with_nobody_seated_is_refused_before_anything_is_done() -> None:
+    """585.3(e): the shaker goes to the first seated player; with nobody seated, a round is
+    refused naming that rule, and betting is not closed on the way."""
+    table = Table.open("pa-props-and-hops", "ph-2", mode="live", actor="fran",
+                       staff={"dee": Role.DEALER})
+    table.bring_dice("P1", "P2", witness="dee")
+    before = table.state.seq
+    with pytest.raises(ProcedureViolation) as refused:
+        table.shaker_round("5-2")
+    assert refused.value.rule == "shaker.first_to"
+    assert table.state.seq == before

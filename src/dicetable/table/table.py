@@ -449,11 +449,14 @@ class Table(CommandMethods):
         from dicetable.table.seating import next_shaker_holder
 
         dealer, role = self.who(tcmd.OfferShaker)
-        events = self.no_more_bets(actor=dealer, role=role)
         p = self.procedure
         holder = p.shaker_holder if p.shaker_holder else next_shaker_holder(
             self.state, None, first=True)
-        assert holder is not None
+        if holder is None:  # refused before anything is done, not halfway through the round
+            raise ProcedureViolation("no seated player to offer the shaker to",
+                                     rule="shaker.first_to",
+                                     citation=self.pack.cite("shaker.first_to"))
+        events = self.no_more_bets(actor=dealer, role=role)
         events += self.offer_shaker(holder, actor=dealer, role=role)
         events += self.player_shake(shakes, actor=holder, role=Role.PLAYER)
         events += self.return_shaker(actor=holder, role=Role.PLAYER)
