@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
-from dicetable.core.money import Rounding, commission, round_amount
+from dicetable.core.money import CommissionRounding, Rounding, commission, round_amount
 from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import family_of
@@ -56,10 +57,15 @@ def commission_for(pack: RulePack, wager: CompiledWager, amount: int) -> int:
     base: Fraction | int = amount
     if kind == "lay":
         base = amount * max(wager.payouts)
-    return commission(base, pack.rate(f"commission.{kind}.rate"),
-                      int(pack.value(f"commission.{kind}.unit")),
-                      int(pack.value(f"commission.{kind}.minimum")),
-                      pack.commission_rounding(kind))
+    return commission(base, *_commission_terms(pack, kind))
+
+
+@functools.lru_cache(maxsize=256)  # packs are immutable: their terms are read once
+def _commission_terms(pack: RulePack, kind: str
+                      ) -> tuple[Fraction, int, int, CommissionRounding]:
+    """The rate, unit, minimum and rounding of a buy or lay commission."""
+    return (pack.rate(f"commission.{kind}.rate"), int(pack.value(f"commission.{kind}.unit")),
+            int(pack.value(f"commission.{kind}.minimum")), pack.commission_rounding(kind))
 
 
 def commission_up_front(pack: RulePack, wager: str) -> bool:

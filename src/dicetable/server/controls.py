@@ -138,6 +138,8 @@ _OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int,
                                            tuple[tuple[str, int, int, int], ...]]] = OrderedDict()
 """The new wagers open to players alike (``_opening``), by what they are alike in, whatever
 their balance (``_rich``)."""
+_STAKES: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
+"""``_stakes``, by the pack's rules (``RulePack.digest``) and the wager."""
 _PERMITTED: OrderedDict[tuple[Any, ...], bool] = OrderedDict()
 """``_may_handle_wagers``, by what its answer depends on."""
 _CUT: OrderedDict[tuple[Any, ...], dict[str, dict[str, int]]] = OrderedDict()
@@ -261,15 +263,17 @@ def _stakes(pack: RulePack, code: str) -> tuple[int, ...] | None:
     """The stake of each rung of ``code``'s posted ladder, where a commission comes on top of
     the amount (None: each rung's stake is its amount). A commission never falls as the
     amount rises, so the stakes are in order (searched by bisection). Worked out once per
-    pack (``warm``), not per player."""
+    set of rules (``warm``), not per player: a pack loaded again with the same rules (each
+    floor's demo pack, each test's) finds them made."""
     if not commission_up_front(pack, code):
         return None
     ladder = _wager_ladders(pack)[code]["ladder"]
     if ladder is None:
         return None
     wager = compile_pack(pack)[code]
-    return tuple(stake(pack, wager, amount)
-                 for amount in range(ladder["first"], ladder["last"] + 1, ladder["step"]))
+    return _remembered(_STAKES, (pack.digest, code), lambda: tuple(
+        stake(pack, wager, amount)
+        for amount in range(ladder["first"], ladder["last"] + 1, ladder["step"])))
 
 
 def warm(pack: RulePack) -> None:
@@ -338,8 +342,7 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     # console after a roll asks it of none of its 1,000 players again.
     staff = tuple(sorted((who, tuple(sorted(roles)))
                          for who, roles in table.procedure.staff.items()))
-    key = ("permitted", table.pack, table.state.mode, staff, actor, role, player,
-           bet is not None)
+    key = (table.pack, table.state.mode, staff, actor, role, player, bet is not None)
     return _remembered(_PERMITTED, key, lambda: _asks_permit(table, actor, role, player, bet))
 
 
