@@ -30,7 +30,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               "longer than this behind those already in the server (default 100)"),
           shed_lag_ms: float | None = typer.Option(
               None, "--shed-lag-ms", min=0.001, help="Refuse commands (503) while the event "
-              "loop lags more than this (default 20)"),
+              "loop lags more than this (default 5)"),
           shed_hold_ms: float | None = typer.Option(
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
               "again sooner gets its next 503 this long after its last (default 100)"),
