@@ -319,3 +319,33 @@ def test_money_balance_each_players_open_wagers_are_the_engines_own_answers_for_
         shared = controls.controls_for(table, name, Role.PLAYER, name)
         assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
             name, table.state.balance(name))
+
+
+_DICE = ["1-1", "1-2", "2-2", "3-4", "5-6", "3-3", "4-6", "2-5", "6-6", "4-4", "1-6"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rolls=st.lists(st.sampled_from(_DICE), min_size=1, max_size=14))
+def test_fire_placement_bonus_placement_answers_kept_across_rolls_are_the_engines(
+        rolls: list[str]) -> None:
+    """fire.placement, bonus.placement: the Fire Bet only before a new shooter's first
+    come-out, the bonus bets only at the start or after a seven. What is remembered of the
+    engine's answers is kept across rolls by the roll counters the engine reads
+    (``placement_counters``), not the counters themselves: after every roll, each player's
+    remembered answers are the engine's own, asked afresh."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    for name, chips in (("ann", 1_000_000), ("ben", 2_500)):
+        table.join(name)
+        table.buy_in(name, chips)
+    table.bet("ann", "pass", 1_000)
+    for dice in rolls:
+        table.roll(dice)
+        table.settle()
+        for name in ("ann", "ben"):
+            kept = controls.controls_for(table, name, Role.PLAYER, name)
+            assert kept == controls._controls(table, name, Role.PLAYER, name, share=False), (
+                name, dice)
+        if table.state.point is None and not table.state.bets_of("ann"):
+            table.bet("ann", "pass", 1_000)

@@ -310,7 +310,16 @@ class Engine:
             self._check_toggle(pack, wager)
         return wager, start, base
 
+    @staticmethod
+    def placement_counters(state: TableState) -> tuple[bool, bool]:
+        """All that deciding a wager reads of the roll counters (``_start_state``: the Fire
+        and bonus bets' "before the first roll" and "after a seven"), so that what is
+        remembered of those decisions (``server.controls``) holds across rolls that leave
+        these alike. A check that reads more of the counters adds it here."""
+        return state.hand_rolls == 0, state.rolls_since_seven == 0
+
     def _start_state(self, state: TableState, wager: CompiledWager) -> int:
+        # What this reads of the roll counters is ``placement_counters``.
         pack = state.rules()
         if wager.family == "fire" and (state.hand_rolls or state.point is not None):
             raise IllegalWager("the Fire Bet is made before a new shooter's first come-out",

@@ -131,8 +131,11 @@ def _affordable(ladder: tuple[int, int, int], spare: int,
 
 T = TypeVar("T")
 _SEEN: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
-_SEEN_MAX = 4096
-"""Situations remembered (a stadium table's 1,000 players each have their own)."""
+_SEEN_MAX = 32_768
+"""Situations remembered: a stadium table's 1,000 players each have their own, in each of
+the seven the point makes (come-out, and a point on each number), and a dealer's console
+finds theirs there; 4,096 were gone by the time the point came back, and every player was
+asked of the engine again at each point made or missed."""
 _SEEN_LOCK = threading.Lock()
 _OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int,
                                            tuple[tuple[str, int, int, int], ...]]] = OrderedDict()
@@ -190,14 +193,39 @@ def _situation(table: Table, player: str) -> tuple[Any, ...]:
                   for b in s.bets_of(player)))
 
 
+_PINNED = threading.local()
+"""The situation of the table whose push this thread is making (``pin``)."""
+
+
+def pin(table: Table | None) -> None:
+    """Hold ``table``'s situation while one push is made for its viewers (its lock held, its
+    state unchanged): worked out once, not for each of 1,000 players and again for the
+    dealer booking for each of them. ``None``: work it out each time again."""
+    _PINNED.held = (table, _table_situation_now(table)) if table is not None else None
+
+
 def _table_situation(table: Table) -> tuple[Any, ...]:
-    """The part of ``_situation`` that is the table's, the same for every player at it."""
+    held = getattr(_PINNED, "held", None)
+    if held is not None and held[0] is table:
+        return held[1]  # type: ignore[no-any-return]
+    return _table_situation_now(table)
+
+
+def _table_situation_now(table: Table) -> tuple[Any, ...]:
+    """The part of ``_situation`` that is the table's, the same for every player at it. Of
+    the roll counters, only what a game engine reads of them (``placement_counters``): a
+    roll that leaves the point, the procedure and a player's part as they were leaves their
+    answers as they were too (1,000 players, and a dealer's console booking for them, are
+    not asked of the engine again after every roll)."""
     s = table.state
     p = table.procedure
-    return (id(s), s.table_id, s.phase, s.point, s.hand, s.hand_rolls,
-            s.rolls_since_seven, s.round, s.rolls, s.pending.step if s.pending else None,
-            s.last_roll_valid, table.blocked(), tuple(sorted(p.blocked)), p.shooter,
-            p.offer_to, p.shaker, p.shaker_holder, p.shakes, p.dealer_shook)
+    game = _game(table)
+    counters = game.placement_counters(s) if game is not None else (
+        s.hand, s.hand_rolls, s.rolls_since_seven, s.round, s.rolls)
+    return (id(s), s.table_id, s.phase, s.point, counters,
+            s.pending.step if s.pending else None, s.last_roll_valid, table.blocked(),
+            tuple(sorted(p.blocked)), p.shooter, p.offer_to, p.shaker, p.shaker_holder,
+            p.shakes, p.dealer_shook)
 
 
 def _opening(table: Table, player: str) -> tuple[Any, ...]:

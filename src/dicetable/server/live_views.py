@@ -18,10 +18,11 @@ from (the parts are never changed once made, so an unchanged part is the same ob
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from dicetable.core.events import event_to_dict
 from dicetable.core.roles import Role
@@ -29,6 +30,7 @@ from dicetable.games import events as gev
 from dicetable.games.events import Event
 from dicetable.games.state import Bet
 from dicetable.server.controls import controls_for
+from dicetable.server.controls import pin as pin_situation
 from dicetable.server.merge_patch import Memo, merge_patch
 from dicetable.server.views import (
     PRIVATE_BET,
@@ -48,7 +50,10 @@ every push (the page keeps them: ``static/js/api.js``)."""
 
 
 def dumps(data: object) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON text, as ``json.dumps(data, separators=(",", ":"), ensure_ascii=False)``
+    writes it, by ``orjson`` (a push to 1,000 players serialises 1,000 patches; the standard
+    library took a fifth of a roll's push)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _merge(base: str, *parts: str) -> str:
@@ -220,6 +225,7 @@ class LiveViews:
     def pin(self, table: Table | None) -> None:
         """Hold ``blocked`` for the viewers of one push (``None``: ask again each time)."""
         self._pinned = table.blocked() if table is not None else None
+        pin_situation(table)
 
     # -- whole views --------------------------------------------------------------------------
     def view(self, table: Table, history: list[dict[str, Any]], viewer: str | None,
