@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import copy
 import functools
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -187,28 +188,55 @@ def _situation(table: Table, player: str) -> tuple[Any, ...]:
     the player's seat, balance and bets. Not other players' wagers or balances."""
     s = table.state
     info = s.players.get(player)
-    return (*_table_situation(table), player,
+    return (_table_situation(table), player,
             None if info is None else (info.seat, info.balance),
             tuple((b.id, b.wager, b.amount, b.state, b.base, b.working, b.commission)
                   for b in s.bets_of(player)))
 
 
 _PINNED = threading.local()
-"""The situation of the table whose push this thread is making (``pin``)."""
+"""The table whose push this thread is making, its situation's token and its staff
+(``pin``)."""
+_TOKENS: dict[tuple[Any, ...], int] = {}
+"""A number for each table situation seen (``_table_situation``): a player's key holds the
+number, hashed at once, not the situation's twenty members hashed again for each player."""
+_TOKENS_MAX = 65_536
+_NEXT_TOKEN = itertools.count()
+"""Never a number twice: once ``_TOKENS`` is cleared, a situation seen again gets a new one
+(what was remembered under the old one is not found again, never wrongly found)."""
 
 
 def pin(table: Table | None) -> None:
     """Hold ``table``'s situation while one push is made for its viewers (its lock held, its
     state unchanged): worked out once, not for each of 1,000 players and again for the
     dealer booking for each of them. ``None``: work it out each time again."""
-    _PINNED.held = (table, _table_situation_now(table)) if table is not None else None
+    _PINNED.held = (table, _token(table), _staff(table)) if table is not None else None
 
 
-def _table_situation(table: Table) -> tuple[Any, ...]:
-    held = getattr(_PINNED, "held", None)
-    if held is not None and held[0] is table:
-        return held[1]  # type: ignore[no-any-return]
-    return _table_situation_now(table)
+def _pinned(table: Table) -> tuple[Any, ...] | None:
+    held: tuple[Any, ...] | None = getattr(_PINNED, "held", None)
+    return held if held is not None and held[0] is table else None
+
+
+def _table_situation(table: Table) -> int:
+    """The token of ``_table_situation_now``: equal situations, the same number."""
+    held = _pinned(table)
+    return int(held[1]) if held is not None else _token(table)
+
+
+def _token(table: Table) -> int:
+    situation = _table_situation_now(table)
+    token = _TOKENS.get(situation)
+    if token is None:
+        if len(_TOKENS) >= _TOKENS_MAX:
+            _TOKENS.clear()
+        token = _TOKENS.setdefault(situation, next(_NEXT_TOKEN))
+    return token
+
+
+def _staff(table: Table) -> tuple[tuple[str, tuple[Role, ...]], ...]:
+    return tuple(sorted((who, tuple(sorted(roles)))
+                        for who, roles in table.procedure.staff.items()))
 
 
 def _table_situation_now(table: Table) -> tuple[Any, ...]:
@@ -237,7 +265,7 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
     s = table.state
     p = table.procedure
     info = s.players[player]
-    return (*_table_situation(table), info.seat is None, player == p.shooter,
+    return (_table_situation(table), info.seat is None, player == p.shooter,
             player == p.offer_to, player == p.shaker_holder,
             tuple(sorted((b.wager, b.state, b.base is None) for b in s.bets_of(player))))
 
@@ -265,25 +293,63 @@ def _open_to(table: Table, player: str, balance: int,
     pack = table.pack
 
     def cut() -> dict[str, dict[str, int]]:
-        out: dict[str, dict[str, int]] = {}
-        for code, lad in rich.items():
-            first, step, last = lad["first"], lad["step"], lad["last"]
-            if balance < first:
-                continue
-            stakes = _stakes(pack, code)
-            if stakes is None and balance >= last:
-                out[code] = lad  # every rung covered: the answer whatever the balance
-                continue
-            rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
-            if stakes is not None:
-                rungs = bisect.bisect_right(stakes, balance, 0, rungs)
-            if rungs:
-                out[code] = _rungs(first, step, first + (rungs - 1) * step)
-        return out
+        plan = _plan(pack, content, rich)
+        return _cut(plan, balance)
 
     # By what it is cut from, not by the situation: after a roll that leaves a player's
     # open wagers as they were, the cut is the one they were sent (no patch to work out).
     return _remembered(_CUT, (pack, content, balance), cut)
+
+
+_Plan = tuple[tuple[tuple[int, int, int, dict[str, int], tuple[int, ...] | None], ...],
+              tuple[tuple[str, int], ...]]
+"""How to cut one answer to a balance: its distinct ladders (first, step, last, the rungs
+as posted, the stakes), and each wager's, in the answer's order."""
+_PLANS: OrderedDict[tuple[Any, ...], _Plan] = OrderedDict()
+
+
+def _plan(pack: RulePack, content: tuple[tuple[str, int, int, int], ...],
+          rich: dict[str, dict[str, int]]) -> _Plan:
+    """``rich`` grouped by ladder: a pack's seventy wagers stand on a dozen ladders (the
+    hop bets, the props, the place bets share theirs), each cut once per balance."""
+    def work_out() -> _Plan:
+        ladders: dict[tuple[int, int, int, int], int] = {}
+        groups: list[tuple[int, int, int, dict[str, int], tuple[int, ...] | None]] = []
+        order: list[tuple[str, int]] = []
+        for code, lad in rich.items():
+            stakes = _stakes(pack, code)
+            key = (lad["first"], lad["step"], lad["last"], id(stakes))
+            at = ladders.get(key)
+            if at is None:
+                at = ladders[key] = len(groups)
+                groups.append((lad["first"], lad["step"], lad["last"], lad, stakes))
+            order.append((code, at))
+        return tuple(groups), tuple(order)
+    return _remembered(_PLANS, (pack, content), work_out)
+
+
+def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
+    """Each ladder of ``plan`` cut to the rungs whose stake ``balance`` covers (the amount,
+    or the amount and an up-front commission: ``_stakes``); the wagers none of whose rungs
+    it covers are left out."""
+    groups, order = plan
+    cut: list[dict[str, int] | None] = []
+    for first, step, last, posted, stakes in groups:
+        if balance < first:
+            cut.append(None)
+        elif stakes is None and balance >= last:
+            cut.append(posted)  # every rung covered: the answer whatever the balance
+        else:
+            rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
+            if stakes is not None:
+                rungs = bisect.bisect_right(stakes, balance, 0, rungs)
+            cut.append(_rungs(first, step, first + (rungs - 1) * step) if rungs else None)
+    out: dict[str, dict[str, int]] = {}
+    for code, at in order:
+        lad = cut[at]
+        if lad is not None:
+            out[code] = lad
+    return out
 
 
 @functools.lru_cache(maxsize=256)  # packs are immutable and few
@@ -368,8 +434,8 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     # the table in which roles (the actor; the player, if staff may not wager), and whether
     # the player has a bet to probe - not the phase, the dice or the balances: a dealer's
     # console after a roll asks it of none of its 1,000 players again.
-    staff = tuple(sorted((who, tuple(sorted(roles)))
-                         for who, roles in table.procedure.staff.items()))
+    held = _pinned(table)
+    staff = held[2] if held is not None else _staff(table)
     key = (table.pack, table.state.mode, staff, actor, role, player, bet is not None)
     return _remembered(_PERMITTED, key, lambda: _asks_permit(table, actor, role, player, bet))
 

@@ -89,6 +89,10 @@ class LiveViews:
         out per bet), what a player may make depends on the table, not on the player, once
         they are at it (``CrapsEngine.placeable_codes``: the player gate, then each wager's
         table-state checks). Worked out once per batch, not once per player."""
+        self._lists: dict[tuple[str, ...], list[str]] = {}
+        """The placeable lists made, by their codes, kept across batches: a player's part
+        rebuilt after a roll holds the very list it held before when the codes are the same
+        (recognised by identity, not compared code by code for each of 1,000 players)."""
         self._booking: dict[tuple[str, Role], _Booking] = {}
         """What each member of staff may book for each seated player (``controls_for``), by
         (actor, role), kept across batches as the players' own parts are: a batch drops only
@@ -180,8 +184,12 @@ class LiveViews:
             shared = self._placeable.get(key)
             if shared is None:
                 codes = placeable_codes(table, viewer)
+                codes = self._lists.setdefault(tuple(codes), codes)
+                if len(self._lists) > 64:  # a pack has few: never grows past them
+                    self._lists = {tuple(codes): codes}
                 shared = self._placeable[key] = (codes, dumps(codes))
-            data = me_view(table, viewer, self._index.get(viewer, []), list(shared[0]))
+            # The shared list itself: parts are never changed once made.
+            data = me_view(table, viewer, self._index.get(viewer, []), shared[0])
             before = self._last.get(viewer)
             if before is not None and before == data:
                 data = before  # unchanged: the same part, text and all (no patch to send)

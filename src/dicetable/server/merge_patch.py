@@ -58,8 +58,21 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return len(a) == len(b) and all(k in b and same(v, b[k]) for k, v in a.items())
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        # ``==`` in C first: unequal is never the same; equal is the same when each member
+        # is of its counterpart's type and none holds more (``True == 1`` is all ``==`` lets
+        # through). A player's placeable codes are compared in one step, not code by code.
+        if len(a) != len(b) or a != b:
+            return False
+        types = list(map(type, a))
+        if types != list(map(type, b)):
+            return False
+        if not _NESTED.intersection(types):
+            return True
+        return all(same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
+
+
+_NESTED = frozenset((dict, list))
 
 
 Memo = dict[tuple[int, int], tuple[Any, list[tuple[str, ...]]]]
