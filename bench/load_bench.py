@@ -60,6 +60,7 @@ from bench.loadgen import (
     report,
 )
 from bench.loadgen import ms as fmt_ms
+from bench.ws_viewer import OnMessage, Viewer
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
@@ -70,9 +71,9 @@ from dicetable.server.main import build_floor
 from dicetable.store.keys import default_key_path
 from dicetable.table import Table
 
-JOINED = re.compile(r'\{[^{}]*"type":"PlayerJoined"[^{}]*\}')
-ROLLED = re.compile(r'"type":"DiceRolled","seq":(\d+),"actor":"[^"]*","role":"[^"]*",'
-                    r'"at":"([^"]+)"')
+JOINED = re.compile(rb'\{[^{}]*"type":"PlayerJoined"[^{}]*\}')
+ROLLED = re.compile(rb'"type":"DiceRolled","seq":(\d+),"actor":"[^"]*","role":"[^"]*",'
+                    rb'"at":"([^"]+)"')
 ROLL_BET_SECONDS = 2
 """The electronic tables' countdown while the rolls are watched (c, a roll)."""
 BENCH_TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
@@ -383,26 +384,24 @@ class Run:
         await self.measure("(b) 1,000 players, 10 s window", work, [STADIUM],
                            lambda: f"sent before close {sent_before_close[0]}")
 
-    async def watch(self, table: str, viewers: list[str]) -> list[Any]:
-        """A WebSocket per viewer of ``table`` (opened a hundred at a time), hellos read."""
-        from websockets.asyncio.client import connect
-
-        sockets: list[Any] = []
+    async def watch(self, table: str, viewers: list[str], on_message: OnMessage,
+                    clock: Callable[[], float] = now) -> list[Viewer]:
+        """A WebSocket per viewer of ``table`` (opened a hundred at a time), hellos read;
+        each later message handed to ``on_message`` with when it was read (``ws_viewer``:
+        the generator's reading must not be what is measured)."""
+        sockets: list[Viewer] = []
         for i in range(0, len(viewers), 100):
-            sockets += await asyncio.gather(*(connect(
-                f"ws://127.0.0.1:{self.server.port}/ws/tables/{table}?token="
-                f"{self.tokens[v]}", max_size=None, compression=None,
-                open_timeout=60) for v in viewers[i:i + 100]))
-        for ws in sockets:
-            await ws.recv()  # the hello
+            sockets += await asyncio.gather(*(Viewer.open(
+                "127.0.0.1", self.server.port, f"/ws/tables/{table}?token={self.tokens[v]}",
+                on_message, clock) for v in viewers[i:i + 100]))
+        await asyncio.gather(*(ws.hello for ws in sockets))
         return sockets
 
     @staticmethod
-    async def unwatch(sockets: list[Any], listeners: list[asyncio.Task[None]]) -> None:
+    async def unwatch(sockets: list[Viewer]) -> None:
         for ws in sockets:
-            await ws.close()
-        for task in listeners:
-            task.cancel()
+            ws.close()
+        await asyncio.wait([asyncio.ensure_future(ws.closed) for ws in sockets], timeout=10)
 
     # (c) -------------------------------------------------------------------------------------
     async def scenario_c(self, events: int = 20) -> None:
@@ -414,22 +413,14 @@ class Run:
         marks: list[tuple[float, float, int]] = []
         shares: list[tuple[float, float]] = []
 
+        def listen(t: float, raw: bytes) -> None:
+            # Only the PlayerJoined event is parsed, not the whole message and its view:
+            # the generator must stay cheap beside the server.
+            for m in JOINED.finditer(raw):
+                arrivals.setdefault(json.loads(m.group(0))["seq"], []).append(t)
+
         async def work(stats: Stats) -> float:
-            sockets = await self.watch(ARENA, viewers)
-
-            async def listen(ws: Any) -> None:
-                # Only the PlayerJoined event is parsed, not the whole message and its view:
-                # the generator must stay cheap beside the server.
-                try:
-                    async for raw in ws:
-                        t = now()
-                        for m in JOINED.finditer(raw):
-                            seq = json.loads(m.group(0))["seq"]
-                            arrivals.setdefault(seq, []).append(t)
-                except Exception:  # closed at the end, or dropped
-                    return
-
-            listeners = [asyncio.create_task(listen(ws)) for ws in sockets]
+            sockets = await self.watch(ARENA, viewers, listen)
             self.sample()  # the profile shows the pushes, not the viewers' hellos
             start = now()
             cpu0 = cpu_seconds(), self.server.cpu()
@@ -455,7 +446,7 @@ class Run:
             seconds = now() - start
             shares.append(((cpu_seconds() - cpu0[0]) / seconds,
                            (self.server.cpu() - cpu0[1]) / seconds))
-            await self.unwatch(sockets, listeners)
+            await self.unwatch(sockets)
             return seconds
 
         def after_ack() -> str:
@@ -480,21 +471,15 @@ class Run:
         arrivals: dict[int, list[float]] = {}
         decided: dict[int, float] = {}
 
+        def listen(t: float, raw: bytes) -> None:
+            for m in ROLLED.finditer(raw):
+                seq = int(m.group(1))
+                arrivals.setdefault(seq, []).append(t)
+                decided[seq] = datetime.fromisoformat(m.group(2).decode()).timestamp()
+
         async def work(stats: Stats) -> float:
-            sockets = await self.watch(ARENA, viewers)
-
-            async def listen(ws: Any) -> None:
-                try:
-                    async for raw in ws:
-                        t = time.time()
-                        for m in ROLLED.finditer(raw):
-                            seq = int(m.group(1))
-                            arrivals.setdefault(seq, []).append(t)
-                            decided[seq] = datetime.fromisoformat(m.group(2)).timestamp()
-                except Exception:  # closed at the end, or dropped
-                    return
-
-            listeners = [asyncio.create_task(listen(ws)) for ws in sockets]
+            # wall-clock arrivals: the roll's own timestamp is the server's wall clock
+            sockets = await self.watch(ARENA, viewers, listen, clock=time.time)
             self.sample()
             start = now()
             deadline = start + rolls * (ROLL_BET_SECONDS + 3) + 30
@@ -508,7 +493,7 @@ class Run:
                     stats.error("a roll not delivered to every viewer")
                     continue
                 stats.ok.append(max(got) - decided[seq])
-            await self.unwatch(sockets, listeners)
+            await self.unwatch(sockets)
             return seconds
 
         def spread() -> str:
