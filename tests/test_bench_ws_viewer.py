@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+import threading
 
 from bench.ws_viewer import Viewer
 
@@ -63,7 +64,12 @@ def test_the_viewer_reads_every_frame_and_answers_pings_and_close() -> None:
         server.close()
         return hello, got, answered
 
-    hello, got, answered = asyncio.run(main())
+    results: list[tuple[bytes, list[bytes], list[tuple[int, bytes]]]] = []
+    # on a thread of its own: this one may hold another test's running loop
+    runner = threading.Thread(target=lambda: results.append(asyncio.run(main())))
+    runner.start()
+    runner.join()
+    hello, got, answered = results[0]
     assert hello == b"hello"
     assert got == [mid, b"fragmented", big]
     assert answered == [(0xA, b"are you there"), (0x8, struct.pack("!H", 1000))]
