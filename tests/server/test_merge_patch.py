@@ -110,3 +110,18 @@ def test_a_part_shared_at_different_paths_is_compared_once_and_patched_at_each(
         assert patch == merge_patch(before, after)
         assert same(apply_patch(before, patch), after)
     assert len([k for k in memo if k == (id(old), id(new))]) <= 1
+
+
+@pytest.mark.parametrize(("a", "b", "alike"), [
+    (["pass", "field"], ["pass", "field"], True),
+    (["pass", "field"], ["field", "pass"], False),
+    ([1, 2], [True, 2], False),  # equal to Python, different JSON
+    ([1], [1.0], False),
+    ([None, "a"], [None, "a"], True),
+    ([{"a": 1}], [{"a": True}], False),  # nested: member by member
+    ([[0, "x"]], [[False, "x"]], False),
+    ([{"a": [1]}], [{"a": [1]}], True),
+])
+def test_lists_are_the_same_only_as_json_is(a: list[Any], b: list[Any], alike: bool) -> None:
+    assert same(a, b) is alike
+    assert same(b, a) is alike
