@@ -124,3 +124,21 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
                                   ) == _normal(expected[v.username])
     finally:
         floor.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(public=st.lists(st.one_of(st.none(), st.sampled_from(['{"a":1}', '{"b":[]}', '"x"'])),
+                       max_size=12),
+       own=st.dictionaries(st.integers(0, 11), st.sampled_from(['{"mine":1}', '{"me":2}']),
+                           max_size=5))
+def test_a_viewers_events_are_the_public_ones_with_their_own_in_their_places(
+        public: list[str | None], own: dict[int, str]) -> None:
+    """Each viewer's events: the public texts in order, their own where theirs are, the
+    events hidden from them left out (sliced from the public text made once)."""
+    own = {i: t for i, t in own.items() if i < len(public)}
+    fan = Fanout(seq=1, public=public, private={"ann": own} if own else {})
+    expected = [own.get(i, pub) for i, pub in enumerate(public)]
+    assert fan.events_text("ann", False) == "[" + ",".join(
+        t for t in expected if t is not None) + "]"
+    assert fan.events_text("bob", False) == "[" + ",".join(
+        t for t in public if t is not None) + "]"

@@ -301,6 +301,7 @@ class Fanout:
     made: int = 0
     """Event texts serialised (once per event and privacy class that sees it differently)."""
     _public_text: str | None = None
+    _index: tuple[str, list[int], list[int]] | None = None
 
     @classmethod
     def of(cls, events: list[Event], owners: Mapping[str, str]) -> Fanout:
@@ -348,8 +349,37 @@ class Fanout:
             if self._public_text is None:
                 self._public_text = "[" + ",".join(p for p in self.public if p is not None) + "]"
             return self._public_text
-        parts = [own.get(i, pub) for i, pub in enumerate(self.public)]
-        return "[" + ",".join(p for p in parts if p is not None) + "]"
+        # The public text between the viewer's own events, sliced out of the text made
+        # once: a roll that settles 1,000 players' bets is some 2,000 events, and walking
+        # them all for each of 1,000 viewers was a tenth of the push.
+        joined, before, starts = self._public_index()
+        parts: list[str] = []
+        at = 0
+        for i in sorted(own):
+            if before[i] > before[at]:
+                parts.append(joined[starts[before[at]]:starts[before[i]] - 1])
+            parts.append(own[i])
+            at = i + 1
+        end = len(self.public)
+        if before[end] > before[at]:
+            parts.append(joined[starts[before[at]]:starts[before[end]] - 1])
+        return "[" + ",".join(parts) + "]"
+
+    def _public_index(self) -> tuple[str, list[int], list[int]]:
+        """The public events' texts joined with commas; for each index, how many public
+        texts come before it; and where each text starts in the joined text (one more, past
+        the end and its comma)."""
+        if self._index is None:
+            before = [0]
+            starts = [0]
+            texts: list[str] = []
+            for text in self.public:
+                if text is not None:
+                    texts.append(text)
+                    starts.append(starts[-1] + len(text) + 1)
+                before.append(len(texts))
+            self._index = (",".join(texts), before, starts)
+        return self._index
 
 
 @dataclass(frozen=True)
