@@ -20,7 +20,7 @@ from dicetable.games.amounts import check_amount
 from dicetable.games.catalogue import GAME_ENTRIES, handlers
 from dicetable.games.policy import (
     TOGGLE_FAMILIES,
-    commission_for,
+    change_cost,
     commission_kind,
     commission_up_front,
     stake,
@@ -460,14 +460,13 @@ class Engine:
         elif wager.family in ("fire", "bonus"):
             self._may(state, bet, "increased")
         self.check_amount(state, wager, c.amount, bet.base, bet.state)
-        fee = 0
-        if commission_up_front(pack, bet.wager):
-            fee = commission_for(pack, wager, c.amount) - bet.commission
-        if c.amount - bet.amount + fee > state.balance(bet.player):
+        # The last check, and the only one a balance enters (``controls`` relies on it).
+        cost = change_cost(pack, wager, bet, c.amount)
+        if cost > state.balance(bet.player):
             raise IllegalWager(f"{bet.player} has {format_cents(state.balance(bet.player))}",
                                rule="money.balance")
         out.emit(ev.BetChanged, rule=pack.cite(rule), bet=bet.id, amount=c.amount,
-                 commission=fee)
+                 commission=cost - (c.amount - bet.amount))
 
     def _set_working(self, state: TableState, c: cmd.SetWorking, out: Emitter) -> None:
         bet = self._bet(state, c.bet)

@@ -81,6 +81,16 @@ def stake(pack: RulePack, wager: CompiledWager, amount: int) -> int:
     return amount
 
 
+def change_cost(pack: RulePack, wager: CompiledWager, bet: Bet, amount: int) -> int:
+    """What changing ``bet`` to ``amount`` takes from the player's balance: the difference,
+    and the difference in a commission paid up front (the engine's ``money.balance`` check
+    on a change, its last; ``server.controls`` relies on that)."""
+    fee = 0
+    if commission_up_front(pack, bet.wager):
+        fee = commission_for(pack, wager, amount) - bet.commission
+    return amount - bet.amount + fee
+
+
 def payout_amount(pack: RulePack, stake: int, net: Fraction) -> tuple[int, int]:
     """The win on ``stake`` at ``net`` to 1, rounded per the pack, and the rounding applied."""
     exact = stake * net

@@ -16,6 +16,7 @@ import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from dicetable.core.money import format_cents
@@ -23,7 +24,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.amounts import legal_amounts
 from dicetable.games.engine import Engine
-from dicetable.games.policy import commission_up_front, is_working, stake
+from dicetable.games.policy import change_cost, commission_up_front, is_working, stake
 from dicetable.games.state import Bet, Player
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name
@@ -483,47 +484,182 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
     def work_out() -> dict[str, dict[str, int]]:
         return _open_ladders(table, player, balance, placing)
 
-    if share and actor == player and role is Role.PLAYER:  # what any player alike would get
-        # Shared, as whole answers are (``controls_for``): never changed once made.
-        open_now = _open_to(table, player, balance, work_out)
-    else:
-        open_now = work_out()
+    shared = share and actor == player and role is Role.PLAYER  # what any player alike gets
+    # Shared, as whole answers are (``controls_for``): never changed once made.
+    open_now = _open_to(table, player, balance, work_out) if shared else work_out()
     bets: dict[str, dict[str, Any]] = {}
     for bet in state.bets_of(player):
-        working = is_working(state, bet)
-        info: dict[str, Any] = {
-            "working_now": working,
-            "remove": can(g.RemoveBet(actor=actor, role=role, bet=bet.id)),
-            "toggle": can(g.SetWorking(actor=actor, role=role, bet=bet.id,
-                                       working=not working)),
-        }
-        if bet.base is not None:
-            base = state.bets.get(bet.base)
-            ladder = odds_ladder(table, base) if base is not None else None
+        if shared and _game(table) is not None:
+            bets[bet.id] = _bet_cut(table, bet, _shared_bet(table, player, bet), balance)
         else:
-            lad = legal_amounts(table.pack, state.compiled[bet.wager], bet.wager)
-            ladder = lad
-        press = None
-        if ladder is not None:
-            first, step, last = ladder
-            up = max(first, bet.amount + step - (bet.amount - first) % step
-                     if bet.amount >= first else first)
-            if up <= last and can(g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=up)):
-                press = up
-                # Raising it: the rungs from here up to what the balance covers.
-                raised = _affordable((up, step, last), balance + bet.amount, changing(bet.id))
-                ladder = None if raised is None else (first, step, raised[2])
-        info["ladder"] = _ladder(ladder)
-        info["press_to"] = press
-        has_odds = bool(state.odds_on(bet))
-        info["odds"] = None
-        if bet.base is None and not has_odds:
-            lad = odds_ladder(table, bet)
-            if lad is not None:
-                lad = _affordable(lad, balance, placing("odds", bet.id))
-            info["odds"] = _ladder(lad)
-        bets[bet.id] = info
+            bets[bet.id] = _bet_answers(table, bet, actor, role, balance, can, placing,
+                                        changing)
     return {"player": player, "open": open_now, "bets": bets}
+
+
+def _shared_bet(table: Table, player: str, bet: Bet) -> _RichBet:
+    """``_rich_bet``, worked out once for every bet alike (``_bet_situation``)."""
+    return _remembered(_BETS, _bet_situation(table, player, bet),
+                       lambda: _rich_bet(table, player, bet))
+
+
+def _bet_answers(table: Table, bet: Bet, actor: str, role: Role, balance: int,
+                 can: Callable[[g.Command], bool],
+                 placing: Callable[..., Callable[[int], bool]],
+                 changing: Callable[[str], Callable[[int], bool]]) -> dict[str, Any]:
+    """What ``actor`` may do with one of the player's bets, each answer asked of ``can``:
+    take it down, turn it on or off, press it (and the rungs it may be raised to), odds
+    behind it."""
+    state = table.state
+    working = is_working(state, bet)
+    info: dict[str, Any] = {
+        "working_now": working,
+        "remove": can(g.RemoveBet(actor=actor, role=role, bet=bet.id)),
+        "toggle": can(g.SetWorking(actor=actor, role=role, bet=bet.id, working=not working)),
+    }
+    ladder = _bet_ladder(table, bet)
+    press = None
+    if ladder is not None:
+        first, step, last = ladder
+        up = _press_rung(bet, ladder)
+        if up <= last and can(g.ChangeBet(actor=actor, role=role, bet=bet.id, amount=up)):
+            press = up
+            # Raising it: the rungs from here up to what the balance covers.
+            raised = _affordable((up, step, last), balance + bet.amount, changing(bet.id))
+            ladder = None if raised is None else (first, step, raised[2])
+    info["ladder"] = _ladder(ladder)
+    info["press_to"] = press
+    info["odds"] = None
+    if bet.base is None and not state.odds_on(bet):
+        lad = odds_ladder(table, bet)
+        if lad is not None:
+            lad = _affordable(lad, balance, placing("odds", bet.id))
+        info["odds"] = _ladder(lad)
+    return info
+
+
+def _bet_ladder(table: Table, bet: Bet) -> tuple[int, int, int] | None:
+    if bet.base is not None:
+        base = table.state.bets.get(bet.base)
+        return odds_ladder(table, base) if base is not None else None
+    return legal_amounts(table.pack, table.state.compiled[bet.wager], bet.wager)
+
+
+def _press_rung(bet: Bet, ladder: tuple[int, int, int]) -> int:
+    first, step, _ = ladder
+    return max(first, bet.amount + step - (bet.amount - first) % step
+               if bet.amount >= first else first)
+
+
+@dataclass(frozen=True, slots=True)
+class _RichBet:
+    """A bet's answers as if its player held ``RICH`` chips: those whatever the balance, and
+    the rungs the engine takes but for the balance (``_bet_cut`` cuts them to one)."""
+
+    working_now: bool
+    remove: bool
+    toggle: bool
+    ladder: tuple[int, int, int] | None
+    up: int | None
+    """The rung a press goes to, when the engine takes it but for the balance."""
+    raised: int | None
+    """The highest rung it may be raised to but for the balance (with ``up``)."""
+    odds_posted: tuple[int, int, int] | None
+    """The odds behind it as posted (None: none may stand behind it now)."""
+    odds: tuple[int, int, int] | None
+    """Those the engine takes but for the balance."""
+
+
+_BETS: OrderedDict[tuple[Any, ...], _RichBet] = OrderedDict()
+"""``_rich_bet``, by what it depends on (``_bet_situation``)."""
+
+
+def _bet_situation(table: Table, player: str, bet: Bet) -> tuple[Any, ...]:
+    """What the engine's answers about ``bet`` depend on, but for its player's balance: the
+    table (``_table_situation``), the bet (not its id: every player's Place 6 for $6 is
+    answered alike), the bet it stands behind, whether odds stand behind it, and the
+    player's seat and part in the procedure."""
+    s = table.state
+    p = table.procedure
+    base = s.bets.get(bet.base) if bet.base is not None else None
+    return (_table_situation(table), bet.wager, bet.amount, bet.state, bet.working,
+            bet.commission, None if base is None else (
+                base.wager, base.amount, base.state, base.working, base.commission),
+            bool(s.odds_on(bet)), s.players[player].seat is None, player == p.shooter,
+            player == p.offer_to, player == p.shaker_holder)
+
+
+def _rich_bet(table: Table, player: str, bet: Bet) -> _RichBet:
+    state = table.state
+    probe = copy.copy(state)  # the engine reads the state; nothing of it is changed
+    probe.players = dict(state.players)
+    probe.players[player] = Player(balance=RICH, seat=state.players[player].seat)
+    now = table.now()
+
+    def can(command: g.Command) -> bool:
+        try:
+            table.engine.decide(probe, command, now)
+        except ValueError:
+            return False
+        return True
+
+    def placing(wager: str, base: str | None = None) -> Callable[[int], bool]:
+        return lambda amount: can(g.PlaceBet(actor=player, role=Role.PLAYER, player=player,
+                                             wager=wager, amount=amount, base=base))
+
+    def changing(bet_id: str) -> Callable[[int], bool]:
+        return lambda amount: can(g.ChangeBet(actor=player, role=Role.PLAYER, bet=bet_id,
+                                              amount=amount))
+
+    working = is_working(state, bet)
+    ladder = _bet_ladder(table, bet)
+    up = raised = None
+    if ladder is not None:
+        rung = _press_rung(bet, ladder)
+        if rung <= ladder[2] and can(g.ChangeBet(actor=player, role=Role.PLAYER, bet=bet.id,
+                                                 amount=rung)):
+            up = rung
+            top = _affordable((rung, ladder[1], ladder[2]), RICH, changing(bet.id))
+            raised = None if top is None else top[2]
+    posted = odds = None
+    if bet.base is None and not state.odds_on(bet):
+        posted = odds_ladder(table, bet)
+        if posted is not None:
+            odds = _affordable(posted, RICH, placing("odds", bet.id))
+    return _RichBet(
+        working_now=working,
+        remove=can(g.RemoveBet(actor=player, role=Role.PLAYER, bet=bet.id)),
+        toggle=can(g.SetWorking(actor=player, role=Role.PLAYER, bet=bet.id,
+                                working=not working)),
+        ladder=ladder, up=up, raised=raised, odds_posted=posted, odds=odds)
+
+
+def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, Any]:
+    """``_bet_answers`` for ``balance``, from the answers whatever the balance: the engine
+    refuses a change or an odds bet for the balance last (``change_cost``, ``stake``), so
+    what it takes is what it takes but for the balance, cut to what the balance covers."""
+    pack, state = table.pack, table.state
+    ladder, press = rich.ladder, None
+    if rich.up is not None and rich.raised is not None and ladder is not None:
+        wager = state.compiled[bet.wager]
+
+        def fits(amount: int) -> bool:
+            return amount <= raised_top and change_cost(pack, wager, bet, amount) <= balance
+
+        raised_top = rich.raised
+        if fits(rich.up):
+            press = rich.up
+            first, step, last = ladder
+            raised = _affordable((rich.up, step, last), balance + bet.amount, fits)
+            ladder = None if raised is None else (first, step, raised[2])
+    odds = None
+    if rich.odds_posted is not None and rich.odds is not None:
+        odds_wager = state.compiled[odds_code_for(bet.wager)]
+        odds_top = rich.odds[2]
+        odds = _affordable(rich.odds_posted, balance, lambda amount: amount <= odds_top and (
+            stake(pack, odds_wager, amount) <= balance))
+    return {"working_now": rich.working_now, "remove": rich.remove, "toggle": rich.toggle,
+            "ladder": _ladder(ladder), "press_to": press, "odds": _ladder(odds)}
 
 
 def placard(table: Table) -> dict[str, Any]:
