@@ -349,3 +349,36 @@ def test_fire_placement_bonus_placement_answers_kept_across_rolls_are_the_engine
                 name, dice)
         if table.state.point is None and not table.state.bets_of("ann"):
             table.bet("ann", "pass", 1_000)
+
+
+@settings(max_examples=80, deadline=None)
+@given(balances=st.lists(st.one_of(st.integers(0, 4_000), st.sampled_from(
+           [0, 99, 100, 499, 500, 999, 1_000, 2_099, 2_100, 4_199, 4_200, 10_500])),
+           min_size=2, max_size=5),
+       wager=st.sampled_from(["pass", "place6", "buy4", "lay10", "field", "come"]),
+       point=st.sampled_from(["2-2", "3-3", "4-6"]))
+def test_money_balance_a_bets_press_raise_and_odds_are_the_engines_for_each_balance(
+        balances: list[int], wager: str, point: str) -> None:
+    """money.balance, wagers.change: every player holds the same bet; what each may press
+    it to, raise it to and lay odds behind it is answered once for the bet alike and cut to
+    each balance - and is exactly what the engine takes from that player."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    names = [f"p{i}" for i in range(len(balances))]
+    amount = {"buy4": 2_000, "lay10": 2_000, "place6": 1_200}.get(wager, 1_000)
+    before_point = wager in ("pass", "field")
+    for name, chips in zip(names, balances, strict=True):  # the bet, and what is left
+        table.join(name)
+        table.buy_in(name, amount + chips + (100 if wager in ("buy4", "lay10") else 0))
+        if before_point:
+            table.bet(name, wager, amount)
+    table.roll(point)
+    table.settle()
+    for name in names:
+        if not before_point:
+            table.bet(name, wager, amount)
+    for name in names:
+        shared = controls.controls_for(table, name, Role.PLAYER, name)
+        assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
+            name, table.state.balance(name))
