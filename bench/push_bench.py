@@ -1,0 +1,132 @@
+"""A roll's push to 1,000 players, in process: what the table's thread spends making every
+viewer's message after a roll (``Hub.publish``), without the network, for players who only
+watch and for players who each hold bets.
+
+A floor as ``load_bench`` prepares its arena (1,000 players who bought in for $100 to
+$20,000, and the dealer), 1,001 hub connections, then electronic rounds one after the other;
+with ``bets``, before each round every player puts back a Field and a Place 6 they can
+afford (a stadium where everyone plays: each roll settles their bets and changes their
+balance). The same is run for a baseline (``--baseline REF``: that commit's ``src``,
+exported with ``git archive``), side by side.
+
+    .venv/bin/python -m bench.push_bench [--rolls 20] [--baseline REF|none]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.load_bench import export_baseline
+
+ARENA_PLAYERS = 1000
+
+
+def measure(rolls: int, bets: bool) -> dict[str, Any]:
+    """Publish times (ms) of ``rolls`` electronic rounds after three to warm up."""
+    from bench.load_bench import ARENA, DEALER, prepare
+    from dicetable.core.roles import Role
+    from dicetable.games import commands as g
+    from dicetable.server.hub import Hub
+    from dicetable.server.main import build_floor
+
+    db = Path(tempfile.mkdtemp(prefix="dt-push-")) / "floor.db"
+    players = [f"ar-p{i:04d}" for i in range(ARENA_PLAYERS)]
+    prepare(db, {ARENA: players})
+    floor, _ = build_floor(db, bet_seconds=2)
+    hub = Hub(floor)
+    hub.bind(asyncio.new_event_loop())  # never run: what it is handed is not sent
+    for name in [*players, DEALER]:
+        account = floor.accounts.get(name)
+        assert account is not None
+        hub.join(ARENA, account, 0)
+    gc.freeze()  # as the server does (``app.lifespan``)
+    gc.set_threshold(20_000, 20, 100)
+    times: list[float] = []
+
+    def timed(table: str, events: list[Any]) -> None:
+        t0 = time.perf_counter()
+        hub.publish(table, events)
+        times.append((time.perf_counter() - t0) * 1000)
+
+    floor.listen(timed)
+
+    def bet_again() -> None:
+        state = floor.get(ARENA).table.state
+        placing: list[g.Command] = []
+        for name in players:
+            held = {b.wager for b in state.bets_of(name)}
+            for wager, amount in (("field", 500), ("place6", 600)):
+                if wager not in held and state.balance(name) >= 2 * amount:
+                    placing.append(g.PlaceBet(actor=name, role=Role.PLAYER, player=name,
+                                              wager=wager, amount=amount))
+        if placing:
+            floor.run(ARENA, lambda: placing)
+
+    rounds = 0
+    for i in range(rolls + 3):
+        if i == 3:
+            times.clear()
+            rounds = 0
+        if bets:
+            pushes = len(times)
+            bet_again()
+            del times[pushes:]  # the bets' own push is not a roll's
+        floor.electronic_round(ARENA)
+        rounds += 1
+    floor.close()
+    return {"publish_ms": times, "rounds": rounds}
+
+
+def _run(src: Path | None, rolls: int, bets: bool) -> dict[str, Any]:
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    out = subprocess.run([sys.executable, "-m", "bench.push_bench", "--child", str(rolls),
+                          "--bets" if bets else "--watch"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def _line(label: str, result: dict[str, Any]) -> tuple[float, float]:
+    ms = sorted(result["publish_ms"])
+    p50, top = ms[len(ms) // 2], ms[-1]
+    print(f"  {label:<44} pushes {len(ms):3d}  p50 {p50:7.1f}  max {top:7.1f} ms", flush=True)
+    return p50, top
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rolls", type=int, default=20)
+    parser.add_argument("--baseline", default="main")
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--bets", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        print(json.dumps(measure(args.child, args.bets)))
+        return
+    base_dir = Path(tempfile.mkdtemp(prefix="dt-push-base-"))
+    base = export_baseline(args.baseline, base_dir) if args.baseline != "none" else None
+    print(f"a roll's push to {ARENA_PLAYERS} players and the dealer (Hub.publish, in process), "
+          f"{args.rolls} rolls after 3", flush=True)
+    for bets, what in ((False, "players who watch"), (True, "players who each hold bets")):
+        now = _line(f"{what} [this tree]", _run(None, args.rolls, bets))
+        if base is not None:
+            then = _line(f"{what} [{args.baseline}]", _run(base, args.rolls, bets))
+            print(f"  {'':<44} p50 {then[0] / now[0]:.1f}x faster, max "
+                  f"{then[1] / now[1]:.1f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()
