@@ -44,6 +44,7 @@ from dicetable.server.accounts import (
     NotAuthenticated,
     TooManyAttempts,
 )
+from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.fast_route import FastRoute
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
@@ -72,7 +73,8 @@ GC_THRESHOLDS = (20_000, 20, 100)
 """The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
 thresholds the collector scanned all of them every few seconds, pausing every table for up to
-100 ms at a time (issue 13). Young objects are still collected often; a full scan is rare."""
+100 ms at a time (issue 13). Young objects are still collected often; a full scan is rare,
+and waits for a quiet moment (``collector``: the third threshold stands for when it is due)."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
@@ -148,10 +150,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         hub.bind(asyncio.get_running_loop())
         gc.freeze()  # the floor as loaded: never scanned again by the collector (issue 13)
         thresholds = gc.get_threshold()
-        gc.set_threshold(*GC_THRESHOLDS)
+        gc.set_threshold(*GC_THRESHOLDS[:2], NEVER)  # full collections: when quiet
         if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
             await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
-        tasks = [asyncio.create_task(watch_lag(admission))]
+        tasks = [asyncio.create_task(watch_lag(admission)),
+                 asyncio.create_task(collect_when_quiet(admission, GC_THRESHOLDS[2]))]
         if electronic_loop:
             for table_id, info in floor.tables.items():
                 if info.table.mode == "electronic":
