@@ -384,21 +384,11 @@ def _rich(table: Table, player: str
     that covers every rung of them (at or above it, a player's answers are these), and what
     they are as a key (equal answers in another situation are the same object)."""
     state = table.state
-    probe = copy.copy(state)  # the engine reads the state; nothing of it is changed
-    probe.players = dict(state.players)
-    probe.players[player] = Player(balance=RICH, seat=state.players[player].seat)
-    now = table.now()
+    can = _rich_probe(table, player)
 
     def placing(code: str) -> Callable[[int], bool]:
-        def fits(amount: int) -> bool:
-            try:
-                table.engine.decide(probe, g.PlaceBet(actor=player, role=Role.PLAYER,
-                                                      player=player, wager=code,
-                                                      amount=amount), now)
-            except ValueError:
-                return False
-            return True
-        return fits
+        return lambda amount: can(g.PlaceBet(actor=player, role=Role.PLAYER, player=player,
+                                             wager=code, amount=amount))
 
     found = _open_ladders(table, player, RICH, placing)
     cap = max((stake(table.pack, state.compiled[code], lad["last"])
@@ -406,6 +396,23 @@ def _rich(table: Table, player: str
     content = tuple((code, lad["first"], lad["step"], lad["last"]) for code, lad in found.items())
     same = _remembered(_CUT, (table.pack, content), lambda: found)
     return same, cap, content
+
+
+def _rich_probe(table: Table, player: str) -> Callable[[g.Command], bool]:
+    """``table.can`` as if ``player`` held ``RICH`` chips (asked of a copy of the state)."""
+    state = table.state
+    probe = copy.copy(state)  # the engine reads the state; nothing of it is changed
+    probe.players = dict(state.players)
+    probe.players[player] = Player(balance=RICH, seat=state.players[player].seat)
+    now = table.now()
+
+    def can(command: g.Command) -> bool:
+        try:
+            table.engine.decide(probe, command, now)
+        except ValueError:
+            return False
+        return True
+    return can
 
 
 def _open_ladders(table: Table, player: str, spare: int,
@@ -590,18 +597,9 @@ def _bet_situation(table: Table, player: str, bet: Bet) -> tuple[Any, ...]:
 
 
 def _rich_bet(table: Table, player: str, bet: Bet) -> _RichBet:
-    state = table.state
-    probe = copy.copy(state)  # the engine reads the state; nothing of it is changed
-    probe.players = dict(state.players)
-    probe.players[player] = Player(balance=RICH, seat=state.players[player].seat)
-    now = table.now()
-
-    def can(command: g.Command) -> bool:
-        try:
-            table.engine.decide(probe, command, now)
-        except ValueError:
-            return False
-        return True
+    """``_bet_answers`` for ``bet`` as if its player held ``RICH`` chips, kept as what
+    ``_bet_cut`` needs to cut them to a balance."""
+    can = _rich_probe(table, player)
 
     def placing(wager: str, base: str | None = None) -> Callable[[int], bool]:
         return lambda amount: can(g.PlaceBet(actor=player, role=Role.PLAYER, player=player,
@@ -611,27 +609,15 @@ def _rich_bet(table: Table, player: str, bet: Bet) -> _RichBet:
         return lambda amount: can(g.ChangeBet(actor=player, role=Role.PLAYER, bet=bet_id,
                                               amount=amount))
 
-    working = is_working(state, bet)
-    ladder = _bet_ladder(table, bet)
-    up = raised = None
-    if ladder is not None:
-        rung = _press_rung(bet, ladder)
-        if rung <= ladder[2] and can(g.ChangeBet(actor=player, role=Role.PLAYER, bet=bet.id,
-                                                 amount=rung)):
-            up = rung
-            top = _affordable((rung, ladder[1], ladder[2]), RICH, changing(bet.id))
-            raised = None if top is None else top[2]
-    posted = odds = None
-    if bet.base is None and not state.odds_on(bet):
-        posted = odds_ladder(table, bet)
-        if posted is not None:
-            odds = _affordable(posted, RICH, placing("odds", bet.id))
+    info = _bet_answers(table, bet, player, Role.PLAYER, RICH, can, placing, changing)
+    raised, odds = info["ladder"] if info["press_to"] is not None else None, info["odds"]
+    posted = odds_ladder(table, bet) if bet.base is None and not table.state.odds_on(bet) \
+        else None
     return _RichBet(
-        working_now=working,
-        remove=can(g.RemoveBet(actor=player, role=Role.PLAYER, bet=bet.id)),
-        toggle=can(g.SetWorking(actor=player, role=Role.PLAYER, bet=bet.id,
-                                working=not working)),
-        ladder=ladder, up=up, raised=raised, odds_posted=posted, odds=odds)
+        working_now=info["working_now"], remove=info["remove"], toggle=info["toggle"],
+        ladder=_bet_ladder(table, bet), up=info["press_to"],
+        raised=None if raised is None else raised["last"], odds_posted=posted,
+        odds=None if odds is None else (odds["first"], odds["step"], odds["last"]))
 
 
 def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, Any]:
@@ -641,12 +627,11 @@ def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, 
     pack, state = table.pack, table.state
     ladder, press = rich.ladder, None
     if rich.up is not None and rich.raised is not None and ladder is not None:
-        wager = state.compiled[bet.wager]
+        wager, raised_top = state.compiled[bet.wager], rich.raised
 
         def fits(amount: int) -> bool:
             return amount <= raised_top and change_cost(pack, wager, bet, amount) <= balance
 
-        raised_top = rich.raised
         if fits(rich.up):
             press = rich.up
             first, step, last = ladder

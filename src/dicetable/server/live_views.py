@@ -345,14 +345,14 @@ class Fanout:
         if staff:
             return "[" + ",".join(self.staff) + "]"
         own = self.private.get(viewer) if viewer is not None else None
+        joined, before, starts = self._public_index()
         if not own:
             if self._public_text is None:
-                self._public_text = "[" + ",".join(p for p in self.public if p is not None) + "]"
+                self._public_text = "[" + joined + "]"
             return self._public_text
         # The public text between the viewer's own events, sliced out of the text made
         # once: a roll that settles 1,000 players' bets is some 2,000 events, and walking
         # them all for each of 1,000 viewers was a tenth of the push.
-        joined, before, starts = self._public_index()
         parts: list[str] = []
         at = 0
         for i in sorted(own):
