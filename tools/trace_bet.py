@@ -38,9 +38,9 @@ def _profile(frame: FrameType, event: str, arg: Any) -> None:
 def _serve(db: Path) -> tuple[Any, int, Any]:
     import uvicorn
 
+    from dicetable.cli.serve import HTTP_PROTOCOL
     from dicetable.server.app import create_app
     from dicetable.server.main import admission_from_env, build_floor, impatience_from_env
-    from dicetable.cli.serve import HTTP_PROTOCOL
 
     floor, _ = build_floor(db)
     app = create_app(floor, clock_seconds=None, admission=admission_from_env(),
@@ -62,6 +62,7 @@ def trace() -> list[str]:
     """The project modules that one warmed-up bet runs through, sorted."""
     import httpx
     from websockets.sync.client import connect
+    from websockets.typing import Origin
 
     from dicetable.server.demo import DEMO_PASSWORD
 
@@ -76,7 +77,7 @@ def trace() -> list[str]:
                                                       "password": DEMO_PASSWORD}).json()["token"]
                 headers = {"authorization": f"Bearer {token}"}
                 with connect(f"ws://127.0.0.1:{port}/ws/tables/craps-pa-1?token={token}",
-                             origin=base) as ws:  # type: ignore[arg-type]
+                             origin=Origin(base)) as ws:
                     ws.recv(timeout=30)  # hello
                     for wager, traced in (("pass", False), ("field", True)):
                         if traced:
@@ -93,7 +94,7 @@ def trace() -> list[str]:
                         _tracing.clear()
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
             server.should_exit = True
             time.sleep(0.5)
             floor.close()
