@@ -85,7 +85,8 @@ def test_every_stream_of_a_played_floor_exports_and_replays_to_the_same_events(
     scripts = sorted(out.glob("*.dts"))
     assert len(scripts) == len(before)
     custody_script = (out / "custody--demo-pa.dts").read_text()
-    assert "dice-cancel PA1-S1" in custody_script and "dice-count" in custody_script
+    assert "dice-cancel PA1-S1" in custody_script
+    assert "dice-count" in custody_script
     fresh = tmp_path / "fresh.db"
     with open_store(str(fresh), create=True):
         pass
@@ -96,7 +97,8 @@ def test_every_stream_of_a_played_floor_exports_and_replays_to_the_same_events(
     for stream, events in before.items():
         assert after[stream] == events, stream
     compared = sum(len(v) for v in before.values())
-    assert len(before) == 7 and compared == 108  # 5 tables, 2 custody ledgers
+    assert len(before) == 7  # 5 tables, 2 custody ledgers
+    assert compared == 108
     _same_state(db, fresh, before)
 
 

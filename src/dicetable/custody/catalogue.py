@@ -94,7 +94,12 @@ class Part:
     max_length: int = TEXT_LENGTH
     max_items: int = 1
     default: Any = _UNSET
+    """Left out: required."""
     choices: type[enum.Enum] | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is _UNSET
 
 
 @dataclass(frozen=True)
