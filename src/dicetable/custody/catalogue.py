@@ -117,6 +117,8 @@ class Field:
     """The value when left out on the command line and in a script."""
     json_default: Any = _UNSET
     """The body's default, where it differs from ``default``."""
+    json_required: bool | None = None
+    """Whether the body must carry it, where that differs from ``required``."""
     choices: type[enum.Enum] | None = None
     positional: bool = False
     """Written as a plain word in a script (a list takes the rest); also a CLI argument
@@ -131,6 +133,8 @@ class Field:
     split: bool = False
     """A list may be written as comma-separated items (``fail=A1:logo,A2:spots``)."""
     parts: tuple[Part, ...] = ()
+    record: str = ""
+    """A record's name (``Box``, ``Party``): its parts are the same wherever it is named."""
     read: Callable[[str], dict[str, Any]] | None = None
     """A record's one-word form -> its parts."""
     write: Callable[[Mapping[str, Any]], str] | None = None
@@ -726,7 +730,8 @@ ENTRIES: tuple[Entry, ...] = (
                     parts=(Part("box", Kind.TEXT, max_length=64),
                            Part("serials", Kind.SERIALS, max_length=SERIAL_LENGTH,
                                 max_items=500),
-                           Part("seal_intact", Kind.FLAG, default=True)), read=_read_box),
+                           Part("seal_intact", Kind.FLAG, default=True)), read=_read_box,
+                    record="Box"),
               Field("manufacturer", Kind.TEXT, required=True, help="The manufacturer's name"),
               Field("address", Kind.TEXT, default="", help="Manufacturer's business address"),
               Field("phone", Kind.TEXT, default="", help="Manufacturer's business telephone"),
@@ -736,12 +741,14 @@ ENTRIES: tuple[Entry, ...] = (
                     script="finding", help="SERIAL=PROBLEM found in an opened box",
                     parts=(Part("serial", Kind.TEXT, max_length=SERIAL_LENGTH),
                            Part("problem", Kind.TEXT),
-                           Part("tampering", Kind.FLAG, default=False)), read=_read_finding),
+                           Part("tampering", Kind.FLAG, default=False)), read=_read_finding,
+                    record="Finding"),
               Field("tamper_findings", Kind.RECORDS, max_items=500, cli="--tamper-finding",
                     script="tamper-finding", json="",
                     help="SERIAL=SIGNS of tampering in an opened box",
                     parts=(Part("serial", Kind.TEXT, max_length=SERIAL_LENGTH),
-                           Part("problem", Kind.TEXT)), read=_read_finding),
+                           Part("problem", Kind.TEXT)), read=_read_finding,
+                    record="TamperFinding"),
               Field("delivery_witness", Kind.TEXT, default="",
                     help="The gaming agent or Commission staff member present at the "
                          "delivery (IN's stand-in rule)"))),
@@ -772,7 +779,7 @@ ENTRIES: tuple[Entry, ...] = (
                     parts=(Part("serial", Kind.TEXT, max_length=SERIAL_LENGTH),
                            Part("measurements", Kind.TEXTS, max_length=16, max_items=3),
                            Part("failed", Kind.TEXTS, max_length=20, max_items=len(Check),
-                                default=(), choices=Check)), read=_read_die),
+                                default=(), choices=Check)), read=_read_die, record="Check"),
               Field("fail", Kind.TEXTS, max_length=SERIAL_LENGTH + 20, max_items=500,
                     split=True, json="", help="SERIAL:CHECK that failed; checks: "
                                               + ", ".join(k.value for k in Check)),
@@ -790,7 +797,8 @@ ENTRIES: tuple[Entry, ...] = (
           format=lambda x: {"dice": list(x.dice), "table": x.table, "game": x.game,
                             "mode": x.mode, "received_by": _person_text(x.received_by)},
           fields=(_DICE,
-                  Field("table", Kind.TEXT, max_length=64, help="The table"),
+                  Field("table", Kind.TEXT, max_length=64, json_required=True,
+                        help="The table (in a script: the script's table)"),
                   Field("game", Kind.TEXT, max_length=32, json="",
                         help="The table's game (default: the script's table's, or craps)"),
                   Field("mode", Kind.CHOICE, choices=PlayMode, max_length=16, json="",
@@ -811,7 +819,7 @@ ENTRIES: tuple[Entry, ...] = (
               Field("reason", Kind.CHOICE, choices=RemovalReason, max_length=16,
                     required=True, help="Why the dice leave play"),
               Field("signs", Kind.TEXT, default="", help="For tampering: what suggests it"),
-              Field("table_staff", Kind.PEOPLE, max_length=NAME_LENGTH, max_items=20,
+              Field("table_staff", Kind.PEOPLE, max_length=NAME_LENGTH, max_items=10,
                     split=True, cli="--staff", script="staff",
                     help="For tampering: NAME:ROLE[:LICENCE] of each licensee at the table "
                          "(repeat)"),
@@ -875,13 +883,13 @@ ENTRIES: tuple[Entry, ...] = (
           fields=(
               Field("notice", Kind.TEXT, max_length=64, required=True, help="The notice's id"),
               Field("supplier", Kind.RECORD, required=True, help="NAME;ADDRESS;PHONE",
-                    parts=_party_part(), read=_read_party),
+                    parts=_party_part(), read=_read_party, record="Party"),
               Field("method", Kind.TEXT, default="", help="How they travel"),
               Field("carriers", Kind.RECORDS, max_items=10, cli="--carrier",
                     script="carrier", help="NAME;ADDRESS;PHONE (repeat)",
-                    parts=_party_part(), read=_read_party),
+                    parts=_party_part(), read=_read_party, record="Party"),
               Field("recipient", Kind.RECORD, required=True, help="NAME;ADDRESS;PHONE",
-                    parts=_party_part(), read=_read_party),
+                    parts=_party_part(), read=_read_party, record="Party"),
               Field("responsible", Kind.TEXT, max_length=3 * NAME_LENGTH, json="",
                     help="The individual responsible for the supplier;carrier;recipient"),
               *(Field(f"responsible_{k}", Kind.TEXT, max_length=NAME_LENGTH, default="",

@@ -52,15 +52,14 @@ def _part_type(p: Part) -> tuple[Any, Any]:
     return _text(p.max_length), (... if required else p.default)
 
 
-_MODELS: dict[tuple[str, str], type[BaseModel]] = {}
+_MODELS: dict[str, type[BaseModel]] = {}
 
 
 def _record_model(entry: Entry, f: CustodyField) -> type[BaseModel]:
-    name = "".join(w.title() for w in f.name.removesuffix("s").split("_")) + "In"
-    key = (name, repr(f.parts))
-    if key not in _MODELS:
-        _MODELS[key] = create_model(name, **{p.name: _part_type(p) for p in f.parts})
-    return _MODELS[key]
+    name = f"{f.record}In"
+    if name not in _MODELS:
+        _MODELS[name] = create_model(name, **{p.name: _part_type(p) for p in f.parts})
+    return _MODELS[name]
 
 
 def _body_field(entry: Entry, f: CustodyField) -> tuple[Any, Any]:
@@ -82,7 +81,7 @@ def _body_field(entry: Entry, f: CustodyField) -> tuple[Any, Any]:
         kind = f.choices
     else:
         kind = _text(f.max_length)
-    if f.required:
+    if f.required if f.json_required is None else f.json_required:
         return kind, Field(..., description=f.help)
     if default is None:
         return kind | None, Field(None, description=f.help)
