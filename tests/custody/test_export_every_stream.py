@@ -49,15 +49,17 @@ def _play(db: Path) -> None:
                                                                       "RoundCompleted"]
             # Custody: spare dice out of play, through the cancellation room, a count.
             clock.advance(minutes=10)
-            steps = [(pat, "remove", {"dice": ["PA1-S1"], "reason": "defective",
-                                      "detail": "chipped corner"}),
-                     (pat, "transfer", {"dice": ["PA1-S1"], "accepted_by": "sid"}),
-                     (Client(http, "sid"), "cancel", {"dice": ["PA1-S1"], "method": "drill",
-                                                      "hole_in": "1/4", "present": ["val"]}),
-                     (ann, "inventory", {"counted": [], "present": ["sid"]})]
-            for who, step, body in steps:
+            sid = Client(http, "sid")
+            steps: list[tuple[Client, str, dict[str, object]]] = [
+                (pat, "remove", {"dice": ["PA1-S1"], "reason": "defective",
+                                 "detail": "chipped corner"}),
+                (pat, "transfer", {"dice": ["PA1-S1"], "accepted_by": "sid"}),
+                (sid, "cancel", {"dice": ["PA1-S1"], "method": "drill", "hole_in": "1/4",
+                                 "present": ["val"]}),
+                (ann, "inventory", {"counted": [], "present": ["sid"]})]
+            for actor, step, step_body in steps:
                 clock.advance(seconds=61)
-                reply = who.post(f"{ROOM}/{step}", body)
+                reply = actor.post(f"{ROOM}/{step}", step_body)
                 assert reply.status_code == 200, reply.text
     finally:
         floor.close()

@@ -46,7 +46,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """Write TABLE's log (or any stream's, or every stream's) as a script
     (docs/table-scripts.md)."""
-    if sum(x is not None and x is not False for x in (table, stream, every or None)) != 1:
+    if sum((table is not None, stream is not None, every)) != 1:
         err.print("[red]give one of --table ID, --stream ID or --all[/red]")
         raise typer.Exit(2)
     if every and out is None:
@@ -67,8 +67,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
                 written += 1
             err.print(f"{written} streams written to {out}")
             return
-        sid = table if table is not None else stream
-        assert sid is not None
+        sid = table or stream or ""
         if not store.head(sid).seq:
             err.print(f"[red]no {'table' if table is not None else 'stream'} {sid!r} in "
                       f"{db}[/red]")

@@ -456,7 +456,7 @@ def _record(step: str, f: Field, raw: Any, ctx: Context) -> dict[str, Any]:
         elif p.kind is Kind.TEXTS:
             out[p.name] = tuple(_bounded(step, p, s) for s in _items(step, p, value))
         else:
-            out[p.name] = _one(step, p, value, ctx)  # type: ignore[arg-type]
+            out[p.name] = _one(step, p, value, ctx)
     return out
 
 
@@ -938,11 +938,12 @@ class Catalogue:
 
     def __post_init__(self) -> None:
         for e in self.entries:
-            for index, key in ((self.by_command, e.command), *((self.by_name, n) for n in
-                                                              (e.name, *e.aliases))):
+            keys: list[tuple[dict[Any, Entry], Any]] = [(self.by_command, e.command)]
+            keys += [(self.by_name, n) for n in (e.name, *e.aliases)]
+            for index, key in keys:
                 if key in index:
                     raise ValueError(f"{key} is declared twice in the custody catalogue")
-                index[key] = e  # type: ignore[index]
+                index[key] = e
             for v in e.verbs:
                 self.by_verb[v] = e
             if e.records is not None:

@@ -58,7 +58,8 @@ _MODELS: dict[str, type[BaseModel]] = {}
 def _record_model(entry: Entry, f: CustodyField) -> type[BaseModel]:
     name = f"{f.record}In"
     if name not in _MODELS:
-        _MODELS[name] = create_model(name, **{p.name: _part_type(p) for p in f.parts})
+        spec: dict[str, Any] = {p.name: _part_type(p) for p in f.parts}
+        _MODELS[name] = create_model(name, **spec)
     return _MODELS[name]
 
 
@@ -91,8 +92,10 @@ def _body_field(entry: Entry, f: CustodyField) -> tuple[Any, Any]:
 def body_model(entry: Entry) -> type[BaseModel]:
     """The request body of a step's route: the catalogue's fields, their bounds and defaults."""
     name = "".join(w.title() for w in entry.name.split("-")) + "In"
-    fields = {f.json_key: _body_field(entry, f) for f in entry.all_fields if f.json_key}
-    return create_model(name, **fields)
+    spec: dict[str, Any] = {f.json_key: _body_field(entry, f) for f in entry.all_fields
+                            if f.json_key}
+    model: type[BaseModel] = create_model(name, **spec)
+    return model
 
 
 class Roster(CustodyContext):

@@ -124,9 +124,10 @@ def header_line(runner: Runner, words: list[str]) -> None:
             where: str | Path = name if name in PRESETS or name in PRESETS.values() \
                 else (runner.base_dir / name).resolve()
             pack = load_custody_pack(where)
-        opener = {"actor": args[2], "role": parse_role(args[3])} if len(args) == 4 else {}
+        actor, role = (args[2], parse_role(args[3])) if len(args) == 4 else \
+            ("compliance", Role.SHIFT_MANAGER)
         ext.custody = CustodyLedger.open(pack, args[1] if len(args) >= 2 else "site",
-                                         clock=runner.clock, **opener)
+                                         clock=runner.clock, actor=actor, role=role)
     elif key == "person" and len(args) in (2, 3):
         licence = args[2] if len(args) == 3 else ""
         ext.people[args[0]] = Person(args[0], parse_role(args[1]), licence)
