@@ -253,3 +253,70 @@ def test_the_dice_room_checks_the_role_before_it_reads_the_body(tmp_path: Path) 
         floor.close()
         floor.store.close()
         floor.accounts.close()
+
+
+# -- a ledger of every step, written back as a script -----------------------------------------
+def test_a_ledger_of_every_step_exports_and_replays_to_the_same_events() -> None:
+    """IN custody with every catalogued step (a failed seal with findings, a failed die, a
+    tampered removal at a table, the transport notice, an overdue sweep, a fairness alert),
+    at times with microseconds: the exported script replays to the same events."""
+    from datetime import timedelta
+
+    from dicetable.core.events import event_to_dict
+    from dicetable.table.script import run_script
+    from dicetable.table.script_export import export_custody_script
+    from tests.custody import scenario as s
+
+    led, clock = s.new_ledger("in")
+    clock.set(clock.now() + timedelta(microseconds=123_457))
+    a = s.as_
+    led.execute(tr.FileTransportNotice(**a(s.ANN), notice="N-1", supplier=PARTY,
+                                       method="road", carriers=(PARTY,), recipient=PARTY,
+                                       responsible_supplier="Al", responsible_carrier="Cy",
+                                       responsible_recipient="Ann Lee", quantity=8,
+                                       description="red dice; 0.750 in",
+                                       delivery_at="2026-03-20T10:00:00+00:00"))
+    clock.set(clock.now() + timedelta(days=18, seconds=7, microseconds=9))
+    dice = s.serials("I", 6)
+    led.execute(c.ReceiveShipment(**a(s.ANN, s.SAM), shipment="S1", manufacturer=s.ACME,
+                                  delivery_witness=s.AGENT,
+                                  boxes=(Box("B1", dice[:4]), Box("B2", dice[4:], False)),
+                                  opened=(BoxInspection("B2", (Finding(dice[5], "chipped"),)),)))
+    led.execute(tr.ProveReceipt(**a(s.ANN), notice="N-1", shipment="S1",
+                                requested_by="the executive director"))
+    s.draw_keys(led)
+    led.execute(c.StoreDice(**a(s.ANN, s.SAM), dice=dice[:5], area="dice-storage"))
+    led.execute(c.IssueForGamingDay(**a(s.ANN, s.SAM), dice=dice[:5], gaming_day="2026-03-20"))
+    s.return_keys(led)
+    led.execute(c.InspectDice(**a(s.PAT), tools=s.TOOLS, under_surveillance=True, checks=(
+        *(s.good_check(x) for x in dice[:3]), s.good_check(dice[3], "0.749"),
+        DieCheck(dice[4], (Decimal("0.75"),) * 3, tuple(k for k in Check
+                                                      if k is not Check.BALANCED)))))
+    clock.set(clock.now() + timedelta(minutes=3, microseconds=1))
+    led.execute(c.IssueToTable(**a(s.PAT), dice=dice[:3], table="craps-1",
+                               received_by=s.BOB))
+    led.execute(c.RemoveDice(**a(s.PAT), dice=(dice[0],), reason=RemovalReason.TAMPERED,
+                             signs="heavy side", table_staff=(s.BOB, s.STU),
+                             assigned_at_table=s.on_duty(s.BOB, s.STU)))
+    led.execute(c.DeliverEnvelope(**a(s.PAT), envelope=led.log[-1].envelope,  # type: ignore[attr-defined]
+                                  agent="Agent Cole"))
+    led.execute(c.RecordFairnessAlert(actor="fairness-monitor", role=Role.SYSTEM,
+                                      serial=dice[1], test="cusum", detail="drift",
+                                      statistic="5.2", threshold="4.6", rolls=400))
+    s.remove_and_transfer(led, (dice[3],), RemovalReason.DEFECTIVE)
+    s.cancel(led, (dice[3],))
+    clock.set(clock.now() + timedelta(hours=25))
+    led.execute(c.CheckDeadlines(actor="deadline-sweep", role=Role.SYSTEM))
+    led.execute(c.TakePhysicalInventory(**a(s.ANN, s.SAM), counted=(*dice[1:3], "X9")))
+    kinds = {e.kind for e in led.log}
+    assert {"DiceOverdue", "TamperEnvelopeSealed", "BoxOpenedAndInspected", "ReceiptProved",
+            "InventoryDiscrepancyReported", "FairnessAlertRaised", "DiceCancelled"} <= kinds
+    script = export_custody_script(led.log)
+    assert "advance" in script
+    assert "us" in script
+    result = run_script(script)
+    assert result.ok, result.failure
+    assert result.table is None
+    assert result.custody is not None
+    assert [event_to_dict(e) for e in result.custody.log] == \
+        [event_to_dict(e) for e in led.log]

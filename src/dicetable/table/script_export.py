@@ -325,14 +325,19 @@ def export_custody_script(events: Iterable[envelope.Event]) -> str:
 
 def _check_custody(logged: Sequence[cev.CustodyEvent],
                    produced: Sequence[cev.CustodyEvent]) -> None:
-    if len(logged) != len(produced) or any(
-            event_to_dict(a) != event_to_dict(b) for a, b in zip(logged, produced,
-                                                                 strict=False)):
+    if len(logged) != len(produced):
         where = logged[0].seq if logged else "end"
         raise InvalidInput(
             f"seq {where}: replaying the exported custody steps gives "
             f"{[e.kind for e in produced]}, the log has {[e.kind for e in logged]}",
             rule="script.export")
+    for a, b in zip(logged, produced, strict=True):
+        da, db = event_to_dict(a), event_to_dict(b)
+        if da != db:
+            field = next(k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k))
+            raise InvalidInput(f"seq {a.seq} ({a.kind}): replaying the exported custody step "
+                               f"gives another {field}: {db.get(field)!r}, the log has "
+                               f"{da.get(field)!r}", rule="script.export")
 
 
 def export_stream(kind: str, events: Iterable[envelope.Event]) -> str:
