@@ -502,28 +502,29 @@ _AREA = Field("area", Kind.TEXT, default="dice-storage", help="The storage area"
 _KEY = Field("key", Kind.CHOICE, choices=Key, positional=True, required=True,
              help="security or table-games", max_length=20)
 
-def _split_at(text: str, seps: str) -> tuple[str, str]:
-    """``text`` cut at the first of ``seps`` (``S=P`` or ``S:P``)."""
+def _split_at(text: str, seps: str, form: str, rule: str) -> tuple[str, str]:
+    """``text`` cut at the first of ``seps`` (``S=P`` or ``S:P``); ``form`` says how it is
+    written when it is not."""
     at = min((i for i in (text.find(s) for s in seps) if i >= 0), default=-1)
-    if at < 0:
-        raise InvalidInput(f"write ITEM{seps[0]}VALUE, not {text!r}", rule="script.syntax")
+    if at <= 0 or at == len(text) - 1:
+        raise InvalidInput(f"write {form}, not {text!r}", rule=rule)
     return text[:at], text[at + 1:]
 
 
 def _read_box(text: str) -> dict[str, Any]:
-    name, serials_ = _split_at(text, "=")
-    if not name or not serials_:
-        raise InvalidInput(f"a box is BOX=SERIALS, not {text!r}", rule="custody.shipment")
+    name, serials_ = _split_at(text, "=", "a box as BOX=SERIALS", "custody.shipment")
     return {"box": name, "serials": [s for s in serials_.split(",") if s]}
 
 
 def _read_finding(text: str) -> dict[str, Any]:
-    serial, problem = _split_at(text, ":=")
+    serial, problem = _split_at(text, ":=", "a finding as SERIAL:PROBLEM (or SERIAL=PROBLEM)",
+                                "custody.inspection")
     return {"serial": serial, "problem": problem}
 
 
 def _read_die(text: str) -> dict[str, Any]:
-    serial, sides = _split_at(text, "=")
+    serial, sides = _split_at(text, "=", "a die as SERIAL=SIDE,SIDE,SIDE",
+                              "custody.measurement")
     return {"serial": serial, "measurements": [s for s in sides.split(",") if s.strip()]}
 
 
@@ -582,7 +583,8 @@ def _recover_receive(log: Sequence[ev.CustodyEvent], i: int) -> dict[str, Any]:
 def _inspect(v: dict[str, Any], ctx: Context) -> dict[str, Any]:
     failed: dict[str, set[Check]] = {}
     for item in v.get("fail", ()):
-        serial, check = _split_at(item, ":")
+        serial, check = _split_at(item, ":", "a failed check as SERIAL:CHECK",
+                                  "custody.inspection")
         failed.setdefault(serial, set()).add(_choice("inspect", Part("fail", Kind.CHOICE,
                                                                      choices=Check), check))
     checks = tuple(DieCheck(k["serial"], tuple(parse_inches(m) for m in k["measurements"]),
