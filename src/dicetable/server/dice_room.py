@@ -111,9 +111,6 @@ class Roster(CustodyContext):
                                rule="custody.person")
         return p
 
-    def people(self, usernames: list[str]) -> tuple[Person, ...]:
-        return tuple(self.person(u) for u in usernames)
-
     def today(self) -> str:
         return self.custody.clock.now().date().isoformat()
 
