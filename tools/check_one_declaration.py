@@ -14,6 +14,14 @@ Two checks over ``src/dicetable``:
   none by hand (its command methods are generated: ``tools/gen_table_methods.py``, checked to
   be what the catalogue gives); ``OpenTable``, the opening, is the one it builds itself.
 
+- **custody commands**: every custody command class (deriving from ``CustodyCommand``) is
+  declared in ``custody/commands.py`` or ``custody/transport.py`` and catalogued in
+  ``custody/catalogue.py`` (``OpenCustody``, the ledger's opening, aside); the custody
+  surfaces (``cli/dice.py``, ``server/dice_room.py``, ``table/script_custody.py``) build no
+  catalogued custody command by its class (their commands, routes and verbs are generated
+  from the catalogue), and no module outside the catalogue keys a table by custody verbs
+  (``"dice-receive": ...``) or by custody command classes.
+
 ``python tools/check_one_declaration.py [SRC]`` prints each offence and exits 1 if any;
 ``--count`` prints the number of game-name comparisons only.
 """
@@ -145,6 +153,82 @@ def generated_methods_current() -> str | None:
     return None
 
 
+CUSTODY_COMMAND_MODULES = frozenset({"custody/commands.py", "custody/transport.py"})
+CUSTODY_CATALOGUE = "custody/catalogue.py"
+CUSTODY_SURFACES = frozenset({"cli/dice.py", "server/dice_room.py", "table/script_custody.py"})
+CUSTODY_BASES = frozenset({"CustodyCommand"})
+OPENED_BY_THE_LEDGER = frozenset({"OpenCustody"})
+
+
+def custody_declarations(tree: ast.AST) -> list[tuple[int, str]]:
+    """Classes deriving from ``CustodyCommand`` (or from one of those) in this module."""
+    out: list[tuple[int, str]] = []
+    bases = set(CUSTODY_BASES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            named = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute)
+                     else "" for b in node.bases}
+            if named & bases:
+                out.append((node.lineno, node.name))
+                bases.add(node.name)
+    return out
+
+
+def custody_command_names(src: Path) -> frozenset[str]:
+    names: set[str] = set()
+    for rel in CUSTODY_COMMAND_MODULES:
+        tree = ast.parse((src / rel).read_text(encoding="utf-8"))
+        names |= {name for _, name in custody_declarations(tree)}
+    return frozenset(names)
+
+
+def catalogued_custody(tree: ast.AST) -> set[str]:
+    """The command classes the custody catalogue's ``Entry(...)`` calls name first."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "Entry" and node.args:
+            first = node.args[0]
+            out.add(first.attr if isinstance(first, ast.Attribute) else
+                     first.id if isinstance(first, ast.Name) else "")
+    return out
+
+
+def custody_verb_tables(tree: ast.AST, commands: frozenset[str]) -> list[int]:
+    """Dict literals keyed by custody verbs (``"dice-receive"``) or custody command classes."""
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Dict) or len(node.keys) < 3:
+            continue
+        verbs = all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                    and k.value.startswith("dice-") for k in node.keys)
+        classes = all(isinstance(k, ast.Attribute) and k.attr in commands for k in node.keys)
+        if verbs or classes:
+            lines.append(node.lineno)
+    return lines
+
+
+def custody_problems(src: Path, rel: str, tree: ast.AST,
+                     custody: frozenset[str]) -> list[str]:
+    problems = []
+    if rel not in CUSTODY_COMMAND_MODULES:
+        for line, name in custody_declarations(tree):
+            problems.append(f"{rel}:{line}: custody command {name} is declared outside "
+                            "custody/commands.py and custody/transport.py")
+    if rel == CUSTODY_CATALOGUE:
+        for name in sorted(custody - OPENED_BY_THE_LEDGER - catalogued_custody(tree)):
+            problems.append(f"{rel}: custody command {name} is not catalogued")
+    elif rel != "custody/engine.py":  # the engine's handlers decide; they list no surface
+        for line in custody_verb_tables(tree, custody):
+            problems.append(f"{rel}:{line}: a table of custody verbs or commands; derive it "
+                            "from dicetable.custody.catalogue")
+    if rel in CUSTODY_SURFACES:
+        for line, name in _used_commands(tree, custody - OPENED_BY_THE_LEDGER):
+            problems.append(f"{rel}:{line}: the custody surface names {name} by hand; give it "
+                            "through the custody catalogue")
+    return problems
+
+
 def main(argv: list[str]) -> int:
     count_only = "--count" in argv
     args = [a for a in argv if not a.startswith("--")]
@@ -152,9 +236,14 @@ def main(argv: list[str]) -> int:
     problems: list[str] = []
     comparisons = 0
     commands = command_names(src)
+    custody = custody_command_names(src)
+    if custody and not (src / CUSTODY_CATALOGUE).exists():
+        problems.append(f"{CUSTODY_CATALOGUE} is missing: the custody commands are catalogued "
+                        "there")
     for path in sorted(src.rglob("*.py")):
         rel = path.relative_to(src).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        problems += custody_problems(src, rel, tree, custody)
         if rel not in VARIANT_MODULES:
             for line in game_comparisons(tree):
                 comparisons += 1

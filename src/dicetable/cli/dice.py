@@ -1,5 +1,8 @@
 """``dicetable dice``: each custody step, and the reports, on the store or a JSON-lines file.
 
+The steps' commands, their options and their help are generated from the custody catalogue
+(``dicetable.custody.catalogue``); a step's older name (``dice inventory``) is still read.
+
 With ``--db DB`` (a SQLite file or a ``postgresql://`` URL, the store ``dicetable serve`` runs
 on) the site's ledger is its own stream ``custody:SITE`` in the one store, hash-chained beside
 the tables (``--site`` picks the site when the store holds several). ``dicetable dice export``
@@ -20,11 +23,13 @@ Exit codes, the same for every step, so a lab's automation can rely on them:
 
 from __future__ import annotations
 
+import inspect
 import json
+import keyword
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -39,24 +44,11 @@ from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
 from dicetable.custody import reports
+from dicetable.custody.catalogue import CATALOGUE, Entry, Kind, from_text
+from dicetable.custody.catalogue import Context as CustodyContext
+from dicetable.custody.catalogue import Field as CustodyField
 from dicetable.custody.ledger import CustodyLedger
-from dicetable.custody.model import (
-    Box,
-    BoxInspection,
-    CancelMethod,
-    Check,
-    DieCheck,
-    Finding,
-    Key,
-    Manufacturer,
-    Person,
-    PlayMode,
-    RemovalReason,
-    expand_serials,
-    parse_inches,
-)
 from dicetable.custody.rules import derive_custody_pack, load_custody_pack
-from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
 from dicetable.store.base import EventStore
 from dicetable.store.custody import DurableCustody, custody_stream
 from dicetable.store.open import open_store
@@ -227,41 +219,98 @@ def _run(ctx: typer.Context, command: cmd.CustodyCommand) -> None:
         raise typer.Exit(EXIT_NONCOMPLIANT)
 
 
-# -- people ---------------------------------------------------------------------------------------
-ACTOR = typer.Option(..., "--actor", help="Who takes the step")
-ROLE = typer.Option(..., "--role", help="Their role: " + ", ".join(r.value for r in Role))
-LICENCE = typer.Option("", "--licence", help="Their occupational licence number")
-WITH = typer.Option([], "--with", help="Another person present: NAME:ROLE[:LICENCE] (repeat)")
-SERIALS = typer.Argument(..., help="Dice serials; D0001-D0010 is a range")
-
-
-def _who(actor: str, role: str, licence: str, with_: list[str]) -> dict[str, Any]:
+# -- the steps, from the custody catalogue ---------------------------------------------------------
+def _who(actor: str, role: str) -> dict[str, Any]:
     try:
-        return {"actor": actor, "role": Role(role), "licence": licence,
-                "witnesses": tuple(Person.parse(w) for w in with_)}
-    except ValueError as e:
-        if isinstance(e, DicetableError):
-            _fail(e)
+        return {"actor": actor, "role": Role(role)}
+    except ValueError:
         _fail(InvalidInput(f"unknown role {role!r}", rule="custody.person"))
 
 
-def _serials(items: list[str]) -> tuple[str, ...]:
-    if not items:
-        return ()
-    try:
-        return expand_serials(items)
-    except DicetableError as e:
-        _fail(e)
+class _Context(CustodyContext):
+    """A step on the command line: people written NAME:ROLE[:LICENCE], a table's store."""
+
+    def __init__(self, ctx: typer.Context) -> None:
+        self.ctx = ctx
+
+    def assigned(self, dice: tuple[str, ...], where: str | None) -> tuple[str, ...] | None:
+        if where is None:
+            return None
+        ledger = _ledger(self.ctx)
+        tables = {ledger.state.dice[s].table for s in dice if s in ledger.state.dice}
+        table_id = next((t for t in tables if t), None)
+        return _assigned_staff(where, table_id) if table_id is not None else None
 
 
-def _person(text: str) -> Person:
-    try:
-        return Person.parse(text)
-    except DicetableError as e:
-        _fail(e)
+def _param(f: CustodyField) -> inspect.Parameter:
+    """A step's field as a Typer parameter: an argument, an option, a repeated option."""
+    name = f"{f.name}_" if keyword.iskeyword(f.name) else f.name
+    flags = () if f.cli_positional else (f.cli_flag,)
+    if f.multi:
+        kind: Any = list[str]
+        if f.cli_positional:
+            info = typer.Argument(... if f.required else None, help=f.help)
+            kind = list[str] if f.required else list[str] | None
+        else:
+            info = typer.Option(... if f.required else list(f.default or ()), *flags,
+                                help=f.help)
+    else:
+        kind = {Kind.FLAG: bool, Kind.INT: int, Kind.CHOICE: f.choices}.get(f.kind, str)
+        default = ... if f.required else f.default
+        if default is None:
+            kind = kind | None
+        info = typer.Argument(default, help=f.help) if f.cli_positional else \
+            typer.Option(default, *flags, help=f.help)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info,
+                             annotation=kind)
 
 
-# -- steps ----------------------------------------------------------------------------------------
+def _step(entry: Entry) -> Callable[..., None]:
+    """The ``dicetable dice`` command of a catalogued step."""
+    fields = [f for f in entry.all_fields if f.on_cli]
+    actor, role = entry.who or (..., ...)
+
+    def command(ctx: typer.Context, **given: Any) -> None:
+        values = {f.name: given[f"{f.name}_" if keyword.iskeyword(f.name) else f.name]
+                  for f in fields}
+        try:
+            step = entry.make(given["actor"], _who(given["actor"], given["role"])["role"],
+                              given["licence"], from_text(entry, values), _Context(ctx))
+        except DicetableError as e:
+            _fail(e)
+        _run(ctx, step)
+
+    who = [("actor", str, typer.Option(actor, "--actor", help="Who takes the step")),
+           ("role", str, typer.Option(role if isinstance(role, str) else
+                                      role.value if role is not ... else ..., "--role",
+                                      help="Their role: " + ", ".join(r.value for r in Role))),
+           ("licence", str, typer.Option("", "--licence",
+                                         help="Their occupational licence number"))]
+    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                           annotation=typer.Context),
+         *(_param(f) for f in fields),
+         *(inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=t)
+           for n, t, d in who)])
+    command.__name__ = entry.name.replace("-", "_")
+    command.__doc__ = entry.help + "."
+    return command
+
+
+def _install_steps() -> None:
+    """Every catalogued step under its CLI words (and its older names, hidden)."""
+    for entry in CATALOGUE:
+        words = entry.cli_words
+        if not words:
+            continue
+        group = key_app if words[0] == "key" else app
+        name = words[-1]
+        group.command(name)(_step(entry))
+        for alias in entry.aliases:
+            app.command(alias, hidden=True)(_step(entry))
+
+
+
 @app.command("open")
 def open_(ctx: typer.Context,
           jurisdiction: str = typer.Option(..., "--jurisdiction",
@@ -277,7 +326,7 @@ def open_(ctx: typer.Context,
     if o.db is not None:
         store = _store(ctx, create=True)
         try:
-            who = _who(actor, role, "", [])
+            who = _who(actor, role)
             durable = DurableCustody.open(store, jurisdiction, site, clock=_clock(o.at),
                                           actor=who["actor"], role=who["role"])
         except DicetableError as e:
@@ -293,181 +342,12 @@ def open_(ctx: typer.Context,
         if time_zone is not None and time_zone != pack.value("site.time_zone"):
             pack = derive_custody_pack(pack, f"{pack.id}-{site}", {"site.time_zone": time_zone})
         ledger = CustodyLedger(clock=_clock(o.at), sink=_appender(o.log))
-        events = ledger.execute(cmd.OpenCustody(**_who(actor, role, "", []), site=site,
-                                                pack=pack))
+        events = ledger.execute(cmd.OpenCustody(**_who(actor, role), site=site, pack=pack))
     except DicetableError as e:
         _fail(e)
     console.print(f"#{events[0].seq} {escape(reports.describe(events[0]))} -> {o.log}",
                   highlight=False)
 
-
-@key_app.command("draw")
-def key_draw(ctx: typer.Context, key: Key = typer.Argument(..., help="security or table-games"),
-             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
-    """Draw a storage key (only security, or table games at assistant shift manager or above)."""
-    _run(ctx, cmd.DrawKey(**_who(actor, role, licence, []), key=key))
-
-
-@key_app.command("return")
-def key_return(ctx: typer.Context, key: Key = typer.Argument(...), actor: str = ACTOR,
-               role: str = ROLE, licence: str = LICENCE) -> None:
-    """Return a storage key."""
-    _run(ctx, cmd.ReturnKey(**_who(actor, role, licence, []), key=key))
-
-
-@app.command("receive")
-def receive(ctx: typer.Context,
-            shipment: str = typer.Option(..., "--shipment"),
-            manufacturer: str = typer.Option(..., "--manufacturer"),
-            address: str = typer.Option("", "--address", help="Manufacturer's business address"),
-            phone: str = typer.Option("", "--phone", help="Manufacturer's business telephone"),
-            box: list[str] = typer.Option(..., "--box", help="BOX=SERIALS, e.g. B1=D0001-D0050"),
-            broken: list[str] = typer.Option([], "--seal-failed",
-                                             help="A box whose seal failed (it is opened and "
-                                                  "inspected now)"),
-            finding: list[str] = typer.Option([], "--finding",
-                                              help="SERIAL=PROBLEM found in an opened box"),
-            tamper: list[str] = typer.Option([], "--tamper-finding",
-                                             help="SERIAL=SIGNS of tampering in an opened box"),
-            delivery_witness: str = typer.Option(
-                "", "--delivery-witness", help="The gaming agent or Commission staff member "
-                                               "present at the delivery (IN's stand-in rule)"),
-            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-            with_: list[str] = WITH) -> None:
-    """Receive a shipment: two people, seals checked, failed boxes opened and inspected.
-
-    Exits 1 when an opened box holds non-conforming or tampered dice.
-    """
-    boxes = []
-    for item in box:
-        name, _, serials = item.partition("=")
-        if not name or not serials:
-            _fail(InvalidInput(f"--box wants BOX=SERIALS, not {item!r}", rule="custody.shipment"))
-        boxes.append(Box(name, _serials([serials]), name not in broken))
-    where = {s: b.box for b in boxes for s in b.serials}
-    findings: dict[str, list[Finding]] = {b: [] for b in broken}
-    for item, tampering in [(f, False) for f in finding] + [(t, True) for t in tamper]:
-        serial, _, problem = item.partition("=")
-        if serial not in where:
-            _fail(InvalidInput(f"{serial!r} is in none of the boxes", rule="custody.serials"))
-        findings.setdefault(where[serial], []).append(Finding(serial, problem, tampering))
-    _run(ctx, cmd.ReceiveShipment(
-        **_who(actor, role, licence, with_), shipment=shipment,
-        manufacturer=Manufacturer(manufacturer, address, phone), boxes=tuple(boxes),
-        opened=tuple(BoxInspection(b, tuple(f)) for b, f in findings.items()),
-        delivery_witness=delivery_witness))
-
-
-@app.command("store")
-def store(ctx: typer.Context, serials: list[str] = SERIALS,
-          area: str = typer.Option("dice-storage", "--area"), actor: str = ACTOR,
-          role: str = ROLE, licence: str = LICENCE, with_: list[str] = WITH) -> None:
-    """Put received dice in the locked storage area (both key holders present)."""
-    _run(ctx, cmd.StoreDice(**_who(actor, role, licence, with_), dice=_serials(serials),
-                            area=area))
-
-
-@app.command("issue-day")
-def issue_day(ctx: typer.Context, serials: list[str] = SERIALS,
-              gaming_day: str = typer.Option(..., "--gaming-day", help="YYYY-MM-DD"),
-              actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-              with_: list[str] = WITH) -> None:
-    """Take the gaming day's dice out of storage (shift manager, security present)."""
-    _run(ctx, cmd.IssueForGamingDay(**_who(actor, role, licence, with_), dice=_serials(serials),
-                                    gaming_day=gaming_day))
-
-
-@app.command("return-storage")
-def return_storage(ctx: typer.Context, serials: list[str] = SERIALS,
-                   area: str = typer.Option("dice-storage", "--area"), actor: str = ACTOR,
-                   role: str = ROLE, licence: str = LICENCE, with_: list[str] = WITH) -> None:
-    """Put issued dice that never reached a table back in storage."""
-    _run(ctx, cmd.ReturnToStorage(**_who(actor, role, licence, with_), dice=_serials(serials),
-                                  area=area))
-
-
-@app.command("inspect")
-def inspect(ctx: typer.Context,
-            die: list[str] = typer.Option(..., "--die",
-                                          help="SERIAL=SIDE,SIDE,SIDE in inches (repeat)"),
-            fail: list[str] = typer.Option([], "--fail", help="SERIAL:CHECK that failed; checks: "
-                                                             + ", ".join(c.value for c in Check)),
-            tools: list[str] = typer.Option(["micrometer", "balancing-caliper", "steel-set-square",
-                                             "magnet"], "--tool"),
-            surveillance: bool = typer.Option(True, "--surveillance/--no-surveillance"),
-            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-            with_: list[str] = WITH) -> None:
-    """Inspect dice before play: three measured sides (0.750, 3/4) and the yes/no checks.
-
-    Exits 1 when a die fails inspection (it is recorded, and quarantined).
-    """
-    failed: dict[str, set[Check]] = {}
-    for item in fail:
-        serial, _, check = item.partition(":")
-        try:
-            failed.setdefault(serial, set()).add(Check(check))
-        except ValueError:
-            _fail(InvalidInput(f"unknown check {check!r}", rule="custody.inspection"))
-    checks = []
-    for item in die:
-        serial, _, sides = item.partition("=")
-        try:
-            measured = tuple(parse_inches(s) for s in sides.split(",") if s.strip())
-        except DicetableError as e:
-            _fail(e)
-        passed = tuple(c for c in Check if c not in failed.get(serial, set()))
-        checks.append(DieCheck(serial, measured, passed))
-    _run(ctx, cmd.InspectDice(**_who(actor, role, licence, with_), checks=tuple(checks),
-                              tools=tuple(tools), under_surveillance=surveillance))
-
-
-@app.command("issue-table")
-def issue_table(ctx: typer.Context, serials: list[str] = SERIALS,
-                table: str = typer.Option(..., "--table"),
-                game: str = typer.Option("craps", "--game"),
-                mode: PlayMode = typer.Option(PlayMode.TABLE, "--mode"),
-                received_by: str = typer.Option(..., "--received-by",
-                                                help="NAME:ROLE[:LICENCE] at the table"),
-                actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-                with_: list[str] = WITH) -> None:
-    """Put inspected dice into play at a table (the time limit starts)."""
-    _run(ctx, cmd.IssueToTable(**_who(actor, role, licence, with_), dice=_serials(serials),
-                               table=table, game=game, mode=mode,
-                               received_by=_person(received_by)))
-
-
-@app.command("remove")
-def remove(ctx: typer.Context, serials: list[str] = SERIALS,
-           reason: RemovalReason = typer.Option(..., "--reason"),
-           signs: str = typer.Option("", "--signs", help="For tampering: what suggests it"),
-           staff: list[str] = typer.Option([], "--staff",
-                                           help="For tampering: NAME:ROLE[:LICENCE] of each "
-                                                "licensee at the table (repeat)"),
-           envelope: str = typer.Option("", "--envelope", help="The envelope's number"),
-           table_db: str | None = typer.Option(
-               None, "--table-db", help="For tampering at a table: the table's store (SQLite "
-                                        "file or postgresql:// URL); the --staff list is "
-                                        "checked against the staff its log assigns there"),
-           detail: str = typer.Option("", "--detail"),
-           actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-           with_: list[str] = WITH) -> None:
-    """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel.
-
-    A tampered die at a table needs --signs and --staff, and --table-db so the envelope's
-    list of the table's licensees is checked against the staff assigned there (14-3-4(b)).
-    """
-    dice_ = _serials(serials)
-    assigned = None
-    if reason is RemovalReason.TAMPERED and table_db is not None:
-        ledger = _ledger(ctx)
-        tables = {ledger.state.dice[s].table for s in dice_ if s in ledger.state.dice}
-        table_id = next((t for t in tables if t), None)
-        if table_id is not None:
-            assigned = _assigned_staff(table_db, table_id)
-    _run(ctx, cmd.RemoveDice(**_who(actor, role, licence, with_), dice=dice_,
-                             reason=reason, signs=signs,
-                             table_staff=tuple(_person(s) for s in staff), envelope=envelope,
-                             assigned_at_table=assigned, detail=detail))
 
 
 def _assigned_staff(location: str, table_id: str) -> tuple[str, ...]:
@@ -485,68 +365,6 @@ def _assigned_staff(location: str, table_id: str) -> tuple[str, ...]:
     except DicetableError as e:
         _fail(e)
     return tuple(sorted(procedure(table.state).staff))
-
-
-@app.command("deliver")
-def deliver(ctx: typer.Context, envelope: str = typer.Argument(...),
-            agent: str = typer.Option(..., "--agent", help="The enforcement agent's name"),
-            actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
-    """Hand a sealed tamper envelope to the enforcement agent."""
-    _run(ctx, cmd.DeliverEnvelope(**_who(actor, role, licence, []), envelope=envelope,
-                                  agent=agent))
-
-
-@app.command("transfer")
-def transfer(ctx: typer.Context, serials: list[str] = SERIALS,
-             accepted_by: str = typer.Option(..., "--accepted-by",
-                                             help="NAME:ROLE:LICENCE in the cancellation room"),
-             actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
-    """The pit manager signs removed dice over to the cancellation room."""
-    _run(ctx, cmd.TransferToCancellation(**_who(actor, role, licence, []),
-                                         dice=_serials(serials),
-                                         accepted_by=_person(accepted_by)))
-
-
-@app.command("cancel")
-def cancel(ctx: typer.Context, serials: list[str] = SERIALS,
-           method: CancelMethod = typer.Option(..., "--method"),
-           hole: str | None = typer.Option(None, "--hole", help="Drilled hole, inches"),
-           approval: str = typer.Option("", "--approval", help="For an approved method"),
-           actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-           with_: list[str] = WITH) -> None:
-    """Destroy dice in the cancellation room, under surveillance (--with NAME:surveillance).
-
-    The hole is written as the regulation writes it (1/4) or as a decimal (0.25).
-    """
-    try:
-        hole_in: Decimal | None = parse_inches(hole) if hole is not None else None
-    except DicetableError as e:
-        _fail(e)
-    _run(ctx, cmd.CancelDice(**_who(actor, role, licence, with_), dice=_serials(serials),
-                             method=method, hole_in=hole_in, approval=approval))
-
-
-@app.command("count")
-def count(ctx: typer.Context,
-          serials: list[str] | None = typer.Argument(None, help="Every die found"),
-          actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE,
-          with_: list[str] = WITH) -> None:
-    """The physical inventory: reconciled at once, any discrepancy raised as an alert.
-
-    Exits 1 when the count differs from the record.
-    """
-    _run(ctx, cmd.TakePhysicalInventory(**_who(actor, role, licence, with_),
-                                        counted=_serials(serials or [])))
-
-
-@app.command("check")
-def check(ctx: typer.Context, actor: str = typer.Option("deadline-sweep", "--actor"),
-          role: str = typer.Option(Role.SYSTEM.value, "--role")) -> None:
-    """Raise alerts for dice past their time limit and an overdue physical inventory.
-
-    Exits 1 when it raises an alert.
-    """
-    _run(ctx, cmd.CheckDeadlines(**_who(actor, role, "", [])))
 
 
 # -- reports ---------------------------------------------------------------------------------------
@@ -731,51 +549,4 @@ def import_(ctx: typer.Context,
                   f"{store.location} ({stream})", highlight=False)
 
 
-# -- transport (68 IAC 14-3-10) -----------------------------------------------------------------
-def _party(text: str) -> Party:
-    parts = [p.strip() for p in text.split(";")]
-    if len(parts) != 3:
-        _fail(InvalidInput(f"write NAME;BUSINESS ADDRESS;TELEPHONE, not {text!r}",
-                           rule="transport.notice_days"))
-    return Party(*parts)
-
-
-@app.command("transport-notice")
-def transport_notice(ctx: typer.Context,
-                     notice: str = typer.Option(..., "--notice", help="The notice's id"),
-                     supplier: str = typer.Option(..., "--supplier", help="NAME;ADDRESS;PHONE"),
-                     method: str = typer.Option(..., "--method", help="How they travel"),
-                     carrier: list[str] = typer.Option(..., "--carrier",
-                                                       help="NAME;ADDRESS;PHONE (repeat)"),
-                     recipient: str = typer.Option(..., "--recipient", help="NAME;ADDRESS;PHONE"),
-                     responsible: str = typer.Option(
-                         ..., "--responsible",
-                         help="The individual responsible for the supplier;carrier;recipient"),
-                     quantity: int = typer.Option(..., "--quantity"),
-                     description: str = typer.Option(..., "--description"),
-                     delivery: str = typer.Option(..., "--delivery",
-                                                  help="Expected delivery, ISO 8601 with zone"),
-                     notified: str = typer.Option("", "--notified",
-                                                  help="When the notice was given (default: now)"),
-                     actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
-    """Record the written notice of a dice shipment (IN: at least ten days before delivery)."""
-    people = [p.strip() for p in responsible.split(";")]
-    if len(people) != 3:
-        _fail(InvalidInput("--responsible names three people: supplier;carrier;recipient",
-                           rule="transport.notice_days"))
-    _run(ctx, FileTransportNotice(
-        **_who(actor, role, licence, []), notice=notice, supplier=_party(supplier),
-        method=method, carriers=tuple(_party(c) for c in carrier), recipient=_party(recipient),
-        responsible_supplier=people[0], responsible_carrier=people[1],
-        responsible_recipient=people[2], quantity=quantity, description=description,
-        delivery_at=delivery, notified_at=notified))
-
-
-@app.command("prove-receipt")
-def prove_receipt(ctx: typer.Context, notice: str = typer.Option(..., "--notice"),
-                  shipment: str = typer.Option(..., "--shipment"),
-                  requested_by: str = typer.Option(..., "--requested-by"),
-                  actor: str = ACTOR, role: str = ROLE, licence: str = LICENCE) -> None:
-    """Prove receipt of a shipment on the executive director's request (IN 14-3-10(b))."""
-    _run(ctx, ProveReceipt(**_who(actor, role, licence, []), notice=notice, shipment=shipment,
-                           requested_by=requested_by))
+_install_steps()

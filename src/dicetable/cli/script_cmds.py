@@ -1,7 +1,9 @@
-"""``dicetable script export DB --table ID [--from SEQ]``: a stored table's log as a script.
+"""``dicetable script export DB (--table ID [--from SEQ] | --stream ID | --all --out DIR)``:
+stored streams as scripts, and ``dicetable script load DB SCRIPT...``: scripts back into a store.
 
 The script ``dicetable replay`` runs gives back the same events and the same final state:
-how an incident, a dispute or a bug report becomes a test.
+how an incident, a dispute or a bug report becomes a test. Every stream exports: a table's
+log as a table script, a site's custody ledger as a script of custody steps alone.
 """
 
 from __future__ import annotations
@@ -12,26 +14,67 @@ import typer
 
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
 from dicetable.core.errors import DicetableError
-from dicetable.table.script_export import export_script
+from dicetable.store import streams as kinds
+from dicetable.store.base import EventStore
+from dicetable.table.script import run_file
+from dicetable.table.script_export import export_script, export_stream
 
 app = typer.Typer(help="Table scripts from stored tables.", no_args_is_help=True)
 
 
+def _file_name(stream: str) -> str:
+    """A stream's script file: ``craps-1.dts``, ``custody--demo-pa.dts``."""
+    return stream.replace(kinds.SEPARATOR, "--").replace("/", "_") + ".dts"
+
+
+def _export(store: EventStore, stream: str) -> str:
+    return export_stream(kinds.kind_of(stream), store.events(stream))
+
+
 @app.command("export")
 def export(db: str = typer.Argument(..., help=DB_HELP),
-           table: str = typer.Option(..., "--table", help="The table whose log to write"),
+           table: str | None = typer.Option(None, "--table",
+                                            help="The table whose log to write"),
+           stream: str | None = typer.Option(None, "--stream",
+                                             help="Any stored stream (custody:SITE, a table)"),
+           every: bool = typer.Option(False, "--all", help="Every stored stream, one script "
+                                                           "each, into --out (a folder)"),
            from_seq: int | None = typer.Option(None, "--from", min=1,
                                                help="Start the commands at this event "
                                                     "(the log before it becomes the prelude)"),
            out: Path | None = typer.Option(None, "--out", help="Write here, not to stdout"),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
-    """Write TABLE's log as a table script (docs/table-scripts.md)."""
+    """Write TABLE's log (or any stream's, or every stream's) as a script
+    (docs/table-scripts.md)."""
+    if sum((table is not None, stream is not None, every)) != 1:
+        err.print("[red]give one of --table ID, --stream ID or --all[/red]")
+        raise typer.Exit(2)
+    if every and out is None:
+        err.print("[red]--all writes one script per stream into a folder: give --out DIR[/red]")
+        raise typer.Exit(2)
     with _opened(db, schema) as store:
-        if not store.head(table).seq:
-            err.print(f"[red]no table {table!r} in {db}[/red]")
+        if every:
+            assert out is not None
+            out.mkdir(parents=True, exist_ok=True)
+            written = 0
+            for sid in store.streams():
+                try:
+                    text = _export(store, sid)
+                except DicetableError as e:
+                    err.print(f"[red]{sid}: {e}[/red]")
+                    raise typer.Exit(1) from None
+                (out / _file_name(sid)).write_text(text, encoding="utf-8")
+                written += 1
+            err.print(f"{written} streams written to {out}")
+            return
+        sid = table or stream or ""
+        if not store.head(sid).seq:
+            err.print(f"[red]no {'table' if table is not None else 'stream'} {sid!r} in "
+                      f"{db}[/red]")
             raise typer.Exit(2)
         try:
-            text = export_script(store.table_events(table), from_seq)
+            text = export_script(store.table_events(sid), from_seq) \
+                if kinds.kind_of(sid) == kinds.TABLE else _export(store, sid)
         except DicetableError as e:
             err.print(f"[red]{e}[/red]")
             raise typer.Exit(1) from None
@@ -39,3 +82,31 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
         typer.echo(text, nl=False)
     else:
         out.write_text(text, encoding="utf-8")
+
+
+@app.command("load")
+def load(db: str = typer.Argument(..., help=DB_HELP),
+         scripts: list[Path] = typer.Argument(..., help="Scripts (e.g. an export --all)"),
+         schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+    """Run each script and store what it recorded as new streams of DB: its table's log,
+    its custody ledger. A stream the store already holds is refused; nothing is stored from
+    a script that fails."""
+    with _opened(db, schema) as store:
+        for path in scripts:
+            try:
+                result = run_file(path)
+            except DicetableError as e:
+                err.print(f"[red]{path}: {e}[/red]")
+                raise typer.Exit(2) from None
+            if result.failure is not None:
+                err.print(f"[red]{path}: {result.failure}[/red]")
+                raise typer.Exit(1)
+            logs = [log for log in (result.table.log if result.table else None,
+                                    result.custody.log if result.custody else None) if log]
+            for log in logs:
+                sid = log[0].stream
+                if store.head(sid).seq:
+                    err.print(f"[red]{path}: {db} already holds {sid}[/red]")
+                    raise typer.Exit(2)
+                store.append(sid, log, expected=0)
+                err.print(f"{path}: {len(log)} events -> {sid}")

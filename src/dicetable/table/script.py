@@ -102,7 +102,8 @@ class ScriptFailure:
 @dataclass
 class ScriptResult:
     table: Table | None
-    """None only when the header itself could not open the table."""
+    """None when the header itself could not open the table, and for a script of custody
+    alone."""
     failure: ScriptFailure | None = None
     aliases: dict[str, str] = field(default_factory=dict)
     custody: CustodyLedger | None = None
@@ -126,12 +127,13 @@ def _words(line: str) -> list[str]:
 
 
 def _duration(text: str) -> timedelta:
-    m = re.fullmatch(r"(\d+)([dhms])", text)
+    m = re.fullmatch(r"(\d+)(us|[dhms])", text)
     if not m:
-        raise ScriptSyntaxError(f"not a duration: {text!r} (write 25h, 90m, 30s or 2d)",
-                                rule="script.syntax")
+        raise ScriptSyntaxError(f"not a duration: {text!r} (write 25h, 90m, 30s, 2d or "
+                                "1500us)", rule="script.syntax")
     n, unit = int(m.group(1)), m.group(2)
-    return timedelta(**{{"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}[unit]: n})
+    return timedelta(**{{"d": "days", "h": "hours", "m": "minutes", "s": "seconds",
+                         "us": "microseconds"}[unit]: n})
 
 
 def _options(words: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -153,6 +155,12 @@ class _Runner:
         """Which header line each part of the opening came from (to name a failing one)."""
         self.opening: tuple[int, str] | None = None
         """The header line being acted on while the table opens."""
+
+    @property
+    def custody_only(self) -> bool:
+        """A script of a custody ledger alone: a ``custody`` line and no table's pack."""
+        return self.table is None and self.ext.custody is not None and not (
+            {"pack", "prelude"} & set(self.header))
 
     def note(self, part: object, number: int, line: str) -> None:
         self.header_lines[part] = (number, line)
@@ -386,7 +394,8 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
                 runner.header_line(words)
                 runner.note(part, number, line)
                 continue
-            table = runner.table or runner.open_table()
+            table = runner.table if runner.custody_only else \
+                runner.table or runner.open_table()
             result = result or ScriptResult(table, aliases=runner.aliases,
                                             custody=runner.ext.custody)
             failure = _run_line(runner, table, number, line, words)
@@ -402,7 +411,8 @@ def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
     if not started:
         raise ScriptSyntaxError(_STARTS, rule="script.syntax")
     if result is None:
-        result = ScriptResult(runner.table or runner.open_table(), aliases=runner.aliases,
+        result = ScriptResult(None if runner.custody_only else
+                              runner.table or runner.open_table(), aliases=runner.aliases,
                               custody=runner.ext.custody)
     return result
 
@@ -418,8 +428,12 @@ def _version(words: list[str]) -> int:
     return int(words[1])
 
 
-def _run_line(runner: _Runner, table: Table, number: int, line: str,
+def _run_line(runner: _Runner, table: Table | None, number: int, line: str,
               words: list[str]) -> ScriptFailure | None:
+    if table is None and words[0] != "advance" and not (
+            len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS):
+        raise ScriptSyntaxError("a script of custody alone (no 'pack' line) holds custody "
+                                "steps and 'advance' lines only", rule="script.syntax")
     if words[0] == "expect":
         if len(words) < 2:
             raise ScriptSyntaxError("expect what?", rule="script.syntax")
@@ -441,12 +455,14 @@ def _run_line(runner: _Runner, table: Table, number: int, line: str,
         words, refusal = words[:at], words[at + 1:]
     try:
         if len(words) >= 3 and words[2] == "settle":
+            assert table is not None
             actor, role = words[0], _role(words[1])
             table.settle(actor=actor, role=role)
             alias = None
         elif len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS:
             custody_steps.custody_step(runner, words)
         else:
+            assert table is not None
             command, alias = runner.command(words)
             events = table.execute(command)
             placed = [e for e in events if isinstance(e, gev.BetPlaced)]

@@ -38,6 +38,13 @@ from dicetable.core import events as envelope
 from dicetable.core.clock import FixedClock
 from dicetable.core.errors import InvalidInput
 from dicetable.core.events import event_to_dict
+from dicetable.custody import events as cev
+from dicetable.custody.catalogue import CATALOGUE as CUSTODY
+from dicetable.custody.commands import CustodyCommand
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.custody.rules import PRESETS as CUSTODY_PRESETS
+from dicetable.custody.rules import load_custody_pack
+from dicetable.custody.rules import pack_from_dict as custody_pack_from_dict
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.rules.loader import PRESETS, load_preset, pack_from_dict
@@ -148,6 +155,8 @@ def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Comma
             return tcmd.PassShaker(**who)
         case tev.AlertRaised():
             return tcmd.Tick(**who)
+        case gev.WagersReturned():  # a no roll's return of the wagers, a chore of its own
+            return gcmd.ReturnWagers(**who)
     raise InvalidInput(f"seq {e.seq}: no command writes a {e.kind} event by itself",
                        rule="script.export")
 
@@ -253,3 +262,86 @@ def _check(logged: Sequence[gev.Event], produced: Sequence[gev.Event]) -> None:
             f"seq {where}: replaying the exported script gives "
             f"{[e.kind for e in produced]}, the log has {[e.kind for e in logged]}",
             rule="script.export")
+
+
+# -- custody ledgers -------------------------------------------------------------------------
+def _custody_header(opened: cev.CustodyOpened) -> str:
+    pack = custody_pack_from_dict(opened.pack)
+    preset = next((k for k, v in CUSTODY_PRESETS.items() if v == pack.id), None)
+    if preset is not None and load_custody_pack(preset).digest == opened.pack_digest:
+        where = f"custody {preset}"
+    else:
+        data = json.dumps(opened.pack, sort_keys=True, separators=(",", ":")).encode()
+        where = f"custody-data {base64.b64encode(data).decode()}"
+    return f"{where} {shlex.quote(opened.site)} {shlex.quote(opened.actor)} {opened.role.value}"
+
+
+def _custody_advance(before: datetime, after: datetime) -> str | None:
+    delta = after - before
+    micro = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    if micro <= 0:
+        return None
+    return f"advance {micro // 1_000_000}s" if micro % 1_000_000 == 0 else f"advance {micro}us"
+
+
+def custody_line(command: CustodyCommand) -> str:
+    """One custody step as a script line (the catalogue's verb and formatter)."""
+    entry = CUSTODY.of(command)
+    words = [command.actor, command.role.value, entry.verb, *entry.format_words(command)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def export_custody_script(events: Iterable[envelope.Event]) -> str:
+    """A site's custody ledger as a script of custody alone, checked as it is written: each
+    step is executed on a fresh ledger and must record the logged events exactly."""
+    log = [e for e in events if isinstance(e, cev.CustodyEvent)]
+    if not log or not isinstance(log[0], cev.CustodyOpened):
+        raise InvalidInput("a custody ledger starts with CustodyOpened", rule="events.log")
+    opened = log[0]
+    clock = FixedClock(datetime.fromisoformat(opened.at))
+    ledger = CustodyLedger.open(custody_pack_from_dict(opened.pack), opened.site, clock=clock,
+                                actor=opened.actor, role=opened.role)
+    lines = [f"dicetable-script {VERSION}", f"clock {opened.at}", _custody_header(opened)]
+    _check_custody(log[:1], ledger.log)
+    i = 1
+    while i < len(log):
+        event = log[i]
+        when = datetime.fromisoformat(event.at)
+        step = _custody_advance(clock.now(), when)
+        if step is not None:
+            lines.append(step)
+            clock.set(when)
+        command = CUSTODY.command_for(log, i)
+        lines.append(custody_line(command))
+        try:
+            produced = ledger.execute(command)
+        except ValueError as err:
+            raise InvalidInput(f"seq {event.seq} ({event.kind}): the custody step written for "
+                               f"it is refused on replay: {err}", rule="script.export") from None
+        _check_custody(log[i:i + len(produced)], produced)
+        i += len(produced)
+    return "\n".join(lines) + "\n"
+
+
+def _check_custody(logged: Sequence[cev.CustodyEvent],
+                   produced: Sequence[cev.CustodyEvent]) -> None:
+    if len(logged) != len(produced):
+        where = logged[0].seq if logged else "end"
+        raise InvalidInput(
+            f"seq {where}: replaying the exported custody steps gives "
+            f"{[e.kind for e in produced]}, the log has {[e.kind for e in logged]}",
+            rule="script.export")
+    for a, b in zip(logged, produced, strict=True):
+        da, db = event_to_dict(a), event_to_dict(b)
+        if da != db:
+            field = next(k for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k))
+            raise InvalidInput(f"seq {a.seq} ({a.kind}): replaying the exported custody step "
+                               f"gives another {field}: {db.get(field)!r}, the log has "
+                               f"{da.get(field)!r}", rule="script.export")
+
+
+def export_stream(kind: str, events: Iterable[envelope.Event]) -> str:
+    """Any stored stream as the script that replays to it: a table's log or a custody ledger."""
+    if kind == "custody":
+        return export_custody_script(events)
+    return export_script(events)

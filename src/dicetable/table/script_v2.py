@@ -2,7 +2,8 @@
 
 Version 2 keeps every version-1 line and adds (``docs/table-scripts.md``):
 
-- header lines ``custody pa|in|FILE [SITE]`` (the site's custody ledger, on the script's clock;
+- header lines ``custody pa|in|FILE [SITE [OPENER ROLE]]`` (the site's custody ledger, on the
+  script's clock; ``custody-data BASE64 SITE OPENER ROLE`` carries an exported ledger's pack;
   the table then takes only dice issued to it) and ``person NAME ROLE [LICENCE]`` (someone the
   custody steps name: security, surveillance, a licence number);
 - custody steps as commands, ``ACTOR ROLE dice-STEP ...``, the same steps as
@@ -42,6 +43,8 @@ steps) and ``script_expect`` (the expectations).
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -52,6 +55,7 @@ from dicetable.core.roles import Role
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Person
 from dicetable.custody.rules import PRESETS, load_custody_pack
+from dicetable.custody.rules import pack_from_dict as custody_pack_from_dict
 
 if TYPE_CHECKING:
     from dicetable.table.script import ScriptResult
@@ -60,7 +64,7 @@ if TYPE_CHECKING:
 VERSIONS = (1, 2, 3)
 """The script format versions ``run_script`` reads (the first line names one)."""
 
-HEADER = ("custody", "person")
+HEADER = ("custody", "custody-data", "person")
 """Version-2 header lines."""
 
 
@@ -106,15 +110,24 @@ def header_line(runner: Runner, words: list[str]) -> None:
     key, args = words[0], words[1:]
     ext = runner.ext
     ext.needs_v2(f"the header line {key!r}")
-    if key == "custody" and len(args) in (1, 2):
+    if key in ("custody", "custody-data") and len(args) in (1, 2, 4):
         if ext.custody is not None:
             raise syntax_error("one custody ledger per script")
         name = args[0]
-        where: str | Path = name if name in PRESETS or name in PRESETS.values() \
-            else (runner.base_dir / name).resolve()
-        ext.custody = CustodyLedger.open(load_custody_pack(where),
-                                         args[1] if len(args) == 2 else "site",
-                                         clock=runner.clock)
+        if key == "custody-data":  # a stored ledger's own pack (export)
+            try:
+                pack = custody_pack_from_dict(json.loads(base64.b64decode(name,
+                                                                          validate=True)))
+            except (ValueError, TypeError, KeyError):
+                raise syntax_error("custody-data is a base64 JSON custody pack") from None
+        else:
+            where: str | Path = name if name in PRESETS or name in PRESETS.values() \
+                else (runner.base_dir / name).resolve()
+            pack = load_custody_pack(where)
+        actor, role = (args[2], parse_role(args[3])) if len(args) == 4 else \
+            ("compliance", Role.SHIFT_MANAGER)
+        ext.custody = CustodyLedger.open(pack, args[1] if len(args) >= 2 else "site",
+                                         clock=runner.clock, actor=actor, role=role)
     elif key == "person" and len(args) in (2, 3):
         licence = args[2] if len(args) == 3 else ""
         ext.people[args[0]] = Person(args[0], parse_role(args[1]), licence)
