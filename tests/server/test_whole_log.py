@@ -20,7 +20,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -108,7 +107,7 @@ def rewrite_with_key(db: Path, key: bytes, kind: str = "ChipsBought", *, last: b
     hits = [i for i, r in enumerate(rows) if r[1] == kind]
     i = hits[-1] if last else hits[0]
     prev = str(rows[i][3])
-    for seq, k, body, _ in rows[i:]:
+    for seq, _kind, body, _ in rows[i:]:
         data = json.loads(body)
         if seq == rows[i][0]:
             if change == "win":
@@ -169,7 +168,7 @@ def _buy(dee: Client, *amounts: int) -> None:
 # -- clearing a fault needs the whole log to verify (MEM-3) -----------------------------------
 
 @pytest.fixture
-def rewritten(demo_db: Path, tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
+def rewritten(demo_db: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
     """A key-holder's rewrite behind the start-up checkpoint, caught by the checkpoints:
     (db, checkpoint file, the operator's backup from before the rewrite)."""
     db = _copy(demo_db, tmp_path)
@@ -178,7 +177,7 @@ def rewritten(demo_db: Path, tmp_path: Path) -> Iterator[tuple[Path, Path, Path]
     backup = tmp_path / "backup.db"
     shutil.copyfile(db, backup)
     rewrite_with_key(db, read_key(f"{db}.key"))
-    yield db, cps, backup
+    return db, cps, backup
 
 
 def test_mem_3_a_rewrite_the_checkpoints_caught_is_not_cleared_until_the_log_is_restored(
@@ -198,7 +197,8 @@ def test_mem_3_a_rewrite_the_checkpoints_caught_is_not_cleared_until_the_log_is_
             assert T in floor.faults.open
             refused(Client(http, "alice").get(f"/api/tables/{T}"), 423, "TableFaulted")
             code, out = _audit(db, "--checkpoints", str(cps))
-            assert code == 1 and "rewritten" in out
+            assert code == 1
+            assert "rewritten" in out
             restore(db, backup)
             assert _audit(db, "--checkpoints", str(cps))[0] == 0
             cleared = pat.post(f"/api/tables/{T}/fault/clear", {"reason": "restored"})
@@ -215,10 +215,12 @@ def test_mem_3_break_glass_is_refused_while_the_checkpoints_still_fail(
     _close(build_floor(db, checkpoints=cps)[0])  # the start-up check raises the fault
     code, out = _clear_cli(db)  # without the checkpoints the rewrite cannot be judged
     assert code == 2
-    assert "found by the signed checkpoints" in out and "--checkpoints" in out
+    assert "found by the signed checkpoints" in out
+    assert "--checkpoints" in out
     code, out = _clear_cli(db, "--checkpoints", str(cps))
     assert code == 2
-    assert "still fails verification" in out and "checkpoints: checkpoint 1" in out
+    assert "still fails verification" in out
+    assert "checkpoints: checkpoint 1" in out
     assert T in _open_faults(db)  # neither attempt cleared it
     restore(db, backup)
     code, out = _clear_cli(db, "--checkpoints", str(cps))
@@ -248,7 +250,8 @@ def test_mem_3_a_clear_needs_the_adjudication_to_hold(demo_db: Path, tmp_path: P
                              change="win")
             assert _audit(db)[0] == 0  # the chain verifies
             code, out = _audit(db, "--adjudicate")
-            assert code == 1 and "adjudication" in out
+            assert code == 1
+            assert "adjudication" in out
             assert floor.verify_all() == [T]
             assert floor.faults.open[T]["what"] == "rewritten"
             body = refused(pat.post(f"{t}/fault/clear", {"reason": "the chain verifies"}),
@@ -258,7 +261,8 @@ def test_mem_3_a_clear_needs_the_adjudication_to_hold(demo_db: Path, tmp_path: P
     finally:
         _close(floor)
     code, out = _clear_cli(db)
-    assert code == 2 and "adjudication: craps-pa-1 seq" in out
+    assert code == 2
+    assert "adjudication: craps-pa-1 seq" in out
     assert T in _open_faults(db)
 
 
@@ -374,7 +378,9 @@ def test_mem_2_audit_verify_says_truncation_needs_the_checkpoints(
     result = CliRunner().invoke(cli, ["audit", "verify", str(db), "--quick", "--json"])
     assert json.loads(result.output)["warnings"][0].startswith("without --checkpoints")
     code, out = _audit(db, "--checkpoints", str(cps))
-    assert code == 1 and "truncated" in out and "without --checkpoints" not in out
+    assert code == 1
+    assert "truncated" in out
+    assert "without --checkpoints" not in out
 
 
 def _port() -> int:
@@ -429,6 +435,8 @@ def test_mem_2_a_running_dicetable_serve_refuses_a_log_cut_back_under_it(
         proc.terminate()
         proc.wait(timeout=60)
     code, out = _audit(db)
-    assert code == 0 and "truncation cannot be detected" in out
+    assert code == 0
+    assert "truncation cannot be detected" in out
     code, out = _audit(db, "--checkpoints", str(cps))
-    assert code == 1 and "truncated" in out
+    assert code == 1
+    assert "truncated" in out
