@@ -440,3 +440,81 @@ def test_mem_2_a_running_dicetable_serve_refuses_a_log_cut_back_under_it(
     code, out = _audit(db, "--checkpoints", str(cps))
     assert code == 1
     assert "truncated" in out
+
+
+def test_mem_2_a_table_whose_whole_log_was_deleted_is_found(floor: Floor,
+                                                            http: TestClient) -> None:
+    """Every row and the head row gone: the store no longer lists the table at all."""
+    assert floor.verify_all() == []
+    conn = sqlite3.connect(floor.store.location)
+    for name in ("event_log", "snapshots", "table_heads"):
+        conn.execute(f"DELETE FROM {name} WHERE table_id = ?", (T,))
+    conn.commit()
+    conn.close()
+    assert T not in floor.store.stream_ids()
+    assert floor.verify_all() == [T]
+    assert floor.faults.open[T]["what"] == "truncated"
+    refused(Client(http, "alice").get(f"/api/tables/{T}"), 423, "TableFaulted")
+
+
+def test_mem_2_a_rebuild_after_a_lost_race_never_adopts_a_shorter_log(
+        floor: Floor, http: TestClient) -> None:
+    """A command decided while the log is cut back loses its append (the head is not where
+    it was) and the table would be rebuilt from the log: not from one behind what was
+    committed."""
+    from dicetable.server.integrity import TableFaulted
+
+    _buy(Client(http, "dee"), 1, 2)
+    truncate(Path(floor.store.location), 2)
+    with pytest.raises(TableFaulted):
+        floor._rebuild(T)
+    assert floor.faults.open[T]["what"] == "truncated"
+
+
+def test_mem_3_a_backup_behind_what_was_acknowledged_is_not_cleared(
+        demo_db: Path, tmp_path: Path) -> None:
+    """The operator restores a backup taken before an acknowledged command: the log verifies,
+    but the server answered for an event it no longer holds, so the clear is refused."""
+    db = _copy(demo_db, tmp_path)
+    floor, _ = build_floor(db)
+    try:
+        with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
+            pat = Client(http, "pat")
+            backup = tmp_path / "backup.db"
+            shutil.copyfile(db, backup)
+            _buy(Client(http, "dee"), 1)
+            truncate(db, 1)
+            assert floor.verify_all() == [T]
+            restore(db, backup)
+            assert _audit(db)[0] == 0
+            body = refused(pat.post(f"/api/tables/{T}/fault/clear", {"reason": "r"}), 409,
+                           "ProcedureViolation", "integrity.fault")
+            assert "head: craps-pa-1 truncated" in body["message"]
+            assert T in floor.faults.open
+    finally:
+        _close(floor)
+
+
+def test_mem_3_two_clears_at_once_record_one(demo_db: Path, tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.server.test_fault_state import _raise_chips, _restore
+
+    db = _copy(demo_db, tmp_path)
+    seq, body = _raise_chips(db)
+    floor, _ = build_floor(db)
+    try:
+        assert T in floor.faults.open
+        _restore(db, seq, body)
+        with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
+            pat = Client(http, "pat")
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                replies = list(pool.map(
+                    lambda _: pat.post(f"/api/tables/{T}/fault/clear", {"reason": "r"}),
+                    range(2)))
+            assert sorted(r.status_code for r in replies) == [200, 404]
+            assert Client(http, "alice").get(f"/api/tables/{T}").status_code == 200
+        cleared = [r for r in floor.accounts.log.records("faults") if r.kind == "FaultCleared"]
+        assert len(cleared) == 1
+    finally:
+        _close(floor)

@@ -219,6 +219,10 @@ class Floor:
     def clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
         """An authorised clear: only once the whole log verifies again (``clear_problems``)
         and no head is behind what this process committed or read."""
+        with self._lock:  # two clears at once: one verifies and loads, the other is told
+            self._clear_fault(table_id, by, role, reason)
+
+    def _clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
         if table_id not in self.faults.open:
             raise NotFound(f"no open fault on {table_id!r}", rule="integrity.fault")
         problems = clear_problems(self.store, self.accounts.log, table_id,

@@ -134,7 +134,9 @@ def router() -> APIRouter:
 
     @api.post("/api/tables/{table_id}/fault/clear")
     async def clear(table_id: str, body: ClearFault, request: Request) -> dict[str, Any]:
-        """Clear a table's integrity fault once its log verifies again (recorded)."""
+        """Clear a table's integrity fault once the whole log verifies again - the chain,
+        the checkpoints, the adjudication, the head this server last saw (recorded); else
+        409 naming what still fails."""
         floor: Floor = request.app.state.floor
         who = session_account(request)
         role = _supervisor(floor, who.username)
