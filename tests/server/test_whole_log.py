@@ -518,3 +518,18 @@ def test_mem_3_two_clears_at_once_record_one(demo_db: Path, tmp_path: Path) -> N
         assert len(cleared) == 1
     finally:
         _close(floor)
+
+
+def test_mem_2_the_bench_counts_a_truncation_only_the_running_server_sees(
+        demo_db: Path, tmp_path: Path) -> None:
+    """``bench.tamper_cases``' live case, as ``bench.reliability_bench`` counts it: the newest
+    events dropped and the head moved back, by a key-holder - detected by the running
+    server's next verification, missed by the offline audit (no checkpoint covers them)."""
+    from bench.tamper_cases import LIVE_CASES, _live_case, report
+
+    name = next(n for n in LIVE_CASES if n.startswith("truncation"))
+    outcome = _live_case(demo_db, tmp_path, name, LIVE_CASES[name], "key")
+    assert outcome.detected
+    assert outcome.by == "running server (truncated)"
+    assert outcome.offline == "-"
+    assert report([], [outcome])[-1].endswith("1 of 1 detected (100%), including truncation")

@@ -168,6 +168,17 @@ def moved_back(source: Streams, stream: str, mark: Head, now: Head | None = None
     behind ``mark`` - a head this process committed or read - or holds another event there.
 
     No read beyond the head itself when the head is still at the mark (the usual case).
+
+    >>> from dicetable.store.memory import MemoryStore
+    >>> from dicetable.store.durable import DurableTable
+    >>> store = MemoryStore()
+    >>> t = DurableTable.open(store, "pa-craps", "t1").table
+    >>> _ = t.join("alice"); mark = store.head("t1")
+    >>> moved_back(store, "t1", mark) is None
+    True
+    >>> del store.rows["t1"][-1]; store.heads["t1"] = Head(mark.seq - 1, store.rows["t1"][-1].hash)
+    >>> moved_back(store, "t1", mark)[0]
+    'truncated'
     """
     if not mark.seq:
         return None
