@@ -533,3 +533,33 @@ def test_mem_2_the_bench_counts_a_truncation_only_the_running_server_sees(
     assert outcome.by == "running server (truncated)"
     assert outcome.offline == "-"
     assert report([], [outcome])[-1].endswith("1 of 1 detected (100%), including truncation")
+
+
+def test_mem_2_checkpoints_removed_from_the_end_of_the_file_are_found(
+        demo_db: Path, tmp_path: Path) -> None:
+    """The file's lines chain only backwards, so the shorter file verifies; the server
+    remembers how many it wrote."""
+    db = _copy(demo_db, tmp_path)
+    cps = tmp_path / "cp.jsonl"
+    floor, _ = build_floor(db, checkpoints=cps)
+    try:
+        assert floor.verify_all() == []
+        whole = cps.read_text()
+        assert whole.count("\n") == 2
+        cps.write_text(whole.splitlines()[0] + "\n")
+        assert _audit(db, "--checkpoints", str(cps))[0] == 0  # offline, nothing to see
+        assert floor.verify_all() == ["checkpoints"]
+        assert floor.faults.open["checkpoints"]["what"] == "truncated"
+        assert cps.read_text().count("\n") == 1  # nothing signed onto the shorter file
+        with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
+            pat = Client(http, "pat")
+            body = refused(pat.post("/api/tables/checkpoints/fault/clear", {"reason": "r"}),
+                           409, "ProcedureViolation", "integrity.fault")
+            assert "holds 1 line(s), behind the 2" in body["message"]
+            cps.write_text(whole)
+            assert pat.post("/api/tables/checkpoints/fault/clear",
+                            {"reason": "the file restored"}).status_code == 200
+        assert floor.verify_all() == []
+        assert cps.read_text().count("\n") == 3
+    finally:
+        _close(floor)

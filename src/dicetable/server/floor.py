@@ -45,6 +45,7 @@ from dicetable.server.integrity import (
     Faults,
     HighWater,
     TableFaulted,
+    checkpoint_file_behind,
     clear_problems,
     moved_back,
     still_failing,
@@ -138,6 +139,8 @@ class Floor:
         self.faults = Faults(accounts.log)
         self.checkpoints: Path | None = checkpoints
         """Where signed checkpoints of every stream's head are appended (None: not kept)."""
+        self.checkpoints_seen = 0
+        """Lines of the checkpoint file this process wrote or verified: never fewer later."""
         self.high_water = HighWater()
         """Each stream's newest head this process committed, caught up to or verified: the
         store's head is never to be found behind it."""
@@ -186,6 +189,9 @@ class Floor:
         for stream, what, detail in stream_problems(self.accounts.log):
             self.faults.raise_fault(stream, what, detail, now)
         if self.checkpoints is not None and self.store.key:
+            cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
+            if cut is not None:
+                self.faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
             found = []
             if self.checkpoints.exists():
                 found = verify_checkpoints(self.checkpoints, self.store.key,
@@ -195,11 +201,13 @@ class Floor:
                         self._fault(cp.stream, (cp.what, str(cp)), now)
                     else:
                         self.faults.raise_fault(CHECKPOINTS, cp.what, str(cp), now)
-            if not found and not set(self.faults.open) - before:
+            if not found and not set(self.faults.open) - before \
+                    and CHECKPOINTS not in self.faults.open:
                 # A faulted stream's head is not signed: its log is not vouched for.
                 signed = {s: h for s, h in heads_of([self.store, self.accounts.log]).items()
                           if s not in self.faults.open}
-                write_checkpoint(self.checkpoints, self.store.key, signed, at=now)
+                self.checkpoints_seen = write_checkpoint(self.checkpoints, self.store.key,
+                                                         signed, at=now)
         for stream, (source, head) in heads.items():  # what verified is what was read
             if stream not in self.faults.open:
                 self.high_water.note(source, stream, head)
@@ -232,6 +240,10 @@ class Floor:
             moved = self.high_water.check(stream)
             if moved is not None:
                 problems.append(f"head: {stream} {moved[0]}: {moved[1]}")
+        if table_id == CHECKPOINTS and self.checkpoints is not None:
+            cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
+            if cut is not None:
+                problems.append(f"checkpoints: {cut[1]}")
         if problems:
             raise still_failing(table_id, problems)
         self.faults.clear(table_id, by, role.value, reason, self.clock.now().isoformat())

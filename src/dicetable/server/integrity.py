@@ -228,6 +228,17 @@ class HighWater:
         return None if held is None else moved_back(held[0], stream, held[1])
 
 
+def checkpoint_file_behind(path: Path, seen: int) -> tuple[str, str] | None:
+    """(what, detail) when the checkpoint file holds fewer lines than the ``seen`` this
+    process wrote or verified: its newest lines were removed (their MACs chain only
+    backwards, so the shorter file still verifies)."""
+    held = len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+    if held >= seen:
+        return None
+    return ("truncated", f"the checkpoint file holds {held} line(s), behind the {seen} this "
+                         "server wrote or verified (checkpoints were removed)")
+
+
 def found_by_checkpoints(fault: dict[str, Any]) -> bool:
     """Whether ``fault`` was raised by the signed checkpoints (a problem only they can see)."""
     return fault.get("table") == CHECKPOINTS or str(fault.get("detail", "")).startswith(
