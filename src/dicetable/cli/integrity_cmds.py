@@ -99,10 +99,15 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
                 operator: str = typer.Option(..., "--operator", help="Who clears (recorded)"),
                 reason: str = typer.Option(..., "--reason", help="Why the log is sound again"),
                 key_file: Path | None = typer.Option(None, "--key", help="The chain key"),
+                checkpoints: Path | None = typer.Option(
+                    None, "--checkpoints", envvar="DICETABLE_CHECKPOINTS",
+                    help="The server's checkpoint file: the log is checked against it "
+                         "(required for a fault the checkpoints found)"),
                 schema: str = typer.Option("dicetable")) -> None:
     """Break-glass: clear an integrity fault when no pit boss can (every table faulted).
-    Needs the store's key; refused while the table's log still fails; recorded."""
-    from dicetable.server.integrity import Faults, still_failing, table_problem
+    Needs the store's key; refused while the whole log does not verify (the chain, the
+    checkpoints, the adjudication of every settlement), naming what fails; recorded."""
+    from dicetable.server.integrity import Faults, clear_problems, still_failing
     from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
     from dicetable.store.streamlog import StreamLog
@@ -118,10 +123,10 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
             faults = Faults(streams)
             if table not in faults.open:
                 raise DicetableError(f"no open fault on {table!r}", rule="integrity.fault")
-            if table in store.tables():
-                problem = table_problem(store, table)
-                if problem is not None:
-                    raise still_failing(table, problem)
+            problems = clear_problems(store, streams, table, checkpoints=checkpoints,
+                                      fault=faults.open[table])
+            if problems:
+                raise still_failing(table, problems)
             faults.clear(table, operator, "break-glass", reason, datetime.now(UTC).isoformat())
         finally:
             streams.close()

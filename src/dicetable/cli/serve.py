@@ -19,9 +19,15 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                                          "SQLite store gets DB.key created)"),
           checkpoints: str | None = typer.Option(
               None, "--checkpoints", help="Append signed checkpoints of every stream's head "
-                                          "here, and check the store against them"),
+                                          "here, and check the store against them: one at "
+                                          "start-up and one after every verification "
+                                          "(--verify-every) that finds no new fault. Events "
+                                          "dropped from a log's end are found offline only "
+                                          "once a checkpoint covers them"),
           verify_every: float = typer.Option(60.0, "--verify-every",
-                                             help="Seconds between full verifications"),
+                                             help="Seconds between full verifications, which "
+                                                  "are also the checkpoint cadence (0: at "
+                                                  "start-up only)"),
           certfile: str | None = typer.Option(None, "--certfile", help="TLS certificate "
                                               "(PEM): serve HTTPS"),
           keyfile: str | None = typer.Option(None, "--keyfile", help="TLS private key (PEM)"),

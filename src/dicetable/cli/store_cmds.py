@@ -51,6 +51,13 @@ def _opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventSto
         store.close()
 
 
+TRUNCATION_WARNING = (
+    "without --checkpoints, truncation cannot be detected: events dropped from the end of a "
+    "stream with its recorded head moved back leave a shorter chain that verifies. Verify "
+    "against the checkpoint file the server keeps (dicetable serve --checkpoints FILE, "
+    "written at every --verify-every) to find it.")
+
+
 @audit_app.command("verify")
 def verify(db: str = typer.Argument(..., help=DB_HELP),
            table: list[str] = typer.Option([], "--table",
@@ -102,10 +109,11 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
             raise typer.Exit(2) from None
         location = store.location
     ok = all(r.ok for r in reports) and not extra
+    warnings = [] if checkpoints is not None else [TRUNCATION_WARNING]
     if as_json:
         typer.echo(json.dumps({"store": location, "ok": ok, "keyed": key is not None,
                                "tables": [r.to_dict() for r in reports],
-                               "other": extra}, indent=2, default=str))
+                               "other": extra, "warnings": warnings}, indent=2, default=str))
     else:
         for r in reports:
             if r.ok:
@@ -122,6 +130,8 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
         verdict = "[green]log intact[/green]" if ok else "[red]log TAMPERED or damaged[/red]"
         keyed = "keyed chain" if key is not None else "unkeyed chain"
         console.print(f"{location}: {len(reports)} stream(s), {keyed}; {verdict}")
+        for warning in warnings:
+            console.print(f"[yellow]warning[/yellow]: {escape(warning)}")
     if not ok:
         raise typer.Exit(1)
 

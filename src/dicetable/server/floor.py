@@ -40,7 +40,18 @@ from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody
-from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
+from dicetable.server.integrity import (
+    CHECKPOINTS,
+    Faults,
+    HighWater,
+    TableFaulted,
+    checkpoint_file_behind,
+    clear_problems,
+    moved_back,
+    still_failing,
+    stream_problems,
+    table_problem,
+)
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
 from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
@@ -128,6 +139,11 @@ class Floor:
         self.faults = Faults(accounts.log)
         self.checkpoints: Path | None = checkpoints
         """Where signed checkpoints of every stream's head are appended (None: not kept)."""
+        self.checkpoints_seen = 0
+        """Lines of the checkpoint file this process wrote or verified: never fewer later."""
+        self.high_water = HighWater()
+        """Each stream's newest head this process committed, caught up to or verified: the
+        store's head is never to be found behind it."""
         self.verify_all(load=True)  # nothing is served from a log that fails (RES-3)
         # A table opened in another process reaches this one by its notice (``_on_notice``);
         # a notice of any other stream (the custody ledger) is caught up on use.
@@ -151,25 +167,50 @@ class Floor:
         now = self.clock.now().isoformat()
         before = set(self.faults.open)
         names = self.store.tables()
+        # First: has any head moved back behind what this process committed or read? The
+        # chain alone cannot tell (the shorter chain verifies).
+        for table_id, info in list(self.tables.items()):
+            self.high_water.note(self.store, table_id, info.durable.head)
+        for stream in self.high_water.streams():
+            if stream not in self.faults.open:
+                problem = self.high_water.check(stream)
+                if problem is not None:
+                    self._fault(stream, problem, now)
+        heads: dict[str, tuple[Any, Head]] = {}  # each stream's head as it is verified
         for table_id in self.store.stream_ids():  # the tables and every other aggregate
             if table_id in self.faults.open:
                 continue
+            heads[table_id] = (self.store, self.store.head(table_id))
             problem = table_problem(self.store, table_id)
             if problem is not None:
                 self._fault(table_id, problem, now)
+        heads.update((s, (self.accounts.log, self.accounts.log.head(s)))
+                     for s in self.accounts.log.tables())
         for stream, what, detail in stream_problems(self.accounts.log):
             self.faults.raise_fault(stream, what, detail, now)
         if self.checkpoints is not None and self.store.key:
+            cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
+            if cut is not None:
+                self.faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
+            found = []
             if self.checkpoints.exists():
-                for cp in verify_checkpoints(self.checkpoints, self.store.key,
-                                             [self.store, self.accounts.log]):
+                found = verify_checkpoints(self.checkpoints, self.store.key,
+                                           [self.store, self.accounts.log])
+                for cp in found:
                     if cp.stream:
                         self._fault(cp.stream, (cp.what, str(cp)), now)
                     else:
-                        self.faults.raise_fault("checkpoints", cp.what, str(cp), now)
-            if not set(self.faults.open) - before:
-                write_checkpoint(self.checkpoints, self.store.key,
-                                 heads_of([self.store, self.accounts.log]), at=now)
+                        self.faults.raise_fault(CHECKPOINTS, cp.what, str(cp), now)
+            if not found and not set(self.faults.open) - before \
+                    and CHECKPOINTS not in self.faults.open:
+                # A faulted stream's head is not signed: its log is not vouched for.
+                signed = {s: h for s, h in heads_of([self.store, self.accounts.log]).items()
+                          if s not in self.faults.open}
+                self.checkpoints_seen = write_checkpoint(self.checkpoints, self.store.key,
+                                                         signed, at=now)
+        for stream, (source, head) in heads.items():  # what verified is what was read
+            if stream not in self.faults.open:
+                self.high_water.note(source, stream, head)
         if load:
             for table_id in names:
                 if table_id not in self.faults.open and table_id not in self.tables:
@@ -184,13 +225,27 @@ class Floor:
         self._publish(table_id, [])
 
     def clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
-        """An authorised clear: only once the table's log verifies again."""
+        """An authorised clear: only once the whole log verifies again (``clear_problems``)
+        and no head is behind what this process committed or read."""
+        with self._lock:  # two clears at once: one verifies and loads, the other is told
+            self._clear_fault(table_id, by, role, reason)
+
+    def _clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
         if table_id not in self.faults.open:
             raise NotFound(f"no open fault on {table_id!r}", rule="integrity.fault")
-        if table_id in self.store.tables():
-            problem = table_problem(self.store, table_id)
-            if problem is not None:
-                raise still_failing(table_id, problem)
+        problems = clear_problems(self.store, self.accounts.log, table_id,
+                                  checkpoints=self.checkpoints,
+                                  fault=self.faults.open[table_id])
+        for stream in self.high_water.streams() if table_id == CHECKPOINTS else [table_id]:
+            moved = self.high_water.check(stream)
+            if moved is not None:
+                problems.append(f"head: {stream} {moved[0]}: {moved[1]}")
+        if table_id == CHECKPOINTS and self.checkpoints is not None:
+            cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
+            if cut is not None:
+                problems.append(f"checkpoints: {cut[1]}")
+        if problems:
+            raise still_failing(table_id, problems)
         self.faults.clear(table_id, by, role.value, reason, self.clock.now().isoformat())
         if table_id in self.store.tables() and table_id not in self.tables:
             self._load(table_id)
@@ -219,6 +274,7 @@ class Floor:
         for event in recent:
             if isinstance(event, DiceRolled):
                 self.fairness.observe(event)
+        self.high_water.note(self.store, table_id, durable.head)
         self.tables[table_id] = self._start(table_id, info)
         return info
 
@@ -342,9 +398,16 @@ class Floor:
         (``spans``) in the same transaction; the listeners are told by the pipeline once the
         batch's commands are answered."""
         durable = info.durable
+        before = durable.head
         rows = self.store.append(table_id, events, expected=events[0].seq - 1,
                                  spans=spans or ())
         durable.head = Head(rows[-1].seq, rows[-1].hash)
+        if before.seq == rows[0].seq - 1 and rows[0].prev_hash != before.hash:
+            # The append was accepted at the seq expected, but onto another event than the
+            # one this process committed: the history under it was replaced.
+            self._moved(table_id, ("rewritten", f"seq {before.seq}: the stored event is not "
+                                   "the one this server committed (the log was replaced)"))
+        self.high_water.note(self.store, table_id, durable.head)
         self._absorb(table_id, info, events, info.owners)
         self._record_staff(table_id, events)
 
@@ -368,8 +431,12 @@ class Floor:
                     "by": e.actor, "by_role": e.role.value, "at": e.at})
 
     def _rebuild(self, table_id: str) -> None:
-        """The table as its log has it (after a batch that could not be committed)."""
+        """The table as its log has it (after a batch that could not be committed) - never
+        a log that has moved back behind what this process committed."""
         info = self.get(table_id)
+        problem = moved_back(self.store, table_id, info.durable.head)
+        if problem is not None:
+            self._moved(table_id, problem)
         registry = self.custody.attach(table_id, info.table.pack)
         info.durable = DurableTable.resume(self.store, table_id, clock=self.clock,
                                            dice_registry=registry, settle=False)
@@ -396,9 +463,15 @@ class Floor:
         info.views.update(events, info.owners)
 
     def _catch_up(self, table_id: str, info: FloorTable) -> list[Event]:
-        """Fold in what another process appended since this one last looked."""
+        """Fold in what another process appended since this one last looked; fault the
+        table (and refuse) when the store's head has moved back behind what this process
+        committed or read, rather than answer from memory against that log."""
         state = info.table.state
-        if self.store.head(table_id).seq <= state.seq:
+        head = self.store.head(table_id)
+        problem = moved_back(self.store, table_id, info.durable.head, head)
+        if problem is not None:
+            self._moved(table_id, problem)
+        if head.seq <= state.seq:
             return []
         events = list(self.store.table_events(table_id, after=state.seq))
         owners: dict[str, str] = {}
@@ -414,7 +487,13 @@ class Floor:
             apply(state, event)
         info.owners.update(owners)
         info.durable.head = self.store.head(table_id)
+        self.high_water.note(self.store, table_id, info.durable.head)
         return events
+
+    def _moved(self, table_id: str, problem: tuple[str, str]) -> None:
+        """The store's head moved back under a loaded table: fault it and refuse."""
+        self._fault(table_id, problem, self.clock.now().isoformat())
+        self.faults.refuse(table_id)
 
     def _on_notice(self, notice: Notice) -> None:
         if kind_of(notice.table) != TABLE or notice.table in self.faults.open:
@@ -439,6 +518,8 @@ class Floor:
             events = self._catch_up(notice.table, info)
             if events:
                 self._after(notice.table, info, events, info.owners)
+        except TableFaulted:
+            return  # its log moved back: faulted, and nothing more is served from it
         finally:
             info.lock.release()
 
@@ -576,7 +657,10 @@ class Floor:
         out = []
         for table_id, info in sorted(self.tables.items()):
             with info.lock:
-                self._refresh(table_id, info)
+                try:
+                    self._refresh(table_id, info)
+                except TableFaulted:
+                    continue  # listed with the faults instead
                 line = summary(info.table, info.history)
             line["fairness"] = self.fairness_alerts(table_id)
             line["bets_close_at"] = info.bets_close_at

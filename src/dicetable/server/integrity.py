@@ -6,13 +6,24 @@ signed checkpoints when a checkpoint file is kept. A table whose log fails is pu
 fault state: it is not loaded (a forged balance is never served), a ``TableFaulted`` record
 goes into the chained ``faults`` stream, and the pit console lists it. It stays locked - also
 across restarts, even once the log verifies again - until a pit boss or shift manager clears
-it with an authorised, recorded command, which verifies the log once more first.
+it with an authorised, recorded command, which verifies the whole log once more first: the
+chain (with a replay), the signed checkpoints and the adjudication of every settlement, and
+that the store's head is not behind what this process has committed or read
+(``clear_problems``).
+
+The store's head only ever moves forward. ``HighWater`` remembers, per stream, the newest
+head this process has committed, caught up to or verified; a store found behind it (events
+dropped from the end and the head moved back) or holding another event at that seq (a history
+replaced, even rehashed with the key) is faulted at once - on the table's next catch-up or
+commit, or on the periodic verification - and nothing more is served from memory against it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -20,14 +31,19 @@ from pydantic import BaseModel, Field
 
 from dicetable.core.errors import DicetableError, ProcedureViolation, RoleNotPermitted
 from dicetable.core.roles import Role
+from dicetable.store.adjudicate import adjudicate_table
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
-from dicetable.store.streamlog import StreamLog, verify_streams
+from dicetable.store.chain import Head
+from dicetable.store.checkpoints import Streams, verify_checkpoints
+from dicetable.store.streamlog import StreamLog, verify_stream, verify_streams
 
 log = logging.getLogger(__name__)
 
 FAULTS = "faults"
 """The stream of fault records (raised and cleared)."""
+CHECKPOINTS = "checkpoints"
+"""The name a fault of the checkpoint file itself is raised under (a store-wide fault)."""
 FAULT_CITATION = ("25 CFR 547.10 (critical memory error: stop play, record a fault event; "
                   "spec/standards.md MEM-3) [other-jurisdiction]")
 CLEARERS = frozenset({Role.PIT_BOSS, Role.SHIFT_MANAGER})
@@ -73,7 +89,8 @@ class Faults:
                                "the fault", rule="integrity.fault", citation=FAULT_CITATION)
 
 
-def table_problem(store: EventStore, table: str) -> tuple[str, str] | None:
+def table_problem(store: EventStore, table: str, *, replay: bool = False
+                  ) -> tuple[str, str] | None:
     """(what, detail) of the table's first chain problem, or None when it verifies.
 
     The table may be in play: an append landing between reading its head and its rows looks
@@ -82,7 +99,7 @@ def table_problem(store: EventStore, table: str) -> tuple[str, str] | None:
     """
     for _ in range(5):
         before = store.head(table)
-        report = verify_table(store, table, replay=False)
+        report = verify_table(store, table, replay=replay)
         if report.ok:
             return None
         if store.head(table) == before:
@@ -117,7 +134,9 @@ def router() -> APIRouter:
 
     @api.post("/api/tables/{table_id}/fault/clear")
     async def clear(table_id: str, body: ClearFault, request: Request) -> dict[str, Any]:
-        """Clear a table's integrity fault once its log verifies again (recorded)."""
+        """Clear a table's integrity fault once the whole log verifies again - the chain,
+        the checkpoints, the adjudication, the head this server last saw (recorded); else
+        409 naming what still fails."""
         floor: Floor = request.app.state.floor
         who = session_account(request)
         role = _supervisor(floor, who.username)
@@ -137,7 +156,137 @@ def _supervisor(floor: Any, username: str) -> Role:
                                                             "[industry-default]")
 
 
-def still_failing(table: str, problem: tuple[str, str]) -> ProcedureViolation:
-    return ProcedureViolation(f"{table} still fails verification ({problem[0]}: {problem[1]}); "
+def still_failing(table: str, problems: list[str]) -> ProcedureViolation:
+    return ProcedureViolation(f"{table} still fails verification ({'; '.join(problems)}); "
                               "restore its log before clearing", rule="integrity.fault",
                               citation=FAULT_CITATION)
+
+
+def moved_back(source: Streams, stream: str, mark: Head, now: Head | None = None
+               ) -> tuple[str, str] | None:
+    """(what, detail) when ``stream``'s head in ``source`` (``now``, read if not given) is
+    behind ``mark`` - a head this process committed or read - or holds another event there.
+
+    No read beyond the head itself when the head is still at the mark (the usual case).
+
+    >>> from dicetable.store.memory import MemoryStore
+    >>> from dicetable.store.durable import DurableTable
+    >>> store = MemoryStore()
+    >>> t = DurableTable.open(store, "pa-craps", "t1").table
+    >>> _ = t.join("alice"); mark = store.head("t1")
+    >>> moved_back(store, "t1", mark) is None
+    True
+    >>> del store.rows["t1"][-1]; store.heads["t1"] = Head(mark.seq - 1, store.rows["t1"][-1].hash)
+    >>> moved_back(store, "t1", mark)[0]
+    'truncated'
+    """
+    if not mark.seq:
+        return None
+    head = source.head(stream) if now is None else now
+    if head.seq < mark.seq:
+        return ("truncated", f"the store's head is seq {head.seq}, behind seq {mark.seq} that "
+                             "this server committed or read (events were dropped from the end "
+                             "and the head moved back)")
+    if head.seq == mark.seq:
+        found: str | None = head.hash
+    else:
+        rows = list(source.records(stream, after=mark.seq - 1, until=mark.seq))
+        found = rows[0].hash if rows else None
+    if found != mark.hash:
+        return ("rewritten", f"seq {mark.seq}: the stored event is not the one this server "
+                             "committed or read (the log was replaced)")
+    return None
+
+
+class HighWater:
+    """The newest head of each stream this process has committed, caught up to or verified,
+    with the store or stream log that holds it. Only ever moves forward."""
+
+    def __init__(self) -> None:
+        self._marks: dict[str, tuple[Streams, Head]] = {}
+        self._lock = threading.Lock()
+
+    def note(self, source: Streams, stream: str, head: Head) -> None:
+        with self._lock:
+            held = self._marks.get(stream)
+            if held is None or head.seq > held[1].seq:
+                self._marks[stream] = (source, head)
+
+    def mark(self, stream: str) -> Head | None:
+        with self._lock:
+            held = self._marks.get(stream)
+        return None if held is None else held[1]
+
+    def streams(self) -> list[str]:
+        with self._lock:
+            return sorted(self._marks)
+
+    def check(self, stream: str) -> tuple[str, str] | None:
+        """Whether ``stream``'s head has moved back (or its history was replaced)."""
+        with self._lock:
+            held = self._marks.get(stream)
+        return None if held is None else moved_back(held[0], stream, held[1])
+
+
+def checkpoint_file_behind(path: Path, seen: int) -> tuple[str, str] | None:
+    """(what, detail) when the checkpoint file holds fewer lines than the ``seen`` this
+    process wrote or verified: its newest lines were removed (their MACs chain only
+    backwards, so the shorter file still verifies)."""
+    held = len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+    if held >= seen:
+        return None
+    return ("truncated", f"the checkpoint file holds {held} line(s), behind the {seen} this "
+                         "server wrote or verified (checkpoints were removed)")
+
+
+def found_by_checkpoints(fault: dict[str, Any]) -> bool:
+    """Whether ``fault`` was raised by the signed checkpoints (a problem only they can see)."""
+    return fault.get("table") == CHECKPOINTS or str(fault.get("detail", "")).startswith(
+        "checkpoint ")
+
+
+def clear_problems(store: EventStore, log: StreamLog, name: str, *,
+                   checkpoints: Path | None, fault: dict[str, Any] | None = None
+                   ) -> list[str]:
+    """Everything that still fails for the fault on ``name`` (empty: it may be cleared).
+
+    The whole log is checked, not only what raised the fault: the stream's chain (a table's
+    replayed, its snapshots and money too), the signed checkpoints (when kept: every line,
+    and the stream against each), and the adjudication of each settlement of a table. For
+    the checkpoint file's own fault (store-wide) every stream is checked. A fault that the
+    checkpoints found is not cleared without them.
+    """
+    wide = name == CHECKPOINTS
+    out: list[str] = []
+    stored = store.stream_ids()
+    for stream in stored if wide else [s for s in (name,) if s in stored]:
+        problem = table_problem(store, stream, replay=True)
+        if problem is not None:
+            out.append(f"chain: {stream} {problem[0]}: {problem[1]}")
+    logged = log.tables()
+    for p in verify_streams(log) if wide else (
+            verify_stream(log, name) if name in logged else []):
+        out.append(f"chain: {p}")
+    if checkpoints is None:
+        if fault is not None and found_by_checkpoints(fault):
+            out.append("checkpoints: this fault was found by the signed checkpoints; the "
+                       "log must be checked against them (--checkpoints FILE)")
+    elif not store.key:
+        out.append("checkpoints: they are verified with the chain key, and this store has "
+                   "none")
+    elif not checkpoints.exists():
+        out.append(f"checkpoints: no checkpoint file at {checkpoints}")
+    else:
+        out += [f"checkpoints: {cp}" for cp in verify_checkpoints(checkpoints, store.key,
+                                                                  [store, log])
+                if wide or cp.stream in ("", name)]
+    tables = store.tables()
+    for table in tables if wide else [t for t in (name,) if t in tables]:
+        try:
+            diff = adjudicate_table(store, table)
+        except Exception as e:  # a log the chain check already names cannot be replayed
+            out.append(f"adjudication: {table} cannot be replayed ({e})")
+            continue
+        if diff is not None:
+            out.append(f"adjudication: {diff}")
+    return out
