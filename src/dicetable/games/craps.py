@@ -53,7 +53,7 @@ class Craps(Variant):
         return CrapsEngine(authorizer)
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
-        return next_point(point, roll)
+        return next_point(point, roll, self.points)
 
     def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
         return f"hand {hand}, roll {hand_rolls + 1}"

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from dicetable.core.dice import Roll
+from dicetable.core.dice import POINTS, Roll
 from dicetable.core.errors import InvalidInput
 from dicetable.games import commands as cmd
 from dicetable.games.state import Phase
+from dicetable.rules.variants import GAME_RULES
 
 if TYPE_CHECKING:
     from dicetable.games.engine import Authorizer, Engine
@@ -47,6 +48,13 @@ class Variant:
     def engine(self, authorizer: Authorizer) -> Engine:
         raise NotImplementedError
 
+    @property
+    def points(self) -> tuple[int, ...]:
+        """The totals that become the point (the rules layer's fact about the game, which
+        compiles the line bets from it)."""
+        facts = GAME_RULES.get(self.name)
+        return facts.points if facts is not None else POINTS
+
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         """The puck after ``roll`` and whether it was a seven-out (no puck: None, False)."""
         return None, False
@@ -70,7 +78,7 @@ def variant_of(game: str) -> Variant:
     if found is None:
         # The game modules register themselves; importing them here avoids an import cycle
         # (they import the engine, which imports the state, which asks for variants).
-        from dicetable.games import craps, props_hops  # noqa: F401
+        from dicetable.games import crapless, craps, props_hops  # noqa: F401
 
         found = _REGISTRY.get(game)
     if found is None:
