@@ -48,6 +48,9 @@ class Craps(Variant):
     final_chore: ClassVar[type[cmd.Command]] = cmd.MovePuck
     round_ends: ClassVar[tuple[str, ...]] = ("PuckMoved", "NoRollCalled")
     after_no_roll: ClassVar[Phase] = Phase.BETTING
+    has_puck: ClassVar[bool] = True
+    layout: ClassVar[str] = "craps"
+    final_chore_label: ClassVar[str] = "Move the puck"
 
     def engine(self, authorizer: Authorizer) -> Engine:
         return CrapsEngine(authorizer)

@@ -53,6 +53,8 @@ class PropsAndHops(Variant):
     final_chore: ClassVar[type[cmd.Command]] = cmd.CompleteRound
     round_ends: ClassVar[tuple[str, ...]] = ("RoundCompleted",)
     after_no_roll: ClassVar[Phase] = Phase.CLOSED
+    layout: ClassVar[str] = "props"
+    final_chore_label: ClassVar[str] = "Complete the round"
 
     def engine(self, authorizer: Authorizer) -> Engine:
         return PropsHopsEngine(authorizer)

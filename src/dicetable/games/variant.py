@@ -15,11 +15,12 @@ dicetable.core.errors.InvalidInput: no game variant 'baccarat' (craps, ...) [rul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dicetable.core.dice import POINTS, Roll
 from dicetable.core.errors import InvalidInput
 from dicetable.games import commands as cmd
+from dicetable.games.catalogue import CATALOGUE
 from dicetable.games.state import Phase
 from dicetable.rules.variants import GAME_RULES
 
@@ -44,6 +45,12 @@ class Variant:
     """Event kinds that end a round (for recall)."""
     after_no_roll: ClassVar[Phase] = Phase.BETTING
     """Where the table stands after a no roll."""
+    has_puck: ClassVar[bool] = False
+    """Craps: a point, marked by the puck, carries from roll to roll."""
+    layout: ClassVar[str] = ""
+    """Which felt the pages draw (``craps`` or ``props``); its numbers are ``points``."""
+    final_chore_label: ClassVar[str] = ""
+    """The last settlement chore, as the dealer's console names it."""
 
     def engine(self, authorizer: Authorizer) -> Engine:
         raise NotImplementedError
@@ -62,8 +69,28 @@ class Variant:
     def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
         return f"round {round_no}"
 
+    def facts(self) -> dict[str, Any]:
+        """What the pages need to know of the game, so none of them compares its name.
+
+        >>> f = variant_of("props-and-hops").facts()
+        >>> f["layout"], f["has_shaker"], f["round_ends"], f["final_chore"]["route"]
+        ('props', True, ['RoundCompleted'], 'complete-round')
+        """
+        known = _FACTS.get(self.name)
+        if known is not None:
+            return dict(known)
+        chore = CATALOGUE.of(self.final_chore)
+        known = _FACTS[self.name] = {"name": self.name, "title": self.title, "has_shooter": self.has_shooter,
+                "has_shaker": self.has_shaker, "has_puck": self.has_puck,
+                "layout": self.layout, "points": list(self.points),
+                "round_ends": list(self.round_ends),
+                "final_chore": {"command": chore.name, "route": chore.route,
+                                "label": self.final_chore_label}}
+        return dict(known)
+
 
 _REGISTRY: dict[str, Variant] = {}
+_FACTS: dict[str, dict[str, Any]] = {}
 
 
 def register(variant: Variant) -> Variant:
