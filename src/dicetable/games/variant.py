@@ -80,7 +80,8 @@ class Variant:
         if known is not None:
             return dict(known)
         chore = CATALOGUE.of(self.final_chore)
-        known = _FACTS[self.name] = {"name": self.name, "title": self.title, "has_shooter": self.has_shooter,
+        known = _FACTS[self.name] = {
+                "name": self.name, "title": self.title, "has_shooter": self.has_shooter,
                 "has_shaker": self.has_shaker, "has_puck": self.has_puck,
                 "layout": self.layout, "points": list(self.points),
                 "round_ends": list(self.round_ends),

@@ -191,7 +191,8 @@ def public_view(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "table": state.table_id, "name": pack.get("table.description", state.table_id),
         "game": state.game, "variant": state.variant.facts(), "pack": pack.id,
-        "jurisdiction": pack.jurisdiction, "mode": state.mode, "phase": state.phase.value, "point": state.point,
+        "jurisdiction": pack.jurisdiction, "mode": state.mode, "phase": state.phase.value,
+        "point": state.point,
         "round": state.round, "hand": state.hand, "seq": state.seq,
         "shooter": p.shooter, "offer_to": p.offer_to, "offered": list(p.offered),
         "next_shooter": _next_shooter(state, p.shooter),

@@ -24,7 +24,7 @@ from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.catalogue import PROCEDURE_ENTRIES
-from dicetable.table.clockwork import dice_expired
+from dicetable.table.clockwork import dice_expired, dice_limit
 from dicetable.table.grounds import held_against_throw
 from dicetable.table.procedure_state import Procedure, procedure
 from dicetable.table.seating import next_shaker_holder, offer_order
@@ -42,9 +42,11 @@ def _no_check(state: TableState, command: gcmd.Command) -> None:
 
 
 class DiceRegistry(Protocol):
-    """Where the table asks whether dice were issued to it (the custody ledger)."""
+    """Where the table asks whether dice were issued to it (the custody ledger), and in time
+    by the table's ``dice.max_hours`` (hours, citation): one rule for the table and custody."""
 
-    def check_dice_in_play(self, table: str, serials: Iterable[str]) -> None: ...
+    def check_dice_in_play(self, table: str, serials: Iterable[str],
+                           limit: tuple[int, str] | None = None) -> None: ...
 
 
 class ProcedureEngine:
@@ -87,7 +89,8 @@ class ProcedureEngine:
         command = self._complete_command(state, command)
         if isinstance(command, gcmd.RecordRoll) and command.serials \
                 and self.dice_registry is not None:
-            self.dice_registry.check_dice_in_play(state.table_id, command.serials)
+            self.dice_registry.check_dice_in_play(state.table_id, command.serials,
+                                                  dice_limit(state))
         out.events.extend(self.game.decide(state, command, now))
         self._after_game(state, command, out)
         return out.events
@@ -302,7 +305,7 @@ class ProcedureEngine:
                     "dealer (name the dealer as witness)", rule="authority.dice",
                     citation=pack.cite("authority.dice"))
         if self.dice_registry is not None:
-            self.dice_registry.check_dice_in_play(state.table_id, serials)
+            self.dice_registry.check_dice_in_play(state.table_id, serials, dice_limit(state))
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
                  witness=c.witness)
         held = {**p.dice, **dict.fromkeys(serials, out.now)}
