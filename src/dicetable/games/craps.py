@@ -14,7 +14,8 @@ from dicetable.games import events as ev
 from dicetable.games.engine import Authorizer, Emitter, Engine
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
-from dicetable.games.variant import Variant, register
+from dicetable.games.variant import DiceAtTable, Variant, register
+from dicetable.rules.model import RulePack
 
 
 class CrapsEngine(Engine):
@@ -60,6 +61,22 @@ class Craps(Variant):
 
     def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
         return f"hand {hand}, roll {hand_rolls + 1}"
+
+    def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
+        if p.shooter is None:
+            raise ProcedureViolation("there is no shooter; offer the dice first",
+                                     rule="authority.offer_dice",
+                                     citation=pack.cite("authority.offer_dice"))
+        if len(p.shooter_dice) != 2:
+            raise ProcedureViolation("the shooter throws two selected dice",
+                                     rule="shooter.dice_offered",
+                                     citation=pack.cite("shooter.dice_offered"))
+
+    def thrown(self, p: DiceAtTable, serials: tuple[str, ...], thrower: str | None,
+               facts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if thrower and thrower != p.shooter and "thrown-by-non-shooter" not in facts:
+            facts += ("thrown-by-non-shooter",)
+        return serials or p.shooter_dice, facts
 
 
 class MiniCraps(Craps):

@@ -15,10 +15,12 @@ dicetable.core.errors.InvalidInput: no game variant 'baccarat' (craps, ...) [rul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from dicetable.core.dice import POINTS, Roll
 from dicetable.core.errors import InvalidInput
+from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.catalogue import CATALOGUE
 from dicetable.games.state import Phase
@@ -26,6 +28,24 @@ from dicetable.rules.variants import GAME_RULES
 
 if TYPE_CHECKING:
     from dicetable.games.engine import Authorizer, Engine
+    from dicetable.rules.model import RulePack
+
+
+class DiceAtTable(Protocol):
+    """What a variant's procedure hooks read of the table's live procedure
+    (``dicetable.table.procedure_state.Procedure``)."""
+
+    @property
+    def dice(self) -> Mapping[str, str]: ...
+    @property
+    def shooter(self) -> str | None: ...
+    @property
+    def shooter_dice(self) -> tuple[str, ...]: ...
+    @property
+    def shaker(self) -> str: ...
+    @property
+    def dealer_shook(self) -> bool: ...
+    def holds(self, person: str, role: Role) -> bool: ...
 
 
 class Variant:
@@ -68,6 +88,32 @@ class Variant:
 
     def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
         return f"round {round_no}"
+
+    # -- the live procedure's hooks (dicetable.table.procedure asks them, never the game) ---
+    def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
+        """Refuse a throw recorded before the dice are ready for it."""
+
+    def before_close(self, p: DiceAtTable, pack: RulePack) -> None:
+        """Refuse 'no more bets' before the dice are ready for the round."""
+
+    def thrown(self, p: DiceAtTable, serials: tuple[str, ...], thrower: str | None,
+               facts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The dice a recorded throw used (``serials``, or those in play) and its facts."""
+        return serials, facts
+
+    def dice_keepers(self, pack: RulePack) -> tuple[frozenset[Role], str]:
+        """Who answers for the dice at the table, and how a refusal says so."""
+        keepers = pack.roles("authority.dice")
+        return keepers, ("nobody else here may handle them "
+                         f"({', '.join(sorted(r.value for r in keepers))})")
+
+    def check_brought(self, p: DiceAtTable, pack: RulePack, serials: tuple[str, ...],
+                      witness: str | None) -> None:
+        """Refuse dice brought to the table in a way the game does not allow."""
+
+    def dice_change_closed(self, phase: Phase) -> bool:
+        """Whether the dice may not be changed in ``phase`` (a roll being settled)."""
+        return phase is Phase.SETTLING
 
     def facts(self) -> dict[str, Any]:
         """What the pages need to know of the game, so none of them compares its name.
