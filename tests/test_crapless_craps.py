@@ -96,8 +96,7 @@ def test_crapless_a_come_out_2_3_11_12_establishes_the_point(faces: str) -> None
     assert table.state.compiled["pass"].states[bet.state] == f"point {total}"
     table.roll(faces)                                       # the point made: even money
     table.settle()
-    assert table.point is None
-    assert table.balance("ann") == 110_00
+    assert (table.point, table.balance("ann")) == (None, 110_00)
 
 
 def test_crapless_offers_no_dont_bets() -> None:

@@ -79,6 +79,7 @@ def test_pa_661a_4_d_craps_dice_24_hours_is_a_stand_in_of_the_game_pack() -> Non
     clock.advance(seconds=1)
     overdue = led.execute(SWEEP)
     assert [e.kind for e in overdue] == ["DiceOverdue"]
+    assert isinstance(overdue[0], ev.DiceOverdue)
     assert overdue[0].rule == citation
     assert overdue[0].limit_hours == 24
 

@@ -27,6 +27,7 @@ _ON_A_POINT = frozenset({"put", "place", "lose", "buy", "lay"})
 
 def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
     """The rules a pack must define to offer ``codes``."""
+    codes = list(codes)
     need: set[str] = set(_ALWAYS)
     need |= {f"authority.{a}" for a in _COMMON_AUTHORITY} | {
         "table.positions", "noroll.grounds", "noroll.callers", "dice.max_hours",
@@ -38,15 +39,17 @@ def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
         fam = family_of(code)
         n = "".join(ch for ch in code if ch.isdigit())
         if fam in ("line", "put"):
-            need |= {"paytable.line", "line.dontpass.bar", "removal.line_after_point",
-                     "removal.dont_after_point"}
+            need |= {"paytable.line", "removal.line_after_point"}
+            if code.startswith("dont"):
+                need |= {"line.dontpass.bar", "removal.dont_after_point"}
         elif fam == "odds":
             points = variant.points if variant is not None else POINTS
             need |= {f"paytable.odds.take.{p}" for p in points}
-            if variant is None or variant.offers_code("dontpass", "line"):
+            if any(c.startswith("dont") for c in codes):  # odds are laid behind them
                 need |= {f"paytable.odds.lay.{p}" for p in points}
-            need |= {"odds.limit.mode", "working.comeout.come_odds",
-                     "working.comeout.dontcome_odds"}
+            need |= {"odds.limit.mode", "working.comeout.come_odds"}
+            if "dontcome" in codes:
+                need.add("working.comeout.dontcome_odds")
         elif fam in ("place", "lose", "buy", "lay"):
             need |= {f"paytable.{fam}.{n}", f"working.comeout.{fam}",
                      "working.player_may_toggle"}

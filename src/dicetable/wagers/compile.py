@@ -87,7 +87,7 @@ def _line(b: _Builder, code: str) -> CompiledWager:
     dont = code.startswith("dont")
     come = code.endswith("come")
     win = b.net("paytable.line")
-    bar = int(b.pack.value("line.dontpass.bar"))
+    bar = int(b.pack.value("line.dontpass.bar")) if dont else 0  # a Don't bet's push
     first = "come box" if come else "come-out"
     states = (first, *[f"on {n}" if come else f"point {n}" for n in points])
     travel = Outcome.MOVES if come else Outcome.STAYS
