@@ -1,9 +1,14 @@
-"""Game variants: how Craps, Mini-Craps and Props & Hops differ, as hooks (python-chess style).
+"""Game variants: how Craps, Mini-Craps, Crapless Craps and Props & Hops differ, as hooks
+(python-chess style).
 
 Every difference between the games lives in its variant, declared in the game's own module
-(``dicetable.games.craps``, ``dicetable.games.props_hops``). Everything else asks the
-variant of the table (``variant_of(state.game)``) and never compares the game's name; the
-check in ``tools/check_one_declaration.py`` keeps it so.
+(``dicetable.games.craps``, ``dicetable.games.crapless``, ``dicetable.games.props_hops``):
+its facts (shooter or shaker, puck, felt, point numbers, what ends a round), which the pages
+read from the view (``facts``), and the live procedure's hooks (``before_throw`` ...). What the
+rules layer needs of a game (its point numbers, the wagers it lacks) is its entry in
+``dicetable.rules.variants``, which the rules layer may import. Everything else asks the
+variant of the table (``variant_of(state.game)``) and never compares the game's name, in
+Python or JavaScript; ``tools/check_game_names.py`` keeps it so.
 
 >>> variant_of("props-and-hops").has_shaker, variant_of("mini-craps").has_shooter
 (True, True)
