@@ -15,7 +15,7 @@ Python or JavaScript; ``tools/check_game_names.py`` keeps it so.
 >>> variant_of("baccarat")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-dicetable.core.errors.InvalidInput: no game variant 'baccarat' (crapless-craps, craps, ...) [rule game]
+dicetable.core.errors.InvalidInput: no game variant 'baccarat' (crapless-craps, ...) [rule game]
 """
 
 from __future__ import annotations
