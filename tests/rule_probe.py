@@ -468,6 +468,23 @@ def conditioned(pack: RulePack, rule_id: str) -> RulePack:
     return RulePack(pack.id, pack.name, rules, pack.base)
 
 
+def _for_wagers_the_game_lacks(pack: RulePack) -> set[str]:
+    """Rules that only wagers the pack's game does not have would read (Crapless Craps: the
+    Don't side, Put, Lay, Fire, the bonus bets), checked against what its menu needs."""
+    from dicetable.rules.validation import required_rules
+    from dicetable.rules.variants import GAME_RULES
+    from dicetable.rules.vocabulary import CODES, family_of
+
+    facts = GAME_RULES.get(pack.game)
+    if facts is None or not facts.not_offered_codes:
+        return set()  # a game that drops whole families only: its packs carry no such rules
+    lacking = [c for c in CODES if not facts.offers_code(c, family_of(c))]
+    menus = {f"{kind}.{family}" for family in facts.not_offered for kind in ("menu", "limits")}
+    # odds beside them: what only odds laid behind a Don't bet would read
+    return menus | (required_rules([*lacking, "odds"], pack.game)
+                     - required_rules(pack.menu_in_order, pack.game))
+
+
 def moot(pack: RulePack, rule_id: str) -> str | None:
     """Why no table under ``pack`` can show ``rule_id``'s value, checked here, or None.
 
@@ -475,6 +492,9 @@ def moot(pack: RulePack, rule_id: str) -> str | None:
     not a whole number of the units staked: a pack whose every payout is a whole multiple
     of every betting unit (Props & Hops: whole-dollar stakes at whole odds) pays every
     accepted amount exactly, in any payout unit that divides its betting units."""
+    unoffered = _for_wagers_the_game_lacks(pack)
+    if rule_id in unoffered:
+        return f"only wagers {pack.game} does not have read it"
     if rule_id not in ("payout.unit", "payout.inexact"):
         return None
     nets = {net for w in compile_pack(pack).values() for net in w.payouts}

@@ -49,6 +49,7 @@ REGULATION = {
         "dice.max_hours": "585.3(b)(1)", "dice.never_unattended": "585.3(c)",
         "shaker.min_shakes": "585.3(e)", "shaker.first_to": "585.3(e)",
         "shaker.passes_on": "585.3(j)"},
+    "crapless-craps": {},  # a house game: every rule industry default, none presented as PA text
 }
 
 

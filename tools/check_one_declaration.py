@@ -1,10 +1,8 @@
 """Fail when a concept declared once is declared again elsewhere (DESIGN.md, one declaration).
 
-Two checks over ``src/dicetable``:
+Checks over ``src/dicetable`` (a game's name compared outside its variant module, in Python
+or JavaScript, is ``tools/check_game_names.py``'s):
 
-- **game names**: a game's name (``craps``, ``mini-craps``, ``props-and-hops``) is compared
-  (``==``, ``!=``, ``in``, ``match``) or used as a dispatch key (a dict literal keyed by game
-  names) only in its variant's own module; everywhere else asks the variant's hooks.
 - **commands**: every command class (a dataclass deriving from ``Command``) is declared in a
   commands module and catalogued in ``dicetable.table.catalogue``; no other module keeps its
   own list of verbs or routes (a dict literal keyed by command classes or by the catalogue's
@@ -22,8 +20,7 @@ Two checks over ``src/dicetable``:
   from the catalogue), and no module outside the catalogue keys a table by custody verbs
   (``"dice-receive": ...``) or by custody command classes.
 
-``python tools/check_one_declaration.py [SRC]`` prints each offence and exits 1 if any;
-``--count`` prints the number of game-name comparisons only.
+``python tools/check_one_declaration.py [SRC]`` prints each offence and exits 1 if any.
 """
 
 from __future__ import annotations
@@ -32,37 +29,9 @@ import ast
 import sys
 from pathlib import Path
 
-GAMES = frozenset({"craps", "mini-craps", "props-and-hops"})
-VARIANT_MODULES = frozenset({"games/craps.py", "games/props_hops.py", "rules/variants.py"})
-"""Each variant's own module (the rules layer's facts about a game sit in rules/variants.py,
-because the rules layer may not import the games layer)."""
 COMMAND_MODULES = frozenset({"games/commands.py", "table/commands.py"})
 CATALOGUE = "table/catalogue.py"
 COMMAND_BASES = frozenset({"Command"})
-
-
-def _is_game(node: ast.AST) -> bool:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value in GAMES
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return any(_is_game(e) for e in node.elts)
-    return False
-
-
-def game_comparisons(tree: ast.AST) -> list[int]:
-    """Line numbers where a game's name is compared or dispatched on."""
-    lines = []
-    for node in ast.walk(tree):
-        compared = isinstance(node, ast.Compare) and any(
-            _is_game(n) for n in (node.left, *node.comparators))
-        keyed = isinstance(node, ast.Dict) and any(k is not None and _is_game(k)
-                                                   for k in node.keys)
-        if compared or keyed:
-            lines.append(node.lineno)
-        elif isinstance(node, ast.match_case) and isinstance(node.pattern, ast.MatchValue) \
-                and _is_game(node.pattern.value):
-            lines.append(node.pattern.lineno)
-    return sorted(set(lines))
 
 
 def command_declarations(tree: ast.AST) -> list[tuple[int, str]]:
@@ -230,11 +199,9 @@ def custody_problems(src: Path, rel: str, tree: ast.AST,
 
 
 def main(argv: list[str]) -> int:
-    count_only = "--count" in argv
     args = [a for a in argv if not a.startswith("--")]
     src = Path(args[0]) if args else Path(__file__).resolve().parents[1] / "src" / "dicetable"
     problems: list[str] = []
-    comparisons = 0
     commands = command_names(src)
     custody = custody_command_names(src)
     if custody and not (src / CUSTODY_CATALOGUE).exists():
@@ -244,11 +211,6 @@ def main(argv: list[str]) -> int:
         rel = path.relative_to(src).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         problems += custody_problems(src, rel, tree, custody)
-        if rel not in VARIANT_MODULES:
-            for line in game_comparisons(tree):
-                comparisons += 1
-                problems.append(f"{rel}:{line}: a game's name is compared outside its variant "
-                                "module; use the variant's hooks (dicetable.games.variant)")
         if rel.startswith(("custody/",)):
             continue  # the custody ledger is another aggregate with its own commands
         if rel not in COMMAND_MODULES:
@@ -267,9 +229,6 @@ def main(argv: list[str]) -> int:
             for line, name in hand_built_commands(tree, commands):
                 problems.append(f"{rel}:{line}: the Table builds {name} by hand; give it "
                                 "through its generated method or Table.do")
-    if count_only:
-        print(comparisons)
-        return 0
     if not args:  # the repository's own tree: its generated methods are current
         stale = generated_methods_current()
         if stale:

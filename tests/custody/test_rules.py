@@ -36,30 +36,30 @@ def test_regulation_status_only_for_the_jurisdictions_own_text(jurisdiction: str
 def test_pa_603a_13_unknown_provisions_are_stand_ins() -> None:
     pa = load_custody_pack("pa")
     for rule_id in ("inspection.roles", "dice.size.minimum_in", "cancellation.min_hole_in",
-                    "inventory.interval_months", "play.max_hours.table", "removal.tamper_roles"):
+                    "inventory.interval_months", "removal.tamper_roles"):
         assert pa.rule(rule_id).status is not Status.REGULATION, rule_id
     for rule_id in ("receipt.roles", "storage.keys", "storage.source_only", "issue.day_roles",
-                    "play.max_hours.shaker", "play.shaker_loader"):
+                    "play.shaker_loader"):
         assert pa.rule(rule_id).status is Status.REGULATION, rule_id
 
 
 def test_a_house_pack_changes_stand_ins_only(tmp_path: Path) -> None:
     pa = load_custody_pack("pa")
-    house = derive_custody_pack(pa, "river", {"play.max_hours.table": 8,
+    house = derive_custody_pack(pa, "river", {"inventory.interval_months": 2,
                                               "storage.areas": ["vault-a", "vault-b"]})
-    assert house.number("play.max_hours.table") == 8
-    assert "house rule of river" in house.rule("play.max_hours.table").citation
+    assert house.number("inventory.interval_months") == 2
+    assert "house rule of river" in house.rule("inventory.interval_months").citation
     with pytest.raises(RulePackInvalid) as info:
         derive_custody_pack(pa, "bad", {"storage.keys": {}, "inventory.interval_months": 0,
                                         "no.such.rule": 1})
     assert {p[0] for p in info.value.problems} == {"storage.keys", "inventory.interval_months",
                                                    "no.such.rule"}
     with pytest.raises(RulePackInvalid):
-        derive_custody_pack(pa, "liar", {"play.max_hours.table": {
+        derive_custody_pack(pa, "liar", {"inventory.interval_months": {
             "value": 8, "citation": "made up", "status": "regulation"}})
     path = tmp_path / "house.json"
     path.write_text(json.dumps({"id": "river", "extends": "pa",
-                                "overrides": {"play.max_hours.table": 12}}))
-    assert load_custody_pack(path).number("play.max_hours.table") == 12
+                                "overrides": {"inventory.interval_months": 2}}))
+    assert load_custody_pack(path).number("inventory.interval_months") == 2
     with pytest.raises(InvalidInput):
         load_custody_pack("nowhere")

@@ -36,10 +36,11 @@ def test_pa_603a_13_b_only_dice_issued_to_the_table_come_to_it() -> None:
     assert sorted(table.procedure.dice) == sorted(setup[2])
 
 
-def test_dice_thrown_are_checked_against_custody_time_limits() -> None:
+def test_dice_thrown_are_checked_against_one_time_limit() -> None:
+    """The table's ``dice.max_hours`` is the one limit: custody judges the dice thrown at the
+    table by it too, so a house pack's 48 hours is not cut short by another value at 24."""
     setup = in_play("pa", 5, "craps-1")
     _led, clock, dice = setup
-    # The table's own limit set longer, so the custody ledger's 24 hours is what refuses.
     table = live(setup, derive_pack(load_preset("pa-craps"), "h", {"dice.max_hours": 48}))
     table.bring_dice(*dice)
     table.bet("alice", "pass", 10_00)
@@ -48,6 +49,11 @@ def test_dice_thrown_are_checked_against_custody_time_limits() -> None:
     table.settle()
     table.bet("alice", "pass", 10_00)
     clock.advance(hours=25)
-    with pytest.raises(ProcedureViolation, match="hour limit"):
+    table.roll("3-4")
+    table.settle()
+    table.bet("alice", "pass", 10_00)
+    clock.advance(hours=23, seconds=1)
+    with pytest.raises(ProcedureViolation, match="48") as info:
         table.roll("3-4")
-    assert table.state.rolls == 1
+    assert info.value.rule == "dice.max_hours"
+    assert table.state.rolls == 2

@@ -20,7 +20,7 @@ from dicetable.custody import transport
 from dicetable.custody.authority import distinct_people, require_people, require_role
 from dicetable.custody.inspection import judge
 from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason
-from dicetable.custody.rules import CustodyPack
+from dicetable.custody.rules import CustodyPack, dice_limit
 from dicetable.custody.state import CustodyState, DieRecord
 
 E = TypeVar("E", bound=ev.CustodyEvent)
@@ -352,9 +352,9 @@ class CustodyEngine:
                 message, rule = refusal
                 raise ProcedureViolation(f"die {d.serial}: {message}", rule=rule,
                                          citation=pack.cite(rule))
-        hours_rule = f"play.max_hours.{c.mode.value}"
-        expires = limit_ends(parse_time(out.now), pack.number(hours_rule))
-        out.emit(ev.DiceIssuedToTable, rule=pack.cite(hours_rule), dice=tuple(c.dice),
+        hours, citation = dice_limit(pack.jurisdiction, c.game)
+        expires = limit_ends(parse_time(out.now), hours)
+        out.emit(ev.DiceIssuedToTable, rule=citation, dice=tuple(c.dice),
                  to_table=c.table, game=c.game, mode=c.mode, received_by=c.received_by,
                  expires_at=expires.isoformat())
 
@@ -542,18 +542,17 @@ class CustodyEngine:
             raise RoleNotPermitted("a player does not run the custody deadline sweep",
                                    rule="custody.staff")
         now = parse_time(out.now)
-        late: dict[tuple[str, str, str, PlayMode], list[str]] = {}
+        late: dict[tuple[str, str, str, PlayMode, str], list[str]] = {}
         for d in state.in_state(DieState.AT_TABLE):
             if d.overdue_alerted or d.expires_at is None or d.mode is None:
                 continue
-            if _over_time(d, pack, now):
-                key = (d.table or "", d.at_table_since or "", d.expires_at, d.mode)
+            if _over_time(d, now):
+                key = (d.table or "", d.at_table_since or "", d.expires_at, d.mode, d.game)
                 late.setdefault(key, []).append(d.serial)
-        for (table, since, expires, mode), serials in sorted(late.items()):
-            rule = f"play.max_hours.{mode.value}"
-            out.emit(ev.DiceOverdue, rule=pack.cite(rule), dice=tuple(serials),
+        for (table, since, expires, _mode, game), serials in sorted(late.items()):
+            out.emit(ev.DiceOverdue, rule=_limit_citation(pack, game), dice=tuple(serials),
                      table_id=table, issued_at=since, expires_at=expires,
-                     limit_hours=pack.number(rule))
+                     limit_hours=_hours(since, expires))
         # Calendar months in the site's time zone: a count on 01-05 is due again by 04-05,
         # and is overdue from the first local minute of 04-06 (68 IAC 14-3-5(d)).
         last = state.last_inventory_at or state.opened_at
@@ -575,20 +574,37 @@ class CustodyEngine:
                  rolls=c.rolls)
 
 
-def _over_time(d: DieRecord, pack: CustodyPack, now: datetime) -> bool:
-    """More than ``play.max_hours.<mode>`` at the table: the one comparison of
-    ``dicetable.core.time_limits`` (exactly the limit is not over it, 585.3(b)(1))."""
-    if d.mode is None or d.at_table_since is None:
+def _limit_citation(pack: CustodyPack, game: str) -> str:
+    """The citation of ``dice.max_hours`` for a die's game (a record from before games were
+    recorded names none)."""
+    try:
+        return dice_limit(pack.jurisdiction, game)[1]
+    except InvalidInput:
+        return "dice.max_hours (the game pack's limit the dice were issued under)"
+
+
+def _hours(since: str, expires: str) -> int:
+    """The limit a die was issued under (``dice.max_hours`` then), from its two times."""
+    return int((parse_time(expires) - parse_time(since)).total_seconds() // 3600)
+
+
+def _over_time(d: DieRecord, now: datetime, hours: int | None = None) -> bool:
+    """More than ``hours`` at the table (by default the ``dice.max_hours`` it was issued
+    under): the one comparison of ``dicetable.core.time_limits`` (exactly the limit is not
+    over it, 585.3(b)(1))."""
+    if d.at_table_since is None or d.expires_at is None:
         return False
-    return over_limit(parse_time(d.at_table_since), now,
-                      pack.number(f"play.max_hours.{d.mode.value}"))
+    limit = hours if hours is not None else _hours(d.at_table_since, d.expires_at)
+    return over_limit(parse_time(d.at_table_since), now, limit)
 
 
 def check_dice_in_play(state: CustodyState, table: str, serials: Iterable[str],
-                       now: str) -> None:
+                       now: str, limit: tuple[int, str] | None = None) -> None:
     """For the table engine: raise unless every die is in play at ``table`` and in time.
 
-    Call it before recording a roll that names its dice serials.
+    Call it before recording a roll that names its dice serials. ``limit`` is the table's
+    ``dice.max_hours`` and its citation (the one rule, read from the table's own pack); without
+    it, the limit the dice were issued under.
     """
     pack = state.rules()
     when = parse_time(now)
@@ -599,8 +615,11 @@ def check_dice_in_play(state: CustodyState, table: str, serials: Iterable[str],
             raise ProcedureViolation(f"die {s} was not issued to {table} ({where})",
                                      rule="storage.source_only",
                                      citation=pack.cite("storage.source_only"))
-        if d.expires_at is not None and d.mode is not None and _over_time(d, pack, when):
-            rule = f"play.max_hours.{d.mode.value}"
+        hours, citation = limit if limit is not None else (None, "")
+        if _over_time(d, when, hours):
+            if hours is None:
+                hours = _hours(d.at_table_since or "", d.expires_at or "")
+                citation = _limit_citation(pack, d.game)
             raise ProcedureViolation(f"die {s} has been at {table} since {d.at_table_since}, "
-                                     f"past the {pack.number(rule)}-hour limit",
-                                     rule=rule, citation=pack.cite(rule))
+                                     f"past the {hours}-hour limit",
+                                     rule="dice.max_hours", citation=citation)

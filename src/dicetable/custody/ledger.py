@@ -117,6 +117,8 @@ class CustodyLedger:
     def alerts(self) -> list[ev.CustodyEvent]:
         return [e for e in self.log if e.alert]
 
-    def check_dice_in_play(self, table: str, serials: Iterable[str]) -> None:
-        """Raise unless the dice are in play at ``table`` and within their time limit."""
-        check_dice_in_play(self.state, table, serials, self.clock.now().isoformat())
+    def check_dice_in_play(self, table: str, serials: Iterable[str],
+                           limit: tuple[int, str] | None = None) -> None:
+        """Raise unless the dice are in play at ``table`` and within their time limit (the
+        table's ``dice.max_hours`` when it gives it)."""
+        check_dice_in_play(self.state, table, serials, self.clock.now().isoformat(), limit)

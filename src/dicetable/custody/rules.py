@@ -35,6 +35,8 @@ from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.model import CancelMethod, Key, parse_inches
+from dicetable.rules.loader import PRESETS as GAME_PRESETS
+from dicetable.rules.loader import load_preset
 from dicetable.rules.model import Rule
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 
@@ -171,8 +173,6 @@ SCHEMA: dict[str, Checker] = {
     "play.receive_roles": _roles,
     "play.never_unattended": _bool,
     "play.shaker_loader": _groups,
-    "play.max_hours.shaker": _positive(24 * 30),
-    "play.max_hours.table": _positive(24 * 30),
     "removal.roles": _roles,
     "removal.tamper_roles": _roles,
     "removal.tamper_recipient": _text,
@@ -310,8 +310,46 @@ class CustodyPack:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-RETIRED = {"inventory.interval_days": "inventory.interval_months"}
-"""Rule ids of earlier versions and the rule that replaced them (92 days became 3 months)."""
+RETIRED = {"inventory.interval_days": "inventory.interval_months",
+           "play.max_hours.shaker": "dice.max_hours", "play.max_hours.table": "dice.max_hours"}
+"""Rule ids of earlier versions and the rule that replaced them (92 days became 3 months; the
+time dice may stay at a table is one rule, the game pack's ``dice.max_hours``, read by the
+table and by custody alike: ``dice_limit``)."""
+
+
+def _retired(overrides: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A house pack that sets a retired rule is refused, naming where the rule went (a stored
+    log's pack is upcast instead: ``_upcast``)."""
+    out = []
+    for rid in sorted(set(overrides) & set(RETIRED)):
+        now = RETIRED[rid]
+        where = ("the game pack (the table's rules), one value read by the table and by "
+                 "custody alike") if now == "dice.max_hours" else "this custody pack"
+        out.append((rid, f"retired: set {now} in {where}"))
+    return out
+
+
+def dice_limit(jurisdiction: str, game: str) -> tuple[int, str]:
+    """The hours dice may stay at a ``game`` table of a ``jurisdiction`` site, and the rule's
+    citation: the game pack's ``dice.max_hours`` (58 Pa. Code 585.3(b)(1) / 668a.3(b)(1) for
+    dice in a Props & Hops shaker; stand-ins for Craps), read from the shipped pack of that
+    game and jurisdiction, or of that game elsewhere as a stand-in.
+
+    >>> dice_limit("PA", "props-and-hops")
+    (24, '58 Pa. Code § 585.3(b)(1); § 668a.3(b)(1) [regulation]')
+    >>> dice_limit("IN", "props-and-hops")[1]
+    '58 Pa. Code § 585.3(b)(1); § 668a.3(b)(1), standing in for IN [other-jurisdiction]'
+    """
+    packs = [load_preset(name) for name in GAME_PRESETS]
+    same_game = [p for p in packs if p.game == game]
+    if not same_game:
+        raise InvalidInput(f"no rule pack for the game {game!r}", rule="custody.game")
+    here = [p for p in same_game if p.jurisdiction.upper() == jurisdiction.upper()]
+    rule = (here or same_game)[0].rule("dice.max_hours")
+    if here:
+        return int(rule.value), str(rule.cite)
+    return int(rule.value), (f"{rule.citation}, standing in for {jurisdiction.upper()} "
+                             f"[{Status.OTHER_JURISDICTION.value}]")
 
 
 def _upcast(raw_rules: dict[str, Any]) -> dict[str, Any]:
@@ -361,9 +399,11 @@ def _preset(file: str) -> CustodyPack:
 def derive_custody_pack(base: CustodyPack, pack_id: str, overrides: Mapping[str, Any],
                         name: str | None = None) -> CustodyPack:
     """A house pack: ``base`` with stand-ins changed. Regulation text cannot be changed."""
-    rules, problems = override_rules(base.rules, pack_id, overrides, allow_new=False,
-                                     unknown="unknown custody rule")
-    problems += [p for p in validate(rules) if p not in problems]
+    retired = _retired(overrides)
+    rules, problems = override_rules(base.rules, pack_id,
+                                     {k: v for k, v in overrides.items() if k not in RETIRED},
+                                     allow_new=False, unknown="unknown custody rule")
+    problems += retired + [p for p in validate(rules) if p not in problems]
     if not problems and "staff.ranks" in overrides:
         problems += _ranks_keep_regulation(base, CustodyPack(pack_id, pack_id, rules))
     if problems:

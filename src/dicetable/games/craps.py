@@ -14,7 +14,8 @@ from dicetable.games import events as ev
 from dicetable.games.engine import Authorizer, Emitter, Engine
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
-from dicetable.games.variant import Variant, register
+from dicetable.games.variant import DiceAtTable, Variant, register
+from dicetable.rules.model import RulePack
 
 
 class CrapsEngine(Engine):
@@ -48,15 +49,34 @@ class Craps(Variant):
     final_chore: ClassVar[type[cmd.Command]] = cmd.MovePuck
     round_ends: ClassVar[tuple[str, ...]] = ("PuckMoved", "NoRollCalled")
     after_no_roll: ClassVar[Phase] = Phase.BETTING
+    has_puck: ClassVar[bool] = True
+    layout: ClassVar[str] = "craps"
+    final_chore_label: ClassVar[str] = "Move the puck"
 
     def engine(self, authorizer: Authorizer) -> Engine:
         return CrapsEngine(authorizer)
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
-        return next_point(point, roll)
+        return next_point(point, roll, self.points)
 
     def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
         return f"hand {hand}, roll {hand_rolls + 1}"
+
+    def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
+        if p.shooter is None:
+            raise ProcedureViolation("there is no shooter; offer the dice first",
+                                     rule="authority.offer_dice",
+                                     citation=pack.cite("authority.offer_dice"))
+        if len(p.shooter_dice) != 2:
+            raise ProcedureViolation("the shooter throws two selected dice",
+                                     rule="shooter.dice_offered",
+                                     citation=pack.cite("shooter.dice_offered"))
+
+    def thrown(self, p: DiceAtTable, serials: tuple[str, ...], thrower: str | None,
+               facts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if thrower and thrower != p.shooter and "thrown-by-non-shooter" not in facts:
+            facts += ("thrown-by-non-shooter",)
+        return serials or p.shooter_dice, facts
 
 
 class MiniCraps(Craps):

@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from dicetable.core.errors import ProcedureViolation
+from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.engine import Authorizer, Emitter, Engine
 from dicetable.games.state import Phase, TableState, returns_follow
-from dicetable.games.variant import Variant, register
+from dicetable.games.variant import DiceAtTable, Variant, register
+from dicetable.rules.model import RulePack
 
 
 class PropsHopsEngine(Engine):
@@ -53,9 +55,54 @@ class PropsAndHops(Variant):
     final_chore: ClassVar[type[cmd.Command]] = cmd.CompleteRound
     round_ends: ClassVar[tuple[str, ...]] = ("RoundCompleted",)
     after_no_roll: ClassVar[Phase] = Phase.CLOSED
+    layout: ClassVar[str] = "props"
+    final_chore_label: ClassVar[str] = "Complete the round"
 
     def engine(self, authorizer: Authorizer) -> Engine:
         return PropsHopsEngine(authorizer)
+
+    def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
+        if p.shaker != "uncovered":
+            raise ProcedureViolation(
+                "the dealer uncovers the shaker in the designated circle before the "
+                "result is read", rule="authority.shaker", citation=pack.cite("authority.shaker"))
+
+    def before_close(self, p: DiceAtTable, pack: RulePack) -> None:
+        if p.shaker == "empty":
+            raise ProcedureViolation("the floorperson loads the shaker first",
+                                     rule="authority.dice", citation=pack.cite("authority.dice"))
+        if not p.dealer_shook:
+            raise ProcedureViolation("the dealer shakes the covered shaker before each round",
+                                     rule="authority.shaker",
+                                     citation=pack.cite("authority.shaker"))
+
+    def thrown(self, p: DiceAtTable, serials: tuple[str, ...], thrower: str | None,
+               facts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return serials or tuple(sorted(p.dice)), facts
+
+    def dice_keepers(self, pack: RulePack) -> tuple[frozenset[Role], str]:
+        """585.3(c) / 668a.3(c): the dealer is responsible for the shaker."""
+        return frozenset({Role.DEALER}), "the dealer is responsible for the shaker"
+
+    def check_brought(self, p: DiceAtTable, pack: RulePack, serials: tuple[str, ...],
+                      witness: str | None) -> None:
+        """585.3(a), (d): two dice, placed in the shaker in the dealer's presence."""
+        if p.dice:
+            raise ProcedureViolation("the shaker holds its two dice; remove them first",
+                                     rule="authority.dice", citation=pack.cite("authority.dice"))
+        if len(serials) != 2:
+            raise ProcedureViolation("Props & Hops is played with two dice",
+                                     rule="authority.dice",
+                                     citation="58 Pa. Code § 585.3(a) [regulation]")
+        if witness is None or not p.holds(witness, Role.DEALER):
+            raise ProcedureViolation(
+                "the floorperson places the dice in the shaker in the presence of the "
+                "dealer (name the dealer as witness)", rule="authority.dice",
+                citation=pack.cite("authority.dice"))
+
+    def dice_change_closed(self, phase: Phase) -> bool:
+        """Between rounds only: not once bets are closed for the shake, nor while settling."""
+        return phase in (Phase.SETTLING, Phase.CLOSED)
 
 
 PROPS_AND_HOPS = register(PropsAndHops())

@@ -7,6 +7,8 @@ practice at Craps).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from dicetable.core.dice import POINTS, Roll
 from dicetable.games import events as ev
 from dicetable.games.policy import commission_for, commission_up_front, is_working, payout_amount
@@ -14,19 +16,22 @@ from dicetable.games.state import Pending, TableState
 from dicetable.wagers.compiled import LEAVES, Outcome
 
 
-def next_point(point: int | None, roll: Roll) -> tuple[int | None, bool]:
+def next_point(point: int | None, roll: Roll,
+               points: Collection[int] = POINTS) -> tuple[int | None, bool]:
     """The puck after ``roll``, and whether the roll was a seven-out.
 
     >>> next_point(None, Roll(2, 2)), next_point(4, Roll(3, 4)), next_point(None, Roll(3, 4))
     ((4, False), (None, True), (None, False))
     """
-    return next_point_on(point, roll.total)
+    return next_point_on(point, roll.total, points)
 
 
-def next_point_on(point: int | None, total: int) -> tuple[int | None, bool]:
-    """``next_point`` from the total alone (the simulator rolls totals in bulk)."""
+def next_point_on(point: int | None, total: int,
+                  points: Collection[int] = POINTS) -> tuple[int | None, bool]:
+    """``next_point`` from the total alone (the simulator rolls totals in bulk), where the
+    game's point numbers are ``points``."""
     if point is None:
-        return (total if total in POINTS else None), False
+        return (total if total in points else None), False
     if total == point:
         return None, False
     if total == 7:

@@ -1,29 +1,56 @@
-"""Game variants: how Craps, Mini-Craps and Props & Hops differ, as hooks (python-chess style).
+"""Game variants: how Craps, Mini-Craps, Crapless Craps and Props & Hops differ, as hooks
+(python-chess style).
 
 Every difference between the games lives in its variant, declared in the game's own module
-(``dicetable.games.craps``, ``dicetable.games.props_hops``). Everything else asks the
-variant of the table (``variant_of(state.game)``) and never compares the game's name; the
-check in ``tools/check_one_declaration.py`` keeps it so.
+(``dicetable.games.craps``, ``dicetable.games.crapless``, ``dicetable.games.props_hops``):
+its facts (shooter or shaker, puck, felt, point numbers, what ends a round), which the pages
+read from the view (``facts``), and the live procedure's hooks (``before_throw`` ...). What the
+rules layer needs of a game (its point numbers, the wagers it lacks) is its entry in
+``dicetable.rules.variants``, which the rules layer may import. Everything else asks the
+variant of the table (``variant_of(state.game)``) and never compares the game's name, in
+Python or JavaScript; ``tools/check_game_names.py`` keeps it so.
 
 >>> variant_of("props-and-hops").has_shaker, variant_of("mini-craps").has_shooter
 (True, True)
 >>> variant_of("baccarat")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-dicetable.core.errors.InvalidInput: no game variant 'baccarat' (craps, ...) [rule game]
+dicetable.core.errors.InvalidInput: no game variant 'baccarat' (crapless-craps, ...) [rule game]
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from dicetable.core.dice import Roll
+from dicetable.core.dice import POINTS, Roll
 from dicetable.core.errors import InvalidInput
+from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
+from dicetable.games.catalogue import CATALOGUE
 from dicetable.games.state import Phase
+from dicetable.rules.variants import GAME_RULES
 
 if TYPE_CHECKING:
     from dicetable.games.engine import Authorizer, Engine
+    from dicetable.rules.model import RulePack
+
+
+class DiceAtTable(Protocol):
+    """What a variant's procedure hooks read of the table's live procedure
+    (``dicetable.table.procedure_state.Procedure``)."""
+
+    @property
+    def dice(self) -> Mapping[str, str]: ...
+    @property
+    def shooter(self) -> str | None: ...
+    @property
+    def shooter_dice(self) -> tuple[str, ...]: ...
+    @property
+    def shaker(self) -> str: ...
+    @property
+    def dealer_shook(self) -> bool: ...
+    def holds(self, person: str, role: Role) -> bool: ...
 
 
 class Variant:
@@ -43,9 +70,22 @@ class Variant:
     """Event kinds that end a round (for recall)."""
     after_no_roll: ClassVar[Phase] = Phase.BETTING
     """Where the table stands after a no roll."""
+    has_puck: ClassVar[bool] = False
+    """Craps: a point, marked by the puck, carries from roll to roll."""
+    layout: ClassVar[str] = ""
+    """Which felt the pages draw (``craps`` or ``props``); its numbers are ``points``."""
+    final_chore_label: ClassVar[str] = ""
+    """The last settlement chore, as the dealer's console names it."""
 
     def engine(self, authorizer: Authorizer) -> Engine:
         raise NotImplementedError
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """The totals that become the point (the rules layer's fact about the game, which
+        compiles the line bets from it)."""
+        facts = GAME_RULES.get(self.name)
+        return facts.points if facts is not None else POINTS
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         """The puck after ``roll`` and whether it was a seven-out (no puck: None, False)."""
@@ -54,8 +94,55 @@ class Variant:
     def round_label(self, hand: int, hand_rolls: int, round_no: int) -> str:
         return f"round {round_no}"
 
+    # -- the live procedure's hooks (dicetable.table.procedure asks them, never the game) ---
+    def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
+        """Refuse a throw recorded before the dice are ready for it."""
+
+    def before_close(self, p: DiceAtTable, pack: RulePack) -> None:
+        """Refuse 'no more bets' before the dice are ready for the round."""
+
+    def thrown(self, p: DiceAtTable, serials: tuple[str, ...], thrower: str | None,
+               facts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The dice a recorded throw used (``serials``, or those in play) and its facts."""
+        return serials, facts
+
+    def dice_keepers(self, pack: RulePack) -> tuple[frozenset[Role], str]:
+        """Who answers for the dice at the table, and how a refusal says so."""
+        keepers = pack.roles("authority.dice")
+        return keepers, ("nobody else here may handle them "
+                         f"({', '.join(sorted(r.value for r in keepers))})")
+
+    def check_brought(self, p: DiceAtTable, pack: RulePack, serials: tuple[str, ...],
+                      witness: str | None) -> None:
+        """Refuse dice brought to the table in a way the game does not allow."""
+
+    def dice_change_closed(self, phase: Phase) -> bool:
+        """Whether the dice may not be changed in ``phase`` (a roll being settled)."""
+        return phase is Phase.SETTLING
+
+    def facts(self) -> dict[str, Any]:
+        """What the pages need to know of the game, so none of them compares its name.
+
+        >>> f = variant_of("props-and-hops").facts()
+        >>> f["layout"], f["has_shaker"], f["round_ends"], f["final_chore"]["route"]
+        ('props', True, ['RoundCompleted'], 'complete-round')
+        """
+        known = _FACTS.get(self.name)
+        if known is not None:
+            return dict(known)
+        chore = CATALOGUE.of(self.final_chore)
+        known = _FACTS[self.name] = {
+                "name": self.name, "title": self.title, "has_shooter": self.has_shooter,
+                "has_shaker": self.has_shaker, "has_puck": self.has_puck,
+                "layout": self.layout, "points": list(self.points),
+                "round_ends": list(self.round_ends),
+                "final_chore": {"command": chore.name, "route": chore.route,
+                                "label": self.final_chore_label}}
+        return dict(known)
+
 
 _REGISTRY: dict[str, Variant] = {}
+_FACTS: dict[str, dict[str, Any]] = {}
 
 
 def register(variant: Variant) -> Variant:
@@ -70,7 +157,7 @@ def variant_of(game: str) -> Variant:
     if found is None:
         # The game modules register themselves; importing them here avoids an import cycle
         # (they import the engine, which imports the state, which asks for variants).
-        from dicetable.games import craps, props_hops  # noqa: F401
+        from dicetable.games import crapless, craps, props_hops  # noqa: F401
 
         found = _REGISTRY.get(game)
     if found is None:

@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
-from dicetable.core.dice import ALL_ROLLS, POINTS
+from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import IllegalWager
 from dicetable.odds.exact import commission_terms, default_start, resolve_code
 from dicetable.odds.markov import Chain, Transition
 from dicetable.rules.model import RulePack
+from dicetable.rules.variants import points_of
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack, odds_code_for
 from dicetable.wagers.compiled import CompiledWager, Outcome
 
@@ -108,7 +109,7 @@ def max_odds(pack: RulePack, lay: bool = False) -> dict[int, Fraction]:
     if pack.value("odds.limit.mode") == "345x":
         take = dict(ODDS_345X)
     else:
-        take = dict.fromkeys(POINTS, Fraction(int(pack.value("odds.limit.multiple"))))
+        take = dict.fromkeys(points_of(pack), Fraction(int(pack.value("odds.limit.multiple"))))
     if not lay:
         return take
     return {n: m / pack.net(f"paytable.odds.lay.{n}") for n, m in take.items()}
@@ -240,11 +241,12 @@ def layout_odds(pack: RulePack, bets: Sequence[LayoutBet], point: int | None = N
                 if p_:
                     put += p_
                 after.append(part)
-            nxt = _puck(puck, roll.total) if table else None
+            nxt = _puck(puck, roll.total, points) if table else None
             done = all(a is None for a in after)
             out.append((1, net, put, None if done else (nxt, tuple(after))))
         return out
 
+    points = points_of(pack)
     initial_parts: list[tuple[int, bool]] = []
     staked0 = Fraction(0)
     net0 = Fraction(0)
@@ -261,9 +263,9 @@ def layout_odds(pack: RulePack, bets: Sequence[LayoutBet], point: int | None = N
                       variance=moments.variance, expected_rolls=moments.rolls)
 
 
-def _puck(point: int | None, total: int) -> int | None:
+def _puck(point: int | None, total: int, points: tuple[int, ...]) -> int | None:
     if point is None:
-        return total if total in POINTS else None
+        return total if total in points else None
     return None if total in (7, point) else point
 
 

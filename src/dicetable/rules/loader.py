@@ -27,7 +27,7 @@ from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 from dicetable.rules.validation import validate_rules
 
-PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps")
+PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps", "crapless-craps")
 """The rule packs shipped with dicetable."""
 
 

@@ -242,6 +242,10 @@ def _build() -> dict[str, RuleSpec]:
         spec(f"paytable.lose.{n}", "odds", f"Place {n} to lose", odds)
         spec(f"paytable.buy.{n}", "odds", f"Buy {n} (before commission)", odds)
         spec(f"paytable.lay.{n}", "odds", f"Lay {n} (before commission)", odds)
+    for n in (2, 3, 11, 12):  # Crapless Craps' points
+        spec(f"paytable.odds.take.{n}", "odds", f"Odds taken on a point of {n}", odds)
+        spec(f"paytable.place.{n}", "odds", f"Place {n} to win", odds)
+        spec(f"paytable.buy.{n}", "odds", f"Buy {n} (before commission)", odds)
     spec("paytable.big", "odds", "Big 6 and Big 8", odds)
     spec("field.numbers", "totals", "Totals that win the Field",
          lambda v: None if isinstance(v, list) and v and all(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from dicetable.core.dice import POINTS
 from dicetable.rules.model import Rule
 from dicetable.rules.schema import SPECS, check_value
 from dicetable.rules.variants import GAME_RULES, GameRules
@@ -20,9 +21,13 @@ _ALWAYS = (
     "winning.stays_up", "noroll.automatic", "noroll.effect",
 )
 
+_ON_A_POINT = frozenset({"put", "place", "lose", "buy", "lay"})
+"""Families that stand on one of the game's point numbers."""
+
 
 def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
     """The rules a pack must define to offer ``codes``."""
+    codes = list(codes)
     need: set[str] = set(_ALWAYS)
     need |= {f"authority.{a}" for a in _COMMON_AUTHORITY} | {
         "table.positions", "noroll.grounds", "noroll.callers", "dice.max_hours",
@@ -34,13 +39,17 @@ def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
         fam = family_of(code)
         n = "".join(ch for ch in code if ch.isdigit())
         if fam in ("line", "put"):
-            need |= {"paytable.line", "line.dontpass.bar", "removal.line_after_point",
-                     "removal.dont_after_point"}
+            need |= {"paytable.line", "removal.line_after_point"}
+            if code.startswith("dont"):
+                need |= {"line.dontpass.bar", "removal.dont_after_point"}
         elif fam == "odds":
-            need |= {f"paytable.odds.{side}.{p}" for side in ("take", "lay")
-                     for p in (4, 5, 6, 8, 9, 10)}
-            need |= {"odds.limit.mode", "working.comeout.come_odds",
-                     "working.comeout.dontcome_odds"}
+            points = variant.points if variant is not None else POINTS
+            need |= {f"paytable.odds.take.{p}" for p in points}
+            if any(c.startswith("dont") for c in codes):  # odds are laid behind them
+                need |= {f"paytable.odds.lay.{p}" for p in points}
+            need |= {"odds.limit.mode", "working.comeout.come_odds"}
+            if "dontcome" in codes:
+                need.add("working.comeout.dontcome_odds")
         elif fam in ("place", "lose", "buy", "lay"):
             need |= {f"paytable.{fam}.{n}", f"working.comeout.{fam}",
                      "working.player_may_toggle"}
@@ -102,8 +111,12 @@ def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
     variant = GAME_RULES.get(str(game))
     for code in codes:
         fam = family_of(code) if code else ""
-        if variant is not None and not variant.offers(fam):
+        if variant is not None and not variant.offers_code(code, fam):
             problems.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager"))
+        elif variant is not None and fam in _ON_A_POINT and \
+                int("".join(ch for ch in code if ch.isdigit())) not in variant.points:
+            problems.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager "
+                                            "(its number is not a point of the game)"))
     if not codes:
         problems.append(("menu", "the table offers no wagers"))
     problems += _fits_the_game(rules, variant)
@@ -142,6 +155,10 @@ def _fits_the_game(rules: Mapping[str, Rule], variant: GameRules | None) -> list
         if missing:
             out.append(("winning.stays_up", f"{variant.title} has no {', '.join(missing)} "
                                             "wagers"))
+    mode = rules.get("odds.limit.mode")
+    if mode is not None and mode.value == "345x" and set(variant.points) != set(POINTS):
+        out.append(("odds.limit.mode", f"3-4-5x odds name multiples for 4, 5, 6, 8, 9 and 10 "
+                                       f"only; {variant.title} states a flat multiple"))
     first = rules.get("shooter.first_offer")
     if first is not None and variant.offer_references \
             and first.value not in variant.offer_references:

@@ -29,12 +29,19 @@ def _build() -> dict[str, tuple[str, str]]:
     add("come", "line", "Come")
     add("dontcome", "line", "Don't Come Bar")
     add("odds", "odds", "Odds")
+    # Place and Buy on 2, 3, 11 and 12 are Crapless Craps' numbers (every total but 7 a point).
+    for n in (2, 3):
+        add(f"place{n}", "place", f"Place {n} to Win")
+        add(f"buy{n}", "buy", f"Buy {n}")
     for n in POINTS:
         add(f"put{n}", "put", f"Put {n}")
         add(f"place{n}", "place", f"Place {n} to Win")
         add(f"lose{n}", "lose", f"Place {n} to Lose")
         add(f"buy{n}", "buy", f"Buy {n}")
         add(f"lay{n}", "lay", f"Lay {n}")
+    for n in (11, 12):
+        add(f"place{n}", "place", f"Place {n} to Win")
+        add(f"buy{n}", "buy", f"Buy {n}")
     add("big6", "big", "Big 6")
     add("big8", "big", "Big 8")
     add("field", "field", "Field")

@@ -40,11 +40,12 @@ class TableDice:
 
     custody: FloorCustody
 
-    def check_dice_in_play(self, table: str, serials: Iterable[str]) -> None:
+    def check_dice_in_play(self, table: str, serials: Iterable[str],
+                           limit: tuple[int, str] | None = None) -> None:
         jurisdiction = self.custody.table_jurisdiction.get(table, "")
         if self.custody.site_for(jurisdiction) is None:
             return  # no custody ledger on this floor for the table's jurisdiction (yet)
-        self.custody.ledger_for_table(table).check_dice_in_play(table, tuple(serials))
+        self.custody.ledger_for_table(table).check_dice_in_play(table, tuple(serials), limit)
 
 
 class FloorCustody:

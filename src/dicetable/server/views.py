@@ -190,8 +190,9 @@ def public_view(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
     pack = table.pack
     return {
         "table": state.table_id, "name": pack.get("table.description", state.table_id),
-        "game": state.game, "pack": pack.id, "jurisdiction": pack.jurisdiction,
-        "mode": state.mode, "phase": state.phase.value, "point": state.point,
+        "game": state.game, "variant": state.variant.facts(), "pack": pack.id,
+        "jurisdiction": pack.jurisdiction, "mode": state.mode, "phase": state.phase.value,
+        "point": state.point,
         "round": state.round, "hand": state.hand, "seq": state.seq,
         "shooter": p.shooter, "offer_to": p.offer_to, "offered": list(p.offered),
         "next_shooter": _next_shooter(state, p.shooter),
@@ -276,8 +277,8 @@ def summary(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
     state, p = table.state, table.procedure
     return {
         "table": state.table_id, "name": table.pack.get("table.description", state.table_id),
-        "game": state.game, "pack": table.pack.id, "mode": state.mode,
-        "phase": state.phase.value, "point": state.point, "shooter": p.shooter,
+        "game": state.game, "variant": state.variant.facts(), "pack": table.pack.id,
+        "mode": state.mode, "phase": state.phase.value, "point": state.point, "shooter": p.shooter,
         "shaker_holder": p.shaker_holder, "players": len(state.players),
         "on_layout": state.on_layout(), "house": state.house, "blocked": table.blocked(),
         "alerts": [{"name": a, "message": m} for a, m in p.alerts],

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from dicetable.core.dice import POINTS, Roll
+from dicetable.core.dice import Roll
 from dicetable.games.policy import (
     commission_for,
     commission_kind,
@@ -30,6 +30,7 @@ from dicetable.games.policy import (
 from dicetable.games.settlement import next_point_on
 from dicetable.odds.layout import STANDING
 from dicetable.rules.model import RulePack
+from dicetable.rules.variants import points_of
 from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
 from dicetable.wagers.compile import menu_wager, odds_code_for
@@ -110,9 +111,10 @@ class Entry:
         self.number = spec.number
         self.state_number: tuple[int | None, ...] = tuple(
             _number(self.wager, s) for s in range(len(self.wager.states)))
+        self.points = points_of(pack)
         self.odds_state: dict[int, int] = {} if self.odds is None else {
-            n: self.odds.state_index(f"on {n}") for n in POINTS}
-        self.box = self.wager.start.get(POINTS[0]) if self.travelling else None
+            n: self.odds.state_index(f"on {n}") for n in self.points}
+        self.box = self.wager.start.get(self.points[0]) if self.travelling else None
         # Track only what this bet needs of the table: fewer states, smaller tables.
         self.needs_shooter = fam == "fire" or (
             fam == "bonus" and pack.value("bonus.placement") == "new-shooter")
@@ -178,7 +180,7 @@ class Entry:
                     assert not odds_step.decided, "odds are decided with their bet"
                 kept.append((st.next_state, odds_on))
         flow.settled = flow.net
-        new_point, seven_out = next_puck(point, roll.total) if self.needs_point \
+        new_point, seven_out = next_puck(point, roll.total, self.points) if self.needs_point \
             else (None, False)
         return State(
             new_point if self.needs_point else None,
@@ -239,7 +241,7 @@ class Entry:
         if self.allowed(state):
             if self.travelling:
                 on_numbers = sum(1 for s, _ in items if s != self.box)
-                cap = self.spec.max_bets or len(POINTS)
+                cap = self.spec.max_bets or len(self.points)
                 if all(s != self.box for s, _ in items) and on_numbers < cap:
                     assert self.box is not None
                     items.append((self.box, False))

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from dicetable.core.dice import POINTS
 from dicetable.core.errors import DicetableError
 from dicetable.games.policy import commission_for, commission_kind
 from dicetable.rules.model import RulePack
+from dicetable.rules.variants import points_of
 from dicetable.sim.strategy import BetSpec, SessionSpec, Strategy, check_amount
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack
 
@@ -56,7 +56,7 @@ def every_wager(pack: RulePack, odds: Fraction = Fraction(2)) -> Strategy:
         if code in ("pass", "dontpass", "come", "dontcome") and pack.offers("odds"):
             lay = code.startswith("dont")
             # Laid odds: 6x the flat bet pays exactly on every point (1:2, 2:3, 5:6).
-            multiples = dict.fromkeys(POINTS, Fraction(6) if lay else odds)
+            multiples = dict.fromkeys(points_of(pack), Fraction(6) if lay else odds)
         bets.append(BetSpec(code, code, (amount,), odds_multiples=multiples))
     return Strategy(f"every wager of {pack.id}", pack, tuple(bets), SessionSpec())
 

@@ -43,7 +43,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.dice import POINTS
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
 from dicetable.games.amounts import check_amount
@@ -51,6 +50,7 @@ from dicetable.games.policy import TOGGLE_FAMILIES
 from dicetable.odds.layout import STANDING, max_odds
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
+from dicetable.rules.variants import points_of
 from dicetable.rules.vocabulary import family_of, is_code
 from dicetable.wagers.compile import menu_wager, odds_code_for
 from dicetable.wagers.compiled import CompiledWager
@@ -179,13 +179,13 @@ def _odds(pack: RulePack, wager: CompiledWager, raw: Any, where: str) -> dict[in
         if isinstance(raw, Mapping):
             multiples = {int(k): Fraction(str(v)) for k, v in raw.items()}
         else:
-            multiples = dict.fromkeys(POINTS, Fraction(str(raw)))
+            multiples = dict.fromkeys(points_of(pack), Fraction(str(raw)))
     except (ValueError, ZeroDivisionError):
         raise InvalidInput(f"{where}: odds are a multiple ('2', '2x', 'max') or one per point",
                            rule="strategy.odds") from None
     rule = "odds.limit.mode" if pack.value("odds.limit.mode") == "345x" else "odds.limit.multiple"
     for point, m in multiples.items():
-        if point not in POINTS or m < 0:
+        if point not in limit or m < 0:
             raise InvalidInput(f"{where}: odds on {point}?", rule="strategy.odds")
         if m > limit[point]:
             raise IllegalWager(f"{where}: {m}x odds on {point} is over this table's "

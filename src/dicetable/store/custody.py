@@ -171,8 +171,9 @@ class DurableCustody:
                 self.refresh()
                 return self.ledger.execute(command)
 
-    def check_dice_in_play(self, table: str, serials: Sequence[str]) -> None:
+    def check_dice_in_play(self, table: str, serials: Sequence[str],
+                           limit: tuple[int, str] | None = None) -> None:
         """The table's question (``DiceRegistry``): were these dice issued to it, in time?"""
         with self.lock:
             self.refresh()
-            self.ledger.check_dice_in_play(table, serials)
+            self.ledger.check_dice_in_play(table, serials, limit)

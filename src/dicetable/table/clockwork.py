@@ -23,6 +23,14 @@ def expired(dice: Mapping[str, str], max_hours: int, now: str) -> bool:
     return over_limit(oldest, datetime.fromisoformat(now), max_hours)
 
 
+def dice_limit(state: TableState) -> tuple[int, str]:
+    """The table's ``dice.max_hours`` and its citation: the one limit the table and custody
+    both judge its dice by (58 Pa. Code 585.3(b)(1) / 668a.3(b)(1) for a Props & Hops
+    shaker; cited stand-ins for Craps)."""
+    pack = state.rules()
+    return int(pack.get("dice.max_hours", 24)), pack.cite("dice.max_hours")
+
+
 def dice_expired(state: TableState, now: str, dice: Mapping[str, str] | None = None) -> bool:
     """True when any die at the table has been there longer than ``dice.max_hours``.
 

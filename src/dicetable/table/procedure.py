@@ -24,7 +24,7 @@ from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.catalogue import PROCEDURE_ENTRIES
-from dicetable.table.clockwork import dice_expired
+from dicetable.table.clockwork import dice_expired, dice_limit
 from dicetable.table.grounds import held_against_throw
 from dicetable.table.procedure_state import Procedure, procedure
 from dicetable.table.seating import next_shaker_holder, offer_order
@@ -42,9 +42,11 @@ def _no_check(state: TableState, command: gcmd.Command) -> None:
 
 
 class DiceRegistry(Protocol):
-    """Where the table asks whether dice were issued to it (the custody ledger)."""
+    """Where the table asks whether dice were issued to it (the custody ledger), and in time
+    by the table's ``dice.max_hours`` (hours, citation): one rule for the table and custody."""
 
-    def check_dice_in_play(self, table: str, serials: Iterable[str]) -> None: ...
+    def check_dice_in_play(self, table: str, serials: Iterable[str],
+                           limit: tuple[int, str] | None = None) -> None: ...
 
 
 class ProcedureEngine:
@@ -87,7 +89,8 @@ class ProcedureEngine:
         command = self._complete_command(state, command)
         if isinstance(command, gcmd.RecordRoll) and command.serials \
                 and self.dice_registry is not None:
-            self.dice_registry.check_dice_in_play(state.table_id, command.serials)
+            self.dice_registry.check_dice_in_play(state.table_id, command.serials,
+                                                  dice_limit(state))
         out.events.extend(self.game.decide(state, command, now))
         self._after_game(state, command, out)
         return out.events
@@ -137,35 +140,14 @@ class ProcedureEngine:
             bad = [f for f in c.facts if f not in THROW_FACTS]
             if bad:
                 raise InvalidInput(f"unknown throw facts: {', '.join(bad)}", rule="throw.facts")
-            if state.variant.has_shaker:
-                if p.shaker != "uncovered":
-                    raise ProcedureViolation(
-                        "the dealer uncovers the shaker in the designated circle before the "
-                        "result is read", rule="authority.shaker",
-                        citation=pack.cite("authority.shaker"))
-                return
-            if p.shooter is None:
-                raise ProcedureViolation("there is no shooter; offer the dice first",
-                                         rule="authority.offer_dice",
-                                         citation=pack.cite("authority.offer_dice"))
-            if len(p.shooter_dice) != 2:
-                raise ProcedureViolation("the shooter throws two selected dice",
-                                         rule="shooter.dice_offered",
-                                         citation=pack.cite("shooter.dice_offered"))
-            if self._line_bet_when(pack) == "before-throw" and not self._has_line_bet(
-                    state, p.shooter):
+            state.variant.before_throw(p, pack)
+            if p.shooter is not None and self._line_bet_when(pack) == "before-throw" \
+                    and not self._has_line_bet(state, p.shooter):
                 raise ProcedureViolation(
                     f"the shooter {p.shooter} makes a Pass or Don't Pass bet before throwing",
                     rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))
-        elif isinstance(c, gcmd.CloseBetting) and state.variant.has_shaker:
-            if p.shaker == "empty":
-                raise ProcedureViolation("the floorperson loads the shaker first",
-                                         rule="authority.dice", citation=pack.cite(
-                                             "authority.dice"))
-            if not p.dealer_shook:
-                raise ProcedureViolation("the dealer shakes the covered shaker before each round",
-                                         rule="authority.shaker", citation=pack.cite(
-                                             "authority.shaker"))
+        elif isinstance(c, gcmd.CloseBetting):
+            state.variant.before_close(p, pack)
         elif isinstance(c, gcmd.CallNoRoll):
             self._check_grounds(state, c)
 
@@ -173,15 +155,8 @@ class ProcedureEngine:
         """Fill in what the procedure knows: the dice thrown, and who threw them."""
         if not isinstance(c, gcmd.RecordRoll) or state.mode != "live":
             return c
-        p = procedure(state)
-        facts = tuple(c.facts)
-        serials = c.serials
-        if state.variant.has_shaker:
-            serials = serials or tuple(sorted(p.dice))
-        else:
-            serials = serials or p.shooter_dice
-            if c.thrower and c.thrower != p.shooter and "thrown-by-non-shooter" not in facts:
-                facts += ("thrown-by-non-shooter",)
+        serials, facts = state.variant.thrown(procedure(state), c.serials, c.thrower,
+                                              tuple(c.facts))
         return gcmd.RecordRoll(actor=c.actor, role=c.role, roll=c.roll, source=c.source,
                                facts=facts, serials=serials, distance=c.distance,
                                thrower=c.thrower)
@@ -261,17 +236,13 @@ class ProcedureEngine:
         if not p.holds(c.person, c.staff_role):
             raise InvalidInput(f"{c.person} is not {c.staff_role} here", rule="authority.staff")
         if p.dice and pack.flag("dice.never_unattended"):
-            # Someone who answers for the dice stays: the dealer for the shaker (Props &
-            # Hops), elsewhere a person who may handle the dice (authority.dice).
-            keepers = {Role.DEALER} if state.variant.has_shaker else pack.roles("authority.dice")
+            # Someone who answers for the dice stays (the variant says who).
+            keepers, who = state.variant.dice_keepers(pack)
             kept = [person for person, roles in p.staff.items()
                     if (roles - ({c.staff_role} if person == c.person else set())) & keepers]
             if not kept:
                 raise ProcedureViolation(
-                    "the dice may not be left unattended at the table"
-                    + (": the dealer is responsible for the shaker" if state.variant.has_shaker
-                       else ": nobody else here may handle them "
-                            f"({', '.join(sorted(r.value for r in keepers))})"),
+                    f"the dice may not be left unattended at the table: {who}",
                     rule="dice.never_unattended", citation=pack.cite("dice.never_unattended"))
         out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"), person=c.person,
                  staff_role=c.staff_role)
@@ -287,22 +258,9 @@ class ProcedureEngine:
         if already:
             raise InvalidInput(f"already at the table: {', '.join(already)}",
                                rule="dice.serials")
-        if state.variant.has_shaker:
-            if p.dice:
-                raise ProcedureViolation("the shaker holds its two dice; remove them first",
-                                         rule="authority.dice", citation=pack.cite(
-                                             "authority.dice"))
-            if len(serials) != 2:
-                raise ProcedureViolation("Props & Hops is played with two dice",
-                                         rule="authority.dice",
-                                         citation="58 Pa. Code § 585.3(a) [regulation]")
-            if c.witness is None or not p.holds(c.witness, Role.DEALER):
-                raise ProcedureViolation(
-                    "the floorperson places the dice in the shaker in the presence of the "
-                    "dealer (name the dealer as witness)", rule="authority.dice",
-                    citation=pack.cite("authority.dice"))
+        state.variant.check_brought(p, pack, serials, c.witness)
         if self.dice_registry is not None:
-            self.dice_registry.check_dice_in_play(state.table_id, serials)
+            self.dice_registry.check_dice_in_play(state.table_id, serials, dice_limit(state))
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
                  witness=c.witness)
         held = {**p.dice, **dict.fromkeys(serials, out.now)}
@@ -317,8 +275,7 @@ class ProcedureEngine:
         if not c.serials or missing:
             raise InvalidInput(f"not at this table: {', '.join(missing) or '(none named)'}",
                                rule="dice.serials")
-        if state.phase is Phase.SETTLING or (state.variant.has_shaker
-                                             and state.phase is Phase.CLOSED):
+        if state.variant.dice_change_closed(state.phase):
             raise ProcedureViolation("dice are changed between rounds", rule="authority.dice",
                                      citation=pack.cite("authority.dice"))
         out.emit(tev.DiceTakenFromTable, rule=pack.cite("authority.dice"), serials=tuple(c.serials),

@@ -24,6 +24,7 @@ from typing import Any, cast
 from dicetable.core.dice import ALL_ROLLS, POINTS, Roll
 from dicetable.core.money import Odds
 from dicetable.rules.model import RulePack
+from dicetable.rules.variants import points_of
 from dicetable.rules.vocabulary import display_name, family_of
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome, Step
 
@@ -51,6 +52,7 @@ class _Builder:
     def __init__(self, pack: RulePack) -> None:
         self.pack = pack
         self.stays_up = frozenset(pack.get("winning.stays_up", []))
+        self.points = points_of(pack)
 
     def net(self, rule_id: str) -> Fraction:
         return self.pack.net(rule_id)
@@ -65,29 +67,35 @@ class _Builder:
             for r in ALL_ROLLS
         )
         return CompiledWager(code, display_name(code), family_of(code), ("up",), (row,),
-                             dict.fromkeys((None, *POINTS), 0), (payout_rule,))
+                             dict.fromkeys((None, *self.points), 0), (payout_rule,))
 
     def one_roll(self, code: str, net_of: Callable[[Roll], Fraction],
                  payout_rules: tuple[str, ...], parts: int = 1) -> CompiledWager:
         row = tuple(_decided(net_of(r)) for r in ALL_ROLLS)
         return CompiledWager(code, display_name(code), family_of(code), ("up",), (row,),
-                             dict.fromkeys((None, *POINTS), 0), payout_rules, parts, one_roll=True)
+                             dict.fromkeys((None, *self.points), 0), payout_rules, parts,
+                             one_roll=True)
 
 
 def _line(b: _Builder, code: str) -> CompiledWager:
-    """Pass/Come and Don't Pass/Don't Come: a come-out (or come box) state, then a point."""
+    """Pass/Come and Don't Pass/Don't Come: a come-out (or come box) state, then a point.
+
+    The game's points (``points_of``) travel; of 7 and 11 those that are not points win on the
+    come-out, of 2, 3 and 12 those that are not points lose (Crapless Craps: only 7 wins).
+    """
+    points = b.points
     dont = code.startswith("dont")
     come = code.endswith("come")
     win = b.net("paytable.line")
-    bar = int(b.pack.value("line.dontpass.bar"))
+    bar = int(b.pack.value("line.dontpass.bar")) if dont else 0  # a Don't bet's push
     first = "come box" if come else "come-out"
-    states = (first, *[f"on {n}" if come else f"point {n}" for n in POINTS])
+    states = (first, *[f"on {n}" if come else f"point {n}" for n in points])
     travel = Outcome.MOVES if come else Outcome.STAYS
     box_row: list[Step] = []
     for r in ALL_ROLLS:
         t = r.total
-        if t in POINTS:
-            box_row.append(Step(travel, ZERO, 1 + POINTS.index(t)))
+        if t in points:
+            box_row.append(Step(travel, ZERO, 1 + points.index(t)))
         elif t in (7, 11):
             box_row.append(_decided(LOSE_ALL if dont else win))
         elif dont and t == bar:
@@ -95,7 +103,7 @@ def _line(b: _Builder, code: str) -> CompiledWager:
         else:  # 2, 3, 12 (craps)
             box_row.append(_decided(win if dont else LOSE_ALL))
     rows: list[tuple[Step, ...]] = [tuple(box_row)]
-    for i, n in enumerate(POINTS):
+    for i, n in enumerate(points):
         state = 1 + i
         rows.append(tuple(
             _decided(LOSE_ALL if dont else win) if r.total == n
@@ -105,7 +113,7 @@ def _line(b: _Builder, code: str) -> CompiledWager:
         ))
     start: dict[int | None, int] = {None: 0}
     if come:
-        start = dict.fromkeys(POINTS, 0)
+        start = dict.fromkeys(points, 0)
     return CompiledWager(code, display_name(code), "line", states, tuple(rows), start,
                          ("paytable.line", "line.dontpass.bar"))
 
@@ -122,7 +130,7 @@ def _odds(b: _Builder, lay: bool) -> CompiledWager:
     """Odds behind a line bet: one state per point, decided with its base bet."""
     side = "lay" if lay else "take"
     rows = []
-    for i, n in enumerate(POINTS):
+    for i, n in enumerate(b.points):
         net = b.net(f"paytable.odds.{side}.{n}")
         rows.append(tuple(
             _decided(LOSE_ALL if lay else net) if r.total == n
@@ -132,8 +140,8 @@ def _odds(b: _Builder, lay: bool) -> CompiledWager:
         ))
     code = ODDS_LAY if lay else ODDS_TAKE
     return CompiledWager(code, "Odds laid" if lay else "Odds taken", "odds",
-                         tuple(f"on {n}" for n in POINTS), tuple(rows), {},
-                         tuple(f"paytable.odds.{side}.{n}" for n in POINTS))
+                         tuple(f"on {n}" for n in b.points), tuple(rows), {},
+                         tuple(f"paytable.odds.{side}.{n}" for n in b.points))
 
 
 def _horn_payouts(b: _Builder) -> dict[int, Fraction]:
@@ -305,7 +313,7 @@ def _bonus(b: _Builder, code: str) -> CompiledWager:
 
     states, rows = _explore(frozenset(), step, name)
     return CompiledWager(code, display_name(code), "bonus", states, rows,
-                         dict.fromkeys((None, *POINTS), 0), (f"paytable.{code}",))
+                         dict.fromkeys((None, *b.points), 0), (f"paytable.{code}",))
 
 
 class _Reads:
@@ -402,7 +410,11 @@ def _compile_wager(pack: RulePack, code: str) -> CompiledWager:
 def menu_codes(pack: RulePack) -> tuple[str, ...]:
     """The codes of the pack's menu as compiled: ``odds`` as ``odds:take`` and ``odds:lay``."""
     codes = tuple(code for code in pack.menu_in_order if code != "odds")
-    return (*codes, ODDS_TAKE, ODDS_LAY) if pack.offers("odds") else codes
+    if not pack.offers("odds"):
+        return codes
+    # Odds are laid only behind a Don't bet: a game without them has no laid odds to compile.
+    laid = (ODDS_LAY,) if any(c.startswith("dont") for c in codes) else ()
+    return (*codes, ODDS_TAKE, *laid)
 
 
 @cache

@@ -66,7 +66,7 @@ const el = {};
 
 function build(v) {
   const live = v.mode === "live";
-  const props = v.game === "props-and-hops";
+  const { has_shooter: shooter, has_shaker: shaker } = v.variant;
   const cards = [];
 
   // Betting
@@ -133,7 +133,7 @@ function build(v) {
   cards.push(card("settle-card", "Settlement", "authority.settle", el.settle));
 
   // The shooter or the shaker
-  if (live && !props) {
+  if (live && shooter) {
     el.shooter = h("div", { id: "shooter-info" });
     el.offerButton = button("Offer the dice", "offer-dice", () => act("/offer-dice", { patron: st.view.next_shooter || "" }), "btn primary");
     el.removalGround = h("select", { id: "removal-ground" }, v.rules.removal_grounds.map((g) => h("option", { value: g }, g)));
@@ -142,7 +142,7 @@ function build(v) {
       h("div", { class: "row" }, el.removalGround, button("Remove the shooter", "remove-shooter", () => act("/remove-shooter", { ground: el.removalGround.value }), "btn danger"),
         h("span", { class: "who-slot", dataset: { rule: "authority.remove_shooter" } }))));
   }
-  if (live && props) {
+  if (live && shaker) {
     el.shaker = h("div", { id: "shaker-info" });
     el.offerShaker = button("Offer the shaker", "offer-shaker", () => act("/offer-shaker", { player: st.view.shaker.next || "" }), "btn primary");
     cards.push(card("shaker-card", "Shaker", "authority.shaker", el.shaker,
@@ -347,7 +347,7 @@ function render() {
 
   replace(el.betting, h("div", { class: "row" },
     h("span", { class: `pill phase-${v.phase}`, id: "betting-state" }, v.phase === "betting" ? "Bets open" : v.phase === "closed" ? "No more bets" : "Settling"),
-    v.game !== "props-and-hops" ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
+    v.variant.has_puck ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
     v.last_roll ? h("span", { class: "muted" }, `last roll ${v.last_roll}${v.last_roll_valid === false ? " (no roll)" : ""}`) : null));
   // Each simple button is offered exactly when the engine would take it from this account.
   for (const [name, ok] of Object.entries(v.can || {})) {
@@ -425,17 +425,17 @@ function drawSettlement(v) {
     return;
   }
   const [a, b] = faces(p.roll);
-  const props = v.game === "props-and-hops";
+  const { has_puck: puck, final_chore: last } = v.variant;
   const step = (n, label, id, path, body) => h("div", { class: `step ${p.step > n ? "done" : p.step === n ? "now" : ""}` },
     h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n, onclick: () => act(path) }, `${n + 1}. ${label}`), body);
   replace(el.settle,
     h("div", { class: "row" }, "Roll", dieIcon(a, 24), dieIcon(b, 24), h("b", {}, a + b),
       p.seven_out ? h("span", { class: "tag red" }, "seven out") : null,
-      !props && p.point_after !== v.point ? h("span", { class: "tag gold" }, p.point_after ? `point becomes ${p.point_after}` : "puck goes OFF") : null),
+      puck && p.point_after !== v.point ? h("span", { class: "tag gold" }, p.point_after ? `point becomes ${p.point_after}` : "puck goes OFF") : null),
     h("div", { class: "step-list" },
       step(0, "Collect the losers", "collect", "/collect", itemsTable(p.losers, "collect", (i) => money(i.amount))),
       step(1, "Pay the winners", "pay", "/pay", itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
-      step(2, props ? "Complete the round" : "Move the puck", props ? "complete-round" : "move-puck", props ? "/complete-round" : "/move-puck", null)),
+      step(2, last.label, last.command, `/${last.route}`, null)),
     h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", onclick: () => act("/settle") }, "Settle all (in order)")));
 }
 

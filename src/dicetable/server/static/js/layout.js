@@ -1,19 +1,22 @@
 // The table layouts drawn in SVG: a Craps layout and a Props & Hops layout.
 //
+// Which one, and the numbers its boxes show, are the game's facts from the view (view.variant:
+// layout, points, has_puck); no page compares a game's name.
+//
 // Each spot is a <g class="spot" data-code="..."> around its area; the page lights the spots the
 // player may bet on now (the view's me.placeable) and draws the player's chips on them.
 
 import { s, dieFace, chipText } from "./ui.js";
 
-const NUMBERS = [4, 5, 6, 8, 9, 10];
-const NUMBER_WORDS = { 4: "4", 5: "5", 6: "SIX", 8: "8", 9: "NINE", 10: "10" };
+const NUMBER_WORDS = { 6: "SIX", 9: "NINE" };
 const HOPS = [];
 for (let a = 1; a <= 6; a++) for (let b = a; b <= 6; b++) HOPS.push([a, b]);
 
 class Layout {
-  constructor(width, height, game) {
-    this.game = game;
-    this.svg = s("svg", { class: "layout", viewBox: `0 0 ${width} ${height}`, role: "group", "aria-label": `${game} layout` });
+  constructor(width, height, facts) {
+    this.key = layoutKey(facts);
+    this.hasPuck = facts.has_puck;
+    this.svg = s("svg", { class: "layout", viewBox: `0 0 ${width} ${height}`, role: "group", "aria-label": `${facts.title} layout` });
     this.spotsLayer = s("g", { class: "spots" });
     this.chipsLayer = s("g", { class: "chips" });
     this.puckLayer = s("g", { class: "puck-layer" });
@@ -24,6 +27,11 @@ class Layout {
   }
 
   /** A spot: ``shape`` is {x, y, w, h} or {d} (a path); ``chip`` is where its chips sit. */
+  /** Whether this felt is the one ``facts`` (a view's variant) calls for. */
+  fits(facts) {
+    return this.key === layoutKey(facts);
+  }
+
   spot(code, shape, chip, ...art) {
     const area = shape.d
       ? s("path", { class: "area", d: shape.d })
@@ -137,7 +145,7 @@ class Layout {
 
   drawPuck(view) {
     this.puckLayer.replaceChildren();
-    if (this.game === "props-and-hops") return;
+    if (!this.hasPuck) return;
     const on = view.point && this.numberAnchors[view.point];
     const [x, y] = on ? this.numberAnchors[view.point].puck : this.puckOff;
     this.puckLayer.append(s("g", { class: `puck ${on ? "on" : "off"}`, id: "layout-puck", dataset: { point: view.point || "" } },
@@ -179,22 +187,26 @@ function pendingChip(x, y, entry) {
 }
 
 // -- Craps ---------------------------------------------------------------------------------------
-export function crapsLayout(game = "craps") {
-  const L = new Layout(1200, 645, game);
+export function crapsLayout(facts) {
+  const L = new Layout(1200, 645, facts);
   const t = L.text.bind(L);
 
-  // The number boxes: lay, lose, place, buy, put, from the top of each column.
-  NUMBERS.forEach((n, i) => {
-    const x = 190 + i * 105;
-    const mid = x + 52.5;
-    L.spot(`lay${n}`, { x, y: 20, w: 105, h: 28, r: 0 }, [mid + 30, 34], t(mid, 35, `LAY ${n}`, "label-tiny"));
-    L.spot(`lose${n}`, { x, y: 48, w: 105, h: 28, r: 0 }, [mid + 30, 62], t(mid, 63, `LOSE ${n}`, "label-tiny"));
-    L.spot(`place${n}`, { x, y: 76, w: 105, h: 86, r: 0 }, [mid + 28, 140],
-      t(mid, 114, NUMBER_WORDS[n], n === 6 || n === 9 ? "label-mid" : "label-big"),
+  // The number boxes (the game's points): lay, lose, place, buy, put, from the top of each
+  // column; six columns fill the width as 105-wide boxes, more share it.
+  const numbers = facts.points;
+  const w = 630 / numbers.length;
+  const k = w / 105;
+  numbers.forEach((n, i) => {
+    const x = 190 + i * w;
+    const mid = x + w / 2;
+    L.spot(`lay${n}`, { x, y: 20, w, h: 28, r: 0 }, [mid + 30 * k, 34], t(mid, 35, `LAY ${n}`, "label-tiny"));
+    L.spot(`lose${n}`, { x, y: 48, w, h: 28, r: 0 }, [mid + 30 * k, 62], t(mid, 63, `LOSE ${n}`, "label-tiny"));
+    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 28 * k, 140],
+      t(mid, 114, NUMBER_WORDS[n] || String(n), n === 6 || n === 9 || k < 1 ? "label-mid" : "label-big"),
       t(mid, 150, "PLACE", "label-tiny"));
-    L.spot(`buy${n}`, { x, y: 162, w: 105, h: 28, r: 0 }, [mid + 30, 176], t(mid, 177, `BUY ${n}`, "label-tiny"));
-    L.spot(`put${n}`, { x, y: 190, w: 105, h: 30, r: 0 }, [mid + 30, 205], t(mid, 206, `PUT ${n}`, "label-tiny"));
-    L.numberAnchors[n] = { come: [mid - 28, 140], dontcome: [mid - 30, 34], puck: [x + 89, 91] };
+    L.spot(`buy${n}`, { x, y: 162, w, h: 28, r: 0 }, [mid + 30 * k, 176], t(mid, 177, `BUY ${n}`, "label-tiny"));
+    L.spot(`put${n}`, { x, y: 190, w, h: 30, r: 0 }, [mid + 30 * k, 205], t(mid, 206, `PUT ${n}`, "label-tiny"));
+    L.numberAnchors[n] = { come: [mid - 28 * k, 140], dontcome: [mid - 30 * k, 34], puck: [x + w - 16, 91] };
   });
   L.spot("dontcome", { x: 90, y: 20, w: 100, h: 200, r: 0 }, [140, 196],
     t(140, 88, "DON'T", "label-mid"), t(140, 114, "COME", "label-mid"), t(140, 138, "BAR", "label-small"),
@@ -256,8 +268,8 @@ export function crapsLayout(game = "craps") {
 
 
 // -- Props & Hops ---------------------------------------------------------------------------------
-export function propsLayout() {
-  const L = new Layout(1200, 500, "props-and-hops");
+export function propsLayout(facts) {
+  const L = new Layout(1200, 500, facts);
   const t = L.text.bind(L);
   L.spotsLayer.append(t(600, 24, "PROPS & HOPS", "label-mid gold", { style: "letter-spacing:.4em" }));
   const words = { 2: "TWO", 4: "FOUR", 6: "SIX", 8: "EIGHT", 10: "TEN", 12: "TWELVE" };
@@ -288,6 +300,11 @@ export function propsLayout() {
   return L;
 }
 
-export function layoutFor(game) {
-  return game === "props-and-hops" ? propsLayout() : crapsLayout(game);
+/** The felt a game's facts (a view's ``variant``) call for. */
+export function layoutFor(facts) {
+  return facts.layout === "props" ? propsLayout(facts) : crapsLayout(facts);
+}
+
+function layoutKey(facts) {
+  return `${facts.layout}:${facts.points.join(",")}`;
 }

@@ -70,7 +70,7 @@ function hoursLeft(ms) {
 function drawFloor() {
   replace(floorEl, st.pit.tables.map((t) => {
     const maxH = t.dice_max_hours || 24;
-    const props = t.game === "props-and-hops";
+    const { has_puck: puck, has_shaker: shaker } = t.variant;
     const last = t.last_roll;
     return h("section", {
       class: `card table-card ${st.selected === t.table ? "selected" : ""}`, dataset: { table: t.table },
@@ -79,9 +79,9 @@ function drawFloor() {
     h("header", {}, h("div", {}, h("div", { class: "name" }, t.name), h("div", { class: "muted", style: "font-size:.8rem" }, `${t.table} · ${t.pack} · ${t.mode}`)),
       h("div", { class: "row", style: "gap:4px" },
         h("span", { class: `pill phase-${t.phase}` }, t.phase),
-        props ? null : t.point ? h("span", { class: "pill on" }, `ON ${t.point}`) : h("span", { class: "pill off" }, "OFF"))),
+        !puck ? null : t.point ? h("span", { class: "pill on" }, `ON ${t.point}`) : h("span", { class: "pill off" }, "OFF"))),
     h("dl", { class: "kv" },
-      h("dt", {}, props ? "Shaker" : "Shooter"), h("dd", {}, (props ? t.shaker_holder : t.shooter) || "—"),
+      h("dt", {}, shaker ? "Shaker" : "Shooter"), h("dd", {}, (shaker ? t.shaker_holder : t.shooter) || "—"),
       h("dt", {}, "Players"), h("dd", {}, `${t.players} · ${money(t.on_layout)} on the layout`),
       h("dt", {}, "House"), h("dd", { class: "num" }, money(t.house)),
       h("dt", {}, "Last roll"), h("dd", {}, last ? h("span", { class: "row", style: "gap:3px" }, ...faces(last.roll).map((n) => dieIcon(n, 16)), ` ${last.total ?? "?"}${last.valid ? "" : " (no roll)"}`) : "—"),

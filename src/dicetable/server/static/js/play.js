@@ -245,7 +245,7 @@ function drawBuilder() {
 let layout = null;
 
 function buildLayout(view) {
-  layout = layoutFor(view.game);
+  layout = layoutFor(view.variant);
   felt.replaceChildren(layout.svg);
   for (const [code, spot] of layout.spots) {
     spot.g.addEventListener("click", () => { showLimits(code); onSpot(code); });
@@ -414,7 +414,7 @@ function setView(view) {
   if (st.view && view.seq < st.view.seq) return;  // an older picture than the one shown
   const first = !st.view;
   st.view = view;
-  if (first || !layout || layout.game !== view.game) buildLayout(view);
+  if (first || !layout || !layout.fits(view.variant)) buildLayout(view);
   const last = view.history.length ? view.history[view.history.length - 1].seq : null;
   if (!first && last !== st.lastRollSeq) {  // a roll: this round's wagers become Repeat's
     if (st.thisRound.size) st.lastRound = new Map(st.thisRound);
@@ -447,7 +447,7 @@ function noteResult(events, view) {
       if (bet && number) st.result.lines.push(`${bet.name} moves to ${number[1]}`);
     }
     if (e.type === "NoRollCalled") st.result.noRoll = true;
-    if (e.type === "PuckMoved" || e.type === "RoundCompleted" || (e.type === "NoRollCalled" && view.game !== "props-and-hops")) st.result.done = true;
+    if (view.variant.round_ends.includes(e.type)) st.result.done = true;
   }
 }
 
@@ -505,7 +505,7 @@ function drawBalance(v, me) {
     h("div", { class: "balance", id: "balance", dataset: { cents: me.balance } }, money(me.balance)),
     h("dl", { class: "kv" },
       h("dt", {}, "On the layout"), h("dd", { class: "num", id: "on-layout" }, money(onLayout)),
-      v.game === "props-and-hops"
+      !v.variant.has_shooter
         ? [h("dt", {}, "Round"), h("dd", {}, v.round)]
         : [h("dt", {}, "Hand"), h("dd", {}, `${v.hand} · round ${v.round}`), h("dt", {}, "Shooter"), h("dd", { id: "shooter" }, v.shooter || "—")],
       h("dt", {}, "Last roll"), h("dd", {}, v.last_roll ? lastRoll(v) : "—")));
@@ -538,7 +538,7 @@ function drawTurn(v, me) {
   const parts = [];
   if (v.mode === "electronic") {
     parts.push(h("h2", {}, "The dice"), h("p", { class: "muted" }, "This table rolls its own dice (a cryptographic random number generator) when betting closes."));
-  } else if (v.game === "props-and-hops") {
+  } else if (v.variant.has_shaker) {
     const sh = v.shaker;
     const min = v.rules.min_shakes || 3;
     parts.push(h("header", {}, h("h2", {}, "The shaker"), h("span", { class: "tag" }, sh.state)));

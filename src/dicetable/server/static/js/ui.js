@@ -295,7 +295,7 @@ export function frequencyChart(freq) {
 export function statusPills(view, connection) {
   const pills = [];
   pills.push(h("span", { class: `pill phase-${view.phase}`, id: "phase" }, view.phase === "betting" ? "Betting open" : view.phase === "closed" ? "No more bets" : view.phase === "settling" ? "Settling" : view.phase));
-  if (view.game !== "props-and-hops") {
+  if (view.variant.has_puck) {
     pills.push(view.point ? h("span", { class: "pill on", id: "puck" }, `ON ${view.point}`) : h("span", { class: "pill off", id: "puck" }, "OFF"));
   }
   pills.push(h("span", { class: "pill" }, `${view.mode === "electronic" ? "Electronic" : "Live"} · ${view.jurisdiction}`));
