@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
 from dicetable.core.errors import DicetableError
@@ -33,7 +34,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
         try:
             text = export_script(store.table_events(table), from_seq)
         except DicetableError as e:
-            err.print(f"[red]{e}[/red]")
+            err.print(f"[red]{escape(str(e))}[/red]")
             raise typer.Exit(1) from None
     if out is None:
         typer.echo(text, nl=False)
