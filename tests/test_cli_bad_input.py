@@ -194,6 +194,25 @@ def cases(s: Setup) -> Iterator[Case]:
         yield Case(command, name, tuple(argv(s, HUGE + ".json")))
     yield from _out_cases(s)
     yield from _number_cases(s)
+    yield from _store_url_cases(s)
+
+
+STORE_URLS = {"nothing listening": "postgresql://127.0.0.1:1/floor",
+              "broken IPv6 host": "postgresql://[::1", "bad percent-escape": "postgres://%zz"}
+
+
+def _store_url_cases(s: Setup) -> Iterator[Case]:
+    for kind, url in STORE_URLS.items():
+        for command, argv in (("recall URL", ["recall", url, "--table", "t"]),
+                              ("export URL", ["export", url]),
+                              ("audit verify URL", ["audit", "verify", url]),
+                              ("script export URL", ["script", "export", url, "--table", "t"]),
+                              ("dice --db URL report", ["dice", "--db", url, "report"]),
+                              ("dice fairness --db URL", ["dice", "fairness", "--db", url]),
+                              ("audit checkpoint URL", [
+                                  "audit", "checkpoint", url, "--checkpoints",
+                                  str(s.work / "c.jsonl"), "--key", str(s.work / "plain.txt")])):
+            yield Case(command, kind, tuple(argv))
 
 
 OUT_KINDS = {"missing folder": "nope/out.html", "under a plain file": "plain.txt/out.html",
@@ -248,20 +267,20 @@ def _number_cases(s: Setup) -> Iterator[Case]:
                 "odds", "--session", strategy, "--rolls", value, "--sessions", "100"))
 
 
-def run_case(case: Case) -> tuple[bool, str]:
-    """(the answer is clean, why not): exit 0 or 2 (or the command's verdict 1), no
-    traceback, and a refusal says something."""
+def run_case(case: Case) -> tuple[bool, str, int]:
+    """(the answer is clean, why not, the exit code): exit 0 or 2 (or the command's verdict
+    1), no traceback, and a refusal says something."""
     result = runner.invoke(app, list(case.argv))
     out = result.output
     allowed = {0, 1, 2} if case.verdict_ok else {0, 2}
     crashed = result.exception is not None and not isinstance(result.exception, SystemExit)
     if "Traceback" in out or crashed:
-        return False, f"traceback: {out[-500:]!r} {result.exception!r}"
+        return False, f"traceback: {out[-500:]!r} {result.exception!r}", result.exit_code
     if result.exit_code not in allowed:
-        return False, f"exit {result.exit_code}: {out[-500:]!r}"
+        return False, f"exit {result.exit_code}: {out[-500:]!r}", result.exit_code
     if result.exit_code == 2 and not out.strip():
-        return False, "exit 2 without a message"
-    return True, ""
+        return False, "exit 2 without a message", 2
+    return True, "", result.exit_code
 
 
 @pytest.fixture(scope="module")
@@ -286,7 +305,7 @@ _GROUPS = _by_command()
 def test_cli_command_answers_bad_input_with_exit_2_and_no_traceback(command: str) -> None:
     failures = []
     for i in _GROUPS[command]:
-        ok, why = run_case(_CASES[i])
+        ok, why, _ = run_case(_CASES[i])
         if not ok:
             failures.append(f"{_CASES[i].id}: {why}")
     assert failures == []
@@ -388,10 +407,15 @@ def test_cli_bad_input_through_a_real_process(setup: Setup, argv: list[str],
 
 
 if __name__ == "__main__":  # the figures: python -m tests.test_cli_bad_input
-    bad = [(c, why) for c in _CASES for ok, why in [run_case(c)] if not ok]
+    from collections import Counter
+
+    answers = [(c, *run_case(c)) for c in _CASES]
+    bad = [(c, why) for c, ok, why, _ in answers if not ok]
     tracebacks = sum(1 for _, why in bad if why.startswith("traceback"))
     for c, why in bad:
         print(f"{c.id}: {why}")
+    codes = Counter(code for *_, code in answers)
     print(f"{len(_CASES)} bad inputs over {len({c.command for c in _CASES})} commands "
           f"({len(FILE_COMMANDS)} that read a file or store): {tracebacks} tracebacks, "
-          f"{len(bad)} answers other than exit 0/2 (or the command's verdict 1)")
+          f"{len(bad)} answers other than exit 0/2 (or the command's verdict 1); exit codes "
+          + ", ".join(f"{k}: {v}" for k, v in sorted(codes.items())))
