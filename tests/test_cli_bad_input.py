@@ -221,18 +221,21 @@ OUT_KINDS = {"missing folder": "nope/out.html", "under a plain file": "plain.txt
 
 def _out_cases(s: Setup) -> Iterator[Case]:
     for kind, rel in OUT_KINDS.items():
-        out = str(s.work / rel) if not rel.startswith("9") else rel
+        def out(n: int, rel: str = rel) -> str:
+            """Each command its own missing folder (``keys init`` makes the one it is given)."""
+            return rel if rel.startswith("9") else str(s.work / rel.replace("nope", f"nope{n}"))
+
         yield Case("rules submission --out", kind, ("rules", "submission", "pa-craps",
-                                                    "--out", out))
-        yield Case("export --out", kind, ("export", str(s.db), "--out", out))
+                                                    "--out", out(1)))
+        yield Case("export --out", kind, ("export", str(s.db), "--out", out(2)))
         yield Case("script export --out", kind, ("script", "export", str(s.db), "--table",
-                                                 "craps-1", "--out", out))
+                                                 "craps-1", "--out", out(3)))
         yield Case("simulate --plot", kind, ("simulate", "--strategy", str(STRATEGY),
-                                             "--rolls", "50", "--seed", "1", "--plot", out))
-        yield Case("keys init", kind, ("keys", "init", out))
+                                             "--rolls", "50", "--seed", "1", "--plot", out(4)))
+        yield Case("keys init", kind, ("keys", "init", out(5)))
         yield Case("audit checkpoint --checkpoints (out)", kind, (
-            "audit", "checkpoint", str(s.db), "--checkpoints", out))
-        yield Case("dice --log (out)", kind, ("dice", "--log", out, "open", "--jurisdiction",
+            "audit", "checkpoint", str(s.db), "--checkpoints", out(6)))
+        yield Case("dice --log (out)", kind, ("dice", "--log", out(7), "open", "--jurisdiction",
                                               "pa", "--site", "s"))
 
 
@@ -384,7 +387,8 @@ def _entry_point() -> list[str]:
     (["rules", "validate", "{big}"], "a number of 5000 characters"),
     (["odds", "{deep}"], "nested deeper than 64 levels"),
     (["rules", "submission", "{bad}", "--out", "{work}/x.html"], "not UTF-8 (byte 0xff)"),
-    (["rules", "submission", "pa-craps", "--out", "{work}/nope/x.html"], "there is no folder"),
+    (["rules", "submission", "pa-craps", "--out", "{work}/never-made/x.html"],
+     "there is no folder"),
     (["replay", "{bad}"], "not UTF-8"),
     (["audit", "verify", "{bad}"], "cannot"),
 ])
