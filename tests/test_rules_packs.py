@@ -218,4 +218,4 @@ def test_cli_rules_validate(tmp_path: Path) -> None:
         assert word in out.output
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{not json")
-    assert runner.invoke(app, ["rules", "validate", str(garbage)]).exit_code == 1
+    assert runner.invoke(app, ["rules", "validate", str(garbage)]).exit_code == 2

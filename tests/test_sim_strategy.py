@@ -125,7 +125,7 @@ def test_session_and_file_errors(tmp_path: Path) -> None:
     broken.write_text("bets = [", encoding="utf-8")
     with pytest.raises(InvalidInput) as e:
         load_strategy(broken)
-    assert "not valid toml" in str(e.value)
+    assert "not valid toml" in str(e.value).lower()
     with pytest.raises(InvalidInput):
         load_strategy(tmp_path / "missing.json")
 

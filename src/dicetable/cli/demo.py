@@ -31,7 +31,7 @@ def describe(event: ev.Event) -> str:
     return event.kind
 
 
-def demo(rolls: int = typer.Option(12, help="How many rolls to play"),
+def demo(rolls: int = typer.Option(12, min=0, max=100_000, help="How many rolls to play"),
          seed: int = typer.Option(2026, help="Seed for the demo's dice")) -> None:
     """Play a short session at a PA Craps table and print every settlement."""
     table = Table.open("pa-craps", "demo-1")

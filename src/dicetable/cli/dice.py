@@ -41,6 +41,7 @@ from dicetable.core.clock import Clock, FixedClock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict
 from dicetable.core.roles import Role
+from dicetable.core.textinput import decode_utf8, parse_json
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
 from dicetable.custody import reports
@@ -162,16 +163,15 @@ def _site(ctx: typer.Context, store: EventStore) -> str:
 def read_events(path: Path) -> list[Event]:
     events: list[Event] = []
     try:
-        lines = path.read_text("utf-8").splitlines()
+        raw = path.read_bytes()
     except FileNotFoundError:
         return events
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            events.append(event_from_dict(json.loads(line)))
-        except json.JSONDecodeError as e:
-            raise InvalidInput(f"{path}:{n}: not JSON ({e})", rule="events.log") from None
+    except OSError as e:
+        raise InvalidInput(f"cannot read {path}: {e.strerror}", rule="events.log") from None
+    for n, line in enumerate(decode_utf8(raw, str(path), rule="events.log").splitlines(), 1):
+        if line.strip():
+            events.append(event_from_dict(parse_json(line, f"{path} line {n}",
+                                                     rule="events.log")))
     return events
 
 

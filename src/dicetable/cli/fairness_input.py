@@ -4,11 +4,11 @@ what it says when a sample is too small for the chi-square test."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.errors import InvalidInput
+from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.textinput import decode_utf8, parse_json
 from dicetable.games.events import DiceRolled
 
 MIN_EXPECTED = 5
@@ -22,22 +22,26 @@ def rolls_from_file(path: Path) -> list[DiceRolled]:
     from dicetable.store.event_codec import decode  # upcasts older schema versions
 
     try:
-        lines = path.read_text("utf-8").splitlines()
+        raw = path.read_bytes()
     except OSError as e:
         raise InvalidInput(f"cannot read {path}: {e.strerror}", rule="fairness.input") from None
+    lines = decode_utf8(raw, str(path), rule="fairness.input").splitlines()
     out: list[DiceRolled] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InvalidInput(f"{path}:{n}: not JSON ({e})", rule="fairness.input") from None
+        data = parse_json(line, f"{path} line {n}", rule="fairness.input")
         if isinstance(data, dict) and isinstance(data.get("event"), dict) and "hash" in data:
             data = data["event"]  # a 'dicetable export' record: the event with its hashes
         if not isinstance(data, dict) or data.get("type") != "DiceRolled":
             continue
-        event = decode(data)
+        try:
+            event = decode(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            if isinstance(e, InvalidInput):
+                raise
+            raise InvalidInput(f"{path} line {n}: not a DiceRolled event ({type(e).__name__}: "
+                               f"{e})", rule="fairness.input") from None
         assert isinstance(event, DiceRolled)
         out.append(event)
     return out
@@ -47,7 +51,13 @@ def rolls_from_store(db: str, tables: list[str]) -> list[DiceRolled]:
     """The DiceRolled events of a table store (all tables, or those named)."""
     from dicetable.store.open import open_store
 
-    store = open_store(db)
+    try:
+        store = open_store(db, create=False)
+    except DicetableError:
+        raise
+    except Exception as e:  # a database that cannot be reached or read
+        raise InvalidInput(f"cannot open {db}: {type(e).__name__}: {e}",
+                           rule="fairness.input") from None
     try:
         names = tables or store.tables()
         unknown = [t for t in names if t not in store.tables()]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from dicetable.core.errors import DicetableError
 
@@ -33,7 +34,7 @@ def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"),
     try:
         written = init_key(path)
     except DicetableError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     console.print(f"key written to {written}; give it to dicetable with --key {written} "
                   "or DICETABLE_KEY_FILE")
@@ -61,7 +62,7 @@ def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql
             streams.close()
             store.close()
     except DicetableError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     console.print(f"checkpoint {n} appended to {checkpoints}")
 
@@ -89,7 +90,7 @@ def unlock(username: str = typer.Argument(..., help="The account to unlock"),
         finally:
             accounts.close()
     except DicetableError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     console.print(f"{username} unlocked (break-glass by {operator}, recorded)")
 
@@ -132,7 +133,7 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
             streams.close()
             store.close()
     except DicetableError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     console.print(f"{table}: fault cleared (break-glass by {operator}, recorded)")
 

@@ -8,10 +8,15 @@ server; ``bench/cli_startup.py`` measures it.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
+
+DEBUG = "dicetable.debug"
+DEBUG_ENV = "DICETABLE_DEBUG"
+"""Set (not 0) to show the traceback of an error instead of its one line (``--debug``)."""
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, attribute, one-line help for the listing)
@@ -76,6 +81,23 @@ class LazyGroup(TyperGroup):
             return None
         return load_command(cmd_name)
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; bad input ends in one clean line and exit 2 (``refusal``)."""
+        try:
+            return super().invoke(ctx)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # the commands' own exits and Typer's usage errors (already exit 2)
+        except Exception as e:
+            if ctx.meta.get(DEBUG) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+                raise
+            from dicetable.cli.refusal import refusal  # only when something went wrong
+
+            code, message = refusal(e)
+            if code is None:
+                raise  # a broken pipe: Typer closes quietly
+            typer.echo(f"dicetable: {message}", err=True)
+            raise typer.Exit(code) from None
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
@@ -93,8 +115,11 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root() -> None:
+def _root(ctx: typer.Context,
+          debug: bool = typer.Option(False, "--debug", envvar=DEBUG_ENV,
+                                     help="Show the traceback of an internal error")) -> None:
     """Casino dice tables run exactly as the PA and IN regulations write them."""
+    ctx.meta[DEBUG] = debug
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dicetable.cli.tables import SHORT_NOTE, WIDE_OPTION_HELP, fit, short_fraction
@@ -66,8 +67,10 @@ def parse_bet(text: str) -> LayoutBet:
     amount, _, multiple = rest.partition("x")
     try:
         cents = money(amount, text) if amount else 100
-        return LayoutBet(code.strip(), Fraction(cents),
-                         Fraction(multiple) if multiple else None)
+        odds = Fraction(multiple) if multiple else None
+        if cents <= 0 or (odds is not None and odds < 0):
+            raise ValueError("a layout's amounts are positive")
+        return LayoutBet(code.strip(), Fraction(cents), odds)
     except (ValueError, ZeroDivisionError):
         raise InvalidInput(f"--bet {text!r}: write CODE, CODE=AMOUNT or CODE=AMOUNTxODDS",
                            rule="odds.layout") from None
@@ -92,12 +95,15 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
                                          "bankroll (default: bankroll + the stop-win)"),
          stop_loss: str | None = typer.Option(None, "--stop-loss", help="Session: stop after "
                                               "losing this much (default: the strategy's)"),
-         rolls: int | None = typer.Option(None, "--rolls", help="Session: N, the rolls whose "
+         rolls: int | None = typer.Option(None, "--rolls", min=1,
+                                          help="Session: N, the rolls whose "
                                           "final bankroll is shown (default: the strategy's "
                                           "max_rolls, or 200)"),
-         sessions: int = typer.Option(20_000, "--sessions", help="Session: simulated sessions "
+         sessions: int = typer.Option(20_000, "--sessions", max=10**9,
+                                      help="Session: simulated sessions "
                                       "for the estimates beside the exact figures"),
-         seed: int | None = typer.Option(None, "--seed", help="Session: the simulator's seed"),
+         seed: int | None = typer.Option(None, "--seed", min=0,
+                                         help="Session: the simulator's seed"),
          wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP),
          ) -> None:
     """Exact house edge of every wager of PACK (Fractions, by Markov chains).
@@ -128,7 +134,7 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             return
         rows = pack_report(rules)
     except DicetableError as e:
-        console.print(f"[red]{e}[/red]")
+        console.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))

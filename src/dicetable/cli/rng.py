@@ -6,6 +6,7 @@ import json
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dicetable.fairness.rng import certify
@@ -13,7 +14,7 @@ from dicetable.fairness.rng import certify
 console = Console()
 
 
-def rng_test(rolls: int = typer.Option(10_000_000, "--rolls", min=100,
+def rng_test(rolls: int = typer.Option(10_000_000, "--rolls", min=100, max=10**9,
                                        help="How many rolls of two dice"),
              source: str = typer.Option("bulk", "--source",
                                         help="bulk: os.urandom with randbelow(6)'s scaling, "
@@ -24,7 +25,7 @@ def rng_test(rolls: int = typer.Option(10_000_000, "--rolls", min=100,
     try:
         result = certify(rolls, source)
     except ValueError as e:
-        console.print(f"[red]{e}[/red]")
+        console.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dicetable.cli.tables import WIDE_OPTION_HELP, fit, rule_value
 from dicetable.cli.tables import console as table_console
 from dicetable.core.citation import Status
-from dicetable.core.errors import InvalidInput, RulePackInvalid
+from dicetable.core.errors import RulePackInvalid
 from dicetable.rules.loader import PRESETS, load_pack
 from dicetable.rules.schema import SPECS
 
@@ -45,11 +46,7 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
          as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
          wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
     """Every rule of PACK with its value, citation and status."""
-    try:
-        rules = load_pack(pack)
-    except (InvalidInput, RulePackInvalid) as e:
-        console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
+    rules = load_pack(pack)  # a pack that cannot be used: exit 2 (``cli.refusal``)
     if as_json:
         data = rules.to_dict()
         for rule_id, rule in data["rules"].items():
@@ -79,16 +76,14 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
 
 @app.command("validate")
 def validate(file: Path = typer.Argument(..., help="A house pack JSON file")) -> None:
-    """Check a house pack; every problem is reported at once."""
+    """Check a house pack; every problem is reported at once (exit 1). A file that cannot be
+    read as a house pack (not UTF-8, not JSON, not an object) is refused with exit 2."""
     try:
         pack = load_pack(file)
-    except RulePackInvalid as e:
-        console.print(f"[red]{file}: {len(e.problems)} problem(s)[/red]")
+    except RulePackInvalid as e:  # the verdict; a file that is not a pack at all is exit 2
+        console.print(f"[red]{escape(str(file))}: {len(e.problems)} problem(s)[/red]")
         for rule_id, message in e.problems:
-            console.print(f"  {rule_id}: {message}")
-        raise typer.Exit(1) from None
-    except InvalidInput as e:
-        console.print(f"[red]{e}[/red]")
+            console.print(f"  {escape(rule_id)}: {escape(message)}")
         raise typer.Exit(1) from None
     console.print(f"[green]{file}: valid[/green] ({pack.id}, based on {pack.base}, "
                   f"{len(pack.rules)} rules, digest {pack.digest[:12]})")
@@ -102,11 +97,7 @@ def submission(pack: str = typer.Argument(..., help="A preset name or a house pa
     and shaker procedure, and the pack's digest. A .pdf is rendered with WeasyPrint."""
     from dicetable.odds.submission import submission_html
 
-    try:
-        rules = load_pack(pack)
-    except (InvalidInput, RulePackInvalid) as e:
-        console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
+    rules = load_pack(pack)  # a pack that cannot be used: exit 2 (``cli.refusal``)
     document = submission_html(rules)
     suffix = out.suffix.lower()
     if suffix in (".html", ".htm"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
 from dicetable.core.errors import DicetableError
@@ -76,7 +77,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
             text = export_script(store.table_events(sid), from_seq) \
                 if kinds.kind_of(sid) == kinds.TABLE else _export(store, sid)
         except DicetableError as e:
-            err.print(f"[red]{e}[/red]")
+            err.print(f"[red]{escape(str(e))}[/red]")
             raise typer.Exit(1) from None
     if out is None:
         typer.echo(text, nl=False)

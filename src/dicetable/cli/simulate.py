@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -24,20 +25,28 @@ KERNELS = ("auto", "fused", "numpy")
 
 console = Console()
 errors = Console(stderr=True)
+MAX_ROLLS = 10**13
+"""The most rolls one command simulates (a plan per 16 million rolls is kept in memory)."""
+MAX_SESSIONS = 10**9
+"""The most sessions one command simulates (a plan per 4,096 sessions is kept in memory)."""
 PROGRESS_FROM = 20_000_000
 """Show a progress bar from this many rolls on (and only on a terminal)."""
 
 
 def simulate(
     strategy: Path = typer.Option(..., "--strategy", help="Strategy file (.json or .toml)"),
-    rolls: int | None = typer.Option(None, "--rolls", help="Long run: this many rolls in all "
+    rolls: int | None = typer.Option(None, "--rolls", min=1, max=MAX_ROLLS,
+                                     help="Long run: this many rolls in all "
                                      "(no bankroll or session limits)"),
-    sessions: int | None = typer.Option(None, "--sessions", help="This many sessions, each "
+    sessions: int | None = typer.Option(None, "--sessions", min=1, max=MAX_SESSIONS,
+                                        help="This many sessions, each "
                                         "with the strategy's bankroll and limits"),
-    session_rolls: int | None = typer.Option(None, "--session-rolls",
+    session_rolls: int | None = typer.Option(None, "--session-rolls", max=MAX_ROLLS,
                                              help="Rolls per session (overrides the file)"),
-    workers: int = typer.Option(1, "--workers", help="Processes on this machine"),
-    seed: int | None = typer.Option(None, "--seed", help="Seed: the same totals every time"),
+    workers: int = typer.Option(1, "--workers", min=1, max=1024,
+                                help="Processes on this machine"),
+    seed: int | None = typer.Option(None, "--seed", min=0,
+                                    help="Seed: the same totals every time"),
     engine: str = typer.Option("local", "--engine", help=f"One of {', '.join(ENGINES)}"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="With --engine dask: a "
                                          "running scheduler's address (tcp://HOST:8786); "
@@ -107,7 +116,7 @@ def simulate(
                          fused=use_fused)
         report = build_report(compiled, result, mode)
     except DicetableError as e:
-        errors.print(f"[red]{e}[/red]")
+        errors.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     if plot is not None:
         from dicetable.sim.plots import write_plots

@@ -40,10 +40,10 @@ def _opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventSto
     try:
         store = open_store(db, schema=schema, create=False, key=key)
     except DicetableError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     except Exception as e:  # a database that cannot be reached or read
-        err.print(f"[red]cannot open {db}: {type(e).__name__}: {e}[/red]")
+        err.print(f"[red]cannot open {escape(db)}: {type(e).__name__}: {escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     try:
         yield store
@@ -86,7 +86,7 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
     try:
         key = find_key(key_file, db)
     except DicetableError as e:
-        err.print(f"[red]{e}[/red]")
+        err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     extra: list[dict[str, Any]] = []
     with _opened(db, schema, key) as store:
@@ -105,7 +105,7 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
                 extra += [{**d.to_dict(), "what": f"adjudication: {d.what}",
                            "detail": str(d)} for d in adjudicate_store(store, table or None)]
         except DicetableError as e:
-            err.print(f"[red]{e}[/red]")
+            err.print(f"[red]{escape(str(e))}[/red]")
             raise typer.Exit(2) from None
         location = store.location
     ok = all(r.ok for r in reports) and not extra
@@ -208,7 +208,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
             try:
                 steps = recall_custody(store, table, rounds, die)
             except DicetableError as e:
-                err.print(f"[red]{e}[/red]")
+                err.print(f"[red]{escape(str(e))}[/red]")
                 raise typer.Exit(2) from None
         if as_json:
             typer.echo(json.dumps({"stream": table, "steps": steps}, indent=2))
@@ -225,7 +225,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
         try:
             records = recall_rounds(store, table, rounds)
         except DicetableError as e:
-            err.print(f"[red]{e}[/red]")
+            err.print(f"[red]{escape(str(e))}[/red]")
             raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps({"table": table, "rounds": [r.to_dict() for r in records]},

@@ -63,4 +63,4 @@ class RulePackInvalid(DicetableError):
         self.problems = problems
         lines = "; ".join(f"{rule}: {msg}" for rule, msg in problems)
         super().__init__(f"rule pack {pack_id!r} is invalid ({len(problems)} problems): {lines}",
-                         rule=problems[0][0] if problems else "")
+                         rule=next((rule for rule, _ in problems if rule), "rules.pack"))

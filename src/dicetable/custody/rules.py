@@ -72,7 +72,7 @@ def _time_zone(v: Any) -> str | None:
         return "expected an IANA time zone such as 'America/New_York'"
     try:
         ZoneInfo(v)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
         return f"unknown time zone {v!r}"
     return None
 
@@ -431,7 +431,11 @@ def load_custody_pack(name: str | Path) -> CustodyPack:
     if key in PRESETS or key in PRESETS.values():
         return _preset(PRESETS.get(key, key))
     path = Path(key)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
+        is_file = False
+    if not is_file:
         raise InvalidInput(f"no custody pack {key!r}; presets: {', '.join(PRESETS)}",
                            rule="custody.pack")
     data = pack_file(path, what="custody pack")

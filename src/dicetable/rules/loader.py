@@ -113,10 +113,17 @@ def load_pack(name_or_path: str | Path) -> RulePack:
     if isinstance(name_or_path, str) and name_or_path in PRESETS:
         return load_preset(name_or_path)
     path = Path(name_or_path)
-    if not path.exists():
+    if not _exists(path):
         raise InvalidInput(f"no preset or file named {str(name_or_path)!r}; presets: "
                            f"{', '.join(PRESETS)}", rule="rules.pack")
     return pack_from_data(pack_file(path))
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
+        return False
 
 
 _BY_DIGEST: dict[str, RulePack] = {}

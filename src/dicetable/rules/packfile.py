@@ -25,6 +25,7 @@ from typing import Any
 
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput
+from dicetable.core.textinput import decode_utf8, parse_json
 from dicetable.rules.model import Rule
 
 Problems = list[tuple[str, str]]
@@ -45,11 +46,12 @@ def preset_data(package: str, name: str, *, what: str = "rule pack",
 def pack_file(path: Path, *, what: str = "house pack") -> dict[str, Any]:
     """A house pack file's JSON object; unreadable or malformed input is ``InvalidInput``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as e:
-        raise InvalidInput(f"cannot read {what} {path}: {e}", rule="rules.pack") from None
-    except json.JSONDecodeError as e:
-        raise InvalidInput(f"{path}: not valid JSON ({e})", rule="rules.pack") from None
+        raise InvalidInput(f"cannot read {what} {path}: {e.strerror}", rule="rules.pack") \
+            from None
+    data = parse_json(decode_utf8(raw, str(path), rule="rules.pack"), str(path),
+                      rule="rules.pack")
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: a {what} is a JSON object", rule="rules.pack")
     return data
@@ -82,6 +84,9 @@ def override_rules(base: Mapping[str, Rule], pack_id: str, overrides: Mapping[st
     rules = dict(base)
     problems: Problems = []
     for rule_id, raw in overrides.items():
+        if not isinstance(rule_id, str) or not rule_id:
+            problems.append(("overrides", f"{rule_id!r} is not a rule id"))
+            continue
         current = rules.get(rule_id)
         if current is None and not allow_new:
             problems.append((rule_id, unknown))

@@ -150,8 +150,9 @@ class SimReport:
             f"in {self.seconds:.2f} s ({self.rolls_per_second / 1e6:.1f} M rolls/s)",
             f"house edge realised: {self.edge * 100:.4f}% ± {Z * self.edge_se * 100:.4f}% "
             f"(95%) of {format_cents(self.total_handle)} wagered",
-            f"mean result per {unit}: {format_cents(round(self.mean_result))} "
-            f"± {format_cents(round(Z * self.mean_se))}",
+            f"mean result per {unit}: {format_cents(round(self.mean_result))} " + (
+                f"± {format_cents(round(Z * self.mean_se))}" if math.isfinite(self.mean_se)
+                else f"(one {unit}: no interval)"),
         ]
         if self.mode == "sessions":
             lines.append(f"risk of ruin: {self.risk_of_ruin * 100:.2f}%; stopped: "

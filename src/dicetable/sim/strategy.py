@@ -35,8 +35,6 @@ dicetable.core.errors.IllegalWager: bets[0] (place8): $5.00 on Place 8 to Win ca
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -45,6 +43,7 @@ from typing import Any
 
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
+from dicetable.core.textinput import decode_utf8, parse_json, parse_toml
 from dicetable.games.amounts import check_amount
 from dicetable.games.policy import TOGGLE_FAMILIES
 from dicetable.odds.layout import STANDING, max_odds
@@ -321,14 +320,14 @@ def load_strategy(path: str | Path) -> Strategy:
     """A strategy from a ``.json`` or ``.toml`` file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as e:
         raise InvalidInput(f"cannot read strategy {p}: {e.strerror}", rule="strategy") from None
-    try:
-        data = tomllib.loads(text) if p.suffix == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-        raise InvalidInput(f"{p}: not valid {p.suffix.lstrip('.') or 'JSON'} ({e})",
-                           rule="strategy") from None
+    text = decode_utf8(raw, str(p), rule="strategy")
+    data = parse_toml(text, str(p), rule="strategy") if p.suffix == ".toml" else \
+        parse_json(text, str(p), rule="strategy")
+    if not isinstance(data, Mapping):
+        raise InvalidInput(f"{p}: a strategy is an object of settings", rule="strategy")
     return strategy_from_data(data, p.parent)
 
 

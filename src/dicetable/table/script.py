@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -60,6 +59,7 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import event_from_dict
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
+from dicetable.core.textinput import decode_utf8, parse_json
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
@@ -126,6 +126,12 @@ def _words(line: str) -> list[str]:
         raise ScriptSyntaxError(str(e), rule="script.syntax") from None
 
 
+def _base64_json(text: str, what: str) -> Any:
+    """The JSON a header line carries in base64, read within ``core.textinput``'s bounds."""
+    data = base64.b64decode(text, validate=True)
+    return parse_json(decode_utf8(data, what, rule="script.syntax"), what, rule="script.syntax")
+
+
 def _duration(text: str) -> timedelta:
     m = re.fullmatch(r"(\d+)(us|[dhms])", text)
     if not m:
@@ -173,16 +179,15 @@ class _Runner:
             h["pack"] = args[0]
         elif key == "prelude" and len(args) == 1:  # the log before an exported excerpt
             try:
-                h["prelude"] = [event_from_dict(d) for d in json.loads(
-                    base64.b64decode(args[0], validate=True))]
-            except (ValueError, TypeError, KeyError):
-                raise ScriptSyntaxError("prelude is a base64 JSON list of events",
+                h["prelude"] = [event_from_dict(d) for d in _base64_json(args[0], "prelude")]
+            except (ValueError, TypeError, KeyError, AttributeError) as e:
+                raise ScriptSyntaxError(f"prelude is a base64 JSON list of events ({e})",
                                         rule="script.syntax") from None
         elif key == "pack-data" and len(args) == 1:  # a stored table's own pack (export)
             try:
-                h["pack"] = pack_from_dict(json.loads(base64.b64decode(args[0], validate=True)))
-            except (ValueError, TypeError, KeyError):
-                raise ScriptSyntaxError("pack-data is a base64 JSON rules pack",
+                h["pack"] = pack_from_dict(_base64_json(args[0], "pack-data"))
+            except (ValueError, TypeError, KeyError, AttributeError) as e:
+                raise ScriptSyntaxError(f"pack-data is a base64 JSON rules pack ({e})",
                                         rule="script.syntax") from None
         elif key == "table" and len(args) == 1:
             h["table"] = args[0]
@@ -351,7 +356,7 @@ _role = parse_role
 
 
 def _int(text: str, what: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
         raise ScriptSyntaxError(f"{what} is a number, not {text!r}", rule="script.syntax")
     return int(text)
 
@@ -442,6 +447,11 @@ def _run_line(runner: _Runner, table: Table | None, number: int, line: str,
         except IndexError:
             raise ScriptSyntaxError("expect is missing a value", rule="script.syntax") \
                 from None
+        except ValueError as e:  # a number that is not one (int() of 'x', of 5,000 digits)
+            if isinstance(e, DicetableError):
+                raise
+            raise ScriptSyntaxError(f"cannot read expect {' '.join(words[1:])}",
+                                    rule="script.syntax") from None
         return None if problem is None else ScriptFailure(number, line,
                                                           f"expectation not met: {problem}")
     if words[0] == "advance":
@@ -550,7 +560,7 @@ def transcript(table: Table, custody: CustodyLedger | None = None, *,
 def run_file(path: Path | str) -> ScriptResult:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except OSError as e:
         raise InvalidInput(f"cannot read {p}: {e.strerror}", rule="script.file") from None
-    return run_script(text, p.parent)
+    return run_script(decode_utf8(raw, str(p), rule="script.file"), p.parent)
