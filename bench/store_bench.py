@@ -35,9 +35,9 @@ from dicetable.games.state import TableState, apply
 from dicetable.store.base import EventStore
 from dicetable.store.durable import DurableTable
 from dicetable.store.event_codec import decode, decode_body
-from dicetable.store.replay import load_state, pack_for
+from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
-from dicetable.store.state_codec import encode_state
+from dicetable.store.state_codec import encode_state, pack_for
 from dicetable.table import Table
 from dicetable.wagers.compile import compile_pack
 

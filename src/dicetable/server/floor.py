@@ -48,7 +48,8 @@ from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head
 from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
-from dicetable.store.replay import opening, pack_for
+from dicetable.store.replay import opening
+from dicetable.store.state_codec import pack_for
 from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
