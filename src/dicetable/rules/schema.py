@@ -14,7 +14,7 @@ from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
 from dicetable.rules.variants import GAMES
-from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of, is_code
+from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of
 
 Checker = Callable[[Any], str | None]
 """Returns a problem description, or None when the value is acceptable."""
@@ -405,7 +405,3 @@ def check_value(rule_id: str, value: Any) -> str | None:
     if spec is None:
         return "unknown rule id"
     return spec.check(value)
-
-
-def known_code(code: str) -> bool:
-    return is_code(code)

@@ -312,11 +312,6 @@ STEPS: dict[str, Step] = {s.name: s for s in [
 """Every dice-room step; the routes are derived from it."""
 
 
-def register_step(step: Step) -> None:
-    """Add a step to the catalogue (before the app is built)."""
-    STEPS[step.name] = step
-
-
 # -- the routes ------------------------------------------------------------------------------------
 def install(app: FastAPI, custody: FloorCustody,
             account: Callable[[Request], Account]) -> None:

@@ -488,9 +488,6 @@ class Floor:
                 log.exception("listener failed")
 
     # -- views -------------------------------------------------------------------------------
-    def is_staff(self, account: Account, table_id: str) -> bool:
-        return account.kind is Kind.STAFF and bool(self.roles_at(account, table_id))
-
     def view(self, table_id: str, account: Account) -> dict[str, Any]:
         info = self.get(table_id)
         with info.lock:

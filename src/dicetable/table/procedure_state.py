@@ -57,10 +57,6 @@ class Procedure:
     def people_in(self, role: Role) -> list[str]:
         return sorted(p for p, roles in self.staff.items() if role in roles)
 
-    @property
-    def oldest_dice(self) -> str | None:
-        return min(self.dice.values()) if self.dice else None
-
 
 def procedure(state: TableState) -> Procedure:
     found = state.extra.get(KEY)

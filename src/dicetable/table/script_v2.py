@@ -130,15 +130,6 @@ def parse_role(text: str) -> Role:
             from None
 
 
-# -- table verbs of version 2 --------------------------------------------------------------------
-def table_verbs() -> list[str]:
-    """Version-2 verbs that are table commands: declared in the command catalogue
-    (``dicetable.table.catalogue``, ``since=2``), which the script runner reads."""
-    from dicetable.table.catalogue import CATALOGUE
-
-    return sorted(v.verb for v in CATALOGUE.by_verb.values() if v.entry.since >= 2)
-
-
 def run_script(text: str) -> ScriptResult:
     """``dicetable.table.script.run_script`` (for the doctest above)."""
     from dicetable.table.script import run_script as run
