@@ -12,21 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicetable.core.roles import Role
 from dicetable.games.catalogue import CATALOGUE, Entry, Field, Method, Route, ScriptContext, declare
 from dicetable.table import commands as tcmd
+from dicetable.table.script_v2 import parse_role
 
 __all__ = ["CATALOGUE", "PROCEDURE_ENTRIES", "Entry"]
 
 
-def _role(text: str) -> Role:
-    from dicetable.table.script import parse_role  # the script's error names the roles
-
-    return parse_role(text)
-
-
 def _staff(x: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
-    return {"person": a[0], "staff_role": _role(a[1])}
+    return {"person": a[0], "staff_role": parse_role(a[1])}
 
 
 def _format_staff(x: ScriptContext | None, c: Any) -> list[str]:
