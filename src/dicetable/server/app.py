@@ -36,7 +36,7 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import commands_api, dice_room, idempotency, integrity, submission
+from dicetable.server import commands_api, dice_room, faults_api, idempotency, submission
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
@@ -193,7 +193,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    app.include_router(integrity.router())
+    app.include_router(faults_api.router(session_account))
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
         """The answer of a command committed before a crash, rebuilt from its log."""
