@@ -31,7 +31,8 @@ from dicetable.core.dice_sources import SeededDice
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.events import Event, TableOpened, event_from_dict
-from dicetable.games.state import TableState, apply
+from dicetable.games.fold import apply
+from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
 from dicetable.store.durable import DurableTable
 from dicetable.store.event_codec import decode, decode_body

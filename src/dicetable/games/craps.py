@@ -11,7 +11,7 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.engine import Authorizer, Emitter, Engine
+from dicetable.games.engine import Emitter, Engine, plays
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
 from dicetable.games.variant import Variant, register
@@ -49,9 +49,6 @@ class Craps(Variant):
     round_ends: ClassVar[tuple[str, ...]] = ("PuckMoved", "NoRollCalled")
     after_no_roll: ClassVar[Phase] = Phase.BETTING
 
-    def engine(self, authorizer: Authorizer) -> Engine:
-        return CrapsEngine(authorizer)
-
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         return next_point(point, roll)
 
@@ -68,3 +65,5 @@ class MiniCraps(Craps):
 
 CRAPS = register(Craps())
 MINI_CRAPS = register(MiniCraps())
+plays(CRAPS, CrapsEngine)
+plays(MINI_CRAPS, CrapsEngine)

@@ -26,6 +26,7 @@ from dicetable.games.policy import (
     stake,
 )
 from dicetable.games.state import Bet, Phase, TableState
+from dicetable.games.variant import Variant, variant_of
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import expand_facts, family_of, is_code
 from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
@@ -579,3 +580,20 @@ class Engine:
         except ValueError:
             return False
         return True
+
+
+_ENGINES: dict[str, Callable[[Authorizer], Engine]] = {}
+
+
+def plays(variant: Variant, engine: Callable[[Authorizer], Engine]) -> None:
+    """Declare the engine a variant's tables run (the variant's module calls this once)."""
+    _ENGINES[variant.name] = engine
+
+
+def engine_of(game: str, authorizer: Authorizer = default_authorizer) -> Engine:
+    """A new engine for a table of ``game``."""
+    make = _ENGINES.get(game)
+    if make is None:
+        variant_of(game)  # an unknown game: its error names the known ones
+        raise InvalidInput(f"game variant {game!r} declares no engine", rule="game")
+    return make(authorizer)

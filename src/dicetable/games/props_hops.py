@@ -11,8 +11,9 @@ from typing import ClassVar
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.engine import Authorizer, Emitter, Engine
-from dicetable.games.state import Phase, TableState, returns_follow
+from dicetable.games.engine import Emitter, Engine, plays
+from dicetable.games.fold import returns_follow
+from dicetable.games.state import Phase, TableState
 from dicetable.games.variant import Variant, register
 
 
@@ -54,8 +55,5 @@ class PropsAndHops(Variant):
     round_ends: ClassVar[tuple[str, ...]] = ("RoundCompleted",)
     after_no_roll: ClassVar[Phase] = Phase.CLOSED
 
-    def engine(self, authorizer: Authorizer) -> Engine:
-        return PropsHopsEngine(authorizer)
-
-
 PROPS_AND_HOPS = register(PropsAndHops())
+plays(PROPS_AND_HOPS, PropsHopsEngine)

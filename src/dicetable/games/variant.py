@@ -15,15 +15,12 @@ dicetable.core.errors.InvalidInput: no game variant 'baccarat' (craps, ...) [rul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput
 from dicetable.games import commands as cmd
-from dicetable.games.state import Phase
-
-if TYPE_CHECKING:
-    from dicetable.games.engine import Authorizer, Engine
+from dicetable.games.phase import Phase
 
 
 class Variant:
@@ -43,9 +40,6 @@ class Variant:
     """Event kinds that end a round (for recall)."""
     after_no_roll: ClassVar[Phase] = Phase.BETTING
     """Where the table stands after a no roll."""
-
-    def engine(self, authorizer: Authorizer) -> Engine:
-        raise NotImplementedError
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         """The puck after ``roll`` and whether it was a seven-out (no puck: None, False)."""
@@ -68,17 +62,10 @@ def variant_of(game: str) -> Variant:
     """The variant a table of ``game`` plays."""
     found = _REGISTRY.get(game)
     if found is None:
-        # The game modules register themselves; importing them here avoids an import cycle
-        # (they import the engine, which imports the state, which asks for variants).
-        from dicetable.games import craps, props_hops  # noqa: F401
-
-        found = _REGISTRY.get(game)
-    if found is None:
         raise InvalidInput(f"no game variant {game!r} ({', '.join(sorted(_REGISTRY))})",
                            rule="game")
     return found
 
 
 def variants() -> tuple[Variant, ...]:
-    variant_of("craps")
     return tuple(_REGISTRY[name] for name in sorted(_REGISTRY))

@@ -34,7 +34,7 @@ from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.games.events import BetPlaced, DiceRolled, Event
-from dicetable.games.state import apply
+from dicetable.games.fold import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for

@@ -27,7 +27,8 @@ from dicetable.core import codec
 from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import Event, TableOpened
-from dicetable.games.state import TableState, apply
+from dicetable.games.fold import apply
+from dicetable.games.state import TableState
 from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.store.pack_cache import PackCache

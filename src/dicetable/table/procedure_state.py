@@ -10,7 +10,8 @@ from typing import Any
 
 from dicetable.core.roles import Role
 from dicetable.games import events as gev
-from dicetable.games.state import TableState, register, register_after
+from dicetable.games.fold import register, register_after
+from dicetable.games.state import TableState
 from dicetable.table import events as ev
 
 KEY = "procedure"
