@@ -11,6 +11,7 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
+from dicetable.games.catalogue import decides
 from dicetable.games.engine import Emitter, Engine, plays
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
@@ -30,6 +31,7 @@ class CrapsEngine(Engine):
                                      rule="settlement.order",
                                      citation=state.rules().cite("settlement.order"))
 
+    @decides(cmd.MovePuck)
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
         self._pending_step(state, 2, "move the puck")
         pending = state.pending

@@ -11,6 +11,7 @@ from typing import ClassVar
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
+from dicetable.games.catalogue import decides
 from dicetable.games.engine import Emitter, Engine, plays
 from dicetable.games.fold import returns_follow
 from dicetable.games.state import Phase, TableState
@@ -36,6 +37,7 @@ class PropsHopsEngine(Engine):
         out.emit(ev.RoundCompleted, rule=state.rules().cite("noroll.effect"),
                  round=state.round, total=None)
 
+    @decides(cmd.CompleteRound)
     def _complete(self, state: TableState, c: cmd.CompleteRound, out: Emitter) -> None:
         self._pending_step(state, 2, "complete the round")
         pending = state.pending
