@@ -1,4 +1,4 @@
-"""The bets on the layout, by id, with an index by player kept alongside (issue 13).
+"""The bets on the layout, by id, with an index by player kept alongside.
 
 Deciding a wager asks for the bets of one player (one per spot, the odds' base, leaving the
 table); with hundreds of players at an electronic table, a scan of every bet for each

@@ -337,7 +337,7 @@ def _build() -> dict[str, RuleSpec]:
          "The table settles by itself after each roll (electronic tables)", yes_no)
     spec("table.description", "text", "A line describing the table", _text)
 
-    # Procedure (issue 3): who may do what, the shooter, the no roll, the dice, the shaker.
+    # Procedure: who may do what, the shooter, the no roll, the dice, the shaker.
     for action, what in (
         ("open_table", "open the table"), ("staff", "assign and relieve staff"),
         ("seat", "seat a player or let one leave"), ("chips", "sell chips and cash out"),
@@ -353,7 +353,7 @@ def _build() -> dict[str, RuleSpec]:
         ("shake", "shake the covered shaker (the player's turn)"),
     ):
         spec(f"authority.{action}", "roles", f"Roles that may {what}", _roles_or_none)
-    # Separation of duties (issue 12, spec/standards.md SEC-5).
+    # Separation of duties (spec/standards.md SEC-5).
     spec("duties.rank", "roles", "The table roles from lowest to highest (who supervises whom)",
          _roles)
     spec("duties.assign_below_own", "bool",

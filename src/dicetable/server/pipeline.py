@@ -352,9 +352,9 @@ class TablePipeline:
 def _answerable(exc: Exception) -> Exception:
     """A refusal as it is answered: a rule's refusal without its traceback. Its traceback
     holds this batch's frames, and they hold the outcomes that hold it: a cycle only the
-    collector frees, with the table's state of that moment in it. Under load those cycles
-    were most of what each young collection traversed (40 ms pauses, every table and every
-    read stopped). A fault keeps its traceback: it is logged."""
+    collector frees, with the table's state of that moment in it, and under load those cycles
+    would be most of what each young collection traverses while every table and every read
+    waits. A fault keeps its traceback: it is logged."""
     return exc.with_traceback(None) if isinstance(exc, DicetableError) else exc
 
 
@@ -381,8 +381,8 @@ def _settle(outcomes: list[tuple[Job, object]]) -> None:
 ANSWERS_PER_TURN = 32
 """Answers settled in one turn of the event loop; the rest in the next turns (industry-
 default). Every future settled here wakes its request, and all of them run before the loop
-reads its sockets again: a commit's 300 answers at once kept every new request, and its 503,
-waiting 20-40 ms. A few at a time, the loop reads between them."""
+reads its sockets again: a large commit's answers all at once would keep every new request,
+and its 503, waiting. A few at a time, the loop reads between them."""
 
 
 def _answer(answers: list[tuple[asyncio.Future[Any], object]], start: int = 0) -> None:
