@@ -31,13 +31,14 @@ from dicetable.core.dice_sources import SeededDice
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.events import Event, TableOpened, event_from_dict
-from dicetable.games.state import TableState, apply
+from dicetable.games.fold import apply
+from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
 from dicetable.store.durable import DurableTable
 from dicetable.store.event_codec import decode, decode_body
-from dicetable.store.replay import load_state, pack_for
+from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
-from dicetable.store.state_codec import encode_state
+from dicetable.store.state_codec import encode_state, pack_for
 from dicetable.table import Table
 from dicetable.wagers.compile import compile_pack
 

@@ -22,8 +22,8 @@ from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import EMPTY, GENESIS, link_hash
 from dicetable.store.durable import DurableTable
 from dicetable.store.recall import recall_rounds
-from dicetable.store.replay import fold, load_state
-from dicetable.store.state_codec import encode_state
+from dicetable.store.replay import load_state
+from dicetable.store.state_codec import encode_state, fold
 from dicetable.table import Table
 from tests.store.conftest import StoreFactory
 from tests.store.helpers import electronic, play, seat

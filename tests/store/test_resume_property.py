@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from dicetable.core.clock import FixedClock
 from dicetable.store.durable import DurableTable
 from dicetable.store.memory import MemoryStore
-from dicetable.store.replay import share_pack
-from dicetable.store.state_codec import encode_state
+from dicetable.store.state_codec import encode_state, share_pack
 from dicetable.table import Table
 from tests.store.helpers import electronic, seat, step
 

@@ -23,9 +23,10 @@ import json
 import tomllib
 from pathlib import Path
 
-from dicetable.cli.main import DEBUG_ENV
 from dicetable.core.errors import DicetableError
 
+DEBUG_ENV = "DICETABLE_DEBUG"
+"""Set (not 0) to let an unexpected error show its traceback, as ``--debug`` does."""
 EXIT_INPUT = 2
 """Refused: the input could not be used; nothing was done."""
 EXIT_INTERNAL = 70

@@ -154,7 +154,7 @@ _HINTS: dict[type[Any], dict[str, Any]] = {}
 
 def type_hints(cls: type[Any]) -> dict[str, Any]:
     """``typing.get_type_hints(cls)``, worked out once a class: resolving the annotations'
-    strings costs more than building a command or snapshotting a table (issue 13's profile).
+    strings costs more than building a command or snapshotting a table.
     Treat the result as read-only."""
     hints = _HINTS.get(cls)
     if hints is None:

@@ -127,11 +127,6 @@ class Rounding(StrEnum):
     """Pay to the cent, rounding fractions of a cent down (electronic tables)."""
 
 
-def exact_payout(stake: Cents, net: Fraction) -> Fraction:
-    """The exact win on ``stake`` cents at ``net`` to 1."""
-    return stake * net
-
-
 def is_whole_units(amount: Fraction | int, unit: Cents) -> bool:
     """True when ``amount`` cents is a whole number of ``unit`` cents.
 

@@ -19,7 +19,7 @@ from dicetable.custody import events as ev
 from dicetable.custody import transport
 from dicetable.custody.authority import distinct_people, require_people, require_role
 from dicetable.custody.inspection import judge
-from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason
+from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason, parse_time
 from dicetable.custody.rules import CustodyPack, dice_limit
 from dicetable.custody.state import CustodyState, DieRecord
 
@@ -28,13 +28,6 @@ E = TypeVar("E", bound=ev.CustodyEvent)
 _ON_STOCK = (DieState.RECEIVED, DieState.QUARANTINED, DieState.IN_STORAGE, DieState.ISSUED,
              DieState.INSPECTED, DieState.AT_TABLE)
 """States a die may be removed from."""
-
-
-def parse_time(text: str) -> datetime:
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise InvalidInput(f"not a time: {text!r}", rule="custody.time") from None
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from fractions import Fraction
@@ -248,6 +249,14 @@ def parse_inches(text: str) -> Decimal:
         raise InvalidInput(f"not a die measurement in inches: {text!r}",
                            rule="custody.measurement")
     return value
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 time, as the envelope and the commands write it."""
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput(f"not a time: {text!r}", rule="custody.time") from None
 
 
 def _exact_decimal(f: Fraction) -> Decimal:

@@ -37,6 +37,7 @@ from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.custody.authority import require_role
 from dicetable.custody.commands import CustodyCommand
 from dicetable.custody.events import CustodyEvent
+from dicetable.custody.model import parse_time
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,6 @@ class ReceiptProved(CustodyEvent):
 
 
 def _time(text: str, what: str) -> Any:
-    from dicetable.custody.engine import parse_time
-
     try:
         when = parse_time(text)
     except InvalidInput:

@@ -91,16 +91,3 @@ def legal_amounts(pack: RulePack, wager: CompiledWager, limit_code: str, *,
     most = limits.maximum if maximum is None else maximum
     last = most // step * step
     return (first, step, last) if first <= last else None
-
-
-def snap_amount(ladder: tuple[int, int, int], amount: int) -> int:
-    """The accepted amount a stack of chips of ``amount`` comes to: the next one up, or the
-    most the wager takes.
-
-    >>> snap_amount((600, 300, 300000), 500), snap_amount((600, 300, 300000), 1000)
-    (600, 1200)
-    """
-    first, step, last = ladder
-    if amount <= first:
-        return first
-    return min(last, -(-amount // step) * step)

@@ -1,4 +1,4 @@
-"""The bets on the layout, by id, with an index by player kept alongside (issue 13).
+"""The bets on the layout, by id, with an index by player kept alongside.
 
 Deciding a wager asks for the bets of one player (one per spot, the odds' base, leaving the
 table); with hundreds of players at an electronic table, a scan of every bet for each
@@ -10,15 +10,33 @@ write. A bet's player never changes once it is placed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from dicetable.games.state import Bet
+from dataclasses import dataclass
+from typing import Any
 
 _MISSING: Any = object()
 
 
-class BetBook(dict[str, "Bet"]):
+@dataclass
+class Bet:
+    id: str
+    player: str
+    wager: str
+    """The compiled wager code (``odds:take``/``odds:lay`` for odds)."""
+    amount: int
+    state: int
+    base: str | None = None
+    working: bool | None = None
+    commission: int = 0
+    """Commission paid in advance for the next decision (refundable on removal)."""
+    placed_seq: int = 0
+
+    @property
+    def layout_code(self) -> str:
+        """The code as the layout shows it (``odds`` for either kind of odds)."""
+        return "odds" if self.wager.startswith("odds:") else self.wager
+
+
+class BetBook(dict[str, Bet]):
     """``bet id -> Bet``, and ``of(player)``: that player's bets in the order placed."""
 
     def __init__(self, items: Mapping[str, Bet] | Iterable[tuple[str, Bet]] = ()) -> None:

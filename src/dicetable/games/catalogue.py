@@ -2,14 +2,14 @@
 
 An entry names a command, its fields (the command's dataclass), the rule that lists the roles
 that may give it (read from the table's pack), its script verb with a parser *and* a formatter
-that round-trip, its handler, and its help. The engine's handlers, the permission matrix, the
+that round-trip, and its help. The engine's handlers, the permission matrix, the
 table-script verbs, the server's routes and the ``Table`` facade all derive from it; adding a
 command is adding an entry here (or in ``dicetable.table.catalogue`` for the procedure's
-commands) plus its handler.
+commands) plus its handler: a method marked ``@decides(Command)``.
 
 >>> e = CATALOGUE.named("place-bet")
->>> e.verb, e.authority, e.handler
-('bet', 'authority.wager', '_place')
+>>> e.verb, e.authority
+('bet', 'authority.wager')
 >>> v = entry_for_verb("bet")
 >>> c = v.parse_words(None, "alice", Role.PLAYER, ["pass", "10"], {})
 >>> c  # doctest: +ELLIPSIS
@@ -27,7 +27,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
@@ -154,8 +154,6 @@ class Entry:
     """The command's name in the API (``POST /api/tables/{id}/commands``)."""
     authority: str | None
     """The pack rule that lists the roles that may give it (None: the table's own clock)."""
-    handler: str
-    """The method of the game engine (or the procedure) that decides it."""
     help: str
     verb: str | None = None
     """Its table-script verb (None: not written in scripts)."""
@@ -324,19 +322,68 @@ CATALOGUE = Catalogue()
 """Every command of a table: the game's here, the procedure's added by dicetable.table."""
 
 
-def declare(command: type[cmd.Command], name: str, authority: str | None, handler: str,
-            help: str, **kw: Any) -> Entry:
-    return CATALOGUE.add(Entry(command, name, authority, handler, help, **kw))
+def declare(command: type[cmd.Command], name: str, authority: str | None, help: str,
+            **kw: Any) -> Entry:
+    return CATALOGUE.add(Entry(command, name, authority, help, **kw))
 
 
-def handlers(owner: object, kinds: Iterable[Entry] | None = None
+C = TypeVar("C", bound=cmd.Command)
+Owner = TypeVar("Owner")
+State = TypeVar("State")
+Out = TypeVar("Out")
+_DECIDES = "_decides_command"
+
+
+class Decides(Protocol[C]):
+    def __call__(self, method: Callable[[Owner, State, C, Out], None]
+                 ) -> Callable[[Owner, State, C, Out], None]: ...
+
+
+def decides(command: type[C]) -> Decides[C]:
+    """Mark a method of an engine (or of the procedure) as the one that decides ``command``:
+    mypy checks that the method takes that command, and a command that is not catalogued is
+    refused when the class is defined."""
+    if command not in CATALOGUE.by_command:
+        raise TypeError(f"{command.__name__} is not in the command catalogue")
+
+    def mark(method: Callable[[Owner, State, C, Out], None]
+             ) -> Callable[[Owner, State, C, Out], None]:
+        setattr(method, _DECIDES, command)
+        return method
+
+    return mark
+
+
+def decided_by(owner: type) -> dict[type[cmd.Command], str]:
+    """The commands the methods of class ``owner`` (and its bases) decide, with the method's
+    name (a subclass's override of a marked method decides the same command)."""
+    out: dict[type[cmd.Command], str] = {}
+    for klass in reversed(owner.__mro__):
+        for name, value in vars(klass).items():
+            command = getattr(value, _DECIDES, None)
+            if command is not None:
+                out[command] = name
+    return out
+
+
+def require_handlers(owner: type, kinds: Iterable[Entry]) -> None:
+    """Refuse a class that leaves one of the commands of ``kinds`` without a handler."""
+    missing = sorted(e.name for e in kinds if e.command not in decided_by(owner))
+    if missing:
+        raise TypeError(f"{owner.__name__} decides no {', '.join(missing)}")
+
+
+def handlers(owner: object, kinds: Iterable[Entry]
              ) -> dict[type[cmd.Command], Callable[..., None]]:
-    """The handlers ``owner`` (an engine) has for catalogued commands, by command class."""
-    out = {}
-    for e in kinds if kinds is not None else CATALOGUE:
-        method = getattr(owner, e.handler, None)
-        if method is not None:
-            out[e.command] = method
+    """``owner``'s handlers of the commands of ``kinds``, by command class; a method marked
+    for a command not among ``kinds`` is an error (it could never be given)."""
+    wanted = {e.command for e in kinds}
+    out: dict[type[cmd.Command], Callable[..., None]] = {}
+    for command, name in decided_by(type(owner)).items():
+        if command not in wanted:
+            raise TypeError(f"{type(owner).__name__}.{name} decides {command.__name__}, "
+                            "which is not one of its commands")
+        out[command] = getattr(owner, name)
     return out
 
 
@@ -428,29 +475,29 @@ _PLAYER = Field("player", max_length=64)
 _CENTS = Field("amount", gt=0, lt=10**12, description="cents")
 _CHIPS = Route("", (), body=(_PLAYER, _CENTS))
 
-declare(cmd.OpenTable, "open-table", "authority.open_table", "_open",
+declare(cmd.OpenTable, "open-table", "authority.open_table",
         "Open the table under a rules pack (written as a script's header).")
-declare(cmd.JoinTable, "join", "authority.seat", "_join", "A player joins, at a seat or standing.",
+declare(cmd.JoinTable, "join", "authority.seat", "A player joins, at a seat or standing.",
         verb="join",
         parse=lambda x, a, o: {"player": a[0], "seat": int(a[1]) if len(a) > 1 else None},
         format=lambda x, c: [c.player] + ([str(c.seat)] if c.seat is not None else []),
         route=Route("join", ("join",), body=(Field("seat", ge=1, le=30),),
                     from_caller=("player",)),
         method=Method("join", ("player", "seat")), tags=("players",))
-declare(cmd.LeaveTable, "leave", "authority.seat", "_leave", "A player leaves the table.",
+declare(cmd.LeaveTable, "leave", "authority.seat", "A player leaves the table.",
         verb="leave", parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
         route="leave", method=Method("leave", ("player",)), tags=("players",))
-declare(cmd.BuyChips, "buy-chips", "authority.chips", "_buy", "Sell a player chips (cents).",
+declare(cmd.BuyChips, "buy-chips", "authority.chips", "Sell a player chips (cents).",
         verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
         format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
         route=dataclasses.replace(_CHIPS, path="chips", commands=("buy-chips",)),
         method=Method("buy_in", ("player", "amount")), tags=("dealer",))
-declare(cmd.CashOut, "cash-out", "authority.chips", "_cash_out", "Cash a player's chips out.",
+declare(cmd.CashOut, "cash-out", "authority.chips", "Cash a player's chips out.",
         verb="cashout", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
         format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
         route=dataclasses.replace(_CHIPS, path="cash-out", commands=("cash-out",)),
         method=Method("cash_out", ("player", "amount")), tags=("dealer",))
-declare(cmd.PlaceBet, "place-bet", "authority.wager", "_place",
+declare(cmd.PlaceBet, "place-bet", "authority.wager",
         "Place a wager (odds: name the line or put bet it stands behind).",
         verb="bet", parse=_parse_bet, format=_format_bet,
         route=Route("bets", ("place-bet",), body=(
@@ -461,16 +508,16 @@ declare(cmd.PlaceBet, "place-bet", "authority.wager", "_place",
             from_caller=("player",)),
         method=Method("bet", ("player", "wager", "amount"), returns_bet=True), tags=("wagers",))
 declare_verb("odds", cmd.PlaceBet, _parse_odds, _format_odds, claims=lambda c: c.base is not None)
-declare(cmd.ChangeBet, "change-bet", "authority.wager", "_change",
+declare(cmd.ChangeBet, "change-bet", "authority.wager",
         "Increase or reduce a wager (cents).", verb="change",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "amount": parse_money(a[1])},
         format=lambda x, c: [c.bet, dollars(c.amount)], method=Method("change", ("bet", "amount")),
         tags=("wagers",))
-declare(cmd.RemoveBet, "remove-bet", "authority.wager", "_remove", "Take a wager down.",
+declare(cmd.RemoveBet, "remove-bet", "authority.wager", "Take a wager down.",
         verb="remove", parse=_bet_only, format=_format_bet_only,
         route=Route("bets/{bet}", ("remove-bet",), method="DELETE", body=()),
         method=Method("remove", ("bet",)), tags=("wagers",))
-declare(cmd.SetWorking, "set-working", "authority.wager", "_set_working",
+declare(cmd.SetWorking, "set-working", "authority.wager",
         "Call a wager on or off.", verb="working",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "working": {"on": True, "off": False}[a[1]]},
         format=lambda x, c: [c.bet, "on" if c.working else "off"],
@@ -483,10 +530,10 @@ declare_verb("on", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "worki
              lambda x, c: [c.bet], claims=lambda c: False)
 declare_verb("off", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": False},
              lambda x, c: [c.bet], claims=lambda c: False)
-declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting", "_close",
+declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting",
         "Announce 'no more bets'.", verb="no-more-bets", route="no-more-bets",
         method=Method("no_more_bets"), automatable=True, tags=("dealer",))
-declare(cmd.RecordRoll, "roll", "authority.record_roll", "_roll",
+declare(cmd.RecordRoll, "roll", "authority.record_roll",
         "Record the throw: both faces (or '-' when unreadable) and the facts seen.",
         verb="roll", parse=_parse_roll, format=_format_roll, automatable=True,
         route=Route("roll", ("roll",), body=(
@@ -507,7 +554,7 @@ def _format_no_roll(ctx: ScriptContext | None, c: Any) -> list[str]:
     return [*c.grounds, *(["observed=" + ",".join(c.observed)] if c.observed else [])]
 
 
-declare(cmd.CallNoRoll, "no-roll", "noroll.callers", "_call_no_roll",
+declare(cmd.CallNoRoll, "no-roll", "noroll.callers",
         "Call 'no roll' on the throw just made, naming the grounds (and any throw facts the "
         "caller saw that the recorded throw does not carry).", verb="no-roll",
         parse=_parse_no_roll, format=_format_no_roll,
@@ -516,21 +563,21 @@ declare(cmd.CallNoRoll, "no-roll", "noroll.callers", "_call_no_roll",
             Field("observed", max_length=10, description="throw facts the caller saw that the "
                                                          "recorded throw does not carry"))),
         method=Method("call_no_roll", varargs="grounds"), tags=("dealer",))
-declare(cmd.CollectLosers, "collect", "authority.settle", "_collect",
+declare(cmd.CollectLosers, "collect", "authority.settle",
         "Collect the losing wagers (the first settlement chore).", verb="collect",
         route="collect", method=Method("collect"), automatable=True, tags=("dealer",))
-declare(cmd.PayWinners, "pay", "authority.settle", "_pay",
+declare(cmd.PayWinners, "pay", "authority.settle",
         "Pay the winning wagers (the second settlement chore).", verb="pay", route="pay",
         method=Method("pay"), automatable=True, tags=("dealer",))
-declare(cmd.MovePuck, "move-puck", "authority.settle", "_move_puck",
+declare(cmd.MovePuck, "move-puck", "authority.settle",
         "Craps: come bets travel and the puck moves (the last settlement chore).",
         verb="move-puck", route="move-puck", method=Method("move_puck"), automatable=True,
         tags=("dealer",))
-declare(cmd.CompleteRound, "complete-round", "authority.settle", "_complete",
+declare(cmd.CompleteRound, "complete-round", "authority.settle",
         "Props & Hops: the round is complete (the last settlement chore).",
         verb="complete-round", route="complete-round", method=Method("complete_round"),
         automatable=True, tags=("dealer",))
-declare(cmd.ReturnWagers, "return-wagers", "authority.settle", "_return_wagers",
+declare(cmd.ReturnWagers, "return-wagers", "authority.settle",
         "After a no roll that returns the wagers (noroll.effect): give every wager back.",
         verb="return-wagers", route="return-wagers", method=Method("return_wagers"),
         automatable=True, tags=("dealer",), since=3)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from dicetable.games.craps import Craps, CrapsEngine
-from dicetable.games.engine import Authorizer, Engine
+from dicetable.games.engine import plays
 from dicetable.games.variant import register
 
 
@@ -35,8 +35,6 @@ class CraplessCraps(Craps):
     name: ClassVar[str] = "crapless-craps"
     title: ClassVar[str] = "Crapless Craps"
 
-    def engine(self, authorizer: Authorizer) -> Engine:
-        return CraplessEngine(authorizer)
-
 
 CRAPLESS = register(CraplessCraps())
+plays(CRAPLESS, CraplessEngine)

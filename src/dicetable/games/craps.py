@@ -11,7 +11,8 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.engine import Authorizer, Emitter, Engine
+from dicetable.games.catalogue import decides
+from dicetable.games.engine import Emitter, Engine, plays
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
 from dicetable.games.variant import DiceAtTable, Variant, register
@@ -31,6 +32,7 @@ class CrapsEngine(Engine):
                                      rule="settlement.order",
                                      citation=state.rules().cite("settlement.order"))
 
+    @decides(cmd.MovePuck)
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
         self._pending_step(state, 2, "move the puck")
         pending = state.pending
@@ -52,9 +54,6 @@ class Craps(Variant):
     has_puck: ClassVar[bool] = True
     layout: ClassVar[str] = "craps"
     final_chore_label: ClassVar[str] = "Move the puck"
-
-    def engine(self, authorizer: Authorizer) -> Engine:
-        return CrapsEngine(authorizer)
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         return next_point(point, roll, self.points)
@@ -88,3 +87,5 @@ class MiniCraps(Craps):
 
 CRAPS = register(Craps())
 MINI_CRAPS = register(MiniCraps())
+plays(CRAPS, CrapsEngine)
+plays(MINI_CRAPS, CrapsEngine)

@@ -17,7 +17,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.amounts import check_amount
-from dicetable.games.catalogue import GAME_ENTRIES, handlers
+from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
 from dicetable.games.policy import (
     TOGGLE_FAMILIES,
     change_cost,
@@ -26,6 +26,7 @@ from dicetable.games.policy import (
     stake,
 )
 from dicetable.games.state import Bet, Phase, TableState
+from dicetable.games.variant import Variant, variant_of, variants
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import expand_facts, family_of, is_code
 from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
@@ -121,6 +122,7 @@ class Engine:
         return out.events
 
     # -- table and players -------------------------------------------------------------------
+    @decides(cmd.OpenTable)
     def _open(self, state: TableState, c: cmd.OpenTable, out: Emitter) -> None:
         if state.phase is not Phase.NEW:
             raise ProcedureViolation("the table is already open", rule="table.open")
@@ -144,6 +146,7 @@ class Engine:
         if player not in state.players:
             raise InvalidInput(f"{player!r} has not joined this table", rule="table.players")
 
+    @decides(cmd.JoinTable)
     def _join(self, state: TableState, c: cmd.JoinTable, out: Emitter) -> None:
         if not c.player or not c.player.strip():
             raise InvalidInput("a player needs a name", rule="table.players")
@@ -161,6 +164,7 @@ class Engine:
         out.emit(ev.PlayerJoined, rule=state.rules().cite("authority.seat"), player=c.player,
                  seat=c.seat)
 
+    @decides(cmd.LeaveTable)
     def _leave(self, state: TableState, c: cmd.LeaveTable, out: Emitter) -> None:
         """A player leaves; no wager of theirs is ever left on the layout without a word.
 
@@ -193,6 +197,7 @@ class Engine:
                          returned=bet.amount, commission_returned=0)
         out.emit(ev.PlayerLeft, rule=pack.cite("authority.seat"), player=c.player)
 
+    @decides(cmd.BuyChips)
     def _buy(self, state: TableState, c: cmd.BuyChips, out: Emitter) -> None:
         self._player(state, c.player)
         if c.amount <= 0:
@@ -201,6 +206,7 @@ class Engine:
         out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"), player=c.player,
                  amount=c.amount)
 
+    @decides(cmd.CashOut)
     def _cash_out(self, state: TableState, c: cmd.CashOut, out: Emitter) -> None:
         self._player(state, c.player)
         if c.amount <= 0 or c.amount > state.balance(c.player):
@@ -227,6 +233,7 @@ class Engine:
             raise ProcedureViolation(f"wagers are closed ({state.phase.value})", rule=rule,
                                      citation=state.rules().cite(rule))
 
+    @decides(cmd.PlaceBet)
     def _place(self, state: TableState, c: cmd.PlaceBet, out: Emitter) -> None:
         pack = state.rules()
         wager, start, base = self.placement(state, c)
@@ -429,6 +436,7 @@ class Engine:
             raise IllegalWager(f"{bet.id} ({state.compiled[bet.wager].name}) cannot be "
                                f"{action}", rule=rule, citation=pack.cite(rule))
 
+    @decides(cmd.RemoveBet)
     def _remove(self, state: TableState, c: cmd.RemoveBet, out: Emitter) -> None:
         bet = self._bet(state, c.bet)
         self.betting_open(state)
@@ -443,6 +451,7 @@ class Engine:
         out.emit(ev.BetRemoved, rule=pack.cite(self.removal_rule(state, bet)), bet=bet.id,
                  returned=bet.amount, commission_returned=refund)
 
+    @decides(cmd.ChangeBet)
     def _change(self, state: TableState, c: cmd.ChangeBet, out: Emitter) -> None:
         bet = self._bet(state, c.bet)
         self.betting_open(state)
@@ -468,6 +477,7 @@ class Engine:
         out.emit(ev.BetChanged, rule=pack.cite(rule), bet=bet.id, amount=c.amount,
                  commission=cost - (c.amount - bet.amount))
 
+    @decides(cmd.SetWorking)
     def _set_working(self, state: TableState, c: cmd.SetWorking, out: Emitter) -> None:
         bet = self._bet(state, c.bet)
         self.betting_open(state)
@@ -477,6 +487,7 @@ class Engine:
                  working=c.working)
 
     # -- the roll ---------------------------------------------------------------------------------
+    @decides(cmd.CloseBetting)
     def _close(self, state: TableState, c: cmd.CloseBetting, out: Emitter) -> None:
         self.returns_first(state)
         if state.phase is not Phase.BETTING:
@@ -492,6 +503,7 @@ class Engine:
         listed = state.rules().get("noroll.automatic", [])
         return tuple(f for f in expand_facts(tuple(facts)) if f in listed)
 
+    @decides(cmd.RecordRoll)
     def _roll(self, state: TableState, c: cmd.RecordRoll, out: Emitter) -> None:
         self.returns_first(state)
         self.roll_allowed(state)
@@ -521,6 +533,7 @@ class Engine:
     def after_return(self, state: TableState, out: Emitter) -> None:
         """What follows the return of a no roll's wagers (Props & Hops: the round ends)."""
 
+    @decides(cmd.ReturnWagers)
     def _return_wagers(self, state: TableState, c: cmd.ReturnWagers, out: Emitter) -> None:
         pack = state.rules()
         if not state.returns_due:
@@ -532,6 +545,7 @@ class Engine:
         out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
         self.after_return(state, out)
 
+    @decides(cmd.CallNoRoll)
     def _call_no_roll(self, state: TableState, c: cmd.CallNoRoll, out: Emitter) -> None:
         pack = state.rules()
         if state.phase is not Phase.SETTLING or (state.pending is not None
@@ -559,12 +573,14 @@ class Engine:
                 f"{order[pending.step]}", rule="settlement.order",
                 citation=state.rules().cite("settlement.order"))
 
+    @decides(cmd.CollectLosers)
     def _collect(self, state: TableState, c: cmd.CollectLosers, out: Emitter) -> None:
         self._pending_step(state, 0, "collect the losers")
         assert state.pending is not None
         out.emit(ev.LosersCollected, rule=state.rules().cite("settlement.order"),
                  items=state.pending.losers)
 
+    @decides(cmd.PayWinners)
     def _pay(self, state: TableState, c: cmd.PayWinners, out: Emitter) -> None:
         self._pending_step(state, 1, "pay the winners")
         assert state.pending is not None
@@ -579,3 +595,33 @@ class Engine:
         except ValueError:
             return False
         return True
+
+
+_ENGINES: dict[str, type[Engine]] = {}
+
+
+def plays(variant: Variant, engine: type[Engine]) -> None:
+    """Declare the engine a variant's tables run (the variant's module calls this once)."""
+    _ENGINES[variant.name] = engine
+
+
+def check_engines() -> None:
+    """Refuse an engine that leaves a game command without a handler: each decides every
+    catalogued game command but the other variants' last chores (the puck, the round)."""
+    chores = {v.final_chore for v in variants()}
+    for game, engine in _ENGINES.items():
+        own = variant_of(game).final_chore
+        missing = sorted(e.name for e in GAME_ENTRIES
+                         if e.command not in decided_by(engine)
+                         and (e.command not in chores or e.command is own))
+        if missing:
+            raise TypeError(f"{engine.__name__} ({game}) decides no {', '.join(missing)}")
+
+
+def engine_of(game: str, authorizer: Authorizer = default_authorizer) -> Engine:
+    """A new engine for a table of ``game``."""
+    make = _ENGINES.get(game)
+    if make is None:
+        variant_of(game)  # an unknown game: its error names the known ones
+        raise InvalidInput(f"game variant {game!r} declares no engine", rule="game")
+    return make(authorizer)

@@ -12,8 +12,10 @@ from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.engine import Authorizer, Emitter, Engine
-from dicetable.games.state import Phase, TableState, returns_follow
+from dicetable.games.catalogue import decides
+from dicetable.games.engine import Emitter, Engine, plays
+from dicetable.games.fold import returns_follow
+from dicetable.games.state import Phase, TableState
 from dicetable.games.variant import DiceAtTable, Variant, register
 from dicetable.rules.model import RulePack
 
@@ -37,6 +39,7 @@ class PropsHopsEngine(Engine):
         out.emit(ev.RoundCompleted, rule=state.rules().cite("noroll.effect"),
                  round=state.round, total=None)
 
+    @decides(cmd.CompleteRound)
     def _complete(self, state: TableState, c: cmd.CompleteRound, out: Emitter) -> None:
         self._pending_step(state, 2, "complete the round")
         pending = state.pending
@@ -57,9 +60,6 @@ class PropsAndHops(Variant):
     after_no_roll: ClassVar[Phase] = Phase.CLOSED
     layout: ClassVar[str] = "props"
     final_chore_label: ClassVar[str] = "Complete the round"
-
-    def engine(self, authorizer: Authorizer) -> Engine:
-        return PropsHopsEngine(authorizer)
 
     def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
         if p.shaker != "uncovered":
@@ -106,3 +106,4 @@ class PropsAndHops(Variant):
 
 
 PROPS_AND_HOPS = register(PropsAndHops())
+plays(PROPS_AND_HOPS, PropsHopsEngine)

@@ -21,19 +21,16 @@ dicetable.core.errors.InvalidInput: no game variant 'baccarat' (crapless-craps, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from dicetable.core.dice import POINTS, Roll
 from dicetable.core.errors import InvalidInput
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.catalogue import CATALOGUE
-from dicetable.games.state import Phase
+from dicetable.games.phase import Phase
+from dicetable.rules.model import RulePack
 from dicetable.rules.variants import GAME_RULES
-
-if TYPE_CHECKING:
-    from dicetable.games.engine import Authorizer, Engine
-    from dicetable.rules.model import RulePack
 
 
 class DiceAtTable(Protocol):
@@ -76,9 +73,6 @@ class Variant:
     """Which felt the pages draw (``craps`` or ``props``); its numbers are ``points``."""
     final_chore_label: ClassVar[str] = ""
     """The last settlement chore, as the dealer's console names it."""
-
-    def engine(self, authorizer: Authorizer) -> Engine:
-        raise NotImplementedError
 
     @property
     def points(self) -> tuple[int, ...]:
@@ -155,17 +149,10 @@ def variant_of(game: str) -> Variant:
     """The variant a table of ``game`` plays."""
     found = _REGISTRY.get(game)
     if found is None:
-        # The game modules register themselves; importing them here avoids an import cycle
-        # (they import the engine, which imports the state, which asks for variants).
-        from dicetable.games import crapless, craps, props_hops  # noqa: F401
-
-        found = _REGISTRY.get(game)
-    if found is None:
         raise InvalidInput(f"no game variant {game!r} ({', '.join(sorted(_REGISTRY))})",
                            rule="game")
     return found
 
 
 def variants() -> tuple[Variant, ...]:
-    variant_of("craps")
     return tuple(_REGISTRY[name] for name in sorted(_REGISTRY))

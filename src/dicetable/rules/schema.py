@@ -14,7 +14,7 @@ from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
 from dicetable.rules.variants import GAMES
-from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of, is_code
+from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of
 
 Checker = Callable[[Any], str | None]
 """Returns a problem description, or None when the value is acceptable."""
@@ -341,7 +341,7 @@ def _build() -> dict[str, RuleSpec]:
          "The table settles by itself after each roll (electronic tables)", yes_no)
     spec("table.description", "text", "A line describing the table", _text)
 
-    # Procedure (issue 3): who may do what, the shooter, the no roll, the dice, the shaker.
+    # Procedure: who may do what, the shooter, the no roll, the dice, the shaker.
     for action, what in (
         ("open_table", "open the table"), ("staff", "assign and relieve staff"),
         ("seat", "seat a player or let one leave"), ("chips", "sell chips and cash out"),
@@ -357,7 +357,7 @@ def _build() -> dict[str, RuleSpec]:
         ("shake", "shake the covered shaker (the player's turn)"),
     ):
         spec(f"authority.{action}", "roles", f"Roles that may {what}", _roles_or_none)
-    # Separation of duties (issue 12, spec/standards.md SEC-5).
+    # Separation of duties (spec/standards.md SEC-5).
     spec("duties.rank", "roles", "The table roles from lowest to highest (who supervises whom)",
          _roles)
     spec("duties.assign_below_own", "bool",
@@ -409,7 +409,3 @@ def check_value(rule_id: str, value: Any) -> str | None:
     if spec is None:
         return "unknown rule id"
     return spec.check(value)
-
-
-def known_code(code: str) -> bool:
-    return is_code(code)

@@ -36,7 +36,7 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import commands_api, dice_room, idempotency, integrity, submission
+from dicetable.server import commands_api, dice_room, faults_api, idempotency, submission
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
@@ -72,8 +72,8 @@ ELECTRONIC_TICK_S = 0.5
 GC_THRESHOLDS = (20_000, 20, 100)
 """The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
-thresholds the collector scanned all of them every few seconds, pausing every table for up to
-100 ms at a time (issue 13). Young objects are still collected often; a full scan is rare,
+thresholds the collector would scan all of them every few seconds, pausing every table each
+time. Young objects are still collected often; a full scan is rare,
 and waits for a quiet moment (``collector``: the third threshold stands for when it is due)."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
@@ -148,7 +148,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         hub.bind(asyncio.get_running_loop())
-        gc.freeze()  # the floor as loaded: never scanned again by the collector (issue 13)
+        gc.freeze()  # the floor as loaded: never scanned again by the collector
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS[:2], NEVER)  # full collections: when quiet
         if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
@@ -174,7 +174,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
                   responses=ERROR_RESPONSES,
                   # No OpenTelemetry here: the framework would otherwise ask, on every
-                  # request, whether a tracer or meter is configured (issue 13).
+                  # request, whether a tracer or meter is configured.
                   telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Casino dice tables run as the PA and IN regulations write them. "
                               "Every refusal names its rule and citation.")
@@ -193,7 +193,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    app.include_router(integrity.router())
+    app.include_router(faults_api.router(session_account))
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
         """The answer of a command committed before a crash, rebuilt from its log."""
@@ -228,7 +228,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             return await answer
         finally:
             # A refusal raised here holds this frame in its traceback, and the frame held
-            # the future that holds the refusal: a cycle left to the collector (issue 13).
+            # the future that holds the refusal: a cycle left to the collector.
             del answer
 
     bets = commands_api.declared("bets")  # the catalogue's bet route, model and all

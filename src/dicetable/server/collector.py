@@ -1,11 +1,10 @@
-"""Full collections at a quiet moment, not in the middle of a rush (issue 13).
+"""Full collections at a quiet moment, not in the middle of a rush.
 
 A full collection scans every object the server holds that was not frozen at start-up
 (``app.lifespan``); after a busy spell that is the floor's bets, events and connections, and
-the scan holds every table and every read for as long as it takes (85 ms for a heap far
-smaller than a floor after an hour's play, measured with ``gc.callbacks``). One full
-benchmark run saw the 503s of its 2x overload wait 170 ms at their p99 (15 ms in the runs
-around it), a stall of that size. So Python never starts one on its own here (the third
+the scan holds every table and every read for as long as it takes, which grows with the floor
+and stalls every answer under load, a 503's included. So Python never starts one on its own
+here (the third
 threshold is ``NEVER``): ``collect_when_quiet`` starts one once as many younger collections
 have passed as Python would wait for (``full_after``, the third of ``app.GC_THRESHOLDS``),
 at a moment when nothing is in flight and the event loop keeps up, or, whatever the load,

@@ -1,4 +1,4 @@
-"""The hot command route answered without the framework's per-request machinery (issue 13).
+"""The hot command route answered without the framework's per-request machinery.
 
 A bet is the request a full table sends most, and FastAPI's routing, dependency injection
 (the session lookup on the thread pool) and response encoding were most of its cost.

@@ -34,7 +34,7 @@ from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.games.events import BetPlaced, DiceRolled, Event
-from dicetable.games.state import apply
+from dicetable.games.fold import apply
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
@@ -59,7 +59,8 @@ from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head
 from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
-from dicetable.store.replay import opening, pack_for
+from dicetable.store.replay import opening
+from dicetable.store.state_codec import pack_for
 from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
@@ -568,9 +569,6 @@ class Floor:
                 log.exception("listener failed")
 
     # -- views -------------------------------------------------------------------------------
-    def is_staff(self, account: Account, table_id: str) -> bool:
-        return account.kind is Kind.STAFF and bool(self.roles_at(account, table_id))
-
     def view(self, table_id: str, account: Account) -> dict[str, Any]:
         info = self.get(table_id)
         with info.lock:

@@ -20,16 +20,12 @@ commit, or on the periodic verification - and nothing more is served from memory
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
-
-from dicetable.core.errors import DicetableError, ProcedureViolation, RoleNotPermitted
+from dicetable.core.errors import DicetableError, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.store.adjudicate import adjudicate_table
 from dicetable.store.audit import verify_table
@@ -111,49 +107,6 @@ def table_problem(store: EventStore, table: str, *, replay: bool = False
 def stream_problems(streams: StreamLog) -> list[tuple[str, str, str]]:
     return [(p.stream, p.what, f"seq {p.seq}: {p.detail}") for p in verify_streams(streams)
             if p.stream != FAULTS]
-
-
-class ClearFault(BaseModel):
-    reason: str = Field(min_length=1, max_length=200)
-
-
-def router() -> APIRouter:
-    """The pit's fault routes (mounted by ``create_app``)."""
-    from dicetable.server.app import session_account
-    from dicetable.server.floor import Floor
-
-    api = APIRouter(tags=["pit"])
-
-    @api.get("/api/faults")
-    def faults(request: Request) -> list[dict[str, Any]]:
-        """Open integrity faults (tables and streams), for the pit console."""
-        floor: Floor = request.app.state.floor
-        who = session_account(request)
-        _supervisor(floor, who.username)
-        return list(floor.faults.open.values())
-
-    @api.post("/api/tables/{table_id}/fault/clear")
-    async def clear(table_id: str, body: ClearFault, request: Request) -> dict[str, Any]:
-        """Clear a table's integrity fault once the whole log verifies again - the chain,
-        the checkpoints, the adjudication, the head this server last saw (recorded); else
-        409 naming what still fails."""
-        floor: Floor = request.app.state.floor
-        who = session_account(request)
-        role = _supervisor(floor, who.username)
-        await asyncio.to_thread(floor.clear_fault, table_id, who.username, role, body.reason)
-        return {"status": f"{table_id} cleared", "faults": list(floor.faults.open.values())}
-
-    return api
-
-
-def _supervisor(floor: Any, username: str) -> Role:
-    for info in floor.tables.values():
-        held: set[Role] = set(info.table.procedure.staff.get(username, set()))
-        for role in sorted(held & CLEARERS):
-            return role
-    raise RoleNotPermitted("only a pit boss or shift manager handles integrity faults",
-                           rule="integrity.clear", citation="spec/standards.md SEC-5 "
-                                                            "[industry-default]")
 
 
 def still_failing(table: str, problems: list[str]) -> ProcedureViolation:

@@ -1,4 +1,4 @@
-"""Bounded input and one error shape (spec/standards.md RES-5; issue 12).
+"""Bounded input and one error shape (spec/standards.md RES-5).
 
 - ``BodyLimit``: a request body over ``MAX_BODY`` bytes is refused with 413 before the app
   reads it (declared by Content-Length, or counted as it streams in);

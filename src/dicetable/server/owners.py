@@ -81,12 +81,6 @@ class TableOwners:
         with self._lock:
             return table in self._owned
 
-    def add_table(self, table: str) -> None:
-        with self._lock:
-            if table not in self._tables:
-                self._tables = sorted([*self._tables, table])
-        self.claim()
-
     def claim(self) -> None:
         """Take unowned tables up to the fair share (starting at a place of this process's
         own, so that processes starting together try different tables first)."""

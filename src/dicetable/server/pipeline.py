@@ -24,10 +24,10 @@ import queue
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
@@ -37,7 +37,6 @@ from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
 
 if TYPE_CHECKING:
-    from dicetable.server.floor import Floor, FloorTable
     from dicetable.table import Table
 
 log = logging.getLogger(__name__)
@@ -101,10 +100,39 @@ class BatchStats:
     busy: int = 0
 
 
+class HostedTable(Protocol):
+    """What the pipeline reads of a table its floor holds (``server.floor.FloorTable``)."""
+
+    @property
+    def lock(self) -> threading.Lock: ...
+    @property
+    def table(self) -> Table: ...
+    @property
+    def owners(self) -> dict[str, str]: ...
+    @property
+    def pipeline(self) -> TablePipeline | None: ...
+
+
+class TableHost(Protocol):
+    """What the pipeline needs of the floor that holds its table (``server.floor.Floor``,
+    which starts a pipeline for each table it loads)."""
+
+    @property
+    def tables(self) -> Mapping[str, HostedTable]: ...
+    def get(self, table_id: str) -> HostedTable: ...
+    def _catch_up(self, table_id: str, info: Any) -> list[Event]: ...
+    def _after(self, table_id: str, info: Any, events: list[Event]) -> None: ...
+    def _commit(self, table_id: str, info: Any, events: list[Event],
+                spans: list[tuple[str, int, int]] | None = None) -> None: ...
+    def _rebuild(self, table_id: str) -> None: ...
+    def _publish(self, table_id: str, events: list[Event]) -> None: ...
+    def _snapshot_due(self, table_id: str, info: Any) -> None: ...
+
+
 class TablePipeline:
     """One table's queue and worker thread."""
 
-    def __init__(self, floor: Floor, table_id: str, *, max_queue: int = MAX_QUEUE,
+    def __init__(self, floor: TableHost, table_id: str, *, max_queue: int = MAX_QUEUE,
                  max_batch: int = MAX_BATCH, max_wait: float | None = MAX_WAIT) -> None:
         self.floor = floor
         self.table_id = table_id
@@ -265,7 +293,7 @@ class TablePipeline:
         self.cost = 0.8 * self.cost + 0.2 * (deciding / len(jobs))
         self.commit_cost = 0.8 * self.commit_cost + 0.2 * (spent - deciding)
 
-    def _decide(self, info: FloorTable, jobs: list[Job]
+    def _decide(self, info: HostedTable, jobs: list[Job]
                 ) -> tuple[list[tuple[Job, object]], list[Event], list[tuple[str, int, int]]]:
         """Every job decided in order against the state with the earlier ones applied; the
         events are held back (the sink only collects them) until the one commit."""
@@ -324,9 +352,9 @@ class TablePipeline:
 def _answerable(exc: Exception) -> Exception:
     """A refusal as it is answered: a rule's refusal without its traceback. Its traceback
     holds this batch's frames, and they hold the outcomes that hold it: a cycle only the
-    collector frees, with the table's state of that moment in it. Under load those cycles
-    were most of what each young collection traversed (40 ms pauses, every table and every
-    read stopped). A fault keeps its traceback: it is logged."""
+    collector frees, with the table's state of that moment in it, and under load those cycles
+    would be most of what each young collection traverses while every table and every read
+    waits. A fault keeps its traceback: it is logged."""
     return exc.with_traceback(None) if isinstance(exc, DicetableError) else exc
 
 
@@ -353,8 +381,8 @@ def _settle(outcomes: list[tuple[Job, object]]) -> None:
 ANSWERS_PER_TURN = 32
 """Answers settled in one turn of the event loop; the rest in the next turns (industry-
 default). Every future settled here wakes its request, and all of them run before the loop
-reads its sockets again: a commit's 300 answers at once kept every new request, and its 503,
-waiting 20-40 ms. A few at a time, the loop reads between them."""
+reads its sockets again: a large commit's answers all at once would keep every new request,
+and its 503, waiting. A few at a time, the loop reads between them."""
 
 
 def _answer(answers: list[tuple[asyncio.Future[Any], object]], start: int = 0) -> None:
@@ -386,7 +414,7 @@ class LoadGate:
     would wait too long behind the commands already in the server (``server.shedding``).
     Asked by ``ShedLoad`` and, as a request is read, by ``refusing_http.RefusingHttp``."""
 
-    def __init__(self, floor: Floor, admission: Admission | None = None,
+    def __init__(self, floor: TableHost, admission: Admission | None = None,
                  impatience: Impatience | None = None) -> None:
         self.floor = floor
         self.admission = admission or Admission()

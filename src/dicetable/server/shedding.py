@@ -1,4 +1,4 @@
-"""Refusing the excess before it costs anything: the server's own queue (issue 13).
+"""Refusing the excess before it costs anything: the server's own queue.
 
 A table's pipeline refuses a command whose wait *at that table* would be too long
 (``pipeline.MAX_WAIT``). Under overload the wait is elsewhere first: the commands admitted
@@ -41,12 +41,12 @@ MIN_IN_FLIGHT = 32
 """Commands always admitted, whatever the estimate (industry-default)."""
 LAG_LIMIT = 0.005
 """Seconds the event loop may lag, on average over its recent heartbeats, before commands are
-refused (industry-default). A 503 waits for the loop as long as it lags at that moment, and
-the moments run two to three times the average (a young collection of the heap alone holds the
-loop 10-20 ms): at twice the server's capacity, a 20 ms average gave 503s a p99 of 30-58 ms,
-8 ms gave 25 ms, 5 ms gave 10-21 ms over six runs, for about as many accepted (2,200-3,300/s)
-and their p99 37-120 ms instead of 120-200. An average, not the last beat: a busy moment (a
-batch's answers written at once) is not overload; a loop that stays behind is."""
+refused (industry-default). A 503 waits for the loop as long as it lags at that moment, and the
+moments run two to three times the average (a young collection of the heap alone holds the
+loop that long), so the limit is kept low: a lower one shortens every refusal's wait without
+admitting fewer (the figures are in ``bench/`` and the commit history). An average, not the
+last beat: a busy moment (a batch's answers written at once) is not overload; a loop that stays
+behind is."""
 LAG_SMOOTHING = 0.25
 """Weight of the latest heartbeat in that average."""
 DECREASE = 0.5
@@ -64,10 +64,9 @@ WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
 FIRST_GUESS = 0.00025
 """CPU seconds per answer assumed until the first window is measured (industry-default:
-about one and a half times what an accepted bet costs this 2-core machine's server, so that
-400 commands may be in flight at first). Without one, a sudden overload on a server that had
-not measured itself yet was all admitted, 1,500 commands in the first quarter second and
-400 ms of waiting, before the loop's lag said so."""
+a little more than an accepted bet costs, so that a few hundred commands may be in flight at
+first). Without one, a sudden overload on a server that had not measured itself yet would all
+be admitted before the loop's lag said so."""
 
 
 class Admission:
@@ -123,8 +122,8 @@ class Admission:
         if self.lag > self.max_lag:
             # Cut once, then again only when what is in flight has come down to the cut (as
             # TCP halves its window once per loss, not per late ACK): a lag spike stays in
-            # the average for a few beats, and halving at each of them took 200 clients'
-            # allowance from 200 to the floor in 30 ms, refusing most of them for it.
+            # the average for a few beats, and halving at each of them would take the
+            # allowance to the floor at once, refusing most clients for one spike.
             if self.in_flight <= self.limit:
                 self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
         elif self.limit != math.inf:

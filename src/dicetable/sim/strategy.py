@@ -103,10 +103,6 @@ class SessionSpec:
     stop_loss: int | None = None
     """Stop betting once the session is down this much."""
 
-    @property
-    def limited(self) -> bool:
-        return any(v is not None for v in (self.bankroll, self.stop_win, self.stop_loss))
-
 
 @dataclass(frozen=True)
 class Strategy:

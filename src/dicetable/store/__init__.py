@@ -5,6 +5,7 @@ after a restart; ``verify_store`` checks the hash chain; ``recall_rounds`` rebui
 rounds for game recall.
 """
 
+from dicetable.store import aggregates as _aggregates  # noqa: F401  (registers the built-in kinds)
 from dicetable.store.audit import verify_store
 from dicetable.store.base import EventStore, Notice, Subscription
 from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent

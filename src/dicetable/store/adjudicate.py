@@ -28,7 +28,7 @@ from dicetable.games import events as ev
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
 from dicetable.store.event_codec import decode
-from dicetable.store.replay import fold
+from dicetable.store.state_codec import fold
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ from dicetable.games.events import Event as TableEvent
 from dicetable.games.events import TableOpened
 from dicetable.games.state import TableState
 from dicetable.store import custody_codec
-from dicetable.store.replay import fold, pack_for
-from dicetable.store.state_codec import decode_state, encode_state, roundtrips
+from dicetable.store.state_codec import decode_state, encode_state, fold, pack_for, roundtrips
 from dicetable.store.streams import TABLE, Aggregate, register
 
 

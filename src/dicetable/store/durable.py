@@ -35,8 +35,8 @@ from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
 from dicetable.store.chain import EMPTY, Head, make_snapshot
-from dicetable.store.replay import fold, load_state, share_pack
-from dicetable.store.state_codec import encode_state, roundtrips
+from dicetable.store.replay import load_state
+from dicetable.store.state_codec import encode_state, fold, roundtrips, share_pack
 from dicetable.store.streams import check_table_id
 from dicetable.table.automation import Automation
 from dicetable.table.procedure import DiceRegistry

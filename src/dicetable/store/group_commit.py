@@ -69,8 +69,6 @@ class GroupCommitter:
         self._thread = threading.Thread(target=self._run, name=f"dicetable-writer-{name}",
                                         daemon=True)
         self._thread.start()
-        self.batches = 0
-        self.jobs = 0
 
     def submit(self, payload: Any) -> Any:
         """Queue ``payload`` and wait until it is committed; returns what ``write`` set."""
@@ -86,8 +84,6 @@ class GroupCommitter:
             batch, stop = take_batch(self._queue, self._max, _STOP)
             if not batch:
                 return
-            self.batches += 1
-            self.jobs += len(batch)
             self._write_isolating(batch)
             if stop:
                 return

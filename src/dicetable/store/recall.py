@@ -30,7 +30,8 @@ from dicetable.games.policy import is_working
 from dicetable.games.state import TableState
 from dicetable.games.variant import variant_of
 from dicetable.store.base import EventStore
-from dicetable.store.replay import fold, load_state, opening
+from dicetable.store.replay import load_state, opening
+from dicetable.store.state_codec import fold
 from dicetable.table.procedure_state import procedure
 
 _OUTCOME = (ev.DiceRolled, ev.NoRollCalled, ev.LosersCollected, ev.WinnersPaid,

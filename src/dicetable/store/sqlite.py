@@ -265,9 +265,3 @@ class SqliteStore(GroupWriter, EventStore):
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
-
-    @property
-    def commit_stats(self) -> tuple[int, int]:
-        """(transactions, batches written): how well group commit is batching."""
-        c = self._committer
-        return (c.batches, c.jobs) if c is not None else (0, 0)

@@ -20,17 +20,48 @@ True
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 from dicetable.core import codec
 from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
+from dicetable.games.events import Event, TableOpened
+from dicetable.games.fold import apply
 from dicetable.games.state import TableState
+from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
+from dicetable.store.pack_cache import PackCache
 from dicetable.table.procedure_state import KEY as PROCEDURE_KEY
 from dicetable.table.procedure_state import Procedure
 
 _SKIP = {"pack"}
+
+_PACKS: PackCache[RulePack] = PackCache(pack_from_dict, "table")
+
+
+def pack_for(opened: TableOpened) -> RulePack:
+    """The rule pack a table was opened under: one object per digest, so that the compiled
+    wager tables are built once per process, not once per replay."""
+    return _PACKS.get(opened.pack_digest, opened.pack, opened.table)
+
+
+def share_pack(state: TableState) -> None:
+    """Point ``state`` at the one pack object of its digest (``apply`` builds a new one from
+    the opening event, whose wagers would then be compiled again for every table)."""
+    if state.pack is not None:
+        state.pack = _PACKS.share(state.pack)
+
+
+def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
+    """``apply`` every event in order (the state is the fold of the log)."""
+    state = state if state is not None else TableState()
+    for event in events:
+        apply(state, event)
+        if type(event) is TableOpened:
+            state.pack = pack_for(event)
+    return state
+
 
 EXTRA_TYPES: dict[str, type[Any]] = {PROCEDURE_KEY: Procedure}
 """What the layers above the game keep in ``TableState.extra``, by key."""

@@ -49,30 +49,19 @@ class Aggregate:
 
 
 _KINDS: dict[str, Aggregate] = {}
-_LOADERS: list[Callable[[], None]] = []
+"""Filled by the modules that declare aggregates (``dicetable.store.aggregates``, which the
+package imports), so this registry imports none of them."""
 
 
 def register(aggregate: Aggregate) -> None:
     _KINDS[aggregate.kind] = aggregate
 
 
-def on_first_use(loader: Callable[[], None]) -> None:
-    """Defer a registration until a stream is first looked up (avoids import cycles)."""
-    _LOADERS.append(loader)
-
-
-def _ensure() -> None:
-    while _LOADERS:
-        _LOADERS.pop(0)()
-
-
 def kind_of(stream: str) -> str:
     """The aggregate kind a stream id names (``table`` for a bare id)."""
     prefix, sep, _ = stream.partition(SEPARATOR)
-    if sep and prefix != TABLE:
-        _ensure()
-        if prefix in _KINDS:
-            return prefix
+    if sep and prefix != TABLE and prefix in _KINDS:
+        return prefix
     return TABLE
 
 
@@ -90,7 +79,6 @@ def stream_id(kind: str, name: str) -> str:
 
 def aggregate(stream_or_kind: str) -> Aggregate:
     """The registered aggregate of a stream id or a kind name."""
-    _ensure()
     kind = stream_or_kind if stream_or_kind in _KINDS else kind_of(stream_or_kind)
     return _KINDS[kind]
 
@@ -104,7 +92,6 @@ def claimed_stream(kind: str, data: dict[str, Any]) -> str | None:
 
 
 def kinds() -> list[str]:
-    _ensure()
     return sorted(_KINDS)
 
 
@@ -113,12 +100,3 @@ def check_table_id(table_id: str) -> None:
     if kind_of(table_id) != TABLE:
         raise InvalidInput(f"{table_id!r} names a {kind_of(table_id)} stream, not a table",
                            rule="store.stream")
-
-
-def _builtin() -> None:
-    import importlib
-
-    importlib.import_module("dicetable.store.aggregates")
-
-
-on_first_use(_builtin)

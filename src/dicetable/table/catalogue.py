@@ -12,21 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicetable.core.roles import Role
 from dicetable.games.catalogue import CATALOGUE, Entry, Field, Method, Route, ScriptContext, declare
 from dicetable.table import commands as tcmd
+from dicetable.table.script_v2 import parse_role
 
 __all__ = ["CATALOGUE", "PROCEDURE_ENTRIES", "Entry"]
 
 
-def _role(text: str) -> Role:
-    from dicetable.table.script import parse_role  # the script's error names the roles
-
-    return parse_role(text)
-
-
 def _staff(x: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
-    return {"person": a[0], "staff_role": _role(a[1])}
+    return {"person": a[0], "staff_role": parse_role(a[1])}
 
 
 def _format_staff(x: ScriptContext | None, c: Any) -> list[str]:
@@ -46,15 +40,15 @@ _STAFF = (Field("person", max_length=64), Field("staff_role", json="role"))
 _SERIALS = Field("serials", min_length=1, max_length=12)
 
 PROCEDURE_ENTRIES: tuple[Entry, ...] = (
-    declare(tcmd.AssignStaff, "assign-staff", "authority.staff", "_assign",
+    declare(tcmd.AssignStaff, "assign-staff", "authority.staff",
             "Assign a person to a staff role at this table.", verb="assign", parse=_staff,
             format=_format_staff, route=Route("staff", ("assign-staff",), body=_STAFF),
             method=Method("assign", ("person", "staff_role")), tags=("dealer",)),
-    declare(tcmd.RelieveStaff, "relieve-staff", "authority.staff", "_relieve",
+    declare(tcmd.RelieveStaff, "relieve-staff", "authority.staff",
             "Relieve a person of a staff role at this table.", verb="relieve", parse=_staff,
             format=_format_staff, route=Route("staff/relieve", ("relieve-staff",), body=_STAFF),
             method=Method("relieve", ("person", "staff_role")), tags=("dealer",)),
-    declare(tcmd.BringDice, "bring-dice", "authority.dice", "_bring",
+    declare(tcmd.BringDice, "bring-dice", "authority.dice",
             "Bring dice to the table by serial (Props & Hops: load the shaker, with the "
             "dealer as witness).", verb="bring-dice",
             parse=lambda x, a, o: {"serials": tuple(a), "witness": o.get("witness")},
@@ -63,14 +57,14 @@ PROCEDURE_ENTRIES: tuple[Entry, ...] = (
                 _SERIALS, Field("witness", max_length=64))),
             method=Method("bring_dice", varargs="serials",
                           defaults=(("witness", "shaker-dealer"),)), tags=("dealer",)),
-    declare(tcmd.RemoveDice, "remove-dice", "authority.dice", "_remove_dice",
+    declare(tcmd.RemoveDice, "remove-dice", "authority.dice",
             "Take dice from the table, with the reason.", verb="remove-dice",
             parse=lambda x, a, o: {"serials": tuple(a), "reason": o.get("reason", "replaced")},
             format=lambda x, c: [*c.serials, *_opt("reason", c.reason, "replaced")],
             route=Route("dice/remove", ("remove-dice",), body=(
                 _SERIALS, Field("reason", max_length=100))),
             method=Method("remove_dice", varargs="serials"), tags=("dealer",)),
-    declare(tcmd.OfferDice, "offer-dice", "authority.offer_dice", "_offer",
+    declare(tcmd.OfferDice, "offer-dice", "authority.offer_dice",
             "Offer the dice to the patron next in turn (by default, the whole bowl).",
             verb="offer-dice", parse=_offer, format=lambda x, c: [c.patron, *c.serials],
             route=Route("offer-dice", ("offer-dice",), body=(
@@ -79,67 +73,67 @@ PROCEDURE_ENTRIES: tuple[Entry, ...] = (
                       description="left out or null: the whole bowl"))),
             method=Method("offer_dice", ("patron", "serials")),
             tags=("dealer",)),
-    declare(tcmd.DeclineDice, "decline-dice", "authority.select_dice", "_decline",
+    declare(tcmd.DeclineDice, "decline-dice", "authority.select_dice",
             "The patron offered the dice declines them.", verb="decline",
             route="decline-dice", method=Method("decline_dice"), tags=("players",)),
-    declare(tcmd.SelectDice, "select-dice", "authority.select_dice", "_select",
+    declare(tcmd.SelectDice, "select-dice", "authority.select_dice",
             "The new shooter selects two of the dice offered.", verb="select-dice",
             parse=lambda x, a, o: {"serials": tuple(a)}, format=lambda x, c: list(c.serials),
             route=Route("select-dice", ("select-dice",), body=(_SERIALS,)),
             method=Method("select_dice", varargs="serials",
                           defaults=(("serials", "offered-pair"),)), tags=("players",)),
-    declare(tcmd.RelinquishDice, "relinquish-dice", "authority.select_dice", "_relinquish",
+    declare(tcmd.RelinquishDice, "relinquish-dice", "authority.select_dice",
             "The shooter gives up the dice.", verb="relinquish", route="relinquish-dice",
             method=Method("relinquish_dice"), tags=("players",)),
     declare(tcmd.RemoveShooter, "remove-shooter", "authority.remove_shooter",
-            "_remove_shooter", "Take the dice from the shooter, on a listed ground.",
+            "Take the dice from the shooter, on a listed ground.",
             verb="remove-shooter", parse=lambda x, a, o: {"ground": a[0]},
             format=lambda x, c: [c.ground],
             route=Route("remove-shooter", ("remove-shooter",), body=(
                 Field("ground", max_length=64),)),
             method=Method("remove_shooter", ("ground",)), tags=("dealer",)),
-    declare(tcmd.OverturnNoRoll, "overturn", "authority.overturn_no_roll", "_overturn",
+    declare(tcmd.OverturnNoRoll, "overturn", "authority.overturn_no_roll",
             "Overturn the declaration on the last roll.", verb="overturn",
             parse=lambda x, a, o: {"reason": " ".join(a)},
             format=lambda x, c: [c.reason] if c.reason else [],
             route=Route("overturn", ("overturn",), body=(Field("reason", max_length=200),)),
             method=Method("overturn", ("reason",)), tags=("dealer",)),
-    declare(tcmd.ShakeShaker, "shake", "authority.shaker", "_dealer_shake",
+    declare(tcmd.ShakeShaker, "shake", "authority.shaker",
             "The dealer shakes the covered shaker.", verb="shake", route="shake",
             method=Method("shake"), tags=("dealer",)),
-    declare(tcmd.OfferShaker, "offer-shaker", "authority.shaker", "_offer_shaker",
+    declare(tcmd.OfferShaker, "offer-shaker", "authority.shaker",
             "Offer the covered shaker to the player whose turn it is.", verb="offer-shaker",
             parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
             route=Route("offer-shaker", ("offer-shaker",), body=(
                 Field("player", max_length=64),)),
             method=Method("offer_shaker", ("player",)), tags=("dealer",)),
-    declare(tcmd.PlayerShake, "player-shake", "authority.shake", "_player_shake",
+    declare(tcmd.PlayerShake, "player-shake", "authority.shake",
             "The player shakes the covered shaker (count the shakes).", verb="player-shake",
             parse=lambda x, a, o: {"times": int(a[0]) if a else 1},
             format=lambda x, c: [str(c.times)],
             route=Route("player-shake", ("player-shake",), body=(
                 Field("times", ge=1, le=100, default=(3,)),)),
             method=Method("player_shake", ("times",)), tags=("players",)),
-    declare(tcmd.RemoveLid, "remove-lid", "authority.shake", "_remove_lid",
+    declare(tcmd.RemoveLid, "remove-lid", "authority.shake",
             "The player takes the lid off the shaker (a violation).", verb="remove-lid",
             route="remove-lid", method=Method("remove_lid"), tags=("players",)),
-    declare(tcmd.RecoverShaker, "re-cover-shaker", "authority.shake", "_recover_shaker",
+    declare(tcmd.RecoverShaker, "re-cover-shaker", "authority.shake",
             "The player who took the lid off puts it back; the shaker is shaken again before "
             "it is returned (58 Pa. Code 585.3(e)).", verb="re-cover",
             route="re-cover-shaker", method=Method("re_cover_shaker"), tags=("players",),
             since=2),
-    declare(tcmd.ReturnShaker, "return-shaker", "authority.shake", "_return_shaker",
+    declare(tcmd.ReturnShaker, "return-shaker", "authority.shake",
             "The player returns the covered shaker to the dealer.", verb="return-shaker",
             route="return-shaker", method=Method("return_shaker"), tags=("players",)),
-    declare(tcmd.UncoverShaker, "uncover", "authority.shaker", "_uncover",
+    declare(tcmd.UncoverShaker, "uncover", "authority.shaker",
             "The dealer uncovers the shaker in the designated circle.", verb="uncover",
             route="uncover", method=Method("uncover"), tags=("dealer",)),
-    declare(tcmd.PassShaker, "pass-shaker", "authority.shaker", "_pass_shaker",
+    declare(tcmd.PassShaker, "pass-shaker", "authority.shaker",
             "Props & Hops: after a round ending on the passing total (shaker.passes_on), the "
             "shaker goes to the next player to the left.", verb="pass-shaker",
             route="pass-shaker", method=Method("pass_shaker"), automatable=True,
             tags=("dealer",), since=3),
-    declare(tcmd.Tick, "tick", None, "_tick",
+    declare(tcmd.Tick, "tick", None,
             "The table's clock ticks: raise what time has made due.", verb="tick",
             method=Method("tick")),
 )

@@ -15,7 +15,7 @@ from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.games.catalogue import handlers
+from dicetable.games.catalogue import decides, handlers, require_handlers
 from dicetable.games.engine import Emitter, Engine
 from dicetable.games.state import Phase, TableState
 from dicetable.rules.model import RulePack
@@ -221,6 +221,7 @@ class ProcedureEngine:
                      shooter=p.shooter, reason="seven-out")
 
     # -- staff -------------------------------------------------------------------------------------
+    @decides(tcmd.AssignStaff)
     def _assign(self, state: TableState, c: tcmd.AssignStaff, out: Emitter) -> None:
         if c.staff_role not in STAFF_ROLES:
             raise InvalidInput(f"{c.staff_role} is not a staff role", rule="authority.staff")
@@ -230,6 +231,7 @@ class ProcedureEngine:
         out.emit(tev.StaffAssigned, rule=state.rules().cite("authority.staff"),
                  person=c.person, staff_role=c.staff_role)
 
+    @decides(tcmd.RelieveStaff)
     def _relieve(self, state: TableState, c: tcmd.RelieveStaff, out: Emitter) -> None:
         p = procedure(state)
         pack = state.rules()
@@ -248,6 +250,7 @@ class ProcedureEngine:
                  staff_role=c.staff_role)
 
     # -- dice at the table ----------------------------------------------------------------------
+    @decides(tcmd.BringDice)
     def _bring(self, state: TableState, c: tcmd.BringDice, out: Emitter) -> None:
         p = procedure(state)
         pack = state.rules()
@@ -268,6 +271,7 @@ class ProcedureEngine:
             # the expired dice were replaced: play resumes with the new ones
             out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
+    @decides(tcmd.RemoveDice)
     def _remove_dice(self, state: TableState, c: tcmd.RemoveDice, out: Emitter) -> None:
         p = procedure(state)
         pack = state.rules()
@@ -285,6 +289,7 @@ class ProcedureEngine:
                 and not dice_expired(state, out.now, remaining):
             out.emit(tev.PlayUnblocked, rule=pack.cite("dice.max_hours"), name="dice-expired")
 
+    @decides(tcmd.Tick)
     def _tick(self, state: TableState, c: tcmd.Tick, out: Emitter) -> None:
         p = procedure(state)
         pack = state.rules()
@@ -299,6 +304,7 @@ class ProcedureEngine:
         if not state.variant.has_shooter or state.mode != "live":
             raise ProcedureViolation("there is no shooter at this table", rule="table.mode")
 
+    @decides(tcmd.OfferDice)
     def _offer(self, state: TableState, c: tcmd.OfferDice, out: Emitter) -> None:
         self._craps_live(state)
         p = procedure(state)
@@ -340,11 +346,13 @@ class ProcedureEngine:
                                      citation=state.rules().cite("authority.offer_dice"))
         return p
 
+    @decides(tcmd.DeclineDice)
     def _decline(self, state: TableState, c: tcmd.DeclineDice, out: Emitter) -> None:
         self._offered_to_actor(state, c)
         out.emit(tev.DiceDeclined, rule=state.rules().cite("shooter.first_offer"),
                  patron=c.actor)
 
+    @decides(tcmd.SelectDice)
     def _select(self, state: TableState, c: tcmd.SelectDice, out: Emitter) -> None:
         p = self._offered_to_actor(state, c)
         pack = state.rules()
@@ -371,6 +379,7 @@ class ProcedureEngine:
             raise ProcedureViolation("settle the roll first", rule="settlement.order")
         return p
 
+    @decides(tcmd.RelinquishDice)
     def _relinquish(self, state: TableState, c: tcmd.RelinquishDice, out: Emitter) -> None:
         p = self._shooter_between_rolls(state)
         pack = state.rules()
@@ -383,6 +392,7 @@ class ProcedureEngine:
         out.emit(tev.ShooterEnded, rule=pack.cite("shooter.may_relinquish"), shooter=p.shooter,
                  reason="relinquished")
 
+    @decides(tcmd.RemoveShooter)
     def _remove_shooter(self, state: TableState, c: tcmd.RemoveShooter, out: Emitter) -> None:
         p = self._shooter_between_rolls(state)
         pack = state.rules()
@@ -394,6 +404,7 @@ class ProcedureEngine:
         out.emit(tev.ShooterEnded, rule=pack.cite("shooter.removal_grounds"),
                  shooter=p.shooter, reason=c.ground)
 
+    @decides(tcmd.OverturnNoRoll)
     def _overturn(self, state: TableState, c: tcmd.OverturnNoRoll, out: Emitter) -> None:
         p = procedure(state)
         pack = state.rules()
@@ -411,6 +422,7 @@ class ProcedureEngine:
             raise ProcedureViolation("there is no shaker at this table", rule="table.mode")
         return procedure(state)
 
+    @decides(tcmd.ShakeShaker)
     def _dealer_shake(self, state: TableState, c: tcmd.ShakeShaker, out: Emitter) -> None:
         p = self._shaker_live(state)
         self.game.returns_first(state)  # a no roll's wagers go back before the next round
@@ -424,6 +436,7 @@ class ProcedureEngine:
                                      citation=pack.cite("authority.shaker"))
         out.emit(tev.ShakerShaken, rule=pack.cite("authority.shaker"))
 
+    @decides(tcmd.OfferShaker)
     def _offer_shaker(self, state: TableState, c: tcmd.OfferShaker, out: Emitter) -> None:
         p = self._shaker_live(state)
         pack = state.rules()
@@ -443,6 +456,7 @@ class ProcedureEngine:
                                      citation=pack.cite(rule))
         out.emit(tev.ShakerOffered, rule=pack.cite("shaker.first_to"), player=c.player)
 
+    @decides(tcmd.PassShaker)
     def _pass_shaker(self, state: TableState, c: tcmd.PassShaker, out: Emitter) -> None:
         """585.3(j): after a round ending on the passing total, the next player to the left."""
         p = self._shaker_live(state)
@@ -470,6 +484,7 @@ class ProcedureEngine:
                                      rule="shaker.min_shakes",
                                      citation=state.rules().cite("shaker.min_shakes"))
 
+    @decides(tcmd.PlayerShake)
     def _player_shake(self, state: TableState, c: tcmd.PlayerShake, out: Emitter) -> None:
         self._lid_on(state, self._holder(state, c, "offered"))
         if not 1 <= c.times <= 100:
@@ -478,11 +493,13 @@ class ProcedureEngine:
         out.emit(tev.ShakerShakenByPlayer, rule=state.rules().cite("shaker.min_shakes"),
                  player=c.actor, times=c.times)
 
+    @decides(tcmd.RemoveLid)
     def _remove_lid(self, state: TableState, c: tcmd.RemoveLid, out: Emitter) -> None:
         self._lid_on(state, self._holder(state, c, "offered"))
         out.emit(tev.ShakerLidRemoved, rule=state.rules().cite("shaker.min_shakes"),
                  player=c.actor)
 
+    @decides(tcmd.RecoverShaker)
     def _recover_shaker(self, state: TableState, c: tcmd.RecoverShaker, out: Emitter) -> None:
         p = self._holder(state, c, "offered")
         if not p.lid_off:
@@ -491,6 +508,7 @@ class ProcedureEngine:
         out.emit(tev.ShakerRecovered, rule=state.rules().cite("shaker.min_shakes"),
                  player=c.actor)
 
+    @decides(tcmd.ReturnShaker)
     def _return_shaker(self, state: TableState, c: tcmd.ReturnShaker, out: Emitter) -> None:
         p = self._holder(state, c, "offered")
         self._lid_on(state, p)
@@ -502,6 +520,7 @@ class ProcedureEngine:
                 rule="shaker.min_shakes", citation=pack.cite("shaker.min_shakes"))
         out.emit(tev.ShakerReturned, rule=pack.cite("shaker.min_shakes"), player=c.actor)
 
+    @decides(tcmd.UncoverShaker)
     def _uncover(self, state: TableState, c: tcmd.UncoverShaker, out: Emitter) -> None:
         p = self._shaker_live(state)
         pack = state.rules()
@@ -518,3 +537,6 @@ def _seated(state: TableState) -> set[str]:
 
 def _last_throw(state: TableState) -> gev.DiceRolled | None:
     return procedure(state).last_throw
+
+
+require_handlers(ProcedureEngine, PROCEDURE_ENTRIES)

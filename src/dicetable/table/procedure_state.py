@@ -10,7 +10,8 @@ from typing import Any
 
 from dicetable.core.roles import Role
 from dicetable.games import events as gev
-from dicetable.games.state import TableState, register, register_after
+from dicetable.games.fold import register, register_after
+from dicetable.games.state import TableState
 from dicetable.table import events as ev
 
 KEY = "procedure"
@@ -56,10 +57,6 @@ class Procedure:
 
     def people_in(self, role: Role) -> list[str]:
         return sorted(p for p, roles in self.staff.items() if role in roles)
-
-    @property
-    def oldest_dice(self) -> str | None:
-        return min(self.dice.values()) if self.dice else None
 
 
 def procedure(state: TableState) -> Procedure:

@@ -207,9 +207,9 @@ class _Runner:
                                         rule="script.syntax")
             self.clock.set(when)
         elif key == "opener" and len(args) == 2:
-            h["opener"] = (args[0], _role(args[1]))
+            h["opener"] = (args[0], v2.parse_role(args[1]))
         elif key == "staff" and len(args) == 2:
-            h["staff"].append((args[0], _role(args[1])))
+            h["staff"].append((args[0], v2.parse_role(args[1])))
         elif key == "seat" and len(args) in (2, 3):
             h["players"].append((args[1], _int(args[0], "seat"), args[2] if len(args) == 3
                                  else None))
@@ -275,7 +275,7 @@ class _Runner:
         if len(words) < 3:
             raise ScriptSyntaxError("a command line is: ACTOR ROLE VERB [ARGS...]",
                                     rule="script.syntax")
-        actor, role, verb = words[0], _role(words[1]), words[2]
+        actor, role, verb = words[0], v2.parse_role(words[1]), words[2]
         args, opts = _options(words[3:])
         found = CATALOGUE.by_verb.get(verb)
         if found is None:
@@ -341,18 +341,6 @@ class _Runner:
         if what == "conserved":
             return None if t.state.conserved() else "money is not conserved"
         raise ScriptSyntaxError(f"unknown expectation {what!r}", rule="script.syntax")
-
-
-def parse_role(text: str) -> Role:
-    try:
-        return Role(text)
-    except ValueError:
-        raise ScriptSyntaxError(f"unknown role {text!r}; roles: "
-                                f"{', '.join(r.value for r in Role)}", rule="script.syntax") \
-            from None
-
-
-_role = parse_role
 
 
 def _int(text: str, what: str) -> int:
@@ -466,7 +454,7 @@ def _run_line(runner: _Runner, table: Table | None, number: int, line: str,
     try:
         if len(words) >= 3 and words[2] == "settle":
             assert table is not None
-            actor, role = words[0], _role(words[1])
+            actor, role = words[0], v2.parse_role(words[1])
             table.settle(actor=actor, role=role)
             alias = None
         elif len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS:

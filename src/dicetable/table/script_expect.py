@@ -8,16 +8,12 @@ of custody, and where a die is in custody.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from dicetable.custody import events as cev
 from dicetable.custody.model import DieState
 from dicetable.games import events as gev
 from dicetable.table import events as tev
-from dicetable.table.script_v2 import Runner, syntax_error
-
-if TYPE_CHECKING:
-    from dicetable.table.table import Table
+from dicetable.table.script_v2 import Runner, ScriptTable, syntax_error
 
 
 # -- expectations ------------------------------------------------------------------------------
@@ -42,7 +38,7 @@ def alerts(runner: Runner) -> list[tuple[str, str]]:
     return found
 
 
-def _voided(table: Table) -> gev.NoRollCalled | None:
+def _voided(table: ScriptTable) -> gev.NoRollCalled | None:
     """The call or automatic void of the last roll, unless it was overturned since."""
     for e in reversed(table.log):
         if isinstance(e, tev.NoRollOverturned):
@@ -54,7 +50,7 @@ def _voided(table: Table) -> gev.NoRollCalled | None:
     return None
 
 
-def _expect_void(table: Table, args: list[str]) -> str | None:
+def _expect_void(table: ScriptTable, args: list[str]) -> str | None:
     call = _voided(table)
     how = args[0]
     if how == "no":
@@ -90,14 +86,14 @@ def _show_void(call: gev.NoRollCalled) -> str:
     return f"{how} on {', '.join(call.grounds)}"
 
 
-def _shaker_with(table: Table) -> str:
+def _shaker_with(table: ScriptTable) -> str:
     p = table.procedure
     if p.shaker == "empty":
         return "none"
     return (p.shaker_holder or "none") if p.shaker == "offered" else "dealer"
 
 
-def _shaker_state(table: Table) -> str:
+def _shaker_state(table: ScriptTable) -> str:
     p = table.procedure
     return "lid-off" if p.lid_off else p.shaker
 

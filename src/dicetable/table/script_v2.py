@@ -17,6 +17,7 @@ Declared apart from the version-1 verbs, so the command catalogue can take them 
 module (the version, the header lines, the table verbs), ``script_custody`` (the custody
 steps) and ``script_expect`` (the expectations).
 
+>>> from dicetable.table.script import run_script
 >>> r = run_script('''
 ... dicetable-script 2
 ... pack pa-props-and-hops
@@ -47,7 +48,7 @@ import base64
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from dicetable.core.clock import Clock
 from dicetable.core.errors import InvalidInput
@@ -56,10 +57,9 @@ from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Person
 from dicetable.custody.rules import PRESETS, load_custody_pack
 from dicetable.custody.rules import pack_from_dict as custody_pack_from_dict
-
-if TYPE_CHECKING:
-    from dicetable.table.script import ScriptResult
-    from dicetable.table.table import Table
+from dicetable.games.events import Event
+from dicetable.games.state import TableState
+from dicetable.table.procedure_state import Procedure
 
 VERSIONS = (1, 2, 3)
 """The script format versions ``run_script`` reads (the first line names one)."""
@@ -90,6 +90,19 @@ class Extras:
                                f"version {self.version})")
 
 
+class ScriptTable(Protocol):
+    """What the version-2 steps read of the script's table (``dicetable.table.Table``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def state(self) -> TableState: ...
+    @property
+    def procedure(self) -> Procedure: ...
+    @property
+    def log(self) -> list[Event]: ...
+
+
 class Runner(Protocol):
     """What this module needs of the script runner (``dicetable.table.script._Runner``)."""
 
@@ -102,7 +115,7 @@ class Runner(Protocol):
     @property
     def base_dir(self) -> Path: ...
     @property
-    def table(self) -> Table | None: ...
+    def table(self) -> ScriptTable | None: ...
 
 
 # -- the header -------------------------------------------------------------------------------
@@ -141,19 +154,3 @@ def parse_role(text: str) -> Role:
     except ValueError:
         raise syntax_error(f"unknown role {text!r}; roles: {', '.join(r.value for r in Role)}") \
             from None
-
-
-# -- table verbs of version 2 --------------------------------------------------------------------
-def table_verbs() -> list[str]:
-    """Version-2 verbs that are table commands: declared in the command catalogue
-    (``dicetable.table.catalogue``, ``since=2``), which the script runner reads."""
-    from dicetable.table.catalogue import CATALOGUE
-
-    return sorted(v.verb for v in CATALOGUE.by_verb.values() if v.entry.since >= 2)
-
-
-def run_script(text: str) -> ScriptResult:
-    """``dicetable.table.script.run_script`` (for the doctest above)."""
-    from dicetable.table.script import run_script as run
-
-    return run(text)

@@ -36,9 +36,9 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.catalogue import Entry
-from dicetable.games.engine import Authorizer, Engine, default_authorizer
-from dicetable.games.state import Phase, TableState, apply
-from dicetable.games.variant import variant_of
+from dicetable.games.engine import Authorizer, Engine, default_authorizer, engine_of
+from dicetable.games.fold import apply
+from dicetable.games.state import Phase, TableState
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
@@ -70,7 +70,7 @@ class Decider(Protocol):
 def engine_for(game: str, mode: str = "bare", authorizer: Authorizer = default_authorizer,
                dice_registry: DiceRegistry | None = None) -> Decider:
     """The engine for a game in a mode."""
-    engine = variant_of(game).engine(authorizer)
+    engine = engine_of(game, authorizer)
     if mode == "bare":
         return engine
     if mode not in MODES:

@@ -374,18 +374,11 @@ def _compile_wager(pack: RulePack, code: str) -> CompiledWager:
         return _line(b, code)
     if fam == "put":
         return _put(b, n)
-    if fam == "place":
-        return b.standing(code, lambda r: r.total == n, lambda r: r.total == 7,
-                          f"paytable.place.{n}")
-    if fam == "lose":
-        return b.standing(code, lambda r: r.total == 7, lambda r: r.total == n,
-                          f"paytable.lose.{n}")
-    if fam == "buy":
-        return b.standing(code, lambda r: r.total == n, lambda r: r.total == 7,
-                          f"paytable.buy.{n}")
-    if fam == "lay":
-        return b.standing(code, lambda r: r.total == 7, lambda r: r.total == n,
-                          f"paytable.lay.{n}")
+    if fam in ("place", "buy", "lose", "lay"):
+        number, seven = (lambda r: r.total == n), (lambda r: r.total == 7)
+        # Place and buy win on the number before a 7; lose and lay win on a 7 first.
+        win, lose = (number, seven) if fam in ("place", "buy") else (seven, number)
+        return b.standing(code, win, lose, f"paytable.{fam}.{n}")
     if fam == "big":
         return b.standing(code, lambda r: r.total == n, lambda r: r.total == 7, "paytable.big")
     if fam == "hard":
