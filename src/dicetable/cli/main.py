@@ -14,8 +14,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from dicetable.cli.refusal import DEBUG_ENV, refusal
-
+DEBUG_ENV = "DICETABLE_DEBUG"
 DEBUG = "dicetable.debug"
 """Set (not 0) to show the traceback of an error instead of its one line (``--debug``)."""
 
@@ -91,6 +90,8 @@ class LazyGroup(TyperGroup):
         except Exception as e:
             if ctx.meta.get(DEBUG) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
                 raise
+            from dicetable.cli.refusal import refusal  # only when something went wrong
+
             code, message = refusal(e)
             if code is None:
                 raise  # a broken pipe: Typer closes quietly

@@ -25,8 +25,6 @@ from pathlib import Path
 
 from dicetable.core.errors import DicetableError
 
-DEBUG_ENV = "DICETABLE_DEBUG"
-"""Set (not 0) to let an unexpected error show its traceback, as ``--debug`` does."""
 EXIT_INPUT = 2
 """Refused: the input could not be used; nothing was done."""
 EXIT_INTERNAL = 70
@@ -57,8 +55,8 @@ def refusal(e: BaseException) -> tuple[int | None, str]:
         return EXIT_INPUT, f"a number given has too many digits ({e})"
     if type(e).__module__.split(".")[0] in ("sqlite3", "psycopg"):
         return EXIT_INPUT, f"the store cannot be used: {type(e).__name__}: {e}"
-    return EXIT_INTERNAL, (f"internal error: {type(e).__name__}: {e} (rerun with --debug, or "
-                           f"{DEBUG_ENV}=1, for the traceback, and report it)")
+    return EXIT_INTERNAL, (f"internal error: {type(e).__name__}: {e} (rerun with --debug "
+                           "for the traceback, and report it)")
 
 
 def _os_error(e: OSError) -> str:
