@@ -25,6 +25,8 @@ from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.custody import commands as c
 from dicetable.custody import reports
 from dicetable.custody.model import (
+    MAX_MEASUREMENT,
+    MAX_SERIAL,
     Box,
     BoxInspection,
     CancelMethod,
@@ -44,9 +46,12 @@ from dicetable.server.accounts import Account, Kind
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.floor import Floor
 
-Serials = Annotated[list[str], Field(min_length=1, max_length=500)]
-Names = Annotated[list[str], Field(default_factory=list, max_length=10)]
 Text = Annotated[str, Field(max_length=200)]
+SerialText = Annotated[str, Field(max_length=20 * MAX_SERIAL)]
+"""One item of a list of serials: serials and ranges, comma-separated (each part at most
+``MAX_SERIAL`` characters, refused before it is parsed)."""
+Serials = Annotated[list[SerialText], Field(min_length=1, max_length=500)]
+Names = Annotated[list[Text], Field(default_factory=list, max_length=10)]
 
 
 # -- request bodies -------------------------------------------------------------------------------
@@ -93,13 +98,14 @@ class DayIn(Present):
 
 class CheckIn(BaseModel):
     serial: Text
-    measurements: list[str] = Field(min_length=1, max_length=3)
+    measurements: list[Annotated[str, Field(max_length=MAX_MEASUREMENT)]] = Field(
+        min_length=1, max_length=3)
     failed: list[Check] = Field(default_factory=list)
 
 
 class InspectIn(Present):
     checks: list[CheckIn] = Field(min_length=1, max_length=500)
-    tools: list[str] = Field(default_factory=list, max_length=10)
+    tools: list[Text] = Field(default_factory=list, max_length=10)
     under_surveillance: bool = False
 
 
@@ -167,7 +173,7 @@ class ProofIn(BaseModel):
 
 
 class CountIn(Present):
-    counted: list[str] = Field(default_factory=list, max_length=5000)
+    counted: list[SerialText] = Field(default_factory=list, max_length=5000)
 
 
 # -- the catalogue ---------------------------------------------------------------------------------
@@ -387,6 +393,7 @@ def _route(router: APIRouter, custody: FloorCustody, step: Step,
 
     async def endpoint(site: str, request: Request) -> dict[str, Any]:
         who = account(request)
+        people(who, [])  # the dice room's staff only, before the body is parsed at all
         body = body_type.model_validate(await request.json())
         present = list(getattr(body, "present", []))
 
