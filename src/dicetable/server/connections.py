@@ -9,7 +9,8 @@ never finishes is no more than an open connection. Those are bounded here:
   connection past either is answered 503 and closed as it is accepted, before anything is read;
 - a request's headers must arrive within ``HEADER_TIMEOUT`` seconds of its first byte (of the
   connection, for its first request), its body within ``BODY_TIMEOUT`` of its headers;
-  past either the connection is answered 408 and closed.
+  past either the connection is answered 408 and closed;
+- a request's line and headers are at most ``MAX_HEAD`` bytes (400 and close).
 
 An idle keep-alive connection is closed by uvicorn's own ``timeout_keep_alive``.
 
@@ -39,6 +40,10 @@ MAX_PER_CLIENT = 256
 """Connections open at once from one peer address (industry-default: a browser opens six,
 a busy terminal a few dozen; ``--max-connections-per-client``,
 ``DICETABLE_MAX_CONNECTIONS_PER_CLIENT``)."""
+
+MAX_HEAD = 64 * 1024
+"""Bytes of a request's line and headers together (industry-default); more are refused with
+400 and the connection closed, whatever the path or header holds."""
 
 GUARD_STATE = "dicetable.connection_guard"
 """The ASGI lifespan state's key for the server's ``ConnectionGuard``."""

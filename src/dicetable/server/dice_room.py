@@ -100,7 +100,7 @@ class CheckIn(BaseModel):
     serial: Text
     measurements: list[Annotated[str, Field(max_length=MAX_MEASUREMENT)]] = Field(
         min_length=1, max_length=3)
-    failed: list[Check] = Field(default_factory=list)
+    failed: list[Check] = Field(default_factory=list, max_length=len(Check))
 
 
 class InspectIn(Present):

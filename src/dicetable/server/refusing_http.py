@@ -50,7 +50,7 @@ from typing import Any, Protocol, cast
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from dicetable.server.connections import GUARD_STATE, ConnectionGuard
+from dicetable.server.connections import GUARD_STATE, MAX_HEAD, ConnectionGuard
 from dicetable.server.limits import MAX_BODY
 from dicetable.server.pipeline import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER
 from dicetable.server.shedding import Impatience
@@ -191,6 +191,7 @@ class RefusingHttp(HttpToolsProtocol):
         self.transport.write(b"".join(head))
 
     def on_headers_complete(self) -> None:
+        self._unparsed = 0
         self._reading, self._reading_since = "body", self.loop.time()
         self._refused, pipeline = self._decide()
         if self._refused is None:
@@ -283,13 +284,38 @@ class RefusingHttp(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         self._begun += 1
         self._reading, self._reading_since = "headers", self.loop.time()
+        self._head = 0
         super().on_message_begin()
+
+    _head = 0
+    """Bytes of the request's line and headers read so far."""
+    _unparsed = 0
+    """Bytes received since the last request's headers were whole."""
+
+    def on_url(self, url: bytes) -> None:
+        self._head += len(url)
+        if self._head > MAX_HEAD:  # the parser stops: 400 and closed (uvicorn's own)
+            raise ValueError("request line too long")
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._head += len(name) + len(value)
+        if self._head > MAX_HEAD:
+            raise ValueError("request headers too long")
+        super().on_header(name, value)
 
     def data_received(self, data: bytes) -> None:
         # The 503s of the requests read here are written once all of it is read: the last
         # one may then be held (``shedding.Impatience``) when nothing was read behind it.
         if self._shut:
             return
+        if self._reading != "body":
+            # Headers still to come: what the parser would buffer for one header, counted
+            # as it arrives (a header sent without end is refused, not kept).
+            self._unparsed += len(data)
+            if self._unparsed > 4 * MAX_HEAD:
+                self.send_400_response("Request headers too long.")
+                return
         self._refusals = []
         try:
             super().data_received(data)
