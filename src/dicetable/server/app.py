@@ -64,6 +64,7 @@ from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.server.shedding import Admission, Impatience, watch_lag
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
+from dicetable.table.authority import ACTION_RULE
 from dicetable.table.commands import AssignStaff
 
 log = logging.getLogger(__name__)
@@ -236,7 +237,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[dict[str, Any]] = loop.create_future()
         if issubclass(command_type, AssignStaff):
-            build = _only_staff_accounts(floor, build)
+            build = _only_staff_accounts(floor, table_id, build)
         floor.answer(table_id, who, build, command_type, with_view=WANT_VIEW.get(),
                      waiter=(loop, answer))
         try:
@@ -499,13 +500,19 @@ def _account(floor: Floor, who: Account) -> dict[str, Any]:
                        for tid in floor.tables if floor.roles_at(who, tid)}}
 
 
-def _only_staff_accounts(floor: Floor, build: Callable[[str, Role], g.Command | list[g.Command]]
+def _only_staff_accounts(floor: Floor, table_id: str,
+                         build: Callable[[str, Role], g.Command | list[g.Command]]
                          ) -> Callable[[str, Role], g.Command | list[g.Command]]:
     """``build``, refusing the assignment of anyone who has no staff account on this floor:
-    a person assigned through the server must be able to log in as staff to do the work."""
+    a person assigned through the server must be able to log in as staff to do the work.
+    Asked only of a role the pack lets assign staff: any other is refused by the table
+    first, naming its rule (the role is checked before anything else)."""
+    rule = ACTION_RULE.get(AssignStaff)
 
     def checked(actor: str, role: Role) -> g.Command | list[g.Command]:
         built = build(actor, role)
+        if rule is not None and role not in floor.get(table_id).table.pack.roles(rule):
+            return built
         for command in built if isinstance(built, list) else [built]:
             if isinstance(command, AssignStaff):
                 account = floor.accounts.get(command.person)
