@@ -27,6 +27,7 @@ from dicetable.server.app import COOKIE, create_app
 from dicetable.server.connections import ConnectionGuard
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
+from dicetable.server.main import connections_from_env
 from dicetable.server.security import FailureLimiter
 from dicetable.server.shedding import Admission
 from tests.uvicorn_thread import serving
@@ -414,3 +415,24 @@ def test_issue_26_the_floors_internals_are_for_staff(floor: Floor) -> None:
     assert as_player.status_code == 403
     assert as_staff.status_code == 200
     assert "pid" in as_staff.json()
+
+
+def test_issue_26_the_connection_bounds_and_deadlines_are_settings(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    default = connections_from_env()
+    assert (default.most, default.per_client, default.header_timeout, default.body_timeout,
+            default.proxies) == (4096, 256, 10.0, 10.0, frozenset())
+    for name, value in (("DICETABLE_MAX_CONNECTIONS", "100"),
+                        ("DICETABLE_MAX_CONNECTIONS_PER_CLIENT", "7"),
+                        ("DICETABLE_HEADER_TIMEOUT", "2.5"), ("DICETABLE_BODY_TIMEOUT", "4"),
+                        ("DICETABLE_FORWARDED_ALLOW_IPS", "10.0.0.5, 10.0.0.6")):
+        monkeypatch.setenv(name, value)
+    guard = connections_from_env()
+    assert (guard.most, guard.per_client, guard.header_timeout, guard.body_timeout,
+            guard.proxies) == (100, 7, 2.5, 4.0, frozenset({"10.0.0.5", "10.0.0.6"}))
+    # a named proxy is many clients: only the total bounds it
+    assert all(guard.enter("10.0.0.5") for _ in range(20))
+    assert [guard.enter("192.0.2.1") for _ in range(8)] == [True] * 7 + [False]
+    monkeypatch.setenv("DICETABLE_MAX_CONNECTIONS_PER_CLIENT", "0")
+    with pytest.raises(InvalidInput, match="at least 1"):
+        connections_from_env()
