@@ -186,7 +186,10 @@ def http_protocol(src: Path | None) -> str:
 class Server:
     def __init__(self, db: Path, src: Path | None, **more_env: str) -> None:
         self.port = free_port()
-        env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0")
+        # One load generator stands in for thousands of clients: not bounded as one client.
+        env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0",
+                   DICETABLE_MAX_CONNECTIONS="16384",
+                   DICETABLE_MAX_CONNECTIONS_PER_CLIENT="16384")
         env.update(more_env)
         if src is not None:  # the baseline's own package first
             env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"

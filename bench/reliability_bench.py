@@ -8,9 +8,15 @@
   no checkpoint covers yet) found by the running server's next verification;
 - escalation attempts tried and refused (self-promotion, assigning above one's rank, staff
   playing at their own table, unlocking and clearing faults without the authority);
-- 5xx under fuzz (must be 0): schemathesis over every operation.
+- 5xx under fuzz (must be 0): schemathesis over every operation;
+- attacks on the network, against a real ``dicetable serve``: 500 half-open bets without a
+  session while another player bets, one address opening more than its share of
+  connections, headers and bodies that never finish, a 40,000-digit dice serial,
+  cross-origin WebSocket upgrades, invented ``X-Forwarded-For``, assigning someone without
+  a staff account, a player reading the floor's internals.
 
     .venv/bin/python -m bench.reliability_bench [--kills 10] [--commands 60] [--fuzz 20]
+        [--only network]
 """
 
 from __future__ import annotations
@@ -46,9 +52,9 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
-def _serve(db: Path, port: int) -> subprocess.Popen[bytes]:
+def _serve(db: Path, port: int, *more: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "dicetable.cli.main", "serve", "--db",
-                             str(db), "--port", str(port), "--verify-every", "0"],
+                             str(db), "--port", str(port), "--verify-every", "0", *more],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(1200):
         if proc.poll() is not None:
@@ -221,20 +227,195 @@ def fuzz(db: Path, examples: int) -> tuple[int, int, int]:
     return counts["ops"], counts["responses"], counts["5xx"]
 
 
+def _connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(30)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def _status(sock: socket.socket) -> int:
+    """The status of the answer the server wrote on ``sock`` (0: closed without one)."""
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else 0
+
+
+def _half_open(body_sent: int = 5) -> bytes:
+    body = json.dumps({"wager": "field", "amount": 1000}).encode()
+    return (f"POST {T}/bets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body[:body_sent]
+
+
+DEADLINE_S = 30
+"""The read deadlines the network attacks' server runs with (``--header-timeout``,
+``--body-timeout``): long enough that the half-open connections are held all the while the
+other player bets on a slow machine, short enough that their 408s come in the bench's time."""
+
+
+def network_attacks(db: Path, half_open: int = 500, bets: int = 40) -> dict[str, Any]:
+    """Each attack on the network against a real ``dicetable serve``: what it got."""
+    port = _port()
+    proc = _serve(db, port, "--header-timeout", str(DEADLINE_S), "--body-timeout",
+                  str(DEADLINE_S))
+    url = f"http://127.0.0.1:{port}"
+    out: dict[str, Any] = {}
+    held: list[socket.socket] = []
+
+    def login(user: str, password: str = DEMO_PASSWORD) -> str:
+        token: str = httpx.post(f"{url}/api/login", json={"username": user,
+                                                           "password": password}).json()["token"]
+        return token
+
+    try:
+        alice, pat, ann = login("alice"), login("pat"), login("ann")
+        me = {"authorization": f"Bearer {alice}"}
+        ref = httpx.post(f"{url}{T}/bets", json={"wager": "field", "amount": 1000},
+                         headers=me).json()["events"][0]["bet"]
+        pit = {"authorization": f"Bearer {pat}"}
+
+        def open_now() -> int:
+            count: int = httpx.get(f"{url}/api/floor/load", headers=pit).json()[
+                "connections"]["open"]
+            return count
+
+        # 1. half-open bets, no session, from ten addresses, and headers never finished;
+        # another player bets meanwhile
+        for i in range(half_open):
+            sock = _connect(port, f"127.0.0.{2 + i % 10}")
+            sock.sendall(_half_open())
+            held.append(sock)
+        slow_heads = []
+        for _ in range(20):
+            sock = _connect(port, "127.0.0.13")
+            sock.sendall(b"POST /api/tables/craps-pa-1/bets HTTP/1.1\r\nHost: x\r\n")
+            slow_heads.append(sock)
+        open_before = open_now()
+        with httpx.Client(base_url=url, headers=me) as player:
+            answers = [player.patch(f"{T}/bets/{ref}", json={"amount": 1100 + 100 * (i % 2)}
+                                    ).status_code for i in range(bets)]
+        out["half_open"] = {"held": half_open, "bets": bets,
+                            "accepted": answers.count(200), "refused_503": answers.count(503),
+                            "open_before": open_before, "open_after": open_now()}
+        # 2. the slow clients, past their deadlines
+        statuses = [_status(s) for s in held]
+        out["slow_body"] = {"tried": len(held), "answered_408": statuses.count(408)}
+        statuses = [_status(s) for s in slow_heads]
+        out["slow_headers"] = {"tried": 20, "answered_408": statuses.count(408)}
+        for sock in held + slow_heads:
+            sock.close()
+        held.clear()
+        # 3. one address opening more than its share (256): the refused are answered 503
+        # and closed as they are accepted, before they send anything
+        before = httpx.get(f"{url}/api/floor/load", headers=pit).json()["connections"]
+        for _ in range(300):
+            held.append(_connect(port, "127.0.0.12"))
+        refused = sum(_status(sock) == 503 for sock in held[256:])
+        after = httpx.get(f"{url}/api/floor/load", headers=pit).json()["connections"]
+        for sock in held:
+            sock.close()
+        held.clear()
+        out["one_address"] = {"tried": 300, "refused_at_once": refused,
+                              "counted_refused": after["refused"] - before["refused"]}
+        # 4. a 40,000-digit dice serial to a dice-room step (after one short one: the
+        # route's first answer builds what it needs once)
+        httpx.post(f"{url}/api/dice-room/pa-1/receive", json={"present": []},
+                   headers={"authorization": f"Bearer {ann}"})
+        started = time.perf_counter()
+        reply = httpx.post(f"{url}/api/dice-room/pa-1/receive", json={
+            "present": ["sid"], "shipment": "S1", "manufacturer": "Acme",
+            "boxes": [{"box": "B1", "serials": ["1" * 40_000]}]},
+            headers={"authorization": f"Bearer {ann}"}, timeout=120)
+        out["huge_serial"] = {"status": reply.status_code,
+                              "ms": round((time.perf_counter() - started) * 1000, 1)}
+        # 5. cross-origin WebSocket upgrades, with and without a token in the query
+        queries = ["", "?token=", "?token=x", f"?token={alice}", "?x=1&token=", "?after=0&token="]
+        ws = [_upgrade(port, q, {"Origin": "https://evil.example",
+                                 "Cookie": f"dicetable_session={alice}"}) for q in queries]
+        out["cross_origin_ws"] = {"tried": len(ws), "refused": sum(s == 403 for s in ws)}
+        # 6. wrong logins from one client inventing an address each time
+        codes = [httpx.post(f"{url}/api/login", json={"username": f"nobody{i}",
+                                                       "password": "wrong"},
+                            headers={"x-forwarded-for": f"203.0.113.{i}"}).status_code
+                 for i in range(12)]
+        out["invented_xff"] = {"tried": 12, "answered_429": codes.count(429)}
+        # 7. assigning someone without a staff account; a player reading the internals
+        assign = httpx.post(f"{url}{T}/staff", json={"person": "mallory", "role": "dealer"},
+                            headers={"authorization": f"Bearer {pat}"})
+        owners = httpx.get(f"{url}/api/floor/owners", headers=me)
+        out["assign_non_staff"] = assign.status_code
+        out["owners_as_player"] = owners.status_code
+    finally:
+        for sock in held:
+            sock.close()
+        proc.terminate()
+        proc.wait(30)
+    return out
+
+
+def _upgrade(port: int, query: str, headers: dict[str, str]) -> int:
+    """The status a WebSocket upgrade is answered (101: opened)."""
+    lines = [f"GET /ws/tables/craps-pa-1{query} HTTP/1.1", f"Host: 127.0.0.1:{port}",
+             "Upgrade: websocket", "Connection: Upgrade",
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13",
+             *[f"{k}: {v}" for k, v in headers.items()]]
+    with _connect(port) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        return _status(sock)
+
+
+def print_network(result: dict[str, Any]) -> None:
+    h = result["half_open"]
+    print(f"half-open bets, no session:        {h['held']} held, with 20 unfinished headers "
+          f"({h['open_before']} open at the server before the bets, {h['open_after']} after); "
+          f"another player's bets meanwhile: {h['accepted']} of {h['bets']} accepted, "
+          f"{h['refused_503']} refused 503")
+    for key, what in (("slow_body", "bodies never finished"),
+                      ("slow_headers", "headers never finished")):
+        r = result[key]
+        print(f"{what + ':':35}{r['tried']} tried, {r['answered_408']} answered 408 and closed "
+              f"(deadline {DEADLINE_S} s)")
+    r = result["one_address"]
+    print(f"one address, 300 connections:     {r['refused_at_once']} refused 503 at once "
+          f"(share 256; the server counted {r['counted_refused']})")
+    r = result["huge_serial"]
+    print(f"40,000-digit dice serial:          answered {r['status']} in {r['ms']} ms")
+    r = result["cross_origin_ws"]
+    print(f"cross-origin WebSocket upgrades:   {r['tried']} tried, {r['refused']} refused")
+    r = result["invented_xff"]
+    print(f"wrong logins, invented XFF:        {r['tried']} tried, {r['answered_429']} answered "
+          "429 (one client: limit 10)")
+    print(f"assign a non-account as dealer:    answered {result['assign_non_staff']}")
+    print(f"player reads /api/floor/owners:    answered {result['owners_as_player']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--commands", type=int, default=60)
     parser.add_argument("--fuzz", type=int, default=20, help="examples per operation")
+    parser.add_argument("--only", choices=["network"], help="run only these attacks")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = demo_store(root)
-        for name in ("esc", "fuzz", "live"):
+        for name in ("esc", "fuzz", "live", "net"):
             (root / name).mkdir()
             shutil.copyfile(db, root / name / "floor.db")
             shutil.copyfile(f"{db}.key", root / name / "floor.db.key")
         started = time.monotonic()
+        print_network(network_attacks(root / "net" / "floor.db"))
+        if args.only == "network":
+            print(f"({time.monotonic() - started:.0f} s)")
+            return
         kr = kill_and_retry(db, args.commands, args.kills)
         print(f"kills survived:                    {kr['kills']} (SIGKILL with {IN_FLIGHT} "
               f"commands in flight, {kr['unknown']} unknown outcomes retried, "

@@ -275,8 +275,8 @@ def test_sec_5_staff_changes_are_recorded_in_their_own_stream(floor: Floor,
     assert {(d["person"], d["staff_role"]) for d in opening} >= {("pat", "pit-boss"),
                                                                  ("dee", "dealer")}
     fran = login("fran")
-    refused(fran.post(f"{T}/staff", {"person": "carol", "role": "dealer"}), 403,
-            "RoleNotPermitted", "duties.staff_no_wager")  # carol plays at this table
+    refused(fran.post(f"{T}/staff", {"person": "carol", "role": "dealer"}), 422,
+            "InvalidInput", "authority.staff_account")  # carol is a player, not staff
     assert fran.post(f"{T}/staff", {"person": "bo", "role": "dealer"}).status_code == 200
     last = list(floor.accounts.log.records("staff:craps-pa-1"))[-1].data()
     assert (last["type"], last["person"], last["by"], last["by_role"]) == (

@@ -51,10 +51,11 @@ def test_two_processes_split_the_tables_and_forward_commands_to_the_owner(
         for port, proc in zip(ports, procs, strict=True):
             _wait(port, proc)
         tokens = [_login(port, "alice") for port in ports]
+        pit = [_login(port, "pat") for port in ports]  # the floor's internals: staff only
         owned: list[set[str]] = [set(), set()]
         pids: list[str] = ["", ""]
         for _ in range(300):  # until the second process has claimed its share (counted)
-            views = [_owners(port, token) for port, token in zip(ports, tokens, strict=True)]
+            views = [_owners(port, token) for port, token in zip(ports, pit, strict=True)]
             owned = [set(v["owns"]) for v in views]  # type: ignore[call-overload]
             pids = [str(v["pid"]) for v in views]
             if len(owned[0] | owned[1]) == 5 and owned[0] and owned[1]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 
@@ -40,6 +41,25 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           shed_hold_ms: float | None = typer.Option(
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
               "again sooner gets its next 503 this long after its last (default 100)"),
+          header_timeout: float | None = typer.Option(
+              None, "--header-timeout", min=0.001, help="Seconds a request's headers may "
+              "take to arrive; later, 408 and the connection closed (default 10)"),
+          body_timeout: float | None = typer.Option(
+              None, "--body-timeout", min=0.001, help="Seconds a request's body may take "
+              "to arrive after its headers; later, 408 and the connection closed (default "
+              "10). A command counts against the server's capacity only once its body is "
+              "whole"),
+          max_connections: int | None = typer.Option(
+              None, "--max-connections", min=1, help="Connections open at once; more are "
+              "refused (503) as they are accepted (default 4096)"),
+          max_connections_per_client: int | None = typer.Option(
+              None, "--max-connections-per-client", min=1, help="Connections open at once "
+              "from one address (a named proxy: only the total); more are refused (503) as "
+              "they are accepted (default 256)"),
+          forwarded_allow_ips: str = typer.Option(
+              "", "--forwarded-allow-ips", help="Comma-separated addresses of the proxies "
+              "whose X-Forwarded-For / X-Forwarded-Proto are honoured (the client address "
+              "used for the failed-login limit); default none: those headers are ignored"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
     typer.echo(f"dicetable: opening {db} ...")
@@ -47,13 +67,24 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
 
     from dicetable.server.app import create_app
     from dicetable.server.demo import DEMO_PASSWORD
-    from dicetable.server.main import admission_from_env, build_floor, impatience_from_env
+    from dicetable.server.main import (
+        admission_from_env,
+        build_floor,
+        connections_from_env,
+        impatience_from_env,
+    )
 
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
                         ("DICETABLE_SHED_LAG_MS", shed_lag_ms),
-                        ("DICETABLE_SHED_HOLD_MS", shed_hold_ms)):
+                        ("DICETABLE_SHED_HOLD_MS", shed_hold_ms),
+                        ("DICETABLE_HEADER_TIMEOUT", header_timeout),
+                        ("DICETABLE_BODY_TIMEOUT", body_timeout),
+                        ("DICETABLE_MAX_CONNECTIONS", max_connections),
+                        ("DICETABLE_MAX_CONNECTIONS_PER_CLIENT", max_connections_per_client)):
         if value is not None:  # the worker processes read them too
             os.environ[name] = repr(value)
+    forwarded = proxy_options(forwarded_allow_ips)
+    os.environ["DICETABLE_FORWARDED_ALLOW_IPS"] = forwarded["forwarded_allow_ips"]
 
     postgres = db.startswith(("postgresql://", "postgres://"))
     if workers > 1 and not postgres:
@@ -98,14 +129,22 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         os.environ["DICETABLE_VERIFY_EVERY"] = str(verify_every)
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
                     workers=workers, log_level="warning", ssl_certfile=certfile,
-                    ssl_keyfile=keyfile, http=HTTP_PROTOCOL)
+                    ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
                            admission=admission_from_env(),
-                           impatience=impatience_from_env()),
+                           impatience=impatience_from_env(),
+                           connections=connections_from_env()),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
-                ssl_keyfile=keyfile, http=HTTP_PROTOCOL)
+                ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
+
+
+def proxy_options(forwarded_allow_ips: str) -> dict[str, Any]:
+    """uvicorn's settings for ``--forwarded-allow-ips``: X-Forwarded-For/-Proto honoured only
+    from the proxies named (uvicorn's own default trusts loopback); none named, not at all."""
+    proxies = ",".join(p.strip() for p in forwarded_allow_ips.split(",") if p.strip())
+    return {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies}
 
 
 HTTP_PROTOCOL = "dicetable.server.refusing_http:RefusingHttp"

@@ -40,9 +40,10 @@ class Roll:
     @classmethod
     def parse(cls, text: str) -> Roll:
         """Read ``3-4`` (also ``3,4``, ``3/4`` or ``3 4``)."""
-        m = _ROLL.match(text)
+        # Bounded before it is matched: a roll is a few characters (no long input to scan).
+        m = _ROLL.match(text) if len(text) <= 32 else None
         if not m:
-            raise InvalidInput(f"not a roll of two dice: {text!r} (write e.g. '3-4')",
+            raise InvalidInput(f"not a roll of two dice: {text[:40]!r} (write e.g. '3-4')",
                                rule="dice.notation")
         return cls(int(m.group(1)), int(m.group(2)))
 

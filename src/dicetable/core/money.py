@@ -44,9 +44,10 @@ def parse_money(text: str) -> Cents:
     ...
     dicetable.core.errors.InvalidInput: not an amount of money: '1e3' [rule money.format]
     """
-    m = _MONEY.match(text)
+    # Bounded before it is matched: an amount is a few characters (no long input to scan).
+    m = _MONEY.match(text) if len(text) <= 32 else None
     if not m:
-        raise InvalidInput(f"not an amount of money: {text!r}", rule="money.format")
+        raise InvalidInput(f"not an amount of money: {text[:40]!r}", rule="money.format")
     sign, whole, frac = m.groups()
     cents = int(whole) * 100 + int((frac or "0").ljust(2, "0"))
     return -cents if sign else cents
@@ -97,9 +98,9 @@ class Odds:
 
     @classmethod
     def parse(cls, text: str) -> Odds:
-        m = _ODDS.match(text)
+        m = _ODDS.match(text) if len(text) <= 32 else None  # bounded before it is matched
         if not m:
-            raise InvalidInput(f"not odds: {text!r} (write '7 to 6' or '8 for 1')",
+            raise InvalidInput(f"not odds: {text[:40]!r} (write '7 to 6' or '8 for 1')",
                                rule="money.odds")
         a, basis, b = m.groups()
         return cls(int(a), int(b), OddsBasis.TO if basis in ("to", ":") else OddsBasis.FOR)

@@ -10,7 +10,6 @@ Decimal('0.750')
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -197,21 +196,58 @@ class Key(StrEnum):
     """Held by table games; only an assistant shift manager or above may use it."""
 
 
-_SERIAL_RANGE = re.compile(r"^(.*?)(\d+)-\1(\d+)$")
+MAX_SERIAL = 64
+"""Characters in one serial, or one range of them (industry-default: dice serials are a
+few letters and digits). A longer one is refused before it is parsed."""
+_DIGITS = frozenset("0123456789")
+
+
+def _trailing_digits(text: str) -> str:
+    """The run of ASCII digits that ``text`` ends with ("" when none)."""
+    end = len(text)
+    start = end
+    while start > 0 and text[start - 1] in _DIGITS:
+        start -= 1
+    return text[start:end]
+
+
+def serial_range(part: str) -> tuple[str, str, str] | None:
+    """``part`` as a range ``<prefix><lo>-<prefix><hi>`` - (prefix, lo, hi) - or None.
+
+    Parsed by scanning, never by a pattern that could backtrack: ``part`` is at most
+    ``MAX_SERIAL`` characters, and each of its hyphens is tried once.
+
+    >>> serial_range("PA-0001-PA-0010"), serial_range("D7")
+    (('PA-', '0001', '0010'), None)
+    """
+    if len(part) > MAX_SERIAL:
+        raise InvalidInput(f"a serial is at most {MAX_SERIAL} characters, not {len(part)}",
+                           rule="custody.serials")
+    at = part.find("-")
+    while at != -1:
+        left, right = part[:at], part[at + 1:]
+        lo = _trailing_digits(left)
+        prefix = left[:len(left) - len(lo)]
+        hi = right[len(prefix):]
+        if lo and hi and right.startswith(prefix) and all(c in _DIGITS for c in hi):
+            return prefix, lo, hi
+        at = part.find("-", at + 1)
+    return None
 
 
 def expand_serials(items: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """Serials as written by people: ``D0001-D0010`` is a range, anything else one serial."""
+    """Serials as written by people: ``D0001-D0010`` is a range, anything else one serial
+    (each at most ``MAX_SERIAL`` characters)."""
     out: list[str] = []
     for item in items:
         for part in (p.strip() for p in item.split(",")):
             if not part:
                 continue
-            m = _SERIAL_RANGE.match(part)
-            if m is None:
+            found = serial_range(part)
+            if found is None:
                 out.append(part)
                 continue
-            prefix, lo, hi = m.group(1), m.group(2), m.group(3)
+            prefix, lo, hi = found
             a, b = int(lo), int(hi)
             if b < a or b - a > 100_000:
                 raise InvalidInput(f"not a serial range: {part!r}", rule="custody.serials")
@@ -219,7 +255,21 @@ def expand_serials(items: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-_FRACTION = re.compile(r"^(?:(\d+)[ -])?(\d+)/(\d+)$")
+MAX_MEASUREMENT = 32
+"""Characters in one measurement (industry-default); a longer one is refused unparsed."""
+
+
+def _fraction(raw: str) -> Fraction | None:
+    """``raw`` as ``[whole ]num/den`` (the whole part after a space or a hyphen), scanned
+    once; None when it holds no ``/``; ValueError when it does but is not that."""
+    top, slash, den = raw.partition("/")
+    if not slash:
+        return None
+    cut = max(top.rfind(" "), top.rfind("-"))
+    whole, num = (top[:cut], top[cut + 1:]) if cut >= 0 else ("0", top)
+    if not all(part and all(c in _DIGITS for c in part) for part in (whole, num, den)):
+        raise ValueError("not a fraction")
+    return Fraction(int(whole)) + Fraction(int(num), int(den))
 
 
 def parse_inches(text: str) -> Decimal:
@@ -235,16 +285,14 @@ def parse_inches(text: str) -> Decimal:
         if raw.endswith(unit):
             raw = raw.removesuffix(unit).strip()
             break
-    m = _FRACTION.match(raw)
     try:
-        if m is not None:
-            whole, num, den = int(m.group(1) or 0), int(m.group(2)), int(m.group(3))
-            value = _exact_decimal(Fraction(whole) + Fraction(num, den))
-        else:
-            value = Decimal(raw)
+        if len(raw) > MAX_MEASUREMENT:  # refused before it is parsed
+            raise ValueError("too long")
+        fraction = _fraction(raw)
+        value = _exact_decimal(fraction) if fraction is not None else Decimal(raw)
     except (InvalidOperation, ZeroDivisionError, ValueError):
-        raise InvalidInput(f"not a measurement in inches: {text!r} (write 0.750, 1/4 or "
-                           "3/16)", rule="custody.measurement") from None
+        raise InvalidInput(f"not a measurement in inches: {text[:40]!r} (write 0.750, 1/4 "
+                           "or 3/16)", rule="custody.measurement") from None
     if not value.is_finite() or value <= 0 or value >= 10:
         raise InvalidInput(f"not a die measurement in inches: {text!r}",
                            rule="custody.measurement")

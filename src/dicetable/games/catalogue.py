@@ -80,6 +80,15 @@ def _nothing(ctx: ScriptContext | None, c: Any) -> list[str]:
     return []
 
 
+MAX_TEXT = 200
+"""Characters in any text field of a command given as JSON, unless its route declares
+fewer (industry-default: names, codes and rolls are a few dozen)."""
+MAX_ITEM_TEXT = 64
+"""Characters in each text of a list field (serials, throw facts: industry-default)."""
+MAX_ITEMS = 100
+"""Items in a list field, unless its route declares fewer (industry-default)."""
+
+
 @dataclass(frozen=True)
 class Field:
     """A field of a readable route's JSON body: the command field it fills, and its limits
@@ -194,6 +203,14 @@ class Entry:
 def _coerce(command: str, name: str, hint: Any, value: Any) -> Any:
     """JSON -> a command field of type ``hint`` (strings, ints, rolls, tuples, fractions)."""
     where = f"{command}.{name}"
+    # Bounded before anything reads it: no field's parse is given a long text.
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        raise InvalidInput(f"{where} is at most {MAX_TEXT} characters, not {len(value)}",
+                           rule="api.field_length")
+    if isinstance(value, list) and (len(value) > MAX_ITEMS or any(
+            isinstance(v, str) and len(v) > MAX_ITEM_TEXT for v in value)):
+        raise InvalidInput(f"{where} holds at most {MAX_ITEMS} items of at most "
+                           f"{MAX_ITEM_TEXT} characters", rule="api.field_length")
     options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
     if value is None:
         if type(None) in options:

@@ -45,6 +45,7 @@ from dicetable.server.accounts import (
     TooManyAttempts,
 )
 from dicetable.server.collector import NEVER, collect_when_quiet
+from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.fast_route import FastRoute
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
@@ -63,6 +64,8 @@ from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.server.shedding import Admission, Impatience, watch_lag
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
+from dicetable.table.authority import ACTION_RULE
+from dicetable.table.commands import AssignStaff
 
 log = logging.getLogger(__name__)
 
@@ -130,12 +133,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                allowed_origins: frozenset[str] = frozenset(),
                login_limiter: FailureLimiter | None = None, fast_path: bool = True,
                admission: Admission | None = None,
-               impatience: Impatience | None = None) -> FastAPI:
+               impatience: Impatience | None = None,
+               connections: ConnectionGuard | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
     ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets through
     ``server.fast_route`` (off: only through the framework's route, for comparison);
     ``admission`` sets the load shedding's limits and ``impatience`` how long a client
-    refused for load waits for its next 503 (``server.shedding``)."""
+    refused for load waits for its next 503 (``server.shedding``); ``connections`` bounds
+    the open connections and their read deadlines (``server.connections``)."""
     hub = Hub(floor)
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
@@ -143,7 +148,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     split = Split()
     admission = admission or Admission()
-    gate = LoadGate(floor, admission, impatience)
+    connections = connections or ConnectionGuard()
+
+    def known(headers: dict[bytes, bytes]) -> bool:
+        token = idempotency.token_of(headers, COOKIE)
+        return token is not None and token != "" \
+            and floor.accounts.remembered(token) is not None
+
+    gate = LoadGate(floor, admission, impatience, known)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
@@ -163,7 +175,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         if verify_seconds > 0:
             tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
-        yield {GATE_STATE: gate}  # the protocol refuses the excess as it is read
+        # the protocol refuses the excess as it is read, and bounds the connections
+        yield {GATE_STATE: gate, GUARD_STATE: connections}
         for task in tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -184,6 +197,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.state.limiter = limiter
     app.state.admission = admission
     app.state.gate = gate
+    app.state.connections = connections
     install_error_shape(app)
     plain_openapi = app.openapi
 
@@ -222,6 +236,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         # queue refuses at once: Busy, 503).
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[dict[str, Any]] = loop.create_future()
+        if issubclass(command_type, AssignStaff):
+            build = _only_staff_accounts(floor, table_id, build)
         floor.answer(table_id, who, build, command_type, with_view=WANT_VIEW.get(),
                      waiter=(loop, answer))
         try:
@@ -261,7 +277,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:
-        """Which tables this server process decides (several processes on PostgreSQL)."""
+        """Which tables this server process decides (several processes on PostgreSQL; staff)."""
+        _pit(floor, who)
         mine = split.owners.owned() if split.owners is not None else sorted(floor.tables)
         return {"pid": os.getpid(), "owns": mine, "split": split.owners is not None,
                 "header": DECIDED_BY}
@@ -280,7 +297,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 "limits": {"wait_ms": admission.max_wait * 1000,
                            "lag_ms": admission.max_lag * 1000,
                            "retry_hold_ms": gate.impatience.hold * 1000,
-                           "always_admitted": admission.floor},
+                           "always_admitted": admission.floor,
+                           "header_timeout_s": connections.header_timeout,
+                           "body_timeout_s": connections.body_timeout,
+                           "connections": connections.most,
+                           "connections_per_client": connections.per_client},
+                "connections": {"open": connections.open,
+                                "refused": connections.refused,
+                                "timed_out": connections.expired},
                 "tables": {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
                                  "batches": p.stats.batches, "commits": p.stats.commits,
                                  "commands": p.stats.commands}
@@ -396,7 +420,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     @app.websocket("/ws/tables/{table_id}")
     async def push(ws: WebSocket, table_id: str,
                    after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> None:
-        token = ws.query_params.get("token") or ws.cookies.get(COOKIE)
+        # A query that names a token is answered by that token alone, never the cookie.
+        params = ws.query_params
+        token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
         try:
             who = floor.accounts.session(token)
             floor.get(table_id)
@@ -472,6 +498,32 @@ def _account(floor: Floor, who: Account) -> dict[str, Any]:
     return {"username": who.username, "kind": who.kind.value, "display": who.display,
             "tables": {tid: [r.value for r in floor.roles_at(who, tid)]
                        for tid in floor.tables if floor.roles_at(who, tid)}}
+
+
+def _only_staff_accounts(floor: Floor, table_id: str,
+                         build: Callable[[str, Role], g.Command | list[g.Command]]
+                         ) -> Callable[[str, Role], g.Command | list[g.Command]]:
+    """``build``, refusing the assignment of anyone who has no staff account on this floor:
+    a person assigned through the server must be able to log in as staff to do the work.
+    Asked only of a role the pack lets assign staff: any other is refused by the table
+    first, naming its rule (the role is checked before anything else)."""
+    rule = ACTION_RULE.get(AssignStaff)
+
+    def checked(actor: str, role: Role) -> g.Command | list[g.Command]:
+        built = build(actor, role)
+        if rule is not None and role not in floor.get(table_id).table.pack.roles(rule):
+            return built
+        for command in built if isinstance(built, list) else [built]:
+            if isinstance(command, AssignStaff):
+                account = floor.accounts.get(command.person)
+                if account is None or account.kind is not Kind.STAFF:
+                    raise InvalidInput(
+                        f"{command.person!r} has no staff account on this floor: only an "
+                        "existing staff account can be assigned to a table",
+                        rule="authority.staff_account")
+        return built
+
+    return checked
 
 
 def _pit(floor: Floor, who: Account) -> None:

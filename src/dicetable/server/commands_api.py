@@ -17,7 +17,7 @@ import types
 import typing
 from collections.abc import Awaitable, Callable
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, create_model
@@ -28,7 +28,7 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.games.catalogue import Entry, Field, Route
+from dicetable.games.catalogue import MAX_ITEM_TEXT, MAX_ITEMS, MAX_TEXT, Entry, Field, Route
 from dicetable.server.accounts import Account, Kind
 from dicetable.table.automation import chore_commands
 from dicetable.table.catalogue import CATALOGUE
@@ -99,14 +99,15 @@ def install(app: FastAPI, act: Act, session: Session, table_of: TableOf) -> None
 
 # -- a readable route from its declaration ------------------------------------------------------
 def _json_type(hint: Any) -> Any:
-    """The JSON shape of a command field's type (rolls and fractions as text)."""
+    """The JSON shape of a command field's type (rolls and fractions as text; each text of
+    a list at most the catalogue's ``MAX_ITEM_TEXT``)."""
     options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
     shapes: list[Any] = []
     for option in options:
         if option is type(None):
             shapes.append(type(None))
         elif typing.get_origin(option) is tuple:
-            shapes.append(list[str])
+            shapes.append(list[Annotated[str, PydanticField(max_length=MAX_ITEM_TEXT)]])
         elif option in (Roll, Fraction):
             shapes.append(str)
         else:
@@ -143,6 +144,12 @@ def _model(route: Route, entries: list[Entry]) -> type[BaseModel] | None:
             default, shape = (None,), shape | None
         limits = {k: v for k in ("max_length", "min_length", "gt", "ge", "lt", "le")
                   if (v := getattr(f, k)) is not None}
+        if "max_length" not in limits:  # every text and list is bounded (the catalogue's)
+            bare = typing.get_args(shape) if isinstance(shape, types.UnionType) else (shape,)
+            if str in bare:
+                limits["max_length"] = MAX_TEXT
+            elif any(typing.get_origin(b) is list for b in bare):
+                limits["max_length"] = MAX_ITEMS
         info = PydanticField(*default, description=f.description or None,
                              examples=list(f.examples) or None, **limits)
         spec[f.key] = (shape, info)

@@ -15,6 +15,13 @@ from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput
 from dicetable.server.accounts import Accounts
 from dicetable.server.app import create_app
+from dicetable.server.connections import (
+    BODY_TIMEOUT,
+    HEADER_TIMEOUT,
+    MAX_CONNECTIONS,
+    MAX_PER_CLIENT,
+    ConnectionGuard,
+)
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
@@ -112,7 +119,44 @@ def app_from_env() -> FastAPI:
     return create_app(floor, electronic_loop=run_electronic and leader,
                       clock_seconds=clock or None,
                       verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")),
-                      admission=admission_from_env(), impatience=impatience_from_env())
+                      admission=admission_from_env(), impatience=impatience_from_env(),
+                      connections=connections_from_env())
+
+
+def forwarded_allow_ips() -> str:
+    """The proxies whose ``X-Forwarded-For`` is honoured: ``DICETABLE_FORWARDED_ALLOW_IPS``
+    (comma-separated addresses), unset or empty: none - every client is its own peer
+    address, whatever it claims."""
+    return os.environ.get("DICETABLE_FORWARDED_ALLOW_IPS", "").strip()
+
+
+def connections_from_env() -> ConnectionGuard:
+    """The connection bounds and read deadlines (``server.connections``):
+    ``DICETABLE_MAX_CONNECTIONS``, ``DICETABLE_MAX_CONNECTIONS_PER_CLIENT``,
+    ``DICETABLE_HEADER_TIMEOUT`` and ``DICETABLE_BODY_TIMEOUT`` (seconds); unset, the
+    industry-default ones. The named proxies (``forwarded_allow_ips``) are bounded only by
+    the total."""
+    proxies = frozenset(p.strip() for p in forwarded_allow_ips().split(",") if p.strip())
+    return ConnectionGuard(
+        most=_positive_int("DICETABLE_MAX_CONNECTIONS", MAX_CONNECTIONS),
+        per_client=_positive_int("DICETABLE_MAX_CONNECTIONS_PER_CLIENT", MAX_PER_CLIENT),
+        header_timeout=_positive_seconds("DICETABLE_HEADER_TIMEOUT", HEADER_TIMEOUT),
+        body_timeout=_positive_seconds("DICETABLE_BODY_TIMEOUT", BODY_TIMEOUT),
+        proxies=proxies)
+
+
+def _positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise InvalidInput(f"{name} must be a whole number of at least 1, not {raw!r}",
+                           rule="server.connections")
+    return value
 
 
 def impatience_from_env() -> Impatience:
@@ -131,14 +175,20 @@ def admission_from_env() -> Admission:
 
 
 def _positive_ms(name: str, default: float) -> float:
+    return _positive_seconds(name, default, per_second=1000)
+
+
+def _positive_seconds(name: str, default: float, *, per_second: int = 1) -> float:
+    """``name``'s value (in seconds, or thousandths of one), as seconds; unset, ``default``."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
     try:
-        ms = float(raw)
+        value = float(raw)
     except ValueError:
-        ms = -1.0
-    if not ms > 0 or ms == float("inf"):
-        raise InvalidInput(f"{name} must be a positive number of milliseconds, not {raw!r}",
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        unit = "milliseconds" if per_second == 1000 else "seconds"
+        raise InvalidInput(f"{name} must be a positive number of {unit}, not {raw!r}",
                            rule="server.backpressure")
-    return ms / 1000
+    return value / per_second

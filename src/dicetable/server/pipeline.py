@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
+from dicetable.server.limits import MAX_BODY
 from dicetable.server.shedding import Admission, Impatience
 from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
@@ -415,11 +416,16 @@ class LoadGate:
     Asked by ``ShedLoad`` and, as a request is read, by ``refusing_http.RefusingHttp``."""
 
     def __init__(self, floor: TableHost, admission: Admission | None = None,
-                 impatience: Impatience | None = None) -> None:
+                 impatience: Impatience | None = None,
+                 known: Callable[[dict[bytes, bytes]], bool] | None = None) -> None:
         self.floor = floor
         self.admission = admission or Admission()
         self.impatience = impatience or Impatience()
         """Clients refused for load lately (their next 503s held, ``refusing_http``)."""
+        self.known = known or (lambda headers: True)
+        """Does a request (its headers) carry a session this server knows, without reading
+        the database? Only such a command counts in flight: a client without a session
+        cannot fill the server's capacity and so refuse the others'."""
 
     def pipeline(self, method: str, path: str) -> TablePipeline | None:
         """The pipeline a command for ``path`` would queue on (None: not a table command)."""
@@ -437,47 +443,84 @@ class LoadGate:
             return TABLE_BUSY
         return SERVER_BUSY if self.admission.refuse() else None
 
-    def admit_at(self, pipeline: TablePipeline) -> bytes | None:
-        """``refusal_at``, and a command not refused is counted in flight at once (its
-        ``Admission.done`` is the caller's), so that the next request read sees it."""
+    def admit_at(self, pipeline: TablePipeline, *, count: bool = True) -> bytes | None:
+        """``refusal_at``, and a command not refused is counted in flight at once when
+        ``count`` (its ``Admission.done`` is the caller's), so that the next request read
+        sees it. Asked once the command's body has arrived whole, never at its headers."""
         body = self.refusal_at(pipeline)
-        if body is None:
+        if body is None and count:
             self.admission.enter()
         return body
 
 
 ADMITTED = "dicetable.admitted"
-"""Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted as it was read:
-already counted in flight, so ``ShedLoad`` does not decide it again."""
+"""Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted as it was read,
+its body whole: True when counted in flight, False when not (no session known), so that
+``ShedLoad`` does not decide it again."""
 
 
 class ShedLoad:
     """ASGI middleware, outermost: a command ``LoadGate`` refuses gets ``503`` and
-    ``Retry-After`` before anything else is spent on it (no session lookup, no body read),
-    so that refusing the excess stays cheap under overload; one admitted is counted in
-    flight until answered. Served by ``refusing_http.RefusingHttp``, most of the excess is
-    refused before it reaches here, as it is read."""
+    ``Retry-After`` before anything else is spent on it (no session lookup), so that
+    refusing the excess stays cheap under overload. One not refused at once has its body
+    read (bounded) before it is admitted and counted in flight until answered - and counted
+    only if it carries a session this server knows: a body that never comes holds nothing
+    but its own connection. Served by ``refusing_http.RefusingHttp``, most of the excess is
+    refused before it reaches here, as it is read, and the admitted come here decided."""
 
-    def __init__(self, app: Any, gate: LoadGate) -> None:
+    def __init__(self, app: Any, gate: LoadGate, most: int = MAX_BODY) -> None:
         self.app = app
         self.gate = gate
         self.admission = gate.admission
+        self.most = most
+        """Body bytes read before admission at most (past them the body limit answers)."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if not scope.get(ADMITTED):  # (one the protocol admitted is counted out below)
+        if ADMITTED in scope:  # decided by the protocol (counted out below if counted)
+            counted = bool(scope[ADMITTED])
+        else:
             pipeline = self.gate.pipeline(scope["method"], scope["path"]) \
                 if scope["type"] == "http" else None
             if pipeline is None:
                 await self.app(scope, receive, send)
                 return
-            body = self.gate.admit_at(pipeline)
+            body = self.gate.refusal_at(pipeline)
+            if body is not None:
+                await _busy(send, body)
+                return
+            whole, receive = await _read_first(receive, self.most)
+            counted = whole and self.gate.known(dict(scope.get("headers") or []))
+            body = self.gate.admit_at(pipeline, count=counted)
             if body is not None:
                 await _busy(send, body)
                 return
         try:
             await self.app(scope, receive, send)
         finally:
-            self.admission.done()
+            if counted:
+                self.admission.done()
+
+
+async def _read_first(receive: Any, most: int) -> tuple[bool, Any]:
+    """Read a request's body before it is admitted: (whether it came whole within ``most``
+    bytes, a ``receive`` that hands the app what was read, then the rest)."""
+    chunks: list[Any] = []
+    size = 0
+    whole = False
+    while size <= most:
+        message = await receive()
+        chunks.append(message)
+        if message["type"] != "http.request":
+            break
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            whole = size <= most
+            break
+
+    async def replay() -> Any:
+        return chunks.pop(0) if chunks else await receive()
+
+    return whole, replay
 
 
 def _busy_body(message: str) -> bytes:

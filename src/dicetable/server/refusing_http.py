@@ -12,9 +12,18 @@ are read, the app's ``pipeline.LoadGate`` whether the command is refused; if it 
 discards the body as it arrives and writes the same 503 (``Retry-After``) the middleware
 would, in the same callback that read the request. No task, no scope for the app, no wait.
 Everything not refused - every read, every admitted command, a WebSocket - goes on through
-uvicorn unchanged. A command admitted here is counted in flight as it is read and marked
+uvicorn unchanged. A command is admitted only once its body has arrived whole: its headers
+may be refused at once (the server already full), but a command whose headers are read and
+whose body is still coming is held here, outside the app and uncounted, until it is complete
+(a client that never finishes holds a connection, bounded by ``server.connections``, not the
+floor's capacity). Admitted, it is counted in flight - if it carries a session this server
+knows (``LoadGate.known``: a client without one never counts against the others) - and marked
 (``pipeline.ADMITTED``), so that ``ShedLoad`` does not decide it twice and counts it out once
 answered.
+
+The connections themselves are bounded (``connections.ConnectionGuard``, in the lifespan state
+as ``connections.GUARD_STATE``): one past the total or its peer's share is answered 503 and
+closed as it is accepted, and a request's headers and body have read deadlines (408 and close).
 
 The app hands its gate over in the ASGI lifespan state (``pipeline.GATE_STATE``): a server without
 the lifespan (or another protocol) simply leaves refusing to the middleware. A request this
@@ -33,6 +42,7 @@ serve`` does).
 
 from __future__ import annotations
 
+import asyncio
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -40,6 +50,8 @@ from typing import Any, Protocol, cast
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from dicetable.server.connections import GUARD_STATE, MAX_HEAD, ConnectionGuard
+from dicetable.server.limits import MAX_BODY
 from dicetable.server.pipeline import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER
 from dicetable.server.shedding import Impatience
 
@@ -51,7 +63,9 @@ class Gate(Protocol):
     impatience: Impatience
 
     def pipeline(self, method: str, path: str) -> Any: ...
-    def admit_at(self, pipeline: Any) -> bytes | None: ...
+    def refusal_at(self, pipeline: Any) -> bytes | None: ...
+    def admit_at(self, pipeline: Any, *, count: bool = True) -> bytes | None: ...
+    def known(self, headers: dict[bytes, bytes]) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,54 +91,175 @@ class RefusingHttp(HttpToolsProtocol):
     _refused_at: float | None = None
     """When this connection's last 503 for load was (to be) written."""
 
+    _pending: Any = None
+    """The pipeline of the command being read, admitted only once its body is whole."""
+    _held: list[bytes] | None = None
+    """That command's body so far (None: no command is held)."""
+    _held_size = 0
+    _guard: ConnectionGuard | None = None
+    """The server's connection bounds, this connection counted in them (None: not counted)."""
+    _reading: str | None = None
+    """What of a request is being read: "headers", "body", or None (between requests)."""
+    _reading_since = 0.0
+    _deadline: asyncio.TimerHandle | None = None
+    _deadline_at = 0.0
+    _shut = False
+    """Refused as it was accepted: nothing it sends is read."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        guard: ConnectionGuard | None = self.app_state.get(GUARD_STATE)
+        if guard is None:
+            return
+        if not guard.enter(self._peer):
+            # Refused before anything is read: a 503 the client may read, then closed.
+            self._write_error(503, b"Service Unavailable", guard.refusal, retry=True)
+            self.transport.close()
+            self._shut = True
+            return
+        self._guard = guard
+        self._reading, self._reading_since = "headers", self.loop.time()
+        self._watch()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._let_go()
+        super().connection_lost(exc)
+
+    @property
+    def _peer(self) -> str | None:
+        return self.client[0] if self.client else None
+
+    def _let_go(self) -> None:
+        """This connection is no longer read here: its deadline and its count go."""
+        self._reading = None
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            guard.leave(self._peer)
+
+    def _watch(self) -> None:
+        """After each read: the deadline of what is still to come, if anything is."""
+        guard = self._guard
+        if guard is None:
+            return
+        if self._reading is None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            return
+        due = self._reading_since + (guard.header_timeout if self._reading == "headers"
+                                     else guard.body_timeout)
+        if self._deadline is not None:
+            if self._deadline_at == due:
+                return
+            self._deadline.cancel()
+        self._deadline_at = due
+        self._deadline = self.loop.call_at(due, self._late)
+
+    def _late(self) -> None:
+        """A request's headers or body did not come in time: 408, and the connection closed."""
+        self._deadline = None
+        guard, what = self._guard, self._reading
+        if guard is None or what is None or self.transport.is_closing():
+            return
+        mine = what == "body" and self._held is None and self._refused is None \
+            and self.cycle is not None and not self.cycle.response_complete
+        if not mine and self._answering:
+            # Read behind an answer still being written: not the client's delay.
+            self._reading_since = self.loop.time()
+            self._watch()
+            return
+        seconds = guard.header_timeout if what == "headers" else guard.body_timeout
+        body = guard.late(what, seconds)
+        if not (mine and self.cycle.response_started):
+            self._write_error(408, b"Request Timeout", body)
+        if mine:
+            self.cycle.keep_alive = False
+        self.transport.close()
+
+    def _write_error(self, status: int, phrase: bytes, body: bytes, *,
+                     retry: bool = False) -> None:
+        head: list[bytes] = [b"HTTP/1.1 ", str(status).encode(), b" ", phrase, b"\r\n"]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        if retry:
+            head += [b"retry-after: ", RETRY_AFTER, b"\r\n"]
+        head += [b"content-type: application/json\r\ncontent-length: ",
+                 str(len(body)).encode(), b"\r\nconnection: close\r\n\r\n", body]
+        self.transport.write(b"".join(head))
+
     def on_headers_complete(self) -> None:
-        self._refused = self._decide()
+        self._unparsed = 0
+        self._reading, self._reading_since = "body", self.loop.time()
+        self._refused, pipeline = self._decide()
         if self._refused is None:
+            if pipeline is not None:  # admitted (or not) once its body is whole
+                self._pending, self._held, self._held_size = pipeline, [], 0
+                return
             super().on_headers_complete()
 
-    def _decide(self) -> bytes | None:
-        """The 503's body when refused; None when admitted (counted in flight at once and
-        marked ``ADMITTED``, so that every request read after it in the same turn of the loop
-        sees it: counted only once its task ran, a turn's 500 reads were all admitted here
-        and most then refused by the middleware, slowly) or left to the app."""
+    def _decide(self) -> tuple[bytes | None, Any]:
+        """As the headers are read: the 503's body when the server is already full; else
+        the pipeline a command would queue on, for its admission once its body is whole
+        (None: left to the app - a read, an upgrade, one awaiting 100-continue, ...)."""
         gate: Gate | None = self.app_state.get(GATE_STATE)
         method = self.parser.get_method()
         if gate is None or method not in _COMMANDS or self.expect_100_continue \
                 or self.parser.should_upgrade() or self.limit_concurrency is not None:
-            return None
+            return None, None
         if self._answering:
-            return None  # pipelined behind an answer not yet written: answers keep their order
+            return None, None  # pipelined behind an answer not yet written: answers keep
+            # their order (the middleware admits it, its body read first)
         path = httptools.parse_url(self.url).path.decode("ascii")
         if "%" in path:
             path = urllib.parse.unquote(path)
         pipeline = gate.pipeline(method.decode("ascii"), self.root_path + path)
         if pipeline is None:
-            return None
-        body = gate.admit_at(pipeline)
+            return None, None
+        return gate.refusal_at(pipeline), pipeline
+
+    def _admit(self) -> bytes | None:
+        """The held command's body is whole: refused (the 503's body), or admitted - counted
+        in flight at once when it carries a session this server knows, and marked
+        ``ADMITTED`` (counted or not), so that every request read after it in the same turn
+        of the loop sees it and ``ShedLoad`` does not decide it again."""
+        gate: Gate = self.app_state[GATE_STATE]
+        counted = gate.known(dict(self.headers))
+        body = gate.admit_at(self._pending, count=counted)
         if body is None:
-            cast(dict[str, Any], self.scope)[ADMITTED] = True  # ShedLoad counts it out
+            cast(dict[str, Any], self.scope)[ADMITTED] = counted
         return body
 
+    def _release(self) -> None:
+        """Hand the held command to uvicorn as if just read (its body so far with it)."""
+        held, self._held, self._pending = self._held, None, None
+        super().on_headers_complete()
+        if held:
+            super().on_body(b"".join(held))
+
     def on_body(self, body: bytes) -> None:
+        held = self._held
+        if held is not None:
+            held.append(body)
+            self._held_size += len(body)
+            if self._held_size > MAX_BODY:  # too big to hold: the body limit answers it
+                self._release()
+            return
         if self._refused is None:
             super().on_body(body)
 
-    def on_message_begin(self) -> None:
-        self._begun += 1
-        super().on_message_begin()
-
-    def data_received(self, data: bytes) -> None:
-        # The 503s of the requests read here are written once all of it is read: the last
-        # one may then be held (``shedding.Impatience``) when nothing was read behind it.
-        self._refusals = []
-        try:
-            super().data_received(data)
-        finally:
-            refusals, self._refusals = self._refusals, None
-            if refusals:
-                self._answer(refusals)
-
     def on_message_complete(self) -> None:
+        self._reading = None
+        if self._held is not None:
+            refused = self._admit()
+            if refused is None:
+                self._release()
+                super().on_message_complete()
+                return
+            self._held = self._pending = None
+            self._refused = refused
         body = self._refused
         if body is None:
             super().on_message_complete()
@@ -146,9 +281,65 @@ class RefusingHttp(HttpToolsProtocol):
         else:
             self._refusals.append(refusal)
 
+    def on_message_begin(self) -> None:
+        self._begun += 1
+        self._reading, self._reading_since = "headers", self.loop.time()
+        self._head = 0
+        super().on_message_begin()
+
+    _head = 0
+    """Bytes of the request's line and headers read so far."""
+    _unparsed = 0
+    """Bytes received since the last request's headers were whole."""
+
+    def on_url(self, url: bytes) -> None:
+        self._head += len(url)
+        if self._head > MAX_HEAD:  # the parser stops: 400 and closed (uvicorn's own)
+            raise ValueError("request line too long")
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._head += len(name) + len(value)
+        if self._head > MAX_HEAD:
+            raise ValueError("request headers too long")
+        super().on_header(name, value)
+
+    def data_received(self, data: bytes) -> None:
+        # The 503s of the requests read here are written once all of it is read: the last
+        # one may then be held (``shedding.Impatience``) when nothing was read behind it.
+        if self._shut:
+            return
+        if self._reading != "body":
+            # Headers still to come: what the parser would buffer for one header, counted
+            # as it arrives (a header sent without end is refused, not kept).
+            self._unparsed += len(data)
+            if self._unparsed > 4 * MAX_HEAD:
+                self.send_400_response("Request headers too long.")
+                return
+        self._refusals = []
+        try:
+            super().data_received(data)
+        finally:
+            refusals, self._refusals = self._refusals, None
+            if refusals:
+                self._answer(refusals)
+            self._watch()
+
     def handle_websocket_upgrade(self) -> None:
         self._flush()  # the 503s read before the upgrade go first, on HTTP
+        guard, self._guard = self._guard, None  # still open, now the WebSocket's: counted
+        self._let_go()                          # until it closes
         super().handle_websocket_upgrade()
+        if guard is not None:
+            protocol = self.transport.get_protocol()
+            lost = protocol.connection_lost
+            peer = self._peer
+
+            def connection_lost(exc: Exception | None) -> None:
+                guard.leave(peer)
+                lost(exc)
+
+            protocol.connection_lost = connection_lost  # type: ignore[method-assign]
 
     def send_400_response(self, msg: str) -> None:
         self._flush()  # the 503s read before the unreadable request go first

@@ -1,9 +1,11 @@
 """Transport and request-origin checks, and the per-client limit on failed logins.
 
 - ``OriginCheck``: a request that authenticates by the session *cookie* (a browser) and
-  changes something, and every WebSocket upgrade that does, must come from this server's own
-  origin: a page elsewhere cannot ride the cookie (cross-site request forgery). Requests that
-  carry ``Authorization: Bearer`` are not ridden by a browser and pass.
+  changes something must come from this server's own origin: a page elsewhere cannot ride
+  the cookie (cross-site request forgery). Requests that carry ``Authorization: Bearer`` are
+  not ridden by a browser and pass. A WebSocket upgrade is checked without exception: one
+  that names another origin (or that a browser marks cross-site) is refused whatever it
+  carries - a ``token`` in its query, a cookie, or neither.
 - ``FailureLimiter``: at most ``limit`` failed logins per client in ``window`` seconds;
   more are answered 429 without a password check (the clock is injectable: tests count).
 - the session cookie is ``Secure`` when the server is reached over TLS
@@ -46,10 +48,14 @@ class OriginCheck:
                                         or headers.get(b"authorization", b"")
                                         .lower().startswith(b"bearer ")):
             return False
-        if scope["type"] == "websocket" and b"token=" in scope.get("query_string", b""):
-            return False
+        if scope["type"] == "websocket":
+            return self._foreign(scope, headers)
         if self.cookie + b"=" not in headers.get(b"cookie", b""):
             return False  # not cookie-authenticated: nothing for another site to ride
+        return self._foreign(scope, headers)
+
+    def _foreign(self, scope: Scope, headers: dict[bytes, bytes]) -> bool:
+        """Does the request come from a page of another origin?"""
         origin = headers.get(b"origin")
         if origin is None:
             # Browsers send Origin on every cross-origin write and on WebSocket upgrades;
