@@ -453,8 +453,10 @@ def remove(ctx: typer.Context, serials: list[str] = SERIALS,
            with_: list[str] = WITH) -> None:
     """Remove dice: tampered ones are sealed for the enforcement agent, others go to cancel.
 
-    A tampered die at a table needs --signs and --staff, and --table-db so the envelope's
-    list of the table's licensees is checked against the staff assigned there (14-3-4(b)).
+    A tampered die at a table needs --signs and --staff (14-3-4(b)); with --table-db the
+    envelope's list of the table's licensees is also checked against the staff that table's
+    log assigns there, and without it (a table not run on this system) the names are taken
+    as given.
     """
     dice_ = _serials(serials)
     assigned = None
