@@ -40,12 +40,14 @@ def _loaded(pack: RulePack | str = "pa-props-and-hops") -> Table:
 def test_pa_585_3_d_no_wager_before_the_dealers_opening_shake() -> None:
     table = _loaded()
     rule = table.pack.rule("wagering.after_dealer_shake")
-    assert rule.value is True and rule.status.value == "industry-default"
+    assert rule.value is True
+    assert rule.status.value == "industry-default"
     before = table.state.snapshot()
     with pytest.raises(ProcedureViolation) as refused:
         table.bet("amy", "any7", 1_00)
     assert refused.value.rule == "wagering.after_dealer_shake"
-    assert "585.3(d)" in refused.value.citation and "668a.3(d)" in refused.value.citation
+    assert "585.3(d)" in refused.value.citation
+    assert "668a.3(d)" in refused.value.citation
     assert refused.value.citation.endswith("[industry-default]")
     assert table.state.snapshot() == before
     assert table.placeable_codes("amy", ["any7", "field"]) == []      # the controls agree
