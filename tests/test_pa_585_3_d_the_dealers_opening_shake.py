@@ -25,14 +25,13 @@ from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.script import run_script
 
-DEALER = {"actor": "dee", "role": Role.DEALER}
 
 
 def _loaded(pack: RulePack | str = "pa-props-and-hops") -> Table:
     table = Table.open(pack, "ph", mode="live", actor="fran", role=Role.FLOORPERSON,
                        staff={"dee": Role.DEALER})
     table.join("amy", 1)
-    table.buy_in("amy", 100_00, **DEALER)
+    table.buy_in("amy", 100_00, actor="dee", role=Role.DEALER)
     table.bring_dice("P1", "P2", witness="dee", actor="fran", role=Role.FLOORPERSON)
     return table
 
@@ -51,7 +50,7 @@ def test_pa_585_3_d_no_wager_before_the_dealers_opening_shake() -> None:
     assert refused.value.citation.endswith("[industry-default]")
     assert table.state.snapshot() == before
     assert table.placeable_codes("amy", ["any7", "field"]) == []      # the controls agree
-    table.shake(**DEALER)
+    table.shake(actor="dee", role=Role.DEALER)
     assert table.placeable_codes("amy", ["any7", "field"]) == ["any7", "field"]
     table.bet("amy", "any7", 1_00)
 
@@ -66,8 +65,8 @@ def test_pa_585_3_d_a_house_reading_wagers_as_before_play_takes_them_before_the_
 
 def test_pa_668a_2_a_after_no_more_bets_the_regulation_is_named() -> None:
     table = _loaded()
-    table.shake(**DEALER)
-    table.no_more_bets(**DEALER)
+    table.shake(actor="dee", role=Role.DEALER)
+    table.no_more_bets(actor="dee", role=Role.DEALER)
     with pytest.raises(ProcedureViolation) as refused:
         table.bet("amy", "any7", 1_00)
     assert refused.value.rule == "wagering.before_shake"
