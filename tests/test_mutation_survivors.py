@@ -40,7 +40,8 @@ expect valid no
 
 def test_in_10_4_4_c_a_contradicted_ground_is_refused_citing_the_grounds() -> None:
     result = run_script(IN + "sam stickperson roll 3-4 thrower=ann\n")
-    assert result.ok and result.table is not None
+    assert result.ok
+    assert result.table is not None
     table = result.table
     with pytest.raises(ProcedureViolation) as refused:
         table.execute(gcmd.CallNoRoll(actor="sam", role=Role.STICKPERSON,

@@ -26,7 +26,6 @@ from dicetable.table import Table
 from dicetable.table.script import run_script
 
 
-
 def _loaded(pack: RulePack | str = "pa-props-and-hops") -> Table:
     table = Table.open(pack, "ph", mode="live", actor="fran", role=Role.FLOORPERSON,
                        staff={"dee": Role.DEALER})
