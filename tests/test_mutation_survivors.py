@@ -93,3 +93,27 @@ dee dealer offer-shaker amy ! ProcedureViolation
 dee dealer offer-shaker bea
 """)
     assert result.ok, str(result.failure)
+
+
+FIRST_OFFER = """dicetable-script 1
+pack {pack}
+opener fran floorperson
+staff sam stickperson
+staff bo boxperson
+staff dee dealer
+seat 3 low 300
+seat 12 high 300
+bo boxperson bring-dice D1 D2 D3 D4 D5
+sam stickperson offer-dice {wrong} ! ProcedureViolation shooter.first_offer
+sam stickperson offer-dice {right}
+"""
+
+
+@pytest.mark.parametrize(("pack", "right", "wrong"), [("in-craps", "low", "high"),
+                                                      ("pa-craps", "high", "low")])
+def test_in_10_4_3_b_and_pa_661a_4_b_the_first_offer_counts_from_its_own_seat(
+        pack: str, right: str, wrong: str) -> None:
+    """IN: the patron immediately left of the boxperson (position 1); PA (661a.4(b) by
+    analogy): immediately left of the stickperson, past half way round (position 9 of 16)."""
+    result = run_script(FIRST_OFFER.format(pack=pack, right=right, wrong=wrong))
+    assert result.ok, str(result.failure)
