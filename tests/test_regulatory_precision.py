@@ -256,8 +256,8 @@ def test_in_14_3_4_b_4_A_envelope_licensees_are_the_staff_assigned_at_the_table(
                   "removal.envelope.licensees")
     assert f"named but not assigned at craps-1: {DEE.name}" in str(err)
     refused(led, cmd.RemoveDice(**as_(PAT), dice=dice[:1], reason=RemovalReason.TAMPERED,
-                                signs="shaved", table_staff=(BOB,)),
-            InvalidInput, "removal.envelope.licensees")     # the roster is never skipped
+                                signs="shaved", table_staff=()),
+            InvalidInput, "removal.envelope.licensees")     # the envelope names them always
     sealed = led.execute(tampered(BOB, STU, FLO))[1]
     assert isinstance(sealed, cev.TamperEnvelopeSealed)
     assert {p.name for p in sealed.table_staff} == set(roster)

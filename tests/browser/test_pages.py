@@ -204,6 +204,9 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     alice.shot("player-props-after-no-roll")
     dee.shot("dealer-props-after-no-roll")
 
+    # 585.3(d): the next round's wagers follow the dealer's shake (wagering.after_dealer_shake).
+    dee.page.click("#dealer-shake")
+    expect(p.locator('svg.layout [data-code="any7"]')).to_have_class(re.compile(r"\bopen\b"))
     # Repeat the wagers, double them, undo the last change, clear the round.
     p.click("#repeat")
     expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 1100))

@@ -142,6 +142,10 @@ def test_pa_585_3_b_1_shaker_dice_past_24_hours_block_play_until_replaced(
     assert issued.status_code == 200, issued.text
     brought = fran.post(f"{PH}/dice", {"serials": ["PH1-S1", "PH1-S2"], "witness": "dee"})
     assert [e["type"] for e in brought.json()["events"]] == ["DiceBrought", "PlayUnblocked"]
+    # 585.3(d): the newly loaded shaker is shaken by the dealer before the round's wagers.
+    refused(alice.post(f"{PH}/bets", {"wager": "double2", "amount": 500}), 409,
+            "ProcedureViolation", "wagering.after_dealer_shake")
+    assert Client(http, "dee").post(f"{PH}/shake").status_code == 200
     assert alice.post(f"{PH}/bets", {"wager": "double2", "amount": 500}).status_code == 200
     pit = pat.get("/api/pit").json()
     assert not any("PH1-1" in a["dice"] for a in pit["custody"]["alerts"])

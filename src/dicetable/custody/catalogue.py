@@ -812,9 +812,10 @@ ENTRIES: tuple[Entry, ...] = (
                         help="NAME:ROLE[:LICENCE] at the table (the dice room: an account)"))),
     Entry(c.RemoveDice, "remove", "removal.roles",
           "Remove dice: tampered ones are sealed for the enforcement agent, others go to "
-          "cancellation. A tampered die at a table needs --signs and --staff; the envelope's "
-          "list of the table's licensees is checked against the staff the table's log "
-          "assigns there (--table-db, or assigned= in a script)",
+          "cancellation. A tampered die at a table needs --signs and --staff (14-3-4(b)); the "
+          "envelope's list of the table's licensees is checked against the staff the table's "
+          "log assigns there when its store is given (--table-db, or assigned= in a script), "
+          "and taken as given without one (a table not run on this system)",
           witnesses=True, build=_remove, format=_format_remove, records=ev.DiceRemoved,
           recover=_recover_remove, fields=(
               _DICE,

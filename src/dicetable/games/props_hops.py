@@ -85,7 +85,7 @@ class PropsAndHops(Variant):
         return frozenset({Role.DEALER}), "the dealer is responsible for the shaker"
 
     def check_brought(self, p: DiceAtTable, pack: RulePack, serials: tuple[str, ...],
-                      witness: str | None) -> None:
+                      witness: str | None, actor: str) -> None:
         """585.3(a), (d): two dice, placed in the shaker in the dealer's presence."""
         if p.dice:
             raise ProcedureViolation("the shaker holds its two dice; remove them first",
@@ -94,10 +94,10 @@ class PropsAndHops(Variant):
             raise ProcedureViolation("Props & Hops is played with two dice",
                                      rule="authority.dice",
                                      citation="58 Pa. Code § 585.3(a) [regulation]")
-        if witness is None or not p.holds(witness, Role.DEALER):
+        if witness is None or witness == actor or not p.holds(witness, Role.DEALER):
             raise ProcedureViolation(
                 "the floorperson places the dice in the shaker in the presence of the "
-                "dealer (name the dealer as witness)", rule="authority.dice",
+                "dealer, another person (name the dealer as witness)", rule="authority.dice",
                 citation=pack.cite("authority.dice"))
 
     def dice_change_closed(self, phase: Phase) -> bool:

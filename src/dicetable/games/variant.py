@@ -107,7 +107,7 @@ class Variant:
                          f"({', '.join(sorted(r.value for r in keepers))})")
 
     def check_brought(self, p: DiceAtTable, pack: RulePack, serials: tuple[str, ...],
-                      witness: str | None) -> None:
+                      witness: str | None, actor: str) -> None:
         """Refuse dice brought to the table in a way the game does not allow."""
 
     def dice_change_closed(self, phase: Phase) -> bool:

@@ -57,6 +57,7 @@ READERS: tuple[tuple[str, str], ...] = (
     ("bonus.", "dicetable.games.engine"),
     ("fire.", "dicetable.games.engine"),
     ("wagering.", "dicetable.games.engine"),
+    ("wagering.after_dealer_shake", "dicetable.table.procedure"),
     ("leaving.", "dicetable.games.engine"),
     ("throw.", "dicetable.table.procedure"),
     ("noroll.automatic", "dicetable.games.engine"),
@@ -322,6 +323,9 @@ def _build() -> dict[str, RuleSpec]:
     spec("wagering.seated_only", "bool", "Only seated players may wager", yes_no)
     spec("wagering.before_shake", "bool", "Every wager is made before the dice are shaken",
          yes_no)
+    spec("wagering.after_dealer_shake", "bool",
+         "Wagers are accepted only once the dealer has shaken the covered shaker (before play "
+         "and after each round)", yes_no)
     spec("wagering.late_bets", "bool", "A wager confirmed while the dice are in the air counts",
          yes_no)
     spec("throw.line_bet_required", "bool",

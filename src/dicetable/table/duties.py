@@ -10,7 +10,8 @@ what the matrix cannot express, read from the pack's ``duties.*`` rules:
 - ``duties.staff_no_wager``: a person working the table may not join it, buy chips or wager
   there, and a player at the table is not assigned to work it;
 - ``duties.two_person``: dice brought to the table are witnessed by a second, distinct person
-  working it.
+  working it (a house rule at Craps; at Props & Hops the regulation itself names the witness,
+  the dealer, and the procedure checks it).
 
 The opening roster (the staff named when the table is opened, before anything else happens)
 comes from the shift's schedule and is not ranked against the opener; ``no_self`` and
@@ -110,15 +111,20 @@ def _plays(state: TableState, pack: RulePack | None, player: str,
 
 
 def _witness(state: TableState, pack: RulePack | None, c: tcmd.BringDice) -> None:
+    if state.variant.has_shaker:
+        # 58 Pa. Code 585.3(d) / 668a.3(d) name the witness themselves: the floorperson loads
+        # the shaker in the presence of the dealer. The procedure holds that regulation
+        # (``authority.dice``), and a house rule must not answer in its place.
+        return
     # A pack stored before the rule existed (an old table's log) ran without it: replaying
     # that log must not refuse what it then allowed (tests/fixtures/v1_tables.db).
     needs = "dice" in (pack.get("duties.two_person", []) if pack is not None else ["dice"])
+    if not needs:
+        return
     if c.witness is not None and c.witness == c.actor:
         raise RoleNotPermitted(f"{c.actor} may not witness their own dice",
                                rule="duties.two_person",
                                citation=_cite(pack, "duties.two_person"))
-    if not needs or (c.witness is None and state.variant.has_shaker):
-        return  # Props & Hops: 58 Pa. Code 585.3(d) itself names the dealer as the witness
     if c.witness is None or not procedure(state).staff.get(c.witness):
         raise RoleNotPermitted("dice come to the table before a second person working it: "
                                "name the witness", rule="duties.two_person",

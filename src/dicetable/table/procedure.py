@@ -110,6 +110,7 @@ class ProcedureEngine:
         try:
             authority.authorize(state, probe)
             self._play_allowed(state, now)
+            self._wagers_open(state)
         except ValueError:
             return []
         return self.game.placeable_codes(state, player, codes, base)
@@ -141,15 +142,35 @@ class ProcedureEngine:
             if bad:
                 raise InvalidInput(f"unknown throw facts: {', '.join(bad)}", rule="throw.facts")
             state.variant.before_throw(p, pack)
-            if p.shooter is not None and self._line_bet_when(pack) == "before-throw" \
+            when = self._line_bet_when(pack)
+            if p.shooter is not None and when is not None \
                     and not self._has_line_bet(state, p.shooter):
+                # Every throw: PA 623a.8(a) before throwing; IN 10-4-3(c) for as long as the
+                # patron serves as shooter (a bet paid and returned leaves none on the table).
                 raise ProcedureViolation(
-                    f"the shooter {p.shooter} makes a Pass or Don't Pass bet before throwing",
+                    f"the shooter {p.shooter} makes a Pass or Don't Pass bet before throwing"
+                    if when == "before-throw" else f"the shooter {p.shooter} serves only with "
+                    "a pass or don't pass bet on the table, at every throw",
                     rule="shooter.line_bet", citation=pack.cite("shooter.line_bet"))
         elif isinstance(c, gcmd.CloseBetting):
             state.variant.before_close(p, pack)
         elif isinstance(c, gcmd.CallNoRoll):
             self._check_grounds(state, c)
+        elif isinstance(c, gcmd.PlaceBet):
+            self._wagers_open(state)
+
+    @staticmethod
+    def _wagers_open(state: TableState) -> None:
+        """585.3(d): the dealer shakes the covered shaker before play and after each round;
+        where wagering is part of that play (``wagering.after_dealer_shake``), no wager is
+        taken before the dealer's shake. After 'no more bets' 668a.2(a) answers instead."""
+        pack = state.rules()
+        if state.mode == "live" and state.variant.has_shaker and state.phase is Phase.BETTING \
+                and pack.flag("wagering.after_dealer_shake") and not procedure(state).dealer_shook:
+            raise ProcedureViolation(
+                "the dealer shakes the covered shaker before play and after each round; "
+                "wagers are taken after that shake", rule="wagering.after_dealer_shake",
+                citation=pack.cite("wagering.after_dealer_shake"))
 
     def _complete_command(self, state: TableState, c: gcmd.Command) -> gcmd.Command:
         """Fill in what the procedure knows: the dice thrown, and who threw them."""
@@ -261,7 +282,7 @@ class ProcedureEngine:
         if already:
             raise InvalidInput(f"already at the table: {', '.join(already)}",
                                rule="dice.serials")
-        state.variant.check_brought(p, pack, serials, c.witness)
+        state.variant.check_brought(p, pack, serials, c.witness, c.actor)
         if self.dice_registry is not None:
             self.dice_registry.check_dice_in_play(state.table_id, serials, dice_limit(state))
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
@@ -320,9 +341,14 @@ class ProcedureEngine:
                                      rule="shooter.first_offer",
                                      citation=pack.cite("shooter.first_offer"))
         if c.patron != order[0]:
+            # Clockwise from the last shooter, the next-offer rule decides; restarting, the
+            # first offer's order applies again (IN 10-4-3(e): 'per subsection (b)').
+            after = bool(p.last_shooter)
+            rule = "shooter.next_offer" if after and pack.get("shooter.next_offer") \
+                == "clockwise-from-last" else "shooter.first_offer"
             raise ProcedureViolation(f"the dice go to {order[0]} next, not {c.patron}",
-                                     rule="shooter.first_offer", citation=pack.cite(
-                                         "shooter.next_offer" if p.last_shooter
+                                     rule=rule, citation=pack.cite(
+                                         "shooter.next_offer" if after
                                          else "shooter.first_offer"))
         serials = tuple(c.serials) or tuple(p.bowl)  # none named: the whole bowl
         need = int(pack.value("shooter.dice_offered"))
