@@ -40,7 +40,7 @@ from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody
-from dicetable.server.integrity import Faults, still_failing, stream_problems, table_problem
+from dicetable.server.integrity import Faults, still_failing, table_problem
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
 from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
@@ -49,6 +49,7 @@ from dicetable.store.chain import Head
 from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening, pack_for
+from dicetable.store.staff_stream import record_staff
 from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
@@ -125,7 +126,7 @@ class Floor:
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        self.faults = Faults(accounts.log)
+        self.faults = Faults(store)
         self.checkpoints: Path | None = checkpoints
         """Where signed checkpoints of every stream's head are appended (None: not kept)."""
         self.verify_all(load=True)  # nothing is served from a log that fails (RES-3)
@@ -151,25 +152,23 @@ class Floor:
         now = self.clock.now().isoformat()
         before = set(self.faults.open)
         names = self.store.tables()
-        for table_id in self.store.stream_ids():  # the tables and every other aggregate
+        for table_id in self.store.stream_ids():  # tables, accounts, staff, faults, answers
             if table_id in self.faults.open:
                 continue
             problem = table_problem(self.store, table_id)
             if problem is not None:
                 self._fault(table_id, problem, now)
-        for stream, what, detail in stream_problems(self.accounts.log):
-            self.faults.raise_fault(stream, what, detail, now)
         if self.checkpoints is not None and self.store.key:
             if self.checkpoints.exists():
                 for cp in verify_checkpoints(self.checkpoints, self.store.key,
-                                             [self.store, self.accounts.log]):
+                                             [self.store]):
                     if cp.stream:
                         self._fault(cp.stream, (cp.what, str(cp)), now)
                     else:
                         self.faults.raise_fault("checkpoints", cp.what, str(cp), now)
             if not set(self.faults.open) - before:
                 write_checkpoint(self.checkpoints, self.store.key,
-                                 heads_of([self.store, self.accounts.log]), at=now)
+                                 heads_of([self.store]), at=now)
         if load:
             for table_id in names:
                 if table_id not in self.faults.open and table_id not in self.tables:
@@ -359,13 +358,11 @@ class Floor:
                 log.exception("table %s: snapshot failed", table_id)
 
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
-        """Staff changes made here also go to the floor's chained ``staff:<table>`` stream
-        (who, which role, by whom), beside the table's own log."""
-        for e in events:
-            if isinstance(e, StaffAssigned | StaffRelieved):
-                self.accounts.log.append(f"staff:{table_id}", e.kind, {
-                    "table_seq": e.seq, "person": e.person, "staff_role": e.staff_role.value,
-                    "by": e.actor, "by_role": e.role.value, "at": e.at})
+        """Staff changes made here also go to the floor's ``staff:<table>`` stream (who,
+        which role, by whom), beside the table's own log."""
+        changes = [e for e in events if isinstance(e, StaffAssigned | StaffRelieved)]
+        if changes:
+            record_staff(self.store, table_id, changes)
 
     def _rebuild(self, table_id: str) -> None:
         """The table as its log has it (after a batch that could not be committed)."""

@@ -1,32 +1,39 @@
 """The server checks before it serves (spec/standards.md MEM-2, MEM-3, RES-2, RES-3).
 
 At start-up, before a request is taken, and then periodically, every stream is verified: each
-table's keyed chain and recorded head, the other streams (accounts, staff, faults), and the
-signed checkpoints when a checkpoint file is kept. A table whose log fails is put in a locked
-fault state: it is not loaded (a forged balance is never served), a ``TableFaulted`` record
-goes into the chained ``faults`` stream, and the pit console lists it. It stays locked - also
-across restarts, even once the log verifies again - until a pit boss or shift manager clears
-it with an authorised, recorded command, which verifies the log once more first.
+table's keyed chain and recorded head, every other stream (accounts, staff, faults, kept
+answers), and the signed checkpoints when a checkpoint file is kept. A table whose log fails
+is put in a locked fault state: it is not loaded (a forged balance is never served), a
+``FaultRaised`` event goes into the ``faults:floor`` stream, and the pit console lists it.
+It stays locked - also across restarts, even once the log verifies again - until a pit boss
+or shift manager clears it with an authorised, recorded command, which verifies the log once
+more first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from dicetable.core.errors import DicetableError, ProcedureViolation, RoleNotPermitted
+from dicetable.core.errors import (
+    DicetableError,
+    ProcedureViolation,
+    RoleNotPermitted,
+    StaleVersion,
+)
 from dicetable.core.roles import Role
+from dicetable.store import fault_stream
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
-from dicetable.store.streamlog import StreamLog, verify_streams
 
 log = logging.getLogger(__name__)
 
-FAULTS = "faults"
+FAULTS = fault_stream.STREAM
 """The stream of fault records (raised and cleared)."""
 FAULT_CITATION = ("25 CFR 547.10 (critical memory error: stop play, record a fault event; "
                   "spec/standards.md MEM-3) [other-jurisdiction]")
@@ -39,31 +46,44 @@ class TableFaulted(DicetableError):
 
 
 class Faults:
-    """The open faults, from the chained ``faults`` stream."""
+    """The open faults: the fold of the store's ``faults:floor`` stream."""
 
-    def __init__(self, streams: StreamLog) -> None:
-        self.streams = streams
-        self.open: dict[str, dict[str, Any]] = {}
-        for row in streams.records(FAULTS):
-            data = row.data()
-            if row.kind == "TableFaulted":
-                self.open[str(data["table"])] = data
-            elif row.kind == "FaultCleared":
-                self.open.pop(str(data["table"]), None)
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._state = fault_stream.FaultState()
+        self._catch_up()
+
+    @property
+    def open(self) -> dict[str, dict[str, str]]:
+        return self._state.open
+
+    def _catch_up(self) -> None:
+        for event in self.store.events(FAULTS, after=self._state.seq):
+            fault_stream.apply(self._state, event)
+
+    def _record(self, make: Callable[[int], fault_stream.FaultEvent]) -> None:
+        for _ in range(50):  # another process recorded a fault meanwhile: fold it, again
+            try:
+                self.store.append(FAULTS, [make(self._state.seq + 1)],
+                                  expected=self._state.seq, request="")
+            except StaleVersion:
+                self._catch_up()
+                continue
+            self._catch_up()
+            return
+        raise StaleVersion("the faults stream is changing too fast", rule="store.sequence")
 
     def raise_fault(self, table: str, what: str, detail: str, at: str) -> None:
         if table in self.open:
             return
-        self.streams.append(FAULTS, "TableFaulted",
-                            {"table": table, "what": what, "detail": detail, "at": at})
-        self.open[table] = {"table": table, "what": what, "detail": detail, "at": at}
+        self._record(lambda seq: fault_stream.FaultRaised(seq=seq, at=at, subject=table,
+                                                          what=what, detail=detail))
         log.error("integrity fault on %s: %s - %s", table, what, detail)
 
     def clear(self, table: str, by: str, role: str, reason: str, at: str) -> None:
-        self.streams.append(FAULTS, "FaultCleared",
-                            {"table": table, "by": by, "role": role, "reason": reason,
-                             "at": at})
-        self.open.pop(table, None)
+        self._record(lambda seq: fault_stream.FaultCleared(seq=seq, at=at, actor=by,
+                                                           subject=table, by_role=role,
+                                                           reason=reason))
 
     def refuse(self, table: str) -> None:
         fault = self.open.get(table)
@@ -89,11 +109,6 @@ def table_problem(store: EventStore, table: str) -> tuple[str, str] | None:
             break
     p = report.problems[0]
     return p.what, f"seq {p.seq}: {p.detail}"
-
-
-def stream_problems(streams: StreamLog) -> list[tuple[str, str, str]]:
-    return [(p.stream, p.what, f"seq {p.seq}: {p.detail}") for p in verify_streams(streams)
-            if p.stream != FAULTS]
 
 
 class ClearFault(BaseModel):
