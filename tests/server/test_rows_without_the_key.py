@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
+from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
@@ -157,3 +158,23 @@ def test_mem_2_a_keyless_session_digest_is_never_a_session(floor: Floor) -> None
     for token in ("guess", "guess.pat", f"{'x' * 43}.pat", ".pat", "pat."):
         with pytest.raises(NotAuthenticated):
             floor.accounts.session(token)
+
+
+def test_mem_2_an_untouched_floor_verifies_every_kind_with_its_checkpoints(
+        floor: Floor, http: TestClient, tmp_path: Path) -> None:
+    Client(http, "alice").post("/api/logout")
+    db = floor.store.location
+    kinds = {s.partition(":")[0] for s in floor.store.stream_ids() if ":" in s}
+    assert kinds >= {"account", "staff", "custody"}
+    full = CliRunner().invoke(cli, ["audit", "verify", db])  # with the replay and invariants
+    assert full.exit_code == 0, full.output
+    cps = tmp_path / "cp.jsonl"
+    assert CliRunner().invoke(cli, ["audit", "checkpoint", db, "--checkpoints", str(cps)]
+                              ).exit_code == 0
+    assert '"account:alice"' in cps.read_text()
+    checked = CliRunner().invoke(cli, ["audit", "verify", db, "--checkpoints", str(cps)])
+    assert checked.exit_code == 0, checked.output
+    exported = CliRunner().invoke(cli, ["export", db, "--table", "account:alice"])
+    assert exported.exit_code == 0
+    assert [json.loads(line)["kind"] for line in exported.output.splitlines()][-2:] == [
+        "SessionOpened", "SessionClosed"]
