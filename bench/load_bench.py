@@ -35,7 +35,6 @@ import os
 import random
 import re
 import resource
-import secrets
 import shutil
 import socket
 import sqlite3
@@ -44,9 +43,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from argon2 import PasswordHasher
 
 from bench import spy
 from bench.loadgen import (
@@ -64,7 +65,7 @@ from bench.ws_viewer import OnMessage, Viewer
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind, token_digest
+from dicetable.server.accounts import Kind
 from dicetable.server.demo import DEMO_PASSWORD, electronic_pack
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
@@ -134,31 +135,20 @@ def _seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
     session, seated with chips; closes the floor and returns the tokens. (Accounts get one
     shared Argon2 hash and their sessions directly: 4,000 logins' worth of Argon2 is not what
     is measured.)"""
-    hashed = floor.accounts._hasher.hash(DEMO_PASSWORD)
-    created = datetime.now(UTC).isoformat()
-    expires = (datetime.now(UTC) + timedelta(hours=8)).isoformat()
+    hashed = PasswordHasher().hash(DEMO_PASSWORD)
     tokens: dict[str, str] = {}
-    db_ = floor.accounts._db
     for table, names in groups.items():
         setup: list[g.Command] = []
         for name in names:
-            db_.execute("INSERT INTO accounts (username, kind, display, password_hash, "
-                        "created_at) VALUES (?, ?, ?, ?, ?)",
-                        (name, Kind.PLAYER.value, name, hashed, created))
-            token = secrets.token_urlsafe(24)
-            db_.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
-                        (token_digest(token), name, expires))
-            tokens[name] = token
+            floor.accounts.create(name, "", Kind.PLAYER, password_hash=hashed)
+            tokens[name] = floor.accounts.open_session(name)
             if table:
                 chips = arena_chips(len(setup) // 2) if table == ARENA else CHIPS
                 setup += [g.JoinTable(actor=name, role=Role.PLAYER, player=name),
                           g.BuyChips(actor="table", role=Role.SYSTEM, player=name,
                                      amount=chips)]
         if table == ARENA:  # the dealer's console, a viewer like the players
-            token = secrets.token_urlsafe(24)
-            db_.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
-                        (token_digest(token), DEALER, expires))
-            tokens[DEALER] = token
+            tokens[DEALER] = floor.accounts.open_session(DEALER)
         for i in range(0, len(setup), 2000):
             chunk = setup[i:i + 2000]
             floor.run(table, lambda c=chunk: c)  # type: ignore[misc]

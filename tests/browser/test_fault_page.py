@@ -26,6 +26,6 @@ def test_mem_3_the_pit_sees_a_faulted_table_and_clears_it(live_server: LiveServe
     pit.click('[data-clear="craps-pa-1"]')
     expect(pit.locator("#faults-card")).to_have_count(0)
     expect(pit.locator('.table-card[data-table="craps-pa-1"]')).to_have_count(1)
-    cleared = [r.data() for r in floor.accounts.log.records("faults")][-1]
+    cleared = [r.data() for r in floor.store.records("faults:floor")][-1]
     assert cleared["type"] == "FaultCleared"
-    assert cleared["by"] == "pat"
+    assert cleared["actor"] == "pat"

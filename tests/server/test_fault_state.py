@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from dicetable.server.app import create_app
 from dicetable.server.floor import Floor
+from dicetable.server.integrity import FAULTS
 from dicetable.server.main import build_floor
 from tests.server.conftest import Client
 from tests.server.test_api import refused
@@ -65,9 +66,9 @@ def test_mem_3_a_tampered_log_is_never_served(tampered: tuple[Floor, Path, int, 
     floor = tampered[0]
     assert T not in floor.tables
     assert floor.faults.open[T]["what"] == "altered"
-    faults = [r.data() for r in floor.accounts.log.records("faults")]
-    assert faults[0]["type"] == "TableFaulted"
-    assert faults[0]["table"] == T
+    faults = [r.data() for r in floor.store.records(FAULTS)]
+    assert faults[0]["type"] == "FaultRaised"
+    assert faults[0]["subject"] == T
     with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
         alice, pat = Client(http, "alice"), Client(http, "pat")
         refused(alice.get(f"/api/tables/{T}"), 423, "TableFaulted", "integrity.fault")
@@ -104,9 +105,9 @@ def test_res_2_the_fault_survives_a_restart_and_needs_an_authorised_clear(
             assert pat.post(f"/api/tables/{T}/fault/clear",
                             {"reason": "restored from backup"}).status_code == 200
             assert Client(http, "alice").get(f"/api/tables/{T}").status_code == 200
-        cleared = [r.data() for r in again.accounts.log.records("faults")][-1]
-        assert (cleared["type"], cleared["by"], cleared["role"]) == ("FaultCleared", "pat",
-                                                                     "pit-boss")
+        cleared = [r.data() for r in again.store.records(FAULTS)][-1]
+        assert (cleared["type"], cleared["actor"], cleared["by_role"]) == ("FaultCleared",
+                                                                           "pat", "pit-boss")
     finally:
         again.close()
         again.store.close()
@@ -125,8 +126,11 @@ def test_mem_2_a_periodic_check_faults_a_table_tampered_while_serving(
 
 
 def test_mem_2_a_tampered_account_stream_is_a_fault(floor: Floor, http: TestClient) -> None:
-    row = next(floor.accounts.log.records("account:alice"))
-    floor.accounts.log.tamper("account:alice", row.seq, row.body.replace("player", "staff"))
+    conn = sqlite3.connect(floor.store.location)  # an insider without the key
+    conn.execute("UPDATE event_log SET body = replace(body, '\"player\"', '\"staff\"') "
+                 "WHERE table_id = 'account:alice' AND seq = 1")
+    conn.commit()
+    conn.close()
     assert "account:alice" in floor.verify_all()
     from dicetable.server.demo import DEMO_PASSWORD
 
@@ -217,8 +221,9 @@ def test_mem_3_break_glass_clears_a_fault_with_the_key(
     wrong = db.parent / "wrong.key"
     assert runner.invoke(cli, ["keys", "init", str(wrong)]).exit_code == 0
     assert runner.invoke(cli, [*args, "--key", str(wrong)]).exit_code == 2
-    assert T in Faults(floor.accounts.log).open  # neither cleared it
+    assert T in Faults(floor.store).open  # neither cleared it
     ok = runner.invoke(cli, [*args, "--key", f"{db}.key"])
     assert ok.exit_code == 0, ok.output
-    last = list(floor.accounts.log.records("faults"))[-1].data()
-    assert (last["type"], last["by"], last["role"]) == ("FaultCleared", "ops", "break-glass")
+    last = list(floor.store.records(FAULTS))[-1].data()
+    assert (last["type"], last["actor"], last["by_role"]) == ("FaultCleared", "ops",
+                                                              "break-glass")

@@ -53,7 +53,7 @@ def _serve(url: str, schema: str, port: int) -> subprocess.Popen[bytes]:
 
 
 def _wait(port: int, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 300  # a fresh process compiles each table: slow if loaded
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             err = proc.stderr.read().decode() if proc.stderr else ""

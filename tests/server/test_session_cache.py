@@ -52,7 +52,7 @@ def test_issue_13_logout_forgets_the_session_at_once(tmp_path: Path) -> None:
         accounts.session(token)
 
 
-def test_issue_13_a_lock_is_seen_at_once_by_a_remembered_session(tmp_path: Path) -> None:
+def test_issue_26_a_lock_ends_a_remembered_session_at_once(tmp_path: Path) -> None:
     accounts = _accounts(tmp_path / "a.db")
     token = accounts.login("ann", PASSWORD)
     assert accounts.session(token).locked_until is None
@@ -62,9 +62,13 @@ def test_issue_13_a_lock_is_seen_at_once_by_a_remembered_session(tmp_path: Path)
         assert accounts.session(token).failed > 0  # the count is read again, not remembered
     with pytest.raises(AccountLocked):
         accounts.login("ann", "wrong password")
-    assert accounts.session(token).locked_until is not None
+    assert accounts.remembered(token) is None
+    with pytest.raises(NotAuthenticated):
+        accounts.session(token)  # the lock ended it, in this process at once
     accounts.unlock("ann", by="pit", role="pit_boss")
-    assert accounts.session(token).locked_until is None
+    with pytest.raises(NotAuthenticated):
+        accounts.session(token)  # an unlock opens no session: log in again
+    assert accounts.session(accounts.login("ann", PASSWORD)).locked_until is None
 
 
 def test_issue_13_another_process_logout_is_seen_within_the_cache_delay(

@@ -31,11 +31,11 @@ from dicetable.cli.main import app as cli
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
-from dicetable.server.integrity import Faults
+from dicetable.server.integrity import FAULTS, Faults
 from dicetable.server.main import build_floor
 from dicetable.store.chain import canonical, link_hash
 from dicetable.store.keys import read_key
-from dicetable.store.streamlog import StreamLog
+from dicetable.store.sqlite import SqliteStore
 from tests.server.conftest import Client
 from tests.server.test_api import refused
 
@@ -151,12 +151,9 @@ def _clear_cli(db: Path, *extra: str, table: str = T) -> tuple[int, str]:
     return result.exit_code, " ".join(result.output.split())
 
 
-def _open_faults(db: Path) -> dict[str, dict[str, object]]:
-    log = StreamLog(db, key=read_key(f"{db}.key"))
-    try:
-        return Faults(log).open
-    finally:
-        log.close()
+def _open_faults(db: Path) -> dict[str, dict[str, str]]:
+    with SqliteStore(db, key=read_key(f"{db}.key"), create=False) as store:
+        return dict(Faults(store).open)
 
 
 def _buy(dee: Client, *amounts: int) -> None:
@@ -353,12 +350,13 @@ def test_mem_2_a_dropped_account_record_is_found_by_the_next_verification(
     assert floor.verify_all() == []
     conn = sqlite3.connect(floor.store.location)
     stream = "account:alice"
-    head = int(conn.execute("SELECT seq FROM stream_heads WHERE stream = ?",
+    head = int(conn.execute("SELECT seq FROM table_heads WHERE table_id = ?",
                             (stream,)).fetchone()[0])
-    conn.execute("DELETE FROM stream_log WHERE stream = ? AND seq = ?", (stream, head))
-    prev = conn.execute("SELECT hash FROM stream_log WHERE stream = ? AND seq = ?",
+    conn.execute("DELETE FROM event_log WHERE table_id = ? AND seq = ?", (stream, head))
+    conn.execute("DELETE FROM snapshots WHERE table_id = ? AND seq >= ?", (stream, head))
+    prev = conn.execute("SELECT hash FROM event_log WHERE table_id = ? AND seq = ?",
                         (stream, head - 1)).fetchone()[0]
-    conn.execute("UPDATE stream_heads SET seq = ?, hash = ? WHERE stream = ?",
+    conn.execute("UPDATE table_heads SET seq = ?, hash = ? WHERE table_id = ?",
                  (head - 1, prev, stream))
     conn.commit()
     conn.close()
@@ -514,7 +512,7 @@ def test_mem_3_two_clears_at_once_record_one(demo_db: Path, tmp_path: Path) -> N
                     range(2)))
             assert sorted(r.status_code for r in replies) == [200, 404]
             assert Client(http, "alice").get(f"/api/tables/{T}").status_code == 200
-        cleared = [r for r in floor.accounts.log.records("faults") if r.kind == "FaultCleared"]
+        cleared = [r for r in floor.store.records(FAULTS) if r.kind == "FaultCleared"]
         assert len(cleared) == 1
     finally:
         _close(floor)

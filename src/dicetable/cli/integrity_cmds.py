@@ -49,17 +49,14 @@ def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql
     from dicetable.store.checkpoints import heads_of, write_checkpoint
     from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
-    from dicetable.store.streamlog import StreamLog
 
     try:
         key = find_key(key_file, db)
         store = open_store(db, schema=schema, create=False, key=key)
-        streams = StreamLog(db, schema=schema, key=key)
         try:
-            n = write_checkpoint(checkpoints, key, heads_of([store, streams]),
+            n = write_checkpoint(checkpoints, key, heads_of([store]),
                                  at=datetime.now(UTC).isoformat())
         finally:
-            streams.close()
             store.close()
     except DicetableError as e:
         err.print(f"[red]{escape(str(e))}[/red]")
@@ -78,17 +75,19 @@ def unlock(username: str = typer.Argument(..., help="The account to unlock"),
     """Break-glass unlock: needs the store's chain key; recorded in the account's stream."""
     from dicetable.server.accounts import Accounts
     from dicetable.store.keys import find_key
+    from dicetable.store.open import open_store
 
     try:
         key = find_key(key_file, db)
         if key is None:
             raise DicetableError("break-glass needs the store's chain key (--key)",
                                  rule="accounts.break_glass")
-        accounts = Accounts(db, schema=schema, key=key)
+        accounts = Accounts(open_store(db, schema=schema, create=False, key=key))
         try:
             accounts.unlock(username, by=operator, role="break-glass", via="break-glass")
         finally:
             accounts.close()
+            accounts.store.close()
     except DicetableError as e:
         err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
@@ -111,7 +110,6 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
     from dicetable.server.integrity import Faults, clear_problems, still_failing
     from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
-    from dicetable.store.streamlog import StreamLog
 
     try:
         key = find_key(key_file, db)
@@ -119,18 +117,16 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
             raise DicetableError("break-glass needs the store's chain key (--key)",
                                  rule="integrity.break_glass")
         store = open_store(db, schema=schema, create=False, key=key)
-        streams = StreamLog(db, schema=schema, key=key)
         try:
-            faults = Faults(streams)
+            faults = Faults(store)
             if table not in faults.open:
                 raise DicetableError(f"no open fault on {table!r}", rule="integrity.fault")
-            problems = clear_problems(store, streams, table, checkpoints=checkpoints,
+            problems = clear_problems(store, table, checkpoints=checkpoints,
                                       fault=faults.open[table])
             if problems:
                 raise still_failing(table, problems)
             faults.clear(table, operator, "break-glass", reason, datetime.now(UTC).isoformat())
         finally:
-            streams.close()
             store.close()
     except DicetableError as e:
         err.print(f"[red]{escape(str(e))}[/red]")

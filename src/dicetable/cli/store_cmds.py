@@ -81,7 +81,6 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
     from dicetable.store.adjudicate import adjudicate_store
     from dicetable.store.checkpoints import verify_checkpoints
     from dicetable.store.keys import find_key
-    from dicetable.store.streamlog import StreamLog, verify_streams
 
     try:
         key = find_key(key_file, db)
@@ -92,15 +91,8 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
     with _opened(db, schema, key) as store:
         try:
             reports = verify_store(store, table or None, replay=not quick)
-            streams = StreamLog(db, schema=schema, key=key)
-            try:
-                if not table:
-                    extra += [p.to_dict() for p in verify_streams(streams)]
-                if checkpoints is not None:
-                    extra += [p.to_dict() for p in verify_checkpoints(checkpoints, key,
-                                                                      [store, streams])]
-            finally:
-                streams.close()
+            if checkpoints is not None:
+                extra += [p.to_dict() for p in verify_checkpoints(checkpoints, key, [store])]
             if adjudicate:
                 extra += [{**d.to_dict(), "what": f"adjudication: {d.what}",
                            "detail": str(d)} for d in adjudicate_store(store, table or None)]

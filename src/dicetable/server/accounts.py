@@ -1,57 +1,90 @@
 """Staff and player accounts: hashed passwords, session tokens, lockout after failed logins.
 
-Passwords are hashed with Argon2id (argon2-cffi). An account locks after
-``LOCK_AFTER`` consecutive failed logins (N.J.A.C. 13:69E-1.37A(b): lock an account after three
-failed attempts, spec/standards.md SEC-4, other-jurisdiction) for ``LOCK_MINUTES`` minutes
-(industry-default), or until a pit boss unlocks it. A session token is 32 random bytes
-(``secrets``) and expires after ``SESSION_HOURS``.
+Passwords are hashed with Argon2id (argon2-cffi). An account locks after ``LOCK_AFTER``
+failed logins (``LOCKOUT``: N.J.A.C. 13:69E-1.37A, spec/standards.md SEC-4 - New Jersey's
+rule standing in for PA/IN text we do not have, so ``other-jurisdiction`` and configurable)
+for ``LOCK_MINUTES`` minutes (industry-default), or until a pit boss unlocks it. A lock ends
+every session of the account. A session token is 32 random bytes (``secrets``) and its
+account's name, and expires after ``SESSION_HOURS``.
 
-The accounts live beside the table log: in the same SQLite file (their own tables) or the
-same PostgreSQL schema. Every change is also a record of the account's own chained stream
-(``account:<name>``, ``store.streams``): created, each failed login, locked, unlocked (by
-whom), each session opened or closed - so the accounts are covered by the keyed chain and
-the checkpoints like the tables. Session tokens are stored as SHA-256 digests, never as
-themselves. Which role a staff member holds at a table is not stored here: it is the table's
-own log (``StaffAssigned``) that says so.
+Every account is a stream of the one store (``account:NAME``, ``store.account_stream``):
+its kind and password hash, each session opened or closed (by the token's SHA-256 digest,
+never the token), each checked-and-wrong password, each lock and unlock. The account is the
+fold of that stream, and every link folded is verified against the chain key first: a row
+written into the database by someone without the key (a session, a kind, a password hash)
+is not a link of the chain, so it grants nothing - the account is refused until its log
+verifies again, and ``audit verify`` and the server's periodic verification report it.
 
-Against guessing (spec/standards.md SEC-4): a login's failure is counted in one atomic
-``UPDATE ... RETURNING`` *before* the password is checked, so concurrent attempts cannot all
-see the same count; attempts on one account are serialised in this process; at most
-``HASH_SLOTS`` password checks run at once (more are refused with 429, so guesses at unknown
-users cannot starve the tables). A locked-out floor is unlocked with ``dicetable accounts
-unlock`` (break-glass: needs the store's chain key, recorded in the stream).
+Against guessing (spec/standards.md SEC-4): only a password that was actually checked and was
+wrong counts towards the lock - a login refused for capacity or rate is not a failed login.
+The password checks (``HASH_SLOTS`` at once) are shared fairly (``FairChecks``): each client
+has at most one login running or waiting and each account at most one check running, the
+waiting are served in order, so no client's or account's flood can take every check; past
+``CHECKS_WAITING`` waiting logins one is refused with 429 at once (not a failed login). A
+locked-out floor is unlocked with ``dicetable accounts unlock`` (break-glass: needs the
+store's chain key, recorded in the stream).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import re
 import secrets
-import sqlite3
 import threading
+import time
+from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from dicetable.core.clock import Clock, SystemClock
-from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.server.session_cache import SESSION_CACHE_SECONDS, SessionCache
-from dicetable.store.streamlog import StreamLog
+from dicetable.store import account_stream as acct
+from dicetable.store.base import EventStore, Notice
+from dicetable.store.chain import EMPTY, Head, link_hash
+from dicetable.store.event_codec import decode_body
+from dicetable.store.open import open_store
 
-LOCK_AFTER = 3
-"""Failed logins that lock an account (N.J.A.C. 13:69E-1.37A(b), other-jurisdiction)."""
-LOCK_MINUTES = 30
+
+@dataclass(frozen=True)
+class Lockout:
+    """When failed logins lock an account, and the rule that says so (configurable)."""
+
+    after: int = 3
+    minutes: int = 30
+    citation: str = "N.J.A.C. 13:69E-1.37A (spec/standards.md SEC-4)"
+    status: str = "other-jurisdiction"
+    """Another regulator's rule standing in for PA/IN text we do not have."""
+
+    @property
+    def cites(self) -> str:
+        return f"{self.citation} [{self.status}]"
+
+
+LOCKOUT = Lockout()
+LOCK_AFTER = LOCKOUT.after
+"""Failed logins that lock an account (N.J.A.C. 13:69E-1.37A, other-jurisdiction)."""
+LOCK_MINUTES = LOCKOUT.minutes
 """How long a lock lasts unless a pit boss lifts it first (industry-default)."""
 SESSION_HOURS = 12
 """A session token's life: one shift (industry-default)."""
 HASH_SLOTS = 2
 """Password checks (Argon2, deliberately slow) that may run at once (industry-default)."""
+CHECKS_WAITING = 256
+"""Logins that may wait for a password check (industry-default); past it, 429 at once."""
+CHECK_WAIT_SECONDS = 30.0
+"""The longest a login waits for a check before it is refused (429, not counted)."""
+STREAM = acct.KIND
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class TooManyAttempts(DicetableError):
@@ -59,7 +92,8 @@ class TooManyAttempts(DicetableError):
 
 
 def token_digest(token: str) -> str:
-    """What is stored for a session token: its SHA-256 (a stolen database holds no tokens)."""
+    """What is recorded for a session token: its SHA-256 (a stolen database holds no
+    tokens)."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
@@ -69,6 +103,10 @@ class NotAuthenticated(DicetableError):
 
 class AccountLocked(DicetableError):
     """Too many failed logins."""
+
+
+class AccountUnverified(NotAuthenticated):
+    """The account's log does not verify under the chain key: it grants nothing."""
 
 
 class Kind(StrEnum):
@@ -89,226 +127,312 @@ _DUMMY_HASH = PasswordHasher().hash("dicetable: no such account")
 """Checked against for unknown users, so they cost what a real check costs."""
 
 
-class _Db(Protocol):
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+class FairChecks:
+    """The password checks, shared fairly: at most ``slots`` at once; each client has at
+    most one login running or waiting and each account at most one check running; the
+    waiting are served in arrival order (a waiting login whose account is being checked lets
+    the next one go first). So a flood from N clients delays an honest login by at most N
+    checks and does not refuse it while fewer than ``waiting`` wait; a refusal here (429)
+    is never a failed login."""
 
+    def __init__(self, slots: int = HASH_SLOTS, *, waiting: int = CHECKS_WAITING,
+                 wait_seconds: float = CHECK_WAIT_SECONDS) -> None:
+        self.slots = slots
+        self.waiting = waiting
+        self.wait_seconds = wait_seconds
+        self._cond = threading.Condition()
+        self._queue: deque[tuple[object, str]] = deque()
+        self._clients: Counter[str] = Counter()
+        self._running: set[str] = set()
+        self.refused = 0
+        self.most_at_once = 0
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS accounts (
-        username TEXT PRIMARY KEY, kind TEXT NOT NULL, display TEXT NOT NULL,
-        password_hash TEXT NOT NULL, failed INTEGER NOT NULL DEFAULT 0,
-        locked_until TEXT, created_at TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS sessions (
-        token TEXT PRIMARY KEY, username TEXT NOT NULL, expires_at TEXT NOT NULL)""",
-)
+    @contextmanager
+    def take(self, client: str | None, account: str) -> Iterator[None]:
+        """A check slot for ``account``'s login from ``client`` (None: a caller in this
+        process, such as the CLI, with no client to share with)."""
+        with self._cond:
+            if (client is not None and self._clients[client]) \
+                    or len(self._queue) >= self.waiting:
+                self.refused += 1
+                raise TooManyAttempts("too many logins are being checked at once; try again "
+                                      "in a moment", rule="accounts.concurrency")
+            if client is not None:
+                self._clients[client] += 1
+            ticket = (object(), account)
+            self._queue.append(ticket)
+            deadline = time.monotonic() + self.wait_seconds
+            try:
+                while not self._my_turn(ticket):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        self.refused += 1
+                        raise TooManyAttempts("too many logins are being checked at once; "
+                                              "try again in a moment",
+                                              rule="accounts.concurrency")
+                    self._cond.wait(left)
+            except BaseException:
+                self._queue.remove(ticket)
+                self._done(client)
+                raise
+            self._queue.remove(ticket)
+            self._running.add(account)
+            self.most_at_once = max(self.most_at_once, len(self._running))
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running.discard(account)
+                self._done(client)
 
+    def _my_turn(self, ticket: tuple[object, str]) -> bool:
+        if len(self._running) >= self.slots:
+            return False
+        for waiting in self._queue:
+            if waiting[1] not in self._running:
+                return waiting is ticket
+        return False
 
-class _Sqlite:
-    def __init__(self, path: str | Path) -> None:
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30,
-                                     isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._lock = threading.Lock()
-
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
-
-    def close(self) -> None:
-        self._conn.close()
-
-
-class _Postgres:
-    def __init__(self, url: str, schema: str) -> None:
-        import psycopg
-
-        self._conn = psycopg.connect(url, autocommit=True)
-        self._conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-        self._conn.execute(f'SET search_path TO "{schema}"')
-        self._lock = threading.Lock()
-
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            cur = self._conn.execute(sql.replace("?", "%s"), params)
-            return list(cur.fetchall()) if cur.description else []
-
-    def close(self) -> None:
-        self._conn.close()
+    def _done(self, client: str | None) -> None:
+        if client is not None:
+            self._clients[client] -= 1
+            if self._clients[client] <= 0:
+                del self._clients[client]
+        self._cond.notify_all()
 
 
 class Accounts:
-    """Accounts and sessions. ``location`` is ``memory``, a SQLite path or a PostgreSQL URL."""
+    """Accounts and sessions, as streams of ``store`` (an ``EventStore``, or where one lives:
+    ``memory``, a SQLite path, a PostgreSQL URL - then this object owns it)."""
 
-    def __init__(self, location: str | Path = "memory", *, schema: str = "dicetable",
-                 clock: Clock | None = None, key: bytes | None = None,
-                 hash_slots: int = HASH_SLOTS,
-                 session_cache_seconds: float = SESSION_CACHE_SECONDS) -> None:
-        text = str(location)
+    def __init__(self, store: EventStore | str | Path = "memory", *,
+                 schema: str = "dicetable", clock: Clock | None = None,
+                 key: bytes | None = None, hash_slots: int = HASH_SLOTS,
+                 session_cache_seconds: float = SESSION_CACHE_SECONDS,
+                 lockout: Lockout = LOCKOUT) -> None:
+        self._owned = not isinstance(store, EventStore)
+        self.store: EventStore = store if isinstance(store, EventStore) \
+            else open_store(store, schema=schema, key=key)
+        refuse_old_tables(self.store)
+        self.lockout = lockout
         self.sessions: SessionCache[Account] = SessionCache(seconds=session_cache_seconds)
         """Sessions remembered for a few seconds (``server.session_cache``: forgotten at once
-        on this process's own logout, login attempt, lock and unlock)."""
-        self.log = StreamLog(text, schema=schema, key=key)
-        self._slots = threading.BoundedSemaphore(hash_slots)
-        self._account_locks: dict[str, threading.Lock] = {}
-        self._locks_lock = threading.Lock()
+        on this process's own logout, login, lock and unlock, and on the store's notice of
+        any change to the account)."""
+        self.checks = FairChecks(hash_slots)
+        self._states: dict[str, tuple[Head, acct.AccountState]] = {}
+        self._states_lock = threading.Lock()
         self.password_checks = 0
         """How many password hashes were computed (tests count what happened)."""
-        self.most_at_once = 0
-        self._running = 0
-        if text.startswith(("postgresql://", "postgres://")):
-            self._db: _Sqlite | _Postgres = _Postgres(text, schema)
-        else:
-            self._db = _Sqlite(":memory:" if text == "memory" else text)
-        for statement in _SCHEMA:
-            self._db.execute(statement)
+        self._count_lock = threading.Lock()
         self._hasher = PasswordHasher()
         self.clock: Clock = clock or SystemClock()
+        self._subscription = self.store.subscribe(self._on_notice)
 
     @property
-    def db(self) -> _Sqlite | _Postgres:
-        """The accounts' database (for the server's kept answers)."""
-        return self._db
+    def most_at_once(self) -> int:
+        return self.checks.most_at_once
 
     def close(self) -> None:
-        self._db.close()
-        self.log.close()
+        self._subscription.close()
+        if self._owned:
+            self.store.close()
 
-    def _record(self, username: str, record: str, **data: Any) -> None:
-        self.log.append(f"account:{username}", record, {"at": self._now().isoformat(), **data})
-
-    def _lock_for(self, username: str) -> threading.Lock:
-        with self._locks_lock:
-            return self._account_locks.setdefault(username, threading.Lock())
-
-    def _check_password(self, stored: str, password: str) -> bool:
-        """One bounded Argon2 check (refused with 429 when every slot is busy)."""
-        if not self._slots.acquire(blocking=False):
-            raise TooManyAttempts("too many logins are being checked at once; try again in "
-                                  "a moment", rule="accounts.concurrency")
-        try:
-            with self._locks_lock:
-                self._running += 1
-                self.password_checks += 1
-                self.most_at_once = max(self.most_at_once, self._running)
-            try:
-                return bool(self._hasher.verify(stored, password))
-            except (VerificationError, InvalidHashError):
-                return False
-        finally:
-            with self._locks_lock:
-                self._running -= 1
-            self._slots.release()
+    def _on_notice(self, notice: Notice) -> None:
+        """An account's stream moved (here or, on PostgreSQL, in another process): its
+        remembered sessions are read again."""
+        if notice.table.startswith(STREAM + ":"):
+            self.sessions.forget_account(notice.table[len(STREAM) + 1:])
 
     def _now(self) -> datetime:
         return self.clock.now().astimezone(UTC)
 
+    # -- the account's stream, verified link by link -----------------------------------------
+    def _state(self, username: str) -> acct.AccountState | None:
+        """The fold of ``account:NAME`` (None: no such account). Every link read is checked
+        against the chain key and the recorded head; a stream that fails grants nothing."""
+        stream = f"{STREAM}:{username}"
+        head = self.store.head(stream)
+        with self._states_lock:
+            cached = self._states.get(username)
+        if head.seq == 0:
+            if cached is not None:
+                raise AccountUnverified(f"the log of account {username!r} was cut short",
+                                        rule="accounts.integrity")
+            return None
+        if cached is not None and cached[0] == head:
+            return cached[1]
+        base, state = (cached[0], copy.deepcopy(cached[1])) \
+            if cached is not None and cached[0].seq < head.seq else (EMPTY,
+                                                                      acct.AccountState())
+        prev, seq = base.hash, base.seq
+        for row in self.store.records(stream, after=base.seq, until=head.seq):
+            if row.seq != seq + 1 or row.prev_hash != prev \
+                    or link_hash(prev, row.body, self.store.key) != row.hash:
+                raise _unverified(username, row.seq)
+            try:
+                event = decode_body(row.body)
+                if event.stream != stream or event.seq != row.seq:
+                    raise ValueError("stored in another place than it names")
+                acct.apply(state, event)
+            except (DicetableError, ValueError) as e:
+                raise _unverified(username, row.seq, str(e)) from None
+            prev, seq = row.hash, row.seq
+        if (seq, prev) != (head.seq, head.hash):
+            raise _unverified(username, seq + 1, "the log does not end at its recorded head")
+        with self._states_lock:
+            self._states[username] = (head, state)
+        return state
+
+    def _append(self, username: str, state: acct.AccountState | None,
+                *events: acct.AccountEvent) -> None:
+        self.store.append(f"{STREAM}:{username}", list(events),
+                          expected=state.seq if state is not None else 0, request="")
+
+    def _event(self, cls: type[acct.AccountEvent], username: str, state: acct.AccountState
+               | None, n: int = 1, **fields: Any) -> acct.AccountEvent:
+        seq = (state.seq if state is not None else 0) + n
+        return cls(account=username, seq=seq, at=self._now().isoformat(), **fields)
+
+    def _check_password(self, stored: str, password: str) -> bool:
+        """One Argon2 check (the caller holds a fair check slot)."""
+        with self._count_lock:
+            self.password_checks += 1
+        try:
+            return bool(self._hasher.verify(stored, password))
+        except (VerificationError, InvalidHashError):
+            return False
+
     # -- accounts ----------------------------------------------------------------------------
-    def create(self, username: str, password: str, kind: Kind, display: str = "") -> Account:
-        if not username or not username.replace("-", "").replace("_", "").isalnum():
-            raise InvalidInput("a username is letters, digits, '-' and '_'",
+    def create(self, username: str, password: str, kind: Kind, display: str = "", *,
+               password_hash: str | None = None) -> Account:
+        """A new account (``password_hash``: an Argon2 hash already made, for bulk set-up)."""
+        if not _NAME.match(username):
+            raise InvalidInput("a username is 1-64 letters, digits, '-' and '_'",
                                rule="accounts.username")
-        if len(password) < 8:
+        if password_hash is None and len(password) < 8:
             raise InvalidInput("a password has at least 8 characters", rule="accounts.password")
-        if self.get(username) is not None:
-            raise InvalidInput(f"the username {username!r} is taken", rule="accounts.username")
-        self._db.execute(
-            "INSERT INTO accounts (username, kind, display, password_hash, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (username, kind.value, display or username, self._hasher.hash(password),
-             self._now().isoformat()))
-        self._record(username, "AccountCreated", kind=kind.value, display=display or username)
+        taken = InvalidInput(f"the username {username!r} is taken", rule="accounts.username")
+        if self.store.head(f"{STREAM}:{username}").seq:
+            raise taken
+        created = self._event(acct.AccountCreated, username, None, account_kind=kind.value,
+                              display=display or username,
+                              password_hash=password_hash or self._hasher.hash(password))
+        try:
+            self._append(username, None, created)
+        except StaleVersion:
+            raise taken from None
         account = self.get(username)
         assert account is not None
         return account
 
     def get(self, username: str) -> Account | None:
-        rows = self._db.execute("SELECT username, kind, display, failed, locked_until "
-                                "FROM accounts WHERE username = ?", (username,))
-        if not rows:
+        """The account (None: none by that name). ``AccountUnverified`` when its log fails."""
+        if not _NAME.match(username):
             return None
-        u, kind, display, failed, locked = rows[0]
-        return Account(u, Kind(kind), display, int(failed), locked)
+        state = self._state(username)
+        return None if state is None else _account(state)
 
     def all(self) -> list[Account]:
-        rows = self._db.execute("SELECT username FROM accounts ORDER BY username")
-        return [a for (u,) in rows if (a := self.get(u)) is not None]
+        """Every account whose log verifies."""
+        out = []
+        for stream in self.store.streams(STREAM):
+            try:
+                account = self.get(stream[len(STREAM) + 1:])
+            except AccountUnverified:
+                continue
+            if account is not None:
+                out.append(account)
+        return sorted(out, key=lambda a: a.username)
 
     def empty(self) -> bool:
-        return not self._db.execute("SELECT 1 FROM accounts LIMIT 1")
+        return not self.store.streams(STREAM)
 
     # -- login and sessions -------------------------------------------------------------------
-    def login(self, username: str, password: str) -> str:
-        """A new session token; wrong credentials count towards the lock."""
-        with self._lock_for(username):  # one attempt per account at a time, in this process
-            return self._login(username, password)
+    def login(self, username: str, password: str, client: str | None = None) -> str:
+        """A new session token. Only a password checked and wrong counts towards the lock;
+        a login refused for capacity (``TooManyAttempts``) changes nothing."""
+        with self.checks.take(client, username):
+            return self._login(username, password, client)
 
-    def _login(self, username: str, password: str) -> str:
-        self.sessions.forget_account(username)  # its failure count changes now
-        try:
-            return self._attempt(username, password)
-        finally:
-            self.sessions.forget_account(username)
-
-    def _attempt(self, username: str, password: str) -> str:
-        now = self._now()
-        stamp = now.isoformat()
-        # Count the attempt first, atomically: concurrent attempts (here or in another
-        # process) each get their own number, and a lock that has expired starts afresh.
-        rows = self._db.execute(
-            "UPDATE accounts SET "
-            "failed = CASE WHEN locked_until IS NOT NULL AND locked_until <= ? THEN 1 "
-            "ELSE failed + 1 END, "
-            "locked_until = CASE WHEN locked_until IS NOT NULL AND locked_until <= ? THEN NULL "
-            "ELSE locked_until END WHERE username = ? "
-            "RETURNING failed, locked_until, password_hash", (stamp, stamp, username))
-        if not rows:
+    def _login(self, username: str, password: str, client: str | None) -> str:
+        self.sessions.forget_account(username)
+        known = _NAME.match(username) is not None
+        state = self._state(username) if known else None
+        if state is None:
             self._check_password(_DUMMY_HASH, password)  # spend the time a real check takes
             raise NotAuthenticated("wrong username or password", rule="accounts.login")
-        attempt, locked_until, stored = int(rows[0][0]), rows[0][1], str(rows[0][2])
-        citation = "N.J.A.C. 13:69E-1.37A(b) [other-jurisdiction]"
-        if locked_until:
-            raise AccountLocked(f"{username} is locked after {LOCK_AFTER} failed logins "
-                                f"until {locked_until}", rule="accounts.lockout",
-                                citation=citation)
-        if attempt > LOCK_AFTER:  # others' failures got here first: lock, check nothing
-            self._lock_account(username, now)
-            raise AccountLocked(f"{username} is now locked after {LOCK_AFTER} failed logins",
-                                rule="accounts.lockout", citation=citation)
-        if not self._check_password(stored, password):
-            self._record(username, "LoginFailed", attempt=attempt)
-            if attempt >= LOCK_AFTER:
-                self._lock_account(username, now)
-                raise AccountLocked(f"{username} is now locked after {LOCK_AFTER} failed "
-                                    "logins", rule="accounts.lockout", citation=citation)
-            raise NotAuthenticated("wrong username or password", rule="accounts.login")
-        self._db.execute("UPDATE accounts SET failed = 0, locked_until = NULL "
-                         "WHERE username = ?", (username,))
-        token = secrets.token_urlsafe(32)
-        expires = (now + timedelta(hours=SESSION_HOURS)).isoformat()
-        digest = token_digest(token)
-        self._db.execute("INSERT INTO sessions (token, username, expires_at) VALUES (?, ?, ?)",
-                         (digest, username, expires))
-        self._record(username, "SessionOpened", session=digest, expires=expires)
+        self._refuse_locked(username, state)
+        right = self._check_password(state.password_hash, password)
+        for _ in range(50):  # another process's change to the account: decide again
+            state = self._state(username)
+            assert state is not None
+            self._refuse_locked(username, state)
+            try:
+                if right:
+                    return self._open_session(username, state)
+                self._failed(username, state, client)
+            except StaleVersion:
+                continue
+        raise TooManyAttempts("the account is changing too fast; try again",
+                              rule="accounts.concurrency")
+
+    def _refuse_locked(self, username: str, state: acct.AccountState) -> None:
+        if state.locked_until and datetime.fromisoformat(state.locked_until) > self._now():
+            raise AccountLocked(f"{username} is locked after {self.lockout.after} failed "
+                                f"logins until {state.locked_until}", rule="accounts.lockout",
+                                citation=self.lockout.cites)
+
+    def _failed(self, username: str, state: acct.AccountState, client: str | None) -> None:
+        expired = state.locked_until is not None  # (not refused above: the lock is over)
+        attempt = (0 if expired else state.failed) + 1
+        events: list[acct.AccountEvent] = [
+            self._event(acct.LoginFailed, username, state, attempt=attempt,
+                        client=client or "")]
+        if attempt >= self.lockout.after:
+            until = (self._now() + timedelta(minutes=self.lockout.minutes)).isoformat()
+            events.append(self._event(acct.AccountLocked, username, state, 2, until=until,
+                                      after=self.lockout.after))
+        self._append(username, state, *events)
+        self.sessions.forget_account(username)
+        if attempt >= self.lockout.after:
+            raise AccountLocked(f"{username} is now locked after {self.lockout.after} failed "
+                                "logins", rule="accounts.lockout", citation=self.lockout.cites)
+        raise NotAuthenticated("wrong username or password", rule="accounts.login")
+
+    def _open_session(self, username: str, state: acct.AccountState) -> str:
+        token = f"{secrets.token_urlsafe(32)}.{username}"
+        expires = (self._now() + timedelta(hours=SESSION_HOURS)).isoformat()
+        self._append(username, state, self._event(acct.SessionOpened, username, state,
+                                                  session=token_digest(token),
+                                                  expires=expires))
         return token
 
-    def _lock_account(self, username: str, now: datetime) -> None:
-        self.sessions.forget_account(username)
-        until = (now + timedelta(minutes=LOCK_MINUTES)).isoformat()
-        self._db.execute("UPDATE accounts SET locked_until = ? WHERE username = ? AND "
-                         "locked_until IS NULL", (until, username))
-        self._record(username, "AccountLocked", until=until, after=LOCK_AFTER)
+    def open_session(self, username: str) -> str:
+        """A session for ``username`` without a password check: for trusted set-up in this
+        process (a benchmark's thousands of players), recorded like any other."""
+        for _ in range(50):
+            state = self._state(username)
+            if state is None:
+                raise InvalidInput(f"no account {username!r}", rule="accounts.username")
+            self._refuse_locked(username, state)
+            try:
+                return self._open_session(username, state)
+            except StaleVersion:
+                continue
+        raise TooManyAttempts("the account is changing too fast", rule="accounts.concurrency")
 
     def session(self, token: str | None) -> Account:
-        """The account behind a session token, or ``NotAuthenticated`` (remembered for a few
-        seconds: ``server.session_cache``)."""
+        """The account behind a session token, or ``NotAuthenticated``. Valid only while its
+        ``SessionOpened`` is in the verified chain, unclosed, unexpired and the account is
+        not locked (remembered for a few seconds: ``server.session_cache``)."""
         if not token:
             raise NotAuthenticated("log in first", rule="accounts.session")
         digest = token_digest(token)
         entry = self.sessions.get(digest)
         if entry is None:
             generation = self.sessions.generation()
-            account, expires = self._session_from_db(digest)
+            account, expires = self._session_from_log(token, digest)
             self.sessions.put(digest, account, account.username, expires, generation)
         else:
             account, expires = entry.account, entry.expires
@@ -320,46 +444,55 @@ class Accounts:
 
     def remembered(self, token: str) -> Account | None:
         """The account behind ``token`` if its session is remembered and unexpired, without
-        reading the database (None: ask ``session``)."""
+        reading the store (None: ask ``session``)."""
         entry = self.sessions.get(token_digest(token))
         if entry is None or entry.expires <= self._now():
             return None
         return entry.account
 
-    def _session_from_db(self, digest: str) -> tuple[Account, datetime]:
-        rows = self._db.execute("SELECT username, expires_at FROM sessions WHERE token = ?",
-                                (digest,))
-        if not rows:
+    def _session_from_log(self, token: str, digest: str) -> tuple[Account, datetime]:
+        username = token.rpartition(".")[2]
+        state = self._state(username) if "." in token and _NAME.match(username) else None
+        if state is None or digest not in state.sessions:
             raise NotAuthenticated("the session has expired; log in again",
                                    rule="accounts.session")
-        account = self.get(rows[0][0])
-        if account is None:
-            raise NotAuthenticated("no such account", rule="accounts.session")
-        return account, datetime.fromisoformat(rows[0][1])
+        return _account(state), datetime.fromisoformat(state.sessions[digest])
 
     def logout(self, token: str) -> None:
         digest = token_digest(token)
         self.sessions.forget_session(digest)
-        rows = self._db.execute("DELETE FROM sessions WHERE token = ? RETURNING username",
-                                (digest,))
-        self.sessions.forget_session(digest)  # a lookup that raced the delete keeps nothing
-        for (username,) in rows:
-            self._record(str(username), "SessionClosed", session=digest)
+        username = token.rpartition(".")[2]
+        for _ in range(50):
+            state = self._state(username) if _NAME.match(username) else None
+            if state is None or digest not in state.sessions:
+                break
+            try:
+                self._append(username, state, self._event(acct.SessionClosed, username, state,
+                                                          session=digest))
+                break
+            except StaleVersion:
+                continue
+        self.sessions.forget_session(digest)  # a lookup that raced the close keeps nothing
 
     def unlock(self, username: str, *, by: str, role: str, via: str = "api") -> None:
         """Lift a lock: an authorised, recorded command (``by`` in ``role``), never one's own
-        (spec/standards.md SEC-5: two people)."""
-        if self.get(username) is None:
-            raise InvalidInput(f"no account {username!r}", rule="accounts.username")
+        (spec/standards.md SEC-5: two people). A process without the store's key is refused
+        (the store will not append), changing nothing."""
         if by == username:
             raise RoleNotPermitted(f"{by} may not unlock their own account",
                                    rule="duties.no_self",
                                    citation="spec/standards.md SEC-5 [industry-default]")
-        # Recorded first: a process without the store's key is refused here, changing nothing.
-        self._record(username, "AccountUnlocked", by=by, role=role, via=via)
-        self.sessions.forget_account(username)
-        self._db.execute("UPDATE accounts SET failed = 0, locked_until = NULL "
-                         "WHERE username = ?", (username,))
+        for _ in range(50):
+            state = self._state(username) if _NAME.match(username) else None
+            if state is None:
+                raise InvalidInput(f"no account {username!r}", rule="accounts.username")
+            try:
+                self._append(username, state, self._event(acct.AccountUnlocked, username,
+                                                          state, actor=by, by_role=role,
+                                                          via=via))
+                break
+            except StaleVersion:
+                continue
         self.sessions.forget_account(username)
 
     @contextmanager
@@ -368,3 +501,34 @@ class Accounts:
             yield self
         finally:
             self.close()
+
+
+def _account(state: acct.AccountState) -> Account:
+    return Account(state.username, Kind(state.kind), state.display, state.failed,
+                   state.locked_until)
+
+
+def _unverified(username: str, seq: int, why: str = "") -> AccountUnverified:
+    detail = why or "the row is not a link of the keyed chain"
+    return AccountUnverified(f"the log of account {username!r} fails verification at seq "
+                             f"{seq} ({detail}); it grants nothing until it is restored",
+                             rule="accounts.integrity")
+
+
+def refuse_old_tables(store: EventStore) -> None:
+    """A store from before accounts were streams of the event log keeps them in tables of
+    its own (``accounts``, ``sessions``, ``stream_log``), outside the keyed chain: they are
+    not trusted, so they are not migrated; such a store is refused, saying what to do."""
+    found = store.legacy_tables()
+    if found:
+        raise InvalidInput(
+            f"{store.location} holds accounts, sessions or streams in the old tables "
+            f"({', '.join(found)}), outside the keyed event log; they are not migrated "
+            "(rows there were never vouched for by the chain). Export the table logs "
+            "(dicetable audit export), then serve a new store and create the accounts "
+            "again, or drop those tables once you have kept a copy", rule="store.legacy")
+
+
+__all__ = ["Account", "AccountLocked", "AccountUnverified", "Accounts",
+           "FairChecks", "Kind", "Lockout", "NotAuthenticated", "TooManyAttempts",
+           "token_digest"]

@@ -257,7 +257,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         app.add_middleware(FastRoute, path=r"^/api/tables/([^/]+)/bets$", model=bets.model,
                            act=bet, accounts=floor.accounts, cookie=COOKIE, refusal=refusal)
     # Outermost first: the body cap, then the origin check, then exactly-once commands.
-    answers = idempotency.Answers(floor.accounts.db, now=floor.clock.now().isoformat())
+    answers = idempotency.Answers(floor.store, now=floor.clock.now().isoformat())
     app.add_middleware(idempotency.Idempotency, answers=answers,
                        who=account_of, applied=floor.store.request_record, recover=recover,
                        cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
@@ -331,7 +331,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         limiter.check(client)
         floor.faults.refuse(f"account:{body.username}")  # an account whose stream failed
         try:
-            token = floor.accounts.login(body.username, body.password)
+            token = floor.accounts.login(body.username, body.password, client=client)
         except (NotAuthenticated, AccountLocked):
             limiter.failed(client)
             raise

@@ -49,7 +49,6 @@ from dicetable.server.integrity import (
     clear_problems,
     moved_back,
     still_failing,
-    stream_problems,
     table_problem,
 )
 from dicetable.server.live_views import LiveViews
@@ -60,6 +59,7 @@ from dicetable.store.chain import Head
 from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening
+from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
 from dicetable.store.streams import TABLE, kind_of
 from dicetable.table import Table
@@ -137,7 +137,7 @@ class Floor:
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
-        self.faults = Faults(accounts.log)
+        self.faults = Faults(store)
         self.checkpoints: Path | None = checkpoints
         """Where signed checkpoints of every stream's head are appended (None: not kept)."""
         self.checkpoints_seen = 0
@@ -178,17 +178,13 @@ class Floor:
                 if problem is not None:
                     self._fault(stream, problem, now)
         heads: dict[str, tuple[Any, Head]] = {}  # each stream's head as it is verified
-        for table_id in self.store.stream_ids():  # the tables and every other aggregate
+        for table_id in self.store.stream_ids():  # tables, accounts, staff, faults, answers
             if table_id in self.faults.open:
                 continue
             heads[table_id] = (self.store, self.store.head(table_id))
             problem = table_problem(self.store, table_id)
             if problem is not None:
                 self._fault(table_id, problem, now)
-        heads.update((s, (self.accounts.log, self.accounts.log.head(s)))
-                     for s in self.accounts.log.tables())
-        for stream, what, detail in stream_problems(self.accounts.log):
-            self.faults.raise_fault(stream, what, detail, now)
         if self.checkpoints is not None and self.store.key:
             cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
             if cut is not None:
@@ -196,7 +192,7 @@ class Floor:
             found = []
             if self.checkpoints.exists():
                 found = verify_checkpoints(self.checkpoints, self.store.key,
-                                           [self.store, self.accounts.log])
+                                           [self.store])
                 for cp in found:
                     if cp.stream:
                         self._fault(cp.stream, (cp.what, str(cp)), now)
@@ -205,7 +201,7 @@ class Floor:
             if not found and not set(self.faults.open) - before \
                     and CHECKPOINTS not in self.faults.open:
                 # A faulted stream's head is not signed: its log is not vouched for.
-                signed = {s: h for s, h in heads_of([self.store, self.accounts.log]).items()
+                signed = {s: h for s, h in heads_of([self.store]).items()
                           if s not in self.faults.open}
                 self.checkpoints_seen = write_checkpoint(self.checkpoints, self.store.key,
                                                          signed, at=now)
@@ -234,7 +230,7 @@ class Floor:
     def _clear_fault(self, table_id: str, by: str, role: Role, reason: str) -> None:
         if table_id not in self.faults.open:
             raise NotFound(f"no open fault on {table_id!r}", rule="integrity.fault")
-        problems = clear_problems(self.store, self.accounts.log, table_id,
+        problems = clear_problems(self.store, table_id,
                                   checkpoints=self.checkpoints,
                                   fault=self.faults.open[table_id])
         for stream in self.high_water.streams() if table_id == CHECKPOINTS else [table_id]:
@@ -423,13 +419,11 @@ class Floor:
                 log.exception("table %s: snapshot failed", table_id)
 
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
-        """Staff changes made here also go to the floor's chained ``staff:<table>`` stream
-        (who, which role, by whom), beside the table's own log."""
-        for e in events:
-            if isinstance(e, StaffAssigned | StaffRelieved):
-                self.accounts.log.append(f"staff:{table_id}", e.kind, {
-                    "table_seq": e.seq, "person": e.person, "staff_role": e.staff_role.value,
-                    "by": e.actor, "by_role": e.role.value, "at": e.at})
+        """Staff changes made here also go to the floor's ``staff:<table>`` stream (who,
+        which role, by whom), beside the table's own log."""
+        changes = [e for e in events if isinstance(e, StaffAssigned | StaffRelieved)]
+        if changes:
+            record_staff(self.store, table_id, changes)
 
     def _rebuild(self, table_id: str) -> None:
         """The table as its log has it (after a batch that could not be committed) - never

@@ -23,27 +23,21 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dicetable.core.errors import StaleVersion
 from dicetable.server.limits import read_body, replaying
-from dicetable.store.base import RequestRecord
+from dicetable.store import request_stream
+from dicetable.store.base import EventStore, RequestRecord
+from dicetable.store.event_codec import decode_body
 from dicetable.store.requests import request_in_progress
 
 HEADER = b"idempotency-key"
 MUTATING = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 EXEMPT = ("/api/login", "/api/logout")
 _KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
-
-_SCHEMA = """CREATE TABLE IF NOT EXISTS idempotency (
-    scope TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
-    body TEXT NOT NULL, created_at TEXT NOT NULL)"""
-
-
-class Db(Protocol):
-    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
-
 
 Who = Callable[[str | None], str | None]
 """The account name behind a session token (None: no valid session)."""
@@ -58,26 +52,45 @@ never applied twice: the command's record in the store rebuilds their answer."""
 
 
 class Answers:
-    """Kept answers, in the accounts' database (so they survive a restart)."""
+    """Kept answers, as ``RequestRecorded`` events of the account's ``requests:NAME`` stream
+    in the one store (so they survive a restart and are chained like everything else); the
+    store's request index finds each in one read."""
 
-    def __init__(self, db: Db, *, now: str | None = None) -> None:
-        self.db = db
-        try:
-            db.execute(_SCHEMA)
-        except Exception:  # several processes starting at once: PostgreSQL's IF NOT EXISTS
-            db.execute(_SCHEMA)  # races (a duplicate type); the table is there now
-        if now is not None:
-            cutoff = (datetime.fromisoformat(now) - timedelta(hours=KEEP_HOURS)).isoformat()
-            db.execute("DELETE FROM idempotency WHERE created_at < ?", (cutoff,))
+    def __init__(self, store: EventStore, *, now: str | None = None) -> None:
+        self.store = store
+        self.now = now
+        """Answers kept longer than ``KEEP_HOURS`` before this are not replayed."""
 
     def get(self, scope: str) -> tuple[str, int, str] | None:
-        rows = self.db.execute("SELECT fingerprint, status, body FROM idempotency "
-                               "WHERE scope = ?", (scope,))
-        return (str(rows[0][0]), int(rows[0][1]), str(rows[0][2])) if rows else None
+        found = self.store.request_record(request_stream.index_key(scope))
+        if found is None:
+            return None
+        for row in self.store.records(found.table, after=found.first_seq - 1,
+                                      until=found.first_seq):
+            event = decode_body(row.body)
+            if not isinstance(event, request_stream.RequestRecorded) or event.scope != scope:
+                return None
+            if self.now is not None and datetime.fromisoformat(event.at) < \
+                    datetime.fromisoformat(self.now) - timedelta(hours=KEEP_HOURS):
+                return None
+            return event.fingerprint, event.status, event.body
+        return None
 
     def put(self, scope: str, fingerprint: str, status: int, body: str, at: str) -> None:
-        self.db.execute("INSERT INTO idempotency VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope) "
-                        "DO NOTHING", (scope, fingerprint, status, body, at))
+        account = scope.partition(":")[0]
+        stream = f"{request_stream.KIND}:{account}"
+        for _ in range(50):  # the account's other requests, here or elsewhere: after them
+            if self.get(scope) is not None:
+                return  # kept already (a duplicate in another process got there first)
+            head = self.store.head(stream).seq
+            try:
+                self.store.append(stream, [request_stream.RequestRecorded(
+                    account=account, seq=head + 1, at=at, scope=scope,
+                    fingerprint=fingerprint, status=status, body=body)], expected=head,
+                    request=request_stream.index_key(scope))
+                return
+            except StaleVersion:
+                continue
 
 
 async def _disconnected() -> Message:

@@ -1,15 +1,13 @@
 """The server checks before it serves (spec/standards.md MEM-2, MEM-3, RES-2, RES-3).
 
 At start-up, before a request is taken, and then periodically, every stream is verified: each
-table's keyed chain and recorded head, the other streams (accounts, staff, faults), and the
-signed checkpoints when a checkpoint file is kept. A table whose log fails is put in a locked
-fault state: it is not loaded (a forged balance is never served), a ``TableFaulted`` record
-goes into the chained ``faults`` stream, and the pit console lists it. It stays locked - also
-across restarts, even once the log verifies again - until a pit boss or shift manager clears
-it with an authorised, recorded command, which verifies the whole log once more first: the
-chain (with a replay), the signed checkpoints and the adjudication of every settlement, and
-that the store's head is not behind what this process has committed or read
-(``clear_problems``).
+table's keyed chain and recorded head, every other stream (accounts, staff, faults, kept
+answers), and the signed checkpoints when a checkpoint file is kept. A table whose log fails
+is put in a locked fault state: it is not loaded (a forged balance is never served), a
+``FaultRaised`` event goes into the ``faults:floor`` stream, and the pit console lists it.
+It stays locked - also across restarts, even once the log verifies again - until a pit boss
+or shift manager clears it with an authorised, recorded command, which verifies the log once
+more first.
 
 The store's head only ever moves forward. ``HighWater`` remembers, per stream, the newest
 head this process has committed, caught up to or verified; a store found behind it (events
@@ -22,21 +20,22 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.errors import DicetableError, ProcedureViolation
+from dicetable.core.errors import DicetableError, ProcedureViolation, StaleVersion
 from dicetable.core.roles import Role
+from dicetable.store import fault_stream
 from dicetable.store.adjudicate import adjudicate_table
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
 from dicetable.store.chain import Head
 from dicetable.store.checkpoints import Streams, verify_checkpoints
-from dicetable.store.streamlog import StreamLog, verify_stream, verify_streams
 
 log = logging.getLogger(__name__)
 
-FAULTS = "faults"
+FAULTS = fault_stream.STREAM
 """The stream of fault records (raised and cleared)."""
 CHECKPOINTS = "checkpoints"
 """The name a fault of the checkpoint file itself is raised under (a store-wide fault)."""
@@ -51,31 +50,44 @@ class TableFaulted(DicetableError):
 
 
 class Faults:
-    """The open faults, from the chained ``faults`` stream."""
+    """The open faults: the fold of the store's ``faults:floor`` stream."""
 
-    def __init__(self, streams: StreamLog) -> None:
-        self.streams = streams
-        self.open: dict[str, dict[str, Any]] = {}
-        for row in streams.records(FAULTS):
-            data = row.data()
-            if row.kind == "TableFaulted":
-                self.open[str(data["table"])] = data
-            elif row.kind == "FaultCleared":
-                self.open.pop(str(data["table"]), None)
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._state = fault_stream.FaultState()
+        self._catch_up()
+
+    @property
+    def open(self) -> dict[str, dict[str, str]]:
+        return self._state.open
+
+    def _catch_up(self) -> None:
+        for event in self.store.events(FAULTS, after=self._state.seq):
+            fault_stream.apply(self._state, event)
+
+    def _record(self, make: Callable[[int], fault_stream.FaultEvent]) -> None:
+        for _ in range(50):  # another process recorded a fault meanwhile: fold it, again
+            try:
+                self.store.append(FAULTS, [make(self._state.seq + 1)],
+                                  expected=self._state.seq, request="")
+            except StaleVersion:
+                self._catch_up()
+                continue
+            self._catch_up()
+            return
+        raise StaleVersion("the faults stream is changing too fast", rule="store.sequence")
 
     def raise_fault(self, table: str, what: str, detail: str, at: str) -> None:
         if table in self.open:
             return
-        self.streams.append(FAULTS, "TableFaulted",
-                            {"table": table, "what": what, "detail": detail, "at": at})
-        self.open[table] = {"table": table, "what": what, "detail": detail, "at": at}
+        self._record(lambda seq: fault_stream.FaultRaised(seq=seq, at=at, subject=table,
+                                                          what=what, detail=detail))
         log.error("integrity fault on %s: %s - %s", table, what, detail)
 
     def clear(self, table: str, by: str, role: str, reason: str, at: str) -> None:
-        self.streams.append(FAULTS, "FaultCleared",
-                            {"table": table, "by": by, "role": role, "reason": reason,
-                             "at": at})
-        self.open.pop(table, None)
+        self._record(lambda seq: fault_stream.FaultCleared(seq=seq, at=at, actor=by,
+                                                           subject=table, by_role=role,
+                                                           reason=reason))
 
     def refuse(self, table: str) -> None:
         fault = self.open.get(table)
@@ -102,11 +114,6 @@ def table_problem(store: EventStore, table: str, *, replay: bool = False
             break
     p = report.problems[0]
     return p.what, f"seq {p.seq}: {p.detail}"
-
-
-def stream_problems(streams: StreamLog) -> list[tuple[str, str, str]]:
-    return [(p.stream, p.what, f"seq {p.seq}: {p.detail}") for p in verify_streams(streams)
-            if p.stream != FAULTS]
 
 
 def still_failing(table: str, problems: list[str]) -> ProcedureViolation:
@@ -198,7 +205,7 @@ def found_by_checkpoints(fault: dict[str, Any]) -> bool:
         "checkpoint ")
 
 
-def clear_problems(store: EventStore, log: StreamLog, name: str, *,
+def clear_problems(store: EventStore, name: str, *,
                    checkpoints: Path | None, fault: dict[str, Any] | None = None
                    ) -> list[str]:
     """Everything that still fails for the fault on ``name`` (empty: it may be cleared).
@@ -216,10 +223,6 @@ def clear_problems(store: EventStore, log: StreamLog, name: str, *,
         problem = table_problem(store, stream, replay=True)
         if problem is not None:
             out.append(f"chain: {stream} {problem[0]}: {problem[1]}")
-    logged = log.tables()
-    for p in verify_streams(log) if wide else (
-            verify_stream(log, name) if name in logged else []):
-        out.append(f"chain: {p}")
     if checkpoints is None:
         if fault is not None and found_by_checkpoints(fault):
             out.append("checkpoints: this fault was found by the signed checkpoints; the "
@@ -230,8 +233,7 @@ def clear_problems(store: EventStore, log: StreamLog, name: str, *,
     elif not checkpoints.exists():
         out.append(f"checkpoints: no checkpoint file at {checkpoints}")
     else:
-        out += [f"checkpoints: {cp}" for cp in verify_checkpoints(checkpoints, store.key,
-                                                                  [store, log])
+        out += [f"checkpoints: {cp}" for cp in verify_checkpoints(checkpoints, store.key, [store])
                 if wide or cp.stream in ("", name)]
     tables = store.tables()
     for table in tables if wide else [t for t in (name,) if t in tables]:

@@ -64,7 +64,11 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
     if recorded is not None and recorded != store.key_id:  # nothing is served without it
         store.close()
         raise key_mismatch(recorded, key_id(key), str(db))
-    accounts = Accounts(db, schema=schema, key=key)
+    try:
+        accounts = Accounts(store)
+    except InvalidInput:
+        store.close()
+        raise
     floor = Floor(store, accounts, bet_seconds=bet_seconds, clock=clock,
                   custody=FloorCustody(store, clock, roster=ROSTER),
                   checkpoints=Path(checkpoints) if checkpoints else None)

@@ -1,13 +1,15 @@
 """Sessions remembered in memory, so that a request does not read the database to learn who
 sent it (issue 13: two queries per request were a quarter of a bet's cost).
 
-What is kept is what ``Accounts.session`` would read - the account and the session's expiry -
-keyed by the token's digest, for at most ``SESSION_CACHE_SECONDS``. This process forgets an
-entry the moment it changes the session or the account itself (logout, a login attempt,
-lock, unlock), so here a logout or a lock takes effect at once. A change made by *another*
-process (a second server on PostgreSQL, ``dicetable accounts unlock`` on the same file)
-reaches this one within ``SESSION_CACHE_SECONDS``: that is the revocation delay, and it is
-bounded. Expiry is checked on every use, cached or not.
+What is kept is what ``Accounts.session`` would read - the account and the session's expiry,
+only ever from an account stream verified link by link - keyed by the token's digest, for at
+most ``SESSION_CACHE_SECONDS``. This process forgets an entry the moment it changes the
+session or the account itself (logout, a login attempt, lock, unlock) and whenever the store
+tells it the account's stream moved, so here a logout or a lock takes effect at once. A
+change made by *another* process (a second server on PostgreSQL or on the same SQLite file,
+``dicetable accounts unlock``) reaches this one within ``SESSION_CACHE_SECONDS`` at the
+latest: that is the revocation delay, and it is bounded (on PostgreSQL the store's notice
+usually ends it sooner). Expiry is checked on every use, cached or not.
 
 An entry read from the database while an invalidation was under way is not kept (a
 generation count says so), so a logout can never be undone by a lookup that raced it.

@@ -1,4 +1,5 @@
-"""The aggregates dicetable ships: tables and the site's dice custody ledger."""
+"""The aggregates dicetable ships: tables, the site's dice custody ledger, accounts (with
+their sessions and locks), staff changes, the floor's faults and kept request answers."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from dicetable.custody.state import apply as custody_apply
 from dicetable.games.events import Event as TableEvent
 from dicetable.games.events import TableOpened
 from dicetable.games.state import TableState
-from dicetable.store import custody_codec
+from dicetable.store import (
+    account_stream,
+    custody_codec,
+    fault_stream,
+    request_stream,
+    staff_stream,
+)
 from dicetable.store.state_codec import decode_state, encode_state, fold, pack_for, roundtrips
 from dicetable.store.streams import TABLE, Aggregate, register
 
@@ -42,3 +49,17 @@ register(Aggregate("custody", CustodyEvent, "site", CustodyState,
                    lambda s, e: custody_apply(s, e),  # type: ignore[arg-type]
                    custody_codec.encode_state, _decode_custody,
                    custody_codec.invariants, custody_codec.roundtrips))
+
+
+def _register_small(kind: str, module: Any, base: type[Event], owner: str) -> None:
+    register(Aggregate(kind, base, owner, module.__dict__[_STATE[kind]], module.apply,
+                       module.encode_state, module.decode_state, module.invariants,
+                       module.roundtrips))
+
+
+_STATE = {account_stream.KIND: "AccountState", staff_stream.KIND: "StaffState",
+          fault_stream.KIND: "FaultState", request_stream.KIND: "RequestsState"}
+_register_small(account_stream.KIND, account_stream, account_stream.AccountEvent, "account")
+_register_small(staff_stream.KIND, staff_stream, staff_stream.StaffEvent, "table_id")
+_register_small(fault_stream.KIND, fault_stream, fault_stream.FaultEvent, "floor")
+_register_small(request_stream.KIND, request_stream, request_stream.RequestEvent, "account")

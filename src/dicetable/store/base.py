@@ -178,6 +178,12 @@ class EventStore(ABC):
         """The key id the log itself records (None: the log does not say)."""
         return None
 
+    def legacy_tables(self) -> list[str]:
+        """Tables of an older layout that hold rows outside the event log (accounts,
+        sessions, the old side streams): never trusted, never migrated (``server.accounts``
+        refuses such a store)."""
+        return []
+
     @abstractmethod
     def _append(self, request: AppendRequest) -> list[StoredEvent]: ...
 
@@ -300,8 +306,13 @@ def check_head(request: AppendRequest, head: Head) -> None:
         raise stale(request.table, request.expected, head)
 
 
+LEGACY_TABLES = ("accounts", "sessions", "stream_log")
+"""Where accounts, sessions and the side streams were kept before they were streams of the
+event log."""
+
 __all__ = [
     "EMPTY",
+    "LEGACY_TABLES",
     "AppendRequest",
     "EventStore",
     "Head",

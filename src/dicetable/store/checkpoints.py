@@ -39,7 +39,7 @@ from dicetable.store.chain import GENESIS, Head, StoredEvent, canonical
 
 
 class Streams(Protocol):
-    """A table store or a ``StreamLog``: both name their streams ``tables()``."""
+    """What the checkpoints read of a store: its streams, their heads and records."""
 
     def tables(self) -> list[str]: ...
 

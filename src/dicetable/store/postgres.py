@@ -23,6 +23,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from dicetable.core.errors import InvalidInput
 from dicetable.store.base import (
+    LEGACY_TABLES,
     AppendRequest,
     EventStore,
     Listener,
@@ -230,6 +231,18 @@ class PostgresStore(GroupWriter, EventStore):
         row = self._reader().execute(sql.SQL("SELECT value FROM {} WHERE name = 'key_id'")
                                      .format(self._t["chain_meta"])).fetchone()
         return None if row is None else str(row[0])
+
+    def legacy_tables(self) -> list[str]:
+        conn = self._reader()
+        out = []
+        for t in LEGACY_TABLES:
+            found = conn.execute("SELECT to_regclass(%s)", (f'"{self.schema}"."{t}"',)
+                                 ).fetchone()
+            if found and found[0] is not None and conn.execute(
+                    sql.SQL("SELECT 1 FROM {} LIMIT 1").format(sql.Identifier(self.schema, t))
+            ).fetchone() is not None:
+                out.append(t)
+        return out
 
     def request_record(self, request: str) -> RequestRecord | None:
         row = self._reader().execute(sql.SQL(

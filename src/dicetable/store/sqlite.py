@@ -27,6 +27,7 @@ from pathlib import Path
 
 from dicetable.core.errors import InvalidInput
 from dicetable.store.base import (
+    LEGACY_TABLES,
     AppendRequest,
     EventStore,
     Notice,
@@ -187,6 +188,13 @@ class SqliteStore(GroupWriter, EventStore):
         row = self._reader().execute(
             "SELECT value FROM chain_meta WHERE name = 'key_id'").fetchone()
         return None if row is None else str(row[0])
+
+    def legacy_tables(self) -> list[str]:
+        conn = self._reader()
+        present = {str(r[0]) for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+        return [t for t in LEGACY_TABLES if t in present
+                and conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is not None]
 
     def request_record(self, request: str) -> RequestRecord | None:
         row = self._reader().execute(

@@ -1,0 +1,213 @@
+"""A lock ends every session of the account, and a flood of wrong passwords cannot lock out
+a user who types the right one (spec/standards.md SEC-4; the lock after three failures is
+N.J.A.C. 13:69E-1.37A, other-jurisdiction).
+
+Distinct clients are distinct loopback addresses (127.0.0.N) given as the ASGI client of each
+request, or real processes on loopback: nothing here trusts ``X-Forwarded-For``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+
+import httpx
+from fastapi.testclient import TestClient
+
+from dicetable.server.accounts import LOCK_AFTER, LOCKOUT
+from dicetable.server.demo import DEMO_PASSWORD
+from dicetable.server.floor import Floor
+from tests.server.conftest import Client
+from tests.server.test_attacks import from_clients
+from tests.server.test_multiprocess import _free_port, _login, _serve
+from tests.server.test_multiprocess import postgres_floor as postgres_floor  # the fixture
+
+T = "/api/tables/craps-pa-1"
+
+
+def _kinds(floor: Floor, user: str) -> list[str]:
+    return [r.kind for r in floor.store.records(f"account:{user}")]
+
+
+def _lock(http: TestClient, user: str) -> list[int]:
+    """LOCK_AFTER wrong passwords for ``user``, each from its own address."""
+    return [code for code, _ in from_clients(http, [(user, f"wrong-{i}")
+                                                    for i in range(LOCK_AFTER)], first=200)]
+
+
+def test_sec_4_the_lock_rule_is_a_stand_in_and_says_so() -> None:
+    assert LOCKOUT.after == 3
+    assert LOCKOUT.status == "other-jurisdiction"
+    assert "13:69E-1.37A" in LOCKOUT.citation
+
+
+# -- a lock ends every session ------------------------------------------------------------------
+def test_sec_4_a_locked_player_can_no_longer_bet(floor: Floor, http: TestClient) -> None:
+    alice = Client(http, "alice")
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+    codes = [c for c, _ in from_clients(http, [("alice", f"wrong-{i}") for i in range(1)],
+                                        first=200)]
+    codes += [c for c, _ in from_clients(http, [("alice", "wrong-x")], first=201)]
+    codes += [c for c, _ in from_clients(http, [("alice", "wrong-y")], first=202)]
+    assert codes == [401, 401, 423]
+    reply = alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000})
+    assert reply.status_code == 401, reply.text  # at once, in the process that locked it
+    assert alice.get("/api/me").status_code == 401
+    assert _kinds(floor, "alice")[-2:] == ["LoginFailed", "AccountLocked"]
+
+
+def test_sec_5_a_locked_pit_boss_can_no_longer_assign_staff(floor: Floor,
+                                                           http: TestClient) -> None:
+    pat = Client(http, "pat")
+    assert pat.post(f"{T}/staff", {"person": "sam", "role": "dealer"}).status_code == 200
+    for i in range(LOCK_AFTER):  # one after the other: each answered before the next
+        from_clients(http, [("pat", f"wrong-{i}")], first=210 + i)
+    assert floor.accounts.get("pat").locked_until  # type: ignore[union-attr]
+    reply = pat.post(f"{T}/staff", {"person": "bo", "role": "dealer"})
+    assert reply.status_code == 401, reply.text
+    assert pat.post("/api/accounts/carol/unlock").status_code == 401
+
+
+def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
+        postgres_floor: tuple[str, str]) -> None:
+    """Two server processes on one PostgreSQL store: alice's and pat's sessions, opened and
+    used on B, end there once A locks their accounts (the store's notice; at the latest
+    after ``SESSION_CACHE_SECONDS``)."""
+    url, schema = postgres_floor
+    ports = [_free_port(), _free_port()]
+    procs = [_serve(url, schema, port) for port in ports]
+    try:
+        for port, proc in zip(ports, procs, strict=True):
+            _started(port, proc)
+        a, b = ports
+        alice = {"authorization": f"Bearer {_login(b, 'alice')}"}
+        pat = {"authorization": f"Bearer {_login(b, 'pat')}"}
+        on_b = f"http://127.0.0.1:{b}{T}"
+        assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 1000},
+                          headers=alice).status_code == 200
+        assert httpx.post(f"{on_b}/staff", json={"person": "sam", "role": "dealer"},
+                          headers=pat).status_code == 200
+        for user in ("alice", "pat"):
+            codes = [httpx.post(f"http://127.0.0.1:{a}/api/login",
+                                json={"username": user, "password": f"wrong-{i}"}
+                                ).status_code for i in range(LOCK_AFTER)]
+            assert codes == [401] * (LOCK_AFTER - 1) + [423]
+        refused = {"alice": 0, "pat": 0}
+        accepted_after_lock = 0
+        for _ in range(300):  # asked again and again until refused (counted, not timed)
+            bet = httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 500},
+                             headers=alice)
+            staff = httpx.post(f"{on_b}/staff", json={"person": "bo", "role": "dealer"},
+                               headers=pat)
+            refused["alice"] += bet.status_code == 401
+            refused["pat"] += staff.status_code == 401
+            accepted_after_lock += bet.status_code == 200
+            if all(refused.values()):
+                break
+            time.sleep(0.1)
+        assert all(refused.values()), refused
+        # once refused, refused for good
+        assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 500},
+                          headers=alice).status_code == 401
+        assert httpx.get(f"http://127.0.0.1:{b}/api/me", headers=pat).status_code == 401
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=10)
+
+
+def _started(port: int, proc: subprocess.Popen[bytes]) -> None:
+    """Wait for the server to answer (a fresh process compiles every table's rules first:
+    minutes on a loaded machine; only whether it started is asserted)."""
+    for _ in range(600):
+        if proc.poll() is not None:
+            raise AssertionError(f"server on {port} exited")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=2)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    raise AssertionError(f"server on {port} did not start")
+
+
+# -- a flood cannot turn the lock against a user -------------------------------------------------
+def test_sec_4_a_login_refused_for_capacity_is_not_a_failed_login(floor: Floor,
+                                                                   http: TestClient) -> None:
+    waiting = floor.accounts.checks.waiting
+    floor.accounts.checks.waiting = 0  # every check slot taken: every login refused at once
+    tries = from_clients(http, [("alice", DEMO_PASSWORD), ("alice", "wrong-1"),
+                                ("alice", "wrong-2"), ("alice", "wrong-3"),
+                                ("alice", DEMO_PASSWORD)])
+    assert [c for c, _ in tries] == [429] * 5
+    assert {rule for _, rule in tries} == {"accounts.concurrency"}
+    floor.accounts.checks.waiting = waiting
+    assert "LoginFailed" not in _kinds(floor, "alice")
+    assert floor.accounts.get("alice").failed == 0  # type: ignore[union-attr]
+    assert from_clients(http, [("alice", DEMO_PASSWORD)])[0][0] == 200
+
+
+def test_sec_4_a_login_refused_for_rate_is_not_a_failed_login(floor: Floor,
+                                                               http: TestClient) -> None:
+    http.app.state.limiter.limit = 1  # type: ignore[attr-defined]
+    assert from_clients(http, [("nobody", "wrong-pass")], first=9)[0][0] == 401
+    for i in range(LOCK_AFTER + 1):  # the same client, now over its limit
+        assert from_clients(http, [("alice", f"wrong-{i}")], first=9)[0] == (
+            429, "accounts.rate_limit")
+    assert "LoginFailed" not in _kinds(floor, "alice")
+    assert not floor.accounts.get("alice").locked_until  # type: ignore[union-attr]
+
+
+def test_sec_4_a_wrong_password_flood_from_40_addresses_never_locks_a_user_out(
+        floor: Floor, http: TestClient) -> None:
+    """While 40 addresses keep sending wrong passwords for unknown names, alice logs in with
+    the right one (a 429 on the way is retried: it is not a failed login), three times, and
+    is never locked."""
+    http.app.state.limiter.limit = 1_000_000  # type: ignore[attr-defined]
+    app = http.app
+    checks_before = floor.accounts.password_checks
+    counts = {"flood": 0, "flood_429": 0, "alice_200": 0, "alice_429": 0, "alice_other": 0}
+
+    async def post(client: httpx.AsyncClient, user: str, password: str) -> httpx.Response:
+        return await client.post("/api/login", json={"username": user, "password": password})
+
+    def client_at(address: str) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 4000)),
+                                 base_url="http://testserver")
+
+    async def flood(n: int, stop: asyncio.Event) -> None:
+        async with client_at(f"127.0.0.{10 + n}") as c:
+            i = 0
+            while not stop.is_set():
+                reply = await post(c, f"nobody-{n}-{i}", "wrong-password")
+                counts["flood"] += 1
+                counts["flood_429"] += reply.status_code == 429
+                i += 1
+
+    async def alice(stop: asyncio.Event) -> None:
+        async with client_at("127.0.0.200") as c:
+            while counts["flood"] < 40:  # the flood is under way
+                await asyncio.sleep(0.01)
+            while counts["alice_200"] < 3:
+                reply = await post(c, "alice", DEMO_PASSWORD)
+                key = {200: "alice_200", 429: "alice_429"}.get(reply.status_code,
+                                                              "alice_other")
+                counts[key] += 1
+                if key == "alice_other":
+                    break
+        stop.set()
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        await asyncio.gather(alice(stop), *(flood(n, stop) for n in range(40)))
+
+    asyncio.run(run())
+    assert counts["alice_other"] == 0, counts
+    assert counts["alice_200"] == 3, counts
+    assert floor.accounts.password_checks - checks_before >= 40 + 3  # the flood was checked
+    assert "LoginFailed" not in _kinds(floor, "alice")
+    assert "AccountLocked" not in _kinds(floor, "alice")
+    account = floor.accounts.get("alice")
+    assert account is not None
+    assert (account.failed, account.locked_until) == (0, None)
