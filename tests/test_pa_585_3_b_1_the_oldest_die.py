@@ -83,7 +83,7 @@ def test_pa_668a_3_b_1_a_replaced_die_does_not_restart_its_partners_clock() -> N
     clock.advance(seconds=1)
     with pytest.raises(ProcedureViolation) as refused:
         led.check_dice_in_play("props-1", (dice[1], dice[2]))
-    assert refused.value.rule == "play.max_hours.shaker"
+    assert refused.value.rule == "dice.max_hours"
     assert dice[1] in str(refused.value)
     assert dice[2] not in str(refused.value)
     overdue = led.execute(cmd.CheckDeadlines(actor="sweep", role=Role.SYSTEM))

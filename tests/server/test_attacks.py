@@ -23,6 +23,7 @@ from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.security import FailureLimiter
 from tests.server.conftest import Login
+from tests.server.pipeline_helpers import run_async
 from tests.server.test_api import refused
 
 T = "/api/tables/craps-pa-1"
@@ -97,7 +98,7 @@ def from_clients(http: TestClient, logins: list[tuple[str, str]], *, first: int 
     async def every() -> list[tuple[int, str]]:
         return list(await asyncio.gather(*(one(i, u, p) for i, (u, p) in enumerate(logins))))
 
-    return asyncio.run(every())
+    return run_async(every)
 
 
 def test_sec_4_attempts_on_one_account_are_checked_one_at_a_time(tmp_path: Path) -> None:

@@ -251,19 +251,20 @@ def test_issue_26_a_40000_digit_serial_is_refused_by_its_length_before_it_is_par
         {"box": "B1", "serials": [huge]}]}
     with live_server(floor) as live:
         ann, alice = live.login("ann"), live.login("alice")
-        as_staff = httpx.post(f"{live.url}/api/dice-room/pa-1/receive", json=body,
+        as_staff = httpx.post(f"{live.url}/api/dice-room/demo-pa/receive", json=body,
                               headers={"authorization": f"Bearer {ann}"})
-        as_player = httpx.post(f"{live.url}/api/dice-room/pa-1/receive", json=body,
+        as_player = httpx.post(f"{live.url}/api/dice-room/demo-pa/receive", json=body,
                                headers={"authorization": f"Bearer {alice}"})
-        within_item = httpx.post(  # an item inside the list's bound, one serial too long
-            f"{live.url}/api/dice-room/pa-1/receive",
-            json={**body, "boxes": [{"box": "B1", "serials": ["D1," + "7" * 70]}]},
+        within_item = httpx.post(  # one serial over the catalogue's bound for an item
+            f"{live.url}/api/dice-room/demo-pa/receive",
+            json={**body, "boxes": [{"box": "B1", "serials": ["D1-" + "7" * 70]}]},
             headers={"authorization": f"Bearer {ann}"})
     assert as_staff.status_code == 422
     assert "at most" in as_staff.text
     assert as_player.status_code == 403  # the role is checked before the body is read
     assert within_item.status_code == 422, within_item.text
-    assert within_item.json()["rule"] == "custody.serials"
+    assert within_item.json()["rule"] == "api.request"  # the body model's declared bound
+    assert "at most 40" in within_item.text
 
 
 def test_issue_26_serials_are_parsed_by_a_bounded_scan() -> None:

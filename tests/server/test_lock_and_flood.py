@@ -19,6 +19,7 @@ from dicetable.server.accounts import LOCK_AFTER, LOCKOUT
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from tests.server.conftest import Client
+from tests.server.pipeline_helpers import run_async
 from tests.server.test_attacks import from_clients
 from tests.server.test_multiprocess import _free_port, _login, _serve
 from tests.server.test_multiprocess import postgres_floor as postgres_floor  # the fixture
@@ -202,7 +203,7 @@ def test_sec_4_a_wrong_password_flood_from_40_addresses_never_locks_a_user_out(
         stop = asyncio.Event()
         await asyncio.gather(alice(stop), *(flood(n, stop) for n in range(40)))
 
-    asyncio.run(run())
+    run_async(run)
     assert counts["alice_other"] == 0, counts
     assert counts["alice_200"] == 3, counts
     assert floor.accounts.password_checks - checks_before >= 40 + 3  # the flood was checked

@@ -18,7 +18,7 @@ from dicetable.core.errors import DicetableError
 from dicetable.store import streams as kinds
 from dicetable.store.base import EventStore
 from dicetable.table.script import run_file
-from dicetable.table.script_export import export_script, export_stream
+from dicetable.table.script_export import SCRIPTED_KINDS, export_script, export_stream
 
 app = typer.Typer(help="Table scripts from stored tables.", no_args_is_help=True)
 
@@ -38,8 +38,9 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
                                             help="The table whose log to write"),
            stream: str | None = typer.Option(None, "--stream",
                                              help="Any stored stream (custody:SITE, a table)"),
-           every: bool = typer.Option(False, "--all", help="Every stored stream, one script "
-                                                           "each, into --out (a folder)"),
+           every: bool = typer.Option(False, "--all", help="Every table log and custody "
+                                                           "ledger, one script each, into --out "
+                                                           "(a folder)"),
            from_seq: int | None = typer.Option(None, "--from", min=1,
                                                help="Start the commands at this event "
                                                     "(the log before it becomes the prelude)"),
@@ -57,8 +58,11 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
         if every:
             assert out is not None
             out.mkdir(parents=True, exist_ok=True)
-            written = 0
+            written = skipped = 0
             for sid in store.streams():
+                if kinds.kind_of(sid) not in SCRIPTED_KINDS:
+                    skipped += 1  # accounts, staff, faults, answers: not replayed by scripts
+                    continue
                 try:
                     text = _export(store, sid)
                 except DicetableError as e:
@@ -66,7 +70,8 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
                     raise typer.Exit(1) from None
                 (out / _file_name(sid)).write_text(text, encoding="utf-8")
                 written += 1
-            err.print(f"{written} streams written to {out}")
+            err.print(f"{written} streams written to {out} ({skipped} of the floor's own "
+                      "records - accounts, staff, faults, answers - left to dicetable export)")
             return
         sid = table or stream or ""
         if not store.head(sid).seq:

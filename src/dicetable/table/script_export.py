@@ -340,8 +340,18 @@ def _check_custody(logged: Sequence[cev.CustodyEvent],
                                f"{da.get(field)!r}", rule="script.export")
 
 
+SCRIPTED_KINDS = ("table", "custody")
+"""The streams a script replays: a table's log and a custody ledger. The floor's own records
+(accounts, staff changes, faults, kept answers) are not commands anyone gives at a table;
+``dicetable export`` writes them as they are."""
+
+
 def export_stream(kind: str, events: Iterable[envelope.Event]) -> str:
     """Any stored stream as the script that replays to it: a table's log or a custody ledger."""
     if kind == "custody":
         return export_custody_script(events)
+    if kind != "table":
+        raise InvalidInput(f"a {kind} stream is one of the floor's own records, not a table "
+                           "or a custody ledger: no script replays it (dicetable export "
+                           "writes it)", rule="script.export")
     return export_script(events)
