@@ -71,7 +71,7 @@ def flood(db: Path, port: int, serve: Serve, addresses: int = 40, each: int = 5,
                        for _ in range(logins))
         for t in threads:
             t.join()
-        pit = _bearer(_login(url, "ann", address="127.0.2.2").json()["token"])
+        pit = _bearer(_login(url, "pat", address="127.0.2.2").json()["token"])
         accounts = httpx.get(f"{url}/api/pit", headers=pit, timeout=60).json()["accounts"]
         alice = next(a for a in accounts if a["username"] == "alice")
     finally:
@@ -176,23 +176,23 @@ def keyless(db: Path, port: int, serve: Serve, polls: int = 120) -> dict[str, An
     proc = serve(db, port, "--verify-every", "1")
     url = f"http://127.0.0.1:{port}"
     granted: dict[str, int] = {}
-    streams = {"session row (pat, pit boss)": "account:pat",
+    streams = {"session row (fran, floorperson)": "account:fran",
                "account kind (alice -> staff)": "account:alice",
                "password hash (dee)": "account:dee",
                f"staff role (staff:{T} only)": f"staff:{T}",
                f"staff role (table log {T})": T}
     try:
-        ann = _bearer(_login(url, "ann").json()["token"])
+        pit = _bearer(_login(url, "pat").json()["token"])  # the floor's one supervisor
         bo = _bearer(_login(url, "bo").json()["token"])
         alice = _bearer(_login(url, "alice").json()["token"])
-        # a session for the pit boss
-        token = "forged-" + "x" * 40 + ".pat"
-        forge(str(db), "account:pat", acct.SessionOpened, account="pat", at=AT,
+        # a session for a member of staff who opens tables and assigns their staff
+        token = "forged-" + "x" * 40 + ".fran"
+        forge(str(db), "account:fran", acct.SessionOpened, account="fran", at=AT,
               session=token_digest(token), expires="2099-01-01T00:00:00+00:00")
         tries = [httpx.get(f"{url}/api/me", headers=_bearer(token)).status_code,
                  httpx.post(f"{url}/api/tables/{T}/staff", headers=_bearer(token),
                             json={"person": "sam", "role": "dealer"}).status_code]
-        granted["session row (pat, pit boss)"] = tries.count(200)
+        granted["session row (fran, floorperson)"] = tries.count(200)
         # an account's kind
         rewrite(str(db), "account:alice", 1, account_kind="staff")
         tries = [httpx.get(f"{url}/api/pit", headers=alice).status_code,
@@ -216,7 +216,7 @@ def keyless(db: Path, port: int, serve: Serve, polls: int = 120) -> dict[str, An
             json={"person": "sam", "role": "dealer"}).status_code == 200)
         listed: set[str] = set()
         for _ in range(polls):  # the server verifies every second; asked until all listed
-            listed = {f["table"] for f in httpx.get(f"{url}/api/faults", headers=ann,
+            listed = {f["table"] for f in httpx.get(f"{url}/api/faults", headers=pit,
                                                     timeout=60).json()}
             if set(streams.values()) <= listed:
                 break
@@ -242,7 +242,7 @@ def print_keyless(r: dict[str, Any]) -> None:
           f"/api/faults) {reported} of {len(cases)}; granted once reported "
           f"{r['granted_after_report']}  [{REPRODUCE.format('keyless')}]")
     for what, c in cases.items():
-        print(f"  {what + ':':33}granted {c['granted']}, reported "
+        print(f"  {what + ':':36}granted {c['granted']}, reported "
               f"{'yes' if c['reported'] else 'NO'}")
 
 

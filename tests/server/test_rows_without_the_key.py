@@ -264,3 +264,27 @@ def test_mem_2_a_row_forged_in_a_requests_stream_is_faulted_and_replays_nothing(
     assert again.status_code == 423, again.text
     assert again.json()["rule"] == "integrity.fault"
     assert "99999999" not in again.text
+
+
+def test_sec_5_a_staff_role_forged_into_a_loaded_tables_log_is_refused_before_verification(
+        floor: Floor, http: TestClient) -> None:
+    """Between two periodic verifications: the server folds in rows another process
+    appended only when each is a link of the keyed chain, so the forged assignment faults the
+    table on its next read and grants nothing."""
+    db = floor.store.location
+    bo = Client(http, "bo")
+    forge(db, T, StaffAssigned, table=T, actor="pat", role=Role.PIT_BOSS, at=AT,
+          person="bo", staff_role=Role.PIT_BOSS)
+    reply = bo.post(f"/api/tables/{T}/staff", {"person": "sam", "role": "dealer"})
+    assert reply.status_code in (403, 423), reply.text
+    assert T in floor.faults.open
+    assert "forged" in floor.faults.open[T]["what"] or "written without the key" in \
+        floor.faults.open[T]["detail"]
+    assert "pit-boss" not in bo.get("/api/me").json()["tables"].get(T, [])
+    assert sam_is_not_dealer(floor)
+
+
+def sam_is_not_dealer(floor: Floor) -> bool:
+    return all(e.person != "sam" or e.staff_role != Role.DEALER
+               for e in floor.store.table_events(T) if isinstance(e, StaffAssigned)
+               and e.actor == "bo")
