@@ -287,7 +287,9 @@ def clear_refused(db: Path, port: int, serve: Serve, polls: int = 120) -> dict[s
         conn.close()
         restored = httpx.post(f"{url}/api/tables/{T}/fault/clear", headers=pat, timeout=120,
                               json={"reason": "rows restored from the backup"}).status_code
+        said = (cli.stdout + cli.stderr).decode(errors="replace").split()
         out = {"faulted": faulted, "api": api, "cli_exit": cli.returncode,
+               "cli_said": " ".join(said)[:160],
                "restored": restored}
     finally:
         proc.terminate()
@@ -301,6 +303,7 @@ def print_clear(r: dict[str, Any]) -> None:
           f"{r['api'].count(409)} refused 409 (must be all); CLI break-glass clear exit "
           f"{r['cli_exit']} (non-zero: refused); after the rows were restored the clear "
           f"answered {r['restored']}  [{REPRODUCE.format('clear')}]")
+    print(f"  the CLI said:                    {r['cli_said']}")
 
 
 # -- the CLI fuzz ----------------------------------------------------------------------------------
