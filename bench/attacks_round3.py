@@ -6,6 +6,7 @@ nothing here asserts a speed. Run through ``bench.reliability_bench`` (``--only 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -98,11 +99,13 @@ def lock_ends_sessions(db: Path, port: int, serve: Serve) -> dict[str, Any]:
     proc = serve(db, port)
     url = f"http://127.0.0.1:{port}"
     ws_url = f"ws://127.0.0.1:{port}/ws/tables"
+    opened = contextlib.ExitStack()
     try:
         tokens = [_login(url, "alice", address=f"127.0.3.{i + 1}").json()["token"]
                   for i in range(2)]
         before = [httpx.get(f"{url}/api/me", headers=_bearer(t)).status_code for t in tokens]
-        sockets = [connect(f"{ws_url}/{table}?token={t}", open_timeout=60)
+        sockets = [opened.enter_context(connect(f"{ws_url}/{table}?token={t}",
+                                                open_timeout=60))
                    for t, table in zip(tokens, (T, "craps-in-1"), strict=True)]
         hellos = sum(json.loads(s.recv(timeout=60))["type"] == "hello" for s in sockets)
         codes = [_login(url, "alice", f"wrong-{i}", address=f"127.0.4.{i + 1}").status_code
@@ -137,6 +140,7 @@ def lock_ends_sessions(db: Path, port: int, serve: Serve) -> dict[str, Any]:
             except ConnectionClosed as gone:
                 reconnect.append(gone.rcvd.code if gone.rcvd is not None else 0)
     finally:
+        opened.close()
         proc.terminate()
         proc.wait(30)
     return {"sessions": len(tokens), "before": before, "hellos": hellos, "lock": codes,

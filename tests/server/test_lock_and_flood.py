@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import subprocess
 import time
 from typing import Any
@@ -18,6 +19,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from dicetable.server.accounts import (
     LOCK_AFTER,
@@ -84,10 +87,11 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         postgres_floor: tuple[str, str]) -> None:
     """Two server processes on one PostgreSQL store: alice's and pat's sessions, opened and
     used on B, end there once A locks their accounts (the store's notice; at the latest
-    after ``SESSION_CACHE_SECONDS``)."""
+    after ``SESSION_CACHE_SECONDS``), and alice's WebSocket on B is closed (4401)."""
     url, schema = postgres_floor
     ports = [_free_port(), _free_port()]
     procs = [_serve(url, schema, port) for port in ports]
+    opened = contextlib.ExitStack()
     try:
         for port, proc in zip(ports, procs, strict=True):
             _started(port, proc)
@@ -97,6 +101,10 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         on_b = f"http://127.0.0.1:{b}{T}"
         assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 1000},
                           headers=alice).status_code == 200
+        token = alice["authorization"][7:]
+        ws = opened.enter_context(connect(
+            f"ws://127.0.0.1:{b}/ws/tables/craps-pa-1?token={token}", open_timeout=60))
+        assert json.loads(ws.recv(timeout=60))["type"] == "hello"
         assert httpx.post(f"{on_b}/staff", json={"person": "sam", "role": "dealer"},
                           headers=pat).status_code == 200
         for user in ("alice", "pat"):
@@ -122,7 +130,16 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 500},
                           headers=alice).status_code == 401
         assert httpx.get(f"http://127.0.0.1:{b}/api/me", headers=pat).status_code == 401
+        closed = None
+        for _ in range(100):  # pushes of alice's refused bets may come first
+            try:
+                ws.recv(timeout=60)
+            except ConnectionClosed as gone:
+                closed = gone.rcvd.code if gone.rcvd is not None else None
+                break
+        assert closed == SESSION_ENDED
     finally:
+        opened.close()
         for proc in procs:
             proc.terminate()
         for proc in procs:
