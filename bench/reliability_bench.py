@@ -13,10 +13,14 @@
   session while another player bets, one address opening more than its share of
   connections, headers and bodies that never finish, a 40,000-digit dice serial,
   cross-origin WebSocket upgrades, invented ``X-Forwarded-For``, assigning someone without
-  a staff account, a player reading the floor's internals.
+  a staff account, a player reading the floor's internals;
+- a wrong-password flood from 40 addresses while a user logs in with the right password, a
+  lock ending every session (HTTP and WebSockets), rows written without the key (session,
+  account kind, password hash, staff role), fault clears while the log still fails, and the
+  CLI fuzz (``bench/attacks_round3.py``).
 
     .venv/bin/python -m bench.reliability_bench [--kills 10] [--commands 60] [--fuzz 20]
-        [--only network]
+        [--only network|flood|lock|keyless|clear|cli]
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from typing import Any
 
 import httpx
 
+from bench import attacks_round3 as round3
 from bench.tamper_cases import report, run_all, run_live
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.main import build_floor
@@ -397,25 +402,42 @@ def print_network(result: dict[str, Any]) -> None:
     print(f"player reads /api/floor/owners:    answered {result['owners_as_player']}")
 
 
+ROUND3: dict[str, Any] = {
+    "flood": lambda db: round3.print_flood(round3.flood(db, _port(), _serve)),
+    "lock": lambda db: round3.print_lock(round3.lock_ends_sessions(db, _port(), _serve)),
+    "keyless": lambda db: round3.print_keyless(round3.keyless(db, _port(), _serve)),
+    "clear": lambda db: round3.print_clear(round3.clear_refused(db, _port(), _serve)),
+    "cli": lambda db: round3.print_cli(round3.cli_fuzz()),
+}
+"""The sections of round 3's attacks, each run on its own copy of the demo floor."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--commands", type=int, default=60)
     parser.add_argument("--fuzz", type=int, default=20, help="examples per operation")
-    parser.add_argument("--only", choices=["network"], help="run only these attacks")
+    parser.add_argument("--only", choices=["network", *ROUND3],
+                        help="run only these attacks")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = demo_store(root)
-        for name in ("esc", "fuzz", "live", "net"):
+        for name in ("esc", "fuzz", "live", "net", *ROUND3):
             (root / name).mkdir()
             shutil.copyfile(db, root / name / "floor.db")
             shutil.copyfile(f"{db}.key", root / name / "floor.db.key")
         started = time.monotonic()
+        if args.only in ROUND3:
+            ROUND3[args.only](root / args.only / "floor.db")
+            print(f"({time.monotonic() - started:.0f} s)")
+            return
         print_network(network_attacks(root / "net" / "floor.db"))
         if args.only == "network":
             print(f"({time.monotonic() - started:.0f} s)")
             return
+        for name, section in ROUND3.items():
+            section(root / name / "floor.db")
         kr = kill_and_retry(db, args.commands, args.kills)
         print(f"kills survived:                    {kr['kills']} (SIGKILL with {IN_FLIGHT} "
               f"commands in flight, {kr['unknown']} unknown outcomes retried, "

@@ -9,15 +9,29 @@ request, or real processes on loopback: nothing here trusts ``X-Forwarded-For``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import subprocess
 import time
+from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
-from dicetable.server.accounts import LOCK_AFTER, LOCKOUT
+from dicetable.server.accounts import (
+    LOCK_AFTER,
+    LOCKOUT,
+    AccountLocked,
+    Accounts,
+    NotAuthenticated,
+)
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
+from dicetable.server.socket_sessions import SESSION_ENDED
 from tests.server.conftest import Client
 from tests.server.pipeline_helpers import run_async
 from tests.server.test_attacks import from_clients
@@ -74,10 +88,11 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         postgres_floor: tuple[str, str]) -> None:
     """Two server processes on one PostgreSQL store: alice's and pat's sessions, opened and
     used on B, end there once A locks their accounts (the store's notice; at the latest
-    after ``SESSION_CACHE_SECONDS``)."""
+    after ``SESSION_CACHE_SECONDS``), and alice's WebSocket on B is closed (4401)."""
     url, schema = postgres_floor
     ports = [_free_port(), _free_port()]
     procs = [_serve(url, schema, port) for port in ports]
+    opened = contextlib.ExitStack()
     try:
         for port, proc in zip(ports, procs, strict=True):
             _started(port, proc)
@@ -87,6 +102,10 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         on_b = f"http://127.0.0.1:{b}{T}"
         assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 1000},
                           headers=alice).status_code == 200
+        token = alice["authorization"][7:]
+        ws = opened.enter_context(connect(
+            f"ws://127.0.0.1:{b}/ws/tables/craps-pa-1?token={token}", open_timeout=60))
+        assert json.loads(ws.recv(timeout=60))["type"] == "hello"
         assert httpx.post(f"{on_b}/staff", json={"person": "sam", "role": "dealer"},
                           headers=pat).status_code == 200
         for user in ("alice", "pat"):
@@ -112,7 +131,16 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 500},
                           headers=alice).status_code == 401
         assert httpx.get(f"http://127.0.0.1:{b}/api/me", headers=pat).status_code == 401
+        closed = None
+        for _ in range(100):  # pushes of alice's refused bets may come first
+            try:
+                ws.recv(timeout=60)
+            except ConnectionClosed as gone:
+                closed = gone.rcvd.code if gone.rcvd is not None else None
+                break
+        assert closed == SESSION_ENDED
     finally:
+        opened.close()
         for proc in procs:
             proc.terminate()
         for proc in procs:
@@ -212,3 +240,59 @@ def test_sec_4_a_wrong_password_flood_from_40_addresses_never_locks_a_user_out(
     account = floor.accounts.get("alice")
     assert account is not None
     assert (account.failed, account.locked_until) == (0, None)
+
+
+# -- a lock closes the account's open WebSockets --------------------------------------------------
+def _closed_with(ws: Any) -> int | None:
+    """Read until the server closes the socket: its close code (None: it never did, within a
+    bounded number of messages; a guard, not a timing)."""
+    for _ in range(100):
+        try:
+            ws.receive_json()
+        except WebSocketDisconnect as gone:
+            return int(gone.code)
+    return None
+
+
+def test_sec_4_a_lock_closes_the_accounts_open_websockets(floor: Floor,
+                                                           http: TestClient) -> None:
+    alice, bob = Client(http, "alice"), Client(http, "bob")
+    sockets = http.app.state.sockets  # type: ignore[attr-defined]
+    with http.websocket_connect(f"/ws/tables/craps-pa-1?token={alice.token}") as mine, \
+            http.websocket_connect(f"/ws/tables/craps-pa-1?token={bob.token}") as other:
+        assert mine.receive_json()["type"] == "hello"
+        assert other.receive_json()["type"] == "hello"
+        codes = [from_clients(http, [("alice", f"wrong-{i}")], first=80 + i)[0][0]
+                 for i in range(LOCK_AFTER)]
+        assert codes == [401] * (LOCK_AFTER - 1) + [423]
+        assert _closed_with(mine) == SESSION_ENDED
+        assert sockets.ended == 1
+        # bob's socket is untouched: his bet is pushed to it
+        assert bob.post(f"{T}/bets", {"wager": "pass", "amount": 500}).status_code == 200
+        assert other.receive_json()["type"] != "hello"
+    with pytest.raises(WebSocketDisconnect) as refused, http.websocket_connect(
+            f"/ws/tables/craps-pa-1?token={alice.token}") as again:
+        again.receive_json()
+    assert refused.value.code == SESSION_ENDED
+    assert alice.get("/api/me").status_code == 401
+
+
+def test_sec_4_a_socket_whose_lock_came_from_another_process_closes_on_the_sweep(
+        floor: Floor, http: TestClient) -> None:
+    """A change that sends this process no notice (another process on the same store): the
+    sweep, every ``SESSION_CACHE_SECONDS``, reads each open socket's session from its log.
+    The sweep is run here as the server runs it (``OpenSockets.check``), once."""
+    alice = Client(http, "alice")
+    sockets = http.app.state.sockets  # type: ignore[attr-defined]
+    other = Accounts(floor.store.location, key=floor.store.key)  # "another process"
+    with http.websocket_connect(f"/ws/tables/craps-pa-1?token={alice.token}") as mine:
+        assert mine.receive_json()["type"] == "hello"
+        try:  # its own store object: its notices reach only its own listeners
+            for i in range(LOCK_AFTER):
+                with contextlib.suppress(NotAuthenticated, AccountLocked):
+                    other.login("alice", f"wrong-{i}")
+        finally:
+            other.close()
+        http.portal.call(sockets.check)  # type: ignore[union-attr]  # (or the 5 s sweep did)
+        assert _closed_with(mine) == SESSION_ENDED
+        assert sockets.ended == 1

@@ -178,3 +178,113 @@ def test_mem_2_an_untouched_floor_verifies_every_kind_with_its_checkpoints(
     assert exported.exit_code == 0
     assert [json.loads(line)["kind"] for line in exported.output.splitlines()][-2:] == [
         "SessionOpened", "SessionClosed"]
+
+
+def unforge(db: str, stream: str, to: int) -> None:
+    """Restore ``stream`` to its first ``to`` events: the rows after them dropped and the
+    recorded head moved back onto the last one kept (also what a truncation looks like)."""
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM event_log WHERE table_id = ? AND seq > ?", (stream, to))
+    (h,) = conn.execute("SELECT hash FROM event_log WHERE table_id = ? AND seq = ?",
+                        (stream, to)).fetchone()
+    conn.execute("UPDATE table_heads SET seq = ?, hash = ? WHERE table_id = ?",
+                 (to, h, stream))
+    conn.commit()
+    conn.close()
+
+
+def test_mem_2_a_row_forged_only_in_a_staff_stream_is_faulted_by_the_running_server(
+        floor: Floor, http: TestClient) -> None:
+    """The staff stream by itself (its table untouched): the next periodic verification
+    faults it, the pit sees it, and its clear is the whole-log clear."""
+    db = floor.store.location
+    stream = f"staff:{T}"
+    kept = _head(sqlite3.connect(db), stream)[0]
+    forge(db, stream, StaffRoleGranted, table_id=T, actor="pat", at=AT, person="bo",
+          staff_role="pit-boss", table_seq=1)
+    assert floor.verify_all() == [stream]  # the stream alone, not its table
+    assert stream in floor.faults.open
+    assert T not in floor.faults.open
+    pat = Client(http, "pat")
+    assert stream in [f["table"] for f in pat.get("/api/faults").json()]
+    assert stream in [f["table"] for f in pat.get("/api/pit").json()["faults"]]
+    bo = Client(http, "bo")
+    assert "pit-boss" not in bo.get("/api/me").json()["tables"].get(T, [])
+    assert bo.post(f"/api/tables/{T}/staff", {"person": "sam", "role": "dealer"}
+                   ).status_code == 403
+    clear = f"/api/tables/{stream}/fault/clear"
+    refused = pat.post(clear, {"reason": "looked at it"})
+    assert refused.status_code == 409, refused.text  # the forged row is still there
+    assert "still fails verification" in refused.json()["message"]
+    assert stream in floor.faults.open
+    unforge(db, stream, kept)
+    cleared = pat.post(clear, {"reason": "forged row removed, log restored"})
+    assert cleared.status_code == 200, cleared.text
+    assert stream not in floor.faults.open
+    assert floor.verify_all() == []
+
+
+def test_mem_2_an_account_log_cut_back_past_its_lock_grants_nothing(
+        floor: Floor, http: TestClient) -> None:
+    """Dropping the lock (and the failed logins) from the end of an account's stream and
+    moving its head back needs no key, and the shorter chain verifies: the process that read
+    the lock refuses the account at once, and its periodic verification faults the stream."""
+    from tests.server.test_attacks import from_clients
+    db = floor.store.location
+    alice = Client(http, "alice")
+    opened = _head(sqlite3.connect(db), "account:alice")[0]
+    codes = [from_clients(http, [("alice", f"wrong-{i}")], first=60 + i)[0][0]
+             for i in range(3)]
+    assert codes == [401, 401, 423]
+    assert alice.get("/api/me").status_code == 401
+    unforge(db, "account:alice", opened)  # the lock and the failures gone, the session back
+    assert alice.get("/api/me").status_code == 401
+    assert "account:alice" in floor.verify_all()
+    floor.accounts.sessions.clear()
+    assert alice.get("/api/me").status_code == 401
+    assert http.post("/api/login", json={"username": "alice", "password": DEMO_PASSWORD}
+                     ).status_code in (401, 423)
+
+
+def test_mem_2_a_row_forged_in_a_requests_stream_is_faulted_and_replays_nothing(
+        floor: Floor, http: TestClient) -> None:
+    from dicetable.store.request_stream import RequestRecorded
+    db = floor.store.location
+    alice = Client(http, "alice")
+    keyed = {**alice.headers, "idempotency-key": "bet-1"}
+    first = http.post(f"/api/tables/{T}/bets", json={"wager": "pass", "amount": 500},
+                      headers=keyed)
+    assert first.status_code == 200, first.text
+    forge(db, "requests:alice", RequestRecorded, account="alice", at=AT,
+          scope="alice:bet-2", fingerprint="0" * 64, status=200,
+          body='{"events": [], "balance": 99999999}')
+    assert floor.verify_all() == ["requests:alice"]
+    again = http.post(f"/api/tables/{T}/bets", json={"wager": "pass", "amount": 500},
+                      headers={**alice.headers, "idempotency-key": "bet-2"})
+    assert again.status_code == 423, again.text
+    assert again.json()["rule"] == "integrity.fault"
+    assert "99999999" not in again.text
+
+
+def test_sec_5_a_staff_role_forged_into_a_loaded_tables_log_is_refused_before_verification(
+        floor: Floor, http: TestClient) -> None:
+    """Between two periodic verifications: the server folds in rows another process
+    appended only when each is a link of the keyed chain, so the forged assignment faults the
+    table on its next read and grants nothing."""
+    db = floor.store.location
+    bo = Client(http, "bo")
+    forge(db, T, StaffAssigned, table=T, actor="pat", role=Role.PIT_BOSS, at=AT,
+          person="bo", staff_role=Role.PIT_BOSS)
+    reply = bo.post(f"/api/tables/{T}/staff", {"person": "sam", "role": "dealer"})
+    assert reply.status_code in (403, 423), reply.text
+    assert T in floor.faults.open
+    assert "forged" in floor.faults.open[T]["what"] or "written without the key" in \
+        floor.faults.open[T]["detail"]
+    assert "pit-boss" not in bo.get("/api/me").json()["tables"].get(T, [])
+    assert sam_is_not_dealer(floor)
+
+
+def sam_is_not_dealer(floor: Floor) -> bool:
+    return all(e.person != "sam" or e.staff_role != Role.DEALER
+               for e in floor.store.table_events(T) if isinstance(e, StaffAssigned)
+               and e.actor == "bo")

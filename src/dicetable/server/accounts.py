@@ -34,7 +34,7 @@ import secrets
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -220,6 +220,10 @@ class Accounts:
         on this process's own logout, login, lock and unlock, and on the store's notice of
         any change to the account)."""
         self.checks = FairChecks(hash_slots)
+        self.faulted: Callable[[str], bool] = lambda stream: False
+        """Whether a stream is under an integrity fault (the floor's open faults): a faulted
+        account grants nothing, even where its chain alone verifies (a cut-back log)."""
+        self._on_change: list[Callable[[str], None]] = []
         self._states: dict[str, tuple[Head, acct.AccountState]] = {}
         self._states_lock = threading.Lock()
         self.password_checks = 0
@@ -242,7 +246,20 @@ class Accounts:
         """An account's stream moved (here or, on PostgreSQL, in another process): its
         remembered sessions are read again."""
         if notice.table.startswith(STREAM + ":"):
-            self.sessions.forget_account(notice.table[len(STREAM) + 1:])
+            self.changed(notice.table[len(STREAM) + 1:])
+
+    def on_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener`` with a username whenever that account may have changed (its
+        stream moved, here or in another process, or it was faulted); returns the remover."""
+        self._on_change.append(listener)
+        return lambda: self._on_change.remove(listener)
+
+    def changed(self, username: str) -> None:
+        """The account may have changed: its remembered sessions are read again, and the
+        listeners (the open WebSockets) check theirs."""
+        self.sessions.forget_account(username)
+        for listener in list(self._on_change):
+            listener(username)
 
     def _now(self) -> datetime:
         return self.clock.now().astimezone(UTC)
@@ -252,13 +269,18 @@ class Accounts:
         """The fold of ``account:NAME`` (None: no such account). Every link read is checked
         against the chain key and the recorded head; a stream that fails grants nothing."""
         stream = f"{STREAM}:{username}"
+        if self.faulted(stream):
+            raise AccountUnverified(f"the log of account {username!r} is under an integrity "
+                                    "fault; it grants nothing until a pit boss clears it",
+                                    rule="accounts.integrity")
         head = self.store.head(stream)
         with self._states_lock:
             cached = self._states.get(username)
+        if cached is not None and head.seq < cached[0].seq:
+            # events dropped from the end (a shorter chain verifies): never a lock undone
+            raise AccountUnverified(f"the log of account {username!r} was cut short",
+                                    rule="accounts.integrity")
         if head.seq == 0:
-            if cached is not None:
-                raise AccountUnverified(f"the log of account {username!r} was cut short",
-                                        rule="accounts.integrity")
             return None
         if cached is not None and cached[0] == head:
             return cached[1]
@@ -283,6 +305,12 @@ class Accounts:
         with self._states_lock:
             self._states[username] = (head, state)
         return state
+
+    def heads(self) -> list[tuple[str, Head]]:
+        """Each account stream's newest head this process has read or written (the floor's
+        high water: an account's log is never to be found behind it)."""
+        with self._states_lock:
+            return [(f"{STREAM}:{name}", head) for name, (head, _) in self._states.items()]
 
     def _append(self, username: str, state: acct.AccountState | None,
                 *events: acct.AccountEvent) -> None:
@@ -394,7 +422,7 @@ class Accounts:
             events.append(self._event(acct.AccountLocked, username, state, 2, until=until,
                                       after=self.lockout.after))
         self._append(username, state, *events)
-        self.sessions.forget_account(username)
+        self.changed(username)  # a lock closes its open sockets here at once
         if attempt >= self.lockout.after:
             raise AccountLocked(f"{username} is now locked after {self.lockout.after} failed "
                                 "logins", rule="accounts.lockout", citation=self.lockout.cites)
@@ -438,6 +466,17 @@ class Accounts:
             account, expires = entry.account, entry.expires
         if expires <= self._now():
             self.sessions.forget_session(digest)
+            raise NotAuthenticated("the session has expired; log in again",
+                                   rule="accounts.session")
+        return account
+
+    def recheck(self, token: str) -> Account:
+        """``session``, read from the account's log (verified), never from the cache: for a
+        session held open (a WebSocket) that must end when the account is locked."""
+        if not token:
+            raise NotAuthenticated("log in first", rule="accounts.session")
+        account, expires = self._session_from_log(token, token_digest(token))
+        if expires <= self._now():
             raise NotAuthenticated("the session has expired; log in again",
                                    rule="accounts.session")
         return account

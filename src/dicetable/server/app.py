@@ -62,6 +62,7 @@ from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate, ShedLoad
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.server.shedding import Admission, Impatience, watch_lag
+from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table.authority import ACTION_RULE
@@ -156,10 +157,13 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             and floor.accounts.remembered(token) is not None
 
     gate = LoadGate(floor, admission, impatience, known)
+    sockets = OpenSockets(floor.accounts)
+    """Open WebSockets by session: a lock (logout, expiry, a faulted account) closes them."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         hub.bind(asyncio.get_running_loop())
+        sockets.bind(asyncio.get_running_loop())
         gc.freeze()  # the floor as loaded: never scanned again by the collector
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS[:2], NEVER)  # full collections: when quiet
@@ -175,6 +179,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         if verify_seconds > 0:
             tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
+        tasks.append(asyncio.create_task(sockets.sweep()))
         # the protocol refuses the excess as it is read, and bounds the connections
         yield {GATE_STATE: gate, GUARD_STATE: connections}
         for task in tasks:
@@ -182,6 +187,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await asyncio.to_thread(split.stop)
+        sockets.close()
         gc.set_threshold(*thresholds)
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
@@ -198,6 +204,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.state.admission = admission
     app.state.gate = gate
     app.state.connections = connections
+    app.state.sockets = sockets
     install_error_shape(app)
     plain_openapi = app.openapi
 
@@ -257,7 +264,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         app.add_middleware(FastRoute, path=r"^/api/tables/([^/]+)/bets$", model=bets.model,
                            act=bet, accounts=floor.accounts, cookie=COOKIE, refusal=refusal)
     # Outermost first: the body cap, then the origin check, then exactly-once commands.
-    answers = idempotency.Answers(floor.store, now=floor.clock.now().isoformat())
+    answers = idempotency.Answers(floor.store, now=floor.clock.now().isoformat(),
+                                  faulted=lambda stream: stream in floor.faults.open)
     app.add_middleware(idempotency.Idempotency, answers=answers,
                        who=account_of, applied=floor.store.request_record, recover=recover,
                        cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
@@ -427,27 +435,36 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             who = floor.accounts.session(token)
             floor.get(table_id)
         except DicetableError as e:
-            await ws.close(code=4401 if isinstance(e, NotAuthenticated) else 4404,
+            await ws.close(code=SESSION_ENDED if isinstance(e, NotAuthenticated) else 4404,
                            reason=e.message[:120])
             return
+        assert token is not None
         await ws.accept()
+        sock = sockets.open(who.username, token)  # closed when the session ends (a lock)
         watcher, hello = await asyncio.to_thread(hub.join, table_id, who, after)
         try:
             await ws.send_text(hello)
             pusher = asyncio.create_task(hub.pump(watcher, ws))
+            ending = asyncio.create_task(sock.ended.wait())
+            # The browser sends nothing; listening notices a closed connection at once,
+            # not at the next batch (an idle handler would otherwise hold up shutdown).
+            listening = asyncio.create_task(_until_disconnect(ws))
             try:
-                # The browser sends nothing; listening notices a closed connection at once,
-                # not at the next batch (an idle handler would otherwise hold up shutdown).
-                while (await ws.receive())["type"] != "websocket.disconnect":
-                    pass
+                await asyncio.wait({ending, listening}, return_when=asyncio.FIRST_COMPLETED)
             finally:
-                pusher.cancel()
-                with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
-                                         RuntimeError):
-                    await pusher
+                for task in (pusher, ending, listening):
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
+                                             RuntimeError):
+                        await task
+            if sock.ended.is_set():
+                hub.leave(watcher)
+                await ws.close(code=SESSION_ENDED,
+                               reason=f"the session has ended: {sock.why}"[:120])
         except (WebSocketDisconnect, RuntimeError):  # gone, or closed for being too slow
             pass
         finally:
+            sockets.leave(sock)
             hub.leave(watcher)
 
     # -- pages ------------------------------------------------------------------------------
@@ -547,6 +564,11 @@ def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
     out.pop("house_before", None)
     out.pop("house_after", None)
     return out
+
+
+async def _until_disconnect(ws: WebSocket) -> None:
+    while (await ws.receive())["type"] != "websocket.disconnect":
+        pass
 
 
 async def _verify_loop(floor: Floor, every: float) -> None:

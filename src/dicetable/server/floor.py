@@ -54,14 +54,16 @@ from dicetable.server.integrity import (
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
 from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
+from dicetable.store.account_stream import KIND as ACCOUNT
 from dicetable.store.base import EventStore, Notice
-from dicetable.store.chain import Head
+from dicetable.store.chain import Head, link_hash
 from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
+from dicetable.store.event_codec import decode_body
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
-from dicetable.store.streams import TABLE, kind_of
+from dicetable.store.streams import TABLE, kind_of, name_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
 from dicetable.table.events import StaffAssigned, StaffRelieved
@@ -138,6 +140,8 @@ class Floor:
         self._listeners: list[Listener] = []
         self._lock = threading.Lock()
         self.faults = Faults(store)
+        # A faulted account (its own stream, by itself) grants nothing: no login, no session.
+        accounts.faulted = lambda stream: stream in self.faults.open
         self.checkpoints: Path | None = checkpoints
         """Where signed checkpoints of every stream's head are appended (None: not kept)."""
         self.checkpoints_seen = 0
@@ -172,6 +176,8 @@ class Floor:
         # chain alone cannot tell (the shorter chain verifies).
         for table_id, info in list(self.tables.items()):
             self.high_water.note(self.store, table_id, info.durable.head)
+        for stream, head in self.accounts.heads():  # what the accounts read and wrote
+            self.high_water.note(self.store, stream, head)
         for stream in self.high_water.streams():
             if stream not in self.faults.open:
                 problem = self.high_water.check(stream)
@@ -216,6 +222,8 @@ class Floor:
 
     def _fault(self, table_id: str, problem: tuple[str, str], at: str) -> None:
         self.faults.raise_fault(table_id, problem[0], problem[1], at)
+        if kind_of(table_id) == ACCOUNT:  # its sessions end, its open sockets close
+            self.accounts.changed(name_of(table_id))
         info = self.tables.pop(table_id, None)
         if info is not None and info.pipeline is not None:
             info.pipeline.close(wait=False)
@@ -468,7 +476,9 @@ class Floor:
             self._moved(table_id, problem)
         if head.seq <= state.seq:
             return []
-        events = list(self.store.table_events(table_id, after=state.seq))
+        events = self._linked(table_id, info.durable.head) \
+            if info.durable.head.seq == state.seq \
+            else list(self.store.table_events(table_id, after=state.seq))
         owners: dict[str, str] = {}
         for event in events:
             bet = getattr(event, "bet", None)
@@ -483,6 +493,25 @@ class Floor:
         info.owners.update(owners)
         info.durable.head = self.store.head(table_id)
         self.high_water.note(self.store, table_id, info.durable.head)
+        return events
+
+    def _linked(self, table_id: str, mark: Head) -> list[Event]:
+        """The table's events after ``mark``, each checked as a link of the keyed chain from
+        it: rows that another process appended are folded in only when the key vouches for
+        them (a row written without the key faults the table at once, never grants)."""
+        events: list[Event] = []
+        prev, seq = mark.hash, mark.seq
+        for row in self.store.records(table_id, after=mark.seq):
+            if row.seq != seq + 1 or row.prev_hash != prev \
+                    or link_hash(prev, row.body, self.store.key) != row.hash:
+                self._moved(table_id, ("forged", f"seq {row.seq}: the row is not a link of the "
+                                                 "keyed chain (written without the key)"))
+            event = decode_body(row.body)
+            if not isinstance(event, Event):
+                raise InvalidInput(f"{table_id!r} holds a {event.kind}, not a table event",
+                                   rule="store.stream")
+            events.append(event)
+            prev, seq = row.hash, row.seq
         return events
 
     def _moved(self, table_id: str, problem: tuple[str, str]) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dicetable.core.errors import StaleVersion
+from dicetable.server.integrity import FAULT_CITATION
 from dicetable.server.limits import read_body, replaying
 from dicetable.store import request_stream
 from dicetable.store.base import EventStore, RequestRecord
@@ -56,9 +57,12 @@ class Answers:
     in the one store (so they survive a restart and are chained like everything else); the
     store's request index finds each in one read."""
 
-    def __init__(self, store: EventStore, *, now: str | None = None) -> None:
+    def __init__(self, store: EventStore, *, now: str | None = None,
+                 faulted: Callable[[str], bool] = lambda stream: False) -> None:
         self.store = store
         self.now = now
+        self.faulted = faulted
+        """Whether a stream is under an integrity fault: no answer is replayed from it."""
         """Answers kept longer than ``KEEP_HOURS`` before this are not replayed."""
 
     def get(self, scope: str) -> tuple[str, int, str] | None:
@@ -165,6 +169,14 @@ class Idempotency:
 
     async def _once(self, scope: Scope, send: Send, body: bytes, fingerprint: str,
                     request_scope: str, account: str) -> None:
+        stream = f"{request_stream.KIND}:{account}"
+        if self.answers.faulted(stream):  # a kept answer there may be a forged one
+            for m in _json(423, {"error": "TableFaulted", "message": f"{stream} is locked: "
+                                 "its log failed verification; keyed requests are refused "
+                                 "until a pit boss clears the fault",
+                                 "rule": "integrity.fault", "citation": FAULT_CITATION}):
+                await send(m)
+            return
         kept = await asyncio.to_thread(self.answers.get, request_scope)
         if kept is not None:
             if kept[0] != fingerprint:
