@@ -332,10 +332,10 @@ def network_attacks(db: Path, half_open: int = 500, bets: int = 40) -> dict[str,
                               "counted_refused": after["refused"] - before["refused"]}
         # 4. a 40,000-digit dice serial to a dice-room step (after one short one: the
         # route's first answer builds what it needs once)
-        httpx.post(f"{url}/api/dice-room/pa-1/receive", json={"present": []},
+        httpx.post(f"{url}/api/dice-room/demo-pa/receive", json={"present": []},
                    headers={"authorization": f"Bearer {ann}"})
         started = time.perf_counter()
-        reply = httpx.post(f"{url}/api/dice-room/pa-1/receive", json={
+        reply = httpx.post(f"{url}/api/dice-room/demo-pa/receive", json={
             "present": ["sid"], "shipment": "S1", "manufacturer": "Acme",
             "boxes": [{"box": "B1", "serials": ["1" * 40_000]}]},
             headers={"authorization": f"Bearer {ann}"}, timeout=120)
