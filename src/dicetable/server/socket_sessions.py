@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dicetable.core.errors import DicetableError
@@ -51,13 +52,19 @@ class OpenSockets:
         self._lock = threading.Lock()
         self.ended = 0
         """Sockets closed because their session ended (tests and the bench count them)."""
-        self._unlisten = accounts.on_change(self.changed)
+        self._unlisten: Callable[[], None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start listening for account changes (each lifespan of the app binds once)."""
         self.loop = loop
+        if self._unlisten is None:
+            self._unlisten = self.accounts.on_change(self.changed)
 
     def close(self) -> None:
-        self._unlisten()
+        """Stop listening (a lifespan's end; the app may be started again)."""
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
     def open(self, username: str, token: str) -> OpenSocket:
         sock = OpenSocket(username, token)
