@@ -59,6 +59,7 @@ from dicetable.server.limits import (
 )
 from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate, ShedLoad
+from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.server.shedding import Admission, Impatience, watch_lag
@@ -386,10 +387,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     def recall(table_id: str, who: Me,
                rounds: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
         floor.get(table_id)
-        found = [r.to_dict() for r in recall_rounds(floor.store, table_id, rounds)]
-        if who.kind is Kind.STAFF:
-            return found
-        return [_own_round(r, who.username) for r in found]
+        caller = Caller(who.username, who.kind is Kind.STAFF)
+        return [round_for(caller, r.to_dict())
+                for r in recall_rounds(floor.store, table_id, rounds)]
 
     @app.get("/api/tables/{table_id}/controls", tags=["tables"])
     def controls(table_id: str, who: Me,
@@ -530,23 +530,6 @@ def _pit(floor: Floor, who: Account) -> None:
     if who.kind is not Kind.STAFF or not any(floor.roles_at(who, tid) for tid in floor.tables):
         raise RoleNotPermitted("the pit console is for staff assigned on the floor",
                                rule="authority.staff")
-
-
-def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
-    """A round as a player may recall it: their own wagers, payments and balance."""
-    out = dict(data)
-    for key in ("wagers", "collections", "payments", "returns"):
-        out[key] = [i for i in out.get(key, []) if i.get("player") == player]
-    out["activity"] = [i for i in out.get("activity", [])
-                       if i.get("player", player) == player]
-    mine = {w.get("bet") for w in out["wagers"]} | {
-        i.get("bet") for key in ("collections", "payments", "returns") for i in out[key]}
-    out["moves"] = [m for m in out.get("moves", []) if m.get("bet") in mine]
-    for key in ("balances_before", "balances_after"):
-        out[key] = {k: v for k, v in out.get(key, {}).items() if k == player}
-    out.pop("house_before", None)
-    out.pop("house_after", None)
-    return out
 
 
 async def _verify_loop(floor: Floor, every: float) -> None:

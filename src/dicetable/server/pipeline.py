@@ -33,6 +33,7 @@ from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
 from dicetable.server.limits import MAX_BODY
+from dicetable.server.privacy import note_owners
 from dicetable.server.shedding import Admission, Impatience
 from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
@@ -307,15 +308,7 @@ class TablePipeline:
             # Before the events are applied: who owns each bet they touch (a removed bet is
             # gone from the state afterwards, but its owner still sees its removal).
             for e in events:
-                bet = getattr(e, "bet", None)
-                if bet is not None:
-                    held = state.bets.get(bet)
-                    owners[bet] = held.player if held is not None else getattr(
-                        e, "player", owners.get(bet, ""))
-                for item in getattr(e, "moves", ()):
-                    held = state.bets.get(item.bet)
-                    if held is not None:
-                        owners[item.bet] = held.player
+                note_owners(owners, state.bets, e)
             pending.extend(events)
 
         saved = table.sink
