@@ -14,7 +14,7 @@ import json
 import logging
 import math
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -232,7 +232,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             return None
 
     async def act(table_id: str, who: Account, command_type: type[g.Command],
-                  build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
+                  build: Callable[[str, Role], g.Command | Iterable[g.Command]]) -> dict[str, Any]:
         # Queued on the table's pipeline; answered after the commit that holds it (a full
         # queue refuses at once: Busy, 503).
         loop = asyncio.get_running_loop()
@@ -501,19 +501,20 @@ def _account(floor: Floor, who: Account) -> dict[str, Any]:
 
 
 def _only_staff_accounts(floor: Floor, table_id: str,
-                         build: Callable[[str, Role], g.Command | list[g.Command]]
-                         ) -> Callable[[str, Role], g.Command | list[g.Command]]:
+                         build: Callable[[str, Role], g.Command | Iterable[g.Command]]
+                         ) -> Callable[[str, Role], g.Command | Iterable[g.Command]]:
     """``build``, refusing the assignment of anyone who has no staff account on this floor:
     a person assigned through the server must be able to log in as staff to do the work.
     Asked only of a role the pack lets assign staff: any other is refused by the table
     first, naming its rule (the role is checked before anything else)."""
     rule = ACTION_RULE.get(AssignStaff)
 
-    def checked(actor: str, role: Role) -> g.Command | list[g.Command]:
+    def checked(actor: str, role: Role) -> g.Command | Iterable[g.Command]:
         built = build(actor, role)
         if rule is not None and role not in floor.get(table_id).table.pack.roles(rule):
             return built
-        for command in built if isinstance(built, list) else [built]:
+        built = [built] if isinstance(built, g.Command) else list(built)
+        for command in built:
             if isinstance(command, AssignStaff):
                 account = floor.accounts.get(command.person)
                 if account is None or account.kind is not Kind.STAFF:

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import threading
 from collections import ChainMap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -325,7 +325,7 @@ class Floor:
 
     # -- commands ----------------------------------------------------------------------------
     def command(self, table_id: str, account: Account,
-                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
                 command_type: type[gcmd.Command], *, with_view: bool = False,
                 bounded: bool = True) -> Future[dict[str, Any]]:
         """``answer`` with a future to wait on (from any thread)."""
@@ -335,7 +335,7 @@ class Floor:
         return future
 
     def answer(self, table_id: str, account: Account,
-               build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+               build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
                command_type: type[gcmd.Command], *, with_view: bool = False,
                bounded: bool = True, waiter: Waiter | None = None
                ) -> Future[dict[str, Any]] | None:
@@ -367,14 +367,14 @@ class Floor:
             view=view, bounded=bounded, waiter=waiter)
 
     def execute(self, table_id: str, account: Account,
-                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
                 command_type: type[gcmd.Command]) -> list[Event]:
         """Build the command(s) as ``account`` and execute them on the table (waits)."""
         role = self.role_for(account, table_id, command_type)
         return self.run(table_id, lambda: build(account.username, role))
 
     def run(self, table_id: str,
-            build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+            build: Callable[[], gcmd.Command | Iterable[gcmd.Command]]) -> list[Event]:
         """Queue commands through the table's pipeline and wait for their commit; the
         table's own automation, never refused for load."""
         info = self.get(table_id)

@@ -24,7 +24,7 @@ import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Build = Callable[[], "gcmd.Command | list[gcmd.Command]"]
+Build = Callable[[], "gcmd.Command | Iterable[gcmd.Command]"]
 Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
 """A caller on an event loop: its loop and the future it awaits."""
 Reply = Callable[[list[Event], dict[str, str]], Any]
@@ -320,7 +320,8 @@ class TablePipeline:
                 mine: list[Event] = []
                 try:
                     built = job.build()
-                    for command in built if isinstance(built, list) else [built]:
+                    # A list, or commands made one at a time (a dealer's settle).
+                    for command in [built] if isinstance(built, gcmd.Command) else built:
                         mine += table.execute(command)
                     if job.advance is not None:
                         mine += job.advance(table)
