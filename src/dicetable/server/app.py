@@ -14,7 +14,7 @@ import json
 import logging
 import math
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -59,6 +59,7 @@ from dicetable.server.limits import (
 )
 from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
 from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate, ShedLoad
+from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, OriginCheck
 from dicetable.server.shedding import Admission, Impatience, watch_lag
@@ -238,7 +239,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             return None
 
     async def act(table_id: str, who: Account, command_type: type[g.Command],
-                  build: Callable[[str, Role], g.Command | list[g.Command]]) -> dict[str, Any]:
+                  build: Callable[[str, Role], g.Command | Iterable[g.Command]]) -> dict[str, Any]:
         # Queued on the table's pipeline; answered after the commit that holds it (a full
         # queue refuses at once: Busy, 503).
         loop = asyncio.get_running_loop()
@@ -394,10 +395,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     def recall(table_id: str, who: Me,
                rounds: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
         floor.get(table_id)
-        found = [r.to_dict() for r in recall_rounds(floor.store, table_id, rounds)]
-        if who.kind is Kind.STAFF:
-            return found
-        return [_own_round(r, who.username) for r in found]
+        caller = Caller(who.username, who.kind is Kind.STAFF)
+        return [round_for(caller, r.to_dict())
+                for r in recall_rounds(floor.store, table_id, rounds)]
 
     @app.get("/api/tables/{table_id}/controls", tags=["tables"])
     def controls(table_id: str, who: Me,
@@ -518,19 +518,20 @@ def _account(floor: Floor, who: Account) -> dict[str, Any]:
 
 
 def _only_staff_accounts(floor: Floor, table_id: str,
-                         build: Callable[[str, Role], g.Command | list[g.Command]]
-                         ) -> Callable[[str, Role], g.Command | list[g.Command]]:
+                         build: Callable[[str, Role], g.Command | Iterable[g.Command]]
+                         ) -> Callable[[str, Role], g.Command | Iterable[g.Command]]:
     """``build``, refusing the assignment of anyone who has no staff account on this floor:
     a person assigned through the server must be able to log in as staff to do the work.
     Asked only of a role the pack lets assign staff: any other is refused by the table
     first, naming its rule (the role is checked before anything else)."""
     rule = ACTION_RULE.get(AssignStaff)
 
-    def checked(actor: str, role: Role) -> g.Command | list[g.Command]:
+    def checked(actor: str, role: Role) -> g.Command | Iterable[g.Command]:
         built = build(actor, role)
         if rule is not None and role not in floor.get(table_id).table.pack.roles(rule):
             return built
-        for command in built if isinstance(built, list) else [built]:
+        built = [built] if isinstance(built, g.Command) else list(built)
+        for command in built:
             if isinstance(command, AssignStaff):
                 account = floor.accounts.get(command.person)
                 if account is None or account.kind is not Kind.STAFF:
@@ -547,23 +548,6 @@ def _pit(floor: Floor, who: Account) -> None:
     if who.kind is not Kind.STAFF or not any(floor.roles_at(who, tid) for tid in floor.tables):
         raise RoleNotPermitted("the pit console is for staff assigned on the floor",
                                rule="authority.staff")
-
-
-def _own_round(data: dict[str, Any], player: str) -> dict[str, Any]:
-    """A round as a player may recall it: their own wagers, payments and balance."""
-    out = dict(data)
-    for key in ("wagers", "collections", "payments", "returns"):
-        out[key] = [i for i in out.get(key, []) if i.get("player") == player]
-    out["activity"] = [i for i in out.get("activity", [])
-                       if i.get("player", player) == player]
-    mine = {w.get("bet") for w in out["wagers"]} | {
-        i.get("bet") for key in ("collections", "payments", "returns") for i in out[key]}
-    out["moves"] = [m for m in out.get("moves", []) if m.get("bet") in mine]
-    for key in ("balances_before", "balances_after"):
-        out[key] = {k: v for k, v in out.get(key, {}).items() if k == player}
-    out.pop("house_before", None)
-    out.pop("house_after", None)
-    return out
 
 
 async def _until_disconnect(ws: WebSocket) -> None:

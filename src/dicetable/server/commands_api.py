@@ -4,7 +4,7 @@
 JSON; each readable route the catalogue declares (``CATALOGUE.routes``: a path, a method, the
 command or commands it gives, its body's fields and their limits) is registered here, its
 request model built from those declarations so OpenAPI documents it. ``POST .../settle`` gives
-the dealer's chores now due (``dicetable.table.automation.chore_commands``). The role a
+the dealer's chores now due (``dicetable.table.automation.settle_commands``). The role a
 command is given in comes from the account's assignment at the table, never from the request.
 """
 
@@ -15,7 +15,7 @@ import functools
 import inspect
 import types
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Annotated, Any
 
@@ -30,11 +30,11 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.catalogue import MAX_ITEM_TEXT, MAX_ITEMS, MAX_TEXT, Entry, Field, Route
 from dicetable.server.accounts import Account, Kind
-from dicetable.table.automation import chore_commands
+from dicetable.table.automation import chores_left, settle_commands
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import Table
 
-Build = Callable[[str, Role], g.Command | list[g.Command]]
+Build = Callable[[str, Role], g.Command | Iterable[g.Command]]
 Act = Callable[[str, Account, type[g.Command], Build], Awaitable[dict[str, Any]]]
 Session = Callable[[Request], Account]
 TableOf = Callable[[str], Table]
@@ -85,11 +85,11 @@ def install(app: FastAPI, act: Act, session: Session, table_of: TableOf) -> None
         collected, the winners paid, the roll completed, the shaker passed on."""
         who = session(request)
 
-        def chores(a: str, r: Role) -> list[g.Command]:
-            out = chore_commands(table_of(table_id).state, a, r)
-            if not out:
+        def chores(a: str, r: Role) -> Iterator[g.Command]:
+            state = table_of(table_id).state
+            if not chores_left(state):
                 raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
-            return out
+            return settle_commands(state, a, r)
 
         return await act(table_id, who, g.CollectLosers, chores)
 

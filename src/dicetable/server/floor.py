@@ -21,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
+from collections import ChainMap
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,6 @@ from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.fairness.monitor import FairnessMonitor
 from dicetable.games import commands as gcmd
-from dicetable.games import events as gev
 from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.fold import apply
 from dicetable.rules.model import RulePack
@@ -53,7 +53,8 @@ from dicetable.server.integrity import (
 )
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
-from dicetable.server.views import console_rules, event_for, limits_of, roll_history, summary
+from dicetable.server.privacy import Caller, events_for, note_owners, owner_in
+from dicetable.server.views import console_rules, limits_of, roll_history, summary
 from dicetable.store.account_stream import KIND as ACCOUNT
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head, link_hash
@@ -85,14 +86,10 @@ class _Owned:
     """The bets ``viewer`` owns, as a container (by the owners a batch saw, or the state)."""
 
     def __init__(self, viewer: str, owners: dict[str, str], table: Table) -> None:
-        self.viewer, self.owners, self.bets = viewer, owners, table.state.bets
+        self.viewer, self.owner_of = viewer, owner_in(table.state.bets, owners)
 
     def __contains__(self, bet: object) -> bool:
-        if not isinstance(bet, str):
-            return False
-        held = self.bets.get(bet)
-        owner = held.player if held is not None else self.owners.get(bet)
-        return owner == self.viewer
+        return self.owner_of(bet) == self.viewer
 
 
 @dataclass
@@ -336,7 +333,7 @@ class Floor:
 
     # -- commands ----------------------------------------------------------------------------
     def command(self, table_id: str, account: Account,
-                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
                 command_type: type[gcmd.Command], *, with_view: bool = False,
                 bounded: bool = True) -> Future[dict[str, Any]]:
         """``answer`` with a future to wait on (from any thread)."""
@@ -346,7 +343,7 @@ class Floor:
         return future
 
     def answer(self, table_id: str, account: Account,
-               build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+               build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
                command_type: type[gcmd.Command], *, with_view: bool = False,
                bounded: bool = True, waiter: Waiter | None = None
                ) -> Future[dict[str, Any]] | None:
@@ -366,9 +363,7 @@ class Floor:
 
         def reply(events: list[Event], owners: dict[str, str]) -> dict[str, Any]:
             table = self.get(table_id).table
-            owned = _Owned(viewer, owners, table)
-            seen = [d for d in (event_for(viewer, staff, e, owned) for e in events)
-                    if d is not None]
+            seen = events_for(Caller(viewer, staff), events, owner_in(table.state.bets, owners))
             state = table.state
             return {"events": seen, "seq": state.seq,
                     "balance": state.balance(viewer) if viewer in state.players else None}
@@ -380,14 +375,14 @@ class Floor:
             view=view, bounded=bounded, waiter=waiter)
 
     def execute(self, table_id: str, account: Account,
-                build: Callable[[str, Role], gcmd.Command | list[gcmd.Command]],
+                build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
                 command_type: type[gcmd.Command]) -> list[Event]:
         """Build the command(s) as ``account`` and execute them on the table (waits)."""
         role = self.role_for(account, table_id, command_type)
         return self.run(table_id, lambda: build(account.username, role))
 
     def run(self, table_id: str,
-            build: Callable[[], gcmd.Command | list[gcmd.Command]]) -> list[Event]:
+            build: Callable[[], gcmd.Command | Iterable[gcmd.Command]]) -> list[Event]:
         """Queue commands through the table's pipeline and wait for their commit; the
         table's own automation, never refused for load."""
         info = self.get(table_id)
@@ -481,14 +476,7 @@ class Floor:
             else list(self.store.table_events(table_id, after=state.seq))
         owners: dict[str, str] = {}
         for event in events:
-            bet = getattr(event, "bet", None)
-            if bet is not None and bet in state.bets:
-                owners[bet] = state.bets[bet].player
-            for move in getattr(event, "moves", ()):
-                if move.bet in state.bets:
-                    owners[move.bet] = state.bets[move.bet].player
-            if isinstance(event, gev.BetPlaced):
-                owners[event.bet] = event.player
+            note_owners(owners, state.bets, event)
             apply(state, event)
         info.owners.update(owners)
         info.durable.head = self.store.head(table_id)
@@ -659,20 +647,12 @@ class Floor:
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
                    ) -> list[dict[str, Any]]:
-        table = self.get(table_id).table
-        staff = account.kind is Kind.STAFF
-        mine = {b.id for b in table.state.bets.values() if b.player == account.username}
-        mine |= {e.bet for e in events if getattr(e, "player", None) == account.username
-                 and hasattr(e, "bet")}
-        owners = self.get(table_id).owners
-        mine |= {bet for e in events if isinstance(bet := getattr(e, "bet", None), str)
-                 and owners.get(bet) == account.username}
-        out = []
-        for event in events:
-            data = event_for(account.username, staff, event, mine)
-            if data is not None:
-                out.append(data)
-        return out
+        """``events`` (from the log) as ``account`` may see them."""
+        info = self.get(table_id)
+        # A bet placed in them and not yet absorbed here is owned by its placer.
+        placed = {e.bet: e.player for e in events if isinstance(e, BetPlaced)}
+        return events_for(Caller(account.username, account.kind is Kind.STAFF), events,
+                          owner_in(info.table.state.bets, ChainMap(info.owners, placed)))
 
     def summaries(self) -> list[dict[str, Any]]:
         out = []

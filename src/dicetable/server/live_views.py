@@ -9,7 +9,7 @@ phase, a seat), which can change what any player may bet. What they return alway
 
 ``Fanout`` is one batch of events as each privacy class may see it: staff see every event
 whole; everyone else sees the public events, and a player also their own private ones
-(``views.event_for`` is the rule; each variant is serialised once).
+(``privacy.split`` is the rule; each variant is serialised once).
 
 ``Sent`` is what one connection was last sent, part by part, and ``Patches`` one push's merge
 patches from it to the view now: each part's patch is worked out once per base it starts
@@ -32,10 +32,8 @@ from dicetable.games.state import Bet
 from dicetable.server.controls import controls_for
 from dicetable.server.controls import pin as pin_situation
 from dicetable.server.merge_patch import Memo, merge_patch
+from dicetable.server.privacy import PRIVATE_BET, PRIVATE_PLAYER, split
 from dicetable.server.views import (
-    PRIVATE_BET,
-    PRIVATE_ITEMS,
-    PRIVATE_PLAYER,
     me_view,
     placeable_codes,
     public_view,
@@ -306,36 +304,26 @@ class Fanout:
     @classmethod
     def of(cls, events: list[Event], owners: Mapping[str, str]) -> Fanout:
         out = cls(seq=events[-1].seq if events else 0)
+        owner_of = owners.get
         for i, event in enumerate(events):
             data = event_to_dict(event)
             whole = dumps(data)
             out.made += 1
             out.staff.append(whole)
-            if isinstance(event, PRIVATE_PLAYER):
-                out.public.append(None)
-                out._own(event.player, i, whole)
-            elif isinstance(event, PRIVATE_BET):
-                out.public.append(None)
-                if event.bet in owners:
-                    out._own(owners[event.bet], i, whole)
-            elif isinstance(event, (*PRIVATE_ITEMS, gev.PuckMoved)):
-                key = "moves" if isinstance(event, gev.PuckMoved) else "items"
-                items = data[key]
-                out.public.append(dumps({**data, key: []}))
-                out.made += 1
-                by_player: dict[str, list[Any]] = {}
-                for item in items:
-                    who = item.get("player") if key == "items" else owners.get(item.get("bet"))
-                    if who:
-                        by_player.setdefault(who, []).append(item)
-                for who, theirs in by_player.items():
-                    out._own(who, i, dumps({**data, key: theirs}))
-                    out.made += 1
-            elif isinstance(event, gev.TableOpened):
-                out.public.append(dumps({k: v for k, v in data.items() if k != "pack"}))
-                out.made += 1
-            else:
+            parts = split(data, owner_of)
+            if parts.public is data:
                 out.public.append(whole)
+            elif parts.public is None:
+                out.public.append(None)
+            else:
+                out.public.append(dumps(parts.public))
+                out.made += 1
+            for who, theirs in parts.own.items():
+                if theirs is data:
+                    out._own(who, i, whole)
+                else:
+                    out._own(who, i, dumps(theirs))
+                    out.made += 1
         return out
 
     def _own(self, player: str, index: int, text: str) -> None:

@@ -24,7 +24,7 @@ import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -33,6 +33,7 @@ from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import Event
 from dicetable.server.limits import MAX_BODY
+from dicetable.server.privacy import note_owners
 from dicetable.server.shedding import Admission, Impatience
 from dicetable.store.group_commit import take_batch
 from dicetable.store.requests import current_request
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Build = Callable[[], "gcmd.Command | list[gcmd.Command]"]
+Build = Callable[[], "gcmd.Command | Iterable[gcmd.Command]"]
 Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
 """A caller on an event loop: its loop and the future it awaits."""
 Reply = Callable[[list[Event], dict[str, str]], Any]
@@ -307,15 +308,7 @@ class TablePipeline:
             # Before the events are applied: who owns each bet they touch (a removed bet is
             # gone from the state afterwards, but its owner still sees its removal).
             for e in events:
-                bet = getattr(e, "bet", None)
-                if bet is not None:
-                    held = state.bets.get(bet)
-                    owners[bet] = held.player if held is not None else getattr(
-                        e, "player", owners.get(bet, ""))
-                for item in getattr(e, "moves", ()):
-                    held = state.bets.get(item.bet)
-                    if held is not None:
-                        owners[item.bet] = held.player
+                note_owners(owners, state.bets, e)
             pending.extend(events)
 
         saved = table.sink
@@ -327,7 +320,8 @@ class TablePipeline:
                 mine: list[Event] = []
                 try:
                     built = job.build()
-                    for command in built if isinstance(built, list) else [built]:
+                    # A list, or commands made one at a time (a dealer's settle).
+                    for command in [built] if isinstance(built, gcmd.Command) else built:
                         mine += table.execute(command)
                     if job.advance is not None:
                         mine += job.advance(table)

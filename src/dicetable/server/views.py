@@ -1,7 +1,7 @@
 """What each viewer may see of a table: the public state, a player's own wagers, or all of it.
 
 A player sees only their own wagers and balance plus the public table state; staff see every
-player's. Events are filtered the same way before they are pushed.
+player's. What they may see of each event is ``privacy``'s to say.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections import Counter
 from collections.abc import Container, Iterable
 from typing import Any
 
-from dicetable.core.events import event_to_dict
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import events as gev
@@ -21,7 +20,9 @@ from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
+from dicetable.server import privacy
 from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
+from dicetable.server.privacy import Caller
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.authority import ACTION_RULE
@@ -29,28 +30,15 @@ from dicetable.table.automation import chores_left
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.seating import next_shaker_holder, offer_order
 
-PRIVATE_ITEMS = (gev.LosersCollected, gev.WinnersPaid, gev.WagersReturned)
-PRIVATE_PLAYER = (gev.BetPlaced, gev.ChipsBought, gev.ChipsCashedOut)
-PRIVATE_BET = (gev.BetChanged, gev.BetRemoved, gev.BetWorkingSet)
-
 
 def event_for(viewer: str | None, staff: bool, event: Event,
               bets_of_viewer: Container[str]) -> dict[str, Any] | None:
-    """The event as ``viewer`` may see it, or None. Staff see everything."""
-    data = event_to_dict(event)
-    if staff:
-        return data
-    if isinstance(event, PRIVATE_PLAYER):
-        return data if event.player == viewer else None
-    if isinstance(event, PRIVATE_BET):
-        return data if event.bet in bets_of_viewer else None
-    if isinstance(event, PRIVATE_ITEMS):
-        data["items"] = [i for i in data["items"] if i.get("player") == viewer]
-    if isinstance(event, gev.PuckMoved):
-        data["moves"] = [m for m in data["moves"] if m.get("bet") in bets_of_viewer]
-    if isinstance(event, gev.TableOpened):
-        data.pop("pack", None)
-    return data
+    """The event as ``viewer`` may see it, or None (``privacy.event_for``, for a viewer who
+    knows which bets are theirs)."""
+    def owner_of(bet: object) -> str | None:
+        return viewer if isinstance(bet, str) and bet in bets_of_viewer else None
+
+    return privacy.event_for(Caller(viewer, staff), event, owner_of)
 
 
 def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ frozenset()
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from enum import StrEnum
 
 from dicetable.core.errors import InvalidInput
@@ -104,6 +104,9 @@ def chores_left(state: TableState) -> list[tuple[Automation, type[cmd.Command]]]
     return out
 
 
-def chore_commands(state: TableState, actor: str, role: object) -> list[cmd.Command]:
-    """``chores_left`` as commands given by ``actor`` in ``role`` (a dealer's 'settle')."""
-    return [kind(actor=actor, role=role) for _, kind in chores_left(state)]  # type: ignore[arg-type]
+def settle_commands(state: TableState, actor: str, role: object) -> Iterator[cmd.Command]:
+    """A dealer's 'settle': each chore due, given by ``actor`` in ``role``, asked for once the
+    one before it is done (a round's completion can make the shaker's pass due), until none
+    is left. The one settle: ``Table.settle``, the script's ``settle`` and the route's."""
+    while due := chores_left(state):
+        yield due[0][1](actor=actor, role=role)  # type: ignore[arg-type]

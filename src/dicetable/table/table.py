@@ -49,6 +49,7 @@ from dicetable.table.automation import (
     automations_for,
     chores_left,
     parse_automations,
+    settle_commands,
 )
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.command_methods import CommandMethods
@@ -431,8 +432,8 @@ class Table(CommandMethods):
         events: list[ev.Event] = []
         if not chores_left(self.state) and Automation.COMPLETE_ROLL not in self.automations:
             raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
-        while due := chores_left(self.state):
-            events += self.execute(due[0][1](actor=a, role=r))
+        for command in settle_commands(self.state, a, r):
+            events += self.execute(command)
         return events
 
     # -- live procedure conveniences ------------------------------------------------------------
