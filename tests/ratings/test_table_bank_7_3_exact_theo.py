@@ -130,5 +130,5 @@ def test_8_industry_formula_values_are_cited_configurable_defaults() -> None:
                for rule in formula.rules())
     with pytest.raises(InvalidInput, match="decisions per hour"):
         IndustryFormula.parse(0)
-    with pytest.raises(InvalidInput, match="not a rate"):
+    with pytest.raises(InvalidInput, match="industry edge"):
         IndustryFormula.parse(60, "lots")

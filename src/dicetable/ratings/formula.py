@@ -64,7 +64,12 @@ class IndustryFormula:
     @classmethod
     def parse(cls, decisions_per_hour: int = 60, edge: str = "1.41%") -> IndustryFormula:
         """From an operator's values (the edge written ``1.41%`` or ``7/495``)."""
-        return cls(decisions_per_hour, percent(edge))
+        try:
+            rate = percent(edge)
+        except InvalidInput:
+            raise InvalidInput(f"the industry edge is a rate such as 1.41% or 7/495, not "
+                               f"{edge!r}", rule="ratings.industry.edge") from None
+        return cls(decisions_per_hour, rate)
 
     def theo(self, average_bet: Fraction, hours: Fraction) -> Fraction:
         """The formula's theo in cents (exact)."""
@@ -101,7 +106,7 @@ class GamingDay:
                                rule="ratings.gaming_day") from None
         try:
             ZoneInfo(zone)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             raise InvalidInput(f"no such time zone: {zone!r}",
                                rule="ratings.gaming_day.zone") from None
         try:

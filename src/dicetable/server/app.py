@@ -36,7 +36,8 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import commands_api, dice_room, faults_api, idempotency, submission
+from dicetable.server import commands_api, dice_room, faults_api, idempotency, ratings_api, \
+    submission
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
@@ -216,6 +217,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(faults_api.router(session_account))
+    app.include_router(ratings_api.router(session_account))
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
         """The answer of a command committed before a crash, rebuilt from its log."""

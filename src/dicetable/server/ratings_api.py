@@ -1,0 +1,94 @@
+"""Player ratings on the floor (``dicetable.ratings``): the pit sees every rated player's exact
+theo beside the industry formula's; a player sees only their own.
+
+Each table's log is folded once and then only its new events (the fold keeps its place).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from dicetable.core.errors import RoleNotPermitted
+from dicetable.core.roles import Role
+from dicetable.ratings.fold import Rating, RatingsFold
+from dicetable.ratings.formula import GamingDay, IndustryFormula
+from dicetable.ratings.report import report
+from dicetable.server.accounts import Account, Kind
+from dicetable.server.floor import Floor
+
+RATERS = frozenset({Role.FLOORPERSON, Role.PIT_BOSS, Role.ASSISTANT_SHIFT_MANAGER,
+                    Role.SHIFT_MANAGER, Role.TABLE_GAMES_MANAGER})
+"""Who rates players: the floorperson and the ranks above (industry-default)."""
+RATERS_CITATION = "spec/table-bank.md §8 (ratings entered by pit supervisors) [industry-default]"
+
+
+class Folds:
+    """One ratings fold per table, brought up to the table's stored head when asked."""
+
+    def __init__(self) -> None:
+        self._folds: dict[str, RatingsFold] = {}
+        self._lock = threading.Lock()
+
+    def ratings(self, floor: Floor, table_id: str, formula: IndustryFormula,
+                day: GamingDay | None) -> list[Rating]:
+        with self._lock:
+            fold = self._folds.get(table_id)
+            if fold is None or floor.store.head(table_id).seq < fold.seq:
+                fold = self._folds[table_id] = RatingsFold()  # new, or its log was replaced
+            fold.feed_all(floor.store.table_events(table_id, after=fold.seq))
+            return fold.ratings(formula, day)
+
+
+def router(account: Callable[[Request], Account]) -> APIRouter:
+    """The ratings route (mounted by ``create_app``, which gives the session's account)."""
+    api = APIRouter(tags=["pit"])
+    folds = Folds()
+
+    @api.get("/api/ratings")
+    async def ratings(
+            request: Request,
+            table: Annotated[str | None, Query(max_length=64)] = None,
+            day: Annotated[str | None, Query(max_length=10)] = None,
+            zone: Annotated[str, Query(max_length=64)] = "UTC",
+            day_starts: Annotated[str, Query(max_length=5)] = "06:00",
+            decisions_per_hour: Annotated[int, Query(ge=1, le=10_000)] = 60,
+            edge: Annotated[str, Query(max_length=20)] = "1.41%") -> dict[str, Any]:
+        """Every session's rating: time played, average bet, the exact theo of each wager
+        made and the industry formula's theo (average bet x decisions per hour x hours x
+        one edge, both configurable here). Staff: a floorperson or above; a player: their
+        own sessions only."""
+        floor: Floor = request.app.state.floor
+        who = account(request)
+        mine_only = _viewer(floor, who)
+        formula = IndustryFormula.parse(decisions_per_hour, edge)
+        gaming_day = None if day is None else GamingDay.parse(day, zone, day_starts)
+        tables = sorted(floor.tables) if table is None else [floor.get(table).table.id]
+
+        def rate() -> list[Rating]:
+            out: list[Rating] = []
+            for table_id in tables:
+                out += folds.ratings(floor, table_id, formula, gaming_day)
+            return out
+
+        rows = await asyncio.to_thread(rate)
+        if mine_only:
+            rows = [r for r in rows if r.player == who.username]
+        return report(rows, formula, gaming_day)
+
+    return api
+
+
+def _viewer(floor: Floor, who: Account) -> bool:
+    """True when ``who`` may see only their own ratings (a player); refuses other staff."""
+    if who.kind is Kind.PLAYER:
+        return True
+    for table_id in floor.tables:
+        if set(floor.roles_at(who, table_id)) & RATERS:
+            return False
+    raise RoleNotPermitted("player ratings are for the floorperson and above",
+                           rule="ratings.viewers", citation=RATERS_CITATION)

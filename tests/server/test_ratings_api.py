@@ -1,0 +1,52 @@
+"""spec/table-bank.md §7 item 3, §8 on the floor: ``GET /api/ratings`` gives the pit each
+rated player's exact theo beside the industry formula's; a player sees their own only."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from tests.server.conftest import Login
+from tests.server.test_api import T, refused, shooter_ready
+
+
+def test_8_the_pit_sees_exact_and_industry_theo_and_a_player_only_their_own(
+        login: Login) -> None:
+    shooter_ready(login)  # alice: $10 on the pass line, the shooter
+    alice, sam, dee, pat = login("alice"), login("sam"), login("dee"), login("pat")
+    assert alice.post(f"{T}/bets", {"wager": "field", "amount": 500}).status_code == 200
+    assert sam.post(f"{T}/roll", {"faces": "2-2"}).status_code == 200  # the point is 4
+    assert dee.post(f"{T}/settle").status_code == 200
+    assert alice.post(f"{T}/bets", {"wager": "place6", "amount": 1200}).status_code == 200
+    sam.post(f"{T}/roll", {"faces": "1-2"})
+    dee.post(f"{T}/settle")
+
+    body = pat.get(f"/api/ratings?table={T.rsplit('/', 1)[1]}").json()
+    [mine] = [r for r in body["ratings"] if r["player"] == "alice"]
+    exact = 1000 * Fraction(7, 495) + 500 * Fraction(1, 18) + 1200 * Fraction(1, 216)
+    assert Fraction(mine["theo_exact"]) == exact and mine["theo"] == round(exact)
+    assert mine["rolls"] == 2 and mine["seat"] is not None and mine["ended"] is None
+    assert "industry_theo" in mine and mine["rounding"] == "half-up to the cent"
+    rules = {r["id"]: r for r in body["rules"]}
+    assert rules["ratings.industry.decisions_per_hour"]["status"] == "industry-default"
+    assert {r["player"] for r in body["ratings"]} >= {"alice", "bob"}
+
+    what_if = pat.get("/api/ratings?table=craps-pa-1&decisions_per_hour=100&edge=7/495").json()
+    assert {r["id"]: r["value"] for r in what_if["rules"]}[
+        "ratings.industry.decisions_per_hour"] == 100
+
+    own = alice.get("/api/ratings").json()["ratings"]
+    assert own and {r["player"] for r in own} == {"alice"}
+    assert all(r["player"] == "bob" for r in login("bob").get("/api/ratings").json()["ratings"])
+    refused(dee.get("/api/ratings"), 403, "RoleNotPermitted", "ratings.viewers")
+
+
+def test_8_bad_rating_parameters_are_refused_naming_the_rule(login: Login) -> None:
+    pat = login("pat")
+    refused(pat.get("/api/ratings?edge=lots"), 422, "InvalidInput", "ratings.industry.edge")
+    refused(pat.get("/api/ratings?edge=100%25"), 422, "InvalidInput", "ratings.industry.edge")
+    refused(pat.get("/api/ratings?day=2026-13-01"), 422, "InvalidInput", "ratings.gaming_day")
+    refused(pat.get("/api/ratings?day=2026-03-01&zone=America"), 422, "InvalidInput",
+            "ratings.gaming_day.zone")
+    refused(pat.get("/api/ratings?table=nowhere"), 404, "NotFound")
+    day = pat.get("/api/ratings?day=2000-01-01&zone=America/New_York").json()
+    assert day["ratings"] == [] and day["day"] == "2000-01-01"
