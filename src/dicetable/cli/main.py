@@ -47,6 +47,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Table scripts: export a stored table's log as a script that replays it."),
     "keys": ("dicetable.cli.integrity_cmds", "keys_app",
              "The chain key kept outside the database (keys init)."),
+    "ratings": ("dicetable.cli.ratings", "ratings",
+                "Player ratings: exact theo of every wager beside the industry formula."),
     "accounts": ("dicetable.cli.integrity_cmds", "accounts_app",
                  "Accounts on a store: the break-glass unlock."),
 }
