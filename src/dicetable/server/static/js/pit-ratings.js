@@ -1,0 +1,52 @@
+// Player ratings in the pit: for each player's session at each table, the exact theo (each
+// wager at its own edge, over the rolls it worked) beside the industry formula's (average bet
+// x decisions per hour x hours x one edge), so the difference shows.
+
+import { get } from "./api.js";
+import { h, money, replace } from "./ui.js";
+
+export function ratingsSection() {
+  const body = h("div", { id: "ratings" }, h("div", { class: "muted" }, "Loading ratings…"));
+  const card = h("section", { class: "card", id: "ratings-card" },
+    h("header", {}, h("h2", {}, "Player ratings"),
+      h("span", { class: "muted" }, "exact theo of every wager beside the industry formula")),
+    body);
+  let drawn = null;
+
+  async function refresh() {
+    let data;
+    try {
+      data = await get("/api/ratings");
+    } catch (e) {
+      replace(body, h("div", { class: "muted" }, e.message || String(e)));
+      return;
+    }
+    const key = JSON.stringify(data);
+    if (key === drawn) return;  // a redraw under the pointer would swallow a click
+    drawn = key;
+    const rated = data.ratings.filter((r) => r.rolls > 0);
+    const rules = Object.fromEntries(data.rules.map((r) => [r.id, r]));
+    const dph = rules["ratings.industry.decisions_per_hour"];
+    const edge = rules["ratings.industry.edge"];
+    replace(body,
+      rated.length ? h("table", { class: "data", id: "ratings-table" },
+        h("thead", {}, h("tr", {}, ["Player", "Table", "Session", "Time", "Rolls", "Average bet", "Exact theo", "Industry theo", "Difference", "Result"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, rated.map((r) => h("tr", { dataset: { player: r.player, table: r.table, session: String(r.session) } },
+          h("td", {}, h("b", {}, r.player)), h("td", {}, r.table),
+          h("td", {}, r.ended ? `#${r.session}` : h("span", { class: "tag green" }, `#${r.session} seated`)),
+          h("td", { class: "num" }, `${Math.floor(r.seconds / 60)} min`),
+          h("td", { class: "num" }, String(r.rolls)),
+          h("td", { class: "num" }, money(r.average_bet)),
+          h("td", { class: "num theo-exact", title: `exact: ${r.theo_exact} cents` }, money(r.theo)),
+          h("td", { class: "num theo-industry", title: `exact: ${r.industry_theo_exact} cents` }, money(r.industry_theo)),
+          h("td", { class: "num theo-difference" }, money(r.difference)),
+          h("td", { class: "num" }, money(r.result))))))
+        : h("div", { class: "muted", id: "ratings-empty" }, "No rated play yet: a player is rated once a wager of theirs is in action."),
+      h("div", { class: "muted", id: "ratings-rules" },
+        `Industry formula: ${dph ? dph.value : "?"} decisions an hour × ${edge ? edge.value : "?"} (${edge ? edge.status : ""}: ${edge ? edge.citation : ""}). Figures rounded ${data.rounding}.`));
+  }
+
+  refresh();
+  setInterval(refresh, 3000);
+  return card;
+}
