@@ -143,7 +143,10 @@ class RatingsFold:
         handler = _BEFORE.get(kind)
         if handler is not None:
             handler(self, event)
-        apply(self.state, event)
+        if kind is not ev.DiceRolled:
+            # The ratings need the layout, not the settlement a roll calls for (the log's own
+            # settlement events follow it): the roll's fold, the costliest, is left out.
+            apply(self.state, event)
         self.seq = event.seq
         self.last_at = event.at
         if kind is ev.TableOpened:
