@@ -6,15 +6,16 @@ from datetime import UTC, datetime
 
 from dicetable.core.clock import FixedClock
 from dicetable.ratings.fold import Rating, RatingsFold
+from dicetable.rules.model import RulePack
 from dicetable.table import Table
 
 START = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 
-def table(pack: object = "pa-craps", players: tuple[str, ...] = ("alice",),
+def table(pack: RulePack | str = "pa-craps", players: tuple[str, ...] = ("alice",),
           bankroll: int = 10_000_00) -> tuple[Table, FixedClock]:
     clock = FixedClock(START)
-    t = Table.open(pack, "rated-1", mode="bare", clock=clock)  # type: ignore[arg-type]
+    t = Table.open(pack, "rated-1", mode="bare", clock=clock)
     for seat, player in enumerate(players, 1):
         t.join(player, seat)
         t.buy_in(player, bankroll)

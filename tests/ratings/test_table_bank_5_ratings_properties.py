@@ -4,6 +4,8 @@ roll is counted only for the players with a wager in action on it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,8 +31,8 @@ action = st.one_of(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), actions=st.lists(action, min_size=5, max_size=60))
-def test_5_ratings_account_for_every_cent_and_every_roll(seed: int,
-                                                         actions: list[tuple]) -> None:  # type: ignore[type-arg]
+def test_5_ratings_account_for_every_cent_and_every_roll(
+        seed: int, actions: list[tuple[Any, ...]]) -> None:
     t, _ = table(players=PLAYERS)
     dice = SeededDice(seed)
     gave_up: set[str] = set()

@@ -27,10 +27,15 @@ def test_5_a_session_runs_from_joining_to_leaving_and_a_return_is_a_new_one() ->
     rated = {(r.player, r.session): r for r in rate(t)}
     first, second, bob = rated["alice", 1], rated["alice", 2], rated["bob", 1]
     assert (first.player, first.session, first.seat, first.seconds) == ("alice", 1, 1, 20 * 60)
-    assert first.ended is not None and first.theo == 5_00 * Fraction(1, 18)
+    assert first.ended is not None
+    assert first.theo == 5_00 * Fraction(1, 18)
     assert (second.session, second.seat, second.ended) == (2, 5, None)
-    assert second.seconds == 5 * 60 and second.theo == 10_00 * Fraction(1, 18)
-    assert bob.player == "bob" and bob.rolls == 0 and bob.theo == 0 and bob.average_bet == 0
+    assert second.seconds == 5 * 60
+    assert second.theo == 10_00 * Fraction(1, 18)
+    assert bob.player == "bob"
+    assert bob.rolls == 0
+    assert bob.theo == 0
+    assert bob.average_bet == 0
 
 
 def test_5_the_fold_read_in_pieces_rates_as_the_whole() -> None:

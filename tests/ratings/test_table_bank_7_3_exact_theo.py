@@ -18,14 +18,21 @@ from dicetable.rules.loader import load_preset, pack_from_data
 from tests.ratings.helpers import only, table, throw
 
 PA = load_preset("pa-craps")
+
+
+def per_roll(code: str) -> Fraction:
+    rate = TheoRates(PA).per_roll(code)
+    assert rate is not None, f"{code} is rated per roll"
+    return rate
+
+
 NO_SIX_NO_SEVEN = ("1-2", "5-6", "2-3", "4-5", "5-5", "6-6", "1-1", "3-5", "2-6", "4-6")
 
 
 def test_7_3_place_6_working_30_rolls_is_1_39_beside_the_formulas_4_23() -> None:
     """$10 Place 6 working 30 rolls: 10 x 1/216 x 30 = $1.39; the one-edge method at $10,
     60 decisions an hour, half an hour and 1.41% says $4.23 (about 3x)."""
-    rates = TheoRates(PA)
-    exact = 10_00 * rates.per_roll("place6") * 30  # type: ignore[operator]
+    exact = 10_00 * per_roll("place6") * 30
     assert exact == Fraction(1000 * 30, 216)
     assert display_cents(exact) == 139
     assert display_cents(IndustryFormula().theo(Fraction(10_00), Fraction(1, 2))) == 423
@@ -42,8 +49,11 @@ def test_7_3_place_6_on_the_table_counts_the_rolls_it_worked() -> None:
         throw(t, NO_SIX_NO_SEVEN[i % len(NO_SIX_NO_SEVEN)])
     t.remove(next(b.id for b in t.state.bets_of("alice")))
     r = only(t)
-    assert r.rolls == 30 and r.average_bet == 12_00 and r.seconds == 30 * 60
-    assert r.theo == Fraction(12_00 * 30, 216) and display_cents(r.theo) == 167
+    assert r.rolls == 30
+    assert r.average_bet == 12_00
+    assert r.seconds == 30 * 60
+    assert r.theo == Fraction(12_00 * 30, 216)
+    assert display_cents(r.theo) == 167
     assert r.industry_theo == Fraction(12_00) * 60 * Fraction(1, 2) * Fraction(141, 10_000)
     assert r.result == 0  # nothing won or lost: the theo is what it cost in expectation
 
@@ -55,7 +65,8 @@ def test_7_3_place_bets_off_on_the_come_out_do_not_count() -> None:
     t.bet("alice", "place8", 12_00)
     throw(t, "1-2", "5-6", "2-3")  # come-out rolls: craps, 11, then the point 5
     throw(t, "1-2")  # the first roll the 8 works
-    assert only(t).theo == Fraction(12_00, 216) and only(t).rolls == 1
+    assert only(t).theo == Fraction(12_00, 216)
+    assert only(t).rolls == 1
 
 
 def test_7_3_one_roll_bets_at_their_edge() -> None:
@@ -80,7 +91,8 @@ def test_7_3_contract_bets_at_their_edge_when_placed_and_odds_at_zero() -> None:
     r = only(t)
     assert r.theo == 10_00 * Fraction(7, 495)
     assert dict(r.theo_by_wager)["odds:take"] == 0
-    assert r.result == 10_00 + 40_00 and r.rolls == 5
+    assert r.result == 10_00 + 40_00
+    assert r.rolls == 5
     assert r.average_bet == Fraction(10_00 + 4 * 30_00, 5)  # odds counted, as the pit does
 
 
@@ -105,10 +117,10 @@ def test_7_3_krigman_same_dollars_per_roll_whatever_the_mix() -> None:
     """$10 on the 5 and $5 on the 5 plus $5 on the 9 lose the same per roll ($4 every 36
     rolls), though the pair is decided twice as often: dollars per roll, not an edge per
     decision, is what the theo counts."""
-    rates = TheoRates(PA)
-    ten_on_five = 10_00 * rates.per_roll("place5")  # type: ignore[operator]
-    split = 5_00 * rates.per_roll("place5") + 5_00 * rates.per_roll("place9")  # type: ignore[operator]
-    assert ten_on_five == split and 36 * ten_on_five == 4_00  # $4 every 36 rolls
+    ten_on_five = 10_00 * per_roll("place5")
+    split = 5_00 * per_roll("place5") + 5_00 * per_roll("place9")
+    assert ten_on_five == split
+    assert 36 * ten_on_five == 4_00
     decision_edges = (wager_odds(PA, "place5").house_edge, wager_odds(PA, "place9").house_edge)
     assert decision_edges == (Fraction(1, 25), Fraction(1, 25))
 
@@ -125,7 +137,8 @@ def test_7_3_a_house_pack_paytable_changes_the_theo() -> None:
 
 def test_8_industry_formula_values_are_cited_configurable_defaults() -> None:
     formula = IndustryFormula.parse(45, "7/495")
-    assert formula.decisions_per_hour == 45 and formula.edge == Fraction(7, 495)
+    assert formula.decisions_per_hour == 45
+    assert formula.edge == Fraction(7, 495)
     assert all(rule.status.value == "industry-default" and "table-bank.md §8" in rule.citation
                for rule in formula.rules())
     with pytest.raises(InvalidInput, match="decisions per hour"):

@@ -13,8 +13,10 @@ import math
 import random
 from fractions import Fraction
 
+from dicetable.core.clock import FixedClock
 from dicetable.core.dice_sources import SeededDice
 from dicetable.ratings.fold import RatingsFold
+from dicetable.table import Table
 from tests.ratings.helpers import table
 
 SESSIONS = 1_000
@@ -22,7 +24,8 @@ ROLLS = 30
 Z99 = 2.5758
 
 
-def _session(t, dice: SeededDice, choice: random.Random, clock, number: int) -> None:  # type: ignore[no-untyped-def]
+def _session(t: Table, dice: SeededDice, choice: random.Random, clock: FixedClock,
+             number: int) -> None:
     if number:
         t.join("alice", 1)
     dont = number % 2 == 1

@@ -23,9 +23,13 @@ def test_8_the_pit_sees_exact_and_industry_theo_and_a_player_only_their_own(
     body = pat.get(f"/api/ratings?table={T.rsplit('/', 1)[1]}").json()
     [mine] = [r for r in body["ratings"] if r["player"] == "alice"]
     exact = 1000 * Fraction(7, 495) + 500 * Fraction(1, 18) + 1200 * Fraction(1, 216)
-    assert Fraction(mine["theo_exact"]) == exact and mine["theo"] == round(exact)
-    assert mine["rolls"] == 2 and mine["seat"] is not None and mine["ended"] is None
-    assert "industry_theo" in mine and mine["rounding"] == "half-up to the cent"
+    assert Fraction(mine["theo_exact"]) == exact
+    assert mine["theo"] == round(exact)
+    assert mine["rolls"] == 2
+    assert mine["seat"] is not None
+    assert mine["ended"] is None
+    assert "industry_theo" in mine
+    assert mine["rounding"] == "half-up to the cent"
     rules = {r["id"]: r for r in body["rules"]}
     assert rules["ratings.industry.decisions_per_hour"]["status"] == "industry-default"
     assert {r["player"] for r in body["ratings"]} >= {"alice", "bob"}
@@ -35,7 +39,8 @@ def test_8_the_pit_sees_exact_and_industry_theo_and_a_player_only_their_own(
         "ratings.industry.decisions_per_hour"] == 100
 
     own = alice.get("/api/ratings").json()["ratings"]
-    assert own and {r["player"] for r in own} == {"alice"}
+    assert own
+    assert {r["player"] for r in own} == {"alice"}
     assert all(r["player"] == "bob" for r in login("bob").get("/api/ratings").json()["ratings"])
     refused(dee.get("/api/ratings"), 403, "RoleNotPermitted", "ratings.viewers")
 
@@ -49,4 +54,5 @@ def test_8_bad_rating_parameters_are_refused_naming_the_rule(login: Login) -> No
             "ratings.gaming_day.zone")
     refused(pat.get("/api/ratings?table=nowhere"), 404, "NotFound")
     day = pat.get("/api/ratings?day=2000-01-01&zone=America/New_York").json()
-    assert day["ratings"] == [] and day["day"] == "2000-01-01"
+    assert day["ratings"] == []
+    assert day["day"] == "2000-01-01"

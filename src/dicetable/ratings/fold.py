@@ -41,8 +41,7 @@ from dicetable.games import events as ev
 from dicetable.games.fold import apply
 from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
-from dicetable.ratings.formula import DISPLAY_ROUNDING, GamingDay, IndustryFormula, \
-    display_cents
+from dicetable.ratings.formula import DISPLAY_ROUNDING, GamingDay, IndustryFormula, display_cents
 from dicetable.ratings.rates import TheoRates
 
 
@@ -179,7 +178,8 @@ class RatingsFold:
             book.ended = e.at
 
     def _placed(self, e: ev.Event) -> None:
-        assert isinstance(e, ev.BetPlaced) and self.rates is not None
+        assert isinstance(e, ev.BetPlaced)
+        assert self.rates is not None
         book = self._session(e.player, e.at)
         self._of_bet[e.bet] = book
         book.wagered += e.amount

@@ -32,8 +32,10 @@ DISPLAY_ROUNDING = "half-up to the cent"
 def display_cents(value: Fraction) -> int:
     """An exact amount of cents rounded for display (``DISPLAY_ROUNDING``).
 
-    >>> display_cents(Fraction(300, 216)), display_cents(Fraction(1, 2)), display_cents(Fraction(-1, 2))
-    (1, 1, 0)
+    >>> display_cents(Fraction(30_000, 216)), display_cents(Fraction(1, 2))
+    (139, 1)
+    >>> display_cents(Fraction(-1, 2)), display_cents(Fraction(-3, 2))
+    (0, -1)
     """
     return math.floor(value + Fraction(1, 2))
 

@@ -6,8 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dicetable.ratings.fold import Rating
-from dicetable.ratings.formula import DISPLAY_ROUNDING, GamingDay, IndustryFormula, \
-    display_cents
+from dicetable.ratings.formula import DISPLAY_ROUNDING, GamingDay, IndustryFormula, display_cents
 
 
 def report(ratings: Iterable[Rating], formula: IndustryFormula,

@@ -36,8 +36,14 @@ from dicetable.core.errors import (
 )
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server import commands_api, dice_room, faults_api, idempotency, ratings_api, \
-    submission
+from dicetable.server import (
+    commands_api,
+    dice_room,
+    faults_api,
+    idempotency,
+    ratings_api,
+    submission,
+)
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
