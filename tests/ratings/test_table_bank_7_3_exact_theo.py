@@ -11,10 +11,13 @@ from fractions import Fraction
 import pytest
 
 from dicetable.core.errors import InvalidInput
+from dicetable.core.roles import Role
 from dicetable.odds.exact import wager_odds
+from dicetable.ratings.fold import RatingsFold
 from dicetable.ratings.formula import IndustryFormula, display_cents
 from dicetable.ratings.rates import TheoRates
 from dicetable.rules.loader import load_preset, pack_from_data
+from dicetable.table import Table
 from tests.ratings.helpers import only, table, throw
 
 PA = load_preset("pa-craps")
@@ -145,3 +148,36 @@ def test_8_industry_formula_values_are_cited_configurable_defaults() -> None:
         IndustryFormula.parse(0)
     with pytest.raises(InvalidInput, match="industry edge"):
         IndustryFormula.parse(60, "lots")
+
+
+def test_7_3_a_no_roll_is_no_roll_worked() -> None:
+    """A die off the table voids the roll (no settlement): the place bet did not work it."""
+    t, _ = table()
+    throw(t, "2-2")
+    t.bet("alice", "place6", 12_00)
+    events = t.roll("3-4", facts=("die-off-table",))
+    assert [e.kind for e in events] == ["DiceRolled", "NoRollCalled"]
+    t.settle()
+    throw(t, "1-2")
+    assert only(t).rolls == 1
+    assert only(t).theo == Fraction(12_00, 216)
+
+
+def test_7_3_props_and_hops_one_roll_bets_per_round() -> None:
+    """At Props & Hops (Any 7 at 4 to 1, a hop at 15 to 1) each round is one roll."""
+    t = Table.open("pa-props-and-hops", "ph-1", mode="live", actor="fran",
+                   staff={"dee": Role.DEALER})
+    t.bring_dice("P1", "P2", witness="dee")
+    t.join("alice", 1)
+    t.buy_in("alice", 100_00, actor="dee", role=Role.DEALER)
+    t.shake(actor="dee", role=Role.DEALER)
+    t.bet("alice", "any7", 5_00)
+    t.shaker_round("3-4")
+    t.bet("alice", "hop1-2", 5_00)
+    t.shaker_round("5-5")
+    fold = RatingsFold()
+    fold.feed_all(t.log)
+    [r] = fold.ratings()
+    assert dict(r.theo_by_wager) == {"any7": 5_00 * Fraction(1, 6), "hop1-2": 5_00 * Fraction(1, 9)}
+    assert r.rolls == 2
+    assert r.result == 20_00 - 5_00
