@@ -17,10 +17,13 @@ from tests.ratings.helpers import table
 WAGERS = ("pass", "dontpass", "come", "dontcome", "place6", "place8", "buy4", "lay10",
           "field", "hard8", "any7", "hop1-2", "fire", "big6")
 PLAYERS = ("alice", "bob")
+AMOUNTS = (1_00, 5_00, 6_00, 10_00, 12_00, 20_00, 41_00)
 
 action = st.one_of(
     st.tuples(st.just("bet"), st.sampled_from(PLAYERS), st.sampled_from(WAGERS),
-              st.integers(1, 8)),
+              st.sampled_from(AMOUNTS)),
+    st.tuples(st.just("bet"), st.sampled_from(PLAYERS), st.sampled_from(WAGERS),
+              st.sampled_from(AMOUNTS)),
     st.tuples(st.just("odds"), st.sampled_from(PLAYERS), st.integers(1, 3)),
     st.tuples(st.just("remove"), st.sampled_from(PLAYERS), st.integers(0, 5)),
     st.tuples(st.just("press"), st.sampled_from(PLAYERS), st.integers(0, 5)),
@@ -29,8 +32,8 @@ action = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), actions=st.lists(action, min_size=5, max_size=60))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), actions=st.lists(action, min_size=20, max_size=80))
 def test_5_ratings_account_for_every_cent_and_every_roll(
         seed: int, actions: list[tuple[Any, ...]]) -> None:
     t, _ = table(players=PLAYERS)
@@ -39,12 +42,12 @@ def test_5_ratings_account_for_every_cent_and_every_roll(
     for a in actions:
         try:
             if a[0] == "bet":
-                t.bet(a[1], a[2], a[3] * 6_00)
+                t.bet(a[1], a[2], a[3])
             elif a[0] == "odds":
                 line = [b for b in t.state.bets_of(a[1])
                         if b.wager in ("pass", "come", "dontpass", "dontcome") and b.state]
                 if line:
-                    t.odds(a[1], line[0].id, a[2] * 6_00)
+                    t.odds(a[1], line[0].id, a[2] * 10_00)
             elif a[0] in ("remove", "press"):
                 bets = t.state.bets_of(a[1])
                 if bets:

@@ -239,6 +239,8 @@ class RatingsFold:
             bet = self.state.bets.get(item.bet)
             if bet is not None:
                 self._book_of(bet).result += item.win - item.commission
+                if item.stake_returned >= bet.amount:  # decided and off the layout
+                    self._of_bet.pop(item.bet, None)
 
     def _rolled(self, e: ev.Event) -> None:
         assert isinstance(e, ev.DiceRolled)

@@ -37,7 +37,7 @@ export function ratingsSection() {
           h("td", { class: "num" }, `${Math.floor(r.seconds / 60)} min`),
           h("td", { class: "num" }, String(r.rolls)),
           h("td", { class: "num" }, money(r.average_bet)),
-          h("td", { class: "num theo-exact", title: `exact: ${r.theo_exact} cents` }, money(r.theo)),
+          h("td", { class: "num theo-exact", title: `exact: ${r.theo_exact} cents\n${Object.entries(r.theo_by_wager).map(([code, cents]) => `${code}: ${money(cents)}`).join("\n")}` }, money(r.theo)),
           h("td", { class: "num theo-industry", title: `exact: ${r.industry_theo_exact} cents` }, money(r.industry_theo)),
           h("td", { class: "num theo-difference" }, money(r.difference)),
           h("td", { class: "num" }, money(r.result))))))
