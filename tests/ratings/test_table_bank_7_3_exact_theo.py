@@ -181,3 +181,31 @@ def test_7_3_props_and_hops_one_roll_bets_per_round() -> None:
     assert dict(r.theo_by_wager) == {"any7": 5_00 * Fraction(1, 6), "hop1-2": 5_00 * Fraction(1, 9)}
     assert r.rolls == 2
     assert r.result == 20_00 - 5_00
+
+
+def test_7_3_an_overturned_no_roll_counts_as_the_roll_it_was() -> None:
+    """IN 68 IAC 10-4-4(c)(1): the stickperson's die-on-die declaration may be overturned;
+    the roll is then settled, and the wagers in action on it worked it."""
+    t = Table.open("in-craps", "in-1", mode="live", actor="fran",
+                   staff={"sam": Role.STICKPERSON, "bo": Role.BOXPERSON, "dee": Role.DEALER})
+    t.join("ann", 1)
+    t.buy_in("ann", 500_00)
+    t.bring_dice("I1", "I2", "I3", "I4", "I5")
+    t.bet("ann", "pass", 10_00)
+    t.offer_dice("ann")
+    t.select_dice()
+    t.bet("ann", "field", 5_00)
+    t.roll("3-4", facts=("die-on-die",))
+    t.call_no_roll("die-on-die", actor="sam", role=Role.STICKPERSON)
+    voided = RatingsFold()
+    voided.feed_all(t.log)
+    assert voided.ratings()[0].rolls == 0
+    t.overturn(actor="bo", role=Role.BOXPERSON)
+    t.settle()
+    fold = RatingsFold()
+    fold.feed_all(t.log)
+    [r] = fold.ratings()
+    field = wager_odds(t.pack, "field").house_edge
+    assert r.rolls == 1
+    assert r.theo == 10_00 * Fraction(7, 495) + 5_00 * field
+    assert r.result == 10_00 - 5_00

@@ -31,18 +31,20 @@ of each held wager (``rates``). The theo itself is worked out only when asked, e
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from dicetable.core.events import Event
 from dicetable.games import events as ev
 from dicetable.games.fold import apply
 from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
 from dicetable.ratings.formula import DISPLAY_ROUNDING, GamingDay, IndustryFormula, display_cents
 from dicetable.ratings.rates import TheoRates
+from dicetable.table.events import NoRollOverturned
 
 
 @dataclass
@@ -128,6 +130,9 @@ class RatingsFold:
         self._open: dict[str, SessionBook] = {}
         self._of_bet: dict[str, SessionBook] = {}
         self._working: list[tuple[SessionBook, str, int]] | None = None
+        """The wagers in action on the roll just thrown, credited when it is complete."""
+        self._voided_working: list[tuple[SessionBook, str, int]] | None = None
+        """Those of a roll declared a no roll, until the next throw (it may be overturned)."""
         self.last_at = ""
         self.seq = 0
 
@@ -142,10 +147,7 @@ class RatingsFold:
         handler = _BEFORE.get(kind)
         if handler is not None:
             handler(self, event)
-        if kind is not ev.DiceRolled:
-            # The ratings need the layout, not the settlement a roll calls for (the log's own
-            # settlement events follow it): the roll's fold, the costliest, is left out.
-            apply(self.state, event)
+        apply(self.state, event)
         self.seq = event.seq
         self.last_at = event.at
         if kind is ev.TableOpened:
@@ -244,6 +246,7 @@ class RatingsFold:
 
     def _rolled(self, e: ev.Event) -> None:
         assert isinstance(e, ev.DiceRolled)
+        self._voided_working = None
         if e.roll is None:
             self._working = None
             return
@@ -254,7 +257,11 @@ class RatingsFold:
                          for bet in state.bets.values() if is_working(state, bet)]
 
     def _voided(self, e: ev.Event) -> None:
-        self._working = None
+        self._voided_working, self._working = self._working, None
+
+    def _overturned(self, e: Event) -> None:
+        # The declaration is overturned: the roll counts after all, and is settled.
+        self._working, self._voided_working = self._voided_working, None
 
     def _finished(self, e: ev.Event) -> None:
         if isinstance(e, ev.RoundCompleted) and e.total is None:
@@ -303,7 +310,7 @@ class RatingsFold:
             industry_theo=formula.theo(average, Fraction(seconds, 3600)))
 
 
-_BEFORE = {
+_BEFORE: dict[type[Event], Callable[[RatingsFold, Any], None]] = {
     ev.PlayerJoined: RatingsFold._joined,
     ev.PlayerLeft: RatingsFold._left,
     ev.BetPlaced: RatingsFold._placed,
@@ -314,6 +321,7 @@ _BEFORE = {
     ev.WinnersPaid: RatingsFold._paid,
     ev.DiceRolled: RatingsFold._rolled,
     ev.NoRollCalled: RatingsFold._voided,
+    NoRollOverturned: RatingsFold._overturned,
     ev.PuckMoved: RatingsFold._finished,
     ev.RoundCompleted: RatingsFold._finished,
 }
