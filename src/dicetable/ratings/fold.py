@@ -128,6 +128,7 @@ class RatingsFold:
         self.rates: TheoRates | None = None
         self.sessions: list[SessionBook] = []
         self._open: dict[str, SessionBook] = {}
+        self._count: dict[str, int] = {}
         self._of_bet: dict[str, SessionBook] = {}
         self._working: list[tuple[SessionBook, str, int]] | None = None
         """The wagers in action on the roll just thrown, credited when it is complete."""
@@ -160,7 +161,7 @@ class RatingsFold:
         return book
 
     def _start(self, player: str, seat: int | None, at: str) -> SessionBook:
-        number = 1 + sum(1 for s in self.sessions if s.player == player)
+        number = self._count[player] = self._count.get(player, 0) + 1
         book = SessionBook(player, number, seat, at)
         self.sessions.append(book)
         self._open[player] = book
