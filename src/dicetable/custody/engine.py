@@ -535,17 +535,23 @@ class CustodyEngine:
             raise RoleNotPermitted("a player does not run the custody deadline sweep",
                                    rule="custody.staff")
         now = parse_time(out.now)
+        own = {table: (hours, citation) for table, hours, citation in c.limits}
         late: dict[tuple[str, str, str, PlayMode, str], list[str]] = {}
         for d in state.in_state(DieState.AT_TABLE):
             if d.overdue_alerted or d.expires_at is None or d.mode is None:
                 continue
-            if _over_time(d, now):
+            hours = own[d.table][0] if d.table in own else None
+            if _over_time(d, now, hours):
                 key = (d.table or "", d.at_table_since or "", d.expires_at, d.mode, d.game)
                 late.setdefault(key, []).append(d.serial)
         for (table, since, expires, _mode, game), serials in sorted(late.items()):
-            out.emit(ev.DiceOverdue, rule=_limit_citation(pack, game), dice=tuple(serials),
-                     table_id=table, issued_at=since, expires_at=expires,
-                     limit_hours=_hours(since, expires))
+            if table in own:
+                hours, citation = own[table]
+                expires = limit_ends(parse_time(since), hours).isoformat()
+            else:
+                hours, citation = _hours(since, expires), _limit_citation(pack, game)
+            out.emit(ev.DiceOverdue, rule=citation, dice=tuple(serials), table_id=table,
+                     issued_at=since, expires_at=expires, limit_hours=hours)
         # Calendar months in the site's time zone: a count on 01-05 is due again by 04-05,
         # and is overdue from the first local minute of 04-06 (68 IAC 14-3-5(d)).
         last = state.last_inventory_at or state.opened_at
