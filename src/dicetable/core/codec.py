@@ -263,7 +263,7 @@ class RecordDecoder:
 
     A frozen dataclass with no ``__post_init__`` and no slots, given exactly its fields (as the
     encoder writes them), is built by filling ``__dict__``: the same object ``__init__`` makes,
-    several times faster. Anything else goes through ``__init__`` (defaults, and a
+    without the cost of calling it. Anything else goes through ``__init__`` (defaults, and a
     ``TypeError`` for an unknown or missing field).
     """
 
