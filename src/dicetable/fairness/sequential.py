@@ -186,3 +186,10 @@ def first_alarms(probs: Sequence[float], chains: int, max_rolls: int,
             if not alive.any():
                 break
     return first
+
+
+def loaded(face: int = 6, delta: float = 0.05) -> list[float]:
+    """Face probabilities of a die with ``face`` at 1/6 + delta, the others sharing the loss."""
+    probs = [1 / 6 - delta / 5] * 6
+    probs[face - 1] = 1 / 6 + delta
+    return probs
