@@ -176,6 +176,17 @@ class GroupWriter:
     def save_snapshot(self, snapshot: Any) -> None:
         self._submit(snapshot)
 
+    def _stop_writing(self) -> bool:
+        """Refuse further writes and finish those queued; False when already closed."""
+        with self._write_lock:
+            if self._closed:
+                return False
+            self._closed = True
+            committer, self._committer = self._committer, None
+        if committer is not None:
+            committer.close()
+        return True
+
 
 def plan_batch(jobs: list[Job], heads: dict[str, Any], key: bytes | None = None) -> BatchPlan:
     """Check each append against its table's head and chain its events, in arrival order.

@@ -348,13 +348,8 @@ class PostgresStore(GroupWriter, EventStore):
 
     # -- lifetime -----------------------------------------------------------------------------
     def close(self) -> None:
-        with self._write_lock:
-            if self._closed:
-                return
-            self._closed = True
-            committer, self._committer = self._committer, None
-        if committer is not None:
-            committer.close()
+        if not self._stop_writing():
+            return
         self._listen_stop.set()
         if self._listen_thread is not None:
             self._listen_thread.join()

@@ -261,13 +261,8 @@ class SqliteStore(GroupWriter, EventStore):
 
     # -- lifetime -----------------------------------------------------------------------------
     def close(self) -> None:
-        with self._write_lock:
-            if self._closed:
-                return
-            self._closed = True
-            committer, self._committer = self._committer, None
-        if committer is not None:
-            committer.close()
+        if not self._stop_writing():
+            return
         self._writer.close()
         with self._readers_lock:
             for conn in self._readers:
