@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 
 @dataclass(slots=True)
@@ -133,6 +133,38 @@ class BatchPlan:
                 job.future.set_exception(result)
             else:
                 job.future.set_result(result)
+
+
+Conn = TypeVar("Conn")
+
+
+class Readers(Generic[Conn]):
+    """One read connection per thread, each closed with the store (``closed`` says when the
+    store is, so no new one is opened after)."""
+
+    def __init__(self, connect: Callable[[], Conn], closed: Callable[[], bool],
+                 usable: Callable[[Conn], bool] = lambda conn: True) -> None:
+        self._connect, self._closed, self._usable = connect, closed, usable
+        self._local = threading.local()
+        self._all: list[Conn] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> Conn:
+        conn: Conn | None = getattr(self._local, "conn", None)
+        if conn is None or not self._usable(conn):
+            if self._closed():
+                raise RuntimeError("the store is closed")
+            conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self, close: Callable[[Conn], None]) -> None:
+        with self._lock:
+            for conn in self._all:
+                close(conn)
+            self._all.clear()
 
 
 class GroupWriter:
