@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicetable.core.clock import FixedClock
+from dicetable.custody.events import DiceOverdue
 from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.server.app import create_app
 from dicetable.server.demo import STAFF
@@ -269,4 +270,4 @@ def test_pa_603a_13_in_68_iac_14_3_the_sweep_keeps_the_house_packs_dice_limit(
     assert "house rule of short-dice" in overdue[0]["rule"]
     assert "past 12 hours" in overdue[0]["message"]
     ledger = floor.custody.site("demo-pa").ledger
-    assert [e.limit_hours for e in ledger.alerts if e.kind == "DiceOverdue"] == [12]
+    assert [e.limit_hours for e in ledger.alerts if isinstance(e, DiceOverdue)] == [12]
