@@ -35,13 +35,7 @@ from dicetable.store.base import (
     key_mismatch,
 )
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent
-from dicetable.store.group_commit import (
-    GroupCommitter,
-    GroupWriter,
-    Job,
-    Readers,
-    plan_batch,
-)
+from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, Readers, plan_batch
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS event_log (
