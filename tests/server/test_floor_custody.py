@@ -21,6 +21,7 @@ from dicetable.server.demo import STAFF
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from dicetable.server.scheduler import FloorScheduler
+from dicetable.table.script_export import export_custody_script
 from tests.server.conftest import Client
 from tests.server.test_api import refused
 
@@ -271,3 +272,7 @@ def test_pa_603a_13_in_68_iac_14_3_the_sweep_keeps_the_house_packs_dice_limit(
     assert "past 12 hours" in overdue[0]["message"]
     ledger = floor.custody.site("demo-pa").ledger
     assert [e.limit_hours for e in ledger.alerts if isinstance(e, DiceOverdue)] == [12]
+    # The ledger still exports as a script that replays to the same events (the sweep's
+    # limits are written with its step: check limit=craps-pa-9:12:...).
+    script = export_custody_script(floor.store.events("custody:demo-pa"))
+    assert "limit=craps-pa-9:12:" in script
