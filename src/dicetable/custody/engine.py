@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
@@ -407,15 +407,13 @@ class CustodyEngine:
         left_out = sorted(n for k, n in on_duty.items() if k not in named)
         strangers = sorted(p.name for p in c.table_staff
                            if p.name.strip().casefold() not in on_duty)
-        if left_out or strangers:
-            parts = []
-            if left_out:
-                parts.append(f"assigned at {table} but not named: {', '.join(left_out)}")
-            if strangers:
-                parts.append(f"named but not assigned at {table}: {', '.join(strangers)}")
+        differs = _differences(
+            (left_out, f"assigned at {table} but not named: {', '.join(left_out)}"),
+            (strangers, f"named but not assigned at {table}: {', '.join(strangers)}"))
+        if differs:
             raise ProcedureViolation("the envelope's list of the table's licensees does not "
-                                     "match the staff assigned there (" + "; ".join(parts)
-                                     + ")", rule=rule, citation=pack.cite(rule))
+                                     f"match the staff assigned there ({differs})", rule=rule,
+                                     citation=pack.cite(rule))
 
     def _deliver(self, state: CustodyState, c: cmd.DeliverEnvelope, out: Emitter) -> None:
         pack = state.rules()
@@ -517,17 +515,14 @@ class CustodyEngine:
         out.emit(ev.PhysicalInventoryTaken, rule=pack.cite("inventory.interval_months"),
                  counted=tuple(sorted(counted)), on_record=len(book), missing=missing,
                  unexpected=unexpected)
-        if missing or unexpected:
-            parts = []
-            if missing:
-                parts.append(f"{len(missing)} on record not found")
-            if unexpected:
-                parts.append(f"{len(unexpected)} found not on record")
+        differs = _differences((missing, f"{len(missing)} on record not found"),
+                               (unexpected, f"{len(unexpected)} found not on record"))
+        if differs:
             out.emit(ev.InventoryDiscrepancyReported, rule=pack.cite("inventory.report_to"),
                      report_to=str(pack.value("inventory.report_to")), missing=missing,
                      unexpected=unexpected,
                      detail=f"physical count {len(counted)} against {len(book)} on record: "
-                            + "; ".join(parts))
+                            + differs)
 
     def _deadlines(self, state: CustodyState, c: cmd.CheckDeadlines, out: Emitter) -> None:
         pack = state.rules()
@@ -571,6 +566,11 @@ class CustodyEngine:
         out.emit(ev.FairnessAlertRaised, rule=pack.cite("alerts.roles"), dice=(c.serial,),
                  test=c.test, detail=c.detail, statistic=c.statistic, threshold=c.threshold,
                  rolls=c.rolls)
+
+
+def _differences(*sides: tuple[Sequence[str], str]) -> str:
+    """Each side of a comparison that found something, said ("; " between); empty if none."""
+    return "; ".join(said for found, said in sides if found)
 
 
 def _limit_citation(pack: CustodyPack, game: str) -> str:
