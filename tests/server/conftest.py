@@ -45,29 +45,36 @@ class Client:
         return reply
 
 
+def copy_floor_db(db: Path, tmp_path: Path) -> Path:
+    """A copy of a floor's file with its chain key, which lives beside it."""
+    copy = tmp_path / "floor.db"
+    shutil.copyfile(db, copy)
+    shutil.copyfile(f"{db}.key", f"{copy}.key")
+    return copy
+
+
+def close_floor(floor: Floor) -> None:
+    floor.close()
+    floor.store.close()
+    floor.accounts.close()
+
+
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo floor, built once; each test gets its own copy of the file."""
     path = tmp_path_factory.mktemp("demo") / "floor.db"
     built, credentials = build_floor(path)
     assert credentials
-    built.close()
-    built.store.close()
-    built.accounts.close()
+    close_floor(built)
     return path
 
 
 @pytest.fixture
 def floor(demo_db: Path, tmp_path: Path) -> Iterator[Floor]:
-    copy = tmp_path / "floor.db"
-    shutil.copyfile(demo_db, copy)
-    shutil.copyfile(f"{demo_db}.key", f"{copy}.key")  # the chain key lives beside the file
-    built, credentials = build_floor(copy)
+    built, credentials = build_floor(copy_floor_db(demo_db, tmp_path))
     assert not credentials
     yield built
-    built.close()
-    built.store.close()
-    built.accounts.close()
+    close_floor(built)
 
 
 @pytest.fixture

@@ -16,17 +16,10 @@ from dicetable.server.app import create_app
 from dicetable.server.floor import Floor
 from dicetable.server.integrity import FAULTS
 from dicetable.server.main import build_floor
-from tests.server.conftest import Client
+from tests.server.conftest import Client, close_floor, copy_floor_db
 from tests.server.test_api import refused
 
 T = "craps-pa-1"
-
-
-def _copy(demo_db: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "floor.db"
-    shutil.copyfile(demo_db, copy)
-    shutil.copyfile(f"{demo_db}.key", f"{copy}.key")
-    return copy
 
 
 def _raise_chips(db: Path, table: str = T) -> tuple[int, str]:
@@ -53,13 +46,11 @@ def _restore(db: Path, seq: int, body: str, table: str = T) -> None:
 
 @pytest.fixture
 def tampered(demo_db: Path, tmp_path: Path) -> Iterator[tuple[Floor, Path, int, str]]:
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     seq, body = _raise_chips(db)
     floor, _ = build_floor(db)
     yield floor, db, seq, body
-    floor.close()
-    floor.store.close()
-    floor.accounts.close()
+    close_floor(floor)
 
 
 def test_mem_3_a_tampered_log_is_never_served(tampered: tuple[Floor, Path, int, str]) -> None:
@@ -92,9 +83,7 @@ def test_res_2_the_fault_survives_a_restart_and_needs_an_authorised_clear(
         refused(pat.post(f"/api/tables/{T}/fault/clear", {"reason": "checked"}), 409,
                 "ProcedureViolation", "integrity.fault")  # still broken
         _restore(db, seq, body)
-    floor.close()
-    floor.store.close()
-    floor.accounts.close()
+    close_floor(floor)
     again, _ = build_floor(db)  # the log verifies now, but the fault stays (RES-2)
     try:
         assert T in again.faults.open
@@ -140,13 +129,11 @@ def test_mem_2_a_tampered_account_stream_is_a_fault(floor: Floor, http: TestClie
 
 def test_mem_2_checkpoints_catch_a_truncation_at_start_up(demo_db: Path,
                                                           tmp_path: Path) -> None:
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
     floor, _ = build_floor(db, checkpoints=cps)
     assert cps.read_text().count("\n") == 1  # the start-up check wrote one
-    floor.close()
-    floor.store.close()
-    floor.accounts.close()
+    close_floor(floor)
     conn = sqlite3.connect(db)  # an insider drops the last event and moves the head back
     head = conn.execute("SELECT seq FROM table_heads WHERE table_id = ?", (T,)).fetchone()[0]
     conn.execute("DELETE FROM event_log WHERE table_id = ? AND seq = ?", (T, head))

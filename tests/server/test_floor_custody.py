@@ -14,10 +14,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicetable.core.clock import FixedClock
+from dicetable.custody.events import DiceOverdue
+from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.server.app import create_app
+from dicetable.server.demo import STAFF
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from dicetable.server.scheduler import FloorScheduler
+from dicetable.table.script_export import export_custody_script
 from tests.server.conftest import Client
 from tests.server.test_api import refused
 
@@ -243,3 +247,32 @@ def test_dice_room_refusals_name_the_rule_and_change_nothing(
         "boxes": [{"box": "B", "serials": ["X1"]}]}), 403, "RoleNotPermitted", "receipt.roles")
     assert alone["citation"].startswith("58 Pa. Code § 603a.13(a)")
     assert ledger.state.seq == before
+
+
+def test_pa_603a_13_in_68_iac_14_3_the_sweep_keeps_the_house_packs_dice_limit(
+        setup: tuple[Floor, FixedClock, TestClient]) -> None:
+    """A house pack that sets ``dice.max_hours`` (a stand-in for Craps) moves when the custody
+    sweep reports the table's dice overdue: the one limit, read from the site's own pack."""
+    floor, clock, http = setup
+    scheduler: FloorScheduler = http.app.state.scheduler  # type: ignore[attr-defined]
+    house = derive_pack(load_preset("pa-craps"), "short-dice", {"dice.max_hours": 12})
+    floor.open_table(house, "craps-pa-9", mode="live", opener="fran",
+                     staff={p: STAFF[p][1] for p in ("pat", "sam", "bo", "dee")})
+    issued = Client(http, "pat").post(f"{ROOM}/issue-table", {
+        "dice": ["PA1-S1", "PA1-S2"], "table": "craps-pa-9", "received_by": "dee"})
+    assert issued.status_code == 200, issued.text
+    clock.advance(hours=12)
+    assert "DiceOverdue" not in scheduler.tick().custody_events  # at the limit is not over it
+    clock.advance(minutes=1)
+    assert "DiceOverdue" in scheduler.tick().custody_events
+    alerts = Client(http, "pat").get("/api/pit").json()["custody"]["alerts"]
+    overdue = [a for a in alerts if a["type"] == "DiceOverdue"]
+    assert [a["dice"] for a in overdue] == [["PA1-S1", "PA1-S2"]]  # the shipped 24 hours: not yet
+    assert "house rule of short-dice" in overdue[0]["rule"]
+    assert "past 12 hours" in overdue[0]["message"]
+    ledger = floor.custody.site("demo-pa").ledger
+    assert [e.limit_hours for e in ledger.alerts if isinstance(e, DiceOverdue)] == [12]
+    # The ledger still exports as a script that replays to the same events (the sweep's
+    # limits are written with its step: check limit=craps-pa-9:12:...).
+    script = export_custody_script(floor.store.events("custody:demo-pa"))
+    assert "limit=craps-pa-9:12:" in script

@@ -36,23 +36,10 @@ from dicetable.server.main import build_floor
 from dicetable.store.chain import canonical, link_hash
 from dicetable.store.keys import read_key
 from dicetable.store.sqlite import SqliteStore
-from tests.server.conftest import Client
+from tests.server.conftest import Client, close_floor, copy_floor_db
 from tests.server.test_api import refused
 
 T = "craps-pa-1"
-
-
-def _copy(demo_db: Path, tmp_path: Path) -> Path:
-    copy = tmp_path / "floor.db"
-    shutil.copyfile(demo_db, copy)
-    shutil.copyfile(f"{demo_db}.key", f"{copy}.key")
-    return copy
-
-
-def _close(floor: Floor) -> None:
-    floor.close()
-    floor.store.close()
-    floor.accounts.close()
 
 
 def _head(db: Path, table: str = T) -> int:
@@ -168,9 +155,9 @@ def _buy(dee: Client, *amounts: int) -> None:
 def rewritten(demo_db: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
     """A key-holder's rewrite behind the start-up checkpoint, caught by the checkpoints:
     (db, checkpoint file, the operator's backup from before the rewrite)."""
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
-    _close(build_floor(db, checkpoints=cps)[0])  # writes the start-up checkpoint
+    close_floor(build_floor(db, checkpoints=cps)[0])  # writes the start-up checkpoint
     backup = tmp_path / "backup.db"
     shutil.copyfile(db, backup)
     rewrite_with_key(db, read_key(f"{db}.key"))
@@ -203,13 +190,13 @@ def test_mem_3_a_rewrite_the_checkpoints_caught_is_not_cleared_until_the_log_is_
             assert Client(http, "alice").get(f"/api/tables/{T}").status_code == 200
             assert floor.verify_all() == []  # and the next check does not fault it again
     finally:
-        _close(floor)
+        close_floor(floor)
 
 
 def test_mem_3_break_glass_is_refused_while_the_checkpoints_still_fail(
         rewritten: tuple[Path, Path, Path]) -> None:
     db, cps, backup = rewritten
-    _close(build_floor(db, checkpoints=cps)[0])  # the start-up check raises the fault
+    close_floor(build_floor(db, checkpoints=cps)[0])  # the start-up check raises the fault
     code, out = _clear_cli(db)  # without the checkpoints the rewrite cannot be judged
     assert code == 2
     assert "found by the signed checkpoints" in out
@@ -229,7 +216,7 @@ def test_mem_3_a_clear_needs_the_adjudication_to_hold(demo_db: Path, tmp_path: P
     """A key-holder forges a paid win and rehashes the chain under the running server: its
     memory of the head faults the table; the chain verifies, but the rules cannot be made to
     pay the forged win, so the clear is refused - by the route and the CLI alike."""
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     floor, _ = build_floor(db)
     try:
         with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
@@ -256,7 +243,7 @@ def test_mem_3_a_clear_needs_the_adjudication_to_hold(demo_db: Path, tmp_path: P
             assert "adjudication: craps-pa-1 seq" in body["message"]
             assert "payment recorded" in body["message"]
     finally:
-        _close(floor)
+        close_floor(floor)
     code, out = _clear_cli(db)
     assert code == 2
     assert "adjudication: craps-pa-1 seq" in out
@@ -265,7 +252,7 @@ def test_mem_3_a_clear_needs_the_adjudication_to_hold(demo_db: Path, tmp_path: P
 
 def test_mem_3_a_forged_checkpoint_file_is_a_store_wide_fault_cleared_once_it_verifies(
         demo_db: Path, tmp_path: Path) -> None:
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
     floor, _ = build_floor(db, checkpoints=cps)
     try:
@@ -275,17 +262,24 @@ def test_mem_3_a_forged_checkpoint_file_is_a_store_wide_fault_cleared_once_it_ve
         cps.write_text(canonical(line) + "\n")
         assert floor.verify_all() == ["checkpoints"]
         assert cps.read_text().count("\n") == 1  # nothing signed after a forged line
-        with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
-            pat = Client(http, "pat")
-            body = refused(pat.post("/api/tables/checkpoints/fault/clear", {"reason": "r"}),
-                           409, "ProcedureViolation", "integrity.fault")
-            assert "checkpoints: checkpoint 1: the checkpoint file: forged" in body["message"]
-            cps.write_text(good)
-            assert pat.post("/api/tables/checkpoints/fault/clear",
-                            {"reason": "the file restored"}).status_code == 200
-        assert floor.verify_all() == []
+        _cleared_once_restored(floor, cps, good,
+                               "checkpoints: checkpoint 1: the checkpoint file: forged")
     finally:
-        _close(floor)
+        close_floor(floor)
+
+
+def _cleared_once_restored(floor: Floor, cps: Path, restored: str, says: str) -> None:
+    """The pit boss may not clear the checkpoints' fault (the refusal ``says`` why) until
+    the file is restored; then they may, and the whole log verifies."""
+    with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
+        pat = Client(http, "pat")
+        body = refused(pat.post("/api/tables/checkpoints/fault/clear", {"reason": "r"}),
+                       409, "ProcedureViolation", "integrity.fault")
+        assert says in body["message"]
+        cps.write_text(restored)
+        assert pat.post("/api/tables/checkpoints/fault/clear",
+                        {"reason": "the file restored"}).status_code == 200
+    assert floor.verify_all() == []
 
 
 # -- the head cannot silently move back (MEM-2) ----------------------------------------------
@@ -366,9 +360,9 @@ def test_mem_2_a_dropped_account_record_is_found_by_the_next_verification(
 
 def test_mem_2_audit_verify_says_truncation_needs_the_checkpoints(
         demo_db: Path, tmp_path: Path) -> None:
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
-    _close(build_floor(db, checkpoints=cps)[0])
+    close_floor(build_floor(db, checkpoints=cps)[0])
     truncate(db, 2)
     code, out = _audit(db)
     assert code == 0
@@ -392,7 +386,7 @@ def test_mem_2_a_running_dicetable_serve_refuses_a_log_cut_back_under_it(
     """Through ``dicetable serve`` itself: commands acknowledged, the newest events dropped
     and the head moved back in the SQLite file; the server's next answer for that table is
     423, and ``audit verify --checkpoints`` finds it once a checkpoint covered them."""
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
     port = _port()
     proc = subprocess.Popen(
@@ -473,7 +467,7 @@ def test_mem_3_a_backup_behind_what_was_acknowledged_is_not_cleared(
         demo_db: Path, tmp_path: Path) -> None:
     """The operator restores a backup taken before an acknowledged command: the log verifies,
     but the server answered for an event it no longer holds, so the clear is refused."""
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     floor, _ = build_floor(db)
     try:
         with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
@@ -490,7 +484,7 @@ def test_mem_3_a_backup_behind_what_was_acknowledged_is_not_cleared(
             assert "head: craps-pa-1 truncated" in body["message"]
             assert T in floor.faults.open
     finally:
-        _close(floor)
+        close_floor(floor)
 
 
 def test_mem_3_two_clears_at_once_record_one(demo_db: Path, tmp_path: Path) -> None:
@@ -498,7 +492,7 @@ def test_mem_3_two_clears_at_once_record_one(demo_db: Path, tmp_path: Path) -> N
 
     from tests.server.test_fault_state import _raise_chips, _restore
 
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     seq, body = _raise_chips(db)
     floor, _ = build_floor(db)
     try:
@@ -515,7 +509,7 @@ def test_mem_3_two_clears_at_once_record_one(demo_db: Path, tmp_path: Path) -> N
         cleared = [r for r in floor.store.records(FAULTS) if r.kind == "FaultCleared"]
         assert len(cleared) == 1
     finally:
-        _close(floor)
+        close_floor(floor)
 
 
 def test_mem_2_the_bench_counts_a_truncation_only_the_running_server_sees(
@@ -537,7 +531,7 @@ def test_mem_2_checkpoints_removed_from_the_end_of_the_file_are_found(
         demo_db: Path, tmp_path: Path) -> None:
     """The file's lines chain only backwards, so the shorter file verifies; the server
     remembers how many it wrote."""
-    db = _copy(demo_db, tmp_path)
+    db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
     floor, _ = build_floor(db, checkpoints=cps)
     try:
@@ -549,15 +543,7 @@ def test_mem_2_checkpoints_removed_from_the_end_of_the_file_are_found(
         assert floor.verify_all() == ["checkpoints"]
         assert floor.faults.open["checkpoints"]["what"] == "truncated"
         assert cps.read_text().count("\n") == 1  # nothing signed onto the shorter file
-        with TestClient(create_app(floor, electronic_loop=False, verify_seconds=0)) as http:
-            pat = Client(http, "pat")
-            body = refused(pat.post("/api/tables/checkpoints/fault/clear", {"reason": "r"}),
-                           409, "ProcedureViolation", "integrity.fault")
-            assert "holds 1 line(s), behind the 2" in body["message"]
-            cps.write_text(whole)
-            assert pat.post("/api/tables/checkpoints/fault/clear",
-                            {"reason": "the file restored"}).status_code == 200
-        assert floor.verify_all() == []
+        _cleared_once_restored(floor, cps, whole, "holds 1 line(s), behind the 2")
         assert cps.read_text().count("\n") == 3
     finally:
-        _close(floor)
+        close_floor(floor)

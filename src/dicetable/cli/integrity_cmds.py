@@ -14,8 +14,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from dicetable.cli.refusal import refused_in_red
 from dicetable.core.errors import DicetableError
 
 keys_app = typer.Typer(help="The chain key kept outside the database.", no_args_is_help=True)
@@ -31,11 +31,8 @@ def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"),
     """Create a new 32-byte chain key (hex, mode 0600). Keep it off the database's disk."""
     from dicetable.store.keys import init_key
 
-    try:
+    with refused_in_red(err):
         written = init_key(path)
-    except DicetableError as e:
-        err.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
     console.print(f"key written to {written}; give it to dicetable with --key {written} "
                   "or DICETABLE_KEY_FILE")
 
@@ -50,7 +47,7 @@ def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql
     from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
 
-    try:
+    with refused_in_red(err):
         key = find_key(key_file, db)
         store = open_store(db, schema=schema, create=False, key=key)
         try:
@@ -58,9 +55,6 @@ def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql
                                  at=datetime.now(UTC).isoformat())
         finally:
             store.close()
-    except DicetableError as e:
-        err.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
     console.print(f"checkpoint {n} appended to {checkpoints}")
 
 
@@ -74,23 +68,16 @@ def unlock(username: str = typer.Argument(..., help="The account to unlock"),
            schema: str = typer.Option("dicetable")) -> None:
     """Break-glass unlock: needs the store's chain key; recorded in the account's stream."""
     from dicetable.server.accounts import Accounts
-    from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
 
-    try:
-        key = find_key(key_file, db)
-        if key is None:
-            raise DicetableError("break-glass needs the store's chain key (--key)",
-                                 rule="accounts.break_glass")
+    with refused_in_red(err):
+        key = break_glass_key(key_file, db, "accounts.break_glass")
         accounts = Accounts(open_store(db, schema=schema, create=False, key=key))
         try:
             accounts.unlock(username, by=operator, role="break-glass", via="break-glass")
         finally:
             accounts.close()
             accounts.store.close()
-    except DicetableError as e:
-        err.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
     console.print(f"{username} unlocked (break-glass by {operator}, recorded)")
 
 
@@ -108,14 +95,10 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
     Needs the store's key; refused while the whole log does not verify (the chain, the
     checkpoints, the adjudication of every settlement), naming what fails; recorded."""
     from dicetable.server.integrity import Faults, clear_problems, still_failing
-    from dicetable.store.keys import find_key
     from dicetable.store.open import open_store
 
-    try:
-        key = find_key(key_file, db)
-        if key is None:
-            raise DicetableError("break-glass needs the store's chain key (--key)",
-                                 rule="integrity.break_glass")
+    with refused_in_red(err):
+        key = break_glass_key(key_file, db, "integrity.break_glass")
         store = open_store(db, schema=schema, create=False, key=key)
         try:
             faults = Faults(store)
@@ -128,10 +111,17 @@ def clear_fault(table: str = typer.Argument(..., help="The faulted table (or str
             faults.clear(table, operator, "break-glass", reason, datetime.now(UTC).isoformat())
         finally:
             store.close()
-    except DicetableError as e:
-        err.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
     console.print(f"{table}: fault cleared (break-glass by {operator}, recorded)")
+
+
+def break_glass_key(key_file: Path | None, db: str, rule: str) -> bytes:
+    """The store's chain key, which breaking the glass needs."""
+    from dicetable.store.keys import find_key
+
+    key = find_key(key_file, db)
+    if key is None:
+        raise DicetableError("break-glass needs the store's chain key (--key)", rule=rule)
+    return key
 
 
 # ``dicetable audit`` is store_cmds' group plus these two; the CLI loads it from here, lazily.

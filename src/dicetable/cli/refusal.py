@@ -18,10 +18,16 @@ exit 70 (``EX_SOFTWARE``), named but without the traceback that would bury it fo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
 
 from dicetable.core.errors import DicetableError
 
@@ -59,6 +65,16 @@ def refusal(e: BaseException) -> tuple[int | None, str]:
                            "for the traceback, and report it)")
 
 
+@contextlib.contextmanager
+def refused_in_red(console: Console) -> Iterator[None]:
+    """A domain refusal inside the block: its message in red on ``console``, exit 2."""
+    try:
+        yield
+    except DicetableError as e:
+        console.print(f"[red]{escape(str(e))}[/red]")
+        raise typer.Exit(EXIT_INPUT) from None
+
+
 def _os_error(e: OSError) -> str:
     name = e.filename if e.filename is not None else ""
     what = e.strerror or str(e)
@@ -72,4 +88,4 @@ def _os_error(e: OSError) -> str:
     return text
 
 
-__all__ = ["EXIT_INPUT", "EXIT_INTERNAL", "refusal"]
+__all__ = ["EXIT_INPUT", "EXIT_INTERNAL", "refusal", "refused_in_red"]

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from dicetable.cli.refusal import refused_in_red
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
 from dicetable.store.audit import verify_store
@@ -82,23 +83,17 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
     from dicetable.store.checkpoints import verify_checkpoints
     from dicetable.store.keys import find_key
 
-    try:
+    with refused_in_red(err):
         key = find_key(key_file, db)
-    except DicetableError as e:
-        err.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
     extra: list[dict[str, Any]] = []
     with _opened(db, schema, key) as store:
-        try:
+        with refused_in_red(err):
             reports = verify_store(store, table or None, replay=not quick)
             if checkpoints is not None:
                 extra += [p.to_dict() for p in verify_checkpoints(checkpoints, key, [store])]
             if adjudicate:
                 extra += [{**d.to_dict(), "what": f"adjudication: {d.what}",
                            "detail": str(d)} for d in adjudicate_store(store, table or None)]
-        except DicetableError as e:
-            err.print(f"[red]{escape(str(e))}[/red]")
-            raise typer.Exit(2) from None
         location = store.location
     ok = all(r.ok for r in reports) and not extra
     warnings = [] if checkpoints is not None else [TRUNCATION_WARNING]

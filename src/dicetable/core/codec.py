@@ -76,16 +76,22 @@ def _union_args(tp: Any) -> list[Any] | None:
 _ENCODERS: dict[Any, Converter | None] = {}
 
 
-def encoder(tp: Any) -> Converter | None:
-    """How to write a ``tp`` as JSON data; None when it already is JSON data."""
+def _once(cache: dict[Any, Converter | None], make: Callable[[Any], Converter | None],
+          tp: Any) -> Converter | None:
+    """``make(tp)``, worked out once per annotation."""
     try:
-        return _ENCODERS[tp]
+        return cache[tp]
     except KeyError:
         pass
     except TypeError:  # an unhashable annotation: work it out each time
-        return _make_encoder(tp)
-    conv = _ENCODERS[tp] = _make_encoder(tp)
+        return make(tp)
+    conv = cache[tp] = make(tp)
     return conv
+
+
+def encoder(tp: Any) -> Converter | None:
+    """How to write a ``tp`` as JSON data; None when it already is JSON data."""
+    return _once(_ENCODERS, _make_encoder, tp)
 
 
 def _optional(conv: Converter) -> Converter:
@@ -191,14 +197,7 @@ _DECODERS: dict[Any, Converter | None] = {}
 
 def decoder(tp: Any) -> Converter | None:
     """How to read a ``tp`` back from its JSON data; None when the data already is one."""
-    try:
-        return _DECODERS[tp]
-    except KeyError:
-        pass
-    except TypeError:
-        return _make_decoder(tp)
-    conv = _DECODERS[tp] = _make_decoder(tp)
-    return conv
+    return _once(_DECODERS, _make_decoder, tp)
 
 
 def _roll(value: Any) -> Roll:
@@ -263,7 +262,7 @@ class RecordDecoder:
 
     A frozen dataclass with no ``__post_init__`` and no slots, given exactly its fields (as the
     encoder writes them), is built by filling ``__dict__``: the same object ``__init__`` makes,
-    several times faster. Anything else goes through ``__init__`` (defaults, and a
+    without the cost of calling it. Anything else goes through ``__init__`` (defaults, and a
     ``TypeError`` for an unknown or missing field).
     """
 

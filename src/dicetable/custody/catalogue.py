@@ -707,6 +707,28 @@ def _mapped(**names: str) -> Recover:
     return recover
 
 
+def _limits(v: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    out = []
+    for text in v.get("limits", ()):
+        table, _, rest = text.partition(":")
+        hours, _, citation = rest.partition(":")
+        if not table or not hours.isdigit() or not citation:
+            raise InvalidInput(f"check: limit {text!r} is TABLE:HOURS:CITATION",
+                               rule="dice.max_hours")
+        out.append((table, int(hours), citation))
+    return {"limits": tuple(out)}
+
+
+def _recover_limits(log: Sequence[ev.CustodyEvent], i: int) -> dict[str, Any]:
+    """The limits a sweep went by: those its overdue alerts recorded."""
+    first, out = log[i], []
+    for e in log[i:]:
+        if not isinstance(e, ev.DiceOverdue) or (e.at, e.actor) != (first.at, first.actor):
+            break
+        out.append((e.table_id, e.limit_hours, e.rule))
+    return {"limits": tuple(out)}
+
+
 def _party_part() -> tuple[Part, ...]:
     return (Part("name", Kind.TEXT, default=""), Part("address", Kind.TEXT, default=""),
             Part("phone", Kind.TEXT, default=""))
@@ -874,7 +896,13 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.CheckDeadlines, "check", None,
           "Raise alerts for dice past their time limit and an overdue physical inventory "
           "(exits 1 when it raises an alert)", route=False, who=("deadline-sweep", Role.SYSTEM),
-          records=ev.DiceOverdue, recover=lambda log, i: {}),
+          records=ev.DiceOverdue, recover=_recover_limits, build=_limits,
+          format=lambda x: {"limits": [f"{t}:{h}:{cite}" for t, h, cite in x.limits]},
+          fields=(Field("limits", Kind.TEXTS, max_length=400, max_items=100, cli="--limit",
+                        script="limit", json="", default=(),
+                        help="TABLE:HOURS:CITATION, a table's own dice.max_hours (the floor's "
+                             "sweep gives each table's; a table not named keeps the limit its "
+                             "dice were issued under)"),)),
     Entry(tr.FileTransportNotice, "transport-notice", "transport.roles",
           "Record the written notice of a dice shipment (IN: at least ten days before "
           "delivery, 14-3-10(a))", build=_transport, format=_format_transport,

@@ -150,6 +150,10 @@ class TakePhysicalInventory(CustodyCommand):
 class CheckDeadlines(CustodyCommand):
     """The sweep that raises alerts for dice past their time limit and an overdue inventory."""
 
+    limits: tuple[tuple[str, int, str], ...] = ()
+    """(table, hours, citation): a table's own ``dice.max_hours``, from the pack it runs
+    (``rules.dice_limit``); dice at a table not named keep the limit they were issued under."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class RecordFairnessAlert(CustodyCommand):

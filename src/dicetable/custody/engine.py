@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
@@ -407,15 +407,13 @@ class CustodyEngine:
         left_out = sorted(n for k, n in on_duty.items() if k not in named)
         strangers = sorted(p.name for p in c.table_staff
                            if p.name.strip().casefold() not in on_duty)
-        if left_out or strangers:
-            parts = []
-            if left_out:
-                parts.append(f"assigned at {table} but not named: {', '.join(left_out)}")
-            if strangers:
-                parts.append(f"named but not assigned at {table}: {', '.join(strangers)}")
+        differs = _differences(
+            (left_out, f"assigned at {table} but not named: {', '.join(left_out)}"),
+            (strangers, f"named but not assigned at {table}: {', '.join(strangers)}"))
+        if differs:
             raise ProcedureViolation("the envelope's list of the table's licensees does not "
-                                     "match the staff assigned there (" + "; ".join(parts)
-                                     + ")", rule=rule, citation=pack.cite(rule))
+                                     f"match the staff assigned there ({differs})", rule=rule,
+                                     citation=pack.cite(rule))
 
     def _deliver(self, state: CustodyState, c: cmd.DeliverEnvelope, out: Emitter) -> None:
         pack = state.rules()
@@ -517,17 +515,14 @@ class CustodyEngine:
         out.emit(ev.PhysicalInventoryTaken, rule=pack.cite("inventory.interval_months"),
                  counted=tuple(sorted(counted)), on_record=len(book), missing=missing,
                  unexpected=unexpected)
-        if missing or unexpected:
-            parts = []
-            if missing:
-                parts.append(f"{len(missing)} on record not found")
-            if unexpected:
-                parts.append(f"{len(unexpected)} found not on record")
+        differs = _differences((missing, f"{len(missing)} on record not found"),
+                               (unexpected, f"{len(unexpected)} found not on record"))
+        if differs:
             out.emit(ev.InventoryDiscrepancyReported, rule=pack.cite("inventory.report_to"),
                      report_to=str(pack.value("inventory.report_to")), missing=missing,
                      unexpected=unexpected,
                      detail=f"physical count {len(counted)} against {len(book)} on record: "
-                            + "; ".join(parts))
+                            + differs)
 
     def _deadlines(self, state: CustodyState, c: cmd.CheckDeadlines, out: Emitter) -> None:
         pack = state.rules()
@@ -535,17 +530,23 @@ class CustodyEngine:
             raise RoleNotPermitted("a player does not run the custody deadline sweep",
                                    rule="custody.staff")
         now = parse_time(out.now)
+        own = {table: (hours, citation) for table, hours, citation in c.limits}
         late: dict[tuple[str, str, str, PlayMode, str], list[str]] = {}
         for d in state.in_state(DieState.AT_TABLE):
             if d.overdue_alerted or d.expires_at is None or d.mode is None:
                 continue
-            if _over_time(d, now):
+            hours = own[d.table][0] if d.table in own else None
+            if _over_time(d, now, hours):
                 key = (d.table or "", d.at_table_since or "", d.expires_at, d.mode, d.game)
                 late.setdefault(key, []).append(d.serial)
         for (table, since, expires, _mode, game), serials in sorted(late.items()):
-            out.emit(ev.DiceOverdue, rule=_limit_citation(pack, game), dice=tuple(serials),
-                     table_id=table, issued_at=since, expires_at=expires,
-                     limit_hours=_hours(since, expires))
+            if table in own:
+                hours, citation = own[table]
+                expires = limit_ends(parse_time(since), hours).isoformat()
+            else:
+                hours, citation = _hours(since, expires), _limit_citation(pack, game)
+            out.emit(ev.DiceOverdue, rule=citation, dice=tuple(serials), table_id=table,
+                     issued_at=since, expires_at=expires, limit_hours=hours)
         # Calendar months in the site's time zone: a count on 01-05 is due again by 04-05,
         # and is overdue from the first local minute of 04-06 (68 IAC 14-3-5(d)).
         last = state.last_inventory_at or state.opened_at
@@ -565,6 +566,11 @@ class CustodyEngine:
         out.emit(ev.FairnessAlertRaised, rule=pack.cite("alerts.roles"), dice=(c.serial,),
                  test=c.test, detail=c.detail, statistic=c.statistic, threshold=c.threshold,
                  rolls=c.rolls)
+
+
+def _differences(*sides: tuple[Sequence[str], str]) -> str:
+    """Each side of a comparison that found something, said ("; " between); empty if none."""
+    return "; ".join(said for found, said in sides if found)
 
 
 def _limit_citation(pack: CustodyPack, game: str) -> str:

@@ -37,7 +37,7 @@ from dicetable.core.roles import Role
 from dicetable.custody.model import CancelMethod, Key, parse_inches
 from dicetable.rules.loader import PRESETS as GAME_PRESETS
 from dicetable.rules.loader import load_preset
-from dicetable.rules.model import Rule
+from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 
 PRESETS = {"pa": "custody-pa", "in": "custody-in"}
@@ -329,18 +329,20 @@ def _retired(overrides: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def dice_limit(jurisdiction: str, game: str) -> tuple[int, str]:
+def dice_limit(jurisdiction: str, game: str,
+               site_packs: Iterable[RulePack] = ()) -> tuple[int, str]:
     """The hours dice may stay at a ``game`` table of a ``jurisdiction`` site, and the rule's
     citation: the game pack's ``dice.max_hours`` (58 Pa. Code 585.3(b)(1) / 668a.3(b)(1) for
-    dice in a Props & Hops shaker; stand-ins for Craps), read from the shipped pack of that
-    game and jurisdiction, or of that game elsewhere as a stand-in.
+    dice in a Props & Hops shaker; stand-ins for Craps), read from the site's own pack of that
+    game and jurisdiction (``site_packs``: a house pack sets its own limit), else the shipped
+    one, else the shipped pack of that game elsewhere as a stand-in.
 
     >>> dice_limit("PA", "props-and-hops")
     (24, '58 Pa. Code § 585.3(b)(1); § 668a.3(b)(1) [regulation]')
     >>> dice_limit("IN", "props-and-hops")[1]
     '58 Pa. Code § 585.3(b)(1); § 668a.3(b)(1), standing in for IN [other-jurisdiction]'
     """
-    packs = [load_preset(name) for name in GAME_PRESETS]
+    packs = [*site_packs, *(load_preset(name) for name in GAME_PRESETS)]
     same_game = [p for p in packs if p.game == game]
     if not same_game:
         raise InvalidInput(f"no rule pack for the game {game!r}", rule="custody.game")

@@ -54,7 +54,10 @@ class Party:
 
 
 @dataclass(frozen=True, kw_only=True)
-class FileTransportNotice(CustodyCommand):
+class NoticeContent:
+    """What a written notice of a dice shipment says (14-3-10(a)(1)-(7)): the command that
+    files it and the event that records it carry the same."""
+
     notice: str
     supplier: Party
     method: str
@@ -67,6 +70,10 @@ class FileTransportNotice(CustodyCommand):
     description: str
     delivery_at: str
     """(7) the expected date and time of delivery (ISO 8601)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileTransportNotice(NoticeContent, CustodyCommand):
     notified_at: str = ""
     """When the executive director was notified in writing (default: now)."""
 
@@ -80,20 +87,9 @@ class ProveReceipt(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TransportNoticeFiled(CustodyEvent):
+class TransportNoticeFiled(NoticeContent, CustodyEvent):
     """Written notice of a dice shipment given to the executive director (14-3-10(a))."""
 
-    notice: str
-    supplier: Party
-    method: str
-    carriers: tuple[Party, ...]
-    recipient: Party
-    responsible_supplier: str
-    responsible_carrier: str
-    responsible_recipient: str
-    quantity: int
-    description: str
-    delivery_at: str
     notified_at: str
 
 

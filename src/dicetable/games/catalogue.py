@@ -10,7 +10,7 @@ commands) plus its handler: a method marked ``@decides(Command)``.
 >>> e = CATALOGUE.named("place-bet")
 >>> e.verb, e.authority
 ('bet', 'authority.wager')
->>> v = entry_for_verb("bet")
+>>> v = CATALOGUE.by_verb["bet"]
 >>> c = v.parse_words(None, "alice", Role.PLAYER, ["pass", "10"], {})
 >>> c  # doctest: +ELLIPSIS
 PlaceBet(actor='alice', role=<Role.PLAYER: 'player'>, player='alice', wager='pass', ...)
@@ -415,12 +415,6 @@ def declare_verb(verb: str, command: type[cmd.Command], parse: Parse, format: Fo
     return CATALOGUE.add_verb(Verb(verb, CATALOGUE.of(command), parse, format, claims))
 
 
-def entry_for_verb(verb: str) -> Verb:
-    found = CATALOGUE.by_verb.get(verb)
-    if found is None:
-        raise InvalidInput(f"unknown verb {verb!r}; known: {', '.join(sorted(CATALOGUE.by_verb))}",
-                           rule="script.syntax")
-    return found
 
 
 # -- parsers and formatters shared by several verbs --------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 from dicetable.core.money import percent
 from dicetable.odds.markov import Decision, absorption
@@ -33,8 +34,32 @@ from dicetable.wagers.compiled import CompiledWager, Outcome
 COMMISSION_WHEN = ("up-front", "on-win")
 
 
+class _Figures(Protocol):
+    @property
+    def house_edge(self) -> Fraction: ...
+    @property
+    def expected_rolls(self) -> Fraction: ...
+    @property
+    def variance(self) -> Fraction: ...
+
+
+class PerRoll:
+    """What follows from exact figures, a wager's or a layout's: the edge per roll in action
+    and the spread of the net result."""
+
+    @property
+    def edge_per_roll(self: _Figures) -> Fraction:
+        """House edge per roll in action: the edge over the expected rolls."""
+        return self.house_edge / self.expected_rolls
+
+    @property
+    def std_dev(self: _Figures) -> float:
+        """Standard deviation of the net result (irrational, so a float)."""
+        return math.sqrt(self.variance)
+
+
 @dataclass(frozen=True)
-class WagerOdds:
+class WagerOdds(PerRoll):
     """A wager's exact figures from one starting state, per unit staked."""
 
     code: str
@@ -63,16 +88,6 @@ class WagerOdds:
     def p_decided_per_roll(self) -> Fraction:
         """Long-run chance that a roll decides the wager (one over the expected rolls)."""
         return 1 / self.expected_rolls
-
-    @property
-    def edge_per_roll(self) -> Fraction:
-        """House edge per roll in action: the edge per wager over the expected rolls."""
-        return self.house_edge / self.expected_rolls
-
-    @property
-    def std_dev(self) -> float:
-        """Standard deviation of the net result per unit staked (irrational, so a float)."""
-        return math.sqrt(self.variance)
 
 
 def commission_terms(pack: RulePack, wager: CompiledWager,

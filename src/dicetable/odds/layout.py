@@ -32,7 +32,6 @@ Fraction(1815516, 351461)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -40,7 +39,7 @@ from typing import cast
 
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import IllegalWager
-from dicetable.odds.exact import commission_terms, default_start, resolve_code
+from dicetable.odds.exact import PerRoll, commission_terms, default_start, resolve_code
 from dicetable.odds.markov import Chain, Transition
 from dicetable.rules.model import RulePack
 from dicetable.rules.variants import points_of
@@ -72,7 +71,7 @@ class LayoutBet:
 
 
 @dataclass(frozen=True)
-class LayoutOdds:
+class LayoutOdds(PerRoll):
     """Exact figures of a layout, in the units of its amounts."""
 
     expected: Fraction
@@ -86,14 +85,6 @@ class LayoutOdds:
     @property
     def house_edge(self) -> Fraction:
         return -self.expected / self.staked
-
-    @property
-    def edge_per_roll(self) -> Fraction:
-        return self.house_edge / self.expected_rolls
-
-    @property
-    def std_dev(self) -> float:
-        return math.sqrt(self.variance)
 
 
 def max_odds(pack: RulePack, lay: bool = False) -> dict[int, Fraction]:

@@ -21,6 +21,7 @@ from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as cev
 from dicetable.custody.model import DieState, Person
+from dicetable.custody.rules import dice_limit
 from dicetable.fairness.monitor import FairnessAlert
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
@@ -59,6 +60,8 @@ class FloorCustody:
         """Each staff account's custody role and licence (the site's staff list)."""
         self.sites: dict[str, DurableCustody] = {}
         self.table_jurisdiction: dict[str, str] = {}
+        self.table_packs: dict[str, RulePack] = {}
+        """Each table's own rule pack: its ``dice.max_hours`` is the limit the sweep keeps."""
         self._lock = threading.RLock()
         for stream in store.streams("custody"):
             site = name_of(stream)
@@ -93,6 +96,7 @@ class FloorCustody:
         """The dice registry of a table of ``pack``'s jurisdiction. Until that jurisdiction's
         site opens a ledger (a floor that keeps no custody here), any dice are taken."""
         self.table_jurisdiction[table] = str(pack.get("jurisdiction", "") or "")
+        self.table_packs[table] = pack
         return TableDice(self)
 
     def ledger_for_table(self, table: str) -> DurableCustody:
@@ -118,8 +122,17 @@ class FloorCustody:
         """The scheduler's deadline sweep over every ledger: overdue dice, overdue inventory."""
         out: list[cev.CustodyEvent] = []
         for durable in list(self.sites.values()):
-            out += durable.execute(cmd.CheckDeadlines(actor=SWEEPER, role=Role.SYSTEM))
+            out += durable.execute(cmd.CheckDeadlines(actor=SWEEPER, role=Role.SYSTEM,
+                                                      limits=self.table_limits(durable)))
         return out
+
+    def table_limits(self, durable: DurableCustody) -> tuple[tuple[str, int, str], ...]:
+        """Each table with dice of this ledger at it, and its own pack's ``dice.max_hours``:
+        a house pack that sets another limit moves when the sweep reports its dice overdue."""
+        jurisdiction = durable.ledger.pack.jurisdiction
+        held = {d.table for d in durable.ledger.state.in_state(DieState.AT_TABLE)}
+        return tuple((table, *dice_limit(jurisdiction, pack.game, (pack,)))
+                     for table, pack in sorted(self.table_packs.items()) if table in held)
 
     # -- what the pit sees ------------------------------------------------------------------
     def open_alerts(self, site: str | None = None) -> list[dict[str, Any]]:

@@ -149,18 +149,23 @@ def connections_from_env() -> ConnectionGuard:
         proxies=proxies)
 
 
-def _positive_int(name: str, default: int) -> int:
+def _positive(name: str, parse: Callable[[str], float], what: str, rule: str) -> float | None:
+    """``name``'s value, read by ``parse``, above 0 and finite; None when unset."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
-        return default
+        return None
     try:
-        value = int(raw)
+        value = parse(raw)
     except ValueError:
         value = 0
-    if value < 1:
-        raise InvalidInput(f"{name} must be a whole number of at least 1, not {raw!r}",
-                           rule="server.connections")
+    if not value > 0 or value == float("inf"):
+        raise InvalidInput(f"{name} must be {what}, not {raw!r}", rule=rule)
     return value
+
+
+def _positive_int(name: str, default: int) -> int:
+    value = _positive(name, int, "a whole number of at least 1", "server.connections")
+    return default if value is None else int(value)
 
 
 def impatience_from_env() -> Impatience:
@@ -184,15 +189,6 @@ def _positive_ms(name: str, default: float) -> float:
 
 def _positive_seconds(name: str, default: float, *, per_second: int = 1) -> float:
     """``name``'s value (in seconds, or thousandths of one), as seconds; unset, ``default``."""
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        unit = "milliseconds" if per_second == 1000 else "seconds"
-        raise InvalidInput(f"{name} must be a positive number of {unit}, not {raw!r}",
-                           rule="server.backpressure")
-    return value / per_second
+    unit = "milliseconds" if per_second == 1000 else "seconds"
+    value = _positive(name, float, f"a positive number of {unit}", "server.backpressure")
+    return default if value is None else value / per_second

@@ -1,5 +1,5 @@
 """Sessions remembered in memory, so that a request does not read the database to learn who
-sent it (issue 13: two queries per request were a quarter of a bet's cost).
+sent it: otherwise every request, every bet among them, would pay two queries for it.
 
 What is kept is what ``Accounts.session`` would read - the account and the session's expiry,
 only ever from an account stream verified link by link - keyed by the token's digest, for at

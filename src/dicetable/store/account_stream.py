@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.core import events as envelope
-from dicetable.core.roles import Role
-from dicetable.store.record_codec import decode_fields, encode_fields
 from dicetable.store.record_codec import roundtrips as roundtrips
+from dicetable.store.record_stream import RecordEvent
 
 KIND = "account"
 KINDS = ("staff", "player")
@@ -39,16 +38,12 @@ KINDS = ("staff", "player")
 
 
 @dataclass(frozen=True, kw_only=True)
-class AccountEvent(envelope.Event, abstract=True):
+class AccountEvent(RecordEvent, abstract=True):
     """The envelope of an account's events: the account is the stream."""
 
+    stream_kind = KIND
+    owner_field = "account"
     account: str
-    actor: str = "system"
-    role: Role = Role.SYSTEM
-
-    @property
-    def stream(self) -> str:
-        return f"{KIND}:{self.account}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,16 +128,6 @@ def apply(state: AccountState, event: envelope.Event) -> None:
     elif isinstance(event, AccountUnlocked):
         state.failed, state.locked_until = 0, None
     state.seq = event.seq
-
-
-def encode_state(state: Any) -> dict[str, Any]:
-    return encode_fields(state)
-
-
-def decode_state(data: dict[str, Any], first: envelope.Event) -> AccountState:
-    if not isinstance(first, AccountCreated):
-        raise ValueError("an account stream starts with AccountCreated")
-    return decode_fields(AccountState, data)
 
 
 def invariants(state: Any) -> list[str]:

@@ -19,6 +19,7 @@ from dicetable.store import (
     request_stream,
     staff_stream,
 )
+from dicetable.store.record_stream import register_record_kind
 from dicetable.store.state_codec import decode_state, encode_state, fold, pack_for, roundtrips
 from dicetable.store.streams import TABLE, Aggregate, register
 
@@ -51,15 +52,12 @@ register(Aggregate("custody", CustodyEvent, "site", CustodyState,
                    custody_codec.invariants, custody_codec.roundtrips))
 
 
-def _register_small(kind: str, module: Any, base: type[Event], owner: str) -> None:
-    register(Aggregate(kind, base, owner, module.__dict__[_STATE[kind]], module.apply,
-                       module.encode_state, module.decode_state, module.invariants,
-                       module.roundtrips))
-
-
-_STATE = {account_stream.KIND: "AccountState", staff_stream.KIND: "StaffState",
-          fault_stream.KIND: "FaultState", request_stream.KIND: "RequestsState"}
-_register_small(account_stream.KIND, account_stream, account_stream.AccountEvent, "account")
-_register_small(staff_stream.KIND, staff_stream, staff_stream.StaffEvent, "table_id")
-_register_small(fault_stream.KIND, fault_stream, fault_stream.FaultEvent, "floor")
-_register_small(request_stream.KIND, request_stream, request_stream.RequestEvent, "account")
+register_record_kind(account_stream.AccountEvent, account_stream.AccountState,
+                     account_stream.apply, account_stream.invariants,
+                     first=account_stream.AccountCreated)
+register_record_kind(staff_stream.StaffEvent, staff_stream.StaffState, staff_stream.apply,
+                     staff_stream.invariants)
+register_record_kind(fault_stream.FaultEvent, fault_stream.FaultState, fault_stream.apply,
+                     fault_stream.invariants)
+register_record_kind(request_stream.RequestEvent, request_stream.RequestsState,
+                     request_stream.apply, request_stream.invariants)

@@ -124,13 +124,6 @@ class DurableCustody:
         ledger = CustodyLedger.replay(store.events(stream), clock=clock)
         return cls(store, ledger, snapshot_every=snapshot_every)
 
-    @classmethod
-    def open_or_resume(cls, store: EventStore, pack: CustodyPack | str | Path, site: str, *,
-                       clock: Clock | None = None) -> DurableCustody:
-        if store.head(custody_stream(site)).seq:
-            return cls.resume(store, site, clock=clock)
-        return cls.open(store, pack, site, clock=clock)
-
     # -- the sink -----------------------------------------------------------------------------
     def _sink(self, events: Sequence[ev.CustodyEvent]) -> None:
         if not events:  # a sweep with nothing due records nothing

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.core import events as envelope
-from dicetable.core.roles import Role
-from dicetable.store.record_codec import decode_fields, encode_fields
 from dicetable.store.record_codec import roundtrips as roundtrips
+from dicetable.store.record_stream import RecordEvent
 
 KIND = "faults"
 FLOOR = "floor"
@@ -30,16 +29,12 @@ STREAM = f"{KIND}:{FLOOR}"
 
 
 @dataclass(frozen=True, kw_only=True)
-class FaultEvent(envelope.Event, abstract=True):
+class FaultEvent(RecordEvent, abstract=True):
+    stream_kind = KIND
+    owner_field = "floor"
     floor: str = FLOOR
-    actor: str = "system"
-    role: Role = Role.SYSTEM
     subject: str
     """The faulted stream (a table id, ``account:NAME``, ``checkpoints``)."""
-
-    @property
-    def stream(self) -> str:
-        return f"{KIND}:{self.floor}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,14 +65,6 @@ def apply(state: FaultState, event: envelope.Event) -> None:
     else:
         raise ValueError(f"a {event.kind} is not a fault event")
     state.seq = event.seq
-
-
-def encode_state(state: Any) -> dict[str, Any]:
-    return encode_fields(state)
-
-
-def decode_state(data: dict[str, Any], first: envelope.Event) -> FaultState:
-    return decode_fields(FaultState, data)
 
 
 def invariants(state: Any) -> list[str]:

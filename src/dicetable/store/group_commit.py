@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 
 @dataclass(slots=True)
@@ -135,6 +135,38 @@ class BatchPlan:
                 job.future.set_result(result)
 
 
+Conn = TypeVar("Conn")
+
+
+class Readers(Generic[Conn]):
+    """One read connection per thread, each closed with the store (``closed`` says when the
+    store is, so no new one is opened after)."""
+
+    def __init__(self, connect: Callable[[], Conn], closed: Callable[[], bool],
+                 usable: Callable[[Conn], bool] = lambda conn: True) -> None:
+        self._connect, self._closed, self._usable = connect, closed, usable
+        self._local = threading.local()
+        self._all: list[Conn] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> Conn:
+        conn: Conn | None = getattr(self._local, "conn", None)
+        if conn is None or not self._usable(conn):
+            if self._closed():
+                raise RuntimeError("the store is closed")
+            conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self, close: Callable[[Conn], None]) -> None:
+        with self._lock:
+            for conn in self._all:
+                close(conn)
+            self._all.clear()
+
+
 class GroupWriter:
     """The write path the SQL stores share: each append or snapshot is a job, written in a
     group commit on one writer thread, or (without group commit) in its own transaction on
@@ -175,6 +207,17 @@ class GroupWriter:
 
     def save_snapshot(self, snapshot: Any) -> None:
         self._submit(snapshot)
+
+    def _stop_writing(self) -> bool:
+        """Refuse further writes and finish those queued; False when already closed."""
+        with self._write_lock:
+            if self._closed:
+                return False
+            self._closed = True
+            committer, self._committer = self._committer, None
+        if committer is not None:
+            committer.close()
+        return True
 
 
 def plan_batch(jobs: list[Job], heads: dict[str, Any], key: bytes | None = None) -> BatchPlan:

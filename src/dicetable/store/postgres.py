@@ -33,7 +33,7 @@ from dicetable.store.base import (
     key_mismatch,
 )
 from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical
-from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, plan_batch
+from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, Readers, plan_batch
 
 log = logging.getLogger(__name__)
 
@@ -113,9 +113,9 @@ class PostgresStore(GroupWriter, EventStore):
                                rule="store.location")
         self._writer = psycopg.connect(self._conninfo, autocommit=True)
         self._write_lock = threading.Lock()
-        self._local = threading.local()
-        self._readers: list[psycopg.Connection[Any]] = []
-        self._readers_lock = threading.Lock()
+        self._readers: Readers[psycopg.Connection[Any]] = Readers(
+            lambda: psycopg.connect(self._conninfo, autocommit=True), lambda: self._closed,
+            usable=lambda conn: not conn.closed)
         self._committer: GroupCommitter | None = None
         self._group = group_commit
         self._closed = False
@@ -144,15 +144,7 @@ class PostgresStore(GroupWriter, EventStore):
         return row is not None and row[0] is not None
 
     def _reader(self) -> psycopg.Connection[Any]:
-        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            if self._closed:
-                raise RuntimeError("the store is closed")
-            conn = psycopg.connect(self._conninfo, autocommit=True)
-            self._local.conn = conn
-            with self._readers_lock:
-                self._readers.append(conn)
-        return conn
+        return self._readers.get()
 
     # -- writing ------------------------------------------------------------------------------
     @property
@@ -348,21 +340,13 @@ class PostgresStore(GroupWriter, EventStore):
 
     # -- lifetime -----------------------------------------------------------------------------
     def close(self) -> None:
-        with self._write_lock:
-            if self._closed:
-                return
-            self._closed = True
-            committer, self._committer = self._committer, None
-        if committer is not None:
-            committer.close()
+        if not self._stop_writing():
+            return
         self._listen_stop.set()
         if self._listen_thread is not None:
             self._listen_thread.join()
         self._writer.close()
-        with self._readers_lock:
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
+        self._readers.close(lambda conn: conn.close())
 
     def drop(self) -> None:
         """Remove the schema and everything in it (tests and teardown only)."""

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.core import events as envelope
-from dicetable.core.roles import Role
-from dicetable.store.record_codec import decode_fields, encode_fields
 from dicetable.store.record_codec import roundtrips as roundtrips
+from dicetable.store.record_stream import RecordEvent
 
 KIND = "requests"
 
@@ -32,14 +31,10 @@ def index_key(scope: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RequestEvent(envelope.Event, abstract=True):
+class RequestEvent(RecordEvent, abstract=True):
+    stream_kind = KIND
+    owner_field = "account"
     account: str
-    actor: str = "system"
-    role: Role = Role.SYSTEM
-
-    @property
-    def stream(self) -> str:
-        return f"{KIND}:{self.account}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,14 +58,6 @@ def apply(state: RequestsState, event: envelope.Event) -> None:
         raise ValueError(f"a {event.kind} is not a request event")
     state.kept.setdefault(event.scope, event.fingerprint)
     state.seq = event.seq
-
-
-def encode_state(state: Any) -> dict[str, Any]:
-    return encode_fields(state)
-
-
-def decode_state(data: dict[str, Any], first: envelope.Event) -> RequestsState:
-    return decode_fields(RequestsState, data)
 
 
 def invariants(state: Any) -> list[str]:

@@ -35,7 +35,7 @@ from dicetable.store.base import (
     key_mismatch,
 )
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent
-from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, plan_batch
+from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, Readers, plan_batch
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS event_log (
@@ -98,9 +98,7 @@ class SqliteStore(GroupWriter, EventStore):
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._writer.executescript(SCHEMA)
         self._write_lock = threading.Lock()
-        self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
-        self._readers_lock = threading.Lock()
+        self._readers = Readers(self._connect, lambda: self._closed)
         self._committer: GroupCommitter | None = None
         self._group = group_commit
         self._closed = False
@@ -117,15 +115,7 @@ class SqliteStore(GroupWriter, EventStore):
         return conn
 
     def _reader(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            if self._closed:
-                raise RuntimeError("the store is closed")
-            conn = self._connect()
-            self._local.conn = conn
-            with self._readers_lock:
-                self._readers.append(conn)
-        return conn
+        return self._readers.get()
 
     # -- writing ------------------------------------------------------------------------------
     @property
@@ -261,15 +251,7 @@ class SqliteStore(GroupWriter, EventStore):
 
     # -- lifetime -----------------------------------------------------------------------------
     def close(self) -> None:
-        with self._write_lock:
-            if self._closed:
-                return
-            self._closed = True
-            committer, self._committer = self._committer, None
-        if committer is not None:
-            committer.close()
+        if not self._stop_writing():
+            return
         self._writer.close()
-        with self._readers_lock:
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
+        self._readers.close(lambda conn: conn.close())

@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from dicetable.core import events as envelope
 from dicetable.core.errors import StaleVersion
-from dicetable.core.roles import Role
-from dicetable.store.record_codec import decode_fields, encode_fields
 from dicetable.store.record_codec import roundtrips as roundtrips
+from dicetable.store.record_stream import RecordEvent
 from dicetable.table.events import StaffAssigned, StaffRelieved
 
 if TYPE_CHECKING:
@@ -36,18 +35,16 @@ KIND = "staff"
 
 
 @dataclass(frozen=True, kw_only=True)
-class StaffEvent(envelope.Event, abstract=True):
+class StaffEvent(RecordEvent, abstract=True):
+    stream_kind = KIND
+    owner_field = "table_id"
+    actor: str
     table_id: str
-    role: Role = Role.SYSTEM
     person: str
     staff_role: str
     table_seq: int
     """The seq of the table's own ``StaffAssigned``/``StaffRelieved``."""
     by_role: str = ""
-
-    @property
-    def stream(self) -> str:
-        return f"{KIND}:{self.table_id}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,14 +76,6 @@ def apply(state: StaffState, event: envelope.Event) -> None:
     if not held:
         del state.roles[event.person]
     state.seq = event.seq
-
-
-def encode_state(state: Any) -> dict[str, Any]:
-    return encode_fields(state)
-
-
-def decode_state(data: dict[str, Any], first: envelope.Event) -> StaffState:
-    return decode_fields(StaffState, data)
 
 
 def invariants(state: Any) -> list[str]:

@@ -30,7 +30,7 @@ import base64
 import dataclasses
 import json
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -178,9 +178,37 @@ def script_line(command: gcmd.Command) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _advance(before: datetime, after: datetime) -> str | None:
+def _advance(before: datetime, after: datetime) -> tuple[str, datetime] | None:
+    """A table script's clock moves in whole seconds."""
     seconds = int((after - before).total_seconds())
-    return f"advance {seconds}s" if seconds > 0 else None
+    if seconds <= 0:
+        return None
+    return f"advance {seconds}s", before + timedelta(seconds=seconds)
+
+
+def _write_steps(log: Sequence[Any], i: int, lines: list[str], clock: FixedClock, *,
+                 advance: Callable[[datetime, datetime], tuple[str, datetime] | None],
+                 command_for: Callable[[int], Any], line: Callable[[Any], str],
+                 execute: Callable[[Any], Sequence[Any]],
+                 check: Callable[[Sequence[Any], Sequence[Any]], None], step: str) -> str:
+    """Write a command line for each batch of ``log`` from ``i`` on, each executed on the
+    replay as it is written and checked to record the logged events exactly."""
+    while i < len(log):
+        event = log[i]
+        moved = advance(clock.now(), datetime.fromisoformat(event.at))
+        if moved is not None:
+            lines.append(moved[0])
+            clock.set(moved[1])
+        command = command_for(i)
+        lines.append(line(command))
+        try:
+            produced = execute(command)
+        except ValueError as err:
+            raise InvalidInput(f"seq {event.seq} ({event.kind}): the {step} written for it "
+                               f"is refused on replay: {err}", rule="script.export") from None
+        check(log[i:i + len(produced)], produced)
+        i += len(produced)
+    return "\n".join(lines) + "\n"
 
 
 def export_script(events: Iterable[envelope.Event], from_seq: int | None = None) -> str:
@@ -228,23 +256,9 @@ def _export(log: Sequence[gev.Event], start: int) -> str:
         lines = [f"dicetable-script {VERSION}", f"prelude {encode_prelude(log[:start])}",
                  f"clock {log[start - 1].at}"]
         i = start
-    while i < len(log):
-        event = log[i]
-        when = datetime.fromisoformat(event.at)
-        step = _advance(clock.now(), when)
-        if step is not None:
-            lines.append(step)
-            clock.set(clock.now() + timedelta(seconds=int((when - clock.now()).total_seconds())))
-        command = command_for(log, i, replay)
-        lines.append(script_line(command))
-        try:
-            produced = replay.execute(command)
-        except ValueError as err:
-            raise InvalidInput(f"seq {event.seq} ({event.kind}): the command written for it "
-                               f"is refused on replay: {err}", rule="script.export") from None
-        _check(log[i:i + len(produced)], produced)
-        i += len(produced)
-    return "\n".join(lines) + "\n"
+    return _write_steps(log, i, lines, clock, advance=_advance,
+                        command_for=lambda k: command_for(log, k, replay), line=script_line,
+                        execute=replay.execute, check=_check, step="command")
 
 
 def encode_prelude(events: Sequence[gev.Event]) -> str:
@@ -276,12 +290,14 @@ def _custody_header(opened: cev.CustodyOpened) -> str:
     return f"{where} {shlex.quote(opened.site)} {shlex.quote(opened.actor)} {opened.role.value}"
 
 
-def _custody_advance(before: datetime, after: datetime) -> str | None:
+def _custody_advance(before: datetime, after: datetime) -> tuple[str, datetime] | None:
+    """A custody script's clock moves to the microsecond."""
     delta = after - before
     micro = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
     if micro <= 0:
         return None
-    return f"advance {micro // 1_000_000}s" if micro % 1_000_000 == 0 else f"advance {micro}us"
+    words = f"advance {micro // 1_000_000}s" if micro % 1_000_000 == 0 else f"advance {micro}us"
+    return words, after
 
 
 def custody_line(command: CustodyCommand) -> str:
@@ -303,24 +319,9 @@ def export_custody_script(events: Iterable[envelope.Event]) -> str:
                                 actor=opened.actor, role=opened.role)
     lines = [f"dicetable-script {VERSION}", f"clock {opened.at}", _custody_header(opened)]
     _check_custody(log[:1], ledger.log)
-    i = 1
-    while i < len(log):
-        event = log[i]
-        when = datetime.fromisoformat(event.at)
-        step = _custody_advance(clock.now(), when)
-        if step is not None:
-            lines.append(step)
-            clock.set(when)
-        command = CUSTODY.command_for(log, i)
-        lines.append(custody_line(command))
-        try:
-            produced = ledger.execute(command)
-        except ValueError as err:
-            raise InvalidInput(f"seq {event.seq} ({event.kind}): the custody step written for "
-                               f"it is refused on replay: {err}", rule="script.export") from None
-        _check_custody(log[i:i + len(produced)], produced)
-        i += len(produced)
-    return "\n".join(lines) + "\n"
+    return _write_steps(log, 1, lines, clock, advance=_custody_advance,
+                        command_for=lambda k: CUSTODY.command_for(log, k), line=custody_line,
+                        execute=ledger.execute, check=_check_custody, step="custody step")
 
 
 def _check_custody(logged: Sequence[cev.CustodyEvent],
