@@ -35,9 +35,6 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           shed_wait_ms: float | None = typer.Option(
               None, "--shed-wait-ms", min=0.001, help="Refuse a command (503) that would wait "
               "longer than this behind those already in the server (default 100)"),
-          shed_lag_ms: float | None = typer.Option(
-              None, "--shed-lag-ms", min=0.001, help="Refuse commands (503) while the event "
-              "loop lags more than this (default 5)"),
           shed_hold_ms: float | None = typer.Option(
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
               "again sooner gets its next 503 this long after its last (default 100)"),
@@ -75,7 +72,6 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     )
 
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
-                        ("DICETABLE_SHED_LAG_MS", shed_lag_ms),
                         ("DICETABLE_SHED_HOLD_MS", shed_hold_ms),
                         ("DICETABLE_HEADER_TIMEOUT", header_timeout),
                         ("DICETABLE_BODY_TIMEOUT", body_timeout),

@@ -12,7 +12,6 @@ import contextvars
 import gc
 import json
 import logging
-import math
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -297,14 +296,12 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         """How loaded this server process is, and what it has refused for load (staff)."""
         _pit(floor, who)
         return {"in_flight": admission.in_flight, "admitted": admission.admitted,
-                "refused": admission.refused, "refused_for_lag": admission.lagging,
+                "refused": admission.refused,
                 "refusals_held": gate.impatience.held,
                 "cpu_ms_per_answer": round(admission.per_answer * 1000, 3),
+                "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
                 "loop_lag_ms": round(admission.lag * 1000, 1),
-                "in_flight_limit": None if admission.limit == math.inf
-                else int(admission.limit),
                 "limits": {"wait_ms": admission.max_wait * 1000,
-                           "lag_ms": admission.max_lag * 1000,
                            "retry_hold_ms": gate.impatience.hold * 1000,
                            "always_admitted": admission.floor,
                            "header_timeout_s": connections.header_timeout,
