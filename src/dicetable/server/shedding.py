@@ -165,8 +165,8 @@ class Impatience:
     refused as fast as it asked: 200 such connections on a full server spent its time on
     their 503s (thousands a second), and the admitted waited behind them. A client (its
     session, or its connection) that comes back within ``hold`` of its last refusal has its
-    next 503 written ``hold`` after that one: each is refused at most once per ``hold``, whatever it sends, and what it
-    would be admitted for is never held.
+    next 503 written ``hold`` after that one: each is refused at most once per ``hold``,
+    whatever it sends, and what it would be admitted for is never held.
 
     >>> clock = iter([0.0, 0.03, 0.2]).__next__
     >>> slow = Impatience(hold=0.1, clock=clock)
