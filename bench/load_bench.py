@@ -19,10 +19,16 @@ Scenarios:
     latency of the accepted.
 
 Each prints throughput, p50, p99, p99.9, errors and lost (acknowledged but not in the log),
-then the same for the current design (``--baseline REF``, default ``main``: that commit's
-``src`` exported with ``git archive`` and served the same way) where it still runs.
+then the same for other designs (``--baseline REF,REF``, default ``main``: each commit's
+``src`` exported with ``git archive`` and served the same way) where they still run. Before
+the designs, (a)'s clients drive a bare ASGI app on the same uvicorn (``bench.loadgen.bare_app``):
+the ceiling. With ``--rounds N`` the ceiling and the designs run in turn N times. The headline
+gives, per round, every scenario's accepted/s, its 503s and their share, p99, and (a)'s
+accepted/s as a share of that round's ceiling. ``--quick`` runs (a) and (d) for a second each
+(and the ceiling): seconds in all, so that CI notices a benchmark that no longer runs.
 
-    .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main|none] [--only abcd]
+    .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main,REF|none]
+        [--rounds 1] [--only abcd] [--quick]
 """
 
 from __future__ import annotations
@@ -89,6 +95,9 @@ def arena_chips(i: int) -> int:
     $20,000): what each can afford, and so each one's own part, differs."""
     return 100_00 + (i * 7_919_00) % 2_000_000
 SERVER_CORE, GENERATOR_CORE = 0, 1
+A = "(a) 200 clients, 4 tables"
+CEILING = "(a) on a bare ASGI app (ceiling)"
+D = "(d) 2x overload"
 
 
 # -- the floor ---------------------------------------------------------------------------------
@@ -173,8 +182,19 @@ def http_protocol(src: Path | None) -> str:
     return "httptools"
 
 
+def door_of(src: Path | None) -> bool:
+    """Does the design served do proxy headers at its own door (``server.door``)?"""
+    root = src or Path(__file__).resolve().parent.parent / "src"
+    return (root / "dicetable" / "server" / "door.py").exists()
+
+
+BARE_APP = "bench.loadgen:bare_app"
+"""The ceiling: a bare ASGI app answering 200 on the same uvicorn, same generator."""
+
+
 class Server:
-    def __init__(self, db: Path, src: Path | None, **more_env: str) -> None:
+    def __init__(self, db: Path, src: Path | None, *, app: str | None = None,
+                 **more_env: str) -> None:
         self.port = free_port()
         # One load generator stands in for thousands of clients: not bounded as one client.
         env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0",
@@ -183,12 +203,20 @@ class Server:
         env.update(more_env)
         if src is not None:  # the baseline's own package first
             env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+        target = ["--factory", "dicetable.server.main:app_from_env"] if app is None else [app]
+        proxies: list[str] = []
+        if app is None and door_of(src):
+            # The same work as uvicorn's proxy-header middleware (which trusts loopback by
+            # default, as the other designs are served here), done at the app's own door.
+            env.setdefault("DICETABLE_FORWARDED_ALLOW_IPS", "127.0.0.1")
+            proxies = ["--no-proxy-headers"]
         cmd = ["taskset", "-c", str(SERVER_CORE), sys.executable, "-m", "uvicorn",
-               "--factory", "dicetable.server.main:app_from_env", "--host", "127.0.0.1",
+               *target, "--host", "127.0.0.1",
                "--port", str(self.port), "--log-level", "warning", "--no-access-log",
-               "--loop", "uvloop", "--http", http_protocol(src), "--ws", "websockets",
+               "--loop", "uvloop", "--http", http_protocol(src) if app is None
+               else "httptools", "--ws", "websockets",
                "--ws-per-message-deflate", "false", "--backlog", "4096",
-               "--timeout-keep-alive", "300"]
+               "--timeout-keep-alive", "300", *proxies]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
@@ -224,10 +252,11 @@ def logged_bets(db: Path, tables: list[str]) -> int:
 
 # -- scenarios ---------------------------------------------------------------------------------
 class Run:
-    def __init__(self, label: str, server: Server, db: Path, tokens: dict[str, str],
-                 groups: dict[str, list[str]], seconds: float) -> None:
+    def __init__(self, label: str, server: Server, db: Path | None, tokens: dict[str, str],
+                 groups: dict[str, list[str]], seconds: float, warmup: float = 2.0) -> None:
         self.label, self.server, self.db = label, server, db
         self.tokens, self.groups, self.seconds = tokens, groups, seconds
+        self.warmup = warmup
         self.spots = spots()
         self.acked: dict[str, int] = {}
         self.profile = False
@@ -248,6 +277,8 @@ class Run:
             await c.close()
 
     def lost(self, tables: list[str], before: int) -> int:
+        if self.db is None:  # the bare ceiling keeps nothing
+            return 0
         return max(0, sum(self.acked.get(t, 0) for t in tables)
                    - (logged_bets(self.db, tables) - before))
 
@@ -256,7 +287,7 @@ class Run:
                       sample_later: bool = False) -> None:
         """``sample_later``: the work starts the profile itself (``sample``), once its set-up
         is done, so that the profile shows the measured part."""
-        before = logged_bets(self.db, tables)
+        before = logged_bets(self.db, tables) if self.db is not None else 0
         for t in tables:
             self.acked[t] = 0
         stats = Stats()
@@ -286,18 +317,21 @@ class Run:
             self.sampler = spy.start(self.server.proc.pid, self.seconds)
 
     # (a) -------------------------------------------------------------------------------------
-    async def scenario_a(self, clients: int = 200) -> None:
+    async def scenario_a(self, clients: int = 200, name: str = A) -> None:
+        """``name`` ``CEILING``: the same clients against the bare ASGI app."""
         tables = list(BENCH_TABLES)
         players = [(t, p) for t in tables for p in self.groups[t]]
-        per_client = len(players) // clients
-        await self.warm(tables)
+        per_client = max(1, len(players) // clients)
+        if name != CEILING:
+            await self.warm(tables)
 
         async def work(stats: Stats) -> float:
             start = now()
-            warm_until, stop_at = start + 2.0, start + 2.0 + self.seconds
+            warm_until, stop_at = start + self.warmup, start + self.warmup + self.seconds
 
             async def client(i: int) -> None:
-                mine = players[i * per_client:(i + 1) * per_client]
+                mine = [players[(i * per_client + k) % len(players)]
+                        for k in range(per_client)]
                 conn = Connection("127.0.0.1", self.server.port, "x")
                 for code, amount in self.spots:
                     for table, player in mine:
@@ -311,7 +345,7 @@ class Run:
             await asyncio.gather(*(client(i) for i in range(clients)))
             return min(now(), stop_at) - warm_until
 
-        await self.measure("(a) 200 clients, 4 tables", work, tables)
+        await self.measure(name, work, tables)
 
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
                   counted: bool, since: float | None = None) -> int:
@@ -562,7 +596,7 @@ class Run:
                          f"{fmt_ms(pct(stats.busy_sent, 99)).strip()} ms from sent")
             return seconds
 
-        await self.measure("(d) 2x overload", measured, tables, lambda: "; ".join(extra))
+        await self.measure(D, measured, tables, lambda: "; ".join(extra))
 
 
 # -- driver ------------------------------------------------------------------------------------
@@ -578,9 +612,21 @@ def export_baseline(ref: str, into: Path) -> Path | None:
     return into / "src"
 
 
+async def run_ceiling(tokens: dict[str, str], groups: dict[str, list[str]], seconds: float,
+                      warmup: float) -> dict[str, dict[str, Any]]:
+    """Scenario (a)'s clients against a bare ASGI app on the same uvicorn: the ceiling."""
+    server = Server(Path("unused"), None, app=BARE_APP)
+    run = Run("bare ASGI", server, None, tokens, groups, seconds, warmup)
+    try:
+        await run.scenario_a(name=CEILING)
+    finally:
+        server.stop()
+    return run.results
+
+
 async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
                      groups: dict[str, list[str]], seconds: float, only: str,
-                     capacity: float | None, profile: bool = False
+                     capacity: float | None, profile: bool = False, warmup: float = 2.0
                      ) -> dict[str, dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
@@ -589,7 +635,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     if key.exists():  # the chain key travels with its log (#12: nothing is served without it)
         shutil.copyfile(key, default_key_path(db))
     server = Server(db, src)
-    run = Run(label, server, db, tokens, groups, seconds)
+    run = Run(label, server, db, tokens, groups, seconds, warmup)
     run.profile = profile
     try:
         if "a" in only:
@@ -599,7 +645,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
         if "c" in only:
             await run.scenario_c()
         if "d" in only:
-            base = capacity or run.results.get("(a) 200 clients, 4 tables", {}).get("per_s")
+            base = capacity or run.results.get(A, {}).get("per_s")
             await run.scenario_d(base or 500.0)
         if "c" in only:
             # The rolls need the electronic cycle: a server of their own, on the floor as
@@ -620,18 +666,48 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     return run.results
 
 
+def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
+    """Every design's scenarios, round by round: accepted/s, the 503s and their share, p99,
+    and accepted/s as a share of the bare ceiling measured in the same round."""
+    print("\nheadline (each round: the designs run in turn, the ceiling first; compare within "
+          "a round)", flush=True)
+    for k, results in enumerate(rounds, 1):
+        ceiling = results.get("bare ASGI", {}).get(CEILING, {}).get("per_s")
+        print(f"round {k}: bare-ASGI ceiling "
+              + (f"{ceiling:.0f} req/s" if ceiling else "not measured"))
+        for label, scenarios in results.items():
+            for name, line in scenarios.items():
+                if name == CEILING:
+                    continue
+                ratio = f"  = {100 * line['per_s'] / ceiling:5.1f}% of the ceiling" \
+                    if ceiling and name == A else ""
+                print(f"  {label:<12} {name:<36} accepted {line['per_s']:7.0f}/s  "
+                      f"503s {line['busy']:6d} ({100 * line['busy_share']:5.1f}%)  "
+                      f"p99 {line['p99_ms']:7.1f} ms{ratio}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--baseline", default="main", help="git ref of the current design, "
+    parser.add_argument("--baseline", default="main", help="git refs of other designs, "
+                        "comma-separated (each that commit's src, served the same way), "
                         "or 'none'")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the ceiling and every design in turn this many times")
     parser.add_argument("--only", default="abcd")
     parser.add_argument("--players", type=int, default=1000, help="per scenario (b), (c)")
     parser.add_argument("--capacity", type=float, default=None,
                         help="bets/s that (d) offers twice of (default: what (a) measured)")
     parser.add_argument("--profile", action="store_true",
                         help="sample the server with py-spy during each scenario")
+    parser.add_argument("--quick", action="store_true",
+                        help="seconds, not minutes: (a) and (d) for 1 s each, few players, "
+                        "the ceiling, no baseline (checks that the bench still runs)")
     args = parser.parse_args()
+    warmup, seated = 2.0, 250
+    if args.quick:
+        args.seconds, args.players, warmup, seated = 1.0, 20, 0.5, 50
+        args.only, args.baseline, args.rounds = "ad", "none", 1
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     cores = sorted(os.sched_getaffinity(0))
@@ -642,12 +718,13 @@ def main() -> None:
           "the same cores)")
     print(f"server pinned to core {SERVER_CORE} (taskset), generator to core "
           f"{GENERATOR_CORE} ({loop}, raw HTTP/1.1 keep-alive); {os.cpu_count()} cores; "
-          f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after 2 s of warm-up",
-          flush=True)
+          f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after {warmup:.1f} s of "
+          "warm-up", flush=True)
     n = args.players
-    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(250)]
+    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(seated)]
                                     for t in BENCH_TABLES}
-    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(250)] for t in BENCH_TABLES})
+    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(seated)]
+                   for t in BENCH_TABLES})
     groups[STADIUM] = [f"st-p{i:04d}" for i in range(n)]
     groups[ARENA] = [f"ar-p{i:04d}" for i in range(n)]
     groups[""] = [f"walkin{i:03d}" for i in range(40)]  # accounts not yet at a table
@@ -660,20 +737,37 @@ def main() -> None:
     tokens.update(extra_tokens)
     print(f"prepared {sum(len(v) for v in groups.values())} players in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
-    results = asyncio.run(run_design("pipelined", None, prepared, tokens, groups,
-                                     args.seconds, args.only, args.capacity, args.profile))
-    if args.baseline != "none":
-        base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
-        src = export_baseline(args.baseline, base_dir)
+    designs: list[tuple[str, Path | None]] = [("this", None)]
+    base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
+    refs = [] if args.baseline == "none" else [r for r in args.baseline.split(",") if r]
+    for i, ref in enumerate(refs):
+        into = base_dir / str(i)
+        into.mkdir()
+        src = export_baseline(ref, into)
         if src is not None:
-            print(f"baseline: the current design ({args.baseline}), same generator", flush=True)
+            designs.append((ref[:12], src))
+    rounds: list[dict[str, dict[str, dict[str, Any]]]] = []
+    for k in range(args.rounds):
+        results: dict[str, dict[str, dict[str, Any]]] = {}
+        print(f"round {k + 1} of {args.rounds}: load average {os.getloadavg()[0]:.1f}",
+              flush=True)
+        if "a" in args.only:
+            results["bare ASGI"] = asyncio.run(run_ceiling(tokens, groups, args.seconds, warmup))
+        capacity = args.capacity
+        for label, src in designs:
             try:
-                asyncio.run(run_design(
-                    "current", src, prepared, tokens, groups, args.seconds, args.only,
-                    args.capacity or results.get("(a) 200 clients, 4 tables", {}).get("per_s")))
-            except Exception as e:  # the old design may not survive a scenario
-                print(f"baseline stopped: {e}")
-        shutil.rmtree(base_dir, ignore_errors=True)
+                results[label] = asyncio.run(run_design(
+                    label, src, prepared, tokens, groups, args.seconds, args.only, capacity,
+                    args.profile and src is None, warmup))
+            except Exception as e:  # an old design may not survive a scenario
+                print(f"{label} stopped: {e}")
+                continue
+            # every design gets the same offered overload: twice what this one took in (a)
+            capacity = capacity or results[label].get(A, {}).get("per_s")
+        rounds.append(results)
+    headline(rounds)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
+    shutil.rmtree(base_dir, ignore_errors=True)
     shutil.rmtree(prepared_dir, ignore_errors=True)
 
 
