@@ -13,18 +13,16 @@ from fastapi.testclient import TestClient
 
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
-from dicetable.server.fast_route import FastRoute
+from dicetable.server.door import Door
 from dicetable.server.floor import Floor
 from dicetable.server.limits import MAX_BODY
 
 T = "/api/tables/craps-pa-1"
 
 
-def _fast(app: Any) -> FastRoute:
-    layer = app.middleware_stack
-    while not isinstance(layer, FastRoute):
-        layer = layer.app
-    return layer
+def _fast(app: Any) -> Door:
+    door: Door = app.state.door
+    return door
 
 
 @pytest.fixture(params=[True, False], ids=["fast", "framework"])

@@ -18,9 +18,10 @@ from fastapi.testclient import TestClient
 from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.collector import NEVER
+from dicetable.server.door import Door
 from dicetable.server.floor import Floor
 from dicetable.server.main import admission_from_env, impatience_from_env
-from dicetable.server.pipeline import ANSWERS_PER_TURN, ShedLoad, _answer
+from dicetable.server.pipeline import ANSWERS_PER_TURN, _answer
 from dicetable.server.shedding import (
     FIRST_GUESS,
     LAG_SMOOTHING,
@@ -101,11 +102,9 @@ def test_issue_13_a_few_commands_are_always_admitted() -> None:
     assert not admission.admit()
 
 
-def _shed(app: Any) -> ShedLoad:
-    layer = app.middleware_stack
-    while not isinstance(layer, ShedLoad):
-        layer = layer.app
-    return layer
+def _shed(app: Any) -> Door:
+    door: Door = app.state.door
+    return door
 
 
 def test_issue_13_shed_commands_get_503_and_retry_after_before_anything_is_read(
@@ -115,8 +114,8 @@ def test_issue_13_shed_commands_get_503_and_retry_after_before_anything_is_read(
         alice = Client(http, "alice")
         assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
         shed = _shed(app)
-        shed.admission.per_answer = 1.0  # as if each answer took a second ...
-        shed.admission.in_flight = shed.admission.floor  # ... with a full house waiting
+        shed.gate.admission.per_answer = 1.0  # as if each answer took a second ...
+        shed.gate.admission.in_flight = shed.gate.admission.floor  # ... with a full house waiting
         before = floor.store.head("craps-pa-1").seq
         looked_up = floor.accounts.sessions.hits + floor.accounts.sessions.misses
         reply = alice.post(f"{T}/bets", {"wager": "field", "amount": 1000})
@@ -129,9 +128,9 @@ def test_issue_13_shed_commands_get_503_and_retry_after_before_anything_is_read(
         assert big.status_code == 503
         assert floor.store.head("craps-pa-1").seq == before
         assert floor.accounts.sessions.hits + floor.accounts.sessions.misses == looked_up
-        assert shed.admission.refused == 2
+        assert shed.gate.admission.refused == 2
         assert alice.get(T).status_code == 200  # reading is never shed
-        shed.admission.in_flight = 0
+        shed.gate.admission.in_flight = 0
         assert alice.post(f"{T}/bets", {"wager": "field", "amount": 1000}).status_code == 200
 
 

@@ -25,6 +25,7 @@ from dicetable.server.connections import (
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
+from dicetable.server.security import Proxies
 from dicetable.server.shedding import (
     RETRY_HOLD,
     SERVER_MAX_WAIT,
@@ -123,7 +124,8 @@ def app_from_env() -> FastAPI:
                       clock_seconds=clock or None,
                       verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")),
                       admission=admission_from_env(), impatience=impatience_from_env(),
-                      connections=connections_from_env())
+                      connections=connections_from_env(),
+                      proxies=Proxies(forwarded_allow_ips()))
 
 
 def forwarded_allow_ips() -> str:
