@@ -130,16 +130,16 @@ def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
     for table in [*BENCH_TABLES, STADIUM, ARENA]:
         floor.open_table(pack, table, mode="electronic", opener="fran",
                          staff={"dee": Role.DEALER})
-    return _seated(floor, groups)
+    return seated(floor, groups)
 
 
 def _seat(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
     """More players seated at tables that already exist (accounts, sessions, chips)."""
     floor, _ = build_floor(db)
-    return _seated(floor, groups)
+    return seated(floor, groups)
 
 
-def _seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
+def seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
     """Accounts for ``groups`` (table -> player names; table "" seats nobody), each with a
     session, seated with chips; closes the floor and returns the tokens. (Accounts get one
     shared Argon2 hash and their sessions directly: 4,000 logins' worth of Argon2 is not what
