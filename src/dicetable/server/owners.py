@@ -186,8 +186,14 @@ class Split:
     def start(self, app: Any, store: Any, tables: list[str]) -> None:
         import uvicorn
 
+        # Where the other processes reach this one: loopback unless the operator spreads the
+        # processes over machines (``DICETABLE_FORWARD_HOST``, the address to listen on, and
+        # ``DICETABLE_FORWARD_ADVERTISE``, the name the others use; docs/scale-out.md).
+        host = os.environ.get("DICETABLE_FORWARD_HOST", "").strip() or "127.0.0.1"
+        advertised = os.environ.get("DICETABLE_FORWARD_ADVERTISE", "").strip() or host
+        port = int(os.environ.get("DICETABLE_FORWARD_PORT", "0") or 0)
         # the app's own door applies the named proxies; uvicorn's would trust loopback
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off",
+        config = uvicorn.Config(app, host=host, port=port, lifespan="off",
                                 log_level="warning", access_log=False, proxy_headers=False)
         server = uvicorn.Server(config)
         self._server = server
@@ -202,7 +208,7 @@ class Split:
         port = server.servers[0].sockets[0].getsockname()[1]
         self.owners = TableOwners(store._conninfo, store.schema, tables,
                                   workers=int(os.environ.get("DICETABLE_WORKERS", "1")),
-                                  url=f"http://127.0.0.1:{port}")
+                                  url=f"http://{advertised}:{port}")
 
     def stop(self) -> None:
         if self.owners is not None:
