@@ -681,9 +681,10 @@ def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
                     continue
                 ratio = f"  = {100 * line['per_s'] / ceiling:5.1f}% of the ceiling" \
                     if ceiling and name == A else ""
+                refused = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
                 print(f"  {label:<12} {name:<36} accepted {line['per_s']:7.0f}/s  "
                       f"503s {line['busy']:6d} ({100 * line['busy_share']:5.1f}%)  "
-                      f"p99 {line['p99_ms']:7.1f} ms{ratio}", flush=True)
+                      f"p99 {line['p99_ms']:7.1f} ms{refused}{ratio}", flush=True)
 
 
 def main() -> None:
