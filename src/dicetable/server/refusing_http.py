@@ -2,8 +2,8 @@
 
 Under overload most commands are refused, and the app's door (``server.door``) refuses them
 before any of the app's work; but each still cost the server the ASGI machinery around its
-503: a task created, scheduled behind every request read in the same turn of the event loop, the scope
-and the send calls. Under overload a 503 then waits behind every request read in the same
+503: a task created, scheduled behind every request read in the same turn of the event
+loop, the scope and the send calls. Under overload a 503 then waits behind every request read in the same
 turn between its request being read and its answer being written, and the refusals become
 most of the loop's work.
 
