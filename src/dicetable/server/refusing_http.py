@@ -1,11 +1,11 @@
 """Refusing the excess as it is read, not after it is scheduled.
 
 Under overload most commands are refused, and the app's door (``server.door``) refuses them
-before any of the app's work; but each still cost the server the ASGI machinery around its
-503: a task created, scheduled behind every request read in the same turn of the event
-loop, the scope and the send calls. Under overload a 503 then waits behind every request read in the same
-turn between its request being read and its answer being written, and the refusals become
-most of the loop's work.
+before any of the app's work; but each still cost the server the ASGI machinery around its 503:
+a task created, scheduled behind every request read in the same turn of the event loop, the
+scope and the send calls. Under overload a 503 then waits behind every request read in the same
+turn between its request being read and its answer being written, and the refusals become most
+of the loop's work.
 
 ``RefusingHttp`` is uvicorn's own HTTP protocol (``httptools``) asking, as a request's headers
 are read, the app's ``pipeline.LoadGate`` whether the command is refused; if it is, the protocol
