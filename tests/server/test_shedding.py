@@ -47,7 +47,7 @@ class Ticks:
 
 def test_issue_13_before_the_server_has_measured_itself_a_command_costs_the_first_guess(
         ) -> None:
-    admission = Admission(clock=Ticks(), cpu=Ticks())
+    admission = Admission(clock=Ticks(), timer=Ticks())
     assert admission.per_answer == FIRST_GUESS
     fits = int(SERVER_MAX_WAIT / FIRST_GUESS)  # the work of this many fits in the wait
     assert fits > 4 * MIN_IN_FLIGHT  # a burst of a few hundred is taken as it comes ...
@@ -57,7 +57,7 @@ def test_issue_13_before_the_server_has_measured_itself_a_command_costs_the_firs
 
 def test_issue_13_a_command_that_would_wait_too_long_is_refused() -> None:
     ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, cpu=cpu, window=1.0, floor=4)
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
     # 100 commands answered in a second, each costing the server 10 ms of CPU.
     for _ in range(101):
         assert admission.admit()
@@ -78,13 +78,13 @@ def test_issue_13_a_command_that_would_wait_too_long_is_refused() -> None:
 
 def test_issue_13_idle_time_is_not_a_cost() -> None:
     ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, cpu=cpu, window=1.0, floor=4)
-    for _ in range(100):  # one command a second, each costing 1 ms of CPU, idle between
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
+    for _ in range(100):  # one command a second, each taking 1 ms, idle between
         assert admission.admit()
         cpu.now += 0.001
         ticks.now += 0.01
         admission.done()
-        cpu.now += 0.5  # background work while nothing is in flight
+        cpu.now += 0.5  # time while nothing is in flight
         ticks.now += 1.0
     assert admission.per_answer == FIRST_GUESS  # never a window of answers: nothing learnt
     assert sum(admission.admit() for _ in range(200)) == 200
@@ -92,7 +92,7 @@ def test_issue_13_idle_time_is_not_a_cost() -> None:
 
 def test_issue_13_a_few_commands_are_always_admitted() -> None:
     ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, cpu=cpu, window=1.0, floor=8)
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=8)
     for _ in range(65):
         admission.admit()
     ticks.now = cpu.now = 65.0
@@ -169,7 +169,7 @@ def test_issue_13_while_serving_the_collector_rarely_scans_the_whole_heap(floor:
 
 
 def test_issue_28_a_lagging_loop_alone_refuses_nothing() -> None:
-    admission = Admission(clock=Ticks(), cpu=Ticks(), floor=4)
+    admission = Admission(clock=Ticks(), timer=Ticks(), floor=4)
     for _ in range(40):
         assert admission.admit()
     for _ in range(50):  # the loop far behind, beat after beat
@@ -181,7 +181,7 @@ def test_issue_28_a_lagging_loop_alone_refuses_nothing() -> None:
 
 def test_issue_28_a_closed_loop_population_below_capacity_is_never_refused() -> None:
     ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, cpu=cpu, window=1.0)
+    admission = Admission(clock=ticks, timer=cpu, window=1.0)
     clients = 200  # each waits for its answer: at most one command each in flight
     per_answer = 0.9 * SERVER_MAX_WAIT / clients  # their work together fits in the bound
     for _ in range(clients):
@@ -300,7 +300,7 @@ def test_issue_13_a_commits_answers_are_settled_a_few_per_turn_of_the_loop() -> 
 
 def test_issue_13_a_window_with_refusals_does_not_say_what_a_command_costs() -> None:
     ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, cpu=cpu, window=1.0, floor=4, max_wait=100.0)
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4, max_wait=100.0)
     for _ in range(101):
         assert admission.admit()
     for k in range(100):  # a clean window: 10 ms of CPU each

@@ -3,14 +3,14 @@
 A table's pipeline refuses a command whose wait *at that table* would be too long (its queue's
 depth times the measured cost of deciding one, plus a commit per batch: ``pipeline.MAX_WAIT``).
 Under overload the wait is elsewhere first: the commands admitted into the server and not yet
-answered, all sharing one event loop and one core. ``Admission`` counts them and learns what one
-costs the server: its CPU time (the whole process's, over the commands answered in a window
-while some were in flight - what the others in flight will take before a new one is reached,
-whatever the rate they came at; the CPU of idle spells, start-up and background checks, is not
-counted against the commands). A command that would find more work waiting than the server does
-in ``SERVER_MAX_WAIT`` is refused at once (503 with ``Retry-After``, before the session is
-looked up or the body read), so that refusing costs microseconds and the admitted keep their
-latency.
+answered, all sharing one event loop. ``Admission`` counts them and measures what one costs the
+server: the time it takes to answer one while commands are in flight (the busy time of a window
+over the answers in it - Little's law: what the commands in flight will take before a new one is
+reached, whatever the rate they came at and wherever the time went, the event loop, the
+deciding thread, the commit, or a core shared with other work; idle spells are not counted). A
+command that would find more work waiting than the server does in ``SERVER_MAX_WAIT`` is
+refused at once (503 with ``Retry-After``, before the session is looked up or the body read),
+so that refusing costs microseconds and the admitted keep their latency.
 
 Only the work waiting decides, never the event loop's momentary lag: a population of clients
 that each wait for their answer holds at most one command each in flight, so while their
@@ -42,22 +42,22 @@ reason to refuse)."""
 HEARTBEAT = 0.01
 """Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
-"""Seconds over which the CPU per answer is measured ..."""
+"""Seconds over which the time per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
 FIRST_GUESS = 0.00025
-"""CPU seconds per answer assumed until the first window is measured (industry-default:
+"""Seconds per answer assumed until the first window is measured (industry-default:
 a little more than an accepted bet costs, so that a few hundred commands may be in flight at
 first). Without one, a sudden overload on a server that had not measured itself yet would all
 be admitted."""
 
 
 class Admission:
-    """Commands admitted and not yet answered, and the server's recent CPU time per answer."""
+    """Commands admitted and not yet answered, and the server's recent time per answer."""
 
     def __init__(self, *, max_wait: float = SERVER_MAX_WAIT, floor: int = MIN_IN_FLIGHT,
                  window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
-                 cpu: Callable[[], float] = time.process_time,
+                 timer: Callable[[], float] = time.perf_counter,
                  first_guess: float = FIRST_GUESS) -> None:
         self.max_wait = max_wait
         self.lag = 0.0
@@ -68,15 +68,15 @@ class Admission:
         self.floor = floor
         self.window = window
         self.clock = clock
-        self.cpu = cpu
+        self.timer = timer
         self.in_flight = 0
         self.per_answer = first_guess
-        """CPU seconds per answer (``first_guess`` until measured)."""
+        """Seconds per answer while busy (``first_guess`` until measured)."""
         self._measured = False
         self.refused = 0
         self.admitted = 0
         self._since = clock()
-        self._cpu_since = cpu()
+        self._busy_since = timer()
         self._answered = 0
         self._idle = True
         self._refused_since = 0
@@ -114,7 +114,7 @@ class Admission:
         """Count in a command that ``refuse`` did not refuse."""
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
-            self._since, self._cpu_since, self._answered = self.clock(), self.cpu(), 0
+            self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
             self._refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1
@@ -125,15 +125,15 @@ class Admission:
         self._answered += 1
         now = self.clock()
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
-            spent = self.cpu()
-            # Only a window without refusals says what a command costs: the CPU refusing
+            spent = self.timer()
+            # Only a window without refusals says what a command costs: the time refusing
             # the others took is not the admitted commands' (counted as theirs, it made each
             # seem dearer, refused more, and 200 clients retrying at once were held there).
             if self.refused == self._refused_since:
-                per = (spent - self._cpu_since) / self._answered
+                per = (spent - self._busy_since) / self._answered
                 self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
                 self._measured = True
-            self._since, self._cpu_since, self._answered = now, spent, 0
+            self._since, self._busy_since, self._answered = now, spent, 0
             self._refused_since = self.refused
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
