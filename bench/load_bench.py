@@ -257,6 +257,8 @@ class Run:
         self.label, self.server, self.db = label, server, db
         self.tokens, self.groups, self.seconds = tokens, groups, seconds
         self.warmup = warmup
+        self.window_cpu: float | None = None
+        """The server's CPU seconds in (a)'s counted window."""
         self.spots = spots()
         self.acked: dict[str, int] = {}
         self.profile = False
@@ -310,6 +312,10 @@ class Run:
         g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
         self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
                                     self.lost(tables, before), extra(), wall=w1 - w0)
+        if self.window_cpu is not None:
+            answered = len(stats.ok) + len(stats.busy) + stats.refused + stats.errors
+            self.results[name]["cpu_ms_per_answer"] = 1000 * self.window_cpu / max(1, answered)
+            self.window_cpu = None
         spy.finish(self.sampler)
 
     def sample(self) -> None:
@@ -342,7 +348,15 @@ class Run:
                         await self.bet(conn, stats, table, code, amount, now() >= warm_until)
                 await conn.close()
 
-            await asyncio.gather(*(client(i) for i in range(clients)))
+            async def window_cpu() -> None:
+                # The server's CPU seconds within the counted window: CPU per answer is a
+                # figure that a machine shared with other work disturbs far less than rates.
+                await asyncio.sleep(max(0.0, warm_until - now()))
+                c0 = self.server.cpu()
+                await asyncio.sleep(max(0.0, stop_at - now()))
+                self.window_cpu = self.server.cpu() - c0
+
+            await asyncio.gather(window_cpu(), *(client(i) for i in range(clients)))
             return min(now(), stop_at) - warm_until
 
         await self.measure(name, work, tables)
@@ -672,15 +686,20 @@ def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
     print("\nheadline (each round: the designs run in turn, the ceiling first; compare within "
           "a round)", flush=True)
     for k, results in enumerate(rounds, 1):
-        ceiling = results.get("bare ASGI", {}).get(CEILING, {}).get("per_s")
+        bare = results.get("bare ASGI", {}).get(CEILING, {})
+        ceiling, bare_cpu = bare.get("per_s"), bare.get("cpu_ms_per_answer")
         print(f"round {k}: bare-ASGI ceiling "
-              + (f"{ceiling:.0f} req/s" if ceiling else "not measured"))
+              + (f"{ceiling:.0f} req/s, server CPU {bare_cpu:.3f} ms per answer"
+                 if ceiling and bare_cpu else "not measured"))
         for label, scenarios in results.items():
             for name, line in scenarios.items():
                 if name == CEILING:
                     continue
                 ratio = f"  = {100 * line['per_s'] / ceiling:5.1f}% of the ceiling" \
                     if ceiling and name == A else ""
+                if bare_cpu and line.get("cpu_ms_per_answer"):
+                    ratio += (f"; server CPU {line['cpu_ms_per_answer']:.3f} ms per answer = "
+                              f"{line['cpu_ms_per_answer'] / bare_cpu:.1f}x the bare app's")
                 refused = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
                 print(f"  {label:<12} {name:<36} accepted {line['per_s']:7.0f}/s  "
                       f"503s {line['busy']:6d} ({100 * line['busy_share']:5.1f}%)  "
