@@ -648,7 +648,11 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     key = default_key_path(prepared)
     if key.exists():  # the chain key travels with its log (#12: nothing is served without it)
         shutil.copyfile(key, default_key_path(db))
-    server = Server(db, src)
+    try:
+        server = Server(db, src)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     run = Run(label, server, db, tokens, groups, seconds, warmup)
     run.profile = profile
     try:
