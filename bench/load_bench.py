@@ -189,6 +189,8 @@ def door_of(src: Path | None) -> bool:
 
 
 BARE_APP = "bench.loadgen:bare_app"
+SERVER_ENV: dict[str, str] = {}
+"""More environment for every design's server (``--server-env``)."""
 """The ceiling: a bare ASGI app answering 200 on the same uvicorn, same generator."""
 
 
@@ -217,12 +219,15 @@ class Server:
                else "httptools", "--ws", "websockets",
                "--ws-per-message-deflate", "false", "--backlog", "4096",
                "--timeout-keep-alive", "300", *proxies]
+        # its warnings go to a file: a pipe nobody reads fills and stops the server
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed by ``stop``)
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
+                                     stderr=self.errors)
         deadline = time.monotonic() + 600  # a loaded machine: verifying the floor takes long
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                self.errors.seek(0)
+                err = self.errors.read().decode(errors="replace")
                 raise RuntimeError(f"the server exited: {err[-2000:]}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
@@ -240,6 +245,7 @@ class Server:
             self.proc.wait(20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        self.errors.close()
 
 
 def logged_bets(db: Path, tables: list[str]) -> int:
@@ -649,7 +655,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     if key.exists():  # the chain key travels with its log (#12: nothing is served without it)
         shutil.copyfile(key, default_key_path(db))
     try:
-        server = Server(db, src)
+        server = Server(db, src, **SERVER_ENV)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -727,10 +733,16 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="seconds, not minutes: (a) and (d) for 1 s each, few players, "
                         "the ceiling, no baseline (checks that the bench still runs)")
+    parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="more environment for every design's server (e.g. "
+                        "DICETABLE_SHED_LAG_MS=1000 lifts an older design's lag limit)")
     args = parser.parse_args()
-    warmup, seated = 2.0, 250
+    for item in args.server_env:
+        name, _, value = item.partition("=")
+        SERVER_ENV[name] = value
+    warmup, per_table = 2.0, 250
     if args.quick:
-        args.seconds, args.players, warmup, seated = 1.0, 20, 0.5, 50
+        args.seconds, args.players, warmup, per_table = 1.0, 20, 0.5, 50
         args.only, args.baseline, args.rounds = "ad", "none", 1
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -745,9 +757,9 @@ def main() -> None:
           f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after {warmup:.1f} s of "
           "warm-up", flush=True)
     n = args.players
-    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(seated)]
+    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(per_table)]
                                     for t in BENCH_TABLES}
-    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(seated)]
+    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(per_table)]
                    for t in BENCH_TABLES})
     groups[STADIUM] = [f"st-p{i:04d}" for i in range(n)]
     groups[ARENA] = [f"ar-p{i:04d}" for i in range(n)]
