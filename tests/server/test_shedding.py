@@ -361,3 +361,24 @@ def test_issue_13_the_clients_remembered_are_bounded() -> None:
         slow.refused(name)
     slow.refused(b"g")  # all four recent: all let go
     assert slow._last == {b"g": 1.0}
+
+
+def test_issue_28_a_server_answering_faster_while_it_refuses_learns_it() -> None:
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4, max_wait=100.0)
+    for _ in range(101):
+        assert admission.admit()
+    for k in range(100):  # a slow spell: 10 ms per answer
+        ticks.now = cpu.now = (k + 1) / 100
+        admission.done()
+    assert abs(admission.per_answer - 0.01) < 1e-9
+    for _ in range(100):
+        assert admission.admit()
+    admission.in_flight += 10**6  # refusing meanwhile ...
+    assert not admission.admit()
+    admission.in_flight -= 10**6
+    for _k in range(101):  # ... while answering at 1 ms each: the estimate comes down
+        ticks.now += 0.01
+        cpu.now += 0.001
+        admission.done()
+    assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.001)) < 1e-9

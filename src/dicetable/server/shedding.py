@@ -126,11 +126,13 @@ class Admission:
         now = self.clock()
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
             spent = self.timer()
-            # Only a window without refusals says what a command costs: the time refusing
-            # the others took is not the admitted commands' (counted as theirs, it made each
-            # seem dearer, refused more, and 200 clients retrying at once were held there).
-            if self.refused == self._refused_since:
-                per = (spent - self._busy_since) / self._answered
+            # A window with refusals may only lower the cost: the time refusing the others
+            # took is not the admitted commands' (counted as theirs, it made each seem
+            # dearer, refused more, and 200 clients retrying at once were held there); but a
+            # server answering faster than it thought (a slow spell over, bigger batches)
+            # must not stay held at its old estimate while it refuses.
+            per = (spent - self._busy_since) / self._answered
+            if self.refused == self._refused_since or per < self.per_answer:
                 self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
                 self._measured = True
             self._since, self._busy_since, self._answered = now, spent, 0
