@@ -84,6 +84,8 @@ STATUS: dict[type[DicetableError], int] = {
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
     Busy: 503,
 }
+
+
 def status_of(error: DicetableError) -> int:
     for cls in type(error).__mro__:
         if cls in STATUS:
