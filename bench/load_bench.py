@@ -19,10 +19,16 @@ Scenarios:
     latency of the accepted.
 
 Each prints throughput, p50, p99, p99.9, errors and lost (acknowledged but not in the log),
-then the same for the current design (``--baseline REF``, default ``main``: that commit's
-``src`` exported with ``git archive`` and served the same way) where it still runs.
+then the same for other designs (``--baseline REF,REF``, default ``main``: each commit's
+``src`` exported with ``git archive`` and served the same way) where they still run. Before
+the designs, (a)'s clients drive a bare ASGI app on the same uvicorn (``bench.loadgen.bare_app``):
+the ceiling. With ``--rounds N`` the ceiling and the designs run in turn N times. The headline
+gives, per round, every scenario's accepted/s, its 503s and their share, p99, and (a)'s
+accepted/s as a share of that round's ceiling. ``--quick`` runs (a) and (d) for a second each
+(and the ceiling): seconds in all, so that CI notices a benchmark that no longer runs.
 
-    .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main|none] [--only abcd]
+    .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main,REF|none]
+        [--rounds 1] [--only abcd] [--quick]
 """
 
 from __future__ import annotations
@@ -89,6 +95,9 @@ def arena_chips(i: int) -> int:
     $20,000): what each can afford, and so each one's own part, differs."""
     return 100_00 + (i * 7_919_00) % 2_000_000
 SERVER_CORE, GENERATOR_CORE = 0, 1
+A = "(a) 200 clients, 4 tables"
+CEILING = "(a) on a bare ASGI app (ceiling)"
+D = "(d) 2x overload"
 
 
 # -- the floor ---------------------------------------------------------------------------------
@@ -121,16 +130,16 @@ def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
     for table in [*BENCH_TABLES, STADIUM, ARENA]:
         floor.open_table(pack, table, mode="electronic", opener="fran",
                          staff={"dee": Role.DEALER})
-    return _seated(floor, groups)
+    return seated(floor, groups)
 
 
 def _seat(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
     """More players seated at tables that already exist (accounts, sessions, chips)."""
     floor, _ = build_floor(db)
-    return _seated(floor, groups)
+    return seated(floor, groups)
 
 
-def _seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
+def seated(floor: Floor, groups: dict[str, list[str]]) -> dict[str, str]:
     """Accounts for ``groups`` (table -> player names; table "" seats nobody), each with a
     session, seated with chips; closes the floor and returns the tokens. (Accounts get one
     shared Argon2 hash and their sessions directly: 4,000 logins' worth of Argon2 is not what
@@ -173,8 +182,21 @@ def http_protocol(src: Path | None) -> str:
     return "httptools"
 
 
+def door_of(src: Path | None) -> bool:
+    """Does the design served do proxy headers at its own door (``server.door``)?"""
+    root = src or Path(__file__).resolve().parent.parent / "src"
+    return (root / "dicetable" / "server" / "door.py").exists()
+
+
+BARE_APP = "bench.loadgen:bare_app"
+SERVER_ENV: dict[str, str] = {}
+"""More environment for every design's server (``--server-env``)."""
+"""The ceiling: a bare ASGI app answering 200 on the same uvicorn, same generator."""
+
+
 class Server:
-    def __init__(self, db: Path, src: Path | None, **more_env: str) -> None:
+    def __init__(self, db: Path, src: Path | None, *, app: str | None = None,
+                 **more_env: str) -> None:
         self.port = free_port()
         # One load generator stands in for thousands of clients: not bounded as one client.
         env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0",
@@ -183,18 +205,29 @@ class Server:
         env.update(more_env)
         if src is not None:  # the baseline's own package first
             env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+        target = ["--factory", "dicetable.server.main:app_from_env"] if app is None else [app]
+        proxies: list[str] = []
+        if app is None and door_of(src):
+            # The same work as uvicorn's proxy-header middleware (which trusts loopback by
+            # default, as the other designs are served here), done at the app's own door.
+            env.setdefault("DICETABLE_FORWARDED_ALLOW_IPS", "127.0.0.1")
+            proxies = ["--no-proxy-headers"]
         cmd = ["taskset", "-c", str(SERVER_CORE), sys.executable, "-m", "uvicorn",
-               "--factory", "dicetable.server.main:app_from_env", "--host", "127.0.0.1",
+               *target, "--host", "127.0.0.1",
                "--port", str(self.port), "--log-level", "warning", "--no-access-log",
-               "--loop", "uvloop", "--http", http_protocol(src), "--ws", "websockets",
+               "--loop", "uvloop", "--http", http_protocol(src) if app is None
+               else "httptools", "--ws", "websockets",
                "--ws-per-message-deflate", "false", "--backlog", "4096",
-               "--timeout-keep-alive", "300"]
+               "--timeout-keep-alive", "300", *proxies]
+        # its warnings go to a file: a pipe nobody reads fills and stops the server
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed by ``stop``)
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 120
+                                     stderr=self.errors)
+        deadline = time.monotonic() + 600  # a loaded machine: verifying the floor takes long
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                self.errors.seek(0)
+                err = self.errors.read().decode(errors="replace")
                 raise RuntimeError(f"the server exited: {err[-2000:]}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
@@ -212,6 +245,7 @@ class Server:
             self.proc.wait(20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        self.errors.close()
 
 
 def logged_bets(db: Path, tables: list[str]) -> int:
@@ -224,10 +258,13 @@ def logged_bets(db: Path, tables: list[str]) -> int:
 
 # -- scenarios ---------------------------------------------------------------------------------
 class Run:
-    def __init__(self, label: str, server: Server, db: Path, tokens: dict[str, str],
-                 groups: dict[str, list[str]], seconds: float) -> None:
+    def __init__(self, label: str, server: Server, db: Path | None, tokens: dict[str, str],
+                 groups: dict[str, list[str]], seconds: float, warmup: float = 2.0) -> None:
         self.label, self.server, self.db = label, server, db
         self.tokens, self.groups, self.seconds = tokens, groups, seconds
+        self.warmup = warmup
+        self.window_cpu: float | None = None
+        """The server's CPU seconds in (a)'s counted window."""
         self.spots = spots()
         self.acked: dict[str, int] = {}
         self.profile = False
@@ -248,6 +285,8 @@ class Run:
             await c.close()
 
     def lost(self, tables: list[str], before: int) -> int:
+        if self.db is None:  # the bare ceiling keeps nothing
+            return 0
         return max(0, sum(self.acked.get(t, 0) for t in tables)
                    - (logged_bets(self.db, tables) - before))
 
@@ -256,7 +295,7 @@ class Run:
                       sample_later: bool = False) -> None:
         """``sample_later``: the work starts the profile itself (``sample``), once its set-up
         is done, so that the profile shows the measured part."""
-        before = logged_bets(self.db, tables)
+        before = logged_bets(self.db, tables) if self.db is not None else 0
         for t in tables:
             self.acked[t] = 0
         stats = Stats()
@@ -279,6 +318,10 @@ class Run:
         g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
         self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
                                     self.lost(tables, before), extra(), wall=w1 - w0)
+        if self.window_cpu is not None:
+            answered = len(stats.ok) + len(stats.busy) + stats.refused + stats.errors
+            self.results[name]["cpu_ms_per_answer"] = 1000 * self.window_cpu / max(1, answered)
+            self.window_cpu = None
         spy.finish(self.sampler)
 
     def sample(self) -> None:
@@ -286,18 +329,21 @@ class Run:
             self.sampler = spy.start(self.server.proc.pid, self.seconds)
 
     # (a) -------------------------------------------------------------------------------------
-    async def scenario_a(self, clients: int = 200) -> None:
+    async def scenario_a(self, clients: int = 200, name: str = A) -> None:
+        """``name`` ``CEILING``: the same clients against the bare ASGI app."""
         tables = list(BENCH_TABLES)
         players = [(t, p) for t in tables for p in self.groups[t]]
-        per_client = len(players) // clients
-        await self.warm(tables)
+        per_client = max(1, len(players) // clients)
+        if name != CEILING:
+            await self.warm(tables)
 
         async def work(stats: Stats) -> float:
             start = now()
-            warm_until, stop_at = start + 2.0, start + 2.0 + self.seconds
+            warm_until, stop_at = start + self.warmup, start + self.warmup + self.seconds
 
             async def client(i: int) -> None:
-                mine = players[i * per_client:(i + 1) * per_client]
+                mine = [players[(i * per_client + k) % len(players)]
+                        for k in range(per_client)]
                 conn = Connection("127.0.0.1", self.server.port, "x")
                 for code, amount in self.spots:
                     for table, player in mine:
@@ -308,10 +354,18 @@ class Run:
                         await self.bet(conn, stats, table, code, amount, now() >= warm_until)
                 await conn.close()
 
-            await asyncio.gather(*(client(i) for i in range(clients)))
+            async def window_cpu() -> None:
+                # The server's CPU seconds within the counted window: CPU per answer is a
+                # figure that a machine shared with other work disturbs far less than rates.
+                await asyncio.sleep(max(0.0, warm_until - now()))
+                c0 = self.server.cpu()
+                await asyncio.sleep(max(0.0, stop_at - now()))
+                self.window_cpu = self.server.cpu() - c0
+
+            await asyncio.gather(window_cpu(), *(client(i) for i in range(clients)))
             return min(now(), stop_at) - warm_until
 
-        await self.measure("(a) 200 clients, 4 tables", work, tables)
+        await self.measure(name, work, tables)
 
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
                   counted: bool, since: float | None = None) -> int:
@@ -562,7 +616,7 @@ class Run:
                          f"{fmt_ms(pct(stats.busy_sent, 99)).strip()} ms from sent")
             return seconds
 
-        await self.measure("(d) 2x overload", measured, tables, lambda: "; ".join(extra))
+        await self.measure(D, measured, tables, lambda: "; ".join(extra))
 
 
 # -- driver ------------------------------------------------------------------------------------
@@ -578,9 +632,21 @@ def export_baseline(ref: str, into: Path) -> Path | None:
     return into / "src"
 
 
+async def run_ceiling(tokens: dict[str, str], groups: dict[str, list[str]], seconds: float,
+                      warmup: float) -> dict[str, dict[str, Any]]:
+    """Scenario (a)'s clients against a bare ASGI app on the same uvicorn: the ceiling."""
+    server = Server(Path("unused"), None, app=BARE_APP)
+    run = Run("bare ASGI", server, None, tokens, groups, seconds, warmup)
+    try:
+        await run.scenario_a(name=CEILING)
+    finally:
+        server.stop()
+    return run.results
+
+
 async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
                      groups: dict[str, list[str]], seconds: float, only: str,
-                     capacity: float | None, profile: bool = False
+                     capacity: float | None, profile: bool = False, warmup: float = 2.0
                      ) -> dict[str, dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
@@ -588,8 +654,12 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     key = default_key_path(prepared)
     if key.exists():  # the chain key travels with its log (#12: nothing is served without it)
         shutil.copyfile(key, default_key_path(db))
-    server = Server(db, src)
-    run = Run(label, server, db, tokens, groups, seconds)
+    try:
+        server = Server(db, src, **SERVER_ENV)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    run = Run(label, server, db, tokens, groups, seconds, warmup)
     run.profile = profile
     try:
         if "a" in only:
@@ -599,7 +669,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
         if "c" in only:
             await run.scenario_c()
         if "d" in only:
-            base = capacity or run.results.get("(a) 200 clients, 4 tables", {}).get("per_s")
+            base = capacity or run.results.get(A, {}).get("per_s")
             await run.scenario_d(base or 500.0)
         if "c" in only:
             # The rolls need the electronic cycle: a server of their own, on the floor as
@@ -620,18 +690,60 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     return run.results
 
 
+def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
+    """Every design's scenarios, round by round: accepted/s, the 503s and their share, p99,
+    and accepted/s as a share of the bare ceiling measured in the same round."""
+    print("\nheadline (each round: the designs run in turn, the ceiling first; compare within "
+          "a round)", flush=True)
+    for k, results in enumerate(rounds, 1):
+        bare = results.get("bare ASGI", {}).get(CEILING, {})
+        ceiling, bare_cpu = bare.get("per_s"), bare.get("cpu_ms_per_answer")
+        print(f"round {k}: bare-ASGI ceiling "
+              + (f"{ceiling:.0f} req/s, server CPU {bare_cpu:.3f} ms per answer"
+                 if ceiling and bare_cpu else "not measured"))
+        for label, scenarios in results.items():
+            for name, line in scenarios.items():
+                if name == CEILING:
+                    continue
+                ratio = f"  = {100 * line['per_s'] / ceiling:5.1f}% of the ceiling" \
+                    if ceiling and name == A else ""
+                if bare_cpu and line.get("cpu_ms_per_answer"):
+                    ratio += (f"; server CPU {line['cpu_ms_per_answer']:.3f} ms per answer = "
+                              f"{line['cpu_ms_per_answer'] / bare_cpu:.1f}x the bare app's")
+                refused = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
+                print(f"  {label:<12} {name:<36} accepted {line['per_s']:7.0f}/s  "
+                      f"503s {line['busy']:6d} ({100 * line['busy_share']:5.1f}%)  "
+                      f"p99 {line['p99_ms']:7.1f} ms{refused}{ratio}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--baseline", default="main", help="git ref of the current design, "
+    parser.add_argument("--baseline", default="main", help="git refs of other designs, "
+                        "comma-separated (each that commit's src, served the same way), "
                         "or 'none'")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the ceiling and every design in turn this many times")
     parser.add_argument("--only", default="abcd")
     parser.add_argument("--players", type=int, default=1000, help="per scenario (b), (c)")
     parser.add_argument("--capacity", type=float, default=None,
                         help="bets/s that (d) offers twice of (default: what (a) measured)")
     parser.add_argument("--profile", action="store_true",
                         help="sample the server with py-spy during each scenario")
+    parser.add_argument("--quick", action="store_true",
+                        help="seconds, not minutes: (a) and (d) for 1 s each, few players, "
+                        "the ceiling, no baseline (checks that the bench still runs)")
+    parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="more environment for every design's server (e.g. "
+                        "DICETABLE_SHED_LAG_MS=1000 lifts an older design's lag limit)")
     args = parser.parse_args()
+    for item in args.server_env:
+        name, _, value = item.partition("=")
+        SERVER_ENV[name] = value
+    warmup, per_table = 2.0, 250
+    if args.quick:
+        args.seconds, args.players, warmup, per_table = 1.0, 20, 0.5, 50
+        args.only, args.baseline, args.rounds = "ad", "none", 1
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     cores = sorted(os.sched_getaffinity(0))
@@ -642,12 +754,13 @@ def main() -> None:
           "the same cores)")
     print(f"server pinned to core {SERVER_CORE} (taskset), generator to core "
           f"{GENERATOR_CORE} ({loop}, raw HTTP/1.1 keep-alive); {os.cpu_count()} cores; "
-          f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after 2 s of warm-up",
-          flush=True)
+          f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after {warmup:.1f} s of "
+          "warm-up", flush=True)
     n = args.players
-    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(250)]
+    groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(per_table)]
                                     for t in BENCH_TABLES}
-    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(250)] for t in BENCH_TABLES})
+    groups.update({f"over-{t}": [f"{t}-o{i:04d}" for i in range(per_table)]
+                   for t in BENCH_TABLES})
     groups[STADIUM] = [f"st-p{i:04d}" for i in range(n)]
     groups[ARENA] = [f"ar-p{i:04d}" for i in range(n)]
     groups[""] = [f"walkin{i:03d}" for i in range(40)]  # accounts not yet at a table
@@ -660,20 +773,37 @@ def main() -> None:
     tokens.update(extra_tokens)
     print(f"prepared {sum(len(v) for v in groups.values())} players in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
-    results = asyncio.run(run_design("pipelined", None, prepared, tokens, groups,
-                                     args.seconds, args.only, args.capacity, args.profile))
-    if args.baseline != "none":
-        base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
-        src = export_baseline(args.baseline, base_dir)
+    designs: list[tuple[str, Path | None]] = [("this", None)]
+    base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
+    refs = [] if args.baseline == "none" else [r for r in args.baseline.split(",") if r]
+    for i, ref in enumerate(refs):
+        into = base_dir / str(i)
+        into.mkdir()
+        src = export_baseline(ref, into)
         if src is not None:
-            print(f"baseline: the current design ({args.baseline}), same generator", flush=True)
+            designs.append((ref[:12], src))
+    rounds: list[dict[str, dict[str, dict[str, Any]]]] = []
+    for k in range(args.rounds):
+        results: dict[str, dict[str, dict[str, Any]]] = {}
+        print(f"round {k + 1} of {args.rounds}: load average {os.getloadavg()[0]:.1f}",
+              flush=True)
+        if "a" in args.only:
+            results["bare ASGI"] = asyncio.run(run_ceiling(tokens, groups, args.seconds, warmup))
+        capacity = args.capacity
+        for label, src in designs:
             try:
-                asyncio.run(run_design(
-                    "current", src, prepared, tokens, groups, args.seconds, args.only,
-                    args.capacity or results.get("(a) 200 clients, 4 tables", {}).get("per_s")))
-            except Exception as e:  # the old design may not survive a scenario
-                print(f"baseline stopped: {e}")
-        shutil.rmtree(base_dir, ignore_errors=True)
+                results[label] = asyncio.run(run_design(
+                    label, src, prepared, tokens, groups, args.seconds, args.only, capacity,
+                    args.profile and src is None, warmup))
+            except Exception as e:  # an old design may not survive a scenario
+                print(f"{label} stopped: {e}")
+                continue
+            # every design gets the same offered overload: twice what this one took in (a)
+            capacity = capacity or results[label].get(A, {}).get("per_s")
+        rounds.append(results)
+    headline(rounds)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
+    shutil.rmtree(base_dir, ignore_errors=True)
     shutil.rmtree(prepared_dir, ignore_errors=True)
 
 

@@ -121,17 +121,19 @@ def report(name: str, stats: Stats, seconds: float, gen_cpu: float, server_cpu: 
     """One scenario's line; the CPU shares are over ``wall`` (the whole run, warm-up too)."""
     accepted = len(stats.ok)
     wall = wall or seconds
+    answered = accepted + len(stats.busy) + stats.refused + stats.errors
+    share = len(stats.busy) / answered if answered else 0.0
     line = {
         "scenario": name, "accepted": accepted, "per_s": accepted / seconds if seconds else 0,
         "p50_ms": pct(stats.ok, 50) * 1000, "p99_ms": pct(stats.ok, 99) * 1000,
-        "p999_ms": pct(stats.ok, 99.9) * 1000, "busy": len(stats.busy),
+        "p999_ms": pct(stats.ok, 99.9) * 1000, "busy": len(stats.busy), "busy_share": share,
         "busy_p99_ms": pct(stats.busy, 99) * 1000, "refused": stats.refused,
         "errors": stats.errors, "lost": lost,
         "generator_cpu": gen_cpu / wall, "server_cpu": server_cpu / wall,
     }
-    print(f"  {name:<34} {accepted / seconds:8.0f}/s  p50 {ms(pct(stats.ok, 50))}  "
-          f"p99 {ms(pct(stats.ok, 99))}  p99.9 {ms(pct(stats.ok, 99.9))} ms  "
-          f"errors {stats.errors}  503s {len(stats.busy)}  lost {lost}  "
+    print(f"  {name:<34} accepted {accepted / seconds:7.0f}/s  503s {len(stats.busy)} "
+          f"({100 * share:.1f}%)  p50 {ms(pct(stats.ok, 50))}  p99 {ms(pct(stats.ok, 99))}  "
+          f"p99.9 {ms(pct(stats.ok, 99.9))} ms  errors {stats.errors}  lost {lost}  "
           f"gen CPU {100 * gen_cpu / wall:3.0f}%  server CPU {100 * server_cpu / wall:3.0f}%"
           + (f"  {extra}" if extra else ""), flush=True)
     if stats.error_kinds:
@@ -141,3 +143,29 @@ def report(name: str, stats: Stats, seconds: float, gen_cpu: float, server_cpu: 
 
 def now() -> float:
     return time.perf_counter()
+
+
+_BARE_BODY = b'{"ok":true}'
+_BARE_HEAD = [(b"content-type", b"application/json"),
+              (b"content-length", str(len(_BARE_BODY)).encode())]
+
+
+async def bare_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The ceiling: a bare ASGI app that reads the request and answers 200, on the same
+    uvicorn as the server (``load_bench`` serves it as ``bench.loadgen:bare_app``)."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] != "http":
+        return
+    more = True
+    while more:
+        message = await receive()
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 200, "headers": _BARE_HEAD})
+    await send({"type": "http.response.body", "body": _BARE_BODY})

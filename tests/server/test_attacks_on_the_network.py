@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from dicetable.cli.serve import HTTP_PROTOCOL, proxy_options
+from dicetable.cli.serve import HTTP_PROTOCOL, named_proxies, proxy_options
 from dicetable.core.errors import InvalidInput
 from dicetable.custody.model import MAX_SERIAL, expand_serials, serial_range
 from dicetable.server.app import COOKIE, create_app
@@ -28,7 +28,7 @@ from dicetable.server.connections import ConnectionGuard
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import connections_from_env
-from dicetable.server.security import FailureLimiter
+from dicetable.server.security import FailureLimiter, Proxies
 from dicetable.server.shedding import Admission
 from tests.uvicorn_thread import serving
 
@@ -67,8 +67,8 @@ def live_server(floor: Floor, *, guard: ConnectionGuard | None = None, proxies: 
     guard = guard or ConnectionGuard(header_timeout=120, body_timeout=120)
     admission = Admission()
     app = create_app(floor, electronic_loop=False, verify_seconds=0, admission=admission,
-                     connections=guard, login_limiter=limiter)
-    with serving(app, http=HTTP_PROTOCOL, **proxy_options(proxies)) as port:
+                     connections=guard, login_limiter=limiter, proxies=Proxies(proxies))
+    with serving(app, http=HTTP_PROTOCOL, **proxy_options()) as port:
         yield Live(port, guard, admission, app)
 
 
@@ -386,9 +386,13 @@ def test_issue_26_x_forwarded_for_is_ignored_unless_a_named_proxy_sends_it(
 
 
 def test_issue_26_serve_trusts_no_proxy_by_default() -> None:
-    assert proxy_options("") == {"proxy_headers": False, "forwarded_allow_ips": ""}
-    assert proxy_options(" 10.0.0.5 , 10.0.0.6") == {"proxy_headers": True,
-                                                   "forwarded_allow_ips": "10.0.0.5,10.0.0.6"}
+    assert proxy_options() == {"proxy_headers": False}  # uvicorn never: the app's door does
+    assert named_proxies("") == ""
+    assert not Proxies(named_proxies(""))
+    assert named_proxies(" 10.0.0.5 , 10.0.0.6") == "10.0.0.5,10.0.0.6"
+    named = Proxies(named_proxies(" 10.0.0.5 , 10.0.0.6"))
+    assert named.trusts("10.0.0.6")
+    assert not named.trusts("127.0.0.1")
 
 
 # -- staff assignment and the floor's internals ----------------------------------------------------

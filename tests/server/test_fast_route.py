@@ -13,18 +13,16 @@ from fastapi.testclient import TestClient
 
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
-from dicetable.server.fast_route import FastRoute
+from dicetable.server.door import Door
 from dicetable.server.floor import Floor
 from dicetable.server.limits import MAX_BODY
 
 T = "/api/tables/craps-pa-1"
 
 
-def _fast(app: Any) -> FastRoute:
-    layer = app.middleware_stack
-    while not isinstance(layer, FastRoute):
-        layer = layer.app
-    return layer
+def _fast(app: Any) -> Door:
+    door: Door = app.state.door
+    return door
 
 
 @pytest.fixture(params=[True, False], ids=["fast", "framework"])
@@ -169,3 +167,25 @@ def test_issue_13_a_refused_bet_changes_nothing_on_the_fast_path(floor: Floor) -
         assert set(reply.json()) == {"error", "message", "rule", "citation"}
         assert floor.store.head("craps-pa-1").seq == before
         assert _fast(app).taken == 1  # decided by the engine, answered by the shared handler
+
+
+def test_issue_28_a_bet_passes_one_layer_and_never_the_framework(floor: Floor) -> None:
+    app = create_app(floor, electronic_loop=False)
+    assert app.user_middleware == []  # the door is the only layer: no middleware stack
+    entered: list[str] = []
+    framework = app.state.door.app
+
+    async def counting(scope: Any, receive: Any, send: Any) -> None:
+        entered.append(scope["path"])
+        await framework(scope, receive, send)
+
+    app.state.door.app = counting
+    with TestClient(app) as http:
+        alice = _login(http, "alice")
+        reply = http.post(f"{T}/bets", json={"wager": "pass", "amount": 1000}, headers=alice)
+        assert reply.status_code == 200, reply.text
+        bad = http.post(f"{T}/bets", json={"wager": "pass"}, headers=alice)
+    assert entered == ["/api/login", f"{T}/bets"]  # the bet taken at the door; the bad one
+    assert bad.status_code == 422                   # is the framework's route's to refuse
+    assert _fast(app).taken == 1
+    assert _fast(app).passed == 1

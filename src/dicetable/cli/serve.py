@@ -35,9 +35,6 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           shed_wait_ms: float | None = typer.Option(
               None, "--shed-wait-ms", min=0.001, help="Refuse a command (503) that would wait "
               "longer than this behind those already in the server (default 100)"),
-          shed_lag_ms: float | None = typer.Option(
-              None, "--shed-lag-ms", min=0.001, help="Refuse commands (503) while the event "
-              "loop lags more than this (default 5)"),
           shed_hold_ms: float | None = typer.Option(
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
               "again sooner gets its next 503 this long after its last (default 100)"),
@@ -73,9 +70,9 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         connections_from_env,
         impatience_from_env,
     )
+    from dicetable.server.security import Proxies
 
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
-                        ("DICETABLE_SHED_LAG_MS", shed_lag_ms),
                         ("DICETABLE_SHED_HOLD_MS", shed_hold_ms),
                         ("DICETABLE_HEADER_TIMEOUT", header_timeout),
                         ("DICETABLE_BODY_TIMEOUT", body_timeout),
@@ -83,8 +80,9 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                         ("DICETABLE_MAX_CONNECTIONS_PER_CLIENT", max_connections_per_client)):
         if value is not None:  # the worker processes read them too
             os.environ[name] = repr(value)
-    forwarded = proxy_options(forwarded_allow_ips)
-    os.environ["DICETABLE_FORWARDED_ALLOW_IPS"] = forwarded["forwarded_allow_ips"]
+    proxies = named_proxies(forwarded_allow_ips)
+    os.environ["DICETABLE_FORWARDED_ALLOW_IPS"] = proxies  # the worker processes read it
+    forwarded = proxy_options()
 
     postgres = db.startswith(("postgresql://", "postgres://"))
     if workers > 1 and not postgres:
@@ -135,16 +133,22 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
                            admission=admission_from_env(),
                            impatience=impatience_from_env(),
-                           connections=connections_from_env()),
+                           connections=connections_from_env(),
+                           proxies=Proxies(proxies)),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
                 ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
 
 
-def proxy_options(forwarded_allow_ips: str) -> dict[str, Any]:
-    """uvicorn's settings for ``--forwarded-allow-ips``: X-Forwarded-For/-Proto honoured only
-    from the proxies named (uvicorn's own default trusts loopback); none named, not at all."""
-    proxies = ",".join(p.strip() for p in forwarded_allow_ips.split(",") if p.strip())
-    return {"proxy_headers": bool(proxies), "forwarded_allow_ips": proxies}
+def named_proxies(forwarded_allow_ips: str) -> str:
+    """``--forwarded-allow-ips`` as a clean comma-separated list (empty: none named)."""
+    return ",".join(p.strip() for p in forwarded_allow_ips.split(",") if p.strip())
+
+
+def proxy_options() -> dict[str, Any]:
+    """uvicorn's settings for proxy headers: off, always. The app's own door honours
+    X-Forwarded-For/-Proto from the proxies named, and only from them (``security.Proxies``);
+    uvicorn's own default would trust loopback."""
+    return {"proxy_headers": False}
 
 
 HTTP_PROTOCOL = "dicetable.server.refusing_http:RefusingHttp"

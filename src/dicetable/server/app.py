@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import gc
 import json
 import logging
-import math
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -53,22 +51,22 @@ from dicetable.server.accounts import (
 )
 from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.fast_route import FastRoute
+from dicetable.server.door import WANT_VIEW, Door
+from dicetable.server.fast_route import BetRoute
 from dicetable.server.floor import Floor, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,
     MAX_SEQ,
-    BodyLimit,
     document_errors,
     install_error_shape,
 )
-from dicetable.server.owners import DECIDED_BY, ForwardToOwner, Split
-from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate, ShedLoad
+from dicetable.server.owners import DECIDED_BY, Split
+from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate
 from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
-from dicetable.server.security import FailureLimiter, OriginCheck
+from dicetable.server.security import FailureLimiter, Proxies
 from dicetable.server.shedding import Admission, Impatience, watch_lag
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.store.audit import verify_table
@@ -93,9 +91,6 @@ STATUS: dict[type[DicetableError], int] = {
     StaleVersion: 409, ProcedureViolation: 409, IllegalWager: 422, InvalidInput: 422,
     Busy: 503,
 }
-WANT_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar("want_view", default=False)
-"""The request asked for the whole view in a command's reply (``Prefer: return=representation``,
-RFC 7240); by default a reply holds only the command's events and the caller's balance."""
 
 
 def status_of(error: DicetableError) -> int:
@@ -143,13 +138,15 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                login_limiter: FailureLimiter | None = None, fast_path: bool = True,
                admission: Admission | None = None,
                impatience: Impatience | None = None,
-               connections: ConnectionGuard | None = None) -> FastAPI:
+               connections: ConnectionGuard | None = None,
+               proxies: Proxies | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
-    ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets through
-    ``server.fast_route`` (off: only through the framework's route, for comparison);
+    ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets at the door
+    (``server.fast_route``) (off: only through the framework's route, for comparison);
     ``admission`` sets the load shedding's limits and ``impatience`` how long a client
     refused for load waits for its next 503 (``server.shedding``); ``connections`` bounds
-    the open connections and their read deadlines (``server.connections``)."""
+    the open connections and their read deadlines (``server.connections``); ``proxies``
+    are those whose ``X-Forwarded-For``/``-Proto`` are honoured (``security.Proxies``)."""
     hub = Hub(floor)
     limiter = login_limiter or FailureLimiter()
     floor.listen(hub.publish)
@@ -198,7 +195,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         sockets.close()
         gc.set_threshold(*thresholds)
 
-    app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
+    app = Served(title="dicetable", version="0.1.0", lifespan=lifespan,
                   responses=ERROR_RESPONSES,
                   # No OpenTelemetry here: the framework would otherwise ask, on every
                   # request, whether a tracer or meter is configured.
@@ -269,28 +266,25 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     async def bet(table_id: str, who: Account, body: BaseModel) -> dict[str, Any]:
         return await bets.give(act, table_id, who, body, {})
 
-    if fast_path:  # innermost of the server's own layers: every check outside still applies
-        app.add_middleware(FastRoute, path=r"^/api/tables/([^/]+)/bets$", model=bets.model,
-                           act=bet, accounts=floor.accounts, cookie=COOKIE, refusal=refusal)
-    # Outermost first: the body cap, then the origin check, then exactly-once commands.
+    # One layer at the door: proxy headers, admission, the body limit, ownership, Prefer,
+    # the origin check, exactly-once commands and the bet route, in one pass.
     answers = idempotency.Answers(floor.store, now=floor.clock.now().isoformat(),
                                   faulted=lambda stream: stream in floor.faults.open)
-    app.add_middleware(idempotency.Idempotency, answers=answers,
-                       who=account_of, applied=floor.store.request_record, recover=recover,
-                       cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
-    app.add_middleware(OriginCheck, cookie=COOKIE, allowed=allowed_origins)
-    app.add_middleware(BodyLimit)
+    keeper = idempotency.Keeper(answers=answers, who=account_of,
+                                applied=floor.store.request_record, recover=recover,
+                                cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
+    bet_route = BetRoute(prefix="/api/tables/", suffix="/bets", model=bets.model, act=bet,
+                         accounts=floor.accounts, cookie=COOKIE) if fast_path else None
+    app.door = Door(app.framework, gate=gate, split=split, cookie=COOKIE,
+                    allowed_origins=allowed_origins, proxies=proxies or None, keeper=keeper,
+                    bet=bet_route, refusal=refusal)
+    app.state.door = app.door
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
         response = refusal(exc)
         assert response is not None
         return response
-
-    app.add_middleware(_Prefer)
-    app.add_middleware(ForwardToOwner, split=split)
-    # outermost: refusing the excess stays cheap
-    app.add_middleware(ShedLoad, gate=gate)
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:
@@ -305,14 +299,12 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         """How loaded this server process is, and what it has refused for load (staff)."""
         _pit(floor, who)
         return {"in_flight": admission.in_flight, "admitted": admission.admitted,
-                "refused": admission.refused, "refused_for_lag": admission.lagging,
+                "refused": admission.refused,
                 "refusals_held": gate.impatience.held,
-                "cpu_ms_per_answer": round(admission.per_answer * 1000, 3),
+                "ms_per_answer": round(admission.per_answer * 1000, 3),
+                "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
                 "loop_lag_ms": round(admission.lag * 1000, 1),
-                "in_flight_limit": None if admission.limit == math.inf
-                else int(admission.limit),
                 "limits": {"wait_ms": admission.max_wait * 1000,
-                           "lag_ms": admission.max_lag * 1000,
                            "retry_hold_ms": gate.impatience.hold * 1000,
                            "always_admitted": admission.floor,
                            "header_timeout_s": connections.header_timeout,
@@ -494,18 +486,21 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     return app
 
 
-class _Prefer:
-    """Notes whether the request asked for the whole view back (a plain ASGI middleware: it
-    runs in the endpoint's own task, so the endpoint sees ``WANT_VIEW``)."""
+class Served(FastAPI):
+    """The app behind its door: every request passes ``door.Door`` once, which answers it or
+    hands it to the framework (``framework``); the lifespan goes to the framework directly."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    door: Door | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            WANT_VIEW.set(any(k == b"prefer" and b"return=representation" in v
-                              for k, v in scope["headers"]))
-        await self.app(scope, receive, send)
+        door = self.door
+        if door is None or scope["type"] == "lifespan":
+            await super().__call__(scope, receive, send)
+        else:
+            await door(scope, receive, send)
+
+    async def framework(self, scope: Any, receive: Any, send: Any) -> None:
+        await super().__call__(scope, receive, send)
 
 
 def _page(app: FastAPI, static: Path, page: str) -> None:

@@ -1,11 +1,10 @@
-"""The hot command route answered without the framework's per-request machinery.
+"""The hot command route answered at the door, without the framework's per-request machinery.
 
 A bet is the request a full table sends most, and FastAPI's routing, dependency injection
 (the session lookup on the thread pool) and response encoding were most of its cost.
-``FastRoute`` is a plain ASGI middleware, the innermost of the server's own: every request
-reaches it through the same load shedding, forwarding, body limit, origin check and
-idempotency layers as any other. For a matching ``POST`` it does what the route does, with
-the route's own pieces, and no rule of its own:
+``BetRoute`` is asked by ``server.door`` once the request has passed every check there (load,
+body limit, ownership, origin, idempotency). For a ``POST`` to the bet route it does what the
+route does, with the route's own pieces, and no rule of its own:
 
 - the session, as ``Accounts.session`` gives it (remembered: ``server.session_cache``;
   a miss is read on a worker thread, never on the event loop);
@@ -14,32 +13,25 @@ the route's own pieces, and no rule of its own:
 - a refusal answered by the app's own refusal handler.
 
 Whatever it cannot take as it comes - no valid session, a body the model refuses, a media
-type other than JSON - it hands, untouched, to the framework's route, so every refusal of bad
-input or of an unauthorised caller is the framework's own answer: there is one implementation
-of each rule, and the two paths cannot disagree.
+type other than JSON - the door hands, untouched, to the framework's route, so every refusal
+of bad input or of an unauthorised caller is the framework's own answer: there is one
+implementation of each rule, and the two paths cannot disagree.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel
-from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from dicetable.core.errors import DicetableError
 from dicetable.server.accounts import Account, Accounts
 from dicetable.server.idempotency import token_of
-from dicetable.server.limits import read_body, replaying
 
 Act = Callable[[str, Account, BaseModel], Awaitable[dict[str, Any]]]
 """Queue the route's command for (table, caller, validated body); the reply after the commit."""
-Refusal = Callable[[Exception], Response | None]
-"""The app's answer to an exception the route raised (None: not one it answers)."""
 
 def _json(kind: bytes) -> bool:
     """Is ``kind`` (a Content-Type) JSON: ``application/json`` or ``application/...+json``,
@@ -49,47 +41,26 @@ def _json(kind: bytes) -> bool:
                                              and media.endswith(b"+json"))
 
 
-class FastRoute:
-    def __init__(self, app: ASGIApp, *, path: str, model: type[BaseModel], act: Act,
-                 accounts: Accounts, cookie: str, refusal: Refusal) -> None:
-        self.app = app
-        self.path = re.compile(path)
+class BetRoute:
+    def __init__(self, *, prefix: str, suffix: str, model: type[BaseModel], act: Act,
+                 accounts: Accounts, cookie: str) -> None:
+        self.prefix = prefix
+        self.suffix = suffix
         self.model = model
         self.act = act
         self.accounts = accounts
         self.cookie = cookie
-        self.refusal = refusal
-        self.taken = 0
-        self.passed = 0
-        """Requests answered here, and handed to the framework's route (tests count them)."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        match = self.path.match(scope["path"]) if scope["type"] == "http" \
-            and scope["method"] == "POST" else None
-        if match is None:
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope["headers"])
-        body = await read_body(receive)  # already bounded by the body limit outside
-        taken = await self._take(headers, body)
-        if taken is None:  # the framework's route answers it, refusal and all
-            self.passed += 1
-            await self.app(scope, replaying(body, receive), send)
-            return
-        self.taken += 1
-        who, data = taken
-        try:
-            reply = await self.act(match.group(1), who, data)
-        except Exception as exc:
-            response = self.refusal(exc)
-            if response is None:
-                raise
-        else:
-            response = JSONResponse(reply)
-        await response(scope, receive, send)
+    def table(self, path: str) -> str | None:
+        """The table of a path ``{prefix}TABLE{suffix}`` (one segment), else None."""
+        if not (path.startswith(self.prefix) and path.endswith(self.suffix)):
+            return None
+        table = path[len(self.prefix):len(path) - len(self.suffix)]
+        return table if table and "/" not in table else None
 
-    async def _take(self, headers: dict[bytes, bytes], body: bytes
-                    ) -> tuple[Account, BaseModel] | None:
+    async def take(self, headers: dict[bytes, bytes], body: bytes
+                   ) -> tuple[Account, BaseModel] | None:
+        """The caller and the validated body, or None: the framework's route answers it."""
         kind = headers.get(b"content-type")
         if kind is not None and not _json(kind):
             return None
@@ -103,7 +74,7 @@ class FastRoute:
             except DicetableError:
                 return None
         try:
-            data = self.model.model_validate(json.loads(body))
+            data = self.model.model_validate_json(body)
         except Exception:  # not JSON, or the model refuses it: the route says how
             return None
         return who, data

@@ -25,11 +25,10 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Scope, Send
 
 from dicetable.core.errors import StaleVersion
 from dicetable.server.integrity import FAULT_CITATION
-from dicetable.server.limits import read_body, replaying
 from dicetable.store import request_stream
 from dicetable.store.base import EventStore, RequestRecord
 from dicetable.store.event_codec import decode_body
@@ -97,11 +96,6 @@ class Answers:
                 continue
 
 
-async def _disconnected() -> Message:
-    """What the app hears after its one (already read) body: the client is done."""
-    return {"type": "http.disconnect"}
-
-
 def _json(status: int, data: dict[str, Any], replayed: bool = False) -> list[Message]:
     body = json.dumps(data).encode()
     headers = [(b"content-type", b"application/json"),
@@ -124,10 +118,16 @@ def token_of(headers: dict[bytes, bytes], cookie: str) -> str | None:
     return None
 
 
-class Idempotency:
-    def __init__(self, app: ASGIApp, *, answers: Answers, who: Who, applied: Applied,
-                 recover: Recover, cookie: str, now: Callable[[], str]) -> None:
-        self.app = app
+Then = Callable[[Send], Awaitable[None]]
+"""Run the request (its body already read) answering through the ``Send`` given."""
+
+
+class Keeper:
+    """Exactly-once commands, asked by ``server.door`` for a request that carries the header,
+    with its body already read (bounded) and its headers parsed once."""
+
+    def __init__(self, *, answers: Answers, who: Who, applied: Applied, recover: Recover,
+                 cookie: str, now: Callable[[], str]) -> None:
         self.answers = answers
         self.who = who
         self.applied = applied
@@ -136,25 +136,25 @@ class Idempotency:
         self.now = now
         self._running: dict[str, asyncio.Lock] = {}
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
-        raw = headers.get(HEADER)
-        if raw is None or scope.get("method") not in MUTATING \
-                or str(scope.get("path", "")).startswith(EXEMPT):
-            await self.app(scope, receive, send)
-            return
-        key = raw.decode("latin-1")
+    @staticmethod
+    def applies(scope: Scope) -> bool:
+        """Is this request one whose key is kept (a command, not a login or logout)?"""
+        return scope.get("method") in MUTATING \
+            and not str(scope.get("path", "")).startswith(EXEMPT)
+
+    async def handle(self, scope: Scope, headers: dict[bytes, bytes], body: bytes, *,
+                     answer: Send, then: Then) -> None:
+        key = headers[HEADER].decode("latin-1")
         if not _KEY.match(key):
             for m in _json(422, {"error": "InvalidInput", "message": "an Idempotency-Key is "
                                  "1-128 visible ASCII characters", "rule": "idempotency.key",
                                  "citation": ""}):
-                await send(m)
+                await answer(m)
             return
         account = await asyncio.to_thread(self.who, token_of(headers, self.cookie))
         if account is None:  # the app refuses it (401); nothing to keep
-            await self.app(scope, receive, send)
+            await then(answer)
             return
-        body = await read_body(receive)
         fingerprint = hashlib.sha256(
             f"{scope['method']} {scope['path']} {scope.get('query_string', b'')!r}".encode()
             + b"\n" + body).hexdigest()
@@ -162,13 +162,13 @@ class Idempotency:
         lock = self._running.setdefault(request_scope, asyncio.Lock())
         try:
             async with lock:  # a concurrent duplicate waits for the first, then its answer
-                await self._once(scope, send, body, fingerprint, request_scope, account)
+                await self._once(answer, then, fingerprint, request_scope, account)
         finally:
             if not lock.locked():  # a later duplicate finds the kept answer
                 self._running.pop(request_scope, None)
 
-    async def _once(self, scope: Scope, send: Send, body: bytes, fingerprint: str,
-                    request_scope: str, account: str) -> None:
+    async def _once(self, send: Send, then: Then, fingerprint: str, request_scope: str,
+                    account: str) -> None:
         stream = f"{request_stream.KIND}:{account}"
         if self.answers.faulted(stream):  # a kept answer there may be a forged one
             for m in _json(423, {"error": "TableFaulted", "message": f"{stream} is locked: "
@@ -207,7 +207,7 @@ class Idempotency:
             await send(message)
 
         with request_in_progress(request_scope):
-            await self.app(scope, replaying(body, _disconnected), capture)
+            await then(capture)
         status = status_box[0] if status_box else 500
         text = b"".join(chunks)
         if status < 500:

@@ -1,7 +1,7 @@
 """Bounded input and one error shape (spec/standards.md RES-5).
 
-- ``BodyLimit``: a request body over ``MAX_BODY`` bytes is refused with 413 before the app
-  reads it (declared by Content-Length, or counted as it streams in);
+- a request body over ``MAX_BODY`` bytes is refused with 413 before the app reads it
+  (declared by Content-Length, or counted as it streams in: ``server.door``);
 - every error the server gives - refusals, malformed JSON, unknown routes, wrong methods -
   is ``{"error", "message", "rule", "citation"}`` (``ErrorBody``), and every 4xx it can give
   is declared in the OpenAPI schema (``ERROR_RESPONSES``);
@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive
 
 MAX_BODY = 64 * 1024
 """The largest request body accepted (industry-default; every command fits in a few KB)."""
@@ -39,19 +39,6 @@ def replaying(body: bytes, then: Receive) -> Receive:
         return await then()
 
     return receive
-
-
-async def read_body(receive: Receive) -> bytes:
-    """A request's whole body (the body limit has bounded it before any app reads it)."""
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 class ErrorBody(BaseModel):
@@ -91,53 +78,11 @@ def install_error_shape(app: FastAPI) -> None:
         return error(status, _NAMES.get(status, "BadRequest"), str(exc.detail), "api.request")
 
 
-class BodyLimit:
-    """Refuse bodies over ``limit`` bytes with 413 (pure ASGI: nothing buffered past it)."""
-
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None:
-            try:
-                too_big = int(declared) > self.limit
-            except ValueError:
-                too_big = True
-            if too_big:
-                await self._refuse(scope, receive, send)
-                return
-        # Read the whole (bounded) body first, so an over-long stream is refused before the
-        # app has seen any of it; then hand it on.
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await self._refuse(scope, receive, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        await self.app(scope, replaying(b"".join(chunks), receive), send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = json.dumps({"error": "TooLarge", "message": f"request bodies are at most "
-                           f"{self.limit} bytes", "rule": "api.body_limit",
-                           "citation": ""}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+def too_large_body(limit: int = MAX_BODY) -> bytes:
+    """The 413's body for a request body over ``limit`` bytes (``server.door`` refuses it,
+    declared by Content-Length or counted as it streams in, before the app reads any)."""
+    return json.dumps({"error": "TooLarge", "message": f"request bodies are at most "
+                       f"{limit} bytes", "rule": "api.body_limit", "citation": ""}).encode()
 
 
 def document_errors(schema: dict[str, Any]) -> dict[str, Any]:

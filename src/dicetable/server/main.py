@@ -25,8 +25,8 @@ from dicetable.server.connections import (
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
+from dicetable.server.security import Proxies
 from dicetable.server.shedding import (
-    LAG_LIMIT,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
     Admission,
@@ -124,7 +124,8 @@ def app_from_env() -> FastAPI:
                       clock_seconds=clock or None,
                       verify_seconds=float(os.environ.get("DICETABLE_VERIFY_EVERY", "60")),
                       admission=admission_from_env(), impatience=impatience_from_env(),
-                      connections=connections_from_env())
+                      connections=connections_from_env(),
+                      proxies=Proxies(forwarded_allow_ips()))
 
 
 def forwarded_allow_ips() -> str:
@@ -175,12 +176,10 @@ def impatience_from_env() -> Impatience:
 
 
 def admission_from_env() -> Admission:
-    """The load shedding's limits: ``DICETABLE_SHED_WAIT_MS`` (the wait a command may expect
-    behind those admitted) and ``DICETABLE_SHED_LAG_MS`` (the event loop's lag), each in
-    milliseconds; unset, the industry-default ones (``server.shedding``)."""
-    wait = _positive_ms("DICETABLE_SHED_WAIT_MS", SERVER_MAX_WAIT)
-    lag = _positive_ms("DICETABLE_SHED_LAG_MS", LAG_LIMIT)
-    return Admission(max_wait=wait, max_lag=lag)
+    """The load shedding's bound: ``DICETABLE_SHED_WAIT_MS``, the wait (in milliseconds) a
+    command may expect behind the work already admitted; unset, the industry-default one
+    (``server.shedding``)."""
+    return Admission(max_wait=_positive_ms("DICETABLE_SHED_WAIT_MS", SERVER_MAX_WAIT))
 
 
 def _positive_ms(name: str, default: float) -> float:

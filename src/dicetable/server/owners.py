@@ -3,9 +3,10 @@
 Each process claims a fair share of the tables (their number over ``DICETABLE_WORKERS``) with
 PostgreSQL session advisory locks, so that at most one process holds a table; it writes where
 it listens for forwarded commands into ``table_owners``. A command that arrives at a process
-that does not own its table is forwarded to the owner (``ForwardToOwner``), so each table's
-commands are decided and group-committed by one pipeline. A process that dies drops its locks
-with its connection; the others claim its tables within ``REBALANCE_SECONDS``.
+that does not own its table is forwarded to the owner (``Forwarder``), so each table's
+commands are decided and group-committed by one pipeline (``server.door`` forwards them). A
+process that dies drops its locks with its connection; the others claim its tables within
+``REBALANCE_SECONDS``.
 
 The split is for speed, not for correctness: should the owner not answer, the command is
 decided where it arrived, and the store's sequence check (``StaleVersion``: catch up, decide
@@ -26,7 +27,6 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from dicetable.server.pipeline import COMMAND_METHODS
 from dicetable.store.postgres import lock_schema_ddl
 
 log = logging.getLogger(__name__)
@@ -134,75 +134,24 @@ class TableOwners:
                 log.exception("closing the owners' connection failed")
 
 
-class ForwardToOwner:
-    """ASGI middleware: a table command that arrives here for a table another process owns
-    goes to that process; anything else, or an owner that does not answer, is served here."""
+def table_of(path: str) -> str | None:
+    """The table a command's path names (``/api/tables/ID/...``), or None."""
+    match = _COMMAND.match(path)
+    return match.group(1) if match else None
 
-    def __init__(self, app: Any, split: Split) -> None:
-        self.app = app
-        self.split = split
+
+_HOP = frozenset((b"connection", b"keep-alive", b"transfer-encoding", b"content-length"))
+
+
+class Forwarder:
+    """Hands a command to the process that owns its table (``server.door`` decides when) and
+    brings its answer back: (status, headers, body)."""
+
+    def __init__(self) -> None:
         self._client: Any = None
 
-    @property
-    def owners(self) -> TableOwners:
-        assert self.split.owners is not None
-        return self.split.owners
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] not in COMMAND_METHODS \
-                or self.split.owners is None:
-            await self.app(scope, receive, send)
-            return
-        match = _COMMAND.match(scope["path"])
-        headers = dict(scope["headers"])
-        if match is None or FORWARDED.encode() in headers or self.owners.owns(match.group(1)):
-            await self._here(scope, receive, send)
-            return
-        url = self.owners.owner_url(match.group(1))
-        if url is None or url == self.owners.url:
-            await self._here(scope, receive, send)
-            return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        try:
-            reply = await self._forward(url, scope, body)
-        except Exception:  # the owner is gone: decide here (the store keeps it safe)
-            log.warning("owner of %s at %s did not answer; deciding here", match.group(1), url)
-            self.owners.forget(match.group(1))
-            sent = False
-
-            async def again() -> dict[str, Any]:
-                nonlocal sent
-                if sent:
-                    return {"type": "http.disconnect"}
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-
-            await self._here(scope, again, send)
-            return
-        hop = {"connection", "keep-alive", "transfer-encoding", "content-length"}
-        out = [(k.encode(), v.encode()) for k, v in reply.headers.items() if k.lower() not in hop]
-        out.append((b"content-length", str(len(reply.content)).encode()))
-        await send({"type": "http.response.start", "status": reply.status_code,
-                    "headers": out})
-        await send({"type": "http.response.body", "body": reply.content})
-
-    async def _here(self, scope: Any, receive: Any, send: Any) -> None:
-        pid = str(os.getpid()).encode()
-
-        async def mark(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []),
-                                                   (DECIDED_BY.encode(), pid)]}
-            await send(message)
-
-        await self.app(scope, receive, mark)
-
-    async def _forward(self, url: str, scope: Any, body: bytes) -> Any:
+    async def forward(self, url: str, scope: Any, body: bytes
+                      ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         import httpx
 
         if self._client is None:
@@ -212,8 +161,11 @@ class ForwardToOwner:
         headers = [(k.decode(), v.decode()) for k, v in scope["headers"]
                    if k.lower() not in (b"host", b"content-length", b"connection")]
         headers.append((FORWARDED, "1"))
-        return await self._client.request(scope["method"], url + path, headers=headers,
-                                          content=body)
+        reply = await self._client.request(scope["method"], url + path, headers=headers,
+                                           content=body)
+        out = [(k, v) for k, v in reply.headers.raw if k.lower() not in _HOP]
+        out.append((b"content-length", str(len(reply.content)).encode()))
+        return reply.status_code, out, reply.content
 
 
 class Split:
@@ -234,8 +186,15 @@ class Split:
     def start(self, app: Any, store: Any, tables: list[str]) -> None:
         import uvicorn
 
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off",
-                                log_level="warning", access_log=False)
+        # Where the other processes reach this one: loopback unless the operator spreads the
+        # processes over machines (``DICETABLE_FORWARD_HOST``, the address to listen on, and
+        # ``DICETABLE_FORWARD_ADVERTISE``, the name the others use; docs/scale-out.md).
+        host = os.environ.get("DICETABLE_FORWARD_HOST", "").strip() or "127.0.0.1"
+        advertised = os.environ.get("DICETABLE_FORWARD_ADVERTISE", "").strip() or host
+        port = int(os.environ.get("DICETABLE_FORWARD_PORT", "0") or 0)
+        # the app's own door applies the named proxies; uvicorn's would trust loopback
+        config = uvicorn.Config(app, host=host, port=port, lifespan="off",
+                                log_level="warning", access_log=False, proxy_headers=False)
         server = uvicorn.Server(config)
         self._server = server
         self._thread = threading.Thread(target=server.run, daemon=True,
@@ -249,7 +208,7 @@ class Split:
         port = server.servers[0].sockets[0].getsockname()[1]
         self.owners = TableOwners(store._conninfo, store.schema, tables,
                                   workers=int(os.environ.get("DICETABLE_WORKERS", "1")),
-                                  url=f"http://127.0.0.1:{port}")
+                                  url=f"http://{advertised}:{port}")
 
     def stop(self) -> None:
         if self.owners is not None:

@@ -1,15 +1,15 @@
 """Refusing the excess as it is read, not after it is scheduled.
 
-Under overload most commands are refused, and ``pipeline.ShedLoad`` refuses them before any
-of the app's work; but each still cost the server the ASGI machinery around its 503: a task
-created, scheduled behind every request read in the same turn of the event loop, the scope
-and the send calls. Under overload a 503 then waits behind every request read in the same
-turn between its request being read and its answer being written, and the refusals become
-most of the loop's work.
+Under overload most commands are refused, and the app's door (``server.door``) refuses them
+before any of the app's work; but each still cost the server the ASGI machinery around its 503:
+a task created, scheduled behind every request read in the same turn of the event loop, the
+scope and the send calls. Under overload a 503 then waits behind every request read in the same
+turn between its request being read and its answer being written, and the refusals become most
+of the loop's work.
 
 ``RefusingHttp`` is uvicorn's own HTTP protocol (``httptools``) asking, as a request's headers
 are read, the app's ``pipeline.LoadGate`` whether the command is refused; if it is, the protocol
-discards the body as it arrives and writes the same 503 (``Retry-After``) the middleware
+discards the body as it arrives and writes the same 503 (``Retry-After``) the door
 would, in the same callback that read the request. No task, no scope for the app, no wait.
 Everything not refused - every read, every admitted command, a WebSocket - goes on through
 uvicorn unchanged. A command is admitted only once its body has arrived whole: its headers
@@ -18,7 +18,7 @@ whose body is still coming is held here, outside the app and uncounted, until it
 (a client that never finishes holds a connection, bounded by ``server.connections``, not the
 floor's capacity). Admitted, it is counted in flight - if it carries a session this server
 knows (``LoadGate.known``: a client without one never counts against the others) - and marked
-(``pipeline.ADMITTED``), so that ``ShedLoad`` does not decide it twice and counts it out once
+(``pipeline.ADMITTED``), so that the door does not decide it twice and counts it out once
 answered.
 
 The connections themselves are bounded (``connections.ConnectionGuard``, in the lifespan state
@@ -26,9 +26,9 @@ as ``connections.GUARD_STATE``): one past the total or its peer's share is answe
 closed as it is accepted, and a request's headers and body have read deadlines (408 and close).
 
 The app hands its gate over in the ASGI lifespan state (``pipeline.GATE_STATE``): a server without
-the lifespan (or another protocol) simply leaves refusing to the middleware. A request this
+the lifespan (or another protocol) simply leaves refusing to the door. A request this
 protocol cannot answer on its own - one pipelined behind an answer still being written, one
-that asked ``Expect: 100-continue`` - is also left to the middleware.
+that asked ``Expect: 100-continue`` - is also left to the door.
 
 A client refused for load that sends again at once, ignoring ``Retry-After``, is refused at
 most once per ``shedding.RETRY_HOLD``: its next 503 is written that long after its last
@@ -211,7 +211,7 @@ class RefusingHttp(HttpToolsProtocol):
             return None, None
         if self._answering:
             return None, None  # pipelined behind an answer not yet written: answers keep
-            # their order (the middleware admits it, its body read first)
+            # their order (the door admits it, its body read first)
         path = httptools.parse_url(self.url).path.decode("ascii")
         if "%" in path:
             path = urllib.parse.unquote(path)
@@ -224,7 +224,7 @@ class RefusingHttp(HttpToolsProtocol):
         """The held command's body is whole: refused (the 503's body), or admitted - counted
         in flight at once when it carries a session this server knows, and marked
         ``ADMITTED`` (counted or not), so that every request read after it in the same turn
-        of the loop sees it and ``ShedLoad`` does not decide it again."""
+        of the loop sees it and the door does not decide it again."""
         gate: Gate = self.app_state[GATE_STATE]
         counted = gate.known(dict(self.headers))
         body = gate.admit_at(self._pending, count=counted)

@@ -1,25 +1,23 @@
-"""Refusing the excess before it costs anything: the server's own queue.
+"""Refusing only what the server cannot serve within its latency bound: the work waiting.
 
-A table's pipeline refuses a command whose wait *at that table* would be too long
-(``pipeline.MAX_WAIT``). Under overload the wait is elsewhere first: the commands admitted
-into the server and not yet answered, all sharing one event loop and one core. ``Admission``
-counts them and learns what one costs the server: its CPU time (the whole process's, over
-the commands answered in a window while some were in flight - what the others in flight will
-take before a new one is reached, whatever the rate they came at; the CPU of idle spells,
-start-up and background checks, is not counted against the commands). A command that would
-find more work waiting than the server does in ``SERVER_MAX_WAIT`` is refused at once (503
-with ``Retry-After``, by ``pipeline.ShedLoad``, before the session is looked up or the body
-read), so that refusing costs microseconds and the admitted keep their latency.
+A table's pipeline refuses a command whose wait *at that table* would be too long (its queue's
+depth times the measured cost of deciding one, plus a commit per batch: ``pipeline.MAX_WAIT``).
+Under overload the wait is elsewhere first: the commands admitted into the server and not yet
+answered, all sharing one event loop. ``Admission`` counts them and measures what one costs the
+server: the time it takes to answer one while commands are in flight (the busy time of a window
+over the answers in it - Little's law: what the commands in flight will take before a new one is
+reached, whatever the rate they came at and wherever the time went, the event loop, the
+deciding thread, the commit, or a core shared with other work; idle spells are not counted). A
+command that would find more work waiting than the server does in ``SERVER_MAX_WAIT`` is
+refused at once (503 with ``Retry-After``, before the session is looked up or the body read),
+so that refusing costs microseconds and the admitted keep their latency.
 
-The other sign of overload is the event loop itself falling behind: every request, refused
-or not, is read on it, so once the requests arriving need more of the core than there is, the
-loop's lag grows and so does every answer's, a 503's included. ``watch_lag`` measures the
-lag (its heartbeats' lateness, averaged). Each heartbeat it is past ``LAG_LIMIT``, the
-commands allowed in flight are cut (to ``DECREASE`` times those in flight, once those in
-flight have come down to the last cut); each one it keeps
-up, the allowance grows back a little, and is lifted once far above what is in flight. So the
-server finds, as TCP does a link's, how much it can admit while the loop keeps up and the
-excess is answered at once instead of in turn.
+Only the work waiting decides, never the event loop's momentary lag: a population of clients
+that each wait for their answer holds at most one command each in flight, so while their
+number times the cost of one fits in the bound they are never refused, however busy the loop
+looks (a young collection of the heap, a batch's answers written at once). The loop's lag is
+still measured (``watch_lag``): the collector waits for a quiet loop, and staff see it at
+``/api/floor/load``.
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
@@ -29,7 +27,6 @@ client is never refused. Until the server has measured itself, a command is take
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Callable
 
@@ -39,107 +36,68 @@ with its table's batch and commit after that wait, an accepted command under ove
 answered within 250 ms)."""
 MIN_IN_FLIGHT = 32
 """Commands always admitted, whatever the estimate (industry-default)."""
-LAG_LIMIT = 0.005
-"""Seconds the event loop may lag, on average over its recent heartbeats, before commands are
-refused (industry-default). A 503 waits for the loop as long as it lags at that moment, and the
-moments run two to three times the average (a young collection of the heap alone holds the
-loop that long), so the limit is kept low: a lower one shortens every refusal's wait without
-admitting fewer (the figures are in ``bench/`` and the commit history). An average, not the
-last beat: a busy moment (a batch's answers written at once) is not overload; a loop that stays
-behind is."""
 LAG_SMOOTHING = 0.25
-"""Weight of the latest heartbeat in that average."""
-DECREASE = 0.5
-"""While the loop lags: the commands in flight allowed, times this, at each heartbeat ..."""
-INCREASE = 0.005
-"""... and while it keeps up (its lag under ``LAG_LIMIT``), this share more (at least one
-more) at each heartbeat ..."""
-UNBOUNDED = 4
-"""... until the allowance is this many times what is in flight: then it is lifted."""
+"""Weight of the latest heartbeat in the loop's measured lag (an average: shown, never a
+reason to refuse)."""
 HEARTBEAT = 0.01
 """Seconds between the loop's heartbeats (the lag is how late one comes)."""
 WINDOW = 1.0
-"""Seconds over which the CPU per answer is measured ..."""
+"""Seconds over which the time per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
 FIRST_GUESS = 0.00025
-"""CPU seconds per answer assumed until the first window is measured (industry-default:
+"""Seconds per answer assumed until the first window is measured (industry-default:
 a little more than an accepted bet costs, so that a few hundred commands may be in flight at
 first). Without one, a sudden overload on a server that had not measured itself yet would all
-be admitted before the loop's lag said so."""
+be admitted."""
 
 
 class Admission:
-    """Commands admitted and not yet answered, and the server's recent CPU time per answer."""
+    """Commands admitted and not yet answered, and the server's recent time per answer."""
 
     def __init__(self, *, max_wait: float = SERVER_MAX_WAIT, floor: int = MIN_IN_FLIGHT,
-                 window: float = WINDOW, max_lag: float = LAG_LIMIT,
-                 clock: Callable[[], float] = time.monotonic,
-                 cpu: Callable[[], float] = time.process_time,
+                 window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
+                 timer: Callable[[], float] = time.perf_counter,
                  first_guess: float = FIRST_GUESS) -> None:
         self.max_wait = max_wait
-        self.max_lag = max_lag
         self.lag = 0.0
-        """The event loop's recent lag: its heartbeats' lateness, averaged (``watch_lag``)."""
+        """The event loop's recent lag: its heartbeats' lateness, averaged (``watch_lag``;
+        shown and used by the collector, never a reason to refuse)."""
         self.beats = 0
         """Heartbeats measured."""
-        self.lagging = 0
-        """Commands refused for the loop's lag (of ``refused``)."""
-        self.limit = math.inf
-        """Commands that may be in flight while the loop keeps up: cut each heartbeat the
-        loop lags, raised again each one it keeps up (additive increase, multiplicative
-        decrease, as TCP finds a link's capacity); unbounded when it never lags."""
         self.floor = floor
         self.window = window
         self.clock = clock
-        self.cpu = cpu
+        self.timer = timer
         self.in_flight = 0
         self.per_answer = first_guess
-        """CPU seconds per answer (``first_guess`` until measured)."""
+        """Seconds per answer while busy (``first_guess`` until measured)."""
         self._measured = False
         self.refused = 0
         self.admitted = 0
         self._since = clock()
-        self._cpu_since = cpu()
+        self._busy_since = timer()
         self._answered = 0
         self._idle = True
         self._refused_since = 0
         """Refusals counted when the window began."""
 
+    def waiting_work(self) -> float:
+        """Seconds of the server's work a command arriving now finds ahead of it: the
+        commands in flight times what one costs."""
+        return self.in_flight * self.per_answer
+
     def full(self) -> bool:
         """Would a command arriving now wait longer than ``max_wait``?"""
-        waiting = self.in_flight
-        return waiting >= self.floor and waiting * self.per_answer > self.max_wait
-
-    def behind(self) -> bool:
-        """Is the event loop too far behind to take more commands?"""
-        return self.in_flight >= self.floor and self.in_flight >= self.limit
+        return self.in_flight >= self.floor and self.waiting_work() > self.max_wait
 
     def beat(self, late: float) -> None:
         """A heartbeat of the event loop came ``late`` seconds after it was due."""
         self.beats += 1
         self.lag += LAG_SMOOTHING * (late - self.lag)
-        if self.lag > self.max_lag:
-            # Cut once, then again only when what is in flight has come down to the cut (as
-            # TCP halves its window once per loss, not per late ACK): a lag spike stays in
-            # the average for a few beats, and halving at each of them would take the
-            # allowance to the floor at once, refusing most clients for one spike.
-            if self.in_flight <= self.limit:
-                self.limit = max(self.floor, min(self.limit, self.in_flight) * DECREASE)
-        elif self.limit != math.inf:
-            # Not behind: grow back, even with the lag near the limit. A saturated closed-loop
-            # table's lag stays there; waiting for half the limit kept 200 clients refused a
-            # third of their bets after one spike cut the allowance.
-            self.limit += max(1.0, self.limit * INCREASE)
-            if self.limit > UNBOUNDED * max(self.in_flight, self.floor):
-                self.limit = math.inf  # far above what is in flight: no limit at all
 
     def refuse(self) -> bool:
         """Is a command arriving now to be refused? (Counted as refused when it is.)"""
-        if self.behind():
-            self.refused += 1
-            self.lagging += 1
-            return True
         if self.full():
             self.refused += 1
             return True
@@ -156,7 +114,7 @@ class Admission:
         """Count in a command that ``refuse`` did not refuse."""
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
-            self._since, self._cpu_since, self._answered = self.clock(), self.cpu(), 0
+            self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
             self._refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1
@@ -167,15 +125,17 @@ class Admission:
         self._answered += 1
         now = self.clock()
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
-            spent = self.cpu()
-            # Only a window without refusals says what a command costs: the CPU refusing
-            # the others took is not the admitted commands' (counted as theirs, it made each
-            # seem dearer, refused more, and 200 clients retrying at once were held there).
-            if self.refused == self._refused_since:
-                per = (spent - self._cpu_since) / self._answered
+            spent = self.timer()
+            # A window with refusals may only lower the cost: the time refusing the others
+            # took is not the admitted commands' (counted as theirs, it made each seem
+            # dearer, refused more, and 200 clients retrying at once were held there); but a
+            # server answering faster than it thought (a slow spell over, bigger batches)
+            # must not stay held at its old estimate while it refuses.
+            per = (spent - self._busy_since) / self._answered
+            if self.refused == self._refused_since or per < self.per_answer:
                 self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
                 self._measured = True
-            self._since, self._cpu_since, self._answered = now, spent, 0
+            self._since, self._busy_since, self._answered = now, spent, 0
             self._refused_since = self.refused
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
@@ -204,12 +164,11 @@ class Impatience:
     """When each client was last refused for load, and when its next 503 is written.
 
     A client told to retry after a second that sends again at once, over and over, was
-    refused as fast as it asked: 200 such connections on a server past its loop's lag limit
-    spent the server's time on their 503s (thousands a second), so the loop lagged further,
-    fewer were admitted, and more were refused. A client (its session, or its connection)
-    that comes back within ``hold`` of its last refusal has its next 503 written ``hold``
-    after that one: each is refused at most once per ``hold``, whatever it sends, and what it
-    would be admitted for is never held.
+    refused as fast as it asked: 200 such connections on a full server spent its time on
+    their 503s (thousands a second), and the admitted waited behind them. A client (its
+    session, or its connection) that comes back within ``hold`` of its last refusal has its
+    next 503 written ``hold`` after that one: each is refused at most once per ``hold``,
+    whatever it sends, and what it would be admitted for is never held.
 
     >>> clock = iter([0.0, 0.03, 0.2]).__next__
     >>> slow = Impatience(hold=0.1, clock=clock)

@@ -1,0 +1,256 @@
+"""Scale-out: one server process against two over the same PostgreSQL store, the tables split.
+
+Two processes started with ``DICETABLE_WORKERS=2`` on one PostgreSQL store split the tables
+(``server.owners``: advisory locks, each process a fair share); a command that reaches a
+process that does not own its table is forwarded to the owner. Measured, in turn:
+
+1. one process (``DICETABLE_WORKERS=1``): every table decided there;
+2. two processes, each client sent to the process that owns its table (a load balancer that
+   routes ``/api/tables/ID/...`` by owner, as ``GET /api/floor/owners`` tells it);
+3. two processes, the clients spread over both whatever the table (a load balancer that does
+   not know the owners): about half of the commands are forwarded.
+
+The same closed-loop clients as ``load_bench`` (a): each bets as fast as it is answered, on
+the bench tables. Nothing is pinned: on a machine with as many cores as server processes the
+generator and PostgreSQL compete with the servers, and the figures say how much (the CPU of
+the generator and of the servers beside each line).
+
+    .venv/bin/python -m bench.scale_bench [--seconds 10] [--clients 200] [--rounds 1]
+        [--quick] [--pg postgresql://...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+import uuid
+from typing import Any
+
+import httpx
+
+from bench.load_bench import BENCH_TABLES, free_port, seated, spots
+from bench.loadgen import Connection, Stats, cpu_seconds, install_uvloop, now, proc_cpu_seconds
+from bench.loadgen import report as report_line
+from dicetable.core.roles import Role
+from dicetable.server.demo import electronic_pack
+from dicetable.server.main import build_floor
+
+PG_CANDIDATES = ("postgresql://postgres@127.0.0.1:5432/test",
+                 "postgresql://root@127.0.0.1:5432/test")
+STAFF = "pat"
+"""A pit boss: asks each process which tables it owns."""
+
+
+def find_pg(given: str | None) -> str:
+    import psycopg
+
+    for url in [given] if given else [os.environ.get("DICETABLE_PG_URL") or "",
+                                      *PG_CANDIDATES]:
+        if not url:
+            continue
+        try:
+            with psycopg.connect(url, connect_timeout=3) as conn:
+                conn.execute("SELECT 1")
+            return url
+        except psycopg.Error:
+            continue
+    raise SystemExit("no PostgreSQL server answers (give --pg URL)")
+
+
+def prepare(url: str, schema: str, players: int) -> tuple[dict[str, list[str]], dict[str, str]]:
+    floor, _ = build_floor(url, schema=schema)
+    for table in BENCH_TABLES:
+        floor.open_table(electronic_pack(), table, mode="electronic", opener="fran",
+                         staff={"dee": Role.DEALER})
+    groups = {t: [f"{t}-p{i:04d}" for i in range(players)] for t in BENCH_TABLES}
+    tokens = seated(floor, groups)
+    again, _ = build_floor(url, schema=schema)
+    tokens[STAFF] = again.accounts.open_session(STAFF)
+    again.close()
+    again.store.close()
+    again.accounts.close()
+    return groups, tokens
+
+
+class Servers:
+    """``count`` server processes on the store, each on its own port."""
+
+    def __init__(self, url: str, schema: str, count: int) -> None:
+        self.ports = [free_port() for _ in range(count)]
+        env = dict(os.environ, DICETABLE_DB=url, DICETABLE_SCHEMA=schema,
+                   DICETABLE_ELECTRONIC="0", DICETABLE_WORKERS=str(count),
+                   DICETABLE_VERIFY_EVERY="0", DICETABLE_MAX_CONNECTIONS="16384",
+                   DICETABLE_MAX_CONNECTIONS_PER_CLIENT="16384")
+        self.procs = [subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "dicetable.server.main:app_from_env",
+             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+             "--no-access-log", "--loop", "uvloop", "--http",
+             "dicetable.server.refusing_http:RefusingHttp", "--no-proxy-headers",
+             "--backlog", "4096", "--timeout-keep-alive", "300"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for port in self.ports]
+        for port, proc in zip(self.ports, self.procs, strict=True):
+            self._wait(port, proc)
+
+    @staticmethod
+    def _wait(port: int, proc: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                raise RuntimeError(f"a server exited: {err[-2000:]}")
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/api/me", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise RuntimeError("a server did not start")
+
+    def owners(self, token: str) -> dict[str, int]:
+        """Each table's owner's port, once every table has one (the split settles within a
+        few seconds of the second process starting)."""
+        deadline = time.monotonic() + 60
+        while True:
+            found: dict[str, int] = {}
+            for port in self.ports:
+                reply = httpx.get(f"http://127.0.0.1:{port}/api/floor/owners",
+                                  headers={"authorization": f"Bearer {token}"})
+                reply.raise_for_status()
+                data = reply.json()
+                for table in data["owns"] if data["split"] else []:
+                    found[table] = port
+            if all(t in found for t in BENCH_TABLES) or time.monotonic() > deadline:
+                return found
+            time.sleep(0.5)
+
+    def cpu(self) -> float:
+        return sum(proc_cpu_seconds(p.pid) for p in self.procs)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
+                      tokens: dict[str, str], clients: int, seconds: float,
+                      warmup: float) -> tuple[Stats, float]:
+    """``clients`` clients, each betting on its own players' table as fast as it is answered,
+    on the port ``port_of`` gives that table (by client, when it is a list's spread)."""
+    bets = spots()
+    players = [(t, p) for t in BENCH_TABLES for p in groups[t]]
+    stats = Stats()
+    start = now()
+    warm_until, stop_at = start + warmup, start + warmup + seconds
+
+    async def client(i: int) -> None:
+        table, player = players[i % len(players)]
+        port = port_of[table] if table in port_of else port_of[f"#{i % 2}"]
+        conn = Connection("127.0.0.1", port, tokens[player])
+        k = 0
+        while now() < stop_at:
+            code, amount = bets[k % len(bets)]
+            k += 1
+            sent = now()
+            try:
+                status, _, _ = await conn.request("POST", f"/api/tables/{table}/bets",
+                                                  {"wager": code, "amount": amount})
+            except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+                stats.error(type(e).__name__)
+                await conn.close()
+                continue
+            if sent < warm_until:
+                continue
+            if status == 200:
+                stats.ok.append(now() - sent)
+            elif status == 503:
+                stats.busy.append(now() - sent)
+            elif status in (409, 422):
+                stats.refused += 1
+            else:
+                stats.error(f"HTTP {status}")
+        await conn.close()
+
+    await asyncio.gather(*(client(i) for i in range(clients)))
+    return stats, seconds
+
+
+def measure(name: str, url: str, schema: str, count: int, routed: bool,
+            groups: dict[str, list[str]], tokens: dict[str, str], clients: int,
+            seconds: float, warmup: float) -> dict[str, Any]:
+    servers = Servers(url, schema, count)
+    try:
+        if count == 1:
+            port_of: dict[str, int] = dict.fromkeys(BENCH_TABLES, servers.ports[0])
+        elif routed:
+            port_of = servers.owners(tokens[STAFF])
+            missing = [t for t in BENCH_TABLES if t not in port_of]
+            if missing:
+                print(f"  (no owner found for {missing}: those clients go to the first)")
+                port_of.update(dict.fromkeys(missing, servers.ports[0]))
+        else:
+            servers.owners(tokens[STAFF])  # the split settled, then spread blindly
+            port_of = {f"#{k}": port for k, port in enumerate(servers.ports)}
+        g0, s0, w0 = cpu_seconds(), servers.cpu(), now()
+        stats, measured = asyncio.run(closed_loop(port_of, groups, tokens, clients, seconds,
+                                                  warmup))
+        g1, s1, w1 = cpu_seconds(), servers.cpu(), now()
+        return report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
+    finally:
+        servers.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--pg", default=None, help="PostgreSQL URL (default: 127.0.0.1:5432/test)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a second per configuration, 40 clients: checks the bench runs")
+    args = parser.parse_args()
+    warmup, players = 2.0, 50
+    if args.quick:
+        args.seconds, args.clients, args.rounds, warmup, players = 1.0, 40, 1, 0.5, 10
+    install_uvloop()
+    url = find_pg(args.pg)
+    schema = f"scale_{uuid.uuid4().hex[:10]}"
+    print(f"load average {os.getloadavg()[0]:.1f}; {os.cpu_count()} cores shared by the "
+          f"servers, the generator and PostgreSQL; {args.clients} closed-loop clients; "
+          f"{args.seconds:.0f} s windows after {warmup:.1f} s of warm-up", flush=True)
+    groups, tokens = prepare(url, schema, players)
+    rows: list[tuple[int, str, dict[str, Any]]] = []
+    try:
+        for k in range(args.rounds):
+            print(f"round {k + 1}: load average {os.getloadavg()[0]:.1f}", flush=True)
+            for name, count, routed in (("1 process", 1, True),
+                                        ("2 processes, routed to owners", 2, True),
+                                        ("2 processes, spread (forwarded)", 2, False)):
+                rows.append((k, name, measure(name, url, schema, count, routed, groups,
+                                              tokens, args.clients, args.seconds, warmup)))
+    finally:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    print("\nheadline (accepted bets/s against one process in the same round)")
+    for k in range(args.rounds):
+        one = next(line["per_s"] for r, n, line in rows if r == k and n == "1 process")
+        for r, name, line in rows:
+            if r == k:
+                print(f"  round {k + 1} {name:<34} accepted {line['per_s']:7.0f}/s  "
+                      f"= {line['per_s'] / one if one else float('nan'):4.2f}x  503s "
+                      f"{line['busy']} ({100 * line['busy_share']:.1f}%)  p99 "
+                      f"{line['p99_ms']:6.1f} ms  servers' CPU {100 * line['server_cpu']:.0f}%")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
+
+
+if __name__ == "__main__":
+    main()

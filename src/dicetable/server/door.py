@@ -1,0 +1,240 @@
+"""The server's one ASGI layer: every request passes it once, in one pass, before the framework.
+
+In order, each step reading the headers as parsed once:
+
+1. proxy headers: ``X-Forwarded-For``/``-Proto`` honoured only from a proxy the operator
+   named (``security.Proxies``; none by default);
+2. admission: a table command that the load gate refuses (its table's queue, or the work
+   already in the server, ``server.shedding``) gets 503 and ``Retry-After`` before anything
+   else is spent on it; one decided as it was read (``refusing_http``, ``pipeline.ADMITTED``)
+   is not decided again;
+3. the body limit: a body over ``limits.MAX_BODY`` gets 413, declared or counted as it
+   arrives; the body is read once, here, and a command is admitted (counted in flight, if it
+   carries a session this server knows) only once it is whole;
+4. ownership: with the tables split between processes, a command for a table another process
+   owns goes to it (``owners.Forwarder``), and every command's answer names the process that
+   decided it (``owners.DECIDED_BY``);
+5. ``Prefer: return=representation`` noted for the command's reply (``WANT_VIEW``);
+6. the origin check of a cookie-authenticated write (``security.origin_refused``);
+7. exactly-once commands (``Idempotency-Key``, ``idempotency.Keeper``);
+8. the bet route answered here (``fast_route.BetRoute``), its reply encoded once with orjson;
+   every other request, and a bet the fast path cannot take as it comes, goes to the
+   framework's own route, whose answers (refusals included) it does not alter.
+
+A WebSocket upgrade gets the proxy headers and the origin check; the lifespan goes straight
+to the framework.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from dicetable.server import idempotency
+from dicetable.server.fast_route import BetRoute
+from dicetable.server.limits import MAX_BODY, replaying, too_large_body
+from dicetable.server.owners import DECIDED_BY, FORWARDED, Forwarder, Split, table_of
+from dicetable.server.pipeline import ADMITTED, COMMAND_METHODS, RETRY_AFTER, LoadGate
+from dicetable.server.security import ORIGIN_REFUSED, SAFE, Proxies, origin_refused
+
+log = logging.getLogger(__name__)
+
+WANT_VIEW: contextvars.ContextVar[bool] = contextvars.ContextVar("want_view", default=False)
+"""The request asked for the whole view in a command's reply (``Prefer: return=representation``,
+RFC 7240); by default a reply holds only the command's events and the caller's balance."""
+Refusal = Callable[[Exception], Any]
+"""The app's answer (an ASGI response) to an exception a command raised; None: not one."""
+
+_FORWARDED = FORWARDED.encode()
+_DECIDED_BY = DECIDED_BY.encode()
+_JSON = (b"content-type", b"application/json")
+
+
+class Door:
+    """The one layer in front of the framework (``app``): see the module's text."""
+
+    def __init__(self, app: ASGIApp, *, gate: LoadGate, split: Split, cookie: str,
+                 allowed_origins: frozenset[str] = frozenset(),
+                 proxies: Proxies | None = None, keeper: idempotency.Keeper,
+                 bet: BetRoute | None, refusal: Refusal, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.gate = gate
+        self.split = split
+        self.cookie = cookie
+        self.allowed = allowed_origins
+        self.proxies = proxies
+        self.keeper = keeper
+        self.bet = bet
+        self.refusal = refusal
+        self.limit = limit
+        self.forwarder = Forwarder()
+        self.taken = 0
+        self.passed = 0
+        """Bets answered here, and handed to the framework's route (tests count them)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "websocket":
+            headers = dict(scope["headers"])
+            if self.proxies is not None:
+                self.proxies.apply(scope, headers)
+            if origin_refused(scope, headers, self.cookie, self.allowed):
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 4403,
+                            "reason": "cross-origin upgrade refused"})
+                return
+            await self.app(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        if self.proxies is not None:
+            self.proxies.apply(scope, headers)
+        method: str = scope["method"]
+        gate = self.gate
+        pipeline = None
+        counted = False
+        admitted = scope.get(ADMITTED)
+        if admitted is not None:  # decided as it was read, its body whole
+            counted = bool(admitted)
+        elif method in COMMAND_METHODS:
+            pipeline = gate.pipeline(method, scope["path"])
+            if pipeline is not None:
+                busy = gate.refusal_at(pipeline)
+                if busy is not None:
+                    await _answer(send, 503, busy, retry=True)
+                    return
+        body = await self._body(headers, receive)
+        if body is None:
+            await _answer(send, 413, too_large_body(self.limit), close=True)
+            return
+        if pipeline is not None:
+            counted = gate.known(headers)
+            busy = gate.admit_at(pipeline, count=counted)
+            if busy is not None:
+                await _answer(send, 503, busy, retry=True)
+                return
+        try:
+            await self._admitted(scope, headers, method, body, receive, send)
+        finally:
+            if counted:
+                gate.admission.done()
+
+    async def _body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:
+        """The request's whole body, or None when it is over the limit (declared, or counted
+        as it arrives: nothing past the limit is kept)."""
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            try:
+                if int(declared) > self.limit:
+                    return None
+            except ValueError:
+                return None
+        message = await receive()
+        if message["type"] != "http.request":
+            return b""
+        body: bytes = message.get("body", b"")
+        if not message.get("more_body", False):
+            return body if len(body) <= self.limit else None
+        chunks, size = [body], len(body)
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    async def _admitted(self, scope: Scope, headers: dict[bytes, bytes], method: str,
+                        body: bytes, receive: Receive, send: Send) -> None:
+        owners = self.split.owners
+        if owners is not None and method in COMMAND_METHODS:
+            table = table_of(scope["path"])
+            if table is not None and _FORWARDED not in headers and not owners.owns(table):
+                url = owners.owner_url(table)
+                if url is not None and url != owners.url:
+                    try:
+                        status, out, content = await self.forwarder.forward(url, scope, body)
+                    except Exception:  # the owner is gone: decide here (the store keeps it
+                        # safe: a second writer's append is refused as stale)
+                        log.warning("owner of %s at %s did not answer; deciding here",
+                                    table, url)
+                        owners.forget(table)
+                    else:
+                        await send({"type": "http.response.start", "status": status,
+                                    "headers": out})
+                        await send({"type": "http.response.body", "body": content})
+                        return
+            send = _decided_here(send)
+        WANT_VIEW.set(b"return=representation" in headers.get(b"prefer", b""))
+        if method not in SAFE and origin_refused(scope, headers, self.cookie, self.allowed):
+            await _answer(send, 403, ORIGIN_REFUSED)
+            return
+        if b"idempotency-key" in headers and self.keeper.applies(scope):
+            async def then(answer: Send) -> None:
+                await self._route(scope, headers, method, body, receive, answer)
+
+            await self.keeper.handle(scope, headers, body, answer=send, then=then)
+            return
+        await self._route(scope, headers, method, body, receive, send)
+
+    async def _route(self, scope: Scope, headers: dict[bytes, bytes], method: str,
+                     body: bytes, receive: Receive, send: Send) -> None:
+        bet = self.bet
+        table = bet.table(scope["path"]) if bet is not None and method == "POST" else None
+        if table is not None and bet is not None:
+            taken = await bet.take(headers, body)
+            if taken is not None:
+                self.taken += 1
+                who, data = taken
+                try:
+                    reply = await bet.act(table, who, data)
+                except Exception as exc:
+                    response = self.refusal(exc)
+                    if response is None:
+                        raise
+                    await response(scope, receive, send)
+                    return
+                await _answer(send, 200, orjson.dumps(reply, option=orjson.OPT_NON_STR_KEYS))
+                return
+            self.passed += 1  # the framework's route answers it, refusal and all
+        await self.app(scope, replaying(body, receive), send)
+
+
+def _decided_here(send: Send) -> Send:
+    """``send``, naming this process as the one that decided the command."""
+    pid = str(os.getpid()).encode()
+
+    async def marked(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []),
+                                               (_DECIDED_BY, pid)]}
+        await send(message)
+
+    return marked
+
+
+async def _answer(send: Send, status: int, body: bytes, *, retry: bool = False,
+                  close: bool = False) -> None:
+    """A JSON answer written at the door: its bytes encoded once, its headers built here."""
+    head = [_JSON, (b"content-length", str(len(body)).encode())]
+    if retry:
+        head.append((b"retry-after", RETRY_AFTER))
+    if close:
+        head.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
