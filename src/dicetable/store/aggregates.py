@@ -1,10 +1,13 @@
 """The aggregates dicetable ships: tables, the site's dice custody ledger, accounts (with
-their sessions and locks), staff changes, the floor's faults and kept request answers."""
+their sessions and locks), staff changes, the floor's faults, kept request answers and each
+table's bank (its chip inventory, slips and drop)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from dicetable.bank import state as bank_state
+from dicetable.bank.events import BankEvent
 from dicetable.core.events import Event
 from dicetable.custody.events import CustodyEvent, CustodyOpened
 from dicetable.custody.state import CustodyState
@@ -14,6 +17,7 @@ from dicetable.games.events import TableOpened
 from dicetable.games.state import TableState
 from dicetable.store import (
     account_stream,
+    bank_stream,
     custody_codec,
     fault_stream,
     request_stream,
@@ -63,3 +67,6 @@ _register_small(account_stream.KIND, account_stream, account_stream.AccountEvent
 _register_small(staff_stream.KIND, staff_stream, staff_stream.StaffEvent, "table_id")
 _register_small(fault_stream.KIND, fault_stream, fault_stream.FaultEvent, "floor")
 _register_small(request_stream.KIND, request_stream, request_stream.RequestEvent, "account")
+register(Aggregate(bank_stream.KIND, BankEvent, "table", bank_state.BankState,
+                   bank_state.apply, bank_state.encode_state, bank_stream.decode_state,
+                   bank_state.invariants, bank_state.roundtrips))
