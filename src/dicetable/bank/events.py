@@ -103,6 +103,8 @@ class TableStatusChanged(BankEvent):
     location: str = ""
     crew: tuple[tuple[str, str], ...] = ()
     """(person, role) of the crew that opened it (465a.35(b))."""
+    carrier: str = ""
+    """The security employee who brought the container from the cage (465a.37(a))."""
 
 
 @dataclass(frozen=True, kw_only=True)

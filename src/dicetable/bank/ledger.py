@@ -18,6 +18,7 @@ dicetable.core.errors.ProcedureViolation: the counter and the observer are two d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
 from pathlib import Path
 
 from dicetable.bank import events as bev
@@ -34,6 +35,7 @@ from dicetable.bank.model import (
     money,
     normalise,
 )
+from dicetable.bank.reports import hold_band, percent
 from dicetable.bank.rules import BankPack, load_bank_pack, pack_from_dict
 from dicetable.bank.staffing import check_crew, check_span
 from dicetable.bank.state import BankState, SlipProgress, apply
@@ -241,6 +243,7 @@ class TableBank:
                    crew: Sequence[tuple[str, Role]], container: str = "",
                    floor_tables: Sequence[tuple[str, Sequence[Role]]] = (),
                    table_log: Sequence[Event] = (), table_seq: int = 0,
+                   carrier: str = "", carrier_role: Role | None = None,
                    ) -> list[bev.BankEvent]:
         """Open a live table: the crew is checked (465a.35(b)), the floorperson's span
         (465a.35(c)), then the opening count is made and signed (465a.37(a)-(e))."""
@@ -249,13 +252,17 @@ class TableBank:
             raise ProcedureViolation("the table is already open", rule="bank.status")
         check_crew(self.pack, self.state.game, [r for _, r in crew])
         check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
+        if carrier and carrier_role is not Role.SECURITY:
+            raise ProcedureViolation(
+                "a security employee carries the locked container from the cage",
+                rule="fill.carrier_roles", citation="58 Pa. Code § 465a.37(a) [regulation]")
         events = self.count("opening", chips, counter=counter, counter_role=counter_role,
                             observer=observer, observer_role=observer_role,
                             container=container, table_log=table_log, table_seq=table_seq)
         status = self._event(bev.TableStatusChanged, 0, observer, observer_role,
                              rule=self.pack.cite("staffing.craps"), status="open",
                              slip=self.state.slips, container=container,
-                             crew=tuple((p, r.value) for p, r in crew))
+                             crew=tuple((p, r.value) for p, r in crew), carrier=carrier)
         return events + self._commit([status])
 
     def close_table(self, chips: Iterable[tuple[int, int]], *, counter: str,
@@ -550,6 +557,19 @@ class TableBank:
         return self._commit([self._event(bev.SlipVoided, 0, actor, role,
                                          rule=self.pack.cite("slips.void_only"),
                                          request=p.request, serial=p.serial, reason=reason)])
+
+    def investigate_hold(self, day: str, hold: Fraction, history: Sequence[Fraction], *,
+                         actor: str, role: Role) -> list[bev.BankEvent]:
+        """A day's win-to-drop against the band of earlier days (COMAR 36.05.03.25B
+        stand-in): outside it, an investigation record is written and queued for the
+        regulator; inside it, nothing is written."""
+        self._role("report.roles", role, "review table statistics")
+        low, high = hold_band(history, self.pack.number("hold.band_percent"))
+        if low <= hold <= high:
+            return []
+        return self._commit([self._event(
+            bev.HoldInvestigated, 0, actor, role, rule=self.pack.cite("hold.band_percent"),
+            gaming_day=day, hold=percent(hold), low=percent(low), high=percent(high))])
 
     # -- the drop -----------------------------------------------------------------------------
     def drop(self, box: str, replacement: str, chips: Iterable[tuple[int, int]], *,
