@@ -75,6 +75,9 @@ class InventoryCounted(BankEvent):
     the locked container (465a.36(c))."""
     table_seq: int = 0
     """The table log's head when counted: the ledger's expected inventory is as of it."""
+    table_change: int = 0
+    """What the table's log had moved in and out of the inventory by then, since its first
+    event (``Totals.inventory_change``): the next count's expected inventory starts here."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from dicetable.bank import events as bev
 from dicetable.bank.calendar import gaming_day, shift_of
-from dicetable.bank.follow import Totals, movements
+from dicetable.bank.follow import Totals, matching
 from dicetable.bank.model import (
     INVENTORY_CITE,
     Chips,
@@ -161,34 +161,43 @@ class TableBank:
                 "log", rule="bank.electronic", citation="58 Pa. Code § 601a.9(e) [regulation]")
 
     # -- counts and Table Inventory Slips ------------------------------------------------------
-    def expected(self, table_log: Iterable[Event] = (), table_seq: int | None = None) -> int:
+    def expected(self, table_log: Iterable[Event] = (), table_seq: int | None = None, *,
+                 totals: Totals | None = None) -> int:
         """The inventory the ledger expects: the last count, the bank's own movements since,
-        and the movements the table's log recorded since that count."""
+        and what the table's log moved since that count. ``totals``: the table's log folded
+        from its first event to now, when the caller follows it already (then the log is not
+        read again)."""
         last = self.state.last_count
         if last is None:
             return self.state.since_count
-        totals = Totals().fold(table_log, after=last.table_seq, until=table_seq)
-        return last.total + self.state.since_count + totals.inventory_change
+        if totals is None:
+            totals = Totals().fold(table_log, until=table_seq)
+        return last.total + self.state.since_count + totals.inventory_change - last.table_change
 
     def suspects(self, variance: int, table_log: Sequence[Event],
                  table_seq: int | None) -> tuple[str, ...]:
-        """The movements since the last count that would explain ``variance``: one whose
-        value is the variance, or failing that every movement since (a count cannot tell
-        which of them went wrong)."""
+        """The movements since the last count that would explain ``variance``: those whose
+        value is the variance (a payout made twice, a collection missed), the bank's own
+        first; failing any, the bank's own movements since the count (a count cannot tell
+        which of the table's settlements went wrong)."""
         after = self.state.last_count.table_seq if self.state.last_count else 0
-        derived = list(movements(table_log, after=after, until=table_seq))
-        own = list(self.state.since_count_log)
-        exact = [m.describe() for m in derived if abs(m.value) == abs(variance)]
-        exact += [line for line in own if line.split()[1].lstrip("+-") == str(abs(variance))]
-        if exact:
-            return tuple(exact)
-        return tuple([m.describe() for m in derived][-20:] + own)
+        size = str(abs(variance))
+        own = [line for line in self.state.since_count_log
+               if line.split()[1].lstrip("+-") == size]
+        found, n = matching(table_log, variance, after=after, until=table_seq)
+        lines = own + [m.describe() for m in found]
+        if n > len(found):
+            lines.append(f"... and {n - len(found)} more movements of {money(abs(variance))}")
+        if lines:
+            return tuple(lines)
+        return tuple(self.state.since_count_log[-20:]) or (
+            f"no single movement of {money(abs(variance))} since the last count",)
 
     def count(self, purpose: str, chips: Iterable[tuple[int, int]], *, counter: str,
               counter_role: Role, observer: str, observer_role: Role, container: str = "",
               place: str = "", table_log: Sequence[Event] = (), table_seq: int = 0,
               actor: str | None = None, extra: Sequence[bev.BankEvent] = (),
-              ) -> list[bev.BankEvent]:
+              totals: Totals | None = None) -> list[bev.BankEvent]:
         """A Table Inventory Slip: counted by the dealer or boxperson, observed and signed by
         a floorperson or above (465a.37(c)-(d), 465a.41(a)-(c)). A count that disagrees
         with the ledger records a discrepancy (465a.37(f) and its stand-ins)."""
@@ -208,8 +217,10 @@ class TableBank:
                                f"({counter} cannot sign twice)")
         day, shift = self.day_and_shift()
         total = chips_value(counted)
+        if totals is None:
+            totals = Totals().fold(table_log, until=table_seq or None)
         expected = None if self.state.last_count is None and not self.state.since_count \
-            else self.expected(table_log, table_seq or None)
+            else self.expected(totals=totals)
         slip = self.state.slips + 1
         events: list[bev.BankEvent] = [*extra]
         events.append(self._event(
@@ -218,7 +229,8 @@ class TableBank:
             gaming_day=day, shift=shift, chips=counted, total=total, expected=expected,
             counter=counter, counter_role=counter_role.value, observer=observer,
             observer_role=observer_role.value, container=container,
-            place=place or _place(purpose), table_seq=table_seq))
+            place=place or _place(purpose), table_seq=table_seq or totals.seq,
+            table_change=totals.inventory_change))
         if expected is not None and expected != total:
             events.append(self._discrepancy(len(events), slip, expected, total,
                                             self.suspects(total - expected, table_log,
@@ -244,7 +256,7 @@ class TableBank:
                    floor_tables: Sequence[tuple[str, Sequence[Role]]] = (),
                    table_log: Sequence[Event] = (), table_seq: int = 0,
                    carrier: str = "", carrier_role: Role | None = None,
-                   ) -> list[bev.BankEvent]:
+                   totals: Totals | None = None) -> list[bev.BankEvent]:
         """Open a live table: the crew is checked (465a.35(b)), the floorperson's span
         (465a.35(c)), then the opening count is made and signed (465a.37(a)-(e))."""
         self._not_electronic()
@@ -258,7 +270,8 @@ class TableBank:
                 rule="fill.carrier_roles", citation="58 Pa. Code § 465a.37(a) [regulation]")
         events = self.count("opening", chips, counter=counter, counter_role=counter_role,
                             observer=observer, observer_role=observer_role,
-                            container=container, table_log=table_log, table_seq=table_seq)
+                            container=container, table_log=table_log, table_seq=table_seq,
+                            totals=totals)
         status = self._event(bev.TableStatusChanged, 0, observer, observer_role,
                              rule=self.pack.cite("staffing.craps"), status="open",
                              slip=self.state.slips, container=container,
@@ -268,7 +281,7 @@ class TableBank:
     def close_table(self, chips: Iterable[tuple[int, int]], *, counter: str,
                     counter_role: Role, observer: str, observer_role: Role, container: str,
                     location: str = "cage", table_log: Sequence[Event] = (),
-                    table_seq: int = 0) -> list[bev.BankEvent]:
+                    table_seq: int = 0, totals: Totals | None = None) -> list[bev.BankEvent]:
         """Close the table: the closing count, the inventory locked in its container
         (465a.36(c); 465a.42 not held: NY 5323.7 stand-in)."""
         if self.state.status != "open":
@@ -280,7 +293,7 @@ class TableBank:
         events = self.count("closing", chips, counter=counter, counter_role=counter_role,
                             observer=observer, observer_role=observer_role,
                             container=container, place=f"container {container}",
-                            table_log=table_log, table_seq=table_seq)
+                            table_log=table_log, table_seq=table_seq, totals=totals)
         status = self._event(bev.TableStatusChanged, 0, observer, observer_role,
                              rule=self.pack.cite("count.closed_table_daily_slip"),
                              status="closed", slip=self.state.slips, container=container,
@@ -575,7 +588,7 @@ class TableBank:
     def drop(self, box: str, replacement: str, chips: Iterable[tuple[int, int]], *,
              counter: str, counter_role: Role, observer: str, observer_role: Role,
              team: Sequence[tuple[str, Role]], table_log: Sequence[Event] = (),
-             table_seq: int = 0) -> list[bev.BankEvent]:
+             table_seq: int = 0, totals: Totals | None = None) -> list[bev.BankEvent]:
         """The drop at an open table (465a.41): the drop-time count signed by both on both
         copies, the original into the outgoing box, the duplicate into the replacement."""
         if not box or not replacement or box == replacement:
@@ -597,7 +610,8 @@ class TableBank:
         return self.count("drop", chips, counter=counter, counter_role=counter_role,
                           observer=observer, observer_role=observer_role,
                           place=f"original in box {box}; duplicate in box {replacement}",
-                          table_log=table_log, table_seq=table_seq, extra=[collected])
+                          table_log=table_log, table_seq=table_seq, extra=[collected],
+                          totals=totals)
 
     def _team(self, team: Sequence[tuple[str, Role]]) -> None:
         allowed = self.pack.roles("drop.team_roles")
