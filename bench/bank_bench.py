@@ -7,7 +7,8 @@ plays about 2,500 rolls a second, so playing a million would take the benchmark 
 it measures anything). The bank then does what the pit does with such a day:
 
 (1) the expected inventory after every roll (``Totals.per_roll``);
-(2) the end-of-day drop: its count (the closer, 465a.41) reconciled against the whole day's log (``TableBank.count``), with a
+(2) the end-of-day drop: its count (the closer, 465a.41) reconciled against the whole
+    day's log (``TableBank.count``), with a
     deliberate $5 short so the variance and its suspects are worked out too;
 (2b) the drop box counted (its currency: the day's buy-ins);
 (3) the gaming-day report: opener, fills, credits, closer, drop, win and hold;

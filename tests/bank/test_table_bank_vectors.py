@@ -91,7 +91,9 @@ def test_tb04_465a_38_e_the_electronic_path_takes_only_authorised_input() -> Non
                             electronic=True)
     assert [e.kind for e in events] == ["SlipRequested", "RequestSigned", "SlipIssued"]
     issued = events[-1]
-    assert isinstance(issued, bev.SlipIssued) and issued.serial == 1 and issued.value == 2000_00
+    assert isinstance(issued, bev.SlipIssued)
+    assert issued.serial == 1
+    assert issued.value == 2000_00
 
 
 def test_tb06_68iac_15_12_4_5_c_a_credit_without_the_security_officer_is_refused() -> None:
@@ -145,7 +147,8 @@ def test_tb10_465a_36_b4_a_colour_change_keeps_the_total_and_changes_the_mix() -
     assert p.bank.expected(p.log, p.seq) == expected
     assert p.bank.state.inventory == ((500, 120), (10000, 9))
     moved = p.bank.state.log[-1]
-    assert isinstance(moved, bev.InventoryMoved) and moved.reason == "colour-change"
+    assert isinstance(moved, bev.InventoryMoved)
+    assert moved.reason == "colour-change"
     before = p.bank.state.seq
     with pytest.raises(ProcedureViolation, match="equal value"):
         p.bank.move("colour-change", "exchange", "x-2", ((500, 20),), actor="dee", role=D)
@@ -172,9 +175,11 @@ def test_tb14_465a_37_a_e_a_closed_table_opens_on_a_signed_count() -> None:
                                container="C-1", carrier="sid", carrier_role=SEC,
                                table_log=p.log, table_seq=p.seq)
     count, status = events[0], events[-1]
-    assert isinstance(count, bev.InventoryCounted) and count.total == 20_000_00
+    assert isinstance(count, bev.InventoryCounted)
+    assert count.total == 20_000_00
     assert (count.counter, count.observer, count.place) == ("bo", "fran", "drop box")
-    assert isinstance(status, bev.TableStatusChanged) and status.status == "open"
+    assert isinstance(status, bev.TableStatusChanged)
+    assert status.status == "open"
     assert status.carrier == "sid"
     assert not any(isinstance(e, bev.DiscrepancyFound) for e in events)
 
@@ -199,13 +204,15 @@ def test_tb17_465a_37_f_a_short_opener_is_a_discrepancy_with_notices_and_a_recou
     (d,) = [e for e in events if isinstance(e, bev.DiscrepancyFound)]
     assert (d.expected, d.counted, d.variance) == (20_000_00, 19_960_00, -40_00)
     assert d.notified == ("floorperson+", "security", "regulator")
-    assert "COMAR 36.05.03.03F" in d.rule and "[other-jurisdiction]" in d.rule
+    assert "COMAR 36.05.03.03F" in d.rule
+    assert "[other-jurisdiction]" in d.rule
     assert d.alert
     # the recount before a floorperson+ is a new slip
     recount = p.bank.count("opening", ((2500, 798), (500, 2)), counter="bo",
                            counter_role=B, observer="pat", observer_role=Role.PIT_BOSS,
                            table_log=p.log, table_seq=p.seq)
-    assert isinstance(recount[0], bev.InventoryCounted) and recount[0].slip == d.slip + 1
+    assert isinstance(recount[0], bev.InventoryCounted)
+    assert recount[0].slip == d.slip + 1
 
 
 @pytest.mark.parametrize(("short", "report", "copy"), [(30_00, True, False),
@@ -233,8 +240,10 @@ def test_tb20_465a_41_a_d_the_drop_at_an_open_table() -> None:
                          observer="fran", observer_role=F, team=team, table_log=p.log,
                          table_seq=p.seq)
     collected, count = events[0], events[1]
-    assert isinstance(collected, bev.DropBoxCollected) and collected.replacement == "BOX-2"
-    assert isinstance(count, bev.InventoryCounted) and count.purpose == "drop"
+    assert isinstance(collected, bev.DropBoxCollected)
+    assert collected.replacement == "BOX-2"
+    assert isinstance(count, bev.InventoryCounted)
+    assert count.purpose == "drop"
     assert count.place == "original in box BOX-1; duplicate in box BOX-2"
     assert p.bank.state.current_box == "BOX-2"
 
@@ -264,11 +273,13 @@ def _day_of_tb21(jurisdiction: str = "pa") -> tuple[TableBank, str]:
 def test_tb21_601a_9_c_the_day_s_net_revenue() -> None:
     bank, day = _day_of_tb21()
     rep = day_report(bank.state, day, included=bank.pack.value("drop.included"))
-    assert rep.win is not None and rep.win.win == 4_000_00
+    assert rep.win is not None
+    assert rep.win.win == 4_000_00
     terms = {t.name: t for t in rep.win.terms}
     assert (terms["opener"].amount, terms["fills"].amount) == (20_000_00, 5_000_00)
     assert (terms["credits"].amount, terms["closer"].amount) == (2_000_00, 18_000_00)
-    assert terms["opener"].label.startswith("INFERRED") and terms["fills"].label.startswith(
+    assert terms["opener"].label.startswith("INFERRED")
+    assert terms["fills"].label.startswith(
         "INFERRED")
     assert table_win(opener=20_000_00, fills=5_000_00, credits=2_000_00, closer=18_000_00,
                      drop={"currency": 8_500_00, "counter-check": 500_00},
@@ -284,7 +295,8 @@ def test_tb22_601a_9_c3_chips_and_coupons_in_the_drop_box_are_reported_separatel
     # Indiana's drop (68 IAC 1-1-25) counts the chips too
     bank_in, day_in = _day_of_tb21("in")
     rep_in = day_report(bank_in.state, day_in, included=bank_in.pack.value("drop.included"))
-    assert rep_in.win is not None and rep_in.win.drop == 9_300_00
+    assert rep_in.win is not None
+    assert rep_in.win.drop == 9_300_00
 
 
 def test_tb24_68iac_15_5_3_table_receipts_add_the_chip_float_adjustment() -> None:
@@ -299,7 +311,8 @@ def test_tb26_465a_35_b3_4_a_craps_table_needs_three_dealers_and_a_boxperson() -
         p.bank.open_table(((2500, 800),), counter="bo", counter_role=B, observer="fran",
                           observer_role=F, crew=(("dee", D), ("sam", S), ("bo", B)))
     assert "465a.35(b)(3),(4)" in refused.value.citation
-    assert p.bank.state.seq == 1 and p.bank.state.status == "closed"
+    assert p.bank.state.seq == 1
+    assert p.bank.state.status == "closed"
 
 
 def test_tb29_68iac_11_3_1_a3_the_daily_collection_by_three_with_security() -> None:
@@ -324,6 +337,8 @@ def test_tb31_comar_36_05_03_25b_a_hold_outside_the_band_is_investigated() -> No
                                    actor="ra", role=Role.REVENUE_AUDITOR) == []
     (rec,) = p.bank.investigate_hold("2026-03-02", Fraction(45, 100), history, actor="ra",
                                      role=Role.REVENUE_AUDITOR)
-    assert isinstance(rec, bev.HoldInvestigated) and rec.alert
-    assert rec.hold == "45.00%" and "COMAR 36.05.03.25B" in rec.rule
+    assert isinstance(rec, bev.HoldInvestigated)
+    assert rec.alert
+    assert rec.hold == "45.00%"
+    assert "COMAR 36.05.03.25B" in rec.rule
     assert "[other-jurisdiction]" in rec.rule

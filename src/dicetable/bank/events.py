@@ -195,6 +195,7 @@ class DropBoxCollected(BankEvent):
     shift: str
     team: tuple[str, ...]
     replacement: str
+    team_roles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -205,6 +206,7 @@ class DropBoxCounted(BankEvent):
     gaming_day: str
     items: tuple[tuple[str, int], ...]
     counters: tuple[str, ...]
+    counter_roles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,3 +224,5 @@ class HoldInvestigated(BankEvent):
     hold: str
     low: str
     high: str
+    hold_exact: str = ""
+    history: tuple[str, ...] = ()

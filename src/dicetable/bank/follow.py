@@ -17,8 +17,10 @@ inventory after every roll is ``opener + Σ bank movements + Totals.inventory_ch
 >>> t = Totals().fold(log)
 >>> t.cash_exchange, t.collected, t.paid, t.vigorish, t.inventory_change
 (20000, 1000, 5000, 100, -23900)
->>> [m.describe() for m in movements(log)][:2]
-['cash-exchange -$200 currency:drop-box (table seq 1)', 'wager-settlement +$10 wager:b1 (table seq 2)']
+>>> for m in list(movements(log))[:2]:
+...     print(m.describe())
+cash-exchange -$200 currency:drop-box (table seq 1)
+wager-settlement +$10 wager:b1 (table seq 2)
 """
 
 from __future__ import annotations

@@ -582,7 +582,8 @@ class TableBank:
             return []
         return self._commit([self._event(
             bev.HoldInvestigated, 0, actor, role, rule=self.pack.cite("hold.band_percent"),
-            gaming_day=day, hold=percent(hold), low=percent(low), high=percent(high))])
+            gaming_day=day, hold=percent(hold), low=percent(low), high=percent(high),
+            hold_exact=str(hold), history=tuple(str(h) for h in history))])
 
     # -- the drop -----------------------------------------------------------------------------
     def drop(self, box: str, replacement: str, chips: Iterable[tuple[int, int]], *,
@@ -604,7 +605,8 @@ class TableBank:
         collected = self._event(bev.DropBoxCollected, 0, team[0][0], team[0][1],
                                 rule=self.pack.cite("drop.team_roles"), box=box,
                                 gaming_day=day, shift=shift,
-                                team=tuple(p for p, _ in team), replacement=replacement)
+                                team=tuple(p for p, _ in team), replacement=replacement,
+                                team_roles=tuple(r.value for _, r in team))
         if self.state.status != "open":
             return self._commit([collected])
         return self.count("drop", chips, counter=counter, counter_role=counter_role,
@@ -647,7 +649,8 @@ class TableBank:
         return self._commit([self._event(bev.DropBoxCounted, 0, first[0], first[1],
                                          rule=self.pack.cite("drop.included"), box=box,
                                          gaming_day=day, items=tuple(sorted(typed.items())),
-                                         counters=tuple(p for p, _ in counters))])
+                                         counters=tuple(p for p, _ in counters),
+                                         counter_roles=tuple(r.value for _, r in counters))])
 
     def _role_all(self, rule: str, people: Sequence[tuple[str, Role]], what: str) -> None:
         if not people:

@@ -3,7 +3,8 @@ table inventory, counts, fills and credits, the drop and table win, as cited dat
 same loader as the game and custody packs. A house pack may change only the stand-ins.
 
 >>> pa = load_bank_pack("pa")
->>> pa.number("discrepancy.written_report_over"), pa.rule("discrepancy.written_report_over").status.value
+>>> rule = pa.rule("discrepancy.written_report_over")
+>>> rule.value, rule.status.value
 (2500, 'other-jurisdiction')
 >>> sorted(r.value for r in pa.roles("fill.preparer_roles"))[:3]
 ['assistant-shift-manager', 'floorperson', 'pit-boss']
@@ -12,7 +13,7 @@ same loader as the game and custody packs. A house pack may change only the stan
 >>> derive_bank_pack(pa, "house", {"fill.preparer_roles": ["dealer"]})
 Traceback (most recent call last):
 ...
-dicetable.core.errors.RulePackInvalid: rule pack 'house' is invalid (1 problems): fill.preparer_roles: ...
+dicetable.core.errors.RulePackInvalid: rule pack 'house' is invalid (1 problems): ...
 """
 
 from __future__ import annotations
