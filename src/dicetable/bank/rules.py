@@ -23,12 +23,14 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from dicetable.bank.calendar import gaming_day
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.rules.model import Rule
@@ -306,3 +308,17 @@ def load_bank_pack(name: str | Path) -> BankPack:
                            rule="bank.pack")
     return derive_bank_pack(_preset(PRESETS[data["extends"]]), str(data.get("id", path.stem)),
                             data.get("overrides", {}), data.get("name"))
+
+
+def site_gaming_day(jurisdiction: str, at: datetime) -> str:
+    """The gaming day ``at`` falls in at a site of ``jurisdiction``: its bank pack's time zone
+    and gaming-day start (PA's when none is shipped for it). The dice room and the pit's
+    books count the same day.
+
+    >>> from datetime import UTC
+    >>> site_gaming_day("PA", datetime(2026, 1, 2, 4, 58, tzinfo=UTC))  # 23:58 EST
+    '2026-01-01'
+    """
+    key = jurisdiction.lower()
+    pack = load_bank_pack(key if key in PRESETS else "pa")
+    return gaming_day(at, pack.time_zone, str(pack.value("gaming_day.start")))
