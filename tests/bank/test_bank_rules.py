@@ -20,7 +20,8 @@ def test_every_bank_rule_is_cited_and_no_stand_in_is_presented_as_regulation(nam
     pack = load_bank_pack(name)
     home = "58 Pa. Code" if name == "pa" else "68 IAC"
     for rule in pack:
-        assert rule.citation and rule.status in Status, rule.id
+        assert rule.citation, rule.id
+        assert rule.status in Status, rule.id
         if rule.status is Status.REGULATION:
             assert rule.citation.startswith(home) or home in rule.citation.split(";")[0], rule.id
             assert not any(rule.citation.startswith(s) for s in STAND_INS), rule.id

@@ -34,11 +34,13 @@ def test_the_bank_from_the_command_line(tmp_path: Path) -> None:
     code, out = bank("open", db, "t1", "--as", "fran:floorperson", "chips=2500x800",
                      "counter=bo:boxperson", "observer=fran:floorperson", crew)
     assert code == 0, out
-    assert "InventoryCounted" in out and "TableStatusChanged" in out
+    assert "InventoryCounted" in out
+    assert "TableStatusChanged" in out
     code, out = bank("request", db, "t1", "--as", "dee:dealer", "kind=fill", "chips=2500x40",
                      "shift=06:00")
     assert code == 1
-    assert "fill.preparer_roles" in out and "465a.38(a)" in out
+    assert "fill.preparer_roles" in out
+    assert "465a.38(a)" in out
     steps = [("request", "pam:pit-clerk", ["kind=fill", "chips=2500x40", "shift=06:00"]),
              ("sign", "fran:floorperson", ["request=1"]),
              ("issue", "cass:chip-bank-cashier", ["request=1"]),
@@ -58,4 +60,5 @@ def test_the_bank_from_the_command_line(tmp_path: Path) -> None:
     assert code == 0, out
     code, out = bank("report", db, "t1")
     assert code == 0, out
-    assert "= win" in out and "INFERRED" in out
+    assert "= win" in out
+    assert "INFERRED" in out

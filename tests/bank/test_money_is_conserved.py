@@ -107,4 +107,5 @@ def _expected(p: object) -> int:
             own += e.value  # type: ignore[attr-defined]
     state = p.table.state
     bought = state.chips_in + Totals().fold(p.log).cashed_out
-    return first.total + fills - credits + own - bought + state.house  # type: ignore[attr-defined]
+    opener: int = first.total  # type: ignore[attr-defined]
+    return opener + fills - credits + own - bought + state.house

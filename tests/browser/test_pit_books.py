@@ -54,17 +54,18 @@ def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
     _books(dee, url)
     _step(dee, "request", {"kind": "fill", "chips": "2500x40", "shift": "06:00"})
     refusal = dee.page.wait_for_selector(".refusal[data-rule='fill.preparer_roles']")
+    assert refusal is not None
     assert "465a.38(a)" in refusal.inner_text()
 
     _step(fran, "request", {"kind": "fill", "chips": "2500x40", "shift": "06:00"})
     fran.page.wait_for_selector("#bank-requests tr[data-status='signed']")
 
-    for who, step in (("cass", "issue"), ("sid", "carry"), ("bo", "receive")):
+    for who, step, was in (("cass", "issue", "signed"), ("sid", "carry", "issued"),
+                           ("bo", "receive", "carried")):
         screen = _login(open_screen, who)
         _books(screen, url)
         screen.page.click(f"#bank-requests button[data-step='{step}']")
-        screen.page.wait_for_selector(f"#bank-requests tr:not([data-status='"
-                                      f"{ {'issue': 'signed', 'carry': 'issued', 'receive': 'carried'}[step] }'])"
+        screen.page.wait_for_selector(f"#bank-requests tr:not([data-status='{was}'])"
                                       "[data-request]")
     fran.page.wait_for_selector("#bank-requests tr[data-status='completed']", timeout=12000)
     fran.page.wait_for_function("document.querySelector('#bank-expected').innerText === "

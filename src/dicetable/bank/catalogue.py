@@ -370,7 +370,7 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
             i += 1
             continue
         if isinstance(e, bev.InventoryCounted):
-            after = [x for x in events[i + 1:i + 3]]
+            after = list(events[i + 1:i + 3])
             disc = [x for x in after if isinstance(x, bev.DiscrepancyFound) and x.slip == e.slip]
             status = [x for x in after if isinstance(x, bev.TableStatusChanged)]
             take = 1 + len(disc) + len(status[:1])
@@ -380,15 +380,15 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
             if status and status[0].status == "open":
                 s = status[0]
                 verb = "open"
-                words = counts + [_kv("crew", ",".join(_person_text(c) for c in s.crew))]
+                words = [*counts, _kv("crew", ",".join(_person_text(c) for c in s.crew))]
                 if e.container:
                     words.append(_kv("container", e.container))
                 if s.carrier:
                     words.append(_kv("carrier", f"{s.carrier}:security"))
             elif status:
                 verb = "close"
-                words = counts + [_kv("container", e.container),
-                                  _kv("location", status[0].location)]
+                words = [*counts, _kv("container", e.container),
+                         _kv("location", status[0].location)]
             else:
                 verb = "count"
                 words = [_kv("purpose", e.purpose), *counts]

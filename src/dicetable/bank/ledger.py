@@ -123,7 +123,7 @@ class TableBank:
     def _event(self, cls: type[bev.BankEvent], offset: int, actor: str, role: Role,
                rule: str = "", **fields: object) -> bev.BankEvent:
         return cls(table=self.state.table, seq=self.state.seq + 1 + offset, actor=actor,
-                   role=role, at=self._now(), rule=rule, **fields)  # type: ignore[arg-type]
+                   role=role, at=self._now(), rule=rule, **fields)
 
     def _refuse(self, rule: str, message: str) -> ProcedureViolation:
         return ProcedureViolation(message, rule=rule, citation=self.pack.cite(rule))

@@ -16,8 +16,8 @@ seq at that moment (``@SEQ``); the replay reads the table's own log up to it.
 >>> _ = bank.count("closed-daily", ((2500, 800),), counter="bo", counter_role=Role.BOXPERSON,
 ...                observer="fran", observer_role=Role.FLOORPERSON, container="C-1")
 >>> text = export_bank_script(bank.state.log)
->>> print(text.splitlines()[2].split(" ", 1)[1])
-bo boxperson count purpose=closed-daily chips=2500x800 counter=bo:boxperson observer=fran:floorperson container=C-1
+>>> text.splitlines()[2].split()[1:5]
+['bo', 'boxperson', 'count', 'purpose=closed-daily']
 >>> run_bank_script(text).state.log == bank.state.log
 True
 """
@@ -86,7 +86,7 @@ def run_bank_script(text: str, table_events: Sequence[Event] = ()) -> TableBank:
     opts = dict(w.partition("=")[::2] for w in head[3:] if "=" in w)
     pack = pack_from_dict(json.loads(base64.b64decode(where[5:]))) \
         if where.startswith("data=") else load_bank_pack(where)
-    at, actor, role, word = (lines[1].split() + ["", "", "", ""])[:4]
+    at, actor, role, word = ([*lines[1].split(), "", "", "", ""])[:4]
     if word != "opened":
         raise InvalidInput("the second line is 'TIME ACTOR ROLE opened'", rule="script.syntax")
     clock = FixedClock(datetime.fromisoformat(at))

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
+from dicetable.games.variant import variant_of
 
 
 class _Pack(Protocol):
@@ -31,9 +32,11 @@ class _Pack(Protocol):
     def cite(self, rule_id: str) -> str: ...
 
 
-CRAPS_LIKE = ("craps", "crapless-craps")
+CRAPS, MINI = "staffing.craps", "staffing.mini_craps"
 
 
+def _rule(game: str) -> str:
+    return variant_of(game).staffing_rule
 def _counts(roles: Sequence[Role]) -> tuple[int, int, int]:
     sticks = sum(r is Role.STICKPERSON for r in roles)
     dealers = sum(r is Role.DEALER for r in roles) + sticks
@@ -42,12 +45,10 @@ def _counts(roles: Sequence[Role]) -> tuple[int, int, int]:
 
 def check_crew(pack: _Pack, game: str, roles: Sequence[Role]) -> None:
     """The crew a game needs while it runs (465a.35(b))."""
-    if game in CRAPS_LIKE:
-        rule, name = "staffing.craps", "a Craps table"
-    elif game == "mini-craps":
-        rule, name = "staffing.mini_craps", "a Mini-Craps table"
-    else:
+    rule = _rule(game)
+    if not rule:
         return
+    name = "a Craps table" if rule == CRAPS else "a Mini-Craps table"
     need = pack.value(rule)
     assert isinstance(need, dict)
     dealers, sticks, boxes = _counts(roles)
@@ -70,8 +71,8 @@ def check_span(pack: _Pack, tables: Sequence[tuple[str, Sequence[Role]]]) -> Non
     with a dealer and a stickperson each."""
     span = pack.value("staffing.floor_span")
     assert isinstance(span, dict)
-    craps = sum(g in CRAPS_LIKE for g, _ in tables)
-    minis = [roles for g, roles in tables if g == "mini-craps"]
+    craps = sum(_rule(g) == CRAPS for g, _ in tables)
+    minis = [roles for g, roles in tables if _rule(g) == MINI]
     others = len(tables) - craps - len(minis)
     problem = ""
     if minis:

@@ -8,12 +8,11 @@ verbs and their words. A refusal prints its rule and citation and exits 1; nothi
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 from rich.markup import escape
 
 from dicetable.bank.catalogue import VERBS, Context, Verb, parse_person, parse_words
+from dicetable.bank.events import DiscrepancyFound
 from dicetable.bank.follow import Totals
 from dicetable.bank.model import money
 from dicetable.bank.reports import conservation, day_report
@@ -108,11 +107,10 @@ def show(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argumen
     for p in sorted(s.requests.values(), key=lambda p: p.request):
         typer.echo(f"request {p.request} {p.kind} {money(p.value)} {p.status}"
                    + (f" slip {p.serial}" if p.serial else ""))
-    for e in s.log:
-        if e.kind == "DiscrepancyFound":
-            d: Any = e
-            typer.echo(f"variance {money(d.variance)} at slip {d.slip}: "
-                       + "; ".join(d.suspects[:5]))
+    for event in s.log:
+        if isinstance(event, DiscrepancyFound):
+            typer.echo(f"variance {money(event.variance)} at slip {event.slip}: "
+                       + "; ".join(event.suspects[:5]))
 
 
 @app.command("report")

@@ -173,7 +173,7 @@ def open_demo_bank(floor: Floor, demo: DemoTable) -> None:
         return
     counter = "bo" if "bo" in demo.staff else "dee"
     # fran watches the Craps tables (465a.35(c)(5): up to three); pat the others
-    observer = "fran" if demo.pack.game == "craps" else "pat"
+    observer = "fran" if variant_of(demo.pack.game).staffing_rule == "staffing.craps" else "pat"
     banks.step(demo.table, floor.accounts.get(observer) or fran, "open",
                {"chips": format_chips(OPENER), "counter": counter, "observer": observer,
                 "container": f"{demo.table}-inventory"})
