@@ -63,8 +63,8 @@ def _make(verb: Verb) -> None:
             except DicetableError as e:
                 err.print(f"[red]refused: {escape(str(e))}[/red]")
                 raise typer.Exit(1) from None
-        for e in events:
-            typer.echo(f"{e.seq:>4} {e.kind} {e.rule}")
+        for done in events:
+            typer.echo(f"{done.seq:>4} {done.kind} {done.rule}")
 
     step.__doc__ = verb.help + "."
     app.command(verb.name)(step)
