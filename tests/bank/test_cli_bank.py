@@ -62,3 +62,26 @@ def test_the_bank_from_the_command_line(tmp_path: Path) -> None:
     assert code == 0, out
     assert "= win" in out
     assert "INFERRED" in out
+
+
+def test_script_export_all_writes_the_bank_and_load_replays_it(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    crew = "crew=dee:dealer,dex:dealer,sam:stickperson,bo:boxperson"
+    assert bank("open", db, "t1", "--as", "fran:floorperson", "chips=2500x800",
+                "counter=bo:boxperson", "observer=fran:floorperson", crew)[0] == 0
+    assert bank("count", db, "t1", "--as", "fran:floorperson", "purpose=shift",
+                "chips=2500x799", "counter=bo:boxperson", "observer=fran:floorperson")[0] == 0
+    out = tmp_path / "scripts"
+    result = runner.invoke(app, ["script", "export", db, "--all", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "bank--t1.dts").read_text(encoding="utf-8").startswith("bank pa t1")
+    fresh = str(tmp_path / "fresh.db")
+    open_store(fresh).close()
+    result = runner.invoke(app, ["script", "load", fresh, *map(str, sorted(out.iterdir()))])
+    assert result.exit_code == 0, result.output
+    first, second = open_store(db), open_store(fresh)
+    try:
+        assert [e for e in second.events("bank:t1")] == [e for e in first.events("bank:t1")]
+    finally:
+        first.close()
+        second.close()

@@ -17,6 +17,7 @@ dicetable.core.errors.ProcedureViolation: the counter and the observer are two d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -114,6 +115,9 @@ class TableBank:
                 shift_of(when, p.time_zone, p.value("shifts.starts")))
 
     def _commit(self, events: list[bev.BankEvent]) -> list[bev.BankEvent]:
+        # a step's events are recorded at one moment (its first event's)
+        events = [e if e.at == events[0].at else dataclasses.replace(e, at=events[0].at)
+                  for e in events]
         if self.sink is not None:
             self.sink(events)
         for e in events:
@@ -276,7 +280,7 @@ class TableBank:
                              rule=self.pack.cite("staffing.craps"), status="open",
                              slip=self.state.slips, container=container,
                              crew=tuple((p, r.value) for p, r in crew), carrier=carrier)
-        return events + self._commit([status])
+        return events + self._commit([dataclasses.replace(status, at=events[0].at)])
 
     def close_table(self, chips: Iterable[tuple[int, int]], *, counter: str,
                     counter_role: Role, observer: str, observer_role: Role, container: str,
@@ -298,7 +302,7 @@ class TableBank:
                              rule=self.pack.cite("count.closed_table_daily_slip"),
                              status="closed", slip=self.state.slips, container=container,
                              location=location)
-        return events + self._commit([status])
+        return events + self._commit([dataclasses.replace(status, at=events[0].at)])
 
     def check_staffing(self, crew: Sequence[tuple[str, Role]],
                        floor_tables: Sequence[tuple[str, Sequence[Role]]] = ()) -> None:
