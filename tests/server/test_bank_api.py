@@ -76,3 +76,14 @@ def test_the_drop_and_the_gaming_day_report(login: Login) -> None:
 
 def test_players_may_not_read_the_books(login: Login) -> None:
     assert login("alice").get("/api/bank").status_code == 403
+
+
+def test_465a_35_b_a_staff_change_that_leaves_the_table_short_shows_in_the_books(
+        login: Login) -> None:
+    pat = login("pat")
+    assert pat.get(f"/api/bank/{T}").json()["staffing"] == ""
+    relieved = pat.post(f"/api/tables/{T}/staff/relieve", {"person": "dex", "role": "dealer"})
+    assert relieved.status_code == 200, relieved.text
+    short = pat.get(f"/api/bank/{T}").json()["staffing"]
+    assert "3 dealers" in short
+    assert "465a.35(b)(3),(4)" in short

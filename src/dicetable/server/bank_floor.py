@@ -29,7 +29,7 @@ from dicetable.bank.reports import (
     serial_problems,
 )
 from dicetable.bank.rules import load_bank_pack
-from dicetable.core.errors import InvalidInput, RoleNotPermitted
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
@@ -194,7 +194,21 @@ class FloorBanks:
             "closed_table_slip_due": s.status == "closed" and bank.closed_tables_missing_slip(day),
             "serials": serial_problems(s.serials),
             "rolls_followed": totals.rolls,
+            "staffing": self.staffing(table_id, bank),
         }
+
+    def staffing(self, table_id: str, bank: TableBank) -> str:
+        """The crew now assigned, checked as when the table opened (465a.35(b)): a staff
+        change that leaves an open table short shows here."""
+        if bank.state.status != "open" or bank.state.electronic:
+            return ""
+        staff = self.floor.get(table_id).table.procedure.staff
+        crew = [(person, role) for person, roles in staff.items() for role in roles]
+        try:
+            bank.check_staffing(crew)
+        except DicetableError as e:
+            return f"{e.message} [{e.citation}]"
+        return ""
 
     def report(self, table_id: str, day: str | None = None) -> dict[str, Any]:
         durable = self.get(table_id)

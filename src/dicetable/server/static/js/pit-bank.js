@@ -93,6 +93,7 @@ function drawDetail() {
     h("div", {}, `Gaming day ${d.gaming_day}, shift ${d.shift}. Expected inventory `, h("b", { id: "bank-expected" }, d.expected_text || "–"),
       d.last_count ? ` (last count: slip ${d.last_count.slip}, ${d.last_count.purpose}, ${money(d.last_count.total)}, by ${d.last_count.counter}, observed by ${d.last_count.observer})` : ""),
     h("div", { class: c.holds ? "ok" : "bad", id: "bank-conservation" }, (c.holds ? "Money conserved: " : "Money NOT conserved: ") + c.text),
+    d.staffing ? h("div", { class: "bad", id: "bank-staffing" }, "Staffing: ", d.staffing) : null,
     d.closed_table_slip_due ? h("div", { class: "bad" }, "A closed table still needs its Table Inventory Slip today (465a.36(c)).") : null,
     d.serials.length ? h("div", { class: "bad" }, "Slip serials: ", d.serials.join("; ")) : null,
     h("h4", {}, "Fills and credits"),
