@@ -84,7 +84,8 @@ def main() -> None:
     clock = FixedClock(datetime(2026, 3, 2, 12, 0, tzinfo=UTC))
     bank = TableBank.open("pa", "bench", site="river", game="craps", clock=clock)
     # the block's buy-ins repeat with the block: a deep opener keeps the inventory positive
-    bank.open_table(((2500, 4000), (10000, 1000), (500000, 2000)), counter="bo", counter_role=Role.BOXPERSON,
+    bank.open_table(((2500, 4000), (10000, 1000), (500000, 2000)), counter="bo",
+                    counter_role=Role.BOXPERSON,
                     observer="fran", observer_role=Role.FLOORPERSON, crew=CREW,
                     container="C-1")
     bank.request("fill", ((2500, 400),), shift="06:00", actor="fran",

@@ -81,7 +81,7 @@ def test_script_export_all_writes_the_bank_and_load_replays_it(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     first, second = open_store(db), open_store(fresh)
     try:
-        assert [e for e in second.events("bank:t1")] == [e for e in first.events("bank:t1")]
+        assert list(second.events("bank:t1")) == list(first.events("bank:t1"))
     finally:
         first.close()
         second.close()
