@@ -58,7 +58,7 @@ def export_bank_script(events: Sequence[Event], table_events: Sequence[Event] = 
     out = [head + (" electronic" if opened.electronic else ""),
            f"{opened.at} {opened.actor} {opened.role.value} opened"]
     steps = lines_of(log)
-    ends = [s[0].seq for s in steps[1:]] + [log[-1].seq + 1]
+    ends = [s[0].seq for s in steps[1:]] + [log[-1].seq + 1] if steps else []
     for (first, verb, words), end in zip(steps, ends, strict=True):
         seq = max((_seq_of(e) for e in log if first.seq <= e.seq < end), default=0)
         mark = [f"@{seq}"] if seq else []
