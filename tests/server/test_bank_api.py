@@ -87,3 +87,31 @@ def test_465a_35_b_a_staff_change_that_leaves_the_table_short_shows_in_the_books
     short = pat.get(f"/api/bank/{T}").json()["staffing"]
     assert "3 dealers" in short
     assert "465a.35(b)(3),(4)" in short
+
+
+def test_68iac_15_5_3_indiana_receipts_add_the_chip_float_adjustment(login: Login) -> None:
+    fran = login("fran")
+    table = "craps-in-1"
+    expected = fran.get(f"/api/bank/{table}").json()["expected"]
+    chips = f"2500x{expected // 2500}" + (f",100x{expected % 2500 // 100}"
+                                         if expected % 2500 else "")
+    two = fran.post(f"/api/bank/{table}/drop", {"fields": {
+        "box": "IN1-A", "replacement": "IN1-B", "chips": chips, "counter": "bo",
+        "observer": "fran", "team": "cole,sid"}})
+    assert two.status_code == 409, two.text  # 68 IAC 11-3-1(a)(3): at least three
+    assert two.json()["rule"] == "drop.team_min"
+    dropped = fran.post(f"/api/bank/{table}/drop", {"fields": {
+        "box": "IN1-A", "replacement": "IN1-B", "chips": chips, "counter": "bo",
+        "observer": "fran", "team": "cole,sid,rae"}})
+    assert dropped.status_code == 200, dropped.text
+    counted = login("cole").post(f"/api/bank/{table}/count-box", {"fields": {
+        "box": "IN1-A", "items": "currency:200000,chips:1000", "counters": "cole"}})
+    assert counted.status_code == 200, counted.text
+    report = login("rae").http.get(
+        f"/api/bank/{table}/report", headers=login("rae").headers,
+        params={"float_yesterday": "2500:300000", "float_today": "2500:350000"}).json()
+    win = report["win"]
+    assert win["drop"] == 2_010_00  # Indiana's drop counts the chips (68 IAC 1-1-25)
+    assert report["receipts"]["adjustment"] == 500_00
+    assert report["receipts"]["receipts"] == win["win"] + 500_00
+    assert "68 IAC 15-5-3" in report["receipts"]["citation"]

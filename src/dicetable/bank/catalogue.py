@@ -84,6 +84,23 @@ def parse_chips(text: str) -> Chips:
     return normalise(out)
 
 
+def parse_float(text: str) -> dict[int, int]:
+    """A chip float by denomination (68 IAC 15-5-3): ``2500:300000,10000:50000`` (cents).
+
+    >>> parse_float("2500:300000")
+    {2500: 300000}
+    """
+    out: dict[int, int] = {}
+    for part in filter(None, text.split(",")):
+        d, _, amount = part.partition(":")
+        try:
+            out[int(d)] = out.get(int(d), 0) + int(amount)
+        except ValueError:
+            raise InvalidInput(f"{part!r}: a chip float is DENOMINATION:CENTS",
+                               rule="win.chip_float_adjustment") from None
+    return out
+
+
 def format_chips(chips: Chips) -> str:
     return ",".join(f"{d}x{n}" for d, n in chips)
 

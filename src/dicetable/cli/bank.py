@@ -11,11 +11,18 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
-from dicetable.bank.catalogue import VERBS, Context, Verb, parse_person, parse_words
+from dicetable.bank.catalogue import (
+    VERBS,
+    Context,
+    Verb,
+    parse_float,
+    parse_person,
+    parse_words,
+)
 from dicetable.bank.events import DiscrepancyFound
 from dicetable.bank.follow import Totals
 from dicetable.bank.model import money
-from dicetable.bank.reports import conservation, day_report
+from dicetable.bank.reports import conservation, day_report, indiana_receipts
 from dicetable.bank.rules import load_bank_pack
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
 from dicetable.core.errors import DicetableError
@@ -116,6 +123,9 @@ def show(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argumen
 @app.command("report")
 def report(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argument(...),
            day: str = typer.Option("", help="The gaming day (default: today's)"),
+           float_yesterday: str = typer.Option("", help="IN: yesterday's chip float, "
+                                                        "DENOMINATION:CENTS,..."),
+           float_today: str = typer.Option("", help="IN: today's chip float"),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """The gaming day's table win and hold (601a.9(c), the inferred terms labelled)."""
     with _opened(db, schema) as store:
@@ -136,3 +146,15 @@ def report(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argum
         typer.echo(f"    {kind} in the drop box {money(amount)} (reported apart)")
     for p in rep.problems:
         typer.echo(f"  ! {p}")
+    if bank.pack.flag("win.chip_float_adjustment") and (float_yesterday or float_today):
+        try:
+            r = indiana_receipts(rep.win.win, parse_float(float_yesterday),
+                                 parse_float(float_today))
+        except DicetableError as e:
+            err.print(f"[red]{escape(str(e))}[/red]")
+            raise typer.Exit(2) from None
+        typer.echo(f"  table receipts {money(r.receipts)} (win + chip float adjustment "
+                   f"{money(r.adjustment)}; {bank.pack.cite('win.chip_float_adjustment')})")
+        for d in r.negative:
+            typer.echo(f"  ! the float of {money(d)} chips is negative: investigate, tell the "
+                       "agent at once")

@@ -22,6 +22,9 @@ from dicetable.server.floor import Floor
 DAY = Annotated[str | None, Query(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")]
 
 
+FLOAT = Annotated[str, Query(max_length=400)]
+
+
 class Step(BaseModel):
     fields: dict[str, str | int | bool] = Field(default_factory=dict, max_length=20)
 
@@ -65,11 +68,14 @@ def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -
         return banks.detail(table_id)
 
     @api.get("/{table_id}/report")
-    def report(table_id: str, request: Request, day: DAY = None) -> dict[str, Any]:
+    def report(table_id: str, request: Request, day: DAY = None,
+               float_yesterday: FLOAT = "", float_today: FLOAT = "") -> dict[str, Any]:
         """The table's gaming-day report: opener, fills, credits, closer, drop, win and hold
-        (601a.9(c), the inferred terms labelled), counts, discrepancies, shifts."""
+        (601a.9(c), the inferred terms labelled), counts, discrepancies, shifts; in Indiana,
+        with the chip floats (``2500:300000,...``), the table receipts of 68 IAC 15-5-3."""
         _staff(account(request))
-        return banks.report(table_id, day)
+        return banks.report(table_id, day, float_yesterday=float_yesterday,
+                            float_today=float_today)
 
     @api.post("/{table_id}/{verb}")
     async def step(table_id: str, verb: str, body: Step, request: Request) -> dict[str, Any]:

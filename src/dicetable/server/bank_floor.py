@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from dicetable.bank import events as bev
-from dicetable.bank.catalogue import VERBS, Context, parse_fields
+from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
 from dicetable.bank.follow import Totals
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.model import money
@@ -25,6 +25,7 @@ from dicetable.bank.reports import (
     conservation,
     day_report,
     drop_collection_problems,
+    indiana_receipts,
     percent,
     serial_problems,
 )
@@ -210,7 +211,8 @@ class FloorBanks:
             return f"{e.message} [{e.citation}]"
         return ""
 
-    def report(self, table_id: str, day: str | None = None) -> dict[str, Any]:
+    def report(self, table_id: str, day: str | None = None, *, float_yesterday: str = "",
+               float_today: str = "") -> dict[str, Any]:
         durable = self.get(table_id)
         bank = durable.bank
         day = day or bank.day_and_shift()[0]
@@ -221,6 +223,13 @@ class FloorBanks:
         rep["drop_problems"] = [] if bank.state.electronic else drop_collection_problems(
             bank.state, day, bank.pack.number("drop.team_min"))
         rep["formula"] = bank.pack.cite("drop.included")
+        if bank.pack.flag("win.chip_float_adjustment") and rep["win"] and (
+                float_yesterday or float_today):
+            r = indiana_receipts(rep["win"]["win"], parse_float(float_yesterday),
+                                 parse_float(float_today))
+            rep["receipts"] = {"table_win": r.table_win, "adjustment": r.adjustment,
+                               "receipts": r.receipts, "negative": list(r.negative),
+                               "citation": bank.pack.cite("win.chip_float_adjustment")}
         return rep
 
     def summaries(self, day: str | None = None) -> dict[str, Any]:
