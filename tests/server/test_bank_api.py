@@ -115,3 +115,22 @@ def test_68iac_15_5_3_indiana_receipts_add_the_chip_float_adjustment(login: Logi
     assert report["receipts"]["adjustment"] == 500_00
     assert report["receipts"]["receipts"] == win["win"] + 500_00
     assert "68 IAC 15-5-3" in report["receipts"]["citation"]
+
+
+def test_465a_35_c_a_floorperson_s_span_is_checked_when_a_table_opens(login: Login) -> None:
+    """fran opened both demo Craps tables; with Mini-Craps beside them the span is too wide."""
+    fran, pat = login("fran"), login("pat")
+    mini = "minicraps-pa-1"
+    expected = pat.get(f"/api/bank/{mini}").json()["expected"]
+    chips = f"100x{expected // 100}"
+    closed = pat.post(f"/api/bank/{mini}/close", {"fields": {
+        "chips": chips, "counter": "dee", "observer": "pat", "container": "MC-1"}})
+    assert closed.status_code == 200, closed.text
+    refused = fran.post(f"/api/bank/{mini}/open", {"fields": {
+        "chips": chips, "counter": "dee", "observer": "fran"}})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["rule"] == "staffing.floor_span"
+    assert "465a.35(c)" in refused.json()["citation"]
+    reopened = fran.post(f"/api/bank/{mini}/open", {"fields": {
+        "chips": chips, "counter": "dee", "observer": "pat"}})
+    assert reopened.status_code == 200, reopened.text

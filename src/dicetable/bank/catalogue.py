@@ -53,6 +53,8 @@ class Context:
     table_seq: int = 0
     totals: Totals | None = None
     resolve: Callable[[str], Role] | None = None
+    floor_tables: Callable[[str], Sequence[tuple[str, Sequence[Role]]]] | None = None
+    """The other open tables a floorperson supervises (their game and crew), by name."""
 
 
 Runner = Callable[[TableBank, Person, dict[str, Any], Context], list[bev.BankEvent]]
@@ -213,8 +215,11 @@ def _log(ctx: Context) -> dict[str, Any]:
 
 def _open(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context) -> list[bev.BankEvent]:
     carrier = a.get("carrier", ("", Role.SYSTEM))
+    observer = a.get("observer", ("", Role.SYSTEM))
+    span = ctx.floor_tables(observer[0]) if ctx.floor_tables is not None \
+        and observer[1] is Role.FLOORPERSON else ()
     return bank.open_table(a["chips"], crew=a["crew"], container=a.get("container", ""),
-                           floor_tables=(), carrier=carrier[0],
+                           floor_tables=span, carrier=carrier[0],
                            carrier_role=carrier[1] if carrier[0] else None,
                            **_count_args(a), **_log(ctx))
 

@@ -155,8 +155,23 @@ class FloorBanks:
         needs_log = verb in ("open", "close", "count", "drop")
         totals = self.follow(table_id)
         log = list(self.floor.store.table_events(table_id)) if needs_log else []
-        ctx = Context(table_log=log, table_seq=totals.seq, totals=totals if needs_log else None)
+        ctx = Context(table_log=log, table_seq=totals.seq, totals=totals if needs_log else None,
+                      floor_tables=lambda person: self.supervised(person, table_id))
         return durable.run(lambda bank: spec.run(bank, (who.username, role), args, ctx))
+
+    def supervised(self, person: str, besides: str) -> list[tuple[str, list[Role]]]:
+        """The other open tables ``person`` opened as their floorperson (465a.35(c)): each
+        one's game and crew, as its opening recorded them."""
+        out = []
+        for table_id, durable in sorted(self.banks.items()):
+            s = durable.bank.state
+            if table_id == besides or s.status != "open":
+                continue
+            opened = next((e for e in reversed(s.log) if isinstance(e, bev.TableStatusChanged)
+                           and e.status == "open"), None)
+            if opened is not None and opened.actor == person:
+                out.append((s.game, [Role(r) for _, r in opened.crew]))
+        return out
 
     # -- the pit's view -----------------------------------------------------------------------
     def players_chips(self, table_id: str) -> int:
