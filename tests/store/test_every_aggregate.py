@@ -1,5 +1,6 @@
 """ONE conformance suite for EVERY registered aggregate kind on EVERY backend: tables, dice
-custody ledgers, accounts (sessions, locks), staff changes, faults and kept request answers,
+custody ledgers, accounts (sessions, locks), staff changes, faults, kept request answers and
+table banks,
 each on memory, SQLite and PostgreSQL (DESIGN.md lesson 9). Each kind gives a sample stream
 of its own events; the same tests then run on it: append and read back, a stale writer
 refused, racing writers, the chain verified, tampering found, a snapshot that round-trips and
@@ -16,6 +17,7 @@ import pytest
 
 from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
+from dicetable.core.roles import Role
 from dicetable.store import account_stream as acct
 from dicetable.store import fault_stream, request_stream, staff_stream, streams
 from dicetable.store.audit import verify_table
@@ -80,9 +82,21 @@ def _requests() -> list[Event]:
                                            body='{"events": []}') for i in (1, 2, 3)]
 
 
+def _bank() -> list[Event]:
+    from tests.bank.helpers import pit
+
+    p = pit(opener=((2500, 800),))
+    p.table.join("alice")
+    p.table.buy_in("alice", 200_00)
+    p.bank.move("colour-change", "exchange", "x-1", ((500, 20), (10000, -1)), actor="dee",
+                role=Role.DEALER)
+    p.count("shift", ((2500, 792),))
+    return list(p.bank.state.log)
+
+
 SAMPLES: dict[str, Callable[[], list[Event]]] = {
     "table": _table, "custody": _custody, "account": _account, "staff": _staff,
-    "faults": _faults, "requests": _requests}
+    "faults": _faults, "requests": _requests, "bank": _bank}
 
 
 def test_every_registered_kind_is_in_the_suite() -> None:

@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "unmet expectation."),
     "dice": ("dicetable.cli.dice", "app",
              "Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3)."),
+    "bank": ("dicetable.cli.bank", "app",
+             "A table's chip bank: counts, fills and credits, the drop, win and hold."),
     "rng-test": ("dicetable.cli.rng", "rng_test",
                  "Chi-square, runs and serial-correlation tests at 99% on the CSPRNG's dice."),
     "odds": ("dicetable.cli.odds", "odds",

@@ -47,6 +47,7 @@ class Craps(Variant):
     name: ClassVar[str] = "craps"
     title: ClassVar[str] = "Craps"
     has_shooter: ClassVar[bool] = True
+    staffing_rule: ClassVar[str] = "staffing.craps"
     closed_rule: ClassVar[str] = "wagering.late_bets"
     final_chore: ClassVar[type[cmd.Command]] = cmd.MovePuck
     round_ends: ClassVar[tuple[str, ...]] = ("PuckMoved", "NoRollCalled")
@@ -83,6 +84,7 @@ class MiniCraps(Craps):
 
     name: ClassVar[str] = "mini-craps"
     title: ClassVar[str] = "Mini-Craps"
+    staffing_rule: ClassVar[str] = "staffing.mini_craps"
 
 
 CRAPS = register(Craps())

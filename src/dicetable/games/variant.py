@@ -67,6 +67,9 @@ class Variant:
     """Event kinds that end a round (for recall)."""
     after_no_roll: ClassVar[Phase] = Phase.BETTING
     """Where the table stands after a no roll."""
+    staffing_rule: ClassVar[str] = ""
+    """The table-bank rule of the crew this game needs while it runs (58 Pa. Code
+    § 465a.35(b)); "" when the bank packs set none."""
     has_puck: ClassVar[bool] = False
     """Craps: a point, marked by the puck, carries from roll to roll."""
     layout: ClassVar[str] = ""

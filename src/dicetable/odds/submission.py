@@ -23,6 +23,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from dicetable.bank.rules import BankPack, load_bank_pack
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
@@ -160,6 +161,26 @@ def custody_pack_for(pack: RulePack) -> CustodyPack | None:
         return None
 
 
+def bank_pack_for(pack: RulePack) -> BankPack | None:
+    """The table-bank rules of the pack's jurisdiction, when dicetable ships them."""
+    jurisdiction = str(pack.get("jurisdiction", "")).lower()
+    try:
+        return load_bank_pack(jurisdiction)
+    except (InvalidInput, RulePackInvalid):
+        return None
+
+
+def _bank_section(bank: BankPack | None) -> str:
+    if bank is None:
+        return ""
+    return (f'<h2 id="bank">5. The table bank ({_e(bank.id)}: {_e(bank.name)})</h2>'
+            '<p class="note">Table inventory and its six permitted movements, counts and '
+            'Table Inventory Slips, fills and credits, the drop and table win. Stand-ins '
+            'for text not read are marked as such.</p>'
+            f'<p>bank rules digest (SHA-256): <span class="digest" data-bank-digest='
+            f'"{bank.digest}">{bank.digest}</span></p>' + _rule_rows(bank))
+
+
 def submission_html(pack: RulePack, custody: CustodyPack | None = None) -> str:
     """The whole rules submission as one self-contained HTML page."""
     custody = custody if custody is not None else custody_pack_for(pack)
@@ -185,4 +206,4 @@ def submission_html(pack: RulePack, custody: CustodyPack | None = None) -> str:
             f"<body><h1>Rules of the game submitted for approval</h1><p>{_e(pack.name)}</p>"
             + summary + _rules_section(pack) + _paytable_section(pack)
             + _matrix_section(pack) + _procedure_section(pack, custody)
-            + "</body></html>")
+            + _bank_section(bank_pack_for(pack)) + "</body></html>")

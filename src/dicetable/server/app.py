@@ -35,6 +35,7 @@ from dicetable.core.errors import (
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server import (
+    bank_api,
     commands_api,
     dice_room,
     faults_api,
@@ -480,6 +481,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     for page in ("play", "dealer", "pit"):
         _page(app, static, page)
     dice_room.install(app, floor.custody, session_account)
+    bank_api.install(app, floor, session_account)
     submission.install(app, floor, session_account)
     _page(app, static, "dice-room")
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from dicetable.bank.catalogue import format_chips
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody.model import Box, DieCheck, Key, Manufacturer, Person, PlayMode
@@ -23,6 +24,7 @@ from dicetable.games.variant import variant_of
 from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
+from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Floor
 from dicetable.table import commands as t
 
@@ -35,9 +37,15 @@ STAFF = {"fran": ("Fran (floorperson)", Role.FLOORPERSON), "pat": ("Pat (pit bos
          "dee": ("Dee (dealer)", Role.DEALER),
          "ann": ("Ann (shift manager)", Role.SHIFT_MANAGER),
          "sid": ("Sid (security)", Role.SECURITY),
-         "val": ("Val (surveillance)", Role.SURVEILLANCE)}
+         "val": ("Val (surveillance)", Role.SURVEILLANCE),
+         "dex": ("Dex (dealer)", Role.DEALER),
+         "pam": ("Pam (pit clerk)", Role.PIT_CLERK),
+         "cass": ("Cass (chip bank cashier)", Role.CHIP_BANK_CASHIER),
+         "cole": ("Cole (count team)", Role.COUNT_TEAM),
+         "rae": ("Rae (revenue auditor)", Role.REVENUE_AUDITOR)}
 LICENCES = {"fran": "FP-101", "pat": "PB-102", "sam": "ST-103", "bo": "BX-104", "dee": "DL-105",
-            "ann": "SM-106", "sid": "SE-107", "val": "SV-108"}
+            "ann": "SM-106", "sid": "SE-107", "val": "SV-108", "dex": "DL-109",
+            "pam": "PC-110", "cass": "CB-111", "cole": "CT-112", "rae": "RA-113"}
 """Each demo staff member's occupational licence number (the custody logs record them)."""
 ROSTER = {user: Person(user, role, LICENCES[user]) for user, (_, role) in STAFF.items()}
 """The demo site's staff list: each account's custody role and licence."""
@@ -81,12 +89,12 @@ def demo_tables() -> list[DemoTable]:
     pa, mini = load_preset("pa-craps"), load_preset("pa-mini-craps")
     ph, ind = load_preset("pa-props-and-hops"), load_preset("in-craps")
     return [
-        DemoTable("craps-pa-1", pa, "live", ("pat", "sam", "bo", "dee"), (9, 10, 11, 12),
+        DemoTable("craps-pa-1", pa, "live", ("pat", "sam", "bo", "dee", "dex"), (9, 10, 11, 12),
                   tuple(f"PA1-{i}" for i in range(1, 6))),
         DemoTable("minicraps-pa-1", mini, "live", ("pat", "sam", "dee"), (1, 2, 3, 4),
                   tuple(f"MC1-{i}" for i in range(1, 6))),
         DemoTable("props-pa-1", ph, "live", ("pat", "dee"), (1, 2, 3, 4), ("PH1-1", "PH1-2")),
-        DemoTable("craps-in-1", ind, "live", ("pat", "sam", "bo", "dee"), (1, 2, 3, 4),
+        DemoTable("craps-in-1", ind, "live", ("pat", "sam", "bo", "dee", "dex"), (1, 2, 3, 4),
                   tuple(f"IN1-{i}" for i in range(1, 7))),
         DemoTable("craps-pa-e1", electronic_pack(), "electronic", ("pat", "dee"),
                   (1, 2, 3, 4), ()),
@@ -149,6 +157,28 @@ def stock_demo_dice(floor: Floor) -> None:
             ledger.execute(step)
 
 
+OPENER = ((100, 200), (500, 400), (2500, 400), (10000, 80))
+"""Each live demo table's opening inventory: $20,200 in $1, $5, $25 and $100 chips."""
+
+
+def open_demo_bank(floor: Floor, demo: DemoTable) -> None:
+    """The table's bank, and for a live table its opening count (the dealer or boxperson
+    counts, a supervisor observes and signs), before the first player buys in: the first
+    buy-in and the first roll already move the bank."""
+    banks = banks_of(floor)
+    fran = floor.accounts.get("fran")
+    assert fran is not None
+    if demo.mode != "live":
+        banks.start(demo.table)
+        return
+    counter = "bo" if "bo" in demo.staff else "dee"
+    # fran watches the Craps tables (465a.35(c)(5): up to three); pat the others
+    observer = "fran" if variant_of(demo.pack.game).staffing_rule == "staffing.craps" else "pat"
+    banks.step(demo.table, floor.accounts.get(observer) or fran, "open",
+               {"chips": format_chips(OPENER), "counter": counter, "observer": observer,
+                "container": f"{demo.table}-inventory"})
+
+
 def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = None
                       ) -> dict[str, str]:
     """Accounts, custody and tables; returns the demo credentials (username -> password).
@@ -171,6 +201,7 @@ def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = Non
         say(f"demo floor: table {n} of {len(tables)} ({demo.table})")
         staff = {person: STAFF[person][1] for person in demo.staff}
         floor.open_table(demo.pack, demo.table, mode=demo.mode, opener="fran", staff=staff)
+        open_demo_bank(floor, demo)
         commands: list[g.Command] = []
         for player, seat in zip(PLAYERS, demo.seats, strict=True):
             commands.append(g.JoinTable(actor=player, role=Role.PLAYER, player=player,

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request
 from pydantic import BaseModel, Field, create_model
 
+from dicetable.bank.rules import site_gaming_day
 from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.custody import reports
 from dicetable.custody.catalogue import CATALOGUE, Entry, Kind, Part
@@ -112,7 +113,13 @@ class Roster(CustodyContext):
         return p
 
     def today(self) -> str:
-        return self.custody.clock.now().date().isoformat()
+        """The site's gaming day in its own time zone (not the UTC date), as the pit's books
+        count it: a PA site at 23:58 EST is still on today's gaming day."""
+        jurisdictions = sorted(str(site.ledger.state.pack.jurisdiction)
+                               for site in self.custody.sites.values()
+                               if site.ledger.state.pack is not None)
+        return site_gaming_day(jurisdictions[0] if jurisdictions else "PA",
+                               self.custody.clock.now())
 
 
 # -- the routes ------------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """The aggregates dicetable ships: tables, the site's dice custody ledger, accounts (with
-their sessions and locks), staff changes, the floor's faults and kept request answers."""
+their sessions and locks), staff changes, the floor's faults, kept request answers and each
+table's bank (its chip inventory, slips and drop)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from dicetable.bank import state as bank_state
+from dicetable.bank.events import BankEvent
 from dicetable.core.events import Event
 from dicetable.custody.events import CustodyEvent, CustodyOpened
 from dicetable.custody.state import CustodyState
@@ -14,6 +17,7 @@ from dicetable.games.events import TableOpened
 from dicetable.games.state import TableState
 from dicetable.store import (
     account_stream,
+    bank_stream,
     custody_codec,
     fault_stream,
     request_stream,
@@ -61,3 +65,6 @@ register_record_kind(fault_stream.FaultEvent, fault_stream.FaultState, fault_str
                      fault_stream.invariants)
 register_record_kind(request_stream.RequestEvent, request_stream.RequestsState,
                      request_stream.apply, request_stream.invariants)
+register(Aggregate(bank_stream.KIND, BankEvent, "table", bank_state.BankState,
+                   bank_state.apply, bank_state.encode_state, bank_stream.decode_state,
+                   bank_state.invariants, bank_state.roundtrips))

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from dicetable.bank.script import export_bank_script
 from dicetable.core import events as envelope
 from dicetable.core.clock import FixedClock
 from dicetable.core.errors import InvalidInput
@@ -341,16 +342,21 @@ def _check_custody(logged: Sequence[cev.CustodyEvent],
                                f"{da.get(field)!r}", rule="script.export")
 
 
-SCRIPTED_KINDS = ("table", "custody")
-"""The streams a script replays: a table's log and a custody ledger. The floor's own records
-(accounts, staff changes, faults, kept answers) are not commands anyone gives at a table;
+SCRIPTED_KINDS = ("table", "custody", "bank")
+"""The streams a script replays: a table's log, a custody ledger and a table's bank. The
+floor's own records (accounts, staff changes, faults, kept answers) are not commands anyone
+gives at a table;
 ``dicetable export`` writes them as they are."""
 
 
-def export_stream(kind: str, events: Iterable[envelope.Event]) -> str:
-    """Any stored stream as the script that replays to it: a table's log or a custody ledger."""
+def export_stream(kind: str, events: Iterable[envelope.Event],
+                  table_events: Iterable[envelope.Event] = ()) -> str:
+    """Any stored stream as the script that replays to it: a table's log, a custody ledger,
+    or a table's bank (replayed against ``table_events``, its table's log)."""
     if kind == "custody":
         return export_custody_script(events)
+    if kind == "bank":
+        return export_bank_script(list(events), list(table_events))
     if kind != "table":
         raise InvalidInput(f"a {kind} stream is one of the floor's own records, not a table "
                            "or a custody ledger: no script replays it (dicetable export "

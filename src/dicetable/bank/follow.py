@@ -1,0 +1,242 @@
+"""The table inventory's movements that the table's own log already records.
+
+A buy-in (chips issued for cash, 465a.36(b)(1)), a payout or a collection (b)(3) and vigorish
+(b)(6) are settlement events of the table; the bank reads them from the table's log instead of
+writing a second event on the bet path. ``Totals`` folds them in one pass (the expected
+inventory after every roll is ``opener + Σ bank movements + Totals.inventory_change``);
+``movements`` names each one, linked to its wager, when a count has to explain a variance.
+
+>>> from dicetable.games import events as ev
+>>> AT = "2026-01-01T00:00:00+00:00"
+>>> log = [ev.ChipsBought(table="t", seq=1, actor="a", role="player", at=AT, player="a",
+...                       amount=20000),
+...        ev.LosersCollected(table="t", seq=2, actor="d", role="dealer", at=AT,
+...                           items=(ev.Collection("b1", "a", "pass", 1000),)),
+...        ev.WinnersPaid(table="t", seq=3, actor="d", role="dealer", at=AT,
+...                       items=(ev.Payment("b2", "a", "buy4", 5000, commission=100),))]
+>>> t = Totals().fold(log)
+>>> t.cash_exchange, t.collected, t.paid, t.vigorish, t.inventory_change
+(20000, 1000, 5000, 100, -23900)
+>>> for m in list(movements(log))[:2]:
+...     print(m.describe())
+cash-exchange -$200 currency:drop-box (table seq 1)
+wager-settlement +$10 wager:b1 (table seq 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from dicetable.bank.model import Movement, Reason, Source, SourceKind
+from dicetable.core.events import Event
+from dicetable.games import events as ev
+
+DROP_BOX = "drop-box"
+
+
+@dataclass
+class Totals:
+    """What the table's log moved in and out of the inventory, in cents."""
+
+    cash_exchange: int = 0
+    """Chips issued for cash (out of the inventory; the currency into the drop box)."""
+    collected: int = 0
+    paid: int = 0
+    vigorish: int = 0
+    cashed_out: int = 0
+    """Chips players took from the table (they redeem them at the cage, 603a.10(d))."""
+    rolls: int = 0
+    seq: int = 0
+
+    @property
+    def inventory_change(self) -> int:
+        return self.collected + self.vigorish - self.paid - self.cash_exchange
+
+    def fold(self, events: Iterable[Event], *, after: int = 0,
+             until: int | None = None) -> Totals:
+        """Add the events with ``after < seq <= until``; returns self.
+
+        One pass, the settlement types tested by identity in the order they are most common,
+        the sums kept in locals: a day's log is millions of events."""
+        if isinstance(events, list) and events and events[0].seq == 1 \
+                and events[-1].seq == len(events):
+            events = events[after:until]  # seq n is at index n - 1: slice, do not filter
+            after, until = 0, None
+        elif after or until is not None:
+            events = _window(events, after, until)
+        bought, cashed, collected, paid = self.cash_exchange, self.cashed_out, \
+            self.collected, self.paid
+        vig, rolls = self.vigorish, self.rolls
+        e: Event | None = None
+        placed_t, rolled_t, lost_t, paid_t = ev.BetPlaced, ev.DiceRolled, ev.LosersCollected, \
+            ev.WinnersPaid
+        for e in events:
+            tp = type(e)
+            if tp is placed_t:
+                vig += e.commission  # type: ignore[attr-defined]
+            elif tp is rolled_t:
+                rolls += 1
+            elif tp is lost_t:
+                for c in e.items:  # type: ignore[attr-defined]
+                    collected += c.amount
+            elif tp is paid_t:
+                for p in e.items:  # type: ignore[attr-defined]
+                    paid += p.win
+                    vig += p.commission
+            elif tp is ev.ChipsBought:
+                bought += e.amount  # type: ignore[attr-defined]
+            elif tp is ev.ChipsCashedOut:
+                cashed += e.amount  # type: ignore[attr-defined]
+            elif tp is ev.BetChanged:
+                vig += e.commission  # type: ignore[attr-defined]
+            elif tp is ev.BetRemoved:
+                vig -= e.commission_returned  # type: ignore[attr-defined]
+            elif tp is ev.WagersReturned:
+                for r in e.items:  # type: ignore[attr-defined]
+                    vig -= r.commission
+        self.cash_exchange, self.cashed_out, self.collected, self.paid = bought, cashed, \
+            collected, paid
+        self.vigorish, self.rolls = vig, rolls
+        if e is not None:
+            self.seq = e.seq
+        return self
+
+    def per_roll(self, events: Iterable[Event], start: int) -> Iterator[tuple[int, int]]:
+        """(table seq of each roll, the expected inventory as that roll is thrown), from an
+        inventory of ``start`` before the first event."""
+        step = _STEPS
+        base = start - self.inventory_change
+        for e in events:
+            if type(e) is ev.DiceRolled:
+                yield e.seq, base + self.inventory_change
+            fn = step.get(type(e))
+            if fn is not None:
+                fn(self, e)
+            self.seq = e.seq
+
+
+def _window(events: Iterable[Event], after: int, until: int | None) -> Iterator[Event]:
+    for e in events:
+        if e.seq <= after:
+            continue
+        if until is not None and e.seq > until:
+            return
+        yield e
+
+
+def _bought(t: Totals, e: Event) -> None:
+    t.cash_exchange += e.amount  # type: ignore[attr-defined]
+
+
+def _cashed(t: Totals, e: Event) -> None:
+    t.cashed_out += e.amount  # type: ignore[attr-defined]
+
+
+def _placed(t: Totals, e: Event) -> None:
+    t.vigorish += e.commission  # type: ignore[attr-defined]
+
+
+def _removed(t: Totals, e: Event) -> None:
+    t.vigorish -= e.commission_returned  # type: ignore[attr-defined]
+
+
+def _returned(t: Totals, e: Event) -> None:
+    for item in e.items:  # type: ignore[attr-defined]
+        t.vigorish -= item.commission
+
+
+def _collected(t: Totals, e: Event) -> None:
+    for item in e.items:  # type: ignore[attr-defined]
+        t.collected += item.amount
+
+
+def _paid(t: Totals, e: Event) -> None:
+    for item in e.items:  # type: ignore[attr-defined]
+        t.paid += item.win
+        t.vigorish += item.commission
+
+
+def _rolled(t: Totals, e: Event) -> None:
+    t.rolls += 1
+
+
+_STEPS: dict[type, Callable[[Totals, Event], None]] = {
+    ev.ChipsBought: _bought, ev.ChipsCashedOut: _cashed, ev.BetPlaced: _placed,
+    ev.BetChanged: _placed, ev.BetRemoved: _removed, ev.WagersReturned: _returned,
+    ev.LosersCollected: _collected, ev.WinnersPaid: _paid, ev.DiceRolled: _rolled}
+
+
+def movements(events: Iterable[Event], *, after: int = 0,
+              until: int | None = None) -> Iterator[Movement]:
+    """Each inventory movement the table's log records, with its reason and source."""
+    for e in events:
+        if e.seq <= after:
+            continue
+        if until is not None and e.seq > until:
+            break
+        yield from _movements_of(e)
+
+
+def _movements_of(e: Event) -> Iterator[Movement]:
+    wager = SourceKind.WAGER
+    if isinstance(e, ev.ChipsBought):
+        yield Movement(Reason.CASH_EXCHANGE, Source(SourceKind.CURRENCY, DROP_BOX),
+                       value=-e.amount, table_seq=e.seq)
+    elif isinstance(e, ev.BetPlaced | ev.BetChanged) and e.commission:
+        yield Movement(Reason.VIGORISH, Source(wager, e.bet), value=e.commission,
+                       table_seq=e.seq)
+    elif isinstance(e, ev.BetRemoved) and e.commission_returned:
+        yield Movement(Reason.VIGORISH, Source(wager, e.bet), value=-e.commission_returned,
+                       table_seq=e.seq)
+    elif isinstance(e, ev.WagersReturned):
+        for r in e.items:
+            if r.commission:
+                yield Movement(Reason.VIGORISH, Source(wager, r.bet), value=-r.commission,
+                               table_seq=e.seq)
+    elif isinstance(e, ev.LosersCollected):
+        for c in e.items:
+            yield Movement(Reason.WAGER_SETTLEMENT, Source(wager, c.bet), value=c.amount,
+                           table_seq=e.seq)
+    elif isinstance(e, ev.WinnersPaid):
+        for p in e.items:
+            if p.win:
+                yield Movement(Reason.WAGER_SETTLEMENT, Source(wager, p.bet), value=-p.win,
+                               table_seq=e.seq)
+            if p.commission:
+                yield Movement(Reason.VIGORISH, Source(wager, p.bet), value=p.commission,
+                               table_seq=e.seq)
+
+
+def matching(events: Iterable[Event], value: int, *, after: int = 0, until: int | None = None,
+             limit: int = 20) -> tuple[list[Movement], int]:
+    """The movements worth ``value`` (either sign) in the window, the first ``limit`` of
+    them, and how many there are: one pass that builds a ``Movement`` only for the first
+    ``limit`` matches."""
+    target = abs(value)
+    found: list[Movement] = []
+    n = 0
+    lost_t, paid_t = ev.LosersCollected, ev.WinnersPaid
+    for e in _window(events, after, until) if after or until is not None else events:
+        tp = type(e)
+        if tp is lost_t:
+            hits = sum(c.amount == target for c in e.items)  # type: ignore[attr-defined]
+        elif tp is paid_t:
+            hits = sum((p.win == target) + (p.commission == target)
+                       for p in e.items)  # type: ignore[attr-defined]
+        elif tp is ev.BetPlaced or tp is ev.BetChanged:
+            hits = int(e.commission == target)  # type: ignore[attr-defined]
+        elif tp is ev.ChipsBought:
+            hits = int(e.amount == target)  # type: ignore[attr-defined]
+        elif tp is ev.BetRemoved:
+            hits = int(e.commission_returned == target)  # type: ignore[attr-defined]
+        elif tp is ev.WagersReturned:
+            hits = sum(r.commission == target for r in e.items)  # type: ignore[attr-defined]
+        else:
+            continue
+        if not hits:
+            continue
+        n += hits
+        if len(found) < limit:
+            found += [m for m in _movements_of(e) if abs(m.value) == target][:limit - len(found)]
+    return found, n

@@ -1,0 +1,288 @@
+"""Every live table's bank on the floor's store (``bank:TABLE``), and the pit's view of it.
+
+Each bank follows its table's log: the movements the table records (buy-ins, payouts,
+collections, vigorish) are folded once, when the pit asks, from where the last fold stopped
+(``Totals``), so the bet path writes and reads nothing for the bank. A step is one of the
+catalogue's verbs (``dicetable.bank.catalogue``); the actor's role comes from the table's own
+log (the crew assigned there) or the site's staff list (pit clerks, the chip bank, the count
+team, revenue audit), never from the request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dicetable.bank import events as bev
+from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
+from dicetable.bank.follow import Totals
+from dicetable.bank.ledger import TableBank
+from dicetable.bank.model import money
+from dicetable.bank.reports import (
+    conservation,
+    day_report,
+    drop_collection_problems,
+    indiana_receipts,
+    percent,
+    serial_problems,
+)
+from dicetable.bank.rules import load_bank_pack
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
+from dicetable.core.roles import Role
+from dicetable.server.accounts import Account, Kind
+from dicetable.server.floor import Floor, NotFound
+from dicetable.store.bank_stream import DurableBank, bank_stream
+
+VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
+             "notify-surveillance": "fill.signer_roles", "issue": "slips.cashier_roles",
+             "carry": "fill.carrier_roles", "receive": "slips.receiver_roles",
+             "colour-change": "count.counter_roles", "counter-check": "count.counter_roles",
+             "count-box": "drop.team_roles", "retire-chip-set": "report.roles",
+             "investigate-hold": "report.roles", "open": "count.observer_roles",
+             "close": "count.observer_roles", "count": "count.observer_roles",
+             "drop": "count.observer_roles", "void": "fill.signer_roles"}
+"""The rule whose roles the acting account should act in, per verb (the ledger decides)."""
+
+
+@dataclass
+class Followed:
+    totals: Totals = field(default_factory=Totals)
+
+
+class FloorBanks:
+    def __init__(self, floor: Floor) -> None:
+        self.floor = floor
+        self.banks: dict[str, DurableBank] = {}
+        self.followed: dict[str, Followed] = {}
+        self._lock = threading.RLock()
+        for stream in floor.store.streams(bev.KIND):
+            table = stream.split(":", 1)[1]
+            self.banks[table] = DurableBank.resume(floor.store, table, clock=floor.clock)
+
+    @property
+    def roster(self) -> dict[str, Role]:
+        """The site's staff list (the one the dice room keeps): roles not assigned at a
+        table (pit clerk, chip bank cashier, count team, revenue auditor, security) and each
+        staff member's own rank."""
+        return {name: p.role for name, p in self.floor.custody.roster.items()}
+
+    # -- banks --------------------------------------------------------------------------------
+    def start(self, table_id: str) -> DurableBank:
+        """The table's bank, opened under its jurisdiction's bank pack if it has none yet."""
+        with self._lock:
+            if table_id in self.banks:
+                return self.banks[table_id]
+            table = self.floor.get(table_id).table
+            jurisdiction = table.pack.jurisdiction.lower()
+            site = self.floor.custody.site_for(jurisdiction.upper())
+            name = site.ledger.state.site if site is not None else jurisdiction
+            durable = DurableBank.open(self.floor.store, load_bank_pack(jurisdiction),
+                                       table_id, site=name, game=table.state.game,
+                                       electronic=table.mode == "electronic",
+                                       clock=self.floor.clock)
+            self.banks[table_id] = durable
+            return durable
+
+    def get(self, table_id: str) -> DurableBank:
+        found = self.banks.get(table_id)
+        if found is None:
+            if self.floor.store.head(bank_stream(table_id)).seq:
+                found = self.banks[table_id] = DurableBank.resume(
+                    self.floor.store, table_id, clock=self.floor.clock)
+            else:
+                raise NotFound(f"table {table_id!r} has no bank yet", rule="api.table")
+        found.refresh()
+        return found
+
+    def follow(self, table_id: str) -> Totals:
+        """The table's log folded up to now (only the events since the last fold are read)."""
+        with self._lock:
+            followed = self.followed.setdefault(table_id, Followed())
+            new = list(self.floor.store.table_events(table_id, after=followed.totals.seq))
+            followed.totals.fold(new)
+            return followed.totals
+
+    # -- who acts -----------------------------------------------------------------------------
+    def roles_of(self, username: str, table_id: str | None) -> list[Role]:
+        held: list[Role] = []
+        if table_id is not None and table_id in self.floor.tables:
+            held += sorted(self.floor.get(table_id).table.procedure.staff.get(username, set()))
+        own = self.roster.get(username)
+        if own is not None and own not in held:
+            held.append(own)
+        return held
+
+    def resolve(self, table_id: str) -> Any:
+        def role(name: str) -> Role:
+            held = self.roles_of(name, table_id)
+            if not held:
+                raise InvalidInput(f"{name!r} is not on the site's staff list",
+                                   rule="bank.person")
+            return held[0]
+        return role
+
+    def acting_role(self, who: Account, table_id: str, verb: str, bank: TableBank) -> Role:
+        if who.kind is not Kind.STAFF:
+            raise RoleNotPermitted("the table bank is worked by staff", rule="authority.staff")
+        held = self.roles_of(who.username, table_id)
+        if not held:
+            raise RoleNotPermitted(f"{who.username} is not on the site's staff list nor "
+                                   f"assigned at {table_id}", rule="authority.staff")
+        rule = VERB_RULE.get(verb)
+        allowed = bank.pack.roles(rule) if rule else frozenset()
+        if verb == "sign-slip":
+            allowed = frozenset(r for g in bank.pack.groups("credit.signatures") for r in g)
+        return next((r for r in held if r in allowed), held[0])
+
+    # -- steps --------------------------------------------------------------------------------
+    def step(self, table_id: str, who: Account, verb: str,
+             fields: Mapping[str, Any]) -> list[bev.BankEvent]:
+        spec = VERBS.get(verb)
+        if spec is None:
+            raise NotFound(f"no bank step {verb!r}; steps: {', '.join(VERBS)}",
+                           rule="api.route")
+        durable = self.start(table_id) if verb == "open" else self.get(table_id)
+        role = self.acting_role(who, table_id, verb, durable.bank)
+        if verb == "open":  # the crew is the table's own assignments, not the request's
+            fields = {**fields, "crew": ",".join(
+                f"{person}:{role.value}"
+                for person, roles in sorted(self.floor.get(table_id).table.procedure.staff.items())
+                for role in sorted(roles))}
+        args = parse_fields(fields, spec, self.resolve(table_id))
+        needs_log = verb in ("open", "close", "count", "drop")
+        totals = self.follow(table_id)
+        log = list(self.floor.store.table_events(table_id)) if needs_log else []
+        ctx = Context(table_log=log, table_seq=totals.seq, totals=totals if needs_log else None,
+                      floor_tables=lambda person: self.supervised(person, table_id))
+        return durable.run(lambda bank: spec.run(bank, (who.username, role), args, ctx))
+
+    def supervised(self, person: str, besides: str) -> list[tuple[str, list[Role]]]:
+        """The other open tables ``person`` opened as their floorperson (465a.35(c)): each
+        one's game and crew, as its opening recorded them."""
+        out = []
+        for table_id, durable in sorted(self.banks.items()):
+            s = durable.bank.state
+            if table_id == besides or s.status != "open":
+                continue
+            opened = next((e for e in reversed(s.log) if isinstance(e, bev.TableStatusChanged)
+                           and e.status == "open"), None)
+            if opened is not None and opened.actor == person:
+                out.append((s.game, [Role(r) for _, r in opened.crew]))
+        return out
+
+    # -- the pit's view -----------------------------------------------------------------------
+    def players_chips(self, table_id: str) -> int:
+        state = self.floor.get(table_id).table.state
+        return sum(p.balance for p in state.players.values()) + state.on_layout()
+
+    def detail(self, table_id: str) -> dict[str, Any]:
+        bank = self.get(table_id).bank
+        s = bank.state
+        totals = self.follow(table_id)
+        books = conservation(s, totals, self.players_chips(table_id))
+        day, shift = bank.day_and_shift()
+        last = s.last_count
+        expected = bank.expected(totals=totals) if last is not None else None
+        return {
+            "table": table_id, "site": s.site, "game": s.game, "electronic": s.electronic,
+            "jurisdiction": bank.pack.jurisdiction, "status": s.status,
+            "gaming_day": day, "shift": shift,
+            "expected": expected, "expected_text": None if expected is None else money(expected),
+            "inventory": [list(x) for x in s.inventory],
+            "last_count": None if last is None else {
+                "slip": last.slip, "purpose": last.purpose, "total": last.total,
+                "at": last.at, "counter": last.counter, "observer": last.observer},
+            "since_count": list(s.since_count_log),
+            "requests": [{"request": p.request, "kind": p.kind, "value": p.value,
+                          "chips": [list(x) for x in p.chips], "status": p.status,
+                          "serial": p.serial, "prepared_by": p.prepared_by,
+                          "signed_by": p.signed_by, "officer": p.officer,
+                          "surveillance": p.surveillance, "shift": p.shift,
+                          "signatures": [list(x) for x in p.signatures]}
+                         for p in sorted(s.requests.values(), key=lambda p: -p.request)],
+            "discrepancies": [_discrepancy(e) for e in s.log
+                              if isinstance(e, bev.DiscrepancyFound)][-10:],
+            "conservation": books.to_dict(),
+            "drop_box": s.current_box,
+            "closed_table_slip_due": s.status == "closed" and bank.closed_tables_missing_slip(day),
+            "serials": serial_problems(s.serials),
+            "rolls_followed": totals.rolls,
+            "staffing": self.staffing(table_id, bank),
+        }
+
+    def staffing(self, table_id: str, bank: TableBank) -> str:
+        """The crew now assigned, checked as when the table opened (465a.35(b)): a staff
+        change that leaves an open table short shows here."""
+        if bank.state.status != "open" or bank.state.electronic:
+            return ""
+        staff = self.floor.get(table_id).table.procedure.staff
+        crew = [(person, role) for person, roles in staff.items() for role in roles]
+        try:
+            bank.check_staffing(crew)
+        except DicetableError as e:
+            return f"{e.message} [{e.citation}]"
+        return ""
+
+    def report(self, table_id: str, day: str | None = None, *, float_yesterday: str = "",
+               float_today: str = "") -> dict[str, Any]:
+        durable = self.get(table_id)
+        bank = durable.bank
+        day = day or bank.day_and_shift()[0]
+        table_day = [e for e in self.floor.store.table_events(table_id)
+                     if bank.day_and_shift(e.at)[0] == day] if bank.state.electronic else []
+        rep = day_report(bank.state, day, included=bank.pack.value("drop.included"),
+                         table_day_log=table_day).to_dict()
+        rep["drop_problems"] = [] if bank.state.electronic else drop_collection_problems(
+            bank.state, day, bank.pack.number("drop.team_min"))
+        rep["formula"] = bank.pack.cite("drop.included")
+        if bank.pack.flag("win.chip_float_adjustment") and rep["win"] and (
+                float_yesterday or float_today):
+            r = indiana_receipts(rep["win"]["win"], parse_float(float_yesterday),
+                                 parse_float(float_today))
+            rep["receipts"] = {"table_win": r.table_win, "adjustment": r.adjustment,
+                               "receipts": r.receipts, "negative": list(r.negative),
+                               "citation": bank.pack.cite("win.chip_float_adjustment")}
+        return rep
+
+    def summaries(self, day: str | None = None) -> dict[str, Any]:
+        tables = []
+        win = drop = 0
+        for table_id in sorted(self.banks):
+            if table_id not in self.floor.tables:
+                continue
+            detail = self.detail(table_id)
+            rep = self.report(table_id, day)
+            w = rep["win"]["win"] if rep["win"] else (rep["electronic_win"] or 0)
+            d = rep["win"]["drop"] if rep["win"] else 0
+            win += w
+            drop += d
+            tables.append({"table": table_id, "status": detail["status"],
+                           "expected_text": detail["expected_text"],
+                           "conservation": detail["conservation"],
+                           "discrepancies": len(detail["discrepancies"]),
+                           "win": w, "drop": d,
+                           "hold": rep["win"]["hold"] if rep["win"] else "-",
+                           "electronic": detail["electronic"],
+                           "problems": rep["problems"]})
+        return {"tables": tables, "win": win, "drop": drop,
+                "hold": percent(Fraction(win, drop)) if drop else "-",
+                "day": day}
+
+
+def _discrepancy(e: bev.DiscrepancyFound) -> dict[str, Any]:
+    return {"slip": e.slip, "expected": e.expected, "counted": e.counted,
+            "variance": e.variance, "notified": list(e.notified),
+            "written_report": e.written_report, "regulator_copy": e.regulator_copy,
+            "suspects": list(e.suspects), "at": e.at, "rule": e.rule}
+
+
+def banks_of(floor: Floor) -> FloorBanks:
+    """The floor's banks (made once, beside the floor)."""
+    found = getattr(floor, "banks", None)
+    if not isinstance(found, FloorBanks):
+        found = FloorBanks(floor)
+        floor.banks = found  # type: ignore[attr-defined]
+    return found

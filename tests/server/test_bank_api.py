@@ -1,0 +1,136 @@
+"""The pit's books through the server, as the pit works them: the demo tables open with
+counted inventories, a buy-in and the first roll move the bank, a fill from request to
+receiving count with the right people signing, a refusal naming its rule, the drop, the
+gaming-day report with win and hold, and the conservation check."""
+
+from __future__ import annotations
+
+from tests.server.conftest import Login
+
+T = "craps-pa-1"
+
+
+def test_the_demo_tables_open_with_counted_inventories(login: Login) -> None:
+    fran = login("fran")
+    overview = fran.get("/api/bank").json()
+    by_table = {t["table"]: t for t in overview["tables"]}
+    assert by_table[T]["status"] == "open"
+    assert by_table["craps-pa-e1"]["electronic"]
+    assert all(t["conservation"]["holds"] for t in overview["tables"])
+    detail = fran.get(f"/api/bank/{T}").json()
+    assert detail["last_count"]["purpose"] == "opening"
+    assert (detail["last_count"]["counter"], detail["last_count"]["observer"]) == ("bo", "fran")
+    # the demo players bought in after the opening count: the bank already moved
+    assert detail["expected"] == 20_200_00 - 4 * 500_00
+
+
+def test_a_fill_end_to_end_with_the_right_people(login: Login) -> None:
+    pam, fran, cass, sid, bo = (login(u) for u in ("pam", "fran", "cass", "sid", "bo"))
+    dee = login("dee")
+    refused = dee.post(f"/api/bank/{T}/request",
+                       {"fields": {"kind": "fill", "chips": "2500x80", "shift": "06:00"}})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["rule"] == "fill.preparer_roles"
+    assert "465a.38(a)" in refused.json()["citation"]
+    asked = pam.post(f"/api/bank/{T}/request",
+                     {"fields": {"kind": "fill", "chips": "2500x80", "shift": "06:00"}})
+    assert asked.status_code == 200, asked.text
+    req = asked.json()["bank"]["requests"][0]
+    assert (req["status"], req["prepared_by"]) == ("requested", "pam")
+    early = cass.post(f"/api/bank/{T}/issue", {"fields": {"request": req["request"]}})
+    assert early.status_code == 409, early.text
+    assert fran.post(f"/api/bank/{T}/sign", {"fields": {"request": req["request"]}}
+                     ).status_code == 200
+    issued = cass.post(f"/api/bank/{T}/issue", {"fields": {"request": req["request"]}})
+    serial = issued.json()["bank"]["requests"][0]["serial"]
+    assert sid.post(f"/api/bank/{T}/carry", {"fields": {"serial": serial}}).status_code == 200
+    before = bo.get(f"/api/bank/{T}").json()["expected"]
+    got = bo.post(f"/api/bank/{T}/receive",
+                  {"fields": {"serial": serial, "chips": "2500x80", "officer": "sid"}})
+    assert got.status_code == 200, got.text
+    assert got.json()["bank"]["expected"] == before + 2_000_00
+    assert got.json()["bank"]["conservation"]["holds"]
+
+
+def test_the_drop_and_the_gaming_day_report(login: Login) -> None:
+    fran, cole = login("fran"), login("cole")
+    expected = fran.get(f"/api/bank/{T}").json()["expected"]
+    chips = f"2500x{expected // 2500}" + (f",100x{expected % 2500 // 100}"
+                                         if expected % 2500 else "")
+    dropped = fran.post(f"/api/bank/{T}/drop", {"fields": {
+        "box": "PA1-A", "replacement": "PA1-B", "chips": chips, "counter": "bo",
+        "observer": "fran", "team": "cole,sid"}})
+    assert dropped.status_code == 200, dropped.text
+    assert not dropped.json()["bank"]["discrepancies"]
+    counted = cole.post(f"/api/bank/{T}/count-box", {"fields": {
+        "box": "PA1-A", "items": "currency:200000,chips:500", "counters": "cole"}})
+    assert counted.status_code == 200, counted.text
+    report = login("rae").get(f"/api/bank/{T}/report").json()
+    win = report["win"]
+    assert win["drop"] == 2_000_00  # currency only: chips are reported apart (601a.9(c)(3))
+    assert win["excluded"] == {"chips": 500}
+    assert win["win"] == expected + 2_000_00 - 20_200_00
+    assert [t["label"].startswith("INFERRED") for t in win["terms"]] == [
+        False, False, False, True, True]
+
+
+def test_players_may_not_read_the_books(login: Login) -> None:
+    assert login("alice").get("/api/bank").status_code == 403
+
+
+def test_465a_35_b_a_staff_change_that_leaves_the_table_short_shows_in_the_books(
+        login: Login) -> None:
+    pat = login("pat")
+    assert pat.get(f"/api/bank/{T}").json()["staffing"] == ""
+    relieved = pat.post(f"/api/tables/{T}/staff/relieve", {"person": "dex", "role": "dealer"})
+    assert relieved.status_code == 200, relieved.text
+    short = pat.get(f"/api/bank/{T}").json()["staffing"]
+    assert "3 dealers" in short
+    assert "465a.35(b)(3),(4)" in short
+
+
+def test_68iac_15_5_3_indiana_receipts_add_the_chip_float_adjustment(login: Login) -> None:
+    fran = login("fran")
+    table = "craps-in-1"
+    expected = fran.get(f"/api/bank/{table}").json()["expected"]
+    chips = f"2500x{expected // 2500}" + (f",100x{expected % 2500 // 100}"
+                                         if expected % 2500 else "")
+    two = fran.post(f"/api/bank/{table}/drop", {"fields": {
+        "box": "IN1-A", "replacement": "IN1-B", "chips": chips, "counter": "bo",
+        "observer": "fran", "team": "cole,sid"}})
+    assert two.status_code == 409, two.text  # 68 IAC 11-3-1(a)(3): at least three
+    assert two.json()["rule"] == "drop.team_min"
+    dropped = fran.post(f"/api/bank/{table}/drop", {"fields": {
+        "box": "IN1-A", "replacement": "IN1-B", "chips": chips, "counter": "bo",
+        "observer": "fran", "team": "cole,sid,rae"}})
+    assert dropped.status_code == 200, dropped.text
+    counted = login("cole").post(f"/api/bank/{table}/count-box", {"fields": {
+        "box": "IN1-A", "items": "currency:200000,chips:1000", "counters": "cole"}})
+    assert counted.status_code == 200, counted.text
+    report = login("rae").http.get(
+        f"/api/bank/{table}/report", headers=login("rae").headers,
+        params={"float_yesterday": "2500:300000", "float_today": "2500:350000"}).json()
+    win = report["win"]
+    assert win["drop"] == 2_010_00  # Indiana's drop counts the chips (68 IAC 1-1-25)
+    assert report["receipts"]["adjustment"] == 500_00
+    assert report["receipts"]["receipts"] == win["win"] + 500_00
+    assert "68 IAC 15-5-3" in report["receipts"]["citation"]
+
+
+def test_465a_35_c_a_floorperson_s_span_is_checked_when_a_table_opens(login: Login) -> None:
+    """fran opened both demo Craps tables; with Mini-Craps beside them the span is too wide."""
+    fran, pat = login("fran"), login("pat")
+    mini = "minicraps-pa-1"
+    expected = pat.get(f"/api/bank/{mini}").json()["expected"]
+    chips = f"100x{expected // 100}"
+    closed = pat.post(f"/api/bank/{mini}/close", {"fields": {
+        "chips": chips, "counter": "dee", "observer": "pat", "container": "MC-1"}})
+    assert closed.status_code == 200, closed.text
+    refused = fran.post(f"/api/bank/{mini}/open", {"fields": {
+        "chips": chips, "counter": "dee", "observer": "fran"}})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["rule"] == "staffing.floor_span"
+    assert "465a.35(c)" in refused.json()["citation"]
+    reopened = fran.post(f"/api/bank/{mini}/open", {"fields": {
+        "chips": chips, "counter": "dee", "observer": "pat"}})
+    assert reopened.status_code == 200, reopened.text
