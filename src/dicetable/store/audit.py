@@ -267,3 +267,58 @@ def verify_store(store: EventStore, tables: Iterable[str] | None = None, *,
     """Check every stream of every aggregate (or the ones named)."""
     names = sorted(tables) if tables is not None else store.streams()
     return [verify_table(store, t, replay=replay) for t in names]
+
+
+@dataclass
+class Walk:
+    """What a walk of part of a stream's chain found: its end, how many events it read, and
+    its first problem (None: every link held)."""
+
+    end: Head
+    events: int = 0
+    problem: Problem | None = None
+
+
+def walk_links(store: EventStore, table: str, start: Head, *, until: int | None = None,
+               rows: Iterable[StoredEvent] | None = None) -> Walk:
+    """Check the links of ``table`` after ``start`` - a head already verified (``EMPTY``: the
+    whole chain) - up to seq ``until`` (default: every stored row). Stops at the first
+    problem; what lies before ``start`` is taken as verified.
+
+    >>> from dicetable.store.memory import MemoryStore
+    >>> from dicetable.store.durable import DurableTable
+    >>> from dicetable.store.chain import EMPTY
+    >>> store = MemoryStore()
+    >>> t = DurableTable.open(store, "pa-craps", "t1").table
+    >>> _ = t.join("alice"); mark = store.head("t1"); _ = t.buy_in("alice", 100_00)
+    >>> w = walk_links(store, "t1", mark); (w.events, w.end == store.head("t1"), w.problem)
+    (1, True, None)
+    """
+    kind = streams.kind_of(table)
+    recent: OrderedDict[str, int] = OrderedDict()
+    expected, prev = start.seq + 1, start.hash
+    end, count = start, 0
+    peek = _Peek(rows if rows is not None else store.records(table, after=start.seq,
+                                                             until=until))
+    while (row := peek.pop()) is not None:
+        found = _diagnose(table, row, peek.peek(), expected, prev, recent, kind, store.key)
+        if found is not None:
+            return Walk(end, count, found)
+        recent[row.hash] = row.seq
+        if len(recent) > _RECENT:
+            recent.popitem(last=False)
+        count += 1
+        expected, prev, end = row.seq + 1, row.hash, Head(row.seq, row.hash)
+    return Walk(end, count)
+
+
+def end_problem(table: str, end: Head, head: Head, start: Head) -> Problem | None:
+    """Whether a walk that ended at ``end`` (having started at ``start``) meets the head the
+    store recorded: nothing cut from the end, added past it or rewritten at it."""
+    if head.seq < start.seq:
+        return Problem(table, head.seq + 1, "truncated",
+                       f"the store's head is seq {head.seq}, behind seq {start.seq} that was "
+                       "verified (events were dropped from the end and the head moved back)")
+    last = None if end.seq == 0 else StoredEvent(table, end.seq, "", "", "", end.hash)
+    found = _check_end(table, last, head)
+    return found[0] if found else None
