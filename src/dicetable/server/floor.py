@@ -60,7 +60,6 @@ from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head, link_hash
 from dicetable.store.durable import DurableTable
 from dicetable.store.event_codec import decode_body
-from dicetable.store.incremental import ROLLING_SLICE
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
@@ -125,7 +124,7 @@ class Floor:
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
                  bet_seconds: int = 20, custody: FloorCustody | None = None,
                  checkpoints: Path | None = None, max_queue: int = MAX_QUEUE,
-                 verify_slice: int = ROLLING_SLICE) -> None:
+                 verify_slice: int | None = None) -> None:
         self.store = store
         self.max_queue = max_queue
         self.accounts = accounts

@@ -19,6 +19,7 @@ commit, or on the periodic verification - and nothing more is served from memory
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -257,6 +258,12 @@ def clear_problems(store: EventStore, name: str, *,
     return out
 
 
+def slice_from_env() -> int:
+    """The rolling pass's events per period: ``DICETABLE_VERIFY_SLICE``, else the default."""
+    raw = os.environ.get("DICETABLE_VERIFY_SLICE", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else ROLLING_SLICE
+
+
 Fault = Callable[[str, tuple[str, str], str], None]
 """How a stream found failing is faulted: (stream, (what, detail), when)."""
 
@@ -274,12 +281,12 @@ class Verification:
     """
 
     def __init__(self, store: EventStore, faults: Faults, high_water: HighWater,
-                 checkpoints: Path | None, *, slice_events: int = ROLLING_SLICE) -> None:
+                 checkpoints: Path | None, *, slice_events: int | None = None) -> None:
         self.store = store
         self.faults = faults
         self.high_water = high_water
         self.checkpoints = checkpoints
-        self.chains = ChainVerifier(store, slice_events=slice_events)
+        self.chains = ChainVerifier(store, slice_events=slice_events or slice_from_env())
         self.seen = 0
         """Lines of the checkpoint file this process wrote or verified: never fewer later."""
         self._cursor: Cursor | None = None

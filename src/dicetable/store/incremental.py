@@ -27,16 +27,16 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from dicetable.store.audit import Problem, end_problem, walk_links
 from dicetable.store.base import EventStore
-from dicetable.store.chain import EMPTY, Head
+from dicetable.store.chain import EMPTY, Head, StoredEvent
 
 ROLLING_SLICE = 50_000
-"""Events the rolling full pass re-verifies per call (industry-default; configurable with
-``dicetable serve --verify-slice``): a floor of N events is re-verified in full every
+"""Events the rolling full pass re-verifies per call (industry-default; the server takes
+``DICETABLE_VERIFY_SLICE``): a floor of N events is re-verified in full every
 N / ROLLING_SLICE periods, and each period's cost is bounded whatever the history."""
 
 
@@ -61,6 +61,10 @@ class ChainVerifier:
         """Each stream's chain is known good up to this head."""
         self.passes = 0
         """Rolling full passes completed."""
+        self.walked_new = 0
+        self.walked_rolling = 0
+        """Events walked so far by ``check_new`` and by the rolling pass (what the checks
+        cost, in events)."""
         self._pass: _Pass | None = None
 
     def anchor(self, stream: str, head: Head) -> None:
@@ -82,8 +86,11 @@ class ChainVerifier:
         problem: Problem | None = None
         for _ in range(5):
             head = self.store.head(stream)
-            walk = walk_links(self.store, stream, start)
-            problem = walk.problem or end_problem(stream, walk.end, head, start)
+            rows = self.store.records(stream, after=max(0, start.seq - 1))
+            problem = self._still_there(stream, start, rows)
+            walk = walk_links(self.store, stream, start, rows=rows)
+            self.walked_new += walk.events
+            problem = problem or walk.problem or end_problem(stream, walk.end, head, start)
             if problem is None:
                 self.anchor(stream, walk.end)
                 return None
@@ -112,6 +119,7 @@ class ChainVerifier:
             until = min(target.seq, rolling.at.seq + left)
             walk = walk_links(self.store, stream, rolling.at, until=until)
             left -= max(walk.events, 1)
+            self.walked_rolling += walk.events
             if walk.problem is None and walk.end.seq < until:
                 walk.problem = Problem(stream, walk.end.seq + 1, "deleted",
                                        f"events {walk.end.seq + 1}-{until} are missing from "
@@ -130,6 +138,21 @@ class ChainVerifier:
     def pass_position(self) -> tuple[int, int]:
         """(streams finished, streams in the pass) of the rolling pass under way."""
         return (0, 0) if self._pass is None else (self._pass.index, len(self._pass.streams))
+
+    @staticmethod
+    def _still_there(stream: str, start: Head, rows: Iterator[StoredEvent]) -> Problem | None:
+        """Whether the verified head's own event is still stored as it was verified (one
+        row read: a log cut back at its end, its recorded head left, is found at once)."""
+        if not start.seq:
+            return None
+        first = next(rows, None)
+        if first is None or first.seq != start.seq:
+            return Problem(stream, start.seq, "deleted", f"the verified event {start.seq} is "
+                                                         "no longer stored")
+        if first.hash != start.hash:
+            return Problem(stream, start.seq, "altered", f"the event stored at seq {start.seq} "
+                                                         "is not the one verified")
+        return None
 
     @staticmethod
     def _meets(stream: str, end: Head, target: Head) -> Problem | None:
