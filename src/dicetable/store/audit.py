@@ -209,8 +209,9 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     if report.problems:
         return report
     for seq, snap in sorted(snaps.items()):
-        report.problems += _check_snapshot(table, seq, snap.intact, snap.event_hash,
-                                           hashes_at.get(seq), snap.data() if snap.intact
+        sound = snap.sound(store.key)
+        report.problems += _check_snapshot(table, seq, sound, snap.event_hash,
+                                           hashes_at.get(seq), snap.data() if sound
                                            else None, states_at.get(seq), replay)
     if replay and report.events and unreplayable is None:
         what = "money" if kind == streams.TABLE else "state"

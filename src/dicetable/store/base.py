@@ -196,7 +196,7 @@ class EventStore(ABC):
         rows = list(self.records(table, after=seq - 1, until=seq))
         if not rows:
             raise InvalidInput(f"table {table!r} has no event {seq}", rule="store.snapshot")
-        snap = make_snapshot(table, seq, rows[0].hash, data)
+        snap = make_snapshot(table, seq, rows[0].hash, data, self.key)
         self.save_snapshot(snap)
         return snap
 
