@@ -11,8 +11,12 @@ import random
 from dicetable.store.audit import Problem
 from dicetable.store.durable import DurableTable
 from dicetable.store.incremental import ChainVerifier
+from tests.store import test_tamper
 from tests.store.helpers import play
-from tests.store.test_tamper import Raw, body_with, raw  # noqa: F401 (the fixture)
+from tests.store.test_tamper import Raw, body_with
+
+raw = test_tamper.raw
+"""The played log and raw access to its rows (the tamper tests' fixture)."""
 
 SLICE = 10
 
@@ -73,10 +77,12 @@ def test_mem_2_a_rewrite_in_new_events_is_found_by_the_incremental_check(raw: Ra
     seq, _, body, _, _ = raw.rows("t1")[mark.seq + 1]  # the second new event
     raw.update("t1", seq, body=body_with(body, actor="mallory"))
     found = chains.check_new("t1")
-    assert found is not None and (found.seq, found.what) == (seq, "altered")
+    assert found is not None
+    assert (found.seq, found.what) == (seq, "altered")
     assert chains.verified["t1"] == mark  # the verified head does not move past it
     walked = chains.walked_new
-    assert chains.check_new("t2") is None and chains.walked_new == walked
+    assert chains.check_new("t2") is None
+    assert chains.walked_new == walked
 
 
 def test_mem_2_new_events_that_verify_move_the_verified_head(raw: Raw) -> None:
@@ -94,12 +100,14 @@ def test_mem_2_a_head_cut_back_behind_the_verified_one_is_found(raw: Raw) -> Non
     last = raw.rows("t1")[-1][0]
     raw.delete("t1", last)
     found = chains.check_new("t1")
-    assert found is not None and found.what in ("deleted", "truncated")
+    assert found is not None
+    assert found.what in ("deleted", "truncated")
 
 
 def test_mem_2_a_whole_pass_of_a_clean_log_finds_nothing_and_ends(raw: Raw) -> None:
     chains = _verified(raw)
     total = sum(h.seq for h in chains.verified.values())
     _, found = _roll_until_found(chains)
-    assert found == [] and chains.passes == 2
+    assert found == []
+    assert chains.passes == 2
     assert chains.walked_rolling == 2 * total

@@ -46,7 +46,9 @@ def _played(store: EventStore) -> Snapshot:
     seat(dt.table)
     play(dt.table, random.Random(5), 60)
     snap = store.latest_snapshot("t1")
-    assert snap is not None and snap.signed and snap.trusted(KEY)
+    assert snap is not None
+    assert snap.signed
+    assert snap.trusted(KEY)
     return snap
 
 
