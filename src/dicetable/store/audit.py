@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.store import streams
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.base import EventStore, key_mismatch
 from dicetable.store.chain import GENESIS, Head, StoredEvent, link_hash
 from dicetable.store.event_codec import decode
@@ -177,32 +178,36 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     state = agg.new_state()
     recent: OrderedDict[str, int] = OrderedDict()
     expected, prev = 1, GENESIS
-    rows = _Peek(store.records(table))
     last: StoredEvent | None = None
     unreplayable: Problem | None = None  # reported after the chain checks, which name more
-    while (row := rows.pop()) is not None:
-        found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind, store.key)
-        if found is not None:
-            report.problems.append(found)
-            return report
-        if replay and unreplayable is None:
-            try:
-                event = decode(json.loads(row.body))
-                if not isinstance(event, agg.event_type):
-                    raise ValueError(f"a {event.kind} is not a {kind} event")
-                agg.fold(state, event)
-            except Exception as e:  # the chain holds, but the event is not a valid one
-                unreplayable = Problem(table, row.seq, "altered",
-                                       f"the event cannot be replayed: {e}")
-        if row.seq in snaps:
-            hashes_at[row.seq] = row.hash
-            if replay:
-                states_at[row.seq] = agg.encode_state(state)
-        recent[row.hash] = row.seq
-        if len(recent) > _RECENT:
-            recent.popitem(last=False)
-        report.events += 1
-        expected, prev, last = row.seq + 1, row.hash, row
+    try:
+        rows = _Peek(store.records(table))
+        while (row := rows.pop()) is not None:
+            found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind, store.key)
+            if found is not None:
+                report.problems.append(found)
+                return report
+            if replay and unreplayable is None:
+                try:
+                    event = decode(json.loads(row.body))
+                    if not isinstance(event, agg.event_type):
+                        raise ValueError(f"a {event.kind} is not a {kind} event")
+                    agg.fold(state, event)
+                except Exception as e:  # the chain holds, but the event is not a valid one
+                    unreplayable = Problem(table, row.seq, "altered",
+                                           f"the event cannot be replayed: {e}")
+            if row.seq in snaps:
+                hashes_at[row.seq] = row.hash
+                if replay:
+                    states_at[row.seq] = agg.encode_state(state)
+            recent[row.hash] = row.seq
+            if len(recent) > _RECENT:
+                recent.popitem(last=False)
+            report.events += 1
+            expected, prev, last = row.seq + 1, row.hash, row
+    except ArchiveError as e:  # an archive file missing, altered or not the one indexed
+        report.problems.append(Problem(table, expected, "archive", e.message))
+        return report
     report.problems += _check_end(table, last, recorded)
     if unreplayable is not None and not report.problems:
         report.problems.append(unreplayable)
@@ -299,17 +304,20 @@ def walk_links(store: EventStore, table: str, start: Head, *, until: int | None 
     recent: OrderedDict[str, int] = OrderedDict()
     expected, prev = start.seq + 1, start.hash
     end, count = start, 0
-    peek = _Peek(rows if rows is not None else store.records(table, after=start.seq,
-                                                             until=until))
-    while (row := peek.pop()) is not None:
-        found = _diagnose(table, row, peek.peek(), expected, prev, recent, kind, store.key)
-        if found is not None:
-            return Walk(end, count, found)
-        recent[row.hash] = row.seq
-        if len(recent) > _RECENT:
-            recent.popitem(last=False)
-        count += 1
-        expected, prev, end = row.seq + 1, row.hash, Head(row.seq, row.hash)
+    try:
+        peek = _Peek(rows if rows is not None else store.records(table, after=start.seq,
+                                                                 until=until))
+        while (row := peek.pop()) is not None:
+            found = _diagnose(table, row, peek.peek(), expected, prev, recent, kind, store.key)
+            if found is not None:
+                return Walk(end, count, found)
+            recent[row.hash] = row.seq
+            if len(recent) > _RECENT:
+                recent.popitem(last=False)
+            count += 1
+            expected, prev, end = row.seq + 1, row.hash, Head(row.seq, row.hash)
+    except ArchiveError as e:  # an archive file missing, altered or not the one indexed
+        return Walk(end, count, Problem(table, expected, "archive", e.message))
     return Walk(end, count)
 
 

@@ -148,7 +148,8 @@ class EventStore(ABC):
         self._listeners: dict[int, Listener] = {}
         self._listener_lock = threading.Lock()
         self._next_listener = 0
-        self._archive_files: OrderedDict[str, dict[str, list[StoredEvent]]] = OrderedDict()
+        self._archive_files: OrderedDict[
+            str, tuple[tuple[int, int, int] | None, dict[str, list[StoredEvent]]]] = OrderedDict()
         self._archive_lock = threading.Lock()
 
     # -- writing ------------------------------------------------------------------------------
@@ -309,21 +310,30 @@ class EventStore(ABC):
                     yield row
 
     def _archive_rows(self, span: Span) -> list[StoredEvent]:
-        """A span's rows from its file, verified under the key (a few files are kept)."""
-        with self._archive_lock:
-            streams_in = self._archive_files.get(span.mac)
-            if streams_in is not None:
-                self._archive_files.move_to_end(span.mac)
-        if streams_in is None:
-            from pathlib import Path
+        """A span's rows from its file, verified under the key (a few files are kept, and
+        read again once the file on disk changes)."""
+        from pathlib import Path
 
-            manifest, streams_in = read_manifest_and_rows(Path(span.file), self.key)
+        path = Path(span.file)
+        try:
+            st = path.stat()
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        except OSError:
+            stamp = None
+        with self._archive_lock:
+            held = self._archive_files.get(span.mac)
+            if held is not None and held[0] == stamp:
+                self._archive_files.move_to_end(span.mac)
+        if held is not None and held[0] == stamp:
+            streams_in = held[1]
+        else:
+            manifest, streams_in = read_manifest_and_rows(path, self.key)
             if manifest["mac"] != span.mac:
                 raise ArchiveError(f"archive {span.file} is not the file the store's index "
                                    "names (another signed file stands in its place)",
                                    rule="archive.index")
             with self._archive_lock:
-                self._archive_files[span.mac] = streams_in
+                self._archive_files[span.mac] = (stamp, streams_in)
                 while len(self._archive_files) > ARCHIVE_FILES_KEPT:
                     self._archive_files.popitem(last=False)
         rows = streams_in.get(span.stream, [])

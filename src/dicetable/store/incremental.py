@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.audit import Problem, end_problem, walk_links
 from dicetable.store.base import EventStore
 from dicetable.store.chain import EMPTY, Head, StoredEvent
@@ -87,7 +88,10 @@ class ChainVerifier:
         for _ in range(5):
             head = self.store.head(stream)
             rows = self.store.records(stream, after=max(0, start.seq - 1))
-            problem = self._still_there(stream, start, rows)
+            try:
+                problem = self._still_there(stream, start, rows)
+            except ArchiveError as e:  # the verified head's event is archived, its file bad
+                return Problem(stream, start.seq, "archive", e.message)
             walk = walk_links(self.store, stream, start, rows=rows)
             self.walked_new += walk.events
             problem = problem or walk.problem or end_problem(stream, walk.end, head, start)
