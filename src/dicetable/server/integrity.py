@@ -351,7 +351,7 @@ class Verification:
         cut = checkpoint_file_behind(path, self.seen)
         if cut is not None:
             faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
-        found = []
+        found: list[CheckpointProblem] = []
         if path.exists():
             since = Cursor() if whole or self._cursor is None else self._cursor
             found, self._cursor = verify_lines(path, key, [self.store], since,

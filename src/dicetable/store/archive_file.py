@@ -88,8 +88,8 @@ def write_archive(path: Path, key: bytes | None, day: str,
         raise InvalidInput("archives are signed with the chain key (dicetable keys init)",
                            rule="store.key")
     body = b"".join(_row_line(r) for stream in sorted(rows) for r in rows[stream])
-    streams = {s: [rs[0].seq, rs[0].prev_hash, rs[-1].seq, rs[-1].hash]
-               for s, rs in sorted(rows.items()) if rs}
+    ends = {s: (rs[0], rs[-1]) for s, rs in sorted(rows.items()) if rs}
+    streams = {s: [a.seq, a.prev_hash, b.seq, b.hash] for s, (a, b) in ends.items()}
     manifest: dict[str, Any] = {"format": FORMAT, "day": day, "key_id": key_id(key),
                                 "streams": streams, "events": sum(len(r) for r in rows.values()),
                                 "rows_sha256": hashlib.sha256(body).hexdigest(),
@@ -105,8 +105,8 @@ def write_archive(path: Path, key: bytes | None, day: str,
     with open(tmp, "rb") as f:
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    return [Span(s, v[0], v[1], v[2], v[3], day, str(path.resolve()), mac)
-            for s, v in streams.items()]
+    return [Span(s, a.seq, a.prev_hash, b.seq, b.hash, day, str(path.resolve()), mac)
+            for s, (a, b) in ends.items()]
 
 
 def read_manifest_and_rows(path: Path, key: bytes | None) -> tuple[dict[str, Any],

@@ -68,7 +68,8 @@ class DurableTable:
         self.head: Head = store.head(tid) if tid else EMPTY
         """The last event this table knows is durable."""
         snap = store.latest_snapshot(tid) if tid else None
-        self._snapshot_seq = snap.seq if snap is not None else 0
+        # Only a snapshot a resume may start from counts (on a keyed store, a signed one).
+        self._snapshot_seq = snap.seq if snap is not None and snap.trusted(store.key) else 0
         self._snapshot_broken = False
         table.sink = self._sink
 
@@ -107,6 +108,8 @@ class DurableTable:
                       clock=clock, automations=automations)
         table.state = state
         durable = cls(store, table, snapshot_every=snapshot_every)
+        if durable.snapshot_due():  # the next start begins here, not as far back
+            durable.snapshot()
         if settle:
             durable.finish_settlement()
         return durable
