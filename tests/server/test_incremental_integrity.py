@@ -118,3 +118,37 @@ def test_mem_2_a_rewrite_of_new_events_is_found_by_the_next_check(
     assert T in floor.verify_all()
     assert floor.faults.open[T]["detail"].startswith(f"seq {head + 1}:")
     assert floor.verification.chains.walked_rolling - rolled <= SLICE
+
+
+def test_mem_2_a_floor_over_archived_days_serves_and_its_checks_read_the_archives(
+        demo_db: Path, tmp_path: Path, small_slices: None) -> None:
+    """``dicetable archive`` moves the demo's gaming day out of the live log; the floor starts
+    over it, serves the tables, and its rolling pass finds an archive file altered later."""
+    from datetime import UTC, date, datetime, timedelta
+
+    from typer.testing import CliRunner
+
+    from dicetable.cli.main import app
+    from dicetable.store.archive import gaming_day
+
+    db, cps = _copy(demo_db, tmp_path), tmp_path / "cp.jsonl"
+    day = gaming_day(datetime.now(UTC).isoformat())
+    tomorrow = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+    done = CliRunner().invoke(app, ["archive", "--db", str(db), "--through", day,
+                                    "--today", tomorrow])
+    assert done.exit_code == 0, done.output
+    archive = tmp_path / "floor.db.archive" / f"{day}.jsonl.gz"
+    assert archive.exists()
+    floor, _ = build_floor(db, checkpoints=cps)
+    try:
+        assert floor.faults.open == {}
+        assert T in floor.tables
+        assert floor.store.archive_spans(T)
+        archive.write_bytes(archive.read_bytes()[:-20])
+        for _ in range(100):
+            if T in floor.faults.open:
+                break
+            floor.verify_all()
+        assert floor.faults.open[T]["what"] == "archive"
+    finally:
+        _close(floor)

@@ -151,6 +151,7 @@ class EventStore(ABC):
         self._archive_files: OrderedDict[
             str, tuple[tuple[int, int, int] | None, dict[str, list[StoredEvent]]]] = OrderedDict()
         self._archive_lock = threading.Lock()
+        self._spans_seen: dict[str, list[Span]] = {}
 
     # -- writing ------------------------------------------------------------------------------
     def append(self, table: str, events: Sequence[Event], expected: int | None = None,
@@ -227,7 +228,7 @@ class EventStore(ABC):
                 until: int | None = None) -> Iterator[StoredEvent]:
         """The stored rows with ``after < seq <= until``, in order - those moved to archive
         files read from them (verified), the rest from the live log."""
-        spans = self.archive_spans(table)
+        spans = self._spans_known(table)
         if spans and after < spans[-1].last:
             yield from self._archived(spans, table, after, until)
             if until is not None and until <= spans[-1].last:
@@ -235,15 +236,26 @@ class EventStore(ABC):
             after = spans[-1].last
         live = self._records(table, after, until)
         first = next(live, None)
-        if first is not None and first.seq > after + 1:
-            # Read while an archive was being made? The rows before it may have just moved.
-            moved = [s for s in self.archive_spans(table) if s.last > after]
-            if moved and moved[0].first == after + 1:
+        if first is None or first.seq > after + 1:
+            # Archived since this process last looked (by another process, or this one)?
+            fresh = self._spans_known(table, refresh=True)
+            if fresh != spans and fresh and fresh[-1].last > after:
                 yield from self.records(table, after, until)
                 return
         if first is not None:
             yield first
             yield from live
+
+    def _spans_known(self, table: str, *, refresh: bool = False) -> list[Span]:
+        """The archive spans of ``table`` as last read (archives only ever grow, and a read
+        that finds the live log starting later than asked reads them again)."""
+        with self._archive_lock:
+            held = None if refresh else self._spans_seen.get(table)
+        if held is None:
+            held = self.archive_spans(table)
+            with self._archive_lock:
+                self._spans_seen[table] = held
+        return held
 
     @abstractmethod
     def _records(self, table: str, after: int = 0,

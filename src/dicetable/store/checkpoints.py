@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dicetable.core.errors import InvalidInput
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.chain import GENESIS, Head, StoredEvent, canonical
 
 
@@ -205,7 +206,11 @@ def _against_store(srcs: list[Streams], broken: set[str], n: int, stream: str, s
                    digest: str) -> list[CheckpointProblem]:
     if stream in broken or not seq:
         return []
-    stored, head = _hash_at(srcs, stream, seq)
+    try:
+        stored, head = _hash_at(srcs, stream, seq)
+    except ArchiveError as e:  # the checkpointed event is archived, and its file is bad
+        broken.add(stream)
+        return [CheckpointProblem(n, stream, seq, "archive", e.message)]
     if stored is None:
         broken.add(stream)
         return [CheckpointProblem(n, stream, seq, "truncated",
