@@ -291,6 +291,8 @@ class Verification:
         """Lines of the checkpoint file this process wrote or verified: never fewer later."""
         self._cursor: Cursor | None = None
         """How much of the checkpoint file is verified (None: nothing yet)."""
+        self._size = 0
+        """The checkpoint file's size when this process last wrote or read it whole."""
 
     def run(self, held: Iterable[tuple[str, Head]], fault: Fault, now: str) -> None:
         """One verification; ``held`` are the heads this process committed or read."""
@@ -344,13 +346,16 @@ class Verification:
                 self.chains.anchor(stream, head)
         self._cursor = verified
         self.seen = verified.lines
+        self._size = verified.offset
 
     def _checkpoints(self, path: Path, key: bytes, whole: bool, before: set[str], fault: Fault,
                      now: str) -> None:
         faults = self.faults
-        cut = checkpoint_file_behind(path, self.seen)
-        if cut is not None:
-            faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
+        size = path.stat().st_size if path.exists() else 0
+        if size < self._size:  # the file only grows: shorter, its newest lines were removed
+            cut = checkpoint_file_behind(path, self.seen)
+            if cut is not None:
+                faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
         found: list[CheckpointProblem] = []
         if path.exists():
             since = Cursor() if whole or self._cursor is None else self._cursor
@@ -361,6 +366,8 @@ class Verification:
             # A faulted stream's head is not signed: its log is not vouched for.
             signed = {s: h for s, h in heads_of([self.store]).items() if s not in faults.open}
             self.seen = write_checkpoint(path, key, signed, at=now)
+        if path.exists():
+            self._size = max(self._size, path.stat().st_size)
 
     def _report(self, found: list[CheckpointProblem], fault: Fault, now: str) -> None:
         for cp in found:
