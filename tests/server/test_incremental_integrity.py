@@ -152,3 +152,30 @@ def test_mem_2_a_floor_over_archived_days_serves_and_its_checks_read_the_archive
         assert floor.faults.open[T]["what"] == "archive"
     finally:
         _close(floor)
+
+
+def test_mem_2_a_floor_started_over_a_damaged_archive_faults_its_tables(
+        demo_db: Path, tmp_path: Path, small_slices: None) -> None:
+    from datetime import UTC, date, datetime, timedelta
+
+    from typer.testing import CliRunner
+
+    from dicetable.cli.main import app
+    from dicetable.store.archive import gaming_day
+
+    db, cps = _copy(demo_db, tmp_path), tmp_path / "cp.jsonl"
+    _close(build_floor(db, checkpoints=cps)[0])  # signed: a restart starts past the archive
+    day = gaming_day(datetime.now(UTC).isoformat())
+    tomorrow = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+    done = CliRunner().invoke(app, ["archive", "--db", str(db), "--through", day,
+                                    "--today", tomorrow])
+    assert done.exit_code == 0, done.output
+    archive = tmp_path / "floor.db.archive" / f"{day}.jsonl.gz"
+    archive.unlink()
+    floor, _ = build_floor(db, checkpoints=cps)
+    try:
+        assert floor.faults.open[T]["what"] == "archive"
+        assert "missing" in floor.faults.open[T]["detail"]
+        assert T not in floor.tables
+    finally:
+        _close(floor)

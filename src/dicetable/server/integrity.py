@@ -42,6 +42,7 @@ from dicetable.store.checkpoints import (
     verify_lines,
     write_checkpoint,
 )
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.incremental import ROLLING_SLICE, ChainVerifier
 
 log = logging.getLogger(__name__)
@@ -300,6 +301,7 @@ class Verification:
         before = set(faults.open)
         if self._cursor is None:
             self._anchor(fault, now)
+            self._openings(fault, now)
         # Has any head moved back behind what this process committed or read? The chain
         # alone cannot tell (the shorter chain verifies).
         for stream, head in held:
@@ -347,6 +349,15 @@ class Verification:
         self._cursor = verified
         self.seen = verified.lines
         self._size = verified.offset
+
+    def _openings(self, fault: Fault, now: str) -> None:
+        """Start-up: each table's opening event can be read (a table is loaded from it, and
+        it may lie in an archive file): one whose archive is bad is faulted, not loaded."""
+        for table in self.store.tables():
+            try:
+                next(self.store.records(table, after=0, until=1), None)
+            except ArchiveError as e:
+                fault(table, ("archive", f"seq 1: {e.message}"), now)
 
     def _checkpoints(self, path: Path, key: bytes, whole: bool, before: set[str], fault: Fault,
                      now: str) -> None:
