@@ -29,6 +29,7 @@ from dicetable.core.errors import DicetableError, ProcedureViolation, StaleVersi
 from dicetable.core.roles import Role
 from dicetable.store import fault_stream
 from dicetable.store.adjudicate import adjudicate_table
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
 from dicetable.store.chain import Head
@@ -42,7 +43,6 @@ from dicetable.store.checkpoints import (
     verify_lines,
     write_checkpoint,
 )
-from dicetable.store.archive_file import ArchiveError
 from dicetable.store.incremental import ROLLING_SLICE, ChainVerifier
 
 log = logging.getLogger(__name__)
