@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Game recall: the last rounds of a table, wagers, rolls, outcomes, balances."),
     "export": ("dicetable.cli.store_cmds", "export",
                "Write the table log as JSON Lines, hashes included."),
+    "archive": ("dicetable.cli.store_cmds", "archive",
+                "Move closed gaming days into signed archive files, anchored in the chain."),
     "script": ("dicetable.cli.script_cmds", "app",
                "Table scripts: export a stored table's log as a script that replays it."),
     "keys": ("dicetable.cli.integrity_cmds", "keys_app",

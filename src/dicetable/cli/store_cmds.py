@@ -25,7 +25,7 @@ from dicetable.core.money import format_cents
 from dicetable.store.audit import verify_store
 from dicetable.store.base import EventStore
 from dicetable.store.open import open_store
-from dicetable.store.recall import RoundRecall, recall_custody, recall_rounds
+from dicetable.store.recall import RoundRecall, recall_custody, recall_day, recall_rounds
 from dicetable.store.streams import TABLE, kind_of
 
 audit_app = typer.Typer(help="Check the table log's hash chain.", no_args_is_help=True)
@@ -33,6 +33,8 @@ console = Console()
 err = Console(stderr=True)
 
 DB_HELP = "A SQLite file or a postgresql:// URL"
+KEY_HELP = ("The chain key, to read archived days (default: DICETABLE_KEY, DICETABLE_KEY_FILE, "
+            "or DB.key)")
 SCHEMA_HELP = "PostgreSQL schema holding the log"
 
 
@@ -50,6 +52,16 @@ def _opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventSto
         yield store
     finally:
         store.close()
+
+
+def _key(key_file: Path | None, db: str) -> bytes | None:
+    from dicetable.store.keys import find_key
+
+    try:
+        return find_key(key_file, db)
+    except DicetableError as e:
+        err.print(f"[red]{escape(str(e))}[/red]")
+        raise typer.Exit(2) from None
 
 
 TRUNCATION_WARNING = (
@@ -186,10 +198,15 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
            rounds: int = typer.Option(10, "--rounds", min=1,
                                       help="How many rounds (a Craps round is one throw)"),
            as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
-           schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+           day: str | None = typer.Option(None, "--day",
+                                          help="Every round of this gaming day (YYYY-MM-DD), "
+                                               "archived or live, instead of the last rounds"),
+           schema: str = typer.Option("dicetable", help=SCHEMA_HELP),
+           key_file: Path | None = typer.Option(None, "--key", help=KEY_HELP)) -> None:
     """Game recall: the last rounds of TABLE with every wager, the roll, the outcome and each
-    player's balance before and after (spec/standards.md REC-1, REC-2). For a custody ledger
-    (``--table custody:SITE``): its last steps (``--rounds`` of them), or one die's."""
+    player's balance before and after (spec/standards.md REC-1, REC-2), or every round of one
+    gaming day (``--day``; read from its archive file when it was archived). For a custody
+    ledger (``--table custody:SITE``): its last steps (``--rounds`` of them), or one die's."""
     if kind_of(table) != TABLE:
         with _opened(db, schema) as store:
             try:
@@ -208,9 +225,10 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
         if not steps:
             console.print(f"{table}: no custody steps recorded")
         return
-    with _opened(db, schema) as store:
+    with _opened(db, schema, _key(key_file, db)) as store:
         try:
-            records = recall_rounds(store, table, rounds)
+            records = recall_day(store, table, day) if day is not None \
+                else recall_rounds(store, table, rounds)
         except DicetableError as e:
             err.print(f"[red]{escape(str(e))}[/red]")
             raise typer.Exit(2) from None
@@ -219,7 +237,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
                               indent=2))
         return
     if not records:
-        console.print(f"{table}: no rounds played yet")
+        console.print(f"{table}: no rounds played " + (f"on {day}" if day else "yet"))
     for r in records:
         _print_round(r)
 
@@ -228,10 +246,12 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
            out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout"),
            table: list[str] = typer.Option([], "--table",
                                            help="Only these streams (a table id, custody:SITE)"),
-           schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+           schema: str = typer.Option("dicetable", help=SCHEMA_HELP),
+           key_file: Path | None = typer.Option(None, "--key", help=KEY_HELP)) -> None:
     """Write the log as JSON Lines: one stored event a line, with its hash and its
-    predecessor's, so the export can be verified on its own."""
-    with _opened(db, schema) as store:
+    predecessor's, so the export can be verified on its own (archived days included, read
+    from their files)."""
+    with _opened(db, schema, _key(key_file, db)) as store:
         names = table or store.streams()
         count = 0
         with contextlib.ExitStack() as stack:
@@ -244,3 +264,50 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
                     count += 1
     if out is not None:
         err.print(f"{count} events from {len(names)} stream(s) written to {out}")
+
+
+def archive(db: str = typer.Option(..., "--db", help=DB_HELP),
+            through: str = typer.Option(..., "--through",
+                                        help="Archive every closed gaming day up to this one "
+                                             "(YYYY-MM-DD)"),
+            directory: Path | None = typer.Option(
+                None, "--dir", help="Where the archive files go (default: DB.archive beside "
+                                    "a SQLite file; required for PostgreSQL)"),
+            retention_years: int | None = typer.Option(
+                None, "--retention-years", min=1,
+                help="Keep the archives this many years instead of the jurisdiction's rule"),
+            day_starts: int = typer.Option(6, "--day-starts", min=0, max=23,
+                                           help="The hour (UTC) a gaming day begins "
+                                                "(industry-default 6)"),
+            today: str | None = typer.Option(None, "--today", hidden=True,
+                                             help="The current gaming day (tests)"),
+            schema: str = typer.Option("dicetable", help=SCHEMA_HELP),
+            key_file: Path | None = typer.Option(None, "--key", help="The chain key")) -> None:
+    """Move the closed gaming days' table events up to --through out of the live log into
+    signed, compressed archive files (one a day), each anchored in the chain at both ends.
+    Recall, export, audit verify and the adjudication read them as before."""
+    from dicetable.store.archive import archive_through
+    from dicetable.store.open import is_postgres
+
+    key = _key(key_file, db)
+    if directory is None:
+        if is_postgres(db):
+            err.print("[red]--dir is required for a PostgreSQL store[/red]")
+            raise typer.Exit(2)
+        directory = Path(f"{db}.archive")
+    with _opened(db, schema, key) as store:
+        try:
+            done = archive_through(store, through, directory, today=today, starts=day_starts,
+                                   retention_years=retention_years)
+        except DicetableError as e:
+            err.print(f"[red]{escape(str(e))}[/red]")
+            raise typer.Exit(2) from None
+    if not done.files:
+        console.print(f"nothing to archive through {through}")
+        return
+    for (day, count), file in zip(sorted(done.days.items()), done.files, strict=True):
+        console.print(f"{day}: {count} events -> {file}", highlight=False)
+    for jurisdiction, rule in sorted(done.retention.items()):
+        console.print(f"retention {jurisdiction}: {rule['years']} years ({rule['status']}): "
+                      f"{escape(rule['citation'])}", highlight=False)
+    console.print(f"{done.events} events archived from {len(done.files)} gaming day(s)")

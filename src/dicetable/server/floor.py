@@ -45,11 +45,11 @@ from dicetable.server.integrity import (
     Faults,
     HighWater,
     TableFaulted,
+    Verification,
     checkpoint_file_behind,
     clear_problems,
     moved_back,
     still_failing,
-    table_problem,
 )
 from dicetable.server.live_views import LiveViews
 from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
@@ -58,7 +58,6 @@ from dicetable.server.views import console_rules, limits_of, roll_history, summa
 from dicetable.store.account_stream import KIND as ACCOUNT
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import Head, link_hash
-from dicetable.store.checkpoints import heads_of, verify_checkpoints, write_checkpoint
 from dicetable.store.durable import DurableTable
 from dicetable.store.event_codec import decode_body
 from dicetable.store.replay import opening
@@ -124,7 +123,8 @@ class Floor:
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
                  bet_seconds: int = 20, custody: FloorCustody | None = None,
-                 checkpoints: Path | None = None, max_queue: int = MAX_QUEUE) -> None:
+                 checkpoints: Path | None = None, max_queue: int = MAX_QUEUE,
+                 verify_slice: int | None = None) -> None:
         self.store = store
         self.max_queue = max_queue
         self.accounts = accounts
@@ -141,11 +141,12 @@ class Floor:
         accounts.faulted = lambda stream: stream in self.faults.open
         self.checkpoints: Path | None = checkpoints
         """Where signed checkpoints of every stream's head are appended (None: not kept)."""
-        self.checkpoints_seen = 0
-        """Lines of the checkpoint file this process wrote or verified: never fewer later."""
         self.high_water = HighWater()
         """Each stream's newest head this process committed, caught up to or verified: the
         store's head is never to be found behind it."""
+        self.verification = Verification(store, self.faults, self.high_water, checkpoints,
+                                         slice_events=verify_slice)
+        """What is new since the verified heads, and the rolling full pass behind them."""
         self.verify_all(load=True)  # nothing is served from a log that fails (RES-3)
         # A table opened in another process reaches this one by its notice (``_on_notice``);
         # a notice of any other stream (the custody ledger) is caught up on use.
@@ -166,51 +167,11 @@ class Floor:
     # -- integrity ---------------------------------------------------------------------------
     def verify_all(self, *, load: bool = False) -> list[str]:
         """Verify every stream (and the checkpoints); fault what fails. Returns new faults."""
-        now = self.clock.now().isoformat()
         before = set(self.faults.open)
         names = self.store.tables()
-        # First: has any head moved back behind what this process committed or read? The
-        # chain alone cannot tell (the shorter chain verifies).
-        for table_id, info in list(self.tables.items()):
-            self.high_water.note(self.store, table_id, info.durable.head)
-        for stream, head in self.accounts.heads():  # what the accounts read and wrote
-            self.high_water.note(self.store, stream, head)
-        for stream in self.high_water.streams():
-            if stream not in self.faults.open:
-                problem = self.high_water.check(stream)
-                if problem is not None:
-                    self._fault(stream, problem, now)
-        heads: dict[str, tuple[Any, Head]] = {}  # each stream's head as it is verified
-        for table_id in self.store.stream_ids():  # tables, accounts, staff, faults, answers
-            if table_id in self.faults.open:
-                continue
-            heads[table_id] = (self.store, self.store.head(table_id))
-            problem = table_problem(self.store, table_id)
-            if problem is not None:
-                self._fault(table_id, problem, now)
-        if self.checkpoints is not None and self.store.key:
-            cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
-            if cut is not None:
-                self.faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
-            found = []
-            if self.checkpoints.exists():
-                found = verify_checkpoints(self.checkpoints, self.store.key,
-                                           [self.store])
-                for cp in found:
-                    if cp.stream:
-                        self._fault(cp.stream, (cp.what, str(cp)), now)
-                    else:
-                        self.faults.raise_fault(CHECKPOINTS, cp.what, str(cp), now)
-            if not found and not set(self.faults.open) - before \
-                    and CHECKPOINTS not in self.faults.open:
-                # A faulted stream's head is not signed: its log is not vouched for.
-                signed = {s: h for s, h in heads_of([self.store]).items()
-                          if s not in self.faults.open}
-                self.checkpoints_seen = write_checkpoint(self.checkpoints, self.store.key,
-                                                         signed, at=now)
-        for stream, (source, head) in heads.items():  # what verified is what was read
-            if stream not in self.faults.open:
-                self.high_water.note(source, stream, head)
+        held = [(t, info.durable.head) for t, info in list(self.tables.items())]
+        self.verification.run(held + list(self.accounts.heads()), self._fault,
+                              self.clock.now().isoformat())
         if load:
             for table_id in names:
                 if table_id not in self.faults.open and table_id not in self.tables:
@@ -243,7 +204,7 @@ class Floor:
             if moved is not None:
                 problems.append(f"head: {stream} {moved[0]}: {moved[1]}")
         if table_id == CHECKPOINTS and self.checkpoints is not None:
-            cut = checkpoint_file_behind(self.checkpoints, self.checkpoints_seen)
+            cut = checkpoint_file_behind(self.checkpoints, self.verification.seen)
             if cut is not None:
                 problems.append(f"checkpoints: {cut[1]}")
         if problems:

@@ -19,8 +19,9 @@ commit, or on the periodic verification - and nothing more is served from memory
 from __future__ import annotations
 
 import logging
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +29,21 @@ from dicetable.core.errors import DicetableError, ProcedureViolation, StaleVersi
 from dicetable.core.roles import Role
 from dicetable.store import fault_stream
 from dicetable.store.adjudicate import adjudicate_table
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
 from dicetable.store.chain import Head
-from dicetable.store.checkpoints import Streams, verify_checkpoints
+from dicetable.store.checkpoints import (
+    CheckpointProblem,
+    Cursor,
+    Streams,
+    heads_of,
+    newest,
+    verify_checkpoints,
+    verify_lines,
+    write_checkpoint,
+)
+from dicetable.store.incremental import ROLLING_SLICE, ChainVerifier
 
 log = logging.getLogger(__name__)
 
@@ -245,3 +257,132 @@ def clear_problems(store: EventStore, name: str, *,
         if diff is not None:
             out.append(f"adjudication: {diff}")
     return out
+
+
+def slice_from_env() -> int:
+    """The rolling pass's events per period: ``DICETABLE_VERIFY_SLICE``, else the default."""
+    raw = os.environ.get("DICETABLE_VERIFY_SLICE", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else ROLLING_SLICE
+
+
+Fault = Callable[[str, tuple[str, str], str], None]
+"""How a stream found failing is faulted: (stream, (what, detail), when)."""
+
+
+class Verification:
+    """The floor's check at start-up and every period: the links added since each stream's
+    verified head, a slice of the rolling full pass, and the checkpoint file's new lines (the
+    whole file again each time a full pass ends); a checkpoint is written when it finds no new
+    fault.
+
+    At start-up the newest checkpoint is verified against the store first; the heads it signed
+    are then the verified heads, so a restart walks only the events after them (a checkpoint
+    is written only after a verification found nothing new, and its signature needs the key).
+    Without a checkpoint file the first check walks every stream whole.
+    """
+
+    def __init__(self, store: EventStore, faults: Faults, high_water: HighWater,
+                 checkpoints: Path | None, *, slice_events: int | None = None) -> None:
+        self.store = store
+        self.faults = faults
+        self.high_water = high_water
+        self.checkpoints = checkpoints
+        self.chains = ChainVerifier(store, slice_events=slice_events or slice_from_env())
+        self.seen = 0
+        """Lines of the checkpoint file this process wrote or verified: never fewer later."""
+        self._cursor: Cursor | None = None
+        """How much of the checkpoint file is verified (None: nothing yet)."""
+        self._size = 0
+        """The checkpoint file's size when this process last wrote or read it whole."""
+
+    def run(self, held: Iterable[tuple[str, Head]], fault: Fault, now: str) -> None:
+        """One verification; ``held`` are the heads this process committed or read."""
+        store, faults = self.store, self.faults
+        before = set(faults.open)
+        if self._cursor is None:
+            self._anchor(fault, now)
+            self._openings(fault, now)
+        # Has any head moved back behind what this process committed or read? The chain
+        # alone cannot tell (the shorter chain verifies).
+        for stream, head in held:
+            self.high_water.note(store, stream, head)
+        for stream in self.high_water.streams():
+            if stream not in faults.open:
+                problem = self.high_water.check(stream)
+                if problem is not None:
+                    fault(stream, problem, now)
+        for stream in store.stream_ids():  # tables, accounts, staff, faults, answers
+            if stream not in faults.open:
+                found = self.chains.check_new(stream)
+                if found is not None:
+                    fault(stream, (found.what, f"seq {found.seq}: {found.detail}"), now)
+        passes = self.chains.passes
+        for found in self.chains.roll(skip=faults.open):
+            if found.table not in faults.open:
+                fault(found.table, (found.what, f"seq {found.seq}: {found.detail}"), now)
+        if self.checkpoints is not None and store.key:
+            self._checkpoints(self.checkpoints, store.key, self.chains.passes > passes,
+                              before, fault, now)
+        for stream, head in self.chains.verified.items():  # what verified is what was read
+            if stream not in faults.open:
+                self.high_water.note(store, stream, head)
+
+    def _anchor(self, fault: Fault, now: str) -> None:
+        """Start-up: verify the newest checkpoint against the store, and take the heads it
+        signed as verified."""
+        self._cursor = Cursor()
+        path, key = self.checkpoints, self.store.key
+        if path is None or not key or not path.exists():
+            return
+        top = newest(path, key)
+        if top is None:
+            return  # the file's own check names what is wrong with its last line
+        cursor, claimed = top
+        found, verified = verify_lines(path, key, [self.store], cursor)
+        if verified == cursor:
+            return
+        self._report(found, fault, now)
+        broken = {cp.stream for cp in found}
+        for stream, head in claimed.items():
+            if head.seq and stream not in broken and stream not in self.faults.open:
+                self.chains.anchor(stream, head)
+        self._cursor = verified
+        self.seen = verified.lines
+        self._size = verified.offset
+
+    def _openings(self, fault: Fault, now: str) -> None:
+        """Start-up: each table's opening event can be read (a table is loaded from it, and
+        it may lie in an archive file): one whose archive is bad is faulted, not loaded."""
+        for table in self.store.tables():
+            try:
+                next(self.store.records(table, after=0, until=1), None)
+            except ArchiveError as e:
+                fault(table, ("archive", f"seq 1: {e.message}"), now)
+
+    def _checkpoints(self, path: Path, key: bytes, whole: bool, before: set[str], fault: Fault,
+                     now: str) -> None:
+        faults = self.faults
+        size = path.stat().st_size if path.exists() else 0
+        if size < self._size:  # the file only grows: shorter, its newest lines were removed
+            cut = checkpoint_file_behind(path, self.seen)
+            if cut is not None:
+                faults.raise_fault(CHECKPOINTS, cut[0], cut[1], now)
+        found: list[CheckpointProblem] = []
+        if path.exists():
+            since = Cursor() if whole or self._cursor is None else self._cursor
+            found, self._cursor = verify_lines(path, key, [self.store], since,
+                                               newest_only=since == Cursor())
+            self._report(found, fault, now)
+        if not found and not set(faults.open) - before and CHECKPOINTS not in faults.open:
+            # A faulted stream's head is not signed: its log is not vouched for.
+            signed = {s: h for s, h in heads_of([self.store]).items() if s not in faults.open}
+            self.seen = write_checkpoint(path, key, signed, at=now)
+        if path.exists():
+            self._size = max(self._size, path.stat().st_size)
+
+    def _report(self, found: list[CheckpointProblem], fault: Fault, now: str) -> None:
+        for cp in found:
+            if cp.stream:
+                fault(cp.stream, (cp.what, str(cp)), now)
+            else:
+                self.faults.raise_fault(CHECKPOINTS, cp.what, str(cp), now)

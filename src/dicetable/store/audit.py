@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.store import streams
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.base import EventStore, key_mismatch
 from dicetable.store.chain import GENESIS, Head, StoredEvent, link_hash
 from dicetable.store.event_codec import decode
@@ -177,40 +178,45 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
     state = agg.new_state()
     recent: OrderedDict[str, int] = OrderedDict()
     expected, prev = 1, GENESIS
-    rows = _Peek(store.records(table))
     last: StoredEvent | None = None
     unreplayable: Problem | None = None  # reported after the chain checks, which name more
-    while (row := rows.pop()) is not None:
-        found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind, store.key)
-        if found is not None:
-            report.problems.append(found)
-            return report
-        if replay and unreplayable is None:
-            try:
-                event = decode(json.loads(row.body))
-                if not isinstance(event, agg.event_type):
-                    raise ValueError(f"a {event.kind} is not a {kind} event")
-                agg.fold(state, event)
-            except Exception as e:  # the chain holds, but the event is not a valid one
-                unreplayable = Problem(table, row.seq, "altered",
-                                       f"the event cannot be replayed: {e}")
-        if row.seq in snaps:
-            hashes_at[row.seq] = row.hash
-            if replay:
-                states_at[row.seq] = agg.encode_state(state)
-        recent[row.hash] = row.seq
-        if len(recent) > _RECENT:
-            recent.popitem(last=False)
-        report.events += 1
-        expected, prev, last = row.seq + 1, row.hash, row
+    try:
+        rows = _Peek(store.records(table))
+        while (row := rows.pop()) is not None:
+            found = _diagnose(table, row, rows.peek(), expected, prev, recent, kind, store.key)
+            if found is not None:
+                report.problems.append(found)
+                return report
+            if replay and unreplayable is None:
+                try:
+                    event = decode(json.loads(row.body))
+                    if not isinstance(event, agg.event_type):
+                        raise ValueError(f"a {event.kind} is not a {kind} event")
+                    agg.fold(state, event)
+                except Exception as e:  # the chain holds, but the event is not a valid one
+                    unreplayable = Problem(table, row.seq, "altered",
+                                           f"the event cannot be replayed: {e}")
+            if row.seq in snaps:
+                hashes_at[row.seq] = row.hash
+                if replay:
+                    states_at[row.seq] = agg.encode_state(state)
+            recent[row.hash] = row.seq
+            if len(recent) > _RECENT:
+                recent.popitem(last=False)
+            report.events += 1
+            expected, prev, last = row.seq + 1, row.hash, row
+    except ArchiveError as e:  # an archive file missing, altered or not the one indexed
+        report.problems.append(Problem(table, expected, "archive", e.message))
+        return report
     report.problems += _check_end(table, last, recorded)
     if unreplayable is not None and not report.problems:
         report.problems.append(unreplayable)
     if report.problems:
         return report
     for seq, snap in sorted(snaps.items()):
-        report.problems += _check_snapshot(table, seq, snap.intact, snap.event_hash,
-                                           hashes_at.get(seq), snap.data() if snap.intact
+        sound = snap.sound(store.key)
+        report.problems += _check_snapshot(table, seq, sound, snap.event_hash,
+                                           hashes_at.get(seq), snap.data() if sound
                                            else None, states_at.get(seq), replay)
     if replay and report.events and unreplayable is None:
         what = "money" if kind == streams.TABLE else "state"
@@ -267,3 +273,61 @@ def verify_store(store: EventStore, tables: Iterable[str] | None = None, *,
     """Check every stream of every aggregate (or the ones named)."""
     names = sorted(tables) if tables is not None else store.streams()
     return [verify_table(store, t, replay=replay) for t in names]
+
+
+@dataclass
+class Walk:
+    """What a walk of part of a stream's chain found: its end, how many events it read, and
+    its first problem (None: every link held)."""
+
+    end: Head
+    events: int = 0
+    problem: Problem | None = None
+
+
+def walk_links(store: EventStore, table: str, start: Head, *, until: int | None = None,
+               rows: Iterable[StoredEvent] | None = None) -> Walk:
+    """Check the links of ``table`` after ``start`` - a head already verified (``EMPTY``: the
+    whole chain) - up to seq ``until`` (default: every stored row). Stops at the first
+    problem; what lies before ``start`` is taken as verified.
+
+    >>> from dicetable.store.memory import MemoryStore
+    >>> from dicetable.store.durable import DurableTable
+    >>> from dicetable.store.chain import EMPTY
+    >>> store = MemoryStore()
+    >>> t = DurableTable.open(store, "pa-craps", "t1").table
+    >>> _ = t.join("alice"); mark = store.head("t1"); _ = t.buy_in("alice", 100_00)
+    >>> w = walk_links(store, "t1", mark); (w.events, w.end == store.head("t1"), w.problem)
+    (1, True, None)
+    """
+    kind = streams.kind_of(table)
+    recent: OrderedDict[str, int] = OrderedDict()
+    expected, prev = start.seq + 1, start.hash
+    end, count = start, 0
+    try:
+        peek = _Peek(rows if rows is not None else store.records(table, after=start.seq,
+                                                                 until=until))
+        while (row := peek.pop()) is not None:
+            found = _diagnose(table, row, peek.peek(), expected, prev, recent, kind, store.key)
+            if found is not None:
+                return Walk(end, count, found)
+            recent[row.hash] = row.seq
+            if len(recent) > _RECENT:
+                recent.popitem(last=False)
+            count += 1
+            expected, prev, end = row.seq + 1, row.hash, Head(row.seq, row.hash)
+    except ArchiveError as e:  # an archive file missing, altered or not the one indexed
+        return Walk(end, count, Problem(table, expected, "archive", e.message))
+    return Walk(end, count)
+
+
+def end_problem(table: str, end: Head, head: Head, start: Head) -> Problem | None:
+    """Whether a walk that ended at ``end`` (having started at ``start``) meets the head the
+    store recorded: nothing cut from the end, added past it or rewritten at it."""
+    if head.seq < start.seq:
+        return Problem(table, head.seq + 1, "truncated",
+                       f"the store's head is seq {head.seq}, behind seq {start.seq} that was "
+                       "verified (events were dropped from the end and the head moved back)")
+    last = None if end.seq == 0 else StoredEvent(table, end.seq, "", "", "", end.hash)
+    found = _check_end(table, last, head)
+    return found[0] if found else None

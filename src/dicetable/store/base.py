@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.games.events import Event as TableEvent
 from dicetable.store import streams
+from dicetable.store.archive_file import ArchiveError, Span, read_manifest_and_rows
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, key_id, make_snapshot
 from dicetable.store.event_codec import decode_body, encode
 
@@ -146,6 +148,10 @@ class EventStore(ABC):
         self._listeners: dict[int, Listener] = {}
         self._listener_lock = threading.Lock()
         self._next_listener = 0
+        self._archive_files: OrderedDict[
+            str, tuple[tuple[int, int, int] | None, dict[str, list[StoredEvent]]]] = OrderedDict()
+        self._archive_lock = threading.Lock()
+        self._spans_seen: dict[str, list[Span]] = {}
 
     # -- writing ------------------------------------------------------------------------------
     def append(self, table: str, events: Sequence[Event], expected: int | None = None,
@@ -196,7 +202,7 @@ class EventStore(ABC):
         rows = list(self.records(table, after=seq - 1, until=seq))
         if not rows:
             raise InvalidInput(f"table {table!r} has no event {seq}", rule="store.snapshot")
-        snap = make_snapshot(table, seq, rows[0].hash, data)
+        snap = make_snapshot(table, seq, rows[0].hash, data, self.key)
         self.save_snapshot(snap)
         return snap
 
@@ -218,14 +224,55 @@ class EventStore(ABC):
     def head(self, table: str) -> Head:
         """The table's recorded head (``EMPTY`` when it has no events)."""
 
-    @abstractmethod
     def records(self, table: str, after: int = 0,
                 until: int | None = None) -> Iterator[StoredEvent]:
-        """The stored rows with ``after < seq <= until``, in order."""
+        """The stored rows with ``after < seq <= until``, in order - those moved to archive
+        files read from them (verified), the rest from the live log."""
+        spans = self._spans_known(table)
+        if spans and after < spans[-1].last:
+            yield from self._archived(spans, table, after, until)
+            if until is not None and until <= spans[-1].last:
+                return
+            after = spans[-1].last
+        live = self._records(table, after, until)
+        first = next(live, None)
+        if first is None or first.seq > after + 1:
+            # Archived since this process last looked (by another process, or this one)?
+            fresh = self._spans_known(table, refresh=True)
+            if fresh != spans and fresh and fresh[-1].last > after:
+                yield from self.records(table, after, until)
+                return
+        if first is not None:
+            yield first
+            yield from live
+
+    def _spans_known(self, table: str, *, refresh: bool = False) -> list[Span]:
+        """The archive spans of ``table`` as last read (archives only ever grow, and a read
+        that finds the live log starting later than asked reads them again)."""
+        with self._archive_lock:
+            held = None if refresh else self._spans_seen.get(table)
+        if held is None:
+            held = self.archive_spans(table)
+            with self._archive_lock:
+                self._spans_seen[table] = held
+        return held
+
+    @abstractmethod
+    def _records(self, table: str, after: int = 0,
+                 until: int | None = None) -> Iterator[StoredEvent]:
+        """The live log's rows with ``after < seq <= until``, in order."""
 
     def bodies(self, table: str, after: int = 0) -> Iterator[str]:
         """Just the events' JSON after seq ``after`` (the replay fast path)."""
-        for row in self.records(table, after):
+        spans = self.archive_spans(table)
+        if spans and after < spans[-1].last:
+            for row in self._archived(spans, table, after, None):
+                yield row.body
+            after = spans[-1].last
+        yield from self._bodies(table, after)
+
+    def _bodies(self, table: str, after: int = 0) -> Iterator[str]:
+        for row in self._records(table, after):
             yield row.body
 
     def events(self, table: str, after: int = 0) -> Iterator[Event]:
@@ -244,7 +291,70 @@ class EventStore(ABC):
     def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
         """The seqs of the table's events of the given kinds (used to find rounds)."""
         wanted = set(kinds)
-        return [r.seq for r in self.records(table) if r.kind in wanted]
+        spans = self.archive_spans(table)
+        archived = [r.seq for r in self._archived(spans, table, 0, None) if r.kind in wanted]
+        return archived + self._seqs_of(table, wanted)
+
+    def _seqs_of(self, table: str, kinds: set[str]) -> list[int]:
+        return [r.seq for r in self._records(table) if r.kind in kinds]
+
+    # -- archives -----------------------------------------------------------------------------
+    def archive_spans(self, table: str) -> list[Span]:
+        """The spans of ``table`` moved out of the live log into archive files, oldest first."""
+        return []
+
+    def move_to_archive(self, spans: list[Span]) -> None:
+        """Record ``spans`` in the index and drop their events from the live log, in one
+        transaction; refused (nothing changes) unless each span's live events are exactly
+        those the archive holds - the same seqs, ending at the same hash."""
+        raise InvalidInput(f"the store at {self.location} keeps no archives",
+                           rule="archive.store")
+
+    def _archived(self, spans: list[Span], table: str, after: int,
+                  until: int | None) -> Iterator[StoredEvent]:
+        for span in spans:
+            if span.last <= after:
+                continue
+            if until is not None and span.first > until:
+                return
+            for row in self._archive_rows(span):
+                if row.seq > after and (until is None or row.seq <= until):
+                    yield row
+
+    def _archive_rows(self, span: Span) -> list[StoredEvent]:
+        """A span's rows from its file, verified under the key (a few files are kept, and
+        read again once the file on disk changes)."""
+        from pathlib import Path
+
+        path = Path(span.file)
+        try:
+            st = path.stat()
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        except OSError:
+            stamp = None
+        with self._archive_lock:
+            held = self._archive_files.get(span.mac)
+            if held is not None and held[0] == stamp:
+                self._archive_files.move_to_end(span.mac)
+        if held is not None and held[0] == stamp:
+            streams_in = held[1]
+        else:
+            manifest, streams_in = read_manifest_and_rows(path, self.key)
+            if manifest["mac"] != span.mac:
+                raise ArchiveError(f"archive {span.file} is not the file the store's index "
+                                   "names (another signed file stands in its place)",
+                                   rule="archive.index")
+            with self._archive_lock:
+                self._archive_files[span.mac] = (stamp, streams_in)
+                while len(self._archive_files) > ARCHIVE_FILES_KEPT:
+                    self._archive_files.popitem(last=False)
+        rows = streams_in.get(span.stream, [])
+        if not rows or (rows[0].seq, rows[0].prev_hash, rows[-1].seq, rows[-1].hash) != (
+                span.first, span.first_prev, span.last, span.last_hash):
+            raise ArchiveError(f"archive {span.file} does not hold {span.stream} seqs "
+                               f"{span.first}-{span.last} as the store's index records them",
+                               rule="archive.index")
+        return rows
 
     @abstractmethod
     def snapshots(self, table: str) -> list[Snapshot]:
@@ -305,6 +415,9 @@ def check_head(request: AppendRequest, head: Head) -> None:
     if head.seq != request.expected:
         raise stale(request.table, request.expected, head)
 
+
+ARCHIVE_FILES_KEPT = 4
+"""Archive files kept decoded in memory (a recall or a pass reads one day at a time)."""
 
 LEGACY_TABLES = ("accounts", "sessions", "stream_log")
 """Where accounts, sessions and the side streams were kept before they were streams of the

@@ -112,7 +112,9 @@ class Snapshot:
     event_hash: str
     body: str
     digest: str
-    """SHA-256 of ``body``: a snapshot altered on disk is never loaded."""
+    """SHA-256 of ``body``, or - on a keyed store - ``k:`` and an HMAC-SHA256 under the chain
+    key of the stream, the seq, the bound event's hash and ``body``: a snapshot altered on
+    disk is never loaded, and on a keyed store nobody without the key can write one."""
 
     def data(self) -> dict[str, Any]:
         value: dict[str, Any] = json.loads(self.body)
@@ -120,9 +122,48 @@ class Snapshot:
 
     @property
     def intact(self) -> bool:
+        """The unkeyed digest matches (a signed snapshot needs the key: ``sound``)."""
         return hashlib.sha256(self.body.encode("utf-8")).hexdigest() == self.digest
 
+    @property
+    def signed(self) -> bool:
+        return self.digest.startswith(SIGNED)
 
-def make_snapshot(table: str, seq: int, event_hash: str, data: dict[str, Any]) -> Snapshot:
+    def sound(self, key: bytes | None) -> bool:
+        """The digest matches: a signed one under ``key``, an unkeyed one by itself."""
+        if not self.signed:
+            return self.intact
+        return bool(key) and hmac.compare_digest(
+            self.digest, snapshot_digest(self.table, self.seq, self.event_hash, self.body, key))
+
+    def trusted(self, key: bytes | None) -> bool:
+        """Whether a resume may start from it: sound, and signed when the store is keyed
+        (an unkeyed digest anyone can compute).
+
+        >>> snap = make_snapshot("t1", 2, GENESIS, {"seq": 2}, b"k" * 32)
+        >>> snap.trusted(b"k" * 32), snap.trusted(b"x" * 32), snap.trusted(None)
+        (True, False, False)
+        >>> make_snapshot("t1", 2, GENESIS, {"seq": 2}).trusted(b"k" * 32)
+        False
+        """
+        return self.sound(key) and (self.signed or not key)
+
+
+SIGNED = "k:"
+"""How a snapshot digest made with the chain key begins."""
+
+
+def snapshot_digest(table: str, seq: int, event_hash: str, body: str,
+                    key: bytes | None) -> str:
+    if not key:
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+    data = f"{table}\n{seq}\n{event_hash}\n{body}".encode()
+    return SIGNED + hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def make_snapshot(table: str, seq: int, event_hash: str, data: dict[str, Any],
+                  key: bytes | None = None) -> Snapshot:
+    """A snapshot of ``data`` bound to event ``seq`` (signed with ``key`` when given)."""
     body = canonical(data)
-    return Snapshot(table, seq, event_hash, body, hashlib.sha256(body.encode()).hexdigest())
+    return Snapshot(table, seq, event_hash, body,
+                    snapshot_digest(table, seq, event_hash, body, key))

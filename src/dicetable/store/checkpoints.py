@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dicetable.core.errors import InvalidInput
+from dicetable.store.archive_file import ArchiveError
 from dicetable.store.chain import GENESIS, Head, StoredEvent, canonical
 
 
@@ -99,9 +100,13 @@ def write_checkpoint(path: str | Path, key: bytes | None, heads: dict[str, Head]
         raise InvalidInput("checkpoints are signed with the chain key (dicetable keys init)",
                            rule="store.key")
     target = Path(path)
-    previous = _lines(target)
-    prev_mac = str(previous[-1].get("mac", GENESIS)) if previous else GENESIS
-    number = len(previous) + 1
+    last = _last_line(target)
+    if last is not None and isinstance(last[1].get("n"), int):
+        prev_mac, number = str(last[1].get("mac", GENESIS)), int(last[1]["n"]) + 1
+    else:  # an empty file, or a last line that is no checkpoint: count them all
+        previous = _lines(target)
+        prev_mac = str(previous[-1].get("mac", GENESIS)) if previous else GENESIS
+        number = len(previous) + 1
     data = {"n": number, "at": at, "prev": prev_mac,
             "heads": {name: [h.seq, h.hash] for name, h in sorted(heads.items())}}
     line = canonical({**data, "mac": _mac(key, data)})
@@ -127,40 +132,137 @@ def _hash_at(sources: list[Streams], stream: str, seq: int) -> tuple[str | None,
 def verify_checkpoints(path: str | Path, key: bytes | None, sources: Iterable[Streams]
                        ) -> list[CheckpointProblem]:
     """Every problem found: forged or missing lines, and streams that moved behind one."""
+    return verify_lines(path, key, sources)[0]
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """How much of a checkpoint file has been verified: its lines, their bytes and the last
+    line's MAC (where the next line's chain continues)."""
+
+    lines: int = 0
+    offset: int = 0
+    mac: str = GENESIS
+
+
+def _check_file(path: str | Path, key: bytes | None) -> Path:
     if not key:
         raise InvalidInput("checkpoints are verified with the chain key (--key)",
                            rule="store.key")
     target = Path(path)
     if not target.exists():
         raise InvalidInput(f"no checkpoint file at {target}", rule="store.checkpoints")
+    return target
+
+
+def verify_lines(path: str | Path, key: bytes | None, sources: Iterable[Streams],
+                 since: Cursor = Cursor(), *, newest_only: bool = False
+                 ) -> tuple[list[CheckpointProblem], Cursor]:
+    """Verify the lines after ``since`` (default: every line) and the database against each
+    (``newest_only``: each stream against the last line that names it - a history rewritten
+    or cut back behind an earlier line is behind that one too); returns the problems and how
+    far the file is now verified (it stops at a forged line)."""
+    target = _check_file(path, key)
+    assert key is not None
+    with target.open("rb") as f:
+        f.seek(since.offset)
+        data = f.read()
     found: list[CheckpointProblem] = []
     srcs = list(sources)
-    prev_mac = GENESIS
+    cursor = since
     broken: set[str] = set()
-    for n, line in enumerate(_lines(target), 1):
+    latest: dict[str, tuple[int, int, str]] = {}
+    offset = since.offset
+    for raw in data.splitlines(keepends=True):
+        n = cursor.lines + 1
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        line: dict[str, Any] = value if isinstance(value, dict) else {"unreadable": n}
         mac = line.pop("mac", None)
         if "unreadable" in line or mac != _mac(key, line) or line.get("n") != n:
             found.append(CheckpointProblem(n, "", 0, "forged", "the line's signature does not "
                                            "verify under the key (or it is out of place)"))
-            return found
-        if line.get("prev") != prev_mac:
+            return found, cursor
+        if line.get("prev") != cursor.mac:
             found.append(CheckpointProblem(n, "", 0, "deleted", "the line does not follow "
                                            "the one before it (checkpoints were removed)"))
-            return found
-        prev_mac = str(mac)
+            return found, cursor
+        offset += len(raw)
+        cursor = Cursor(n, offset, str(mac))
+        if newest_only:
+            for stream, (seq, digest) in line["heads"].items():
+                latest[stream] = (n, int(seq), str(digest))
+            continue
         for stream, (seq, digest) in sorted(line["heads"].items()):
-            if stream in broken or not seq:
-                continue
-            stored, head = _hash_at(srcs, stream, int(seq))
-            if stored is None:
-                broken.add(stream)
-                found.append(CheckpointProblem(
-                    n, stream, int(seq), "truncated",
-                    f"the log ends at seq {head}, behind the checkpointed head {seq}"))
-            elif stored != digest:
-                broken.add(stream)
-                found.append(CheckpointProblem(
-                    n, stream, int(seq), "rewritten",
-                    "the stored event there is not the one checkpointed (history was "
-                    "rewritten)"))
-    return found
+            found += _against_store(srcs, broken, n, stream, int(seq), str(digest))
+    for stream, (n, seq, digest) in sorted(latest.items()):
+        found += _against_store(srcs, broken, n, stream, seq, digest)
+    return found, cursor
+
+
+def _against_store(srcs: list[Streams], broken: set[str], n: int, stream: str, seq: int,
+                   digest: str) -> list[CheckpointProblem]:
+    if stream in broken or not seq:
+        return []
+    try:
+        stored, head = _hash_at(srcs, stream, seq)
+    except ArchiveError as e:  # the checkpointed event is archived, and its file is bad
+        broken.add(stream)
+        return [CheckpointProblem(n, stream, seq, "archive", e.message)]
+    if stored is None:
+        broken.add(stream)
+        return [CheckpointProblem(n, stream, seq, "truncated",
+                                  f"the log ends at seq {head}, behind the checkpointed head "
+                                  f"{seq}")]
+    if stored != digest:
+        broken.add(stream)
+        return [CheckpointProblem(n, stream, seq, "rewritten",
+                                  "the stored event there is not the one checkpointed "
+                                  "(history was rewritten)")]
+    return []
+
+
+def _last_line(target: Path) -> tuple[int, dict[str, Any]] | None:
+    """Where the file's last line starts, and the line, read from the end (None: empty, or
+    not a line a checkpoint writes)."""
+    size = target.stat().st_size if target.exists() else 0
+    if not size:
+        return None
+    with target.open("rb") as f:
+        chunk = 4096
+        while True:
+            start = max(0, size - chunk)
+            f.seek(start)
+            tail = f.read(size - start)
+            lines = tail.rstrip(b"\n").split(b"\n")
+            if len(lines) > 1 or start == 0:
+                break
+            chunk *= 2
+    try:
+        line = json.loads(lines[-1])
+    except ValueError:
+        return None
+    if not tail.endswith(b"\n") or not isinstance(line, dict):
+        return None
+    return size - len(lines[-1]) - 1, line
+
+
+def newest(path: str | Path, key: bytes | None) -> tuple[Cursor, dict[str, Head]] | None:
+    """Where the file's last line starts (the cursor just before it, for ``verify_lines``)
+    and the heads it claims - read from the end of the file, whatever its length, and not
+    yet verified. None: no line, or a last line that is no checkpoint."""
+    target = _check_file(path, key)
+    last = _last_line(target)
+    if last is None:
+        return None
+    start, line = last
+    n, prev, heads = line.get("n"), line.get("prev"), line.get("heads")
+    if not isinstance(n, int) or not isinstance(prev, str) or not isinstance(heads, dict):
+        return None
+    try:
+        claimed = {stream: Head(int(seq), str(digest)) for stream, (seq, digest) in heads.items()}
+    except (TypeError, ValueError):
+        return None
+    return Cursor(n - 1, start, prev), claimed

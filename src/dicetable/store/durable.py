@@ -68,7 +68,8 @@ class DurableTable:
         self.head: Head = store.head(tid) if tid else EMPTY
         """The last event this table knows is durable."""
         snap = store.latest_snapshot(tid) if tid else None
-        self._snapshot_seq = snap.seq if snap is not None else 0
+        # Only a snapshot a resume may start from counts (on a keyed store, a signed one).
+        self._snapshot_seq = snap.seq if snap is not None and snap.trusted(store.key) else 0
         self._snapshot_broken = False
         table.sink = self._sink
 
@@ -107,6 +108,8 @@ class DurableTable:
                       clock=clock, automations=automations)
         table.state = state
         durable = cls(store, table, snapshot_every=snapshot_every)
+        if durable.snapshot_due():  # the next start begins here, not as far back
+            durable.snapshot()
         if settle:
             durable.finish_settlement()
         return durable
@@ -159,7 +162,7 @@ class DurableTable:
             return False
         if self.head.seq == state.seq:  # the usual case: bind it to the hash we hold
             self.store.save_snapshot(make_snapshot(state.table_id, state.seq, self.head.hash,
-                                                   data))
+                                                   data, self.store.key))
         else:
             self.store.snapshot(state.table_id, state.seq, data)
         self._snapshot_seq = state.seq

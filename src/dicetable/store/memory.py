@@ -13,6 +13,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
+from dicetable.core.errors import InvalidInput
+from dicetable.store.archive_file import Span
 from dicetable.store.base import AppendRequest, EventStore, Notice, RequestRecord, check_head
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, chain
 
@@ -28,6 +30,7 @@ class MemoryStore(EventStore):
         self.rows: dict[str, list[StoredEvent]] = {}
         self.heads: dict[str, Head] = {}
         self._snapshots: dict[str, dict[int, Snapshot]] = {}
+        self.spans: dict[str, list[Span]] = {}
 
     @property
     def location(self) -> str:
@@ -67,13 +70,31 @@ class MemoryStore(EventStore):
         with self._lock:
             return self.heads.get(table, EMPTY)
 
-    def records(self, table: str, after: int = 0,
-                until: int | None = None) -> Iterator[StoredEvent]:
+    def _records(self, table: str, after: int = 0,
+                 until: int | None = None) -> Iterator[StoredEvent]:
         with self._lock:
             rows = sorted(self.rows.get(table, []), key=lambda r: r.seq)
         for row in rows:
             if row.seq > after and (until is None or row.seq <= until):
                 yield row
+
+    def archive_spans(self, table: str) -> list[Span]:
+        with self._lock:
+            return list(self.spans.get(table, []))
+
+    def move_to_archive(self, spans: list[Span]) -> None:
+        with self._lock:
+            for span in spans:
+                live = [r for r in self.rows.get(span.stream, [])
+                        if span.first <= r.seq <= span.last]
+                if len(live) != span.last - span.first + 1 or live[-1].hash != span.last_hash:
+                    raise InvalidInput(f"{span.stream} seqs {span.first}-{span.last} are not "
+                                       "the events archived", rule="archive.move")
+            for span in spans:
+                self.rows[span.stream] = [r for r in self.rows[span.stream]
+                                          if not span.first <= r.seq <= span.last]
+                self.spans.setdefault(span.stream, []).append(span)
+                self.spans[span.stream].sort(key=lambda s: s.first)
 
     def snapshots(self, table: str) -> list[Snapshot]:
         with self._lock:

@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -22,6 +22,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from dicetable.core.errors import InvalidInput
+from dicetable.store.archive_file import Span
 from dicetable.store.base import (
     LEGACY_TABLES,
     AppendRequest,
@@ -71,6 +72,16 @@ def _ddl(schema: str) -> list[sql.Composed]:
             body       text   NOT NULL,
             digest     text   NOT NULL,
             PRIMARY KEY (table_id, seq))""").format(s),
+        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.archives (
+            table_id   text   NOT NULL,
+            first_seq  bigint NOT NULL,
+            first_prev text   NOT NULL,
+            last_seq   bigint NOT NULL,
+            last_hash  text   NOT NULL,
+            day        text   NOT NULL,
+            file       text   NOT NULL,
+            mac        text   NOT NULL,
+            PRIMARY KEY (table_id, first_seq))""").format(s),
     ]
 
 
@@ -105,7 +116,7 @@ class PostgresStore(GroupWriter, EventStore):
         self.channel = channel_for(schema)
         self._t = {name: sql.Identifier(schema, name)
                    for name in ("event_log", "table_heads", "snapshots", "request_keys",
-                                "chain_meta")}
+                                "chain_meta", "archives")}
         if create:
             self._create()
         elif not self._exists():
@@ -246,9 +257,13 @@ class PostgresStore(GroupWriter, EventStore):
     # -- reading ------------------------------------------------------------------------------
     def stream_ids(self) -> list[str]:
         t = self._t
+        # The rows' streams by one index seek each: a DISTINCT would read the whole log.
         rows = self._reader().execute(sql.SQL(
-            "SELECT table_id FROM {} WHERE seq > 0 UNION SELECT DISTINCT table_id FROM {} "
-            "ORDER BY 1").format(t["table_heads"], t["event_log"])).fetchall()
+            "WITH RECURSIVE ids(id) AS (SELECT (SELECT min(table_id) FROM {log}) UNION ALL "
+            "SELECT (SELECT min(table_id) FROM {log} WHERE table_id > ids.id) FROM ids "
+            "WHERE ids.id IS NOT NULL) SELECT id FROM ids WHERE id IS NOT NULL "
+            "UNION SELECT table_id FROM {heads} WHERE seq > 0 ORDER BY 1").format(
+                log=t["event_log"], heads=t["table_heads"])).fetchall()
         return [str(r[0]) for r in rows]
 
     def head(self, table: str) -> Head:
@@ -256,8 +271,8 @@ class PostgresStore(GroupWriter, EventStore):
                                      .format(self._t["table_heads"]), (table,)).fetchone()
         return EMPTY if row is None else Head(int(row[0]), str(row[1]))
 
-    def records(self, table: str, after: int = 0,
-                until: int | None = None) -> Iterator[StoredEvent]:
+    def _records(self, table: str, after: int = 0,
+                 until: int | None = None) -> Iterator[StoredEvent]:
         last = after
         end = until if until is not None else 2**62
         query = sql.SQL("SELECT table_id, seq, kind, body, prev_hash, hash FROM {} "
@@ -272,7 +287,7 @@ class PostgresStore(GroupWriter, EventStore):
                 return
             last = int(rows[-1][1])
 
-    def bodies(self, table: str, after: int = 0) -> Iterator[str]:
+    def _bodies(self, table: str, after: int = 0) -> Iterator[str]:
         last = after
         query = sql.SQL("SELECT seq, body FROM {} WHERE table_id = %s AND seq > %s "
                         "ORDER BY seq LIMIT %s").format(self._t["event_log"])
@@ -284,11 +299,48 @@ class PostgresStore(GroupWriter, EventStore):
                 return
             last = int(rows[-1][0])
 
-    def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
+    def _seqs_of(self, table: str, kinds: set[str]) -> list[int]:
         rows = self._reader().execute(sql.SQL(
             "SELECT seq FROM {} WHERE table_id = %s AND kind = ANY(%s) ORDER BY seq")
-            .format(self._t["event_log"]), (table, sorted(set(kinds)))).fetchall()
+            .format(self._t["event_log"]), (table, sorted(kinds))).fetchall()
         return [int(r[0]) for r in rows]
+
+    def archive_spans(self, table: str) -> list[Span]:
+        try:
+            rows = self._reader().execute(sql.SQL(
+                "SELECT table_id, first_seq, first_prev, last_seq, last_hash, day, file, mac "
+                "FROM {} WHERE table_id = %s ORDER BY first_seq").format(self._t["archives"]),
+                (table,)).fetchall()
+        except psycopg.errors.UndefinedTable:  # a store from before archives: none
+            return []
+        return [Span(str(r[0]), int(r[1]), str(r[2]), int(r[3]), str(r[4]), str(r[5]),
+                     str(r[6]), str(r[7])) for r in rows]
+
+    def move_to_archive(self, spans: list[Span]) -> None:
+        t = self._t
+        with psycopg.connect(self._conninfo, autocommit=True) as conn, conn.transaction(), \
+                conn.cursor() as cur:
+            for span in spans:
+                cur.execute(sql.SQL("SELECT seq FROM {} WHERE table_id = %s FOR UPDATE")
+                            .format(t["table_heads"]), (span.stream,))
+                cur.execute(sql.SQL(
+                    "SELECT count(*), max(seq) FROM {} WHERE table_id = %s AND seq BETWEEN %s "
+                    "AND %s").format(t["event_log"]), (span.stream, span.first, span.last))
+                count, last = cur.fetchone() or (0, None)
+                cur.execute(sql.SQL("SELECT hash FROM {} WHERE table_id = %s AND seq = %s")
+                            .format(t["event_log"]), (span.stream, span.last))
+                end = cur.fetchone()
+                if count != span.last - span.first + 1 or last != span.last or end is None \
+                        or end[0] != span.last_hash:
+                    raise InvalidInput(f"{span.stream} seqs {span.first}-{span.last} are not "
+                                       "the events archived", rule="archive.move")
+                cur.execute(sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s, %s, %s, %s, %s)")
+                            .format(t["archives"]),
+                            (span.stream, span.first, span.first_prev, span.last,
+                             span.last_hash, span.day, span.file, span.mac))
+                cur.execute(sql.SQL("DELETE FROM {} WHERE table_id = %s AND seq BETWEEN %s "
+                                    "AND %s").format(t["event_log"]),
+                            (span.stream, span.first, span.last))
 
     def snapshots(self, table: str) -> list[Snapshot]:
         rows = self._reader().execute(sql.SQL(

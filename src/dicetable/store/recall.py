@@ -191,6 +191,34 @@ def recall_rounds(store: EventStore, table: str, rounds: int = 10) -> list[Round
     return builder.done[-rounds:]
 
 
+def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
+    """Every round of ``table`` on gaming ``day`` (YYYY-MM-DD), from the archive when the day
+    was archived: the state before the day from the latest snapshot, then the day's events."""
+    from dicetable.store.archive import day_span
+    from dicetable.store.event_codec import decode_body
+
+    span = day_span(store, table, day)
+    if span is None:
+        return []
+    first, last = span
+    game = opening(store, table).game
+    ends = variant_of(game).round_ends
+    state = load_state(store, table, until=first - 1) if first > 1 else TableState()
+    builder = _Builder(state)
+    for row in store.records(table, after=first - 1, until=last):
+        event = decode_body(row.body)
+        if not isinstance(event, ev.Event):
+            raise InvalidInput(f"{table!r} holds a {event.kind}, not a table event",
+                               rule="store.stream")
+        if isinstance(event, ev.TableOpened):
+            fold([event], state)
+            continue
+        builder.feed(event, ends)
+    if builder.current is not None:
+        builder.close(complete=False)
+    return builder.done
+
+
 def recall_custody(store: EventStore, stream: str, steps: int = 10,
                    die: str | None = None) -> list[dict[str, Any]]:
     """The last ``steps`` custody steps of a site's ledger (or of one die), each with who,

@@ -33,8 +33,9 @@ def opening(store: EventStore, table: str) -> TableOpened:
 
 def usable(store: EventStore, snap: Snapshot, pack: RulePack) -> TableState | None:
     """The state a snapshot holds, or None when it cannot be trusted."""
-    if not snap.intact:
-        log.warning("snapshot %s@%d is damaged; replaying instead", snap.table, snap.seq)
+    if not snap.trusted(store.key):
+        log.warning("snapshot %s@%d is damaged or unsigned; replaying instead", snap.table,
+                    snap.seq)
         return None
     rows = list(store.records(snap.table, after=snap.seq - 1, until=snap.seq))
     if not rows or rows[0].hash != snap.event_hash:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from dicetable.core.errors import InvalidInput
+from dicetable.store.archive_file import Span
 from dicetable.store.base import (
     LEGACY_TABLES,
     AppendRequest,
@@ -70,9 +71,32 @@ CREATE TABLE IF NOT EXISTS snapshots (
     digest     TEXT    NOT NULL,
     PRIMARY KEY (table_id, seq)
 );
+CREATE TABLE IF NOT EXISTS archives (
+    table_id   TEXT    NOT NULL,
+    first_seq  INTEGER NOT NULL,
+    first_prev TEXT    NOT NULL,
+    last_seq   INTEGER NOT NULL,
+    last_hash  TEXT    NOT NULL,
+    day        TEXT    NOT NULL,
+    file       TEXT    NOT NULL,
+    mac        TEXT    NOT NULL,
+    PRIMARY KEY (table_id, first_seq)
+) WITHOUT ROWID;
 """
 
 _COLS = "table_id, seq, kind, body, prev_hash, hash"
+_STREAMS = """
+WITH RECURSIVE ids(id) AS (
+    SELECT (SELECT min(table_id) FROM event_log)
+    UNION ALL
+    SELECT (SELECT min(table_id) FROM event_log WHERE table_id > ids.id) FROM ids
+    WHERE ids.id IS NOT NULL)
+SELECT id FROM ids WHERE id IS NOT NULL
+UNION SELECT table_id FROM table_heads WHERE seq > 0 ORDER BY 1
+"""
+"""Every stream with a head or a row: the rows' streams by one index seek each (a DISTINCT
+would read the whole log)."""
+_SPAN = "table_id, first_seq, first_prev, last_seq, last_hash, day, file, mac"
 
 
 class SqliteStore(GroupWriter, EventStore):
@@ -201,23 +225,21 @@ class SqliteStore(GroupWriter, EventStore):
 
     # -- reading ------------------------------------------------------------------------------
     def stream_ids(self) -> list[str]:
-        rows = self._reader().execute(
-            "SELECT table_id FROM table_heads WHERE seq > 0 UNION "
-            "SELECT DISTINCT table_id FROM event_log ORDER BY 1").fetchall()
+        rows = self._reader().execute(_STREAMS).fetchall()
         return [str(r[0]) for r in rows]
 
     def head(self, table: str) -> Head:
         return self._head(self._reader(), table)
 
-    def records(self, table: str, after: int = 0,
-                until: int | None = None) -> Iterator[StoredEvent]:
+    def _records(self, table: str, after: int = 0,
+                 until: int | None = None) -> Iterator[StoredEvent]:
         cur = self._reader().execute(
             f"SELECT {_COLS} FROM event_log WHERE table_id = ? AND seq > ? AND seq <= ? "
             "ORDER BY seq", (table, after, until if until is not None else 2**62))
         for row in cur:
             yield StoredEvent(*row)
 
-    def bodies(self, table: str, after: int = 0) -> Iterator[str]:
+    def _bodies(self, table: str, after: int = 0) -> Iterator[str]:
         cur = self._reader().execute(
             "SELECT body FROM event_log WHERE table_id = ? AND seq > ? ORDER BY seq",
             (table, after))
@@ -226,8 +248,8 @@ class SqliteStore(GroupWriter, EventStore):
             for (body,) in chunk:
                 yield body
 
-    def seqs_of(self, table: str, kinds: Iterable[str]) -> list[int]:
-        wanted = sorted(set(kinds))
+    def _seqs_of(self, table: str, kinds: set[str]) -> list[int]:
+        wanted = sorted(kinds)
         if not wanted:
             return []
         marks = ", ".join("?" for _ in wanted)
@@ -235,6 +257,40 @@ class SqliteStore(GroupWriter, EventStore):
             f"SELECT seq FROM event_log WHERE table_id = ? AND kind IN ({marks}) ORDER BY seq",
             (table, *wanted)).fetchall()
         return [int(r[0]) for r in rows]
+
+    def archive_spans(self, table: str) -> list[Span]:
+        rows = self._reader().execute(
+            f"SELECT {_SPAN} FROM archives WHERE table_id = ? ORDER BY first_seq",
+            (table,)).fetchall()
+        return [Span(str(r[0]), int(r[1]), str(r[2]), int(r[3]), str(r[4]), str(r[5]),
+                     str(r[6]), str(r[7])) for r in rows]
+
+    def move_to_archive(self, spans: list[Span]) -> None:
+        conn = self._connect()  # its own transaction, beside the writer thread's
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for span in spans:
+                    count, last = conn.execute(
+                        "SELECT count(*), max(seq) FROM event_log WHERE table_id = ? AND "
+                        "seq BETWEEN ? AND ?", (span.stream, span.first, span.last)).fetchone()
+                    end = conn.execute("SELECT hash FROM event_log WHERE table_id = ? AND "
+                                       "seq = ?", (span.stream, span.last)).fetchone()
+                    if count != span.last - span.first + 1 or last != span.last or \
+                            end is None or end[0] != span.last_hash:
+                        raise InvalidInput(f"{span.stream} seqs {span.first}-{span.last} are "
+                                           "not the events archived", rule="archive.move")
+                    conn.execute("INSERT INTO archives VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 (span.stream, span.first, span.first_prev, span.last,
+                                  span.last_hash, span.day, span.file, span.mac))
+                    conn.execute("DELETE FROM event_log WHERE table_id = ? AND seq BETWEEN ? "
+                                 "AND ?", (span.stream, span.first, span.last))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.close()
 
     def snapshots(self, table: str) -> list[Snapshot]:
         rows = self._reader().execute(
