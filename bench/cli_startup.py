@@ -53,7 +53,10 @@ def _heavy_imports(argv: list[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="one run each (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
     times: dict[str, list[float]] = {name: [] for name, _ in CASES}
     for _name, argv in CASES:  # one warm-up each: the first start reads the files from disk
         _run(argv)

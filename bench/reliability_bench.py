@@ -419,7 +419,11 @@ def main() -> None:
     parser.add_argument("--fuzz", type=int, default=20, help="examples per operation")
     parser.add_argument("--only", choices=["network", *ROUND3],
                         help="run only these attacks")
+    parser.add_argument("--quick", action="store_true",
+                        help="2 kills, 12 commands, 2 fuzz examples (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.kills, args.commands, args.fuzz = 2, 12, 2
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = demo_store(root)

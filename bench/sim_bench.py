@@ -277,7 +277,12 @@ def main() -> None:
                         help="KEY:ROLLS,... crapssim runs in full up to ROLLS for KEY")
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--no-clusters", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="10^4 and 10^5 rolls, one repeat, crapssim at 10^4 (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.repeats, args.crapssim_cap = "1e4,1e5", 1, 10_000
+        args.equal = "pass-2x:1e4"
     sizes = [size(s) for s in args.sizes.split(",")]
     equal = {k: size(v) for k, v in (item.split(":") for item in args.equal.split(",") if item)}
     print(f"dicetable vs crapssim: medians of {args.repeats}, interleaved; crapssim capped at "

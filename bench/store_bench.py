@@ -65,7 +65,8 @@ def durable_rate(store: EventStore, writers: int, seconds: float, tag: str) -> f
     """Commands per second with ``writers`` tables appending at once."""
     tables = []
     for i in range(writers):
-        dt = DurableTable.open(store, "pa-craps", f"{tag}-{i}", snapshot_every=0)
+        dt = DurableTable.open(store, "pa-craps", f"{tag}-{i}", snapshot_every=0,
+                                automations=())  # the chores are the durable commands
         dt.table.join("p")
         dt.table.buy_in("p", 10**9)
         tables.append(dt.table)
