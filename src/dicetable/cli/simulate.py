@@ -152,12 +152,13 @@ def _errors() -> Console:
 
 
 def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:
-    """The strategy checked and compiled - from the cache when this very file was prepared
-    before by this very code (``sim.prepared``)."""
-    from dicetable.sim import prepared
+    """The strategy checked and compiled - from the disk cache when this very file was
+    prepared before by this very code (``cli.disk_cache``)."""
+    from dicetable.cli import disk_cache
+    from dicetable.sim.prepared import Prepared
 
-    key = prepared.digest(strategy, session_rolls)
-    found = prepared.load(key) if key is not None else None
+    key = _strategy_key(strategy, session_rolls)
+    found = disk_cache.load(key, Prepared) if key is not None else None
     if found is not None:
         return found
     from dicetable.sim.automaton import compile_strategy
@@ -169,5 +170,24 @@ def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:
         spec = replace(spec, session=replace(spec.session, max_rolls=session_rolls))
     made = prepare(compile_strategy(spec))
     if key is not None:
-        prepared.save(key, made)
+        disk_cache.save(key, made)
     return made
+
+
+def _strategy_key(strategy: Path, session_rolls: int | None) -> str | None:
+    """The cache key of a strategy file, or None when it is not cached: unreadable or
+    malformed (the full check then says why), or naming a pack file of its own (which the
+    key does not cover)."""
+    import tomllib
+
+    from dicetable.cli import disk_cache
+
+    try:
+        raw = strategy.read_bytes()
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text) if strategy.suffix == ".toml" else json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or str(data.get("pack", "")).endswith(".json"):
+        return None
+    return disk_cache.key("strategy", strategy.suffix, session_rolls, raw)

@@ -99,7 +99,7 @@ class Strategy:
     name: str
     pack: RulePack
     bets: tuple[BetSpec, ...]
-    session: SessionSpec = SessionSpec()
+    session: SessionSpec = field(default_factory=SessionSpec)
 
 
 def money(value: Any, what: str) -> int:

@@ -1,7 +1,8 @@
-"""``dicetable simulate`` keeps a prepared strategy on disk under a digest (``sim.prepared``):
-the second run of the same file reads it instead of checking and compiling the strategy
-again, and prints exactly what the first printed; a changed file is prepared afresh. What a
-run imports is counted, never how long it takes (bench/cli_startup.py, bench/sim_bench.py)."""
+"""The CLI keeps what it works out the same way every time on disk under a digest
+(``cli.disk_cache``): ``dicetable simulate`` a prepared strategy, ``dicetable odds PRESET`` its
+report. The second run reads it instead of working it out again and prints exactly what the
+first printed; a changed file or setting is worked out afresh. What a run imports is counted,
+never how long it takes (bench/cli_startup.py, bench/sim_bench.py)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def test_a_prepared_strategy_is_read_from_the_cache_with_the_same_report(
     cache = tmp_path / "cache"
     first, cold = simulate(cache, strategy)
     assert loaded(cold), "a first run checks and compiles the strategy"
-    assert len(list(cache.glob("*.prepared"))) == 1
+    assert len(list(cache.glob("strategy-*.pickle"))) == 1
     second, warm = simulate(cache, strategy)
     assert second == first
     assert loaded(warm) == [], f"a cached run imported {loaded(warm)}"
@@ -67,7 +68,7 @@ def test_a_changed_strategy_or_setting_is_prepared_afresh(tmp_path: Path) -> Non
     assert after["strategy"] == "renamed" != before["strategy"]
     _, modules = simulate(cache, strategy, "--session-rolls", "50")
     assert loaded(modules), "another --session-rolls is another entry"
-    assert len(list(cache.glob("*.prepared"))) == 3
+    assert len(list(cache.glob("strategy-*.pickle"))) == 3
 
 
 def test_a_strategy_with_a_bad_pack_is_refused_every_time(tmp_path: Path) -> None:
@@ -81,11 +82,41 @@ def test_a_strategy_with_a_bad_pack_is_refused_every_time(tmp_path: Path) -> Non
                               capture_output=True, text=True, env=env, check=False)
         assert done.returncode == 2
         assert "no-such-pack" in done.stderr
-    assert not list((tmp_path / "cache").glob("*.prepared"))
+    assert not list((tmp_path / "cache").glob("*.pickle"))
 
 
 def test_the_cache_can_be_turned_off(tmp_path: Path) -> None:
     strategy = EXAMPLES / "pass-2x-odds.json"
     _, first = simulate(Path("off"), strategy)
     _, second = simulate(Path("off"), strategy)
-    assert loaded(first) and loaded(second)
+    assert loaded(first)
+    assert loaded(second)
+
+
+def odds(cache: Path, *args: str) -> tuple[str, set[str]]:
+    env = dict(os.environ, DICETABLE_CACHE=str(cache))
+    done = subprocess.run([sys.executable, "-c", PROBE, "odds", *args], capture_output=True,
+                          text=True, check=True, env=env)
+    return done.stdout, set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def test_a_presets_odds_are_read_from_the_cache_with_the_same_report(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _, cold = odds(cache, "pa-props-and-hops", "--csv")
+    assert "dicetable.odds.exact" in cold  # worked out the first time
+    for args in (["pa-props-and-hops", "--json"], ["pa-props-and-hops"]):
+        cached, warm = odds(cache, *args)
+        uncached, _ = odds(Path("off"), *args)
+        assert cached == uncached
+        assert loaded(warm) == ["rich", *sorted(m for m in warm if m.startswith("rich."))]
+    assert len(list(cache.glob("odds-*.pickle"))) == 1
+
+
+def test_a_house_pack_file_is_not_cached(tmp_path: Path) -> None:
+    pack = tmp_path / "house.json"
+    pack.write_text(json.dumps({"id": "house", "base": "pa-craps", "rules": {}}))
+    cache = tmp_path / "cache"
+    env = dict(os.environ, DICETABLE_CACHE=str(cache))
+    subprocess.run([sys.executable, "-m", "dicetable.cli.main", "odds", str(pack), "--json"],
+                   capture_output=True, text=True, env=env, check=False)
+    assert not list(cache.glob("odds-*.pickle"))
