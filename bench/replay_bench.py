@@ -30,6 +30,7 @@ from pathlib import Path
 import orjson
 
 from bench.store_bench import build_log
+from dicetable.store.base import EventStore
 from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
 from dicetable.store.state_codec import encode_state
@@ -37,7 +38,7 @@ from dicetable.store.state_codec import encode_state
 TABLE = "big"
 
 
-def read_and_parse(store: SqliteStore, loads: Callable[[str], object] = json.loads) -> int:
+def read_and_parse(store: EventStore, loads: Callable[[str], object] = json.loads) -> int:
     n = 0
     for body in store.bodies(TABLE):
         loads(body)

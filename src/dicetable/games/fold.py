@@ -59,8 +59,8 @@ def apply_log(state: TableState, events: Iterable[ev.Event],
                 _fold_each(state, held, opened)
                 held = []
             continue
-        if kind is ev.DiceRolled and event.roll is not None \
-                and _HANDLERS.get(kind) is _rolled:  # type: ignore[attr-defined]
+        if isinstance(event, ev.DiceRolled) and event.roll is not None \
+                and _HANDLERS.get(kind) is _rolled:
             held.append(event)
             continue
         state.seq = event.seq
