@@ -29,8 +29,10 @@ BENCHMARKS = (
     "store_bench",
     "tamper_cases",
 )
-"""Every runnable benchmark; the other modules of ``bench/`` are parts these use (``loadgen``,
-``spy``, ``ws_viewer``, ``crapssim_side``, ``attacks_round3``)."""
+"""Every runnable benchmark."""
+PARTS = ("attacks_round3", "crapssim_side", "loadgen", "quick_all", "spy", "ws_viewer")
+"""The other modules of ``bench/``: parts the benchmarks use (and this runner), each run
+through them."""
 
 
 def run(name: str, timeout: float) -> tuple[int, float]:
