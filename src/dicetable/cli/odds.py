@@ -10,20 +10,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from dicetable.cli import disk_cache
 from dicetable.cli.tables import SHORT_NOTE, WIDE_OPTION_HELP, fit, short_fraction
 from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
 
-if TYPE_CHECKING:  # the odds and the rules are imported when they are worked out
+if TYPE_CHECKING:  # the odds, the rules and Rich are imported when they are needed
+    from rich.console import Console
+
     from dicetable.odds.layout import LayoutBet
     from dicetable.rules.model import RulePack
 
-console = Console()
+
+def _console() -> Console:
+    return table_console()
 
 
 def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | None,
@@ -43,7 +44,7 @@ def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | No
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
-    console.print(f"layout on {rules.id} ({out['model']}): house edge "
+    _console().print(f"layout on {rules.id} ({out['model']}): house edge "
                   f"{out['house_edge_pct']:.4f}% ({short_fraction(fig.house_edge)}) of "
                   f"${float(fig.staked) / 100:,.2f} put up; expected "
                   f"{_dollars(float(fig.expected) / 100)} per decision of the layout, SD "
@@ -122,10 +123,10 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
     --rolls N and its expected length, each beside the simulator's estimate and 99% interval.
     """
     if as_json and as_csv:
-        console.print("[red]choose one of --json and --csv[/red]")
+        _console().print("[red]choose one of --json and --csv[/red]")
         raise typer.Exit(2)
     if (pack is None) == (session is None):
-        console.print("[red]give a PACK, or --session STRATEGY (the strategy names its pack)"
+        _console().print("[red]give a PACK, or --session STRATEGY (the strategy names its pack)"
                       "[/red]")
         raise typer.Exit(2)
     try:
@@ -143,7 +144,9 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             return
         pack_id, rows = _report(pack)
     except DicetableError as e:
-        console.print(f"[red]{escape(str(e))}[/red]")
+        from rich.markup import escape
+
+        _console().print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -158,6 +161,8 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             writer.writerow(csv_row(row))
         typer.echo(buffer.getvalue(), nl=False)
         return
+    from rich.table import Table
+
     table = Table("wager", "edge", "exact", "per roll", "push", "rolls", "SD", "table/roll",
                   "commission", title=f"{pack_id}: exact odds per unit staked")
     for row in rows:
@@ -177,6 +182,7 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             _pct(row.get("table", {}).get("edge_per_roll_pct")), commission,
         )
     table_console(wide).print(fit(table))
+    console = _console()
     console.print(SHORT_NOTE)
     console.print("house edge = expected loss per wager resolved over the money put up "
                   "(stake + commission paid up front); per roll = per roll in action; "
