@@ -71,7 +71,10 @@ def process_seconds(log: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="one repeat (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "dice.jsonl"
         scenario, steps = scenario_seconds(args.repeat)

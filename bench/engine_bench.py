@@ -53,7 +53,10 @@ def play(mode: str, seconds: float) -> tuple[int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--quick", action="store_true", help="half a second each (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds = 0.5
     rates = {}
     for mode in ("bare", "live"):
         n, elapsed = play(mode, args.seconds)

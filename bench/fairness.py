@@ -46,7 +46,10 @@ def throughput() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chains", type=int, default=1000)
+    parser.add_argument("--quick", action="store_true", help="20 chains (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.chains = 20
     arl_table(args.chains)
     print()
     throughput()

@@ -112,7 +112,11 @@ def main() -> None:
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bets", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true",
+                        help="3 rolls, no baseline tree (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.rolls, args.baseline = 3, "none"
     if args.child is not None:
         print(json.dumps(measure(args.child, args.bets)))
         return

@@ -419,7 +419,12 @@ def main() -> None:
     parser.add_argument("--fuzz", type=int, default=20, help="examples per operation")
     parser.add_argument("--only", choices=["network", *ROUND3],
                         help="run only these attacks")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 2 kills, 12 commands, 2 fuzz examples, one "
+                        "section of round 3, no tampering (bench.tamper_cases has it)")
     args = parser.parse_args()
+    if args.quick:
+        args.kills, args.commands, args.fuzz = 2, 12, 2
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = demo_store(root)
@@ -437,6 +442,8 @@ def main() -> None:
             print(f"({time.monotonic() - started:.0f} s)")
             return
         for name, section in ROUND3.items():
+            if args.quick and name != "lock":  # a smoke run: one of round 3's sections
+                continue
             section(root / name / "floor.db")
         kr = kill_and_retry(db, args.commands, args.kills)
         print(f"kills survived:                    {kr['kills']} (SIGKILL with {IN_FLIGHT} "
@@ -446,9 +453,10 @@ def main() -> None:
         print(f"acknowledged and lost:             {kr['lost']}")
         print(f"retried and applied twice:         {kr['twice']}")
         (root / "tamper").mkdir()
-        for line in report(run_all(root / "tamper"),
-                           run_live(root / "live" / "floor.db", root / "live")):
-            print(line)
+        if not args.quick:  # bench.tamper_cases --quick runs these on its own
+            for line in report(run_all(root / "tamper"),
+                               run_live(root / "live" / "floor.db", root / "live")):
+                print(line)
         tried, refused, through = escalations(root / "esc" / "floor.db")
         print(f"escalation attempts:               tried {tried}, refused {refused}")
         for line in through:

@@ -5,7 +5,7 @@ four live Craps tables, 200 players. Each client logs in, then places a $1 Field
 it down again, as fast as it is answered, for the run's duration. The same loop with a single
 client runs first, side by side, as the baseline. Figures are printed, not asserted.
 
-    .venv/bin/python -m bench.server_bench [--clients 200] [--seconds 15]
+    .venv/bin/python -m bench.server_bench [--clients 200] [--seconds 15] [--quick]
 """
 
 from __future__ import annotations
@@ -55,10 +55,15 @@ def free_port() -> int:
 
 
 async def login(http: httpx.AsyncClient, index: int) -> str:
-    for attempt in range(5):  # 200 Argon2 checks at once can outlast a connect backlog
+    for attempt in range(30):  # 200 Argon2 checks at once can outlast a connect backlog
         try:
             reply = await http.post("/api/login", json={"username": f"bench{index:03d}",
                                                         "password": DEMO_PASSWORD})
+            if reply.status_code in (429, 503):  # logins are checked a few at a time
+                await asyncio.sleep(0.2 * (attempt + 1))
+                continue
+            if reply.status_code != 200:
+                raise RuntimeError(f"login refused: {reply.status_code} {reply.text[:200]}")
             token: str = reply.json()["token"]
             return token
         except httpx.TransportError:
@@ -80,8 +85,8 @@ async def client(http: httpx.AsyncClient, index: int, token: str, until: float,
                 errors.append(placed.text[:120])
                 await asyncio.sleep(0.05)
                 continue
-            bet = next(b["id"] for b in placed.json()["view"]["me"]["bets"]
-                       if b["wager"] == "field")
+            # The reply holds the command's own events (the whole view only on request).
+            bet = next(e["bet"] for e in placed.json()["events"] if e["type"] == "BetPlaced")
             start = time.perf_counter()
             removed = await http.delete(f"/api/tables/{table}/bets/{bet}", headers=headers)
             latencies.append(time.perf_counter() - start)
@@ -109,7 +114,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--quick", action="store_true",
+                        help="a few seconds: 20 clients for 2 s (a smoke run; figures only)")
     args = parser.parse_args()
+    if args.quick:
+        args.clients, args.seconds = min(args.clients, 20), min(args.seconds, 2)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         t0 = time.perf_counter()

@@ -15,7 +15,9 @@ median of ``--repeats`` runs is taken. Three ratios, each dicetable's rate over 
 * CLI process: a whole fresh process, start-up and imports included (dicetable: ``dicetable
   simulate --json``, which picks the NumPy reference below 20 million rolls and the fused
   kernel above, where loading Numba pays; crapssim has no command line:
-  ``python -m bench.crapssim_side``).
+  ``python -m bench.crapssim_side``). The CLI reads the prepared strategy from its disk cache
+  (filled by a warm-up run); "CLI cold" is one run with the cache off, which checks and
+  compiles the strategy as a first run does.
 
 Everything is timed in CPU seconds of the process doing the work (``time.process_time``; a
 child process's user + system time from ``wait4``), the dice draw included: on a shared
@@ -83,10 +85,12 @@ def median(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
-def timed_process(args: list[str]) -> tuple[float, float, int, str]:
+def timed_process(args: list[str], env: dict[str, str] | None = None
+                  ) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds, peak RSS (KiB) and stdout of one fresh process."""
     started = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
+                            env={**os.environ, **(env or {})})
     assert proc.stdout is not None
     out = proc.stdout.read().decode()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -131,10 +135,14 @@ def ours_in_process(key: str, rolls: int, seed: int) -> dict[str, float]:
             "net": int(result.final_net.sum())}
 
 
-def ours_cli(path: Path, rolls: int, seed: int) -> dict[str, Any]:
+CACHE = tempfile.mkdtemp(prefix="dt-sim-bench-cache-")
+"""The CLI's disk cache for this run (``cli.disk_cache``): filled by a warm-up run."""
+
+
+def ours_cli(path: Path, rolls: int, seed: int, cache: str = CACHE) -> dict[str, Any]:
     wall, cpu, rss, out = timed_process([str(CLI), "simulate", "--strategy", str(path), "--rolls",
                                     str(rolls), "--seed", str(seed), "--json",
-                                    "--no-progress"])
+                                    "--no-progress"], {"DICETABLE_CACHE": cache})
     report = json.loads(out)
     lo, hi = report["mean_result_ci_cents"]
     se_lane = (hi - lo) / (2 * 1.959964)
@@ -170,8 +178,9 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
     path = Path(tempfile.mkdtemp()) / f"{key}.json"
     path.write_text(json.dumps(data))
     ours_in_process(key, 100_000, 0)  # warm: the strategy's first compile, the kernel loaded
+    ours_cli(path, 1000, 0)  # the CLI's disk cache filled: the prepared strategy
     print(f"   {'rolls':>11} {'crapssim at':>11} {'kernel':>10} {'in process':>10} "
-          f"{'CLI (CPU)':>11}   {'dicetable M rolls/s':>19} {'of draw':>7} "
+          f"{'CLI (CPU)':>11} {'CLI cold':>9}   {'dicetable M rolls/s':>19} {'of draw':>7} "
           f"{'peak RSS':>9}   agreement (z)")
     crapssim_cache: dict[int, list[dict[str, Any]]] = {}
     for n in sizes:
@@ -179,6 +188,7 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
         theirs: list[dict[str, Any]] = []
         ours: list[dict[str, float]] = []
         cli: list[dict[str, Any]] = []
+        cold = ours_cli(path, n, seed=1, cache="off")  # a first run: the strategy compiled
         cached = crapssim_cache.get(theirs_n)
         for i in range(repeats):  # interleaved: crapssim, dicetable, crapssim, dicetable ...
             if cached is None:
@@ -203,7 +213,8 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
         z = (ours_per_roll - their_per_roll) / math.hypot(ours_se, their_se)
         mark = "" if theirs_n == n else " rate@cap"
         print(f"   {n:>11,} {theirs_n:>11,} {o_kernel / c_kernel:>9,.0f}x "
-              f"{o_inproc / c_inproc:>9,.0f}x {o_cli / c_cli:>10,.1f}x   "
+              f"{o_inproc / c_inproc:>9,.0f}x {o_cli / c_cli:>10,.1f}x "
+              f"{cold['rolls'] / cold['cpu_s'] / c_cli:>8,.1f}x   "
               f"{o_kernel / 1e6:>8.1f} kernel {o_cli / 1e6:>5.1f} CLI {o_kernel / draw:>6.0%} "
               f"{median([c['rss_kib'] for c in cli]) / 1024:>6.0f} MiB   "
               f"z = {z:+.2f}{' ok' if abs(z) < 3 else ' DISAGREE'} "
@@ -277,7 +288,12 @@ def main() -> None:
                         help="KEY:ROLLS,... crapssim runs in full up to ROLLS for KEY")
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--no-clusters", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="10^4 and 10^5 rolls, one repeat, crapssim at 10^4 (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.repeats, args.crapssim_cap = "1e4,1e5", 1, 10_000
+        args.equal = "pass-2x:1e4"
     sizes = [size(s) for s in args.sizes.split(",")]
     equal = {k: size(v) for k, v in (item.split(":") for item in args.equal.split(",") if item)}
     print(f"dicetable vs crapssim: medians of {args.repeats}, interleaved; crapssim capped at "

@@ -358,7 +358,12 @@ def report(offline: list[Outcome], live: list[LiveOutcome]) -> list[str]:
 
 
 def main() -> None:
+    import argparse
     import tempfile
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the same run (a smoke run)")
+    parser.parse_args()
 
     from dicetable.server.main import build_floor
 

@@ -7,26 +7,31 @@ import io
 import json
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
+from dicetable.cli import disk_cache
 from dicetable.cli.tables import SHORT_NOTE, WIDE_OPTION_HELP, fit, short_fraction
 from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
-from dicetable.odds.layout import LayoutBet, layout_odds
-from dicetable.odds.report import CSV_FIELDS, csv_row, exact, pack_report
-from dicetable.rules.loader import load_pack
-from dicetable.rules.model import RulePack
-from dicetable.sim.strategy import money
 
-console = Console()
+if TYPE_CHECKING:  # the odds, the rules and Rich are imported when they are needed
+    from rich.console import Console
+
+    from dicetable.odds.layout import LayoutBet
+    from dicetable.rules.model import RulePack
+
+
+def _console() -> Console:
+    return table_console()
 
 
 def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | None,
             as_json: bool) -> None:
+    from dicetable.odds.layout import layout_odds
+    from dicetable.odds.report import exact
+
     fig = layout_odds(rules, bets, point=point, table=table)
     out = {"layout": [{"wager": b.code, "amount_cents": int(b.amount),
                        "odds": None if b.odds is None else str(b.odds)} for b in bets],
@@ -39,7 +44,7 @@ def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | No
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
-    console.print(f"layout on {rules.id} ({out['model']}): house edge "
+    _console().print(f"layout on {rules.id} ({out['model']}): house edge "
                   f"{out['house_edge_pct']:.4f}% ({short_fraction(fig.house_edge)}) of "
                   f"${float(fig.staked) / 100:,.2f} put up; expected "
                   f"{_dollars(float(fig.expected) / 100)} per decision of the layout, SD "
@@ -63,6 +68,9 @@ def parse_bet(text: str) -> LayoutBet:
     >>> parse_bet("pass=$10x2")
     LayoutBet(code='pass', amount=Fraction(1000, 1), odds=Fraction(2, 1))
     """
+    from dicetable.odds.layout import LayoutBet
+    from dicetable.sim.strategy import money  # the strategies' money format
+
     code, _, rest = text.partition("=")
     amount, _, multiple = rest.partition("x")
     try:
@@ -115,10 +123,10 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
     --rolls N and its expected length, each beside the simulator's estimate and 99% interval.
     """
     if as_json and as_csv:
-        console.print("[red]choose one of --json and --csv[/red]")
+        _console().print("[red]choose one of --json and --csv[/red]")
         raise typer.Exit(2)
     if (pack is None) == (session is None):
-        console.print("[red]give a PACK, or --session STRATEGY (the strategy names its pack)"
+        _console().print("[red]give a PACK, or --session STRATEGY (the strategy names its pack)"
                       "[/red]")
         raise typer.Exit(2)
     try:
@@ -128,18 +136,24 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             session_report(session, bankroll, goal, stop_loss, rolls, sessions, seed, as_json)
             return
         assert pack is not None
-        rules = load_pack(pack)
         if bets:
-            _layout(rules, [parse_bet(b) for b in bets], with_table, point, as_json)
+            from dicetable.rules.loader import load_pack
+
+            _layout(load_pack(pack), [parse_bet(b) for b in bets], with_table, point,
+                    as_json)
             return
-        rows = pack_report(rules)
+        pack_id, rows = _report(pack)
     except DicetableError as e:
-        console.print(f"[red]{escape(str(e))}[/red]")
+        from rich.markup import escape
+
+        _console().print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     if as_json:
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if as_csv:
+        from dicetable.odds.report import CSV_FIELDS, csv_row
+
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
         writer.writeheader()
@@ -147,8 +161,10 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             writer.writerow(csv_row(row))
         typer.echo(buffer.getvalue(), nl=False)
         return
+    from rich.table import Table
+
     table = Table("wager", "edge", "exact", "per roll", "push", "rolls", "SD", "table/roll",
-                  "commission", title=f"{rules.id}: exact odds per unit staked")
+                  "commission", title=f"{pack_id}: exact odds per unit staked")
     for row in rows:
         commission = row.get("commission", "")
         other = row.get("other_commission")
@@ -166,8 +182,27 @@ def odds(pack: str | None = typer.Argument(None, help="A preset name or a house 
             _pct(row.get("table", {}).get("edge_per_roll_pct")), commission,
         )
     table_console(wide).print(fit(table))
+    console = _console()
     console.print(SHORT_NOTE)
     console.print("house edge = expected loss per wager resolved over the money put up "
                   "(stake + commission paid up front); per roll = per roll in action; "
                   "table per roll = made on the come-out, off when the pack's working rules "
                   "say so, per table roll.")
+
+
+def _report(pack: str) -> tuple[str, list[dict[str, Any]]]:
+    """The pack's id and its report rows; a preset's from the disk cache when this very code
+    worked them out before (``cli.disk_cache``: a pack file of its own is not cached)."""
+    preset = not pack.endswith(".json") and not Path(pack).exists()
+    key = disk_cache.key("odds", pack) if preset else None
+    found = disk_cache.load(key, tuple) if key is not None else None
+    if found is not None:
+        return found[0], found[1]
+    from dicetable.odds.report import pack_report
+    from dicetable.rules.loader import load_pack
+
+    rules = load_pack(pack)
+    made = (rules.id, pack_report(rules))
+    if key is not None:
+        disk_cache.save(key, made)
+    return made

@@ -6,25 +6,26 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from dicetable.cli.tables import WIDE_OPTION_HELP, fit
 from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from dicetable.sim.prepared import Prepared
+
 # The simulator (NumPy, Numba, Dask, Ray, matplotlib) is imported when a simulation runs, not
-# when the CLI starts.
+# when the CLI starts; the strategy checker and compiler (the rules, the games, the exact
+# odds) only when the strategy is not already prepared in the cache (``sim.prepared``); Rich
+# only when something is printed with it.
 ENGINES = ("local", "ray", "dask")
 KERNELS = ("auto", "fused", "numpy")
-
-console = Console()
-errors = Console(stderr=True)
 MAX_ROLLS = 10**13
 """The most rolls one command simulates (a plan per 16 million rolls is kept in memory)."""
 MAX_SESSIONS = 10**9
@@ -66,10 +67,8 @@ def simulate(
     wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP),
 ) -> None:
     """Simulate a strategy: realised house edge, risk of ruin, bankroll percentiles."""
-    from dicetable.sim.automaton import compile_strategy
     from dicetable.sim.report import build_report
     from dicetable.sim.runner import DEFAULT_SESSION_ROLLS, plan_rolls, plan_sessions, run
-    from dicetable.sim.strategy import load_strategy
 
     try:
         if engine not in ENGINES:
@@ -89,24 +88,23 @@ def simulate(
                                rule="sim.mode")
         if as_json and as_csv:
             raise InvalidInput("choose one of --json and --csv", rule="sim.output")
-        spec = load_strategy(strategy)
-        if session_rolls is not None:
-            if session_rolls < 1:
-                raise InvalidInput("--session-rolls is at least 1", rule="sim.sessions")
-            spec = replace(spec, session=replace(spec.session, max_rolls=session_rolls))
-        compiled = compile_strategy(spec)
+        if session_rolls is not None and session_rolls < 1:
+            raise InvalidInput("--session-rolls is at least 1", rule="sim.sessions")
+        compiled = _prepared(strategy, session_rolls)
         trace = 512
         if rolls is not None:
             mode, plans, total = "rolls", plan_rolls(rolls, trace), rolls
         else:
             assert sessions is not None
-            mode, plans = "sessions", plan_sessions(sessions, spec.session, trace)
-            total = sessions * (spec.session.max_rolls or DEFAULT_SESSION_ROLLS)
+            mode, plans = "sessions", plan_sessions(sessions, compiled.session, trace)
+            total = sessions * (compiled.session.max_rolls or DEFAULT_SESSION_ROLLS)
         show = progress and total >= PROGRESS_FROM and sys.stderr.isatty()
         if show:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
             with Progress(TextColumn("[bold]simulating"), BarColumn(),
                           TextColumn("{task.completed:,.0f} rolls"), TimeRemainingColumn(),
-                          console=errors, transient=True) as bar:
+                          console=_errors(), transient=True) as bar:
                 task = bar.add_task("rolls", total=total)
                 result = run(compiled, plans, seed, workers, engine, where,
                              progress=lambda n: bar.advance(task, n),
@@ -116,21 +114,26 @@ def simulate(
                          fused=use_fused)
         report = build_report(compiled, result, mode)
     except DicetableError as e:
-        errors.print(f"[red]{escape(str(e))}[/red]")
+        from rich.markup import escape
+
+        _errors().print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     if plot is not None:
         from dicetable.sim.plots import write_plots
 
         for path in write_plots(report, plot):
-            errors.print(f"wrote {path}")
+            _errors().print(f"wrote {path}")
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return
     if as_csv:
         typer.echo(report.to_csv(), nl=False)
         return
+    from rich.table import Table
+
     from dicetable.sim.report import Z
 
+    console = table_console()
     for line in report.summary_lines():
         console.print(line)
     table = Table("bet", "decisions", "wagered", "net", "edge", "95% CI", "exact",
@@ -140,3 +143,51 @@ def simulate(
         table.add_row(w.label, f"{w.decisions:,}", format_cents(w.handle), format_cents(w.net),
                       f"{w.edge * 100:.3f}%", f"± {Z * w.edge_se * 100:.3f}%", exact)
     table_console(wide).print(fit(table))
+
+
+def _errors() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:
+    """The strategy checked and compiled - from the disk cache when this very file was
+    prepared before by this very code (``cli.disk_cache``)."""
+    from dicetable.cli import disk_cache
+    from dicetable.sim.prepared import Prepared
+
+    key = _strategy_key(strategy, session_rolls)
+    found = disk_cache.load(key, Prepared) if key is not None else None
+    if found is not None:
+        return found
+    from dicetable.sim.automaton import compile_strategy
+    from dicetable.sim.prepare import prepare
+    from dicetable.sim.strategy import load_strategy
+
+    spec = load_strategy(strategy)
+    if session_rolls is not None:
+        spec = replace(spec, session=replace(spec.session, max_rolls=session_rolls))
+    made = prepare(compile_strategy(spec))
+    if key is not None:
+        disk_cache.save(key, made)
+    return made
+
+
+def _strategy_key(strategy: Path, session_rolls: int | None) -> str | None:
+    """The cache key of a strategy file, or None when it is not cached: unreadable or
+    malformed (the full check then says why), or naming a pack file of its own (which the
+    key does not cover)."""
+    import tomllib
+
+    from dicetable.cli import disk_cache
+
+    try:
+        raw = strategy.read_bytes()
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text) if strategy.suffix == ".toml" else json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or str(data.get("pack", "")).endswith(".json"):
+        return None
+    return disk_cache.key("strategy", strategy.suffix, session_rolls, raw)

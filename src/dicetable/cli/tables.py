@@ -5,12 +5,13 @@ fractions shown short (their exact value is in ``--json``)."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from dicetable.core.money import format_cents
+
+if TYPE_CHECKING:  # Rich is imported when something is printed, not with the option's help
+    from rich.console import Console
+    from rich.table import Table
 
 WIDE_OPTION_HELP = "Print tables at full width instead of wrapping them to the terminal"
 SHORT_FRACTION = 24
@@ -19,6 +20,8 @@ SHORT_FRACTION = 24
 
 def console(wide: bool = False) -> Console:
     """A console for tables: the terminal's width, or unbounded with ``wide``."""
+    from rich.console import Console
+
     return Console(width=100_000, soft_wrap=True) if wide else Console()
 
 

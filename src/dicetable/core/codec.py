@@ -200,19 +200,24 @@ def decoder(tp: Any) -> Converter | None:
     return _once(_DECODERS, _make_decoder, tp)
 
 
-def _roll(value: Any) -> Roll:
-    r = _ROLLS.get(value)
-    return r if r is not None else Roll.parse(value)
+class _Known(dict[Any, Any]):
+    """The values of a type by their JSON data; a value it does not hold is made by ``make``
+    (which raises for a bad one). Its bound ``__getitem__`` is the converter: a lookup with
+    no Python frame for the values a log repeats a million times."""
+
+    def __init__(self, known: dict[Any, Any], make: Converter) -> None:
+        super().__init__(known)
+        self.make = make
+
+    def __missing__(self, value: Any) -> Any:
+        return self.make(value)
+
+
+_roll: Converter = _Known(_ROLLS, Roll.parse).__getitem__
 
 
 def _enum(cls: type[enum.Enum]) -> Converter:
-    by_value = {m.value: m for m in cls}
-
-    def convert(value: Any) -> Any:
-        m = by_value.get(value)
-        return m if m is not None else cls(value)
-
-    return convert
+    return _Known({m.value: m for m in cls}, cls).__getitem__
 
 
 def _make_decoder(tp: Any) -> Converter | None:
@@ -285,14 +290,19 @@ class RecordDecoder:
     def __call__(self, data: Any) -> Any:
         if not isinstance(data, dict):
             raise TypeError(f"a {self.cls.__name__} is a JSON object")
-        convs = self.convs
-        values = dict(data)
+        return self.adopt(dict(data))
+
+    def adopt(self, values: dict[str, Any]) -> Any:
+        """Build from a dict that is the caller's to give away (freshly parsed JSON): it is
+        converted in place and, when it holds exactly the fields, becomes the object's own
+        ``__dict__`` - nothing copied."""
+        convs = self._convs if self._convs is not None else self.convs
         for name, conv in convs.items():
             if name in values:
                 values[name] = conv(values[name])
         if self.direct and values.keys() == self.fields:
             obj = object.__new__(self.cls)
-            obj.__dict__.update(values)
+            object.__setattr__(obj, "__dict__", values)
             return obj
         for name in self.derived & values.keys():  # worked out by the class itself
             del values[name]

@@ -24,7 +24,7 @@ from dicetable.odds.session import Chain, DenseSolver, Rhs, Rows, SessionOdds, s
 from dicetable.sim.automaton import CONTINUE, STOP, CompiledStrategy, Component, merge
 from dicetable.sim.engine import REASONS, RUIN, STOP_LOSS, STOP_WIN
 from dicetable.sim.runner import plan_sessions, run
-from dicetable.sim.strategy import SessionSpec
+from dicetable.sim.session import SessionSpec
 
 CONFIDENCE = 0.99
 Z99 = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)

@@ -13,18 +13,20 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dicetable.core.codec import encode_value
 from dicetable.core.money import format_cents
-from dicetable.odds.exact import wager_odds
-from dicetable.odds.report import exact
-from dicetable.sim.automaton import CompiledStrategy
 from dicetable.sim.engine import REASONS, RUIN
-from dicetable.sim.entry import DECISIONS, HANDLE, NET, PUSHES, WINS
+from dicetable.sim.kernel import DECISIONS, HANDLE, NET, PUSHES, WINS
+from dicetable.sim.prepared import Prepared
 from dicetable.sim.runner import RunResult
+
+if TYPE_CHECKING:
+    from dicetable.sim.automaton import CompiledStrategy
 
 CONFIDENCE = 0.95
 Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
@@ -67,7 +69,8 @@ class WagerLine:
             "wins": self.wins, "pushes": self.pushes, "handle_cents": self.handle,
             "net_cents": self.net, "edge_pct": self.edge * 100,
             "edge_ci_pct": [lo * 100, hi * 100],
-            "exact_edge": None if self.exact_edge is None else exact(self.exact_edge),
+            "exact_edge": None if self.exact_edge is None
+            else encode_value(Fraction, self.exact_edge),
             "exact_edge_pct": None if self.exact_edge is None else float(self.exact_edge * 100),
         }
 
@@ -164,24 +167,16 @@ class SimReport:
         return lines
 
 
-def _exact_edges(compiled: CompiledStrategy) -> list[Fraction | None]:
-    out: list[Fraction | None] = []
-    for code in compiled.codes:
-        if code.startswith("odds:"):
-            out.append(Fraction(0))
-            continue
-        try:
-            out.append(wager_odds(compiled.strategy.pack, code).house_edge)
-        except (ValueError, KeyError):
-            out.append(None)
-    return out
+def build_report(compiled: Prepared | CompiledStrategy, result: RunResult,
+                 mode: str) -> SimReport:
+    if not isinstance(compiled, Prepared):
+        from dicetable.sim.prepare import prepare  # the exact odds, only when not prepared
 
-
-def build_report(compiled: CompiledStrategy, result: RunResult, mode: str) -> SimReport:
+        compiled = prepare(compiled)
     groups = result.groups  # (batches, labels, fields)
     wagers = []
     for k, (label, code, exact_edge) in enumerate(zip(compiled.labels, compiled.codes,
-                                                      _exact_edges(compiled), strict=True)):
+                                                      compiled.exact_edges, strict=True)):
         g = groups[:, k, :]
         edge, se = ratio_ci(g[:, NET], g[:, HANDLE])
         wagers.append(WagerLine(label, code, int(g[:, DECISIONS].sum()), int(g[:, WINS].sum()),
@@ -194,7 +189,7 @@ def build_report(compiled: CompiledStrategy, result: RunResult, mode: str) -> Si
     n = len(final)
     mean = float(final.mean()) if n else 0.0
     mean_se = float(final.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-    bankroll = compiled.strategy.session.bankroll if mode == "sessions" else None
+    bankroll = compiled.session.bankroll if mode == "sessions" else None
     money = final + (bankroll or 0)
     percentiles = {p: int(v) for p, v in zip(
         PERCENTILES, np.quantile(money, [p / 100 for p in PERCENTILES], method="inverted_cdf"),
@@ -207,7 +202,7 @@ def build_report(compiled: CompiledStrategy, result: RunResult, mode: str) -> Si
         qs = np.quantile(traced, [b / 100 for b in BANDS], axis=0, method="inverted_cdf")
         bands = {b: [int(v) for v in row] for b, row in zip(BANDS, qs, strict=True)}
     return SimReport(
-        strategy=compiled.strategy.name, pack=compiled.strategy.pack.id, mode=mode,
+        strategy=compiled.name, pack=compiled.pack, mode=mode,
         sessions=n, rolls=result.rolls_thrown, seconds=result.seconds, seed=result.entropy,
         engine=result.engine, workers=result.workers, shards=len(result.plans),
         bankroll=bankroll, total_net=int(final.sum()), total_handle=int(total_handle.sum()),

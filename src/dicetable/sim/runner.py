@@ -24,17 +24,16 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import format_cents
-from dicetable.sim.automaton import CompiledStrategy
 from dicetable.sim.dice import PackedDice
 from dicetable.sim.engine import LaneResult, Limits, group_count, run_lanes
 from dicetable.sim.kernel import Kernel
-from dicetable.sim.strategy import SessionSpec
+from dicetable.sim.session import SessionSpec
 from dicetable.sim.worker import ShardPlan, run_shard
 
 SESSIONS_PER_SHARD = 4096
@@ -248,7 +247,16 @@ def merge_results(plans: Sequence[ShardPlan], results: dict[int, LaneResult]) ->
             np.concatenate([r.groups for r in ordered]), trace, checkpoints)
 
 
-def run(compiled: CompiledStrategy, plans: list[ShardPlan], seed: int | None = None,
+class Runnable(Protocol):
+    """What a run needs of a strategy (a ``CompiledStrategy`` or a ``Prepared`` one)."""
+
+    @property
+    def opening_cost(self) -> int: ...
+
+    def kernel(self) -> Kernel: ...
+
+
+def run(compiled: Runnable, plans: list[ShardPlan], seed: int | None = None,
         workers: int = 1, engine: str = "local", address: str | None = None,
         progress: Progress | None = None, fused: bool | None = None) -> RunResult:
     """Run every shard of ``plans`` and merge them.

@@ -51,6 +51,7 @@ from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.rules.variants import points_of
 from dicetable.rules.vocabulary import family_of, is_code
+from dicetable.sim.session import SessionSpec
 from dicetable.wagers.compile import menu_wager, odds_code_for
 from dicetable.wagers.compiled import CompiledWager
 
@@ -94,22 +95,11 @@ class BetSpec:
 
 
 @dataclass(frozen=True)
-class SessionSpec:
-    bankroll: int | None = None
-    """Cents brought to the table; None: unlimited (nothing is ever short)."""
-    max_rolls: int | None = None
-    stop_win: int | None = None
-    """Stop betting once the session is up this much."""
-    stop_loss: int | None = None
-    """Stop betting once the session is down this much."""
-
-
-@dataclass(frozen=True)
 class Strategy:
     name: str
     pack: RulePack
     bets: tuple[BetSpec, ...]
-    session: SessionSpec = SessionSpec()
+    session: SessionSpec = field(default_factory=SessionSpec)
 
 
 def money(value: Any, what: str) -> int:

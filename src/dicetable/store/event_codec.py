@@ -24,8 +24,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from dicetable.core.errors import InvalidInput
-from dicetable.core.events import Event, event_from_dict, event_to_dict
+from dicetable.core.events import Event, event_from_dict, event_from_owned_dict, event_to_dict
 from dicetable.store.chain import canonical
 
 # -- schema versions -----------------------------------------------------------------------------
@@ -115,10 +117,23 @@ _JSON = json.JSONDecoder()
 
 
 def decode_body(body: str) -> Event:
-    data, end = _JSON.raw_decode(body)  # stored bodies are canonical: no outer whitespace
-    if end != len(body) or not isinstance(data, dict):
-        data = json.loads(body)  # raises on trailing garbage, as a tampered body may have
-    return decode(data)
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:  # what orjson refuses, the standard parser decides
+        data = None
+    if not isinstance(data, dict):
+        data, end = _JSON.raw_decode(body)  # stored bodies are canonical: no outer whitespace
+        if end != len(body) or not isinstance(data, dict):
+            data = json.loads(body)  # raises on trailing garbage, as a tampered body may have
+            if not isinstance(data, dict):
+                raise InvalidInput("an event is a JSON object", rule="events.codec")
+    # The parsed dict is ours: an event of its kind's current version is built from it as it
+    # is (no copy); only an older one goes through the upcasters.
+    version = data.pop("v", 1)
+    if type(version) is not int or version != VERSIONS.get(data.get("type"), 1):  # type: ignore[arg-type]
+        data["v"] = version
+        return event_from_dict(upcast(data))
+    return event_from_owned_dict(data)
 
 
 def to_dict(event: Event) -> dict[str, Any]:

@@ -64,11 +64,11 @@ def load_state(store: EventStore, table: str, *, use_snapshot: bool = True,
 
 
 def _events(store: EventStore, table: str, after: int, until: int | None) -> Iterator[Event]:
-    if until is None:
-        yield from store.table_events(table, after)
-        return
-    for row in store.records(table, after, until):
-        event = decode_body(row.body)
+    bodies = store.bodies(table, after) if until is None \
+        else (row.body for row in store.records(table, after, until))
+    decode = decode_body
+    for body in bodies:
+        event = decode(body)
         if not isinstance(event, Event):
             raise InvalidInput(f"{table!r} holds a {event.kind}, not a table event",
                                rule="store.stream")

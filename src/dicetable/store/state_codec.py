@@ -27,7 +27,7 @@ from dicetable.core import codec
 from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import Event, TableOpened
-from dicetable.games.fold import apply
+from dicetable.games.fold import apply_log
 from dicetable.games.state import TableState
 from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
@@ -54,13 +54,14 @@ def share_pack(state: TableState) -> None:
 
 
 def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
-    """``apply`` every event in order (the state is the fold of the log)."""
+    """``apply`` every event in order (the state is the fold of the log; ``apply_log``)."""
     state = state if state is not None else TableState()
-    for event in events:
-        apply(state, event)
-        if type(event) is TableOpened:
-            state.pack = pack_for(event)
+    apply_log(state, events, _share_opened_pack)
     return state
+
+
+def _share_opened_pack(state: TableState, opened: TableOpened) -> None:
+    state.pack = pack_for(opened)
 
 
 EXTRA_TYPES: dict[str, type[Any]] = {PROCEDURE_KEY: Procedure}

@@ -70,7 +70,8 @@ def procedure(state: TableState) -> Procedure:
 
 def _handler(fn: Any) -> Any:
     def wrapped(state: TableState, event: gev.Event) -> None:
-        fn(procedure(state), event, state)
+        found = state.extra.get(KEY)  # ``procedure`` in line: a replay runs this per event
+        fn(found if found is not None else procedure(state), event, state)
 
     return wrapped
 

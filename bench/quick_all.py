@@ -1,0 +1,70 @@
+"""Run every benchmark in ``bench/`` in its ``--quick`` mode, each as its own process.
+
+A smoke run so that a benchmark that no longer runs fails CI (``.ci/run``): each prints its
+figures as usual, and nothing is asserted about speed; the run fails when a benchmark exits
+non-zero (or outlasts its time limit), naming which.
+
+    .venv/bin/python -m bench.quick_all [--only NAME,...] [--timeout SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+BENCHMARKS = (
+    "cli_startup",
+    "custody_bench",
+    "engine_bench",
+    "fairness",
+    "load_bench",
+    "odds_bench",
+    "push_bench",
+    "reliability_bench",
+    "replay_bench",
+    "server_bench",
+    "sim_bench",
+    "store_bench",
+    "tamper_cases",
+)
+"""Every runnable benchmark."""
+PARTS = ("attacks_round3", "crapssim_side", "loadgen", "quick_all", "spy", "ws_viewer")
+"""The other modules of ``bench/``: parts the benchmarks use (and this runner), each run
+through them."""
+
+
+def run(name: str, timeout: float) -> tuple[int, float]:
+    """Run ``bench.NAME --quick``; its exit status (124 past the limit) and wall seconds."""
+    print(f"\n==== bench.{name} --quick", flush=True)
+    t0 = time.perf_counter()
+    try:
+        rc = subprocess.run([sys.executable, "-m", f"bench.{name}", "--quick"],
+                            timeout=timeout, check=False).returncode
+    except subprocess.TimeoutExpired:
+        rc = 124
+    return rc, time.perf_counter() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated names (default: all)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per benchmark")
+    args = parser.parse_args(argv)
+    names = [n for n in args.only.split(",") if n] or list(BENCHMARKS)
+    unknown = sorted(set(names) - set(BENCHMARKS))
+    if unknown:
+        parser.error(f"no benchmark {', '.join(unknown)} (known: {', '.join(BENCHMARKS)})")
+    results = [(name, *run(name, args.timeout)) for name in names]
+    print("\n==== quick benchmarks")
+    for name, rc, seconds in results:
+        print(f"  {name:<20} {'ok' if rc == 0 else f'FAILED (exit {rc})':<18} {seconds:6.1f} s")
+    failed = [name for name, rc, _ in results if rc != 0]
+    if failed:
+        print(f"failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

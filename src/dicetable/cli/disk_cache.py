@@ -1,0 +1,86 @@
+"""What a command works out the same way every time, kept on disk under a digest.
+
+A key is the digest of everything the value was made from: the command's own inputs (a
+strategy file's bytes, a preset's name, its settings) and every file of this package (its
+code and its preset packs, by path, size and modification time). Any change to either makes
+another key, so a stale value is never read; what the digest cannot cover (a house pack in a
+file of its own) is not cached.
+
+The cache is ``$DICETABLE_CACHE`` (default ``$XDG_CACHE_HOME/dicetable`` or
+``~/.cache/dicetable``); ``DICETABLE_CACHE=off`` turns it off. Its files are pickles, read
+only from the user's own cache folder; a damaged or foreign one is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+from typing import TypeVar
+
+PACKAGE = Path(__file__).resolve().parent.parent
+"""The ``dicetable`` package: its files are part of every key."""
+FORMAT = 1
+
+T = TypeVar("T")
+
+
+def cache_dir() -> Path | None:
+    """Where values are kept (None: the cache is off)."""
+    chosen = os.environ.get("DICETABLE_CACHE", "")
+    if chosen.lower() in ("off", "0", "no"):
+        return None
+    if chosen:
+        return Path(chosen)
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "dicetable"
+
+
+def _package_digest() -> bytes:
+    h = hashlib.sha256()
+    for folder, dirs, files in os.walk(PACKAGE):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            st = os.stat(os.path.join(folder, name))
+            h.update(f"{os.path.relpath(folder, PACKAGE)}/{name}:{st.st_size}:"
+                     f"{st.st_mtime_ns}\n".encode())
+    return h.digest()
+
+
+def key(kind: str, *parts: bytes | str | int | None) -> str:
+    """The key of a ``kind`` of value made from ``parts`` by this package as it is now."""
+    h = hashlib.sha256(f"{kind} {FORMAT}\n".encode())
+    h.update(_package_digest())
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else repr(part).encode())
+        h.update(b"\0")
+    return f"{kind}-{h.hexdigest()}"
+
+
+def load(name: str, kind: type[T]) -> T | None:
+    """The ``kind`` kept under ``name``, if any."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    try:
+        with open(folder / f"{name}.pickle", "rb") as f:
+            found = pickle.load(f)
+    except Exception:  # missing, unreadable or from another version: work it out again
+        return None
+    return found if isinstance(found, kind) else None
+
+
+def save(name: str, value: object) -> None:
+    """Keep ``value`` under ``name`` (written whole, then renamed; a failure is ignored: the
+    cache only saves time)."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        part = folder / f"{name}.{os.getpid()}.part"
+        part.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(part, folder / f"{name}.pickle")
+    except OSError:
+        pass

