@@ -5,17 +5,37 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from dicetable.core.clock import FixedClock
 from dicetable.rules.loader import load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation
+from tests import profiles
 
-settings.register_profile("ci", deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow], max_examples=60)
-settings.load_profile("ci")
+profiles.register()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="the thorough (nightly) run: Hypothesis's thorough profile, "
+                          f"{profiles.THOROUGH_FACTOR}x the examples, and the tests marked "
+                          "'thorough' (also DICETABLE_THOROUGH=1)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--slow", default=False):
+        profiles.set_thorough(True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if profiles.thorough():
+        return
+    skip = pytest.mark.skip(reason="thorough (nightly) run only: pytest --slow; its lean twin "
+                                   "checks the same property in every run")
+    for item in items:
+        if "thorough" in item.keywords:
+            item.add_marker(skip)
 
 TableFactory = Callable[..., Table]
 

@@ -16,6 +16,10 @@ from dicetable.sim.runner import RunResult, plan_sessions, run
 from dicetable.sim.strategy import strategy_from_data
 from tests.worker_probe import loaded
 
+# One pytest worker starts the Dask and the Ray cluster once (module fixtures) and no two
+# local Ray clusters run side by side.
+pytestmark = pytest.mark.xdist_group("clusters")
+
 IRON_CROSS: dict[str, Any] = {"name": "Iron Cross", "bankroll": "$500",
                               "session": {"max_rolls": 60, "stop_loss": "$300"}, "bets": [
     {"wager": "pass", "amount": 5, "odds": 2},

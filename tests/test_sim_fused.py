@@ -16,6 +16,7 @@ from dicetable.sim.dice import LIMIT, PER_WORD, PackedDice, decode_fused, decode
 from dicetable.sim.engine import LaneResult, Limits, ScriptedDice, run_lanes
 from dicetable.sim.runner import plan_rolls, plan_sessions, run
 from dicetable.sim.strategy import strategy_from_data
+from tests.profiles import examples
 
 pytestmark = pytest.mark.skipif(not fused.AVAILABLE, reason="numba is not installed")
 
@@ -64,7 +65,7 @@ def test_fused_kernel_equals_the_numpy_reference_to_the_cent(data: dict[str, Any
     assert results[0].groups.any()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.integers(0, 35), min_size=1, max_size=60), st.integers(1, 4))
 def test_fused_kernel_on_scripted_dice(dice: list[int], lanes: int) -> None:
     kernel = compile_strategy(strategy_from_data(MIXED)).kernel()
