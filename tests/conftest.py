@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation
 from tests import profiles
+from tests.demo_floor import record_creation_order
 
 profiles.register()
 
@@ -64,3 +66,20 @@ def funded(pack: RulePack | str, players: tuple[str, ...] = ("alice", "bob"),
 @pytest.fixture
 def make_table() -> TableFactory:
     return funded
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo floor (on the system clock), built once per test process; each test that
+    changes it works on its own copy (``copy_demo_db``)."""
+    from dicetable.server.main import build_floor
+
+    path = tmp_path_factory.mktemp("demo") / "floor.db"
+    built, credentials = build_floor(path)
+    assert credentials
+    record_creation_order(path, list(built.tables))
+    built.close()
+    built.store.close()
+    built.accounts.close()
+    return path
+

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
+from tests.demo_floor import copy_demo_db
 
 
 class Client:
@@ -45,24 +45,9 @@ class Client:
         return reply
 
 
-@pytest.fixture(scope="session")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo floor, built once; each test gets its own copy of the file."""
-    path = tmp_path_factory.mktemp("demo") / "floor.db"
-    built, credentials = build_floor(path)
-    assert credentials
-    built.close()
-    built.store.close()
-    built.accounts.close()
-    return path
-
-
 @pytest.fixture
 def floor(demo_db: Path, tmp_path: Path) -> Iterator[Floor]:
-    copy = tmp_path / "floor.db"
-    shutil.copyfile(demo_db, copy)
-    shutil.copyfile(f"{demo_db}.key", f"{copy}.key")  # the chain key lives beside the file
-    built, credentials = build_floor(copy)
+    built, credentials = build_floor(copy_demo_db(demo_db, tmp_path / "floor.db"))
     assert not credentials
     yield built
     built.close()
