@@ -36,7 +36,6 @@ from tests.server.pipeline_helpers import run_async
 from tests.server.processes import TIMEOUT, login, running
 from tests.server.test_attacks import from_clients
 from tests.server.test_multiprocess import _serve
-from tests.server.test_multiprocess import postgres_floor as postgres_floor  # the fixture
 
 T = "/api/tables/craps-pa-1"
 

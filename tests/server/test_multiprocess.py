@@ -4,32 +4,11 @@ reaches the WebSocket clients of every process (LISTEN/NOTIFY)."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
 
 import httpx
-import pytest
 from websockets.sync.client import connect
 
-from dicetable.server.main import build_floor
 from tests.server.processes import TIMEOUT, Server, login, running, start_uvicorn_factory
-from tests.store.conftest import pg_url_or_skip
-
-
-@pytest.fixture
-def postgres_floor() -> Iterator[tuple[str, str]]:
-    url = pg_url_or_skip()
-    schema = f"mp_{uuid.uuid4().hex[:10]}"
-    floor, credentials = build_floor(url, schema=schema)
-    assert credentials
-    floor.close()
-    floor.store.close()
-    floor.accounts.close()
-    yield url, schema
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def _serve(url: str, schema: str, **env: str) -> Server:

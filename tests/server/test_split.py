@@ -10,9 +10,7 @@ import httpx
 
 from dicetable.server.owners import DECIDED_BY
 from tests.server.processes import TIMEOUT, login, running
-from tests.server.test_multiprocess import _serve, postgres_floor
-
-__all__ = ["postgres_floor"]  # the fixture, shared with the multi-process test
+from tests.server.test_multiprocess import _serve
 
 
 def _owners(port: int, token: str) -> dict[str, object]:
