@@ -3,19 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 
 from dicetable.core.clock import FixedClock
 from dicetable.rules.loader import load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation
+from tests import profiles
+from tests.demo_floor import record_creation_order
 
-settings.register_profile("ci", deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow], max_examples=60)
-settings.load_profile("ci")
+profiles.register()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="the thorough (nightly) run: Hypothesis's thorough profile, "
+                          f"{profiles.THOROUGH_FACTOR}x the examples, and the tests marked "
+                          "'thorough' (also DICETABLE_THOROUGH=1)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--slow", default=False):
+        profiles.set_thorough(True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if profiles.thorough():
+        return
+    skip = pytest.mark.skip(reason="thorough (nightly) run only: pytest --slow; its lean twin "
+                                   "checks the same property in every run")
+    for item in items:
+        if "thorough" in item.keywords:
+            item.add_marker(skip)
 
 TableFactory = Callable[..., Table]
 
@@ -44,3 +66,20 @@ def funded(pack: RulePack | str, players: tuple[str, ...] = ("alice", "bob"),
 @pytest.fixture
 def make_table() -> TableFactory:
     return funded
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo floor (on the system clock), built once per test process; each test that
+    changes it works on its own copy (``copy_demo_db``)."""
+    from dicetable.server.main import build_floor
+
+    path = tmp_path_factory.mktemp("demo") / "floor.db"
+    built, credentials = build_floor(path)
+    assert credentials
+    record_creation_order(path, list(built.tables))
+    built.close()
+    built.store.close()
+    built.accounts.close()
+    return path
+

@@ -24,6 +24,7 @@ from dicetable.rules.loader import load_pack, pack_from_data
 from dicetable.rules.model import RulePack
 from dicetable.sim.strategy import Strategy, load_strategy
 from dicetable.table.script import ScriptResult, run_file, run_script
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = Path(tempfile.mkdtemp(prefix="dicetable-bad-input-"))
@@ -113,14 +114,14 @@ def test_input_text_depth_digits_and_utf8_are_named_with_their_position() -> Non
 
 
 # -- house packs ---------------------------------------------------------------------------------
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.binary(max_size=300))
 def test_house_pack_loader_arbitrary_bytes(data: bytes) -> None:
     got = _refused_or_valid(load_pack, _file("bytes.json", data))
     assert got is None or isinstance(got, RulePack)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.dictionaries(st.sampled_from(["id", "name", "extends", "overrides", "description",
                                         "colour"]),
                        json_values | st.sampled_from(["pa-craps", "in-craps", "house"]),
@@ -137,7 +138,7 @@ def test_house_pack_loader_arbitrary_structure(top: dict[str, Any],
     assert got is None or isinstance(got, RulePack)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.randoms(use_true_random=False))
 def test_house_pack_loader_mutations_of_a_valid_pack(rnd: random.Random) -> None:
     text = _mutate(VALID_PACK, rnd, HOSTILE_WORDS)
@@ -158,7 +159,7 @@ def test_house_pack_loader_known_crashers_are_refused(data: bytes) -> None:
     assert "crasher.json" in str(e.value) or e.value.rule
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.randoms(use_true_random=False))
 def test_custody_pack_loader_mutations(rnd: random.Random) -> None:
     text = _mutate(json.dumps({"id": "house-custody", "extends": "pa",
@@ -169,7 +170,7 @@ def test_custody_pack_loader_mutations(rnd: random.Random) -> None:
 
 
 # -- strategies ----------------------------------------------------------------------------------
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.sampled_from(STRATEGIES), st.randoms(use_true_random=False))
 def test_strategy_loader_mutations_of_the_examples(example: Path, rnd: random.Random) -> None:
     text = _mutate(example.read_text(encoding="utf-8"), rnd, HOSTILE_WORDS)
@@ -178,7 +179,7 @@ def test_strategy_loader_mutations_of_the_examples(example: Path, rnd: random.Ra
     assert got is None or isinstance(got, Strategy)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.binary(max_size=200), st.sampled_from([".json", ".toml"]))
 def test_strategy_loader_arbitrary_bytes(data: bytes, suffix: str) -> None:
     _refused_or_valid(load_strategy, _file(f"bytes{suffix}", data))
@@ -217,7 +218,7 @@ SCRIPT_WORDS = [*HOSTILE_WORDS, "prelude", "pack-data",
                 "1" + "0" * 5000 + "h", "2-" + "9" * 5000, "9" * 5000 + "-1"]
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(st.sampled_from(SCRIPTS), st.randoms(use_true_random=False))
 def test_script_parser_mutations_of_the_golden_scripts(script: Path,
                                                        rnd: random.Random) -> None:
@@ -228,7 +229,7 @@ def test_script_parser_mutations_of_the_golden_scripts(script: Path,
     assert got is None or isinstance(got, ScriptResult)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.lists(st.sampled_from(["pack", "pack-data", "prelude", "table", "mode", "clock",
                                  "opener", "staff", "seat", "player", "expect", "advance",
                                  "alice", "player", "bet", "pass", "roll", "balance",
@@ -243,7 +244,7 @@ def test_script_parser_header_and_lines_of_hostile_words(line: str) -> None:
     assert got is None or isinstance(got, ScriptResult)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.binary(max_size=200))
 def test_script_file_arbitrary_bytes(data: bytes) -> None:
     got = _refused_or_valid(run_file, _file("bytes.dts", b"dicetable-script 1\n" + data))

@@ -20,6 +20,7 @@ from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.authority import ACTION_RULE
+from tests.profiles import examples
 
 PEOPLE = {Role.STICKPERSON: "sam", Role.BOXPERSON: "bo", Role.DEALER: "dee",
           Role.FLOORPERSON: "fran", Role.PIT_BOSS: "pat"}
@@ -228,6 +229,6 @@ class LiveTable(RuleBasedStateMachine):
             assert again.state.snapshot() == self.table.state.snapshot()
 
 
-LiveTable.TestCase.settings = settings(max_examples=60, stateful_step_count=50,
+LiveTable.TestCase.settings = settings(max_examples=examples(60), stateful_step_count=50,
                                        deadline=None)
 TestLiveTable = LiveTable.TestCase

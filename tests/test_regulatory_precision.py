@@ -54,6 +54,7 @@ from tests.custody.scenario import (
     stock,
     to_table,
 )
+from tests.profiles import examples
 
 runner = CliRunner()
 TICK = tcmd.Tick(actor="clock", role=Role.SYSTEM)
@@ -356,7 +357,7 @@ def test_in_14_3_4_b_4_A_is_regulation_in_indiana_and_a_stand_in_in_pennsylvania
     assert [e.kind for e in sealed] == ["DiceRemoved", "TamperEnvelopeSealed"]
 
 
-@settings(max_examples=11, deadline=None, derandomize=True)
+@settings(max_examples=examples(11), deadline=None, derandomize=True)
 @given(seconds=st.integers(min_value=24 * 3600 - 5, max_value=24 * 3600 + 5))
 def test_pa_585_3_b_1_the_table_and_custody_agree_at_every_second_near_the_limit(
         seconds: int) -> None:

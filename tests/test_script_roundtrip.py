@@ -28,6 +28,7 @@ from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
+from tests.profiles import examples
 
 STAFF = {"sam": Role.STICKPERSON, "bo": Role.BOXPERSON, "dee": Role.DEALER}
 WAGERS = ("pass", "dontpass", "come", "field", "place6", "place8", "hard8", "any7", "buy4",
@@ -105,7 +106,7 @@ def _same(original: Table, replayed: Table) -> None:
     assert sorted(replayed.state.bets) == sorted(original.state.bets)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(pack=st.sampled_from(PACKS), mode=st.sampled_from(("live", "bare", "electronic")),
        steps=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 50), st.integers(0, 50)),
                       max_size=40))
@@ -123,7 +124,7 @@ def test_lesson_8_random_session_export_replay_gives_the_same_log_and_state(
     assert all(e.rule for e in table.log), [e.kind for e in table.log if not e.rule]
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(pack=st.sampled_from(PACKS),
        steps=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 50), st.integers(0, 50)),
                       min_size=5, max_size=30),

@@ -16,6 +16,10 @@ from dicetable.sim.runner import RunResult, plan_sessions, run
 from dicetable.sim.strategy import strategy_from_data
 from tests.worker_probe import loaded
 
+# One pytest worker starts the Dask and the Ray cluster once (module fixtures) and no two
+# local Ray clusters run side by side.
+pytestmark = pytest.mark.xdist_group("clusters")
+
 IRON_CROSS: dict[str, Any] = {"name": "Iron Cross", "bankroll": "$500",
                               "session": {"max_rolls": 60, "stop_loss": "$300"}, "bets": [
     {"wager": "pass", "amount": 5, "odds": 2},
@@ -95,7 +99,14 @@ def test_cli_simulate_on_a_dask_scheduler(dask_cluster: Any, tmp_path: Any) -> N
 @pytest.fixture(scope="module")
 def ray_local() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    for attempt in range(3):  # Ray gives its node a fixed 30 s to start: a loaded machine
+        try:                  # may need another try (a guard; what is checked is the same)
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            break
+        except Exception as e:
+            ray.shutdown()
+            if "timed out during startup" not in str(e) or attempt == 2:
+                raise
     try:
         yield ray
     finally:

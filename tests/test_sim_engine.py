@@ -28,6 +28,7 @@ from dicetable.sim.runner import (
     seeds,
 )
 from dicetable.sim.strategy import SessionSpec, strategy_from_data
+from tests.profiles import examples
 
 MIXED: dict[str, Any] = {"bets": [
     {"wager": "pass", "amount": 10, "odds": "max"},
@@ -74,7 +75,7 @@ def reference_path(dice: list[int]) -> list[int]:
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.integers(0, 35), min_size=1, max_size=80))
 def test_tables_and_merged_components_reproduce_the_reference_model(dice: list[int]) -> None:
     result = run_lanes(mixed_kernel(), ScriptedDice(np.array(dice, dtype=np.uint8)), 1,

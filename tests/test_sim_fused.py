@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -14,8 +15,10 @@ from dicetable.sim import fused
 from dicetable.sim.automaton import compile_strategy
 from dicetable.sim.dice import LIMIT, PER_WORD, PackedDice, decode_fused, decode_numpy
 from dicetable.sim.engine import LaneResult, Limits, ScriptedDice, run_lanes
+from dicetable.sim.kernel import Kernel
 from dicetable.sim.runner import plan_rolls, plan_sessions, run
 from dicetable.sim.strategy import strategy_from_data
+from tests.profiles import examples
 
 pytestmark = pytest.mark.skipif(not fused.AVAILABLE, reason="numba is not installed")
 
@@ -53,21 +56,27 @@ def same(a: LaneResult, b: LaneResult) -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
+@cache
+def kernel_of(name: str) -> Kernel:
+    """A strategy's kernel, compiled once per test process (a kernel is read, never changed,
+    by the runs; compiling one costs seconds)."""
+    return compile_strategy(strategy_from_data(STRATEGIES[name])).kernel()
+
+
 @pytest.mark.parametrize("limits", LIMITS.values(), ids=LIMITS.keys())
-@pytest.mark.parametrize("data", STRATEGIES.values(), ids=STRATEGIES.keys())
-def test_fused_kernel_equals_the_numpy_reference_to_the_cent(data: dict[str, Any],
-                                                             limits: Limits) -> None:
-    kernel = compile_strategy(strategy_from_data(data)).kernel()
+@pytest.mark.parametrize("name", STRATEGIES)
+def test_fused_kernel_equals_the_numpy_reference_to_the_cent(name: str, limits: Limits) -> None:
+    kernel = kernel_of(name)
     results = [run_lanes(kernel, PackedDice(np.random.default_rng(7)), 300, limits,
                          trace=40, every=7, fused=f) for f in (False, True)]
     same(*results)
     assert results[0].groups.any()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.integers(0, 35), min_size=1, max_size=60), st.integers(1, 4))
 def test_fused_kernel_on_scripted_dice(dice: list[int], lanes: int) -> None:
-    kernel = compile_strategy(strategy_from_data(MIXED)).kernel()
+    kernel = kernel_of("mixed")
     script = np.array([[(d + 5 * lane) % 36 for lane in range(lanes)] for d in dice],
                       dtype=np.uint8)
     a, b = (run_lanes(kernel, ScriptedDice(script.copy()), lanes, Limits(len(dice)), trace=lanes,

@@ -43,6 +43,7 @@ from dicetable.server import dice_room
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.store.memory import MemoryStore
 from dicetable.table import script_custody
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -209,7 +210,7 @@ def test_a_40000_digit_serial_is_refused_before_any_range_is_read() -> None:
         entry.make("Ann", Role.SHIFT_MANAGER, "", {"dice": ["D00001-D05001"]}, BaseContext())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.sampled_from([e for e in CATALOGUE if e.script]),
        st.lists(st.text(min_size=0, max_size=60), max_size=6))
 def test_any_words_give_a_command_or_a_named_refusal(entry: Any, words: list[str]) -> None:

@@ -31,6 +31,7 @@ from tests.custody.scenario import (
     on_duty,
     receive,
 )
+from tests.profiles import examples
 
 N = 8
 OPS = ("store", "issue_day", "inspect_ok", "inspect_bad", "to_table", "remove", "tamper",
@@ -80,7 +81,7 @@ def dump(led: CustodyLedger) -> str:
     return json.dumps([event_to_dict(e) for e in led.log])
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(OPS),
                           st.lists(st.integers(1, N), min_size=1, max_size=3, unique=True)),
                 max_size=40))

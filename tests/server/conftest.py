@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from psycopg import sql
 
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
+from tests.demo_floor import copy_demo_db
+from tests.store.conftest import pg_url_or_skip
 
 
 class Client:
@@ -47,26 +51,13 @@ class Client:
 
 def copy_floor_db(db: Path, tmp_path: Path) -> Path:
     """A copy of a floor's file with its chain key, which lives beside it."""
-    copy = tmp_path / "floor.db"
-    shutil.copyfile(db, copy)
-    shutil.copyfile(f"{db}.key", f"{copy}.key")
-    return copy
+    return copy_demo_db(db, tmp_path / "floor.db")
 
 
 def close_floor(floor: Floor) -> None:
     floor.close()
     floor.store.close()
     floor.accounts.close()
-
-
-@pytest.fixture(scope="session")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo floor, built once; each test gets its own copy of the file."""
-    path = tmp_path_factory.mktemp("demo") / "floor.db"
-    built, credentials = build_floor(path)
-    assert credentials
-    close_floor(built)
-    return path
 
 
 @pytest.fixture
@@ -92,3 +83,41 @@ def login(http: TestClient) -> Login:
         return Client(http, username)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def postgres_demo() -> Iterator[tuple[str, str]]:
+    """The demo floor in a PostgreSQL schema of its own, built once per test process (the
+    tests work on copies: ``postgres_floor``)."""
+    url = pg_url_or_skip()
+    schema = f"mpt_{uuid.uuid4().hex[:10]}"
+    floor, credentials = build_floor(url, schema=schema)
+    assert credentials
+    floor.close()
+    floor.store.close()
+    floor.accounts.close()
+    yield url, schema
+    _drop_schema(url, schema)
+
+
+@pytest.fixture
+def postgres_floor(postgres_demo: tuple[str, str]) -> Iterator[tuple[str, str]]:
+    """A copy of the demo floor in a fresh PostgreSQL schema, dropped afterwards."""
+    url, template = postgres_demo
+    schema = f"mp_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(url) as conn:  # one transaction: the copy is whole or absent
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        tables = [row[0] for row in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s "
+            "AND table_type = 'BASE TABLE'", (template,))]
+        for table in tables:
+            new, old = sql.Identifier(schema, table), sql.Identifier(template, table)
+            conn.execute(sql.SQL("CREATE TABLE {} (LIKE {} INCLUDING ALL)").format(new, old))
+            conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(new, old))
+    yield url, schema
+    _drop_schema(url, schema)
+
+
+def _drop_schema(url: str, schema: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))

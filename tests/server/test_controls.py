@@ -24,6 +24,7 @@ from dicetable.server.floor import Floor
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.wagers.compile import compile_pack
+from tests.profiles import examples
 from tests.server.conftest import Login
 
 T = "/api/tables/craps-pa-1"
@@ -282,7 +283,7 @@ def test_players_alike_share_their_open_wagers_and_the_rest_get_their_own() -> N
     assert "field" in answers["ann"]["open"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(balances=st.lists(st.one_of(st.integers(0, 3_000), st.integers(0, 2_000_000),
                                    st.sampled_from([2_099, 2_100, 2_199, 4_199, 4_200,
                                                     10_499, 10_500, 19_999])),
@@ -324,7 +325,7 @@ def test_money_balance_each_players_open_wagers_are_the_engines_own_answers_for_
 _DICE = ["1-1", "1-2", "2-2", "3-4", "5-6", "3-3", "4-6", "2-5", "6-6", "4-4", "1-6"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(rolls=st.lists(st.sampled_from(_DICE), min_size=1, max_size=14))
 def test_fire_placement_bonus_placement_answers_kept_across_rolls_are_the_engines(
         rolls: list[str]) -> None:
@@ -351,7 +352,7 @@ def test_fire_placement_bonus_placement_answers_kept_across_rolls_are_the_engine
             table.bet("ann", "pass", 1_000)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(balances=st.lists(st.one_of(st.integers(0, 4_000), st.sampled_from(
            [0, 99, 100, 499, 500, 999, 1_000, 2_099, 2_100, 4_199, 4_200, 10_500])),
            min_size=2, max_size=5),

@@ -7,14 +7,10 @@ is SIGKILLed under it ends with each intended command applied exactly once."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +25,7 @@ from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from tests.server.conftest import Client, Login
+from tests.server.processes import Server, start_serve
 from tests.server.test_api import refused
 
 T = "/api/tables/craps-pa-1"
@@ -121,30 +118,10 @@ def test_res_5_an_answer_lost_in_a_crash_is_rebuilt_from_the_log(
 
 
 # -- the kill test ------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start(db: Path, port: int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "dicetable.cli.main", "serve", "--db", str(db), "--port",
-         str(port), "--verify-every", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
-
-
-def _wait_ready(port: int, proc: subprocess.Popen[bytes]) -> None:
-    """Until the server answers (it verifies every stream first); a guard against a hang."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the server died on start-up"
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=5)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise AssertionError("the server did not start")
+def _start(db: Path, port: int | None = None) -> Server:
+    """``dicetable serve`` on ``db``, answering (it verifies every stream first); on ``port``
+    where it is still free (a restart keeps its clients' address)."""
+    return start_serve(["--db", str(db), "--verify-every", "0"], port=port)
 
 
 @pytest.mark.slow
@@ -153,17 +130,17 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
     db = tmp_path / "floor.db"
     shutil.copyfile(demo_db, db)
     shutil.copyfile(f"{demo_db}.key", f"{db}.key")
-    port = _free_port()
     rng = random.Random(12)
     intended = {f"cmd-{i}": 10_000 + i for i in range(12)}
     unknown = replayed = 0
     answered: dict[str, int] = {}
     kills = 0
-    proc = _start(db, port)
+    server = _start(db)
     try:
-        _wait_ready(port, proc)
+        port = server.port
         token = httpx.post(f"http://127.0.0.1:{port}/api/login",
-                           json={"username": "dee", "password": DEMO_PASSWORD}).json()["token"]
+                           json={"username": "dee", "password": DEMO_PASSWORD},
+                           timeout=30).json()["token"]
         pending = list(intended)
         rounds = 0
         last_round = 0.1
@@ -186,8 +163,8 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
                     # Somewhere within a round's usual length: the place the kill lands is
                     # random; what is checked afterwards does not depend on it.
                     time.sleep(rng.uniform(0.2, 1.1) * last_round)
-                    proc.send_signal(signal.SIGKILL)
-                    proc.wait()
+                    server.proc.send_signal(signal.SIGKILL)
+                    server.proc.wait()
                     kills += 1
                 for key, future in futures.items():
                     try:
@@ -200,15 +177,15 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
                     if reply.status_code == 200:
                         answered[key] = reply.status_code
                         pending.remove(key)
-                if proc.poll() is None:
+                if server.proc.poll() is None:
                     last_round = time.monotonic() - began
                 else:
-                    proc = _start(db, port)
-                    _wait_ready(port, proc)
+                    server.stop()
+                    server = _start(db, port)
+                    port = server.port
                     kill_round = rounds + rng.randint(1, 2)
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        server.stop(kill=True)
     print(f"\nexactly-once: {kills} SIGKILLs, {unknown} unknown outcomes retried, {replayed} "
           "retries answered from the record of a command already applied")
     assert kills == KILLS

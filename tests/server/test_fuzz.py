@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from tests.server.conftest import Login
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**15, 10**15),
@@ -33,7 +34,7 @@ def operations(http: TestClient) -> list[tuple[str, str]]:
             for method in item if method in ("get", "post", "patch", "delete")]
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_no_5xx_for_any_client_input(http: TestClient, login: Login, data: st.DataObject

@@ -18,6 +18,7 @@ from dicetable.server.controls import controls_for
 from dicetable.server.floor import Floor, _Owned
 from dicetable.server.live_views import Fanout
 from dicetable.server.views import event_for, table_view
+from tests.profiles import examples
 from tests.server.pipeline_helpers import PLAYERS, T, account, small_floor
 
 WAGERS = ["pass", "dontpass", "come", "dontcome", "field", "place6", "place8", "any7",
@@ -73,7 +74,7 @@ def _normal(data: object) -> object:
     return json.loads(json.dumps(data))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(op, min_size=1, max_size=25))
 def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) -> None:
     floor = small_floor(chips=200_00)
@@ -126,7 +127,7 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
         floor.close()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(public=st.lists(st.one_of(st.none(), st.sampled_from(['{"a":1}', '{"b":[]}', '"x"'])),
                        max_size=12),
        own=st.dictionaries(st.integers(0, 11), st.sampled_from(['{"mine":1}', '{"me":2}']),

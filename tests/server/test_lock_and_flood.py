@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import subprocess
 import time
 from typing import Any
 
@@ -34,9 +33,9 @@ from dicetable.server.floor import Floor
 from dicetable.server.socket_sessions import SESSION_ENDED
 from tests.server.conftest import Client
 from tests.server.pipeline_helpers import run_async
+from tests.server.processes import TIMEOUT, login, running
 from tests.server.test_attacks import from_clients
-from tests.server.test_multiprocess import _free_port, _login, _serve
-from tests.server.test_multiprocess import postgres_floor as postgres_floor  # the fixture
+from tests.server.test_multiprocess import _serve
 
 T = "/api/tables/craps-pa-1"
 
@@ -90,36 +89,33 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
     used on B, end there once A locks their accounts (the store's notice; at the latest
     after ``SESSION_CACHE_SECONDS``), and alice's WebSocket on B is closed (4401)."""
     url, schema = postgres_floor
-    ports = [_free_port(), _free_port()]
-    procs = [_serve(url, schema, port) for port in ports]
-    opened = contextlib.ExitStack()
-    try:
-        for port, proc in zip(ports, procs, strict=True):
-            _started(port, proc)
-        a, b = ports
-        alice = {"authorization": f"Bearer {_login(b, 'alice')}"}
-        pat = {"authorization": f"Bearer {_login(b, 'pat')}"}
+    with running([_serve(url, schema), _serve(url, schema)]) as servers, \
+            contextlib.ExitStack() as opened:
+        a, b = (server.port for server in servers)
+        alice = {"authorization": f"Bearer {login(b, 'alice')}"}
+        pat = {"authorization": f"Bearer {login(b, 'pat')}"}
         on_b = f"http://127.0.0.1:{b}{T}"
         assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 1000},
-                          headers=alice).status_code == 200
+                          headers=alice, timeout=TIMEOUT).status_code == 200
         token = alice["authorization"][7:]
         ws = opened.enter_context(connect(
             f"ws://127.0.0.1:{b}/ws/tables/craps-pa-1?token={token}", open_timeout=60))
         assert json.loads(ws.recv(timeout=60))["type"] == "hello"
         assert httpx.post(f"{on_b}/staff", json={"person": "sam", "role": "dealer"},
-                          headers=pat).status_code == 200
+                          headers=pat, timeout=TIMEOUT).status_code == 200
         for user in ("alice", "pat"):
             codes = [httpx.post(f"http://127.0.0.1:{a}/api/login",
-                                json={"username": user, "password": f"wrong-{i}"}
-                                ).status_code for i in range(LOCK_AFTER)]
+                                json={"username": user, "password": f"wrong-{i}"},
+                                timeout=TIMEOUT).status_code for i in range(LOCK_AFTER)]
             assert codes == [401] * (LOCK_AFTER - 1) + [423]
         refused = {"alice": 0, "pat": 0}
         accepted_after_lock = 0
-        for _ in range(300):  # asked again and again until refused (counted, not timed)
+        guard = time.monotonic() + 120  # against a hang: the notice comes within moments
+        while time.monotonic() < guard:  # asked again and again until refused
             bet = httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 500},
-                             headers=alice)
+                             headers=alice, timeout=TIMEOUT)
             staff = httpx.post(f"{on_b}/staff", json={"person": "bo", "role": "dealer"},
-                               headers=pat)
+                               headers=pat, timeout=TIMEOUT)
             refused["alice"] += bet.status_code == 401
             refused["pat"] += staff.status_code == 401
             accepted_after_lock += bet.status_code == 200
@@ -129,8 +125,9 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
         assert all(refused.values()), refused
         # once refused, refused for good
         assert httpx.post(f"{on_b}/bets", json={"wager": "pass", "amount": 500},
-                          headers=alice).status_code == 401
-        assert httpx.get(f"http://127.0.0.1:{b}/api/me", headers=pat).status_code == 401
+                          headers=alice, timeout=TIMEOUT).status_code == 401
+        assert httpx.get(f"http://127.0.0.1:{b}/api/me", headers=pat,
+                         timeout=TIMEOUT).status_code == 401
         closed = None
         for _ in range(100):  # pushes of alice's refused bets may come first
             try:
@@ -139,30 +136,10 @@ def test_sec_4_a_lock_reaches_a_second_process_within_the_cache_delay(
                 closed = gone.rcvd.code if gone.rcvd is not None else None
                 break
         assert closed == SESSION_ENDED
-    finally:
-        opened.close()
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(timeout=10)
-
-
-def _started(port: int, proc: subprocess.Popen[bytes]) -> None:
-    """Wait for the server to answer (a fresh process compiles every table's rules first:
-    minutes on a loaded machine; only whether it started is asserted)."""
-    for _ in range(600):
-        if proc.poll() is not None:
-            raise AssertionError(f"server on {port} exited")
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=2)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    raise AssertionError(f"server on {port} did not start")
 
 
 # -- a flood cannot turn the lock against a user -------------------------------------------------
-def test_sec_4_a_login_refused_for_capacity_is_not_a_failed_login(floor: Floor,
+def test_sec_4_a_login_refused_for_capacity_is_not_a_failedlogin(floor: Floor,
                                                                    http: TestClient) -> None:
     waiting = floor.accounts.checks.waiting
     floor.accounts.checks.waiting = 0  # every check slot taken: every login refused at once
@@ -177,7 +154,7 @@ def test_sec_4_a_login_refused_for_capacity_is_not_a_failed_login(floor: Floor,
     assert from_clients(http, [("alice", DEMO_PASSWORD)])[0][0] == 200
 
 
-def test_sec_4_a_login_refused_for_rate_is_not_a_failed_login(floor: Floor,
+def test_sec_4_a_login_refused_for_rate_is_not_a_failedlogin(floor: Floor,
                                                                http: TestClient) -> None:
     http.app.state.limiter.limit = 1  # type: ignore[attr-defined]
     assert from_clients(http, [("nobody", "wrong-pass")], first=9)[0][0] == 401

@@ -4,31 +4,18 @@ the owner, which decides it in its pipeline."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 
 import httpx
 
 from dicetable.server.owners import DECIDED_BY
-from tests.server.test_multiprocess import _free_port, _login, _wait, postgres_floor
-
-__all__ = ["postgres_floor"]  # the fixture, shared with the multi-process test
-
-
-def _serve_split(url: str, schema: str, port: int) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, DICETABLE_DB=url, DICETABLE_SCHEMA=schema,
-               DICETABLE_ELECTRONIC="0", DICETABLE_WORKERS="2")
-    return subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "dicetable.server.main:app_from_env",
-         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+from tests.server.processes import TIMEOUT, login, running
+from tests.server.test_multiprocess import _serve
 
 
 def _owners(port: int, token: str) -> dict[str, object]:
     reply = httpx.get(f"http://127.0.0.1:{port}/api/floor/owners",
-                      headers={"authorization": f"Bearer {token}"})
+                      headers={"authorization": f"Bearer {token}"}, timeout=TIMEOUT)
     reply.raise_for_status()
     data: dict[str, object] = reply.json()
     return data
@@ -36,7 +23,7 @@ def _owners(port: int, token: str) -> dict[str, object]:
 
 def _a_bet(port: int, token: str, table: str) -> dict[str, object]:
     view = httpx.get(f"http://127.0.0.1:{port}/api/tables/{table}",
-                     headers={"authorization": f"Bearer {token}"}).json()
+                     headers={"authorization": f"Bearer {token}"}, timeout=TIMEOUT).json()
     held = {b["wager"] for b in view["me"]["bets"]}
     code = next(c for c in view["me"]["placeable"] if c not in held)
     return {"wager": code, "amount": view["limits"][code]["minimum"]}
@@ -45,16 +32,15 @@ def _a_bet(port: int, token: str, table: str) -> dict[str, object]:
 def test_two_processes_split_the_tables_and_forward_commands_to_the_owner(
         postgres_floor: tuple[str, str]) -> None:
     url, schema = postgres_floor
-    ports = [_free_port(), _free_port()]
-    procs = [_serve_split(url, schema, port) for port in ports]
-    try:
-        for port, proc in zip(ports, procs, strict=True):
-            _wait(port, proc)
-        tokens = [_login(port, "alice") for port in ports]
-        pit = [_login(port, "pat") for port in ports]  # the floor's internals: staff only
+    servers = [_serve(url, schema, DICETABLE_WORKERS="2") for _ in range(2)]
+    with running(servers):
+        ports = [server.port for server in servers]
+        tokens = [login(port, "alice") for port in ports]
+        pit = [login(port, "pat") for port in ports]  # the floor's internals: staff only
         owned: list[set[str]] = [set(), set()]
         pids: list[str] = ["", ""]
-        for _ in range(300):  # until the second process has claimed its share (counted)
+        guard = time.monotonic() + 120  # against a hang: claims are retried every 2 s
+        while time.monotonic() < guard:  # until each process has claimed its share
             views = [_owners(port, token) for port, token in zip(ports, pit, strict=True)]
             owned = [set(v["owns"]) for v in views]  # type: ignore[call-overload]
             pids = [str(v["pid"]) for v in views]
@@ -70,17 +56,15 @@ def test_two_processes_split_the_tables_and_forward_commands_to_the_owner(
             table = sorted(owned[there])[0]
             body = _a_bet(ports[here], tokens[here], table)
             reply = httpx.post(f"http://127.0.0.1:{ports[here]}/api/tables/{table}/bets",
-                               json=body, headers={"authorization": f"Bearer {tokens[here]}"})
+                               json=body, headers={"authorization": f"Bearer {tokens[here]}"},
+                               timeout=TIMEOUT)
             assert reply.status_code == 200, reply.text
             assert reply.headers[DECIDED_BY] == pids[there]  # forwarded to the owner
             assert [e["type"] for e in reply.json()["events"]] == ["BetPlaced"]
             own_table = sorted(owned[here])[0]
             body = _a_bet(ports[here], tokens[here], own_table)
             mine = httpx.post(f"http://127.0.0.1:{ports[here]}/api/tables/{own_table}/bets",
-                              json=body, headers={"authorization": f"Bearer {tokens[here]}"})
+                              json=body, headers={"authorization": f"Bearer {tokens[here]}"},
+                              timeout=TIMEOUT)
             assert mine.status_code == 200, mine.text
             assert mine.headers[DECIDED_BY] == pids[here]  # its own table: decided here
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(20)

@@ -4,11 +4,8 @@
 from __future__ import annotations
 
 import shutil
-import signal
 import ssl
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -16,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicetable.server.demo import DEMO_PASSWORD
-from tests.server.test_exactly_once import _free_port
+from tests.server.processes import start_serve, wait_until_serving
 
 
 def _self_signed(directory: Path) -> tuple[Path, Path]:
@@ -34,27 +31,16 @@ def test_serve_over_tls_with_secure_cookies(demo_db: Path, tmp_path: Path) -> No
     db = tmp_path / "floor.db"
     shutil.copyfile(demo_db, db)
     shutil.copyfile(f"{demo_db}.key", f"{db}.key")
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "dicetable.cli.main", "serve", "--db",
-                             str(db), "--port", str(port), "--certfile", str(cert),
-                             "--keyfile", str(key), "--verify-every", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    trust = ssl.create_default_context(cafile=str(cert))
+    server = start_serve(["--db", str(db), "--certfile", str(cert), "--keyfile", str(key),
+                          "--verify-every", "0"],
+                         ready=lambda s: wait_until_serving(s, scheme="https", verify=trust))
+    port = server.port
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # the server says where it is once the floor is verified
-            if b"open https://" in line:
-                break
-        trust = ssl.create_default_context(cafile=str(cert))
-        with httpx.Client(verify=trust, base_url=f"https://127.0.0.1:{port}") as client:
-            reply = None
-            for _ in range(600):  # uvicorn binds just after printing; a guard, not a rate
-                try:
-                    reply = client.post("/api/login", json={"username": "alice",
-                                                            "password": DEMO_PASSWORD})
-                    break
-                except httpx.ConnectError:
-                    time.sleep(0.1)
-            assert reply is not None
+        with httpx.Client(verify=trust, base_url=f"https://127.0.0.1:{port}",
+                          timeout=60) as client:
+            reply = client.post("/api/login", json={"username": "alice",
+                                                    "password": DEMO_PASSWORD})
             assert reply.status_code == 200, reply.text
             cookie = reply.headers["set-cookie"]
             assert "Secure" in cookie
@@ -62,8 +48,7 @@ def test_serve_over_tls_with_secure_cookies(demo_db: Path, tmp_path: Path) -> No
         with pytest.raises(httpx.HTTPError):  # no plain HTTP on the TLS port
             httpx.get(f"http://127.0.0.1:{port}/api/me", timeout=5).raise_for_status()
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        server.stop(kill=True)
 
 
 def test_plain_http_cookies_are_not_marked_secure(http: TestClient) -> None:

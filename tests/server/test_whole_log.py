@@ -13,13 +13,8 @@ checkpoints and the adjudication all hold - through the pit boss's route and the
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -37,6 +32,7 @@ from dicetable.store.chain import canonical, link_hash
 from dicetable.store.keys import read_key
 from dicetable.store.sqlite import SqliteStore
 from tests.server.conftest import Client, close_floor, copy_floor_db
+from tests.server.processes import start_serve
 from tests.server.test_api import refused
 
 T = "craps-pa-1"
@@ -375,12 +371,6 @@ def test_mem_2_audit_verify_says_truncation_needs_the_checkpoints(
     assert "without --checkpoints" not in out
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_mem_2_a_running_dicetable_serve_refuses_a_log_cut_back_under_it(
         demo_db: Path, tmp_path: Path) -> None:
     """Through ``dicetable serve`` itself: commands acknowledged, the newest events dropped
@@ -388,23 +378,9 @@ def test_mem_2_a_running_dicetable_serve_refuses_a_log_cut_back_under_it(
     423, and ``audit verify --checkpoints`` finds it once a checkpoint covered them."""
     db = copy_floor_db(demo_db, tmp_path)
     cps = tmp_path / "cp.jsonl"
-    port = _port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dicetable.cli.main", "serve", "--db", str(db), "--port",
-         str(port), "--verify-every", "0", "--checkpoints", str(cps)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
-    base = f"http://127.0.0.1:{port}"
+    server = start_serve(["--db", str(db), "--verify-every", "0", "--checkpoints", str(cps)])
+    base = server.base
     try:
-        deadline = time.monotonic() + 120  # a guard against a hang, not a measurement
-        while True:
-            assert proc.poll() is None, "the server died on start-up"
-            try:
-                httpx.get(f"{base}/openapi.json", timeout=5)
-                break
-            except httpx.HTTPError:
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.1)
-
         def login(user: str) -> dict[str, str]:
             token = httpx.post(f"{base}/api/login", json={
                 "username": user, "password": DEMO_PASSWORD}).json()["token"]
@@ -424,8 +400,7 @@ def test_mem_2_a_running_dicetable_serve_refuses_a_log_cut_back_under_it(
         faults = httpx.get(f"{base}/api/faults", headers=login("pat")).json()
         assert [(f["table"], f["what"]) for f in faults] == [(T, "truncated")]
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        server.stop(timeout=60)
     code, out = _audit(db)
     assert code == 0
     assert "truncation cannot be detected" in out

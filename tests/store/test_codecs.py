@@ -18,6 +18,7 @@ from dicetable.store.event_codec import VERSIONS, decode, decode_body, encode, t
 from dicetable.store.state_codec import decode_state, encode_state, roundtrips, share_pack
 from dicetable.table import Table
 from dicetable.table.script import run_file, run_script
+from tests.profiles import examples
 from tests.store.helpers import electronic, seat, step
 
 SCRIPTS = Path(__file__).parent.parent / "scripts"
@@ -91,7 +92,7 @@ def test_decoder_refuses_unknown_and_malformed_events() -> None:
                 "at": "", "roll": "7-1", "source": "manual"})
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 150),
        preset=st.sampled_from(["pa-craps", "pa-props-and-hops", "electronic"]))
 def test_snapshot_restores_every_reachable_state(seed: int, steps: int, preset: str) -> None:

@@ -14,10 +14,11 @@ from dicetable.store.durable import DurableTable
 from dicetable.store.memory import MemoryStore
 from dicetable.store.state_codec import encode_state, share_pack
 from dicetable.table import Table
+from tests.profiles import examples
 from tests.store.helpers import electronic, seat, step
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 100_000),
        stops=st.lists(st.integers(1, 120), min_size=1, max_size=6),
        preset=st.sampled_from(["pa-craps", "pa-props-and-hops", "electronic"]),
