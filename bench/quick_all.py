@@ -15,15 +15,19 @@ import sys
 import time
 
 BENCHMARKS = (
+    "bank_bench",
     "cli_startup",
     "custody_bench",
     "engine_bench",
     "fairness",
+    "history_bench",
     "load_bench",
     "odds_bench",
     "push_bench",
+    "ratings_bench",
     "reliability_bench",
     "replay_bench",
+    "scale_bench",
     "server_bench",
     "sim_bench",
     "store_bench",
