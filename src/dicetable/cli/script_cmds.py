@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
+from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
 from dicetable.store import streams as kinds
 from dicetable.store.base import EventStore
@@ -54,7 +54,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
     if every and out is None:
         err.print("[red]--all writes one script per stream into a folder: give --out DIR[/red]")
         raise typer.Exit(2)
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         if every:
             assert out is not None
             out.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def load(db: str = typer.Argument(..., help=DB_HELP),
     """Run each script and store what it recorded as new streams of DB: its table's log,
     its custody ledger. A stream the store already holds is refused; nothing is stored from
     a script that fails."""
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         for path in scripts:
             try:
                 result = run_file(path)

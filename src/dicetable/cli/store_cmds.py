@@ -36,7 +36,7 @@ SCHEMA_HELP = "PostgreSQL schema holding the log"
 
 
 @contextlib.contextmanager
-def _opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventStore]:
+def opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventStore]:
     try:
         store = open_store(db, schema=schema, create=False, key=key)
     except DicetableError as e:
@@ -88,7 +88,7 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
         err.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     extra: list[dict[str, Any]] = []
-    with _opened(db, schema, key) as store:
+    with opened(db, schema, key) as store:
         try:
             reports = verify_store(store, table or None, replay=not quick)
             if checkpoints is not None:
@@ -196,7 +196,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
     player's balance before and after (spec/standards.md REC-1, REC-2). For a custody ledger
     (``--table custody:SITE``): its last steps (``--rounds`` of them), or one die's."""
     if kind_of(table) != TABLE:
-        with _opened(db, schema) as store:
+        with opened(db, schema) as store:
             try:
                 steps = recall_custody(store, table, rounds, die)
             except DicetableError as e:
@@ -213,7 +213,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
         if not steps:
             console.print(f"{table}: no custody steps recorded")
         return
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         try:
             records = recall_rounds(store, table, rounds)
         except DicetableError as e:
@@ -236,7 +236,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """Write the log as JSON Lines: one stored event a line, with its hash and its
     predecessor's, so the export can be verified on its own."""
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         names = table or store.streams()
         count = 0
         with contextlib.ExitStack() as stack:

@@ -22,7 +22,8 @@ False
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -99,6 +100,7 @@ class Table(CommandMethods):
         self.state = TableState()
         self.clock: Clock = clock or SystemClock()
         self.sink = sink
+        self._held: list[ev.Event] | None = None
         self.log: list[ev.Event] = []
         self._automations = None if automations is None else frozenset(automations)
         self._logged_automations: tuple[tuple[str, ...], frozenset[Automation]] | None = None
@@ -182,9 +184,22 @@ class Table(CommandMethods):
         events = self._execute(command)
         return events + self.automate()
 
+    @contextmanager
+    def holding(self) -> Iterator[list[ev.Event]]:
+        """Commands executed inside are applied, their events held in the list given instead
+        of handed to the sink: the caller commits them all at once (a pipeline's batch)."""
+        held: list[ev.Event] = []
+        saved, self._held = self._held, held
+        try:
+            yield held
+        finally:
+            self._held = saved
+
     def _execute(self, command: cmd.Command) -> list[ev.Event]:
         events = self.decide(command)
-        if self.sink is not None:
+        if self._held is not None:
+            self._held.extend(events)
+        elif self.sink is not None:
             self.sink(events)  # durable before applied: an acknowledged command is never lost
         self._apply(events)
         return events
