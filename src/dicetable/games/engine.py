@@ -276,6 +276,18 @@ class Engine:
             actor=player, role=Role.PLAYER, player=player, wager=code, amount=0,
             base=base)) is None]
 
+    def odds_bases(self, state: TableState, player: str, bets: Iterable[str]) -> list[str]:
+        """The bets of ``bets`` that ``player`` may put odds behind now, whatever the amount
+        (``placeable_codes`` of the odds behind each, the checks of the player asked once)."""
+        probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
+        try:
+            self._may_wager(state, probe)
+        except ValueError:
+            return []
+        return [bet for bet in bets if self._wager_refusal(state, cmd.PlaceBet(
+            actor=player, role=Role.PLAYER, player=player, wager="odds", amount=0,
+            base=bet)) is None]
+
     def placement(self, state: TableState,
                   c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
         """Every check of a wager but its amount; its compiled table, start state and base."""

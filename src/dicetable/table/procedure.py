@@ -37,8 +37,9 @@ PLAY = (gcmd.PlaceBet, gcmd.CloseBetting, gcmd.RecordRoll, tcmd.OfferDice, tcmd.
 """Commands that put the dice in play; refused while play is blocked."""
 
 
-def _no_check(state: TableState, command: gcmd.Command) -> None:
-    """The game engine's own role check is replaced by the permission matrix."""
+def by_matrix(state: TableState, command: gcmd.Command) -> None:
+    """The authorizer of a game engine under the procedure: none of its own, the procedure
+    checks every command against the permission matrix first (``authority.authorize``)."""
 
 
 class DiceRegistry(Protocol):
@@ -59,7 +60,9 @@ class ProcedureEngine:
     def __init__(self, game: Engine, dice_registry: DiceRegistry | None = None) -> None:
         self.game = game
         self.dice_registry = dice_registry
-        game.authorize = _no_check
+        if game.authorize is not by_matrix:
+            raise TypeError("a game engine under the procedure is made with "
+                            "authorizer=by_matrix (the permission matrix decides roles)")
         self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = \
             handlers(self, PROCEDURE_ENTRIES)
 
@@ -105,15 +108,29 @@ class ProcedureEngine:
     def placeable_codes(self, state: TableState, player: str, codes: Iterable[str], now: str,
                         base: str | None = None) -> list[str]:
         """The wagers of ``codes`` that ``player`` may make now, whatever the amount."""
+        if not self._may_play(state, player, now):
+            return []
+        return self.game.placeable_codes(state, player, codes, base)
+
+    def odds_bases(self, state: TableState, player: str, bets: Iterable[str], now: str
+                   ) -> list[str]:
+        """The bets of ``bets`` that ``player`` may put odds behind now, whatever the amount."""
+        if not self._may_play(state, player, now):
+            return []
+        return self.game.odds_bases(state, player, bets)
+
+    def _may_play(self, state: TableState, player: str, now: str) -> bool:
+        """The procedure's gates of a player's wager, whichever it is: the matrix, the dice,
+        the dealer's opening shake."""
         probe = gcmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="",
-                              amount=0, base=base)
+                              amount=0)
         try:
             authority.authorize(state, probe)
             self._play_allowed(state, now)
             self._wagers_open(state)
         except ValueError:
-            return []
-        return self.game.placeable_codes(state, player, codes, base)
+            return False
+        return True
 
     @property
     def live(self) -> bool:

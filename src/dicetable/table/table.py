@@ -54,7 +54,7 @@ from dicetable.table.automation import (
 )
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.command_methods import CommandMethods
-from dicetable.table.procedure import DiceRegistry, ProcedureEngine
+from dicetable.table.procedure import DiceRegistry, ProcedureEngine, by_matrix
 from dicetable.table.procedure_state import Procedure, procedure
 
 Sink = Callable[[Sequence[ev.Event]], None]
@@ -72,13 +72,12 @@ class Decider(Protocol):
 def engine_for(game: str, mode: str = "bare", authorizer: Authorizer = default_authorizer,
                dice_registry: DiceRegistry | None = None) -> Decider:
     """The engine for a game in a mode."""
-    engine = engine_of(game, authorizer)
     if mode == "bare":
-        return engine
+        return engine_of(game, authorizer)
     if mode not in MODES:
         raise InvalidInput(f"no table mode {mode!r} (live, electronic or bare)",
                            rule="table.mode")
-    return ProcedureEngine(engine, dice_registry)
+    return ProcedureEngine(engine_of(game, by_matrix), dice_registry)
 
 
 def _table_events(events: Iterable[envelope.Event]) -> Iterable[ev.Event]:
@@ -432,6 +431,15 @@ class Table(CommandMethods):
             return engine.placeable_codes(self.state, player, codes, self.now(), base)
         if isinstance(engine, Engine):
             return engine.placeable_codes(self.state, player, codes, base)
+        return []
+
+    def odds_bases(self, player: str, bets: Iterable[str]) -> list[str]:
+        """Which of ``bets`` ``player`` may put odds behind now, whatever the amount."""
+        engine = self.engine
+        if isinstance(engine, ProcedureEngine):
+            return engine.odds_bases(self.state, player, bets, self.now())
+        if isinstance(engine, Engine):
+            return engine.odds_bases(self.state, player, bets)
         return []
 
     def odds(self, player: str, base: str, amount: int) -> str:
