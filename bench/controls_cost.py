@@ -81,7 +81,7 @@ def measure() -> dict[str, int]:
                         raise RuntimeError(f"the bet was refused: {reply.text}")
         finally:
             sys.settrace(None)
-            threading.settrace(None)  # type: ignore[arg-type]
+            threading.settrace(None)
             floor.close()
             floor.store.close()
             floor.accounts.close()
