@@ -435,6 +435,9 @@ class Table(CommandMethods):
 
     def odds_bases(self, player: str, bets: Iterable[str]) -> list[str]:
         """Which of ``bets`` ``player`` may put odds behind now, whatever the amount."""
+        bets = list(bets)
+        if not bets:
+            return []  # nothing to ask the engine (a player who only watches)
         engine = self.engine
         if isinstance(engine, ProcedureEngine):
             return engine.odds_bases(self.state, player, bets, self.now())
