@@ -433,6 +433,18 @@ class Engine:
             return int(base.amount * multiple / lay_net), rule
         return base.amount * multiple, rule
 
+    def may_toggle(self, state: TableState, wager: str) -> bool:
+        """May a bet of ``wager`` be called on or off at all here (the pack's rule)? Asked
+        without a refusal built, before the rest of a ``SetWorking`` is asked of ``can``."""
+        return self._toggle_refusal(state.rules(), state.compiled[wager]) is None
+
+    def holds_spot(self, state: TableState, player: str, wager: str) -> bool:
+        """Has ``player`` a bet of ``wager`` (not odds) standing where a new one would start?
+        Then a new one is refused (``wagers.one-per-spot``): the bet is changed instead."""
+        start = state.compiled[wager].start[state.point]
+        return any(b.wager == wager and b.state == start and b.base is None
+                   for b in state.bets_of(player))
+
     def _check_toggle(self, pack: RulePack, wager: CompiledWager) -> None:
         refusal = self._toggle_refusal(pack, wager)
         if refusal is not None:
