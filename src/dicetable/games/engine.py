@@ -639,10 +639,10 @@ class Engine:
                  items=state.pending.payments)
 
     # -- queries ----------------------------------------------------------------------------------
-    def can(self, state: TableState, command: cmd.Command) -> bool:
+    def can(self, state: TableState, command: cmd.Command, now: str = "") -> bool:
         """True exactly when ``decide`` would accept ``command`` (for greying out controls)."""
         try:
-            self.decide(state, command, "")
+            self.decide(state, command, now)
         except ValueError:
             return False
         return True

@@ -407,11 +407,7 @@ def _rich_probe(table: Table, player: str) -> Callable[[g.Command], bool]:
     now = table.now()
 
     def can(command: g.Command) -> bool:
-        try:
-            table.engine.decide(probe, command, now)
-        except ValueError:
-            return False
-        return True
+        return table.engine.can(probe, command, now)
     return can
 
 

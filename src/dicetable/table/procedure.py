@@ -31,6 +31,10 @@ from dicetable.table.seating import next_shaker_holder, offer_order
 
 STAFF_ROLES = frozenset(Role) - {Role.PLAYER, Role.SYSTEM}
 
+BEFORE_GAME = (gcmd.RecordRoll, gcmd.CloseBetting, gcmd.CallNoRoll, gcmd.PlaceBet)
+"""The game commands the procedure checks before the game decides them (``_before_game``)."""
+AFTER_GAME = (gcmd.MovePuck,)
+"""The game commands the procedure adds events to once decided (``_after_game``)."""
 PLAY = (gcmd.PlaceBet, gcmd.CloseBetting, gcmd.RecordRoll, tcmd.OfferDice, tcmd.SelectDice,
         tcmd.ShakeShaker, tcmd.OfferShaker, tcmd.PlayerShake, tcmd.ReturnShaker,
         tcmd.UncoverShaker)
@@ -88,19 +92,40 @@ class ProcedureEngine:
         if handler is not None:
             handler(state, command, out)
             return out.events
-        self._before_game(state, command)
-        command = self._complete_command(state, command)
-        if isinstance(command, gcmd.RecordRoll) and command.serials \
-                and self.dice_registry is not None:
-            self.dice_registry.check_dice_in_play(state.table_id, command.serials,
-                                                  dice_limit(state))
+        if isinstance(command, BEFORE_GAME):
+            self._before_game(state, command)
+        if isinstance(command, gcmd.RecordRoll):
+            command = self._thrown(state, command)
         out.events.extend(self.game.decide(state, command, now))
-        self._after_game(state, command, out)
+        if isinstance(command, AFTER_GAME):
+            self._after_game(state, command, out)
         return out.events
 
-    def can(self, state: TableState, command: gcmd.Command) -> bool:
+    def _thrown(self, state: TableState, command: gcmd.RecordRoll) -> gcmd.RecordRoll:
+        """A throw as the procedure completes it (the dice thrown, who threw them), its dice
+        checked against custody."""
+        command = self._complete_command(state, command)
+        if command.serials and self.dice_registry is not None:
+            self.dice_registry.check_dice_in_play(state.table_id, command.serials,
+                                                  dice_limit(state))
+        return command
+
+    def can(self, state: TableState, command: gcmd.Command, now: str = "") -> bool:
+        """True exactly when ``decide`` would accept ``command`` at ``now``: every check it
+        makes, none of the events only a decided command gets from the procedure afterwards."""
         try:
-            self.decide(state, command, "")
+            if isinstance(command, gcmd.OpenTable) or state.phase is Phase.NEW \
+                    or type(command) in self._handlers:
+                self.decide(state, command, now)
+                return True
+            authority.authorize(state, command)
+            if isinstance(command, PLAY):
+                self._play_allowed(state, now)
+            if isinstance(command, BEFORE_GAME):
+                self._before_game(state, command)
+            if isinstance(command, gcmd.RecordRoll):
+                command = self._thrown(state, command)
+            self.game.decide(state, command, now)
         except ValueError:
             return False
         return True
@@ -189,9 +214,9 @@ class ProcedureEngine:
                 "wagers are taken after that shake", rule="wagering.after_dealer_shake",
                 citation=pack.cite("wagering.after_dealer_shake"))
 
-    def _complete_command(self, state: TableState, c: gcmd.Command) -> gcmd.Command:
+    def _complete_command(self, state: TableState, c: gcmd.RecordRoll) -> gcmd.RecordRoll:
         """Fill in what the procedure knows: the dice thrown, and who threw them."""
-        if not isinstance(c, gcmd.RecordRoll) or state.mode != "live":
+        if state.mode != "live":
             return c
         serials, facts = state.variant.thrown(procedure(state), c.serials, c.thrower,
                                               tuple(c.facts))

@@ -66,7 +66,7 @@ MODES = ("live", "electronic", "bare")
 class Decider(Protocol):
     def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]: ...
 
-    def can(self, state: TableState, command: cmd.Command) -> bool: ...
+    def can(self, state: TableState, command: cmd.Command, now: str = "") -> bool: ...
 
 
 def engine_for(game: str, mode: str = "bare", authorizer: Authorizer = default_authorizer,
@@ -172,11 +172,7 @@ class Table(CommandMethods):
 
     def can(self, command: cmd.Command) -> bool:
         """True exactly when ``verify`` would not raise (for greying out controls)."""
-        try:
-            self.decide(command)
-        except ValueError:
-            return False
-        return True
+        return self.engine.can(self.state, command, self.now())
 
     def execute(self, command: cmd.Command) -> list[ev.Event]:
         """Decide and apply ``command``, then whatever the table's automations make due."""
