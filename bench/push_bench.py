@@ -33,7 +33,7 @@ ARENA_PLAYERS = 1000
 
 def measure(rolls: int, bets: bool) -> dict[str, Any]:
     """Publish times (ms) of ``rolls`` electronic rounds after three to warm up."""
-    from bench.load_bench import ARENA, DEALER, prepare
+    from bench.load_bench import ARENA, DEALER, prepare, run_chore
     from dicetable.core.roles import Role
     from dicetable.games import commands as g
     from dicetable.server.hub import Hub
@@ -70,7 +70,7 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
                     placing.append(g.PlaceBet(actor=name, role=Role.PLAYER, player=name,
                                               wager=wager, amount=amount))
         if placing:
-            floor.run(ARENA, lambda: placing)
+            run_chore(floor, ARENA, lambda: placing)
 
     rounds = 0
     for i in range(rolls + 3):

@@ -27,6 +27,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server.accounts import Kind
 from dicetable.server.demo import DEMO_PASSWORD
+from dicetable.server.floor import Chore
 from dicetable.server.main import build_floor
 
 TABLES = ("craps-pa-1", "craps-in-1", "minicraps-pa-1", "craps-pa-e1")
@@ -40,9 +41,9 @@ def prepare(db: Path, players: int) -> None:
         floor.accounts.create(name, DEMO_PASSWORD, Kind.PLAYER)
         table = TABLES[i % len(TABLES)]
         seller = ("table", Role.SYSTEM) if table == "craps-pa-e1" else ("dee", Role.DEALER)
-        floor.run(table, lambda n=name, s=seller: [  # type: ignore[misc]
+        floor.submit(table, Chore(lambda n=name, s=seller: [  # type: ignore[misc]
             g.JoinTable(actor=n, role=Role.PLAYER, player=n),
-            g.BuyChips(actor=s[0], role=s[1], player=n, amount=1_000_000)])
+            g.BuyChips(actor=s[0], role=s[1], player=n, amount=1_000_000)])).result()
     floor.close()
     floor.store.close()
     floor.accounts.close()

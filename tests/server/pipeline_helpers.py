@@ -13,7 +13,7 @@ from dicetable.games import commands as g
 from dicetable.games.events import Event
 from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.demo import electronic_pack
-from dicetable.server.floor import Floor
+from dicetable.server.floor import Chore, Floor
 from dicetable.store.base import EventStore
 from dicetable.store.memory import MemoryStore
 
@@ -36,7 +36,7 @@ def small_floor(*, chips: int = 100_00, max_queue: int = 512,
     for seat, player in enumerate(PLAYERS, start=1):
         setup += [g.JoinTable(actor=player, role=Role.PLAYER, player=player, seat=seat),
                   g.BuyChips(actor="table", role=Role.SYSTEM, player=player, amount=chips)]
-    floor.run(T, lambda: setup)
+    floor.submit(T, Chore(lambda: setup)).result()
     return floor
 
 

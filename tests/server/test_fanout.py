@@ -8,6 +8,7 @@ import json
 
 from dicetable.games import commands as g
 from dicetable.server.accounts import Kind
+from dicetable.server.floor import Given
 from dicetable.server.hub import TOO_SLOW, Hub
 from tests.server.pipeline_helpers import T, account, bet, run_async, small_floor
 
@@ -51,7 +52,7 @@ def test_a_slow_viewer_is_dropped_without_slowing_the_table_and_catches_up() -> 
                  asyncio.create_task(hub.pump(fast_w, fast))]
         for wager in wagers:  # one batch each: every one is answered, the slow viewer or not
             reply = await asyncio.wrap_future(
-                floor.command(T, account("alice"), bet(wager, 1_00), g.PlaceBet))
+                floor.submit(T, Given(account("alice"), bet(wager, 1_00), g.PlaceBet)))
             assert reply["events"][0]["type"] == "BetPlaced"
         for _ in range(5000):  # let the loop deliver what the table already committed
             if slow.closed is not None and len(fast.sent) == len(wagers):
@@ -95,8 +96,8 @@ def test_each_event_is_serialised_once_per_privacy_class_not_per_viewer() -> Non
         pumps = [asyncio.create_task(hub.pump(w, s)) for (w, _), s in zip(joined, sockets,
                                                                              strict=True)]
         before = hub.serialised
-        await asyncio.wrap_future(floor.command(T, account("alice"), bet("field", 1_00),
-                                                g.PlaceBet))
+        await asyncio.wrap_future(
+            floor.submit(T, Given(account("alice"), bet("field", 1_00), g.PlaceBet)))
         for _ in range(5000):  # the push follows the answer: wait until it is delivered
             if all(s.sent for s in sockets):
                 break

@@ -15,7 +15,7 @@ from dicetable.games.events import Event
 from dicetable.server import controls
 from dicetable.server.accounts import Kind
 from dicetable.server.controls import controls_for
-from dicetable.server.floor import Floor, _Owned
+from dicetable.server.floor import Chore, Floor, Given, _Owned
 from dicetable.server.live_views import Fanout
 from dicetable.server.views import event_for, table_view
 from tests.profiles import examples
@@ -44,28 +44,29 @@ def _apply(floor: Floor, step: tuple[Any, ...]) -> None:
             if wager == "odds":
                 lines = [b.id for b in table.state.bets_of(player)]
                 base = lines[0] if lines else "none"
-            floor.command(T, account(player), lambda a, r: g.PlaceBet(
+            floor.submit(T, Given(account(player), lambda a, r: g.PlaceBet(
                 actor=a, role=r, player=a, wager=wager, amount=amount, base=base),
-                g.PlaceBet).result(10)
+                g.PlaceBet)).result(10)
         elif kind == "remove":
             _, player, k = step
             mine = sorted(b.id for b in table.state.bets_of(player))
             if mine:
                 bet = mine[k % len(mine)]
-                floor.command(T, account(player), lambda a, r: g.RemoveBet(
-                    actor=a, role=r, bet=bet), g.RemoveBet).result(10)
+                floor.submit(T, Given(account(player), lambda a, r: g.RemoveBet(
+                    actor=a, role=r, bet=bet), g.RemoveBet)).result(10)
         elif kind == "join":
-            floor.run(T, lambda: [
+            floor.submit(T, Chore(lambda: [
                 g.JoinTable(actor="zed", role=Role.PLAYER, player="zed", seat=9),
-                g.BuyChips(actor="table", role=Role.SYSTEM, player="zed", amount=50_00)])
+                g.BuyChips(actor="table", role=Role.SYSTEM, player="zed", amount=50_00)])).result()
         else:
             _, a, b = step
             info = floor.tables[T]
-            floor.run(T, lambda: [g.CloseBetting(actor="table", role=Role.SYSTEM),
-                                  info.table.command("roll", roll=f"{a}-{b}",
-                                                     actor="table", role=Role.SYSTEM)])
+            floor.submit(T, Chore(lambda: [
+                g.CloseBetting(actor="table", role=Role.SYSTEM),
+                info.table.command("roll", roll=f"{a}-{b}", actor="table", role=Role.SYSTEM)])
+            ).result()
             # The settlement: the table's own automations (collect, pay, move the puck).
-            floor._advance(T, lambda table: table.automate())
+            floor.submit(T, Chore(advance=lambda table: table.automate())).result()
     except ValueError:  # a refused step: the table did not change
         pass
 
@@ -101,7 +102,7 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
                 staff = v.kind is Kind.STAFF
                 viewer = v.username if not staff else None
                 full = table_view(info.table, viewer, staff, info.history,
-                                  floor._extra(T, info, v))
+                                  floor.extra(T, v))
                 assert floor.view(T, v) == full, (step, v.username)
                 assert json.loads(floor.view_text(T, v)) == _normal(full)
             # The dealer's booking controls, kept across batches, equal the engine's answers
@@ -109,7 +110,7 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
             dee = VIEWERS[-2]
             role = floor.role_for(dee, T, g.PlaceBet)
             with info.lock:
-                kept = floor._extra(T, info, dee)["controls"]
+                kept = floor.extra(T, dee)["controls"]
                 assert kept == {p: controls_for(info.table, "dee", role, p)
                                 for p in sorted(info.table.state.players)}, step
                 for p in info.table.state.players:  # the permission, remembered and asked

@@ -14,12 +14,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from dicetable.application.pipeline import Busy
 from dicetable.core.errors import IllegalWager
 from dicetable.games import commands as g
 from dicetable.server.accounts import Kind
 from dicetable.server.app import create_app
-from dicetable.server.floor import Floor
-from dicetable.server.pipeline import Busy
+from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store.durable import DurableTable
 from tests.server.pipeline_helpers import HeldCommits, T, account, bet, run_async, small_floor
 
@@ -38,11 +38,11 @@ def test_queued_commands_are_decided_in_order_in_one_commit_and_answered_after_i
     assert pipeline is not None
     commits = pipeline.stats.commits
     spy = HeldCommits(floor.store)
-    first = floor.command(T, alice, bet("pass", 10_00), g.PlaceBet)
+    first = floor.submit(T, Given(alice, bet("pass", 10_00), g.PlaceBet))
     spy.wait_entered(0)  # the first batch is being committed; the next commands queue up
-    second = floor.command(T, alice, bet("field", 60_00), g.PlaceBet)
-    third = floor.command(T, alice, bet("dontpass", 60_00), g.PlaceBet)  # $30 left: refused
-    fourth = floor.command(T, alice, bet("dontpass", 30_00), g.PlaceBet)
+    second = floor.submit(T, Given(alice, bet("field", 60_00), g.PlaceBet))
+    third = floor.submit(T, Given(alice, bet("dontpass", 60_00), g.PlaceBet))  # $30 left: refused
+    fourth = floor.submit(T, Given(alice, bet("dontpass", 30_00), g.PlaceBet))
     assert not first.done()  # decided, not yet durable: not answered
     spy.release[0].set()
     assert first.result(10)["balance"] == 90_00
@@ -64,11 +64,11 @@ def test_a_refused_command_inside_a_batch_changes_nothing(floor: Floor) -> None:
     alice, bob = account("alice"), account("bob")
     before = floor.tables[T].table.state.seq
     spy = HeldCommits(floor.store)
-    blocker = floor.command(T, bob, bet("pass", 5_00), g.PlaceBet)
+    blocker = floor.submit(T, Given(bob, bet("pass", 5_00), g.PlaceBet))
     spy.wait_entered(0)
-    refused = [floor.command(T, alice, bet("nosuchwager", 10_00), g.PlaceBet),
-               floor.command(T, alice, bet("field", 500_01), g.PlaceBet),
-               floor.command(T, alice, bet("field", 1_00), g.PlaceBet)]
+    refused = [floor.submit(T, Given(alice, bet("nosuchwager", 10_00), g.PlaceBet)),
+               floor.submit(T, Given(alice, bet("field", 500_01), g.PlaceBet)),
+               floor.submit(T, Given(alice, bet("field", 1_00), g.PlaceBet))]
     spy.free()
     blocker.result(10)
     for future in refused[:2]:
@@ -91,18 +91,18 @@ def test_a_full_queue_refuses_at_once_with_busy(floor: Floor) -> None:
     pipeline.max_queue = 2
     alice = account("alice")
     spy = HeldCommits(floor.store)
-    held = floor.command(T, alice, bet("pass", 5_00), g.PlaceBet)
+    held = floor.submit(T, Given(alice, bet("pass", 5_00), g.PlaceBet))
     spy.wait_entered(0)  # taken off the queue: the queue is empty again
-    queued = [floor.command(T, alice, bet(w, 1_00), g.PlaceBet) for w in ("field", "any7")]
+    queued = [floor.submit(T, Given(alice, bet(w, 1_00), g.PlaceBet)) for w in ("field", "any7")]
     with pytest.raises(Busy) as refused:
-        floor.command(T, alice, bet("anycraps", 1_00), g.PlaceBet)
+        floor.submit(T, Given(alice, bet("anycraps", 1_00), g.PlaceBet))
     assert refused.value.retry_after >= 1
     assert refused.value.rule == "server.backpressure"
     spy.free()
     assert [f.result(10)["balance"] for f in [held, *queued]] == [95_00, 94_00, 93_00]
     assert pipeline.stats.busy == 1
     # The table's own automation is never refused for load.
-    assert floor.run(T, list) == []
+    assert floor.submit(T, Chore(list)).result() == []
 
 
 def test_http_past_the_bounded_queue_is_503_with_retry_after(floor: Floor) -> None:

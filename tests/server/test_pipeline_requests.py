@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 from dicetable.games import commands as g
+from dicetable.server.floor import Chore, Given
 from dicetable.store.requests import request_in_progress
 from tests.server.pipeline_helpers import T, account, bet, small_floor
 
@@ -21,13 +22,13 @@ def test_res_5_each_key_of_a_batch_is_committed_with_its_own_events() -> None:
             assert gate.wait(20)
             return []
 
-        first = info.pipeline.submit(blocker, bounded=False)
+        first = floor.submit(T, Chore(blocker))
         batches = info.pipeline.stats.batches
         futures = []
         for player, key in (("alice", "alice:k1"), ("bob", "bob:k2"), ("carol", "carol:k3")):
             with request_in_progress(key):
-                futures.append((key, floor.command(T, account(player), bet("pass", 5_00),
-                                                   g.PlaceBet)))
+                futures.append((key, floor.submit(
+                    T, Given(account(player), bet("pass", 5_00), g.PlaceBet))))
         gate.set()
         first.result(20)
         replies = [(key, f.result(20)) for key, f in futures]
@@ -50,7 +51,7 @@ def test_res_5_a_refused_command_records_no_key() -> None:
     floor = small_floor()
     try:
         with request_in_progress("alice:big"):
-            future = floor.command(T, account("alice"), bet("pass", 10_000_00), g.PlaceBet)
+            future = floor.submit(T, Given(account("alice"), bet("pass", 10_000_00), g.PlaceBet))
         try:
             future.result(20)
         except ValueError:

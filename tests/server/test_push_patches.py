@@ -12,7 +12,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.controls import controls_for
-from dicetable.server.floor import Floor
+from dicetable.server.floor import Chore, Floor, Given
 from dicetable.server.hub import Hub, Watcher
 from dicetable.server.live_views import PACK_CONSTANTS
 from dicetable.server.merge_patch import Patch, apply_patch
@@ -33,7 +33,7 @@ class InlineLoop:
 def pushed(floor: Floor) -> None:
     """Wait until the pushes of every batch so far are made: a command is answered before its
     batch is pushed, and the table takes the next batch only after that push."""
-    floor.run(T, list)
+    floor.submit(T, Chore(list)).result()
 
 
 def _normal(data: object) -> Any:
@@ -70,10 +70,10 @@ def test_each_viewers_patched_view_equals_its_view_after_every_batch() -> None:
         joined[v.username] = (watcher, json.loads(hello)["view"])
 
     def run(*commands: g.Command) -> None:
-        floor.run(T, lambda: list(commands))
+        floor.submit(T, Chore(lambda: list(commands))).result()
 
     def player(who: str, make: Callable[[str, Role], g.Command]) -> None:
-        floor.command(T, account(who), make, g.PlaceBet).result(10)
+        floor.submit(T, Given(account(who), make, g.PlaceBet)).result(10)
 
     player("alice", bet("pass", 10_00))
     player("bob", bet("field", 5_00))
@@ -84,7 +84,7 @@ def test_each_viewers_patched_view_equals_its_view_after_every_batch() -> None:
         info = floor.tables[T]
         run(g.CloseBetting(actor="table", role=Role.SYSTEM),
             info.table.command("roll", roll=faces, actor="table", role=Role.SYSTEM))
-        floor._advance(T, lambda table: table.automate())
+        floor.submit(T, Chore(advance=lambda table: table.automate())).result()
         player("alice", bet("field", 5_00))
     run(g.LeaveTable(actor="una", role=Role.PLAYER, player="una"))
     player("carol", bet("hard8", 1_00))
@@ -113,7 +113,7 @@ def test_the_public_patch_is_worked_out_once_per_push_not_per_viewer() -> None:
     hub.bind(InlineLoop())  # type: ignore[arg-type]
     floor.listen(hub.publish)
     watchers = [hub.join(T, account(p), 0)[0] for p in ("alice", "bob", "carol", "zed") * 50]
-    floor.command(T, account("alice"), bet("field", 1_00), g.PlaceBet).result(10)
+    floor.submit(T, Given(account("alice"), bet("field", 1_00), g.PlaceBet)).result(10)
     pushed(floor)
     # The public part once (its seq moved); alice's own part once; zed's, bob's and carol's
     # parts unchanged: no patch for them at all.
@@ -132,7 +132,7 @@ def _crowded(names: list[str]) -> tuple[Floor, Hub]:
     for name in names:
         crowd += [g.JoinTable(actor=name, role=Role.PLAYER, player=name, seat=None),
                   g.BuyChips(actor="table", role=Role.SYSTEM, player=name, amount=100_00)]
-    floor.run(T, lambda: crowd)
+    floor.submit(T, Chore(lambda: crowd)).result()
     hub = Hub(floor)
     hub.bind(InlineLoop())  # type: ignore[arg-type]
     floor.listen(hub.publish)
@@ -144,8 +144,8 @@ def test_one_player_joining_among_a_thousand_makes_a_small_push() -> None:
     seated: Watcher = hub.join(T, account("p0500"), 0)[0]
     watching: Watcher = hub.join(T, Account("zed", Kind.PLAYER, "Zed"), 0)[0]
     _, hello = hub.join(T, account("p0001"), 0)
-    floor.run(T, lambda: [g.JoinTable(actor="newcomer", role=Role.PLAYER, player="newcomer",
-                                      seat=None)])
+    floor.submit(T, Chore(lambda: [g.JoinTable(actor="newcomer", role=Role.PLAYER,
+                                               player="newcomer", seat=None)])).result()
     pushed(floor)
     for watcher in (seated, watching):
         (_, text), = watcher.buffer
@@ -176,14 +176,14 @@ def test_a_dealer_watching_a_full_table_asks_the_engine_only_about_the_player_wh
 
     monkeypatch.setattr(live_views, "controls_for", counting)
     extras: list[str] = []
-    real_extra = floor._extra
+    real_extra = floor.extra
 
-    def counting_extra(table_id: str, info: Any, who: Account) -> dict[str, Any]:
+    def counting_extra(table_id: str, who: Account) -> dict[str, Any]:
         extras.append(who.username)
-        return real_extra(table_id, info, who)
+        return real_extra(table_id, who)
 
-    monkeypatch.setattr(floor, "_extra", counting_extra)
-    floor.command(T, account("p007"), bet("field", 1_00), g.PlaceBet).result(10)
+    monkeypatch.setattr(floor, "extra", counting_extra)
+    floor.submit(T, Given(account("p007"), bet("field", 1_00), g.PlaceBet)).result(10)
     pushed(floor)
     assert asked == ["p007"]
     assert len(extras) == 2  # the dealer's, and one seated player's for them all
@@ -204,8 +204,8 @@ def test_authority_staff_a_relieved_dealer_is_no_longer_offered_a_players_wagers
     info = floor.tables[T]
     with info.lock:
         assert controls._may_handle_wagers(info.table, "dee", Role.DEALER, "alice")
-    floor.run(T, lambda: [tcmd.RelieveStaff(actor="fran", role=Role.FLOORPERSON, person="dee",
-                                            staff_role=Role.DEALER)])
+    floor.submit(T, Chore(lambda: [tcmd.RelieveStaff(
+        actor="fran", role=Role.FLOORPERSON, person="dee", staff_role=Role.DEALER)])).result()
     with info.lock:
         assert not controls._may_handle_wagers(info.table, "dee", Role.DEALER, "alice")
         assert not controls._asks_permit(info.table, "dee", Role.DEALER, "alice", None)

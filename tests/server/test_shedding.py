@@ -15,13 +15,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dicetable.application.pipeline import ANSWERS_PER_TURN
+from dicetable.application.pipeline import answer as _answer
 from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
 from dicetable.server.collector import NEVER
 from dicetable.server.door import Door
 from dicetable.server.floor import Floor
 from dicetable.server.main import admission_from_env, impatience_from_env
-from dicetable.server.pipeline import ANSWERS_PER_TURN, _answer
 from dicetable.server.shedding import (
     FIRST_GUESS,
     LAG_SMOOTHING,

@@ -434,7 +434,7 @@ def test_mem_2_a_rebuild_after_a_lost_race_never_adopts_a_shorter_log(
     _buy(Client(http, "dee"), 1, 2)
     truncate(Path(floor.store.location), 2)
     with pytest.raises(TableFaulted):
-        floor._rebuild(T)
+        floor.rebuild(T)
     assert floor.faults.open[T]["what"] == "truncated"
 
 

@@ -24,7 +24,7 @@ from dicetable.bank.follow import Totals
 from dicetable.bank.model import money
 from dicetable.bank.reports import conservation, day_report, indiana_receipts
 from dicetable.bank.rules import load_bank_pack
-from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
+from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
 from dicetable.store.bank_stream import DurableBank
 from dicetable.store.base import EventStore
@@ -58,7 +58,7 @@ def _make(verb: Verb) -> None:
                                                         "or a house pack file)"),
              site: str = typer.Option("", help="open only: the site"),
              schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
-        with _opened(db, schema) as store:
+        with opened(db, schema) as store:
             try:
                 me = parse_person(actor)
                 durable = _bank(store, table, verb.name, pack, site)
@@ -94,7 +94,7 @@ def steps() -> None:
 def show(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argument(...),
          schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """The bank: status, expected inventory, slips, variances and the conservation check."""
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         if not DurableBank.exists(store, table):
             err.print(f"[red]table {table} has no bank[/red]")
             raise typer.Exit(2)
@@ -128,7 +128,7 @@ def report(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argum
            float_today: str = typer.Option("", help="IN: today's chip float"),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """The gaming day's table win and hold (601a.9(c), the inferred terms labelled)."""
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         if not DurableBank.exists(store, table):
             err.print(f"[red]table {table} has no bank[/red]")
             raise typer.Exit(2)

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from dicetable.bank.script import run_bank_script
-from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
+from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
 from dicetable.store import streams as kinds
 from dicetable.store.base import EventStore
@@ -57,7 +57,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
     if every and out is None:
         err.print("[red]--all writes one script per stream into a folder: give --out DIR[/red]")
         raise typer.Exit(2)
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         if every:
             assert out is not None
             out.mkdir(parents=True, exist_ok=True)
@@ -100,7 +100,7 @@ def load(db: str = typer.Argument(..., help=DB_HELP),
     """Run each script and store what it recorded as new streams of DB: its table's log,
     its custody ledger. A stream the store already holds is refused; nothing is stored from
     a script that fails."""
-    with _opened(db, schema) as store:
+    with opened(db, schema) as store:
         # a bank script replays against its table's log: after the tables
         for path in sorted(scripts, key=_is_bank):
             if _is_bank(path):

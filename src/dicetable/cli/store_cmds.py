@@ -39,7 +39,7 @@ SCHEMA_HELP = "PostgreSQL schema holding the log"
 
 
 @contextlib.contextmanager
-def _opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventStore]:
+def opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventStore]:
     try:
         store = open_store(db, schema=schema, create=False, key=key)
     except DicetableError as e:
@@ -98,7 +98,7 @@ def verify(db: str = typer.Argument(..., help=DB_HELP),
     with refused_in_red(err):
         key = find_key(key_file, db)
     extra: list[dict[str, Any]] = []
-    with _opened(db, schema, key) as store:
+    with opened(db, schema, key) as store:
         with refused_in_red(err):
             reports = verify_store(store, table or None, replay=not quick)
             if checkpoints is not None:
@@ -208,7 +208,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
     gaming day (``--day``; read from its archive file when it was archived). For a custody
     ledger (``--table custody:SITE``): its last steps (``--rounds`` of them), or one die's."""
     if kind_of(table) != TABLE:
-        with _opened(db, schema) as store:
+        with opened(db, schema) as store:
             try:
                 steps = recall_custody(store, table, rounds, die)
             except DicetableError as e:
@@ -225,7 +225,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
         if not steps:
             console.print(f"{table}: no custody steps recorded")
         return
-    with _opened(db, schema, _key(key_file, db)) as store:
+    with opened(db, schema, _key(key_file, db)) as store:
         try:
             records = recall_day(store, table, day) if day is not None \
                 else recall_rounds(store, table, rounds)
@@ -251,7 +251,7 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
     """Write the log as JSON Lines: one stored event a line, with its hash and its
     predecessor's, so the export can be verified on its own (archived days included, read
     from their files)."""
-    with _opened(db, schema, _key(key_file, db)) as store:
+    with opened(db, schema, _key(key_file, db)) as store:
         names = table or store.streams()
         count = 0
         with contextlib.ExitStack() as stack:
@@ -295,7 +295,7 @@ def archive(db: str = typer.Option(..., "--db", help=DB_HELP),
             err.print("[red]--dir is required for a PostgreSQL store[/red]")
             raise typer.Exit(2)
         directory = Path(f"{db}.archive")
-    with _opened(db, schema, key) as store:
+    with opened(db, schema, key) as store:
         try:
             done = archive_through(store, through, directory, today=today, starts=day_starts,
                                    retention_years=retention_years)

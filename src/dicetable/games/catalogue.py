@@ -374,12 +374,18 @@ def decides(command: type[C]) -> Decides[C]:
 def decided_by(owner: type) -> dict[type[cmd.Command], str]:
     """The commands the methods of class ``owner`` (and its bases) decide, with the method's
     name (a subclass's override of a marked method decides the same command)."""
-    out: dict[type[cmd.Command], str] = {}
+    return {command: method.__name__ for command, method in _marked(owner).items()}
+
+
+def _marked(owner: type) -> dict[type[cmd.Command], Callable[..., None]]:
+    """The marked methods of class ``owner`` (and its bases), by the command each decides:
+    the function objects themselves, never looked up again by name."""
+    out: dict[type[cmd.Command], Callable[..., None]] = {}
     for klass in reversed(owner.__mro__):
-        for name, value in vars(klass).items():
+        for value in vars(klass).values():
             command = getattr(value, _DECIDES, None)
             if command is not None:
-                out[command] = name
+                out[command] = value
     return out
 
 
@@ -396,11 +402,11 @@ def handlers(owner: object, kinds: Iterable[Entry]
     for a command not among ``kinds`` is an error (it could never be given)."""
     wanted = {e.command for e in kinds}
     out: dict[type[cmd.Command], Callable[..., None]] = {}
-    for command, name in decided_by(type(owner)).items():
+    for command, method in _marked(type(owner)).items():
         if command not in wanted:
-            raise TypeError(f"{type(owner).__name__}.{name} decides {command.__name__}, "
-                            "which is not one of its commands")
-        out[command] = getattr(owner, name)
+            raise TypeError(f"{type(owner).__name__}.{method.__name__} decides "
+                            f"{command.__name__}, which is not one of its commands")
+        out[command] = types.MethodType(method, owner)
     return out
 
 

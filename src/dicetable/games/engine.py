@@ -32,6 +32,10 @@ from dicetable.rules.vocabulary import expand_facts, family_of, is_code
 from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
 from dicetable.wagers.compiled import CompiledWager
 
+Refusal = Callable[[], IllegalWager]
+"""A refusal found but not built: ``can`` and ``placeable_codes`` only ask whether there is
+one (no message, no citation, no exception); ``decide`` builds and raises it."""
+
 E = TypeVar("E", bound=ev.Event)
 
 PLAYER_COMMANDS = (cmd.JoinTable, cmd.LeaveTable, cmd.BuyChips, cmd.CashOut, cmd.PlaceBet,
@@ -268,16 +272,21 @@ class Engine:
             self._may_wager(state, probe)
         except ValueError:
             return []
-        out = []
-        for code in codes:
-            try:
-                self._wager_start(state, cmd.PlaceBet(actor=player, role=Role.PLAYER,
-                                                      player=player, wager=code, amount=0,
-                                                      base=base))
-            except ValueError:
-                continue
-            out.append(code)
-        return out
+        return [code for code in codes if self._wager_refusal(state, cmd.PlaceBet(
+            actor=player, role=Role.PLAYER, player=player, wager=code, amount=0,
+            base=base)) is None]
+
+    def odds_bases(self, state: TableState, player: str, bets: Iterable[str]) -> list[str]:
+        """The bets of ``bets`` that ``player`` may put odds behind now, whatever the amount
+        (``placeable_codes`` of the odds behind each, the checks of the player asked once)."""
+        probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
+        try:
+            self._may_wager(state, probe)
+        except ValueError:
+            return []
+        return [bet for bet in bets if self._wager_refusal(state, cmd.PlaceBet(
+            actor=player, role=Role.PLAYER, player=player, wager="odds", amount=0,
+            base=bet)) is None]
 
     def placement(self, state: TableState,
                   c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
@@ -300,73 +309,96 @@ class Engine:
 
     def _wager_start(self, state: TableState,
                      c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
+        refusal = self._wager_refusal(state, c)
+        if refusal is not None:
+            raise refusal()
+        if c.wager == "odds":
+            return self._odds_start(state, c)
+        wager = state.compiled[c.wager]
+        return wager, wager.start[state.point], None
+
+    def _wager_refusal(self, state: TableState, c: cmd.PlaceBet) -> Refusal | None:
+        """What refuses ``c``'s wager now (the menu, its timing, odds' base, on/off), not yet
+        built: asking whether a wager may be made costs no exception."""
         pack = state.rules()
         if not is_code(c.wager):
-            raise IllegalWager(f"no wager is called {c.wager!r}", rule="wagers.menu")
-        pack.require_offered(c.wager)
+            return lambda: IllegalWager(f"no wager is called {c.wager!r}", rule="wagers.menu")
+        if not pack.offers(c.wager):
+            return lambda: pack.not_offered(c.wager)
         if c.wager == "odds":
-            wager, start, base = self._odds_start(state, c)
+            refusal = self._odds_refusal(state, c)
+            if refusal is not None:
+                return refusal
+            wager = state.compiled[odds_code_for(state.bets[c.base or ""].wager)]
         else:
             if c.base is not None:
-                raise IllegalWager(f"{c.wager} does not stand behind another bet",
-                                   rule="wagers.odds")
+                return lambda: IllegalWager(f"{c.wager} does not stand behind another bet",
+                                            rule="wagers.odds")
             wager = state.compiled[c.wager]
-            start = self._start_state(state, wager)
-            base = None
+            refusal = self._start_refusal(state, wager)
+            if refusal is not None:
+                return refusal
         if c.working is not None:
-            self._check_toggle(pack, wager)
-        return wager, start, base
+            return self._toggle_refusal(pack, wager)
+        return None
 
     @staticmethod
     def placement_counters(state: TableState) -> tuple[bool, bool]:
-        """All that deciding a wager reads of the roll counters (``_start_state``: the Fire
+        """All that deciding a wager reads of the roll counters (``_start_refusal``: the Fire
         and bonus bets' "before the first roll" and "after a seven"), so that what is
         remembered of those decisions (``server.controls``) holds across rolls that leave
         these alike. A check that reads more of the counters adds it here."""
         return state.hand_rolls == 0, state.rolls_since_seven == 0
 
-    def _start_state(self, state: TableState, wager: CompiledWager) -> int:
+    def _start_refusal(self, state: TableState, wager: CompiledWager) -> Refusal | None:
         # What this reads of the roll counters is ``placement_counters``.
         pack = state.rules()
         if wager.family == "fire" and (state.hand_rolls or state.point is not None):
-            raise IllegalWager("the Fire Bet is made before a new shooter's first come-out",
-                               rule="fire.placement", citation=pack.cite("fire.placement"))
+            return lambda: IllegalWager(
+                "the Fire Bet is made before a new shooter's first come-out",
+                rule="fire.placement", citation=pack.cite("fire.placement"))
         if wager.family == "bonus":
             fresh = state.hand_rolls == 0 if pack.value("bonus.placement") == "new-shooter" \
                 else state.rolls_since_seven == 0 and state.point is None
             if not fresh:
-                raise IllegalWager(f"{wager.name} is made only at the start of a shooter's "
-                                   "roll or after a 7", rule="bonus.placement",
-                                   citation=pack.cite("bonus.placement"))
+                return lambda: IllegalWager(
+                    f"{wager.name} is made only at the start of a shooter's roll or after a 7",
+                    rule="bonus.placement", citation=pack.cite("bonus.placement"))
         if not wager.placeable(state.point):
             when = "on the come-out" if state.point is None else "while a point is on"
             hint = {"pass": "; a Put bet takes a number after the come-out",
                     "dontpass": "; Don't Pass is made on the come-out"}.get(wager.code, "")
-            raise IllegalWager(f"{wager.name} cannot be made {when}{hint}",
-                               rule=f"menu.{wager.family}",
-                               citation=pack.cite(f"menu.{wager.family}"))
-        return wager.start[state.point]
+            return lambda: IllegalWager(f"{wager.name} cannot be made {when}{hint}",
+                                        rule=f"menu.{wager.family}",
+                                        citation=pack.cite(f"menu.{wager.family}"))
+        return None
 
     def _odds_start(self, state: TableState, c: cmd.PlaceBet) -> tuple[CompiledWager, int, str]:
+        base = state.bets[c.base or ""]
+        point = self.bet_point(state, base)
+        assert point is not None  # ``_odds_refusal`` refuses odds behind no point
+        wager = state.compiled[odds_code_for(base.wager)]
+        return wager, wager.state_index(point_state_name(wager.code, point)), base.id
+
+    def _odds_refusal(self, state: TableState, c: cmd.PlaceBet) -> Refusal | None:
         pack = state.rules()
         base = state.bets.get(c.base or "")
         if base is None or base.player != c.player:
-            raise IllegalWager("odds stand behind one of the player's own line or put bets; "
-                               f"no such bet {c.base!r}", rule="wagers.odds",
-                               citation=pack.cite("menu.odds"))
+            return lambda: IllegalWager(
+                "odds stand behind one of the player's own line or put bets; "
+                f"no such bet {c.base!r}", rule="wagers.odds", citation=pack.cite("menu.odds"))
         base_wager = state.compiled[base.wager]
         if base_wager.family not in ("line", "put"):
-            raise IllegalWager(f"odds cannot stand behind {base_wager.name}",
-                               rule="wagers.odds", citation=pack.cite("menu.odds"))
-        point = self.bet_point(state, base)
-        if point is None:
-            raise IllegalWager(f"{base_wager.name} has no point yet; odds come after it",
-                               rule="wagers.odds", citation=pack.cite("menu.odds"))
+            return lambda: IllegalWager(f"odds cannot stand behind {base_wager.name}",
+                                        rule="wagers.odds", citation=pack.cite("menu.odds"))
+        if self.bet_point(state, base) is None:
+            return lambda: IllegalWager(
+                f"{base_wager.name} has no point yet; odds come after it",
+                rule="wagers.odds", citation=pack.cite("menu.odds"))
         if state.odds_on(base):
-            raise IllegalWager(f"{base.id} already has odds; change them instead",
-                               rule="wagers.one-per-spot")
-        wager = state.compiled[odds_code_for(base.wager)]
-        return wager, wager.state_index(point_state_name(wager.code, point)), base.id
+            return lambda: IllegalWager(f"{base.id} already has odds; change them instead",
+                                        rule="wagers.one-per-spot")
+        return None
 
     @staticmethod
     def bet_point(state: TableState, bet: Bet) -> int | None:
@@ -401,11 +433,30 @@ class Engine:
             return int(base.amount * multiple / lay_net), rule
         return base.amount * multiple, rule
 
+    def may_toggle(self, state: TableState, wager: str) -> bool:
+        """May a bet of ``wager`` be called on or off at all here (the pack's rule)? Asked
+        without a refusal built, before the rest of a ``SetWorking`` is asked of ``can``."""
+        return self._toggle_refusal(state.rules(), state.compiled[wager]) is None
+
+    def holds_spot(self, state: TableState, player: str, wager: str) -> bool:
+        """Has ``player`` a bet of ``wager`` (not odds) standing where a new one would start?
+        Then a new one is refused (``wagers.one-per-spot``): the bet is changed instead."""
+        start = state.compiled[wager].start[state.point]
+        return any(b.wager == wager and b.state == start and b.base is None
+                   for b in state.bets_of(player))
+
     def _check_toggle(self, pack: RulePack, wager: CompiledWager) -> None:
+        refusal = self._toggle_refusal(pack, wager)
+        if refusal is not None:
+            raise refusal()
+
+    @staticmethod
+    def _toggle_refusal(pack: RulePack, wager: CompiledWager) -> Refusal | None:
         if wager.family not in TOGGLE_FAMILIES or not pack.flag("working.player_may_toggle"):
-            raise IllegalWager(f"{wager.name} cannot be called on or off",
-                               rule="working.player_may_toggle",
-                               citation=pack.cite("working.player_may_toggle"))
+            return lambda: IllegalWager(f"{wager.name} cannot be called on or off",
+                                        rule="working.player_may_toggle",
+                                        citation=pack.cite("working.player_may_toggle"))
+        return None
 
     # -- changing and removing wagers ----------------------------------------------------------
     def _bet(self, state: TableState, bet_id: str) -> Bet:
@@ -588,10 +639,10 @@ class Engine:
                  items=state.pending.payments)
 
     # -- queries ----------------------------------------------------------------------------------
-    def can(self, state: TableState, command: cmd.Command) -> bool:
+    def can(self, state: TableState, command: cmd.Command, now: str = "") -> bool:
         """True exactly when ``decide`` would accept ``command`` (for greying out controls)."""
         try:
-            self.decide(state, command, "")
+            self.decide(state, command, now)
         except ValueError:
             return False
         return True

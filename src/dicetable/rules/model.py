@@ -140,10 +140,14 @@ class RulePack:
 
     def require_offered(self, code: str) -> None:
         if code not in self._menu:
-            family = family_of(code) if code in CODES else None
-            rule_id = f"menu.{family}" if family else "menu"
-            raise IllegalWager(f"{code!r} is not on this table's wager menu",
-                               rule=rule_id, citation=self.cite(rule_id))
+            raise self.not_offered(code)
+
+    def not_offered(self, code: str) -> IllegalWager:
+        """The refusal of a wager that is not on this table's menu."""
+        family = family_of(code) if code in CODES else None
+        rule_id = f"menu.{family}" if family else "menu"
+        return IllegalWager(f"{code!r} is not on this table's wager menu",
+                            rule=rule_id, citation=self.cite(rule_id))
 
     def limits(self, code: str) -> tuple[Limits, str]:
         """The limits that apply to a wager, and the rule id they come from."""

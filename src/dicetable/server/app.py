@@ -24,6 +24,7 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from dicetable.application.pipeline import Busy
 from dicetable.core.errors import (
     DicetableError,
     IllegalWager,
@@ -54,7 +55,7 @@ from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.door import WANT_VIEW, Door
 from dicetable.server.fast_route import BetRoute
-from dicetable.server.floor import Floor, NotFound
+from dicetable.server.floor import Chore, Floor, Given, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
@@ -64,7 +65,7 @@ from dicetable.server.limits import (
     install_error_shape,
 )
 from dicetable.server.owners import DECIDED_BY, Split
-from dicetable.server.pipeline import GATE_STATE, Busy, LoadGate
+from dicetable.server.pipeline import GATE_STATE, LoadGate
 from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, Proxies
@@ -72,6 +73,7 @@ from dicetable.server.shedding import Admission, Impatience, watch_lag
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
+from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
 from dicetable.table.commands import AssignStaff
 
@@ -252,7 +254,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         answer: asyncio.Future[dict[str, Any]] = loop.create_future()
         if issubclass(command_type, AssignStaff):
             build = _only_staff_accounts(floor, table_id, build)
-        floor.answer(table_id, who, build, command_type, with_view=WANT_VIEW.get(),
+        floor.submit(table_id, Given(who, build, command_type), with_view=WANT_VIEW.get(),
                      waiter=(loop, answer))
         try:
             return await answer
@@ -579,6 +581,6 @@ async def _electronic(floor: Floor, table_id: str) -> None:
     while True:
         await asyncio.sleep(ELECTRONIC_TICK_S)
         try:
-            await floor.submit(table_id, lambda: floor.advance(table_id))
+            await asyncio.wrap_future(floor.submit(table_id, Chore(advance=Table.advance)))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)

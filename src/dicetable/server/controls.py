@@ -407,11 +407,7 @@ def _rich_probe(table: Table, player: str) -> Callable[[g.Command], bool]:
     now = table.now()
 
     def can(command: g.Command) -> bool:
-        try:
-            table.engine.decide(probe, command, now)
-        except ValueError:
-            return False
-        return True
+        return table.engine.can(probe, command, now)
     return can
 
 
@@ -421,10 +417,11 @@ def _open_ladders(table: Table, player: str, spare: int,
     chips cover and the engine accepts (``placing(code)``: does it accept this amount?)."""
     ladders = wager_ladders(table)
     found: dict[str, dict[str, int]] = {}
+    game = _game(table)
     for code in table.placeable_codes(player, list(ladders)):
         posted = ladders[code]["ladder"]
-        if not posted:
-            continue
+        if not posted or (game is not None and game.holds_spot(table.state, player, code)):
+            continue  # a spot the player holds takes a change, never a second bet
         fit = _affordable((posted["first"], posted["step"], posted["last"]), spare,
                           placing(code))
         if fit is not None:
@@ -522,7 +519,8 @@ def _bet_answers(table: Table, bet: Bet, actor: str, role: Role, balance: int,
     info: dict[str, Any] = {
         "working_now": working,
         "remove": can(g.RemoveBet(actor=actor, role=role, bet=bet.id)),
-        "toggle": can(g.SetWorking(actor=actor, role=role, bet=bet.id, working=not working)),
+        "toggle": _may_toggle(table, bet) and can(g.SetWorking(actor=actor, role=role,
+                                                               bet=bet.id, working=not working)),
     }
     ladder = _bet_ladder(table, bet)
     press = None
@@ -543,6 +541,12 @@ def _bet_answers(table: Table, bet: Bet, actor: str, role: Role, balance: int,
             lad = _affordable(lad, balance, placing("odds", bet.id))
         info["odds"] = _ladder(lad)
     return info
+
+
+def _may_toggle(table: Table, bet: Bet) -> bool:
+    """The pack's on/off rule for ``bet``'s wager, asked before the whole ``SetWorking``."""
+    game = _game(table)
+    return game is None or game.may_toggle(table.state, bet.wager)
 
 
 def _bet_ladder(table: Table, bet: Bet) -> tuple[int, int, int] | None:

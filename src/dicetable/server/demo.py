@@ -25,7 +25,7 @@ from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
 from dicetable.server.bank_floor import banks_of
-from dicetable.server.floor import Floor
+from dicetable.server.floor import Chore, Floor
 from dicetable.table import commands as t
 
 DEMO_PASSWORD = "dicetable-demo"
@@ -216,5 +216,5 @@ def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = Non
         elif demo.dice:
             loader = demo.dice_loader
             commands.append(t.BringDice(actor=loader[0], role=loader[1], serials=demo.dice))
-        floor.run(demo.table, _fixed(commands))
+        floor.submit(demo.table, Chore(_fixed(commands))).result()
     return dict.fromkeys((*STAFF, *PLAYERS), DEMO_PASSWORD)

@@ -4,7 +4,7 @@ The server maps requests to engine commands here; no game rule lives in this mod
 role a command is given in comes from the account (the roles its holder is assigned at that
 table in the table's own log), never from the request.
 
-A table's commands go through its ``TablePipeline`` (``server/pipeline.py``): decided in
+A table's commands go through its ``StreamPipeline`` (``application/pipeline.py``): decided in
 order against the state that includes the earlier ones, written in one group commit, each
 answered only after that commit; past a bounded queue a command is refused at once (``Busy``).
 The answer holds the command's own events and the caller's new balance; views are kept from
@@ -18,7 +18,6 @@ splits the tables between them so that each table is decided in one process.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from collections import ChainMap
@@ -26,8 +25,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, overload
 
+from dicetable.application.pipeline import MAX_QUEUE, Advance, StreamPipeline, Waiter
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
@@ -52,7 +52,6 @@ from dicetable.server.integrity import (
     still_failing,
 )
 from dicetable.server.live_views import LiveViews
-from dicetable.server.pipeline import MAX_QUEUE, TablePipeline, Waiter
 from dicetable.server.privacy import Caller, events_for, note_owners, owner_in
 from dicetable.server.views import console_rules, limits_of, roll_history, summary
 from dicetable.store.account_stream import KIND as ACCOUNT
@@ -70,7 +69,7 @@ from dicetable.table.events import StaffAssigned, StaffRelieved
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
+EMPTY_OWNERS: dict[str, str] = {}
 
 Listener = Callable[[str, list[Event]], None]
 """Told of every batch of events a table gets (table id, events), on the thread that has the
@@ -79,6 +78,29 @@ table (its lock held: the table's state is the one just after these events)."""
 
 class NotFound(InvalidInput):
     """No such table or bet."""
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """Command(s) an account gives: built when they are decided, as its holder, in the role
+    the table's log gives them then (``Floor.role_for``)."""
+
+    account: Account
+    build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]]
+    command_type: type[gcmd.Command]
+
+
+def _nothing() -> list[gcmd.Command]:
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class Chore:
+    """The table's own command(s) (setup, a scheduled chore) and, with ``advance``, the
+    time given to it: answered with their events, never refused for load."""
+
+    build: Callable[[], gcmd.Command | Iterable[gcmd.Command]] = _nothing
+    advance: Advance | None = None
 
 
 class _Owned:
@@ -94,7 +116,7 @@ class _Owned:
 @dataclass
 class FloorTable:
     durable: DurableTable
-    pipeline: TablePipeline | None = None
+    pipeline: StreamPipeline | None = None
     """The table's queue and worker thread (commands decided in order, one commit a batch)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held while a batch is decided and committed, and while a view is read; never
@@ -158,12 +180,6 @@ class Floor:
             if info.pipeline is not None:
                 info.pipeline.close()
 
-    async def submit(self, table_id: str, work: Callable[[], T]) -> T:
-        """Run ``work`` off the event loop (it may queue commands with ``run``), in the
-        caller's context: its request key goes with the commands to the store."""
-        self.get(table_id)
-        return await asyncio.to_thread(work)
-
     # -- integrity ---------------------------------------------------------------------------
     def verify_all(self, *, load: bool = False) -> list[str]:
         """Verify every stream (and the checkpoints); fault what fails. Returns new faults."""
@@ -221,7 +237,7 @@ class Floor:
         limits_of(table)
         console_rules(table)
         warm_controls(table.pack)
-        info.pipeline = TablePipeline(self, table_id, max_queue=self.max_queue)
+        info.pipeline = StreamPipeline(self, table_id, max_queue=self.max_queue)
         return info
 
     def _load(self, table_id: str) -> FloorTable:
@@ -292,40 +308,41 @@ class Floor:
                 return role
         return held[0]
 
-    # -- commands ----------------------------------------------------------------------------
-    def command(self, table_id: str, account: Account,
-                build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
-                command_type: type[gcmd.Command], *, with_view: bool = False,
-                bounded: bool = True) -> Future[dict[str, Any]]:
-        """``answer`` with a future to wait on (from any thread)."""
-        future = self.answer(table_id, account, build, command_type, with_view=with_view,
-                             bounded=bounded)
-        assert future is not None
-        return future
+    # -- commands: the one way in -----------------------------------------------------------
+    @overload
+    def submit(self, table_id: str, order: Chore) -> Future[list[Event]]: ...
+    @overload
+    def submit(self, table_id: str, order: Given, *, with_view: bool = False
+               ) -> Future[dict[str, Any]]: ...
+    @overload
+    def submit(self, table_id: str, order: Given, *, with_view: bool = False,
+               waiter: Waiter) -> None: ...
 
-    def answer(self, table_id: str, account: Account,
-               build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
-               command_type: type[gcmd.Command], *, with_view: bool = False,
-               bounded: bool = True, waiter: Waiter | None = None
-               ) -> Future[dict[str, Any]] | None:
-        """Queue the command(s) as ``account``; the future gets the reply after the commit.
+    def submit(self, table_id: str, order: Given | Chore, *, with_view: bool = False,
+               waiter: Waiter | None = None) -> Future[Any] | None:
+        """Queue ``order`` on the table's pipeline; its future is settled after the commit.
 
-        The reply: ``events`` (the command's own, as the caller may see them), ``balance``
-        (the caller's, just after the command; null for staff), ``seq`` (the table's seq
-        just after it) and, with ``with_view``, ``view`` (the table as the caller sees it
-        once the batch is committed). Raises ``Busy`` at once when the table's queue is full.
-        With ``waiter`` (an event loop and its future) the reply is given to that future
-        (and None returned).
+        A ``Given`` order is answered with ``events`` (the command's own, as the caller may
+        see them), ``balance`` (the caller's, just after the command; null for staff),
+        ``seq`` (the table's seq just after it) and, with ``with_view``, ``view`` (the table
+        as the caller sees it once the batch is committed); it raises ``Busy`` at once when
+        the table's queue is full. With ``waiter`` (an event loop and its future) the reply
+        goes to that future (and None is returned). A ``Chore`` (the table's own commands)
+        is answered with its events and never refused for load.
         """
         info = self.get(table_id)
         assert info.pipeline is not None
+        if isinstance(order, Chore):
+            if info.pipeline.on_worker:
+                raise RuntimeError("a chore from the table's own worker would wait on itself")
+            return info.pipeline.queue(order.build, bounded=False, advance=order.advance)
+        account, build, command_type = order.account, order.build, order.command_type
         viewer = account.username
-        staff = account.kind is Kind.STAFF
+        caller = Caller(viewer, account.kind is Kind.STAFF)
 
         def reply(events: list[Event], owners: dict[str, str]) -> dict[str, Any]:
-            table = self.get(table_id).table
-            seen = events_for(Caller(viewer, staff), events, owner_in(table.state.bets, owners))
-            state = table.state
+            state = info.table.state
+            seen = events_for(caller, events, self._owner_of(info, events, owners))
             return {"events": seen, "seq": state.seq,
                     "balance": state.balance(viewer) if viewer in state.players else None}
 
@@ -333,54 +350,57 @@ class Floor:
         # The role is found when the command is decided: from the log as it is then.
         return info.pipeline.queue(
             lambda: build(viewer, self.role_for(account, table_id, command_type)), reply,
-            view=view, bounded=bounded, waiter=waiter)
+            view=view, waiter=waiter)
 
-    def execute(self, table_id: str, account: Account,
-                build: Callable[[str, Role], gcmd.Command | Iterable[gcmd.Command]],
-                command_type: type[gcmd.Command]) -> list[Event]:
-        """Build the command(s) as ``account`` and execute them on the table (waits)."""
-        role = self.role_for(account, table_id, command_type)
-        return self.run(table_id, lambda: build(account.username, role))
+    @staticmethod
+    def _owner_of(info: FloorTable, events: list[Event],
+                  owners: dict[str, str] = EMPTY_OWNERS) -> Callable[[object], str | None]:
+        """Who owns a bet ``events`` touch: the state's, else one placed in ``events`` or
+        ``owners`` (earlier in their batch), else the log's (a bet since removed)."""
+        placed = {e.bet: e.player for e in events if isinstance(e, BetPlaced)}
+        return owner_in(info.table.state.bets, ChainMap(placed, owners, info.owners))
 
-    def run(self, table_id: str,
-            build: Callable[[], gcmd.Command | Iterable[gcmd.Command]]) -> list[Event]:
-        """Queue commands through the table's pipeline and wait for their commit; the
-        table's own automation, never refused for load."""
-        info = self.get(table_id)
-        assert info.pipeline is not None
-        if info.pipeline.on_worker:
-            raise RuntimeError("run() from the table's own worker would wait on itself")
-        events: list[Event] = info.pipeline.submit(build, bounded=False).result()
-        return events
+    # -- the pipeline's host (application.pipeline.StreamHost) --------------------------------
+    def hosted(self, stream: str) -> FloorTable:
+        return self.get(stream)
 
-    def _commit(self, table_id: str, info: FloorTable, events: list[Event],
-                spans: list[tuple[str, int, int]] | None = None) -> None:
+    def catch_up(self, stream: str) -> None:
+        """Fold in what another process appended since this one last looked, and tell the
+        listeners (the table's lock held)."""
+        info = self.get(stream)
+        caught = self._catch_up(stream, info)
+        if caught:
+            self._after(stream, info, caught, info.owners)
+
+    def commit(self, stream: str, events: list[Event],
+               spans: list[tuple[str, int, int]]) -> None:
         """One append for a whole batch (the table's lock held), each command's request key
-        (``spans``) in the same transaction; the listeners are told by the pipeline once the
-        batch's commands are answered."""
+        (``spans``) in the same transaction; the listeners are told by ``committed`` once
+        the batch's commands are answered."""
+        info = self.get(stream)
         durable = info.durable
         before = durable.head
-        rows = self.store.append(table_id, events, expected=events[0].seq - 1,
-                                 spans=spans or ())
+        rows = self.store.append(stream, events, expected=events[0].seq - 1, spans=spans)
         durable.head = Head(rows[-1].seq, rows[-1].hash)
         if before.seq == rows[0].seq - 1 and rows[0].prev_hash != before.hash:
             # The append was accepted at the seq expected, but onto another event than the
             # one this process committed: the history under it was replaced.
-            self._moved(table_id, ("rewritten", f"seq {before.seq}: the stored event is not "
-                                   "the one this server committed (the log was replaced)"))
-        self.high_water.note(self.store, table_id, durable.head)
-        self._absorb(table_id, info, events, info.owners)
-        self._record_staff(table_id, events)
+            self._moved(stream, ("rewritten", f"seq {before.seq}: the stored event is not "
+                                 "the one this server committed (the log was replaced)"))
+        self.high_water.note(self.store, stream, durable.head)
+        self._absorb(stream, info, events, info.owners)
+        self._record_staff(stream, events)
 
-    def _snapshot_due(self, table_id: str, info: FloorTable) -> None:
-        """A snapshot when one is due (the table's lock held; after the batch's answers have
-        gone out: it is only a shortcut for a resume, never worth a caller's wait)."""
-        durable = info.durable
+    def committed(self, stream: str, events: list[Event]) -> None:
+        """After a batch's answers went out: the listeners are told, and a snapshot is taken
+        when one is due (only a shortcut for a resume, never worth a caller's wait)."""
+        self._publish(stream, events)
+        durable = self.get(stream).durable
         if durable.snapshot_due():
             try:
                 durable.snapshot()
             except Exception:  # the events are durable; a snapshot is only a shortcut
-                log.exception("table %s: snapshot failed", table_id)
+                log.exception("table %s: snapshot failed", stream)
 
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
         """Staff changes made here also go to the floor's ``staff:<table>`` stream (who,
@@ -389,7 +409,7 @@ class Floor:
         if changes:
             record_staff(self.store, table_id, changes)
 
-    def _rebuild(self, table_id: str) -> None:
+    def rebuild(self, table_id: str) -> None:
         """The table as its log has it (after a batch that could not be committed) - never
         a log that has moved back behind what this process committed."""
         info = self.get(table_id)
@@ -520,13 +540,8 @@ class Floor:
 
         return self._advance(table_id, now)
 
-    def _advance(self, table_id: str, step: Callable[[Table], list[Event]]) -> list[Event]:
-        info = self.get(table_id)
-        assert info.pipeline is not None
-        if info.pipeline.on_worker:
-            raise RuntimeError("advance() from the table's own worker would wait on itself")
-        events: list[Event] = info.pipeline.submit(list, bounded=False, advance=step).result()
-        return events
+    def _advance(self, table_id: str, step: Advance) -> list[Event]:
+        return self.submit(table_id, Chore(advance=step)).result()
 
     # -- listeners ---------------------------------------------------------------------------
     def listen(self, listener: Listener) -> Callable[[], None]:
@@ -550,29 +565,22 @@ class Floor:
         """The view as JSON text, assembled from the parts kept from events."""
         info = self.get(table_id)
         with info.lock:
-            self._refresh(table_id, info)
-            staff, viewer = self._viewer(account)
+            self.catch_up(table_id)
+            staff, viewer = viewer_of(account)
             return info.views.view_text(info.table, info.history, viewer, staff,
-                                        self._extra(table_id, info, account))
+                                        self.extra(table_id, account))
 
     def _view_locked(self, table_id: str, account: Account) -> dict[str, Any]:
         info = self.get(table_id)
-        self._refresh(table_id, info)
-        staff, viewer = self._viewer(account)
+        self.catch_up(table_id)
+        staff, viewer = viewer_of(account)
         return info.views.view(info.table, info.history, viewer, staff,
-                               self._extra(table_id, info, account))
+                               self.extra(table_id, account))
 
-    def _refresh(self, table_id: str, info: FloorTable) -> None:
-        caught = self._catch_up(table_id, info)
-        if caught:
-            self._after(table_id, info, caught, info.owners)
-
-    @staticmethod
-    def _viewer(account: Account) -> tuple[bool, str | None]:
-        staff = account.kind is Kind.STAFF
-        return staff, account.username if account.kind is Kind.PLAYER else None
-
-    def _extra(self, table_id: str, info: FloorTable, account: Account) -> dict[str, Any]:
+    def extra(self, table_id: str, account: Account) -> dict[str, Any]:
+        """What the view adds for ``account`` (its roles, its timer, staff's alerts and
+        booking controls); the table's lock held."""
+        info = self.get(table_id)
         staff = account.kind is Kind.STAFF
         roles = self.roles_at(account, table_id)
         extra: dict[str, Any] = {"bets_close_at": info.bets_close_at,
@@ -587,7 +595,7 @@ class Floor:
         return extra
 
     def extra_class(self, table_id: str, account: Account) -> tuple[Any, ...]:
-        """What ``_extra`` depends on in ``account``: accounts alike in it get the same
+        """What ``extra`` depends on in ``account``: accounts alike in it get the same
         extra (every player seated at a table, every player watching it), so that a push to
         1,000 players works it out once or twice, not 1,000 times."""
         staff = account.kind is Kind.STAFF
@@ -603,24 +611,22 @@ class Floor:
         info = self.get(table_id)
         role = self.role_for(account, table_id, gcmd.PlaceBet)
         with info.lock:
-            self._refresh(table_id, info)
+            self.catch_up(table_id)
             return controls_for(info.table, account.username, role, player)
 
     def events_for(self, table_id: str, account: Account, events: list[Event]
                    ) -> list[dict[str, Any]]:
         """``events`` (from the log) as ``account`` may see them."""
         info = self.get(table_id)
-        # A bet placed in them and not yet absorbed here is owned by its placer.
-        placed = {e.bet: e.player for e in events if isinstance(e, BetPlaced)}
         return events_for(Caller(account.username, account.kind is Kind.STAFF), events,
-                          owner_in(info.table.state.bets, ChainMap(info.owners, placed)))
+                          self._owner_of(info, events))
 
     def summaries(self) -> list[dict[str, Any]]:
         out = []
         for table_id, info in sorted(self.tables.items()):
             with info.lock:
                 try:
-                    self._refresh(table_id, info)
+                    self.catch_up(table_id)
                 except TableFaulted:
                     continue  # listed with the faults instead
                 line = summary(info.table, info.history)
@@ -638,3 +644,8 @@ def _own(info: FloorTable, events: list[Event]) -> None:
     for event in events:
         if isinstance(event, BetPlaced):
             info.owners[event.bet] = event.player
+
+
+def viewer_of(account: Account) -> tuple[bool, str | None]:
+    """(Is ``account`` staff, the player it is or None): whose view it gets."""
+    return account.kind is Kind.STAFF, account.username if account.kind is Kind.PLAYER else None

@@ -126,14 +126,14 @@ class Hub:
         # from far back must not hold the table up); under the lock, only the rest.
         missed = list(floor.store.table_events(table, after=after)) if after else []
         with info.lock:
-            floor._refresh(table, info)
+            floor.catch_up(table)
             watcher = self.watch(table, account)
             seen = missed[-1].seq if missed else after
             if after and info.table.state.seq > seen:
                 missed += list(floor.store.table_events(table, after=seen))
             events = floor.events_for(table, account, missed)
-            staff, viewer = floor._viewer(account)
-            extra = floor._extra(table, info, account)
+            staff, viewer = watcher.staff, watcher.viewer
+            extra = floor.extra(table, account)
             info.views.pin(info.table)  # the text and the patches' base: the same parts
             try:
                 view = info.views.view_text(info.table, info.history, viewer, staff, extra)
@@ -225,7 +225,7 @@ class Hub:
             key = floor.extra_class(table, w.account)
             extra = extras.get(key)
             if extra is None:
-                extra = extras[key] = floor._extra(table, info, w.account)
+                extra = extras[key] = floor.extra(table, w.account)
             if same(extra, base.extra):
                 extra = base.extra  # unchanged: no patch to work out
             mine = views.me_part(info.table, w.viewer) if w.viewer is not None else None

@@ -181,7 +181,7 @@ class Split:
     @staticmethod
     def wanted(store: object) -> bool:
         return int(os.environ.get("DICETABLE_WORKERS", "1")) > 1 and \
-            hasattr(store, "_conninfo") and hasattr(store, "schema")
+            hasattr(store, "conninfo") and hasattr(store, "schema")
 
     def start(self, app: Any, store: Any, tables: list[str]) -> None:
         import uvicorn
@@ -206,7 +206,7 @@ class Split:
         if not server.started:
             raise RuntimeError("the private port for forwarded commands did not open")
         port = server.servers[0].sockets[0].getsockname()[1]
-        self.owners = TableOwners(store._conninfo, store.schema, tables,
+        self.owners = TableOwners(store.conninfo, store.schema, tables,
                                   workers=int(os.environ.get("DICETABLE_WORKERS", "1")),
                                   url=f"http://{advertised}:{port}")
 

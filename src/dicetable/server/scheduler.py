@@ -18,7 +18,7 @@ from typing import Any
 from dicetable.core.errors import DicetableError
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
-from dicetable.server.floor import Floor
+from dicetable.server.floor import Chore, Floor
 from dicetable.table import commands as tcmd
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ class FloorScheduler:
                 return [tick] if info.table.decide(tick) else []
 
             try:
-                events = self.floor.run(table_id, due)
+                events = self.floor.submit(table_id, Chore(due)).result()
             except DicetableError as e:
                 report.errors.append(f"{table_id}: {e}")
                 continue

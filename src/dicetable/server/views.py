@@ -235,7 +235,7 @@ def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
         "seat": state.players[viewer].seat,
         "bets": [_bet_view(table, b.id) for b in mine],
         "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
-        "odds_bases": [b.id for b in mine if table.placeable(viewer, "odds", base=b.id)],
+        "odds_bases": table.odds_bases(viewer, [b.id for b in mine]) if mine else [],
         "controls": controls_for(table, viewer, Role.PLAYER, viewer),
     }
 

@@ -135,6 +135,11 @@ class PostgresStore(GroupWriter, EventStore):
         self._listen_ready = threading.Event()
 
     @property
+    def conninfo(self) -> str:
+        """How this store connects (for another connection to the same database)."""
+        return self._conninfo
+
+    @property
     def location(self) -> str:
         parts = {k: v for k, v in conninfo_to_dict(self._conninfo).items()
                  if k in ("host", "port", "dbname", "user")}

@@ -31,14 +31,19 @@ from dicetable.table.seating import next_shaker_holder, offer_order
 
 STAFF_ROLES = frozenset(Role) - {Role.PLAYER, Role.SYSTEM}
 
+BEFORE_GAME = (gcmd.RecordRoll, gcmd.CloseBetting, gcmd.CallNoRoll, gcmd.PlaceBet)
+"""The game commands the procedure checks before the game decides them (``_before_game``)."""
+AFTER_GAME = (gcmd.MovePuck,)
+"""The game commands the procedure adds events to once decided (``_after_game``)."""
 PLAY = (gcmd.PlaceBet, gcmd.CloseBetting, gcmd.RecordRoll, tcmd.OfferDice, tcmd.SelectDice,
         tcmd.ShakeShaker, tcmd.OfferShaker, tcmd.PlayerShake, tcmd.ReturnShaker,
         tcmd.UncoverShaker)
 """Commands that put the dice in play; refused while play is blocked."""
 
 
-def _no_check(state: TableState, command: gcmd.Command) -> None:
-    """The game engine's own role check is replaced by the permission matrix."""
+def by_matrix(state: TableState, command: gcmd.Command) -> None:
+    """The authorizer of a game engine under the procedure: none of its own, the procedure
+    checks every command against the permission matrix first (``authority.authorize``)."""
 
 
 class DiceRegistry(Protocol):
@@ -59,7 +64,9 @@ class ProcedureEngine:
     def __init__(self, game: Engine, dice_registry: DiceRegistry | None = None) -> None:
         self.game = game
         self.dice_registry = dice_registry
-        game.authorize = _no_check
+        if game.authorize is not by_matrix:
+            raise TypeError("a game engine under the procedure is made with "
+                            "authorizer=by_matrix (the permission matrix decides roles)")
         self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = \
             handlers(self, PROCEDURE_ENTRIES)
 
@@ -85,19 +92,40 @@ class ProcedureEngine:
         if handler is not None:
             handler(state, command, out)
             return out.events
-        self._before_game(state, command)
-        command = self._complete_command(state, command)
-        if isinstance(command, gcmd.RecordRoll) and command.serials \
-                and self.dice_registry is not None:
-            self.dice_registry.check_dice_in_play(state.table_id, command.serials,
-                                                  dice_limit(state))
+        if isinstance(command, BEFORE_GAME):
+            self._before_game(state, command)
+        if isinstance(command, gcmd.RecordRoll):
+            command = self._thrown(state, command)
         out.events.extend(self.game.decide(state, command, now))
-        self._after_game(state, command, out)
+        if isinstance(command, AFTER_GAME):
+            self._after_game(state, command, out)
         return out.events
 
-    def can(self, state: TableState, command: gcmd.Command) -> bool:
+    def _thrown(self, state: TableState, command: gcmd.RecordRoll) -> gcmd.RecordRoll:
+        """A throw as the procedure completes it (the dice thrown, who threw them), its dice
+        checked against custody."""
+        command = self._complete_command(state, command)
+        if command.serials and self.dice_registry is not None:
+            self.dice_registry.check_dice_in_play(state.table_id, command.serials,
+                                                  dice_limit(state))
+        return command
+
+    def can(self, state: TableState, command: gcmd.Command, now: str = "") -> bool:
+        """True exactly when ``decide`` would accept ``command`` at ``now``: every check it
+        makes, none of the events only a decided command gets from the procedure afterwards."""
         try:
-            self.decide(state, command, "")
+            if isinstance(command, gcmd.OpenTable) or state.phase is Phase.NEW \
+                    or type(command) in self._handlers:
+                self.decide(state, command, now)
+                return True
+            authority.authorize(state, command)
+            if isinstance(command, PLAY):
+                self._play_allowed(state, now)
+            if isinstance(command, BEFORE_GAME):
+                self._before_game(state, command)
+            if isinstance(command, gcmd.RecordRoll):
+                command = self._thrown(state, command)
+            self.game.decide(state, command, now)
         except ValueError:
             return False
         return True
@@ -105,15 +133,29 @@ class ProcedureEngine:
     def placeable_codes(self, state: TableState, player: str, codes: Iterable[str], now: str,
                         base: str | None = None) -> list[str]:
         """The wagers of ``codes`` that ``player`` may make now, whatever the amount."""
+        if not self._may_play(state, player, now):
+            return []
+        return self.game.placeable_codes(state, player, codes, base)
+
+    def odds_bases(self, state: TableState, player: str, bets: Iterable[str], now: str
+                   ) -> list[str]:
+        """The bets of ``bets`` that ``player`` may put odds behind now, whatever the amount."""
+        if not self._may_play(state, player, now):
+            return []
+        return self.game.odds_bases(state, player, bets)
+
+    def _may_play(self, state: TableState, player: str, now: str) -> bool:
+        """The procedure's gates of a player's wager, whichever it is: the matrix, the dice,
+        the dealer's opening shake."""
         probe = gcmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="",
-                              amount=0, base=base)
+                              amount=0)
         try:
             authority.authorize(state, probe)
             self._play_allowed(state, now)
             self._wagers_open(state)
         except ValueError:
-            return []
-        return self.game.placeable_codes(state, player, codes, base)
+            return False
+        return True
 
     @property
     def live(self) -> bool:
@@ -172,9 +214,9 @@ class ProcedureEngine:
                 "wagers are taken after that shake", rule="wagering.after_dealer_shake",
                 citation=pack.cite("wagering.after_dealer_shake"))
 
-    def _complete_command(self, state: TableState, c: gcmd.Command) -> gcmd.Command:
+    def _complete_command(self, state: TableState, c: gcmd.RecordRoll) -> gcmd.RecordRoll:
         """Fill in what the procedure knows: the dice thrown, and who threw them."""
-        if not isinstance(c, gcmd.RecordRoll) or state.mode != "live":
+        if state.mode != "live":
             return c
         serials, facts = state.variant.thrown(procedure(state), c.serials, c.thrower,
                                               tuple(c.facts))

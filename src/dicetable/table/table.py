@@ -22,7 +22,8 @@ False
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -53,7 +54,7 @@ from dicetable.table.automation import (
 )
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.command_methods import CommandMethods
-from dicetable.table.procedure import DiceRegistry, ProcedureEngine
+from dicetable.table.procedure import DiceRegistry, ProcedureEngine, by_matrix
 from dicetable.table.procedure_state import Procedure, procedure
 
 Sink = Callable[[Sequence[ev.Event]], None]
@@ -65,19 +66,18 @@ MODES = ("live", "electronic", "bare")
 class Decider(Protocol):
     def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]: ...
 
-    def can(self, state: TableState, command: cmd.Command) -> bool: ...
+    def can(self, state: TableState, command: cmd.Command, now: str = "") -> bool: ...
 
 
 def engine_for(game: str, mode: str = "bare", authorizer: Authorizer = default_authorizer,
                dice_registry: DiceRegistry | None = None) -> Decider:
     """The engine for a game in a mode."""
-    engine = engine_of(game, authorizer)
     if mode == "bare":
-        return engine
+        return engine_of(game, authorizer)
     if mode not in MODES:
         raise InvalidInput(f"no table mode {mode!r} (live, electronic or bare)",
                            rule="table.mode")
-    return ProcedureEngine(engine, dice_registry)
+    return ProcedureEngine(engine_of(game, by_matrix), dice_registry)
 
 
 def _table_events(events: Iterable[envelope.Event]) -> Iterable[ev.Event]:
@@ -99,6 +99,7 @@ class Table(CommandMethods):
         self.state = TableState()
         self.clock: Clock = clock or SystemClock()
         self.sink = sink
+        self._held: list[ev.Event] | None = None
         self.log: list[ev.Event] = []
         self._automations = None if automations is None else frozenset(automations)
         self._logged_automations: tuple[tuple[str, ...], frozenset[Automation]] | None = None
@@ -171,20 +172,29 @@ class Table(CommandMethods):
 
     def can(self, command: cmd.Command) -> bool:
         """True exactly when ``verify`` would not raise (for greying out controls)."""
-        try:
-            self.decide(command)
-        except ValueError:
-            return False
-        return True
+        return self.engine.can(self.state, command, self.now())
 
     def execute(self, command: cmd.Command) -> list[ev.Event]:
         """Decide and apply ``command``, then whatever the table's automations make due."""
         events = self._execute(command)
         return events + self.automate()
 
+    @contextmanager
+    def holding(self) -> Iterator[list[ev.Event]]:
+        """Commands executed inside are applied, their events held in the list given instead
+        of handed to the sink: the caller commits them all at once (a pipeline's batch)."""
+        held: list[ev.Event] = []
+        saved, self._held = self._held, held
+        try:
+            yield held
+        finally:
+            self._held = saved
+
     def _execute(self, command: cmd.Command) -> list[ev.Event]:
         events = self.decide(command)
-        if self.sink is not None:
+        if self._held is not None:
+            self._held.extend(events)
+        elif self.sink is not None:
             self.sink(events)  # durable before applied: an acknowledged command is never lost
         self._apply(events)
         return events
@@ -417,6 +427,18 @@ class Table(CommandMethods):
             return engine.placeable_codes(self.state, player, codes, self.now(), base)
         if isinstance(engine, Engine):
             return engine.placeable_codes(self.state, player, codes, base)
+        return []
+
+    def odds_bases(self, player: str, bets: Iterable[str]) -> list[str]:
+        """Which of ``bets`` ``player`` may put odds behind now, whatever the amount."""
+        bets = list(bets)
+        if not bets:
+            return []  # nothing to ask the engine (a player who only watches)
+        engine = self.engine
+        if isinstance(engine, ProcedureEngine):
+            return engine.odds_bases(self.state, player, bets, self.now())
+        if isinstance(engine, Engine):
+            return engine.odds_bases(self.state, player, bets)
         return []
 
     def odds(self, player: str, base: str, amount: int) -> str:
