@@ -42,6 +42,7 @@ from dicetable.server import (
     faults_api,
     idempotency,
     ratings_api,
+    rules_sheet,
     submission,
 )
 from dicetable.server.accounts import (
@@ -224,6 +225,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(faults_api.router(session_account))
     app.include_router(ratings_api.router(session_account))
+    app.include_router(rules_sheet.router(session_account))
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
         """The answer of a command committed before a crash, rebuilt from its log."""
@@ -485,7 +487,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    for page in ("play", "dealer", "pit"):
+    for page in ("play", "dealer", "pit", "rules"):
         _page(app, static, page)
     dice_room.install(app, floor.custody, session_account)
     submission.install(app, floor, session_account)

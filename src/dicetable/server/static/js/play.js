@@ -262,16 +262,23 @@ function showLimits(code) {
     const base = lineBase();
     const info = base && ctl().bets[base];
     const odds = info && info.odds;
-    replace(hoverInfo, h("b", {}, "Odds"), odds ? ` · ${money(odds.first)} to ${money(odds.last)} in steps of ${money(odds.step)}` : " · behind a Pass or Don't Pass bet with its point", " · ",
+    replace(hoverInfo, h("b", {}, "Odds"), paysOf("odds"), odds ? ` · ${money(odds.first)} to ${money(odds.last)} in steps of ${money(odds.step)}` : " · behind a Pass or Don't Pass bet with its point", " · ",
       base ? h("span", { style: "color:var(--ok)" }, "open") : h("span", { style: "color:var(--warn)" }, "closed now"));
     return;
   }
   const lad = v.ladders[code];
   if (!lad) return;
   const open = Boolean(ctl().open[code]) || Boolean(spotBet(code) && (ctl().bets[spotBet(code).id] || {}).press_to);
-  replace(hoverInfo, h("b", { id: "spot-label" }, lad.label),
+  replace(hoverInfo, h("b", { id: "spot-label" }, lad.label), paysOf(code),
     lad.ladder ? [" · minimum ", h("b", { class: "num", id: "hover-min" }, money(lad.ladder.first)), " · maximum ", h("b", { class: "num", id: "hover-max" }, money(lad.ladder.last))] : "",
     " · ", open ? h("span", { style: "color:var(--ok)" }, "open") : h("span", { style: "color:var(--warn)" }, "closed now"));
+}
+
+/** " · pays 9 to 5" from the pack's paytable (the view's), as a printed layout says it. */
+function paysOf(code) {
+  const entry = st.view && st.view.paytable && st.view.paytable[code];
+  if (!entry) return null;
+  return [" · ", h("span", { class: "pays", id: "hover-pays", dataset: { code } }, `pays ${entry.pays}`), entry.note ? h("span", { class: "muted" }, ` (${entry.note})`) : null];
 }
 
 /** The line bet (pass or don't pass) the player may take or lay odds on, or raise them. */
@@ -642,11 +649,15 @@ function drawSpotList(v, me) {
     const pending = builderEntries().find((e) => e.code === code && !e.base);
     return h("button", { class: `btn spot-btn${open ? "" : " shut"}`, dataset: { code }, disabled: !open, title: v.ladders[code].label,
       onclick: () => { showLimits(code); onSpot(code); } },
-      h("span", {}, v.limits[code].name), bet ? h("b", {}, ` ${money(bet.amount)}`) : null, pending ? h("span", { class: "tag gold" }, `→ ${money(pending.amount)}`) : null);
+      h("span", { class: "spot-name" }, v.limits[code].name),
+      v.paytable && v.paytable[code] ? h("span", { class: "pays" }, `pays ${v.paytable[code].pays}`) : null,
+      bet ? h("b", {}, ` ${money(bet.amount)}`) : null, pending ? h("span", { class: "tag gold" }, `→ ${money(pending.amount)}`) : null);
   };
   const base = lineBase();
   replace(spotList, h("h2", {}, "Wagers"),
-    base ? h("button", { class: "btn spot-btn", dataset: { code: "odds" }, onclick: () => { showLimits("odds"); onSpot("odds"); } }, "Odds behind the line") : null,
+    base ? h("button", { class: "btn spot-btn", dataset: { code: "odds" }, onclick: () => { showLimits("odds"); onSpot("odds"); } },
+      h("span", { class: "spot-name" }, "Odds behind the line"),
+      v.paytable && v.paytable.odds ? h("span", { class: "pays" }, `pays ${v.paytable.odds.pays}`) : null) : null,
     order.map((fam) => h("div", { class: "spot-group" }, groups.get(fam).map(button))));
 }
 
@@ -654,6 +665,7 @@ function drawRules(v) {
   if (rulesCard.dataset.pack === v.pack) return;
   rulesCard.dataset.pack = v.pack;
   replace(rulesCard, h("summary", {}, h("h2", { style: "display:inline" }, "Rules")),
+    h("p", {}, h("a", { class: "btn", href: `/rules?table=${encodeURIComponent(tableId)}`, id: "rules-link" }, "Rules and payouts of this table")),
     h("p", { class: "muted" }, `${v.placard.name}: ${v.placard.lines.join(" · ")}. Citations are shown for ${v.jurisdiction} regulations; house rules are the casino's own choices.`),
     h("table", { class: "data" }, h("tbody", {}, v.rules_panel.map((r) => h("tr", { dataset: { rule: r.rule, status: r.status } },
       h("td", {}, r.rule), h("td", {}, r.value), h("td", { class: "citation" }, r.citation || h("span", { class: "muted" }, r.status)))))));

@@ -1,0 +1,100 @@
+"""Payouts where a player looks: printed on the felt, on hover, in the phone's wager list, and on
+the table's rules and payouts page, each equal to the pack's paytable (a real browser against a
+real server, at 1440, 1024 and 390 px)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from dicetable.server.paytable import paytable_of
+from tests.browser.conftest import LiveServer, OpenScreen, screenshot
+
+TABLES = ("craps-pa-1", "minicraps-pa-1", "props-pa-1", "craps-in-1", "craps-pa-e1")
+WIDTHS = ((1440, 1000), (1024, 768), (390, 844))
+
+
+def _open(open_screen: OpenScreen, table: str, width: int, height: int) -> Page:
+    page = open_screen("alice", width=width, height=height).page
+    page.goto(page.url.split("?")[0] + f"?table={table}&pause=0")
+    expect(page.locator("#balance-bar")).to_be_attached()
+    expect(page.locator("svg.layout .spot text.pays").first).to_be_attached()
+    return page
+
+
+def _pack_prices(server: LiveServer, table: str) -> dict[str, dict[str, object]]:
+    """The paytable as the view carries it, each price checked against the pack's own rule."""
+    pack = server.floor.tables[table].table.pack
+    prices = paytable_of(pack)
+    for entry in prices.values():
+        for line in entry["lines"]:
+            value = pack.value(line["rule"])
+            expected = value if isinstance(value, str) else list(value.values())
+            assert line["pays"] in (expected if isinstance(expected, list) else [expected])
+    return prices
+
+
+@pytest.mark.parametrize(("width", "height"), WIDTHS)
+def test_every_wager_on_each_preset_layout_shows_its_paytable_price(
+        live_server: LiveServer, open_screen: OpenScreen, width: int, height: int) -> None:
+    for table in TABLES:
+        prices = _pack_prices(live_server, table)
+        p = _open(open_screen, table, width, height)
+        menu = live_server.floor.tables[table].table.pack.menu_in_order
+        spots = p.evaluate("""() => [...document.querySelectorAll('svg.layout .spot')]
+            .filter((g) => !g.classList.contains('absent')).map((g) => {
+              const t = g.querySelector('text.pays');
+              const r = t ? t.getBoundingClientRect() : null;
+              return { code: g.dataset.code, text: t ? t.textContent : null,
+                       pays: t ? t.dataset.pays : null, shown: Boolean(r && r.width > 0),
+                       label: g.getAttribute('aria-label') };
+            })""")
+        codes = {s["code"] for s in spots}
+        assert codes == set(menu), f"{table}: spots {codes ^ set(menu)} differ from the menu"
+        for spot in spots:
+            entry = prices[spot["code"]]
+            assert spot["shown"], f"{table} {spot['code']}: no price printed on the felt"
+            assert spot["pays"] == entry["pays"]
+            assert spot["text"] in (entry["felt"], entry["pays"])  # the field prints it whole
+            if spot["code"] != "odds":
+                assert f"pays {entry['pays']}" in spot["label"]
+        if width <= 700:
+            listed = p.evaluate("""() => [...document.querySelectorAll('#spot-list .spot-btn')]
+                .map((b) => [b.dataset.code, (b.querySelector('.pays') || {}).textContent])""")
+            assert {code for code, _ in listed} == set(menu) - {"odds"}
+            for code, text in listed:
+                assert text == f"pays {prices[code]['pays']}", (table, code, text)
+            p.click('#spot-list .spot-btn[data-code="field"]')
+            expect(p.locator("#hover-pays")).to_have_text(f"pays {prices['field']['pays']}")
+        else:
+            code = "place6" if "place6" in menu else "double6"
+            p.locator(f'svg.layout .spot[data-code="{code}"]').hover()
+            expect(p.locator("#hover-pays")).to_have_text(f"pays {prices[code]['pays']}")
+        if table in ("craps-pa-1", "props-pa-1"):
+            screenshot(p, f"felt30-payouts-{table}-{width}")
+        p.context.close()
+
+
+def test_the_rules_and_payouts_page_lists_every_wager_with_its_exact_house_edge(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    p = _open(open_screen, "craps-pa-1", 1440, 1000)
+    p.click("#rules-panel summary")
+    p.click("#rules-link")
+    expect(p.locator("#paytable tbody tr").first).to_be_visible()
+    pack = live_server.floor.tables["craps-pa-1"].table.pack
+    rows = p.locator("#paytable tbody tr")
+    expected = [c for c in pack.menu_in_order if c != "odds"]
+    codes = [c for c in rows.evaluate_all("(rs) => rs.map((r) => r.dataset.code)")
+             if not c.startswith("odds")]
+    assert codes == expected  # the layout's order
+    place6 = p.locator('#paytable tr[data-code="place6"]')
+    expect(place6.locator(".pays")).to_have_text("7 to 6")
+    expect(place6.locator(".edge")).to_have_text("1.515%")
+    expect(place6.locator(".edge")).to_have_attribute("title", "exactly 1/66")
+    expect(p.locator('#paytable tr[data-code="buy4"]')).to_contain_text("5% of the wager")
+    expect(p.locator("#odds-words")).to_contain_text(
+        "up to three times the bet on 4 and 10, four times on 5 and 9, five times on 6 and 8")
+    p.click("#citations summary")
+    expect(p.locator('#citations tr[data-rule="paytable.place.6"]').first).to_contain_text(
+        "another regulator")
+    screenshot(p, "felt30-rules-and-payouts-1440")
