@@ -4,6 +4,8 @@ real server, at 1440, 1024 and 390 px)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -98,3 +100,44 @@ def test_the_rules_and_payouts_page_lists_every_wager_with_its_exact_house_edge(
     expect(p.locator('#citations tr[data-rule="paytable.place.6"]').first).to_contain_text(
         "another regulator")
     screenshot(p, "felt30-rules-and-payouts-1440")
+
+
+def test_no_chip_is_placed_without_confirm_and_press_doubles(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    page = open_screen("alice", width=1440, height=1000).page
+    page.goto(page.url.split("?")[0] + "?table=craps-pa-1")  # no test switch: the default
+    expect(page.locator("#balance")).to_have_attribute("data-cents", "50000")
+    page.click('.chip-btn[data-cents="100"]')
+    for _ in range(6):
+        page.locator('svg.layout [data-code="place6"]').click()
+    page.wait_for_timeout(3000)  # longer than any pause: nothing goes down by itself
+    assert live_server.balance("craps-pa-1", "alice") == 50000
+    assert not list(live_server.floor.tables["craps-pa-1"].table.state.bets_of("alice"))
+    # Under the minimum: the chips wait, Confirm is not offered for them.
+    page.click('.chip-btn[data-cents="100"]')
+    page.locator('svg.layout [data-code="place8"]').click()
+    expect(page.locator('#builder .stack-line[data-key="new:place8"]')).to_have_class(
+        re.compile(r"\bshort\b"))
+    page.click("#confirm")
+    expect(page.locator("#balance")).to_have_attribute("data-cents", str(50000 - 600))
+    expect(page.locator('#builder .stack-line[data-key="new:place8"]')).to_have_count(1)
+    page.click("#clear")
+    # "Press it" doubles: Place 6 $6 -> $12, placed on Confirm.
+    row = page.locator('.bet-row[data-wager="place6"]')
+    row.locator('[data-action="press"]').click()
+    expect(page.locator("#builder .stack-line")).to_have_attribute("data-amount", "1200")
+    assert live_server.balance("craps-pa-1", "alice") == 50000 - 600
+    page.click("#confirm")
+    expect(page.locator("#balance")).to_have_attribute("data-cents", str(50000 - 1200))
+    # "By a unit" adds the wager's step beside it.
+    step = live_server.floor.tables["craps-pa-1"].table.pack.limits("place6")[0]
+    row.locator('[data-action="press-unit"]').click()
+    amount = int(page.locator("#builder .stack-line").get_attribute("data-amount") or 0)
+    assert 1200 < amount <= 1200 + max(step.unit, 600)
+    page.click("#clear")
+    # One-tap betting, once the player turns it on, places each chip as it is tapped.
+    page.check("#one-tap")
+    page.click('.chip-btn[data-cents="500"]')
+    page.locator('svg.layout [data-code="field"]').click()
+    expect(page.locator("#balance")).to_have_attribute("data-cents", str(50000 - 1200 - 500))
+    screenshot(page, "felt30-consent-1440")
