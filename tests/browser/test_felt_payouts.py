@@ -141,3 +141,20 @@ def test_no_chip_is_placed_without_confirm_and_press_doubles(
     page.locator('svg.layout [data-code="field"]').click()
     expect(page.locator("#balance")).to_have_attribute("data-cents", str(50000 - 1200 - 500))
     screenshot(page, "felt30-consent-1440")
+
+
+def test_first_contact_lobby_lists_tables_with_limits_players_and_point(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    page = open_screen("alice", width=1024, height=768).page
+    page.goto(live_server.url + "/")
+    links = page.locator("#lobby a.table-link")
+    expect(links).to_have_count(len(live_server.floor.tables))
+    expect(page.locator("#login-form")).to_be_hidden()  # logged in: no empty form above
+    craps = page.locator('#lobby a.table-link[data-table="craps-pa-1"]')
+    expect(craps).to_contain_text("Table minimum $5 · maximum $5,000")
+    expect(craps).to_contain_text("4 players seated")
+    expect(craps).to_contain_text("no point (come-out)")
+    icon = page.locator('link[rel="icon"]').get_attribute("href")
+    assert icon is not None
+    assert page.request.get(live_server.url + icon).status == 200
+    screenshot(page, "felt30-lobby-1024")

@@ -471,7 +471,7 @@ function setView(view) {
 function noteResult(events, view) {
   const me = account.username;
   for (const e of events || []) {
-    if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false };
+    if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false, hadBets: myBets().length > 0, point: null };
     if (!st.result || st.result.done) continue;
     const name = (i) => wagerName(view, i.wager);
     if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} loses ${money(i.amount)}`); st.result.net -= i.amount; }
@@ -481,10 +481,14 @@ function noteResult(events, view) {
       else st.result.lines.push(`${name(i)} returned ${money(i.stake_returned)}`);
     }
     if (e.type === "WagersReturned") for (const i of e.items.filter((x) => x.player === me)) st.result.lines.push(`${name(i)} returned ${money(i.amount)}`);
-    if (e.type === "PuckMoved") for (const m of e.moves || []) {
-      const bet = myBets().find((b) => b.id === m.bet);
-      const number = /(\d+)$/.exec(m.state_name || "");
-      if (bet && number) st.result.lines.push(`${bet.name} moves to ${number[1]}`);
+    if (e.type === "PuckMoved") {
+      // The point is the table's news; a come bet travelling to its number is the player's.
+      st.result.point = e.seven_out ? "Seven out" : e.point ? `The point is ${e.point}` : null;
+      for (const m of e.moves || []) {
+        const bet = myBets().find((b) => b.id === m.bet);
+        const number = /(\d+)$/.exec(m.state_name || "");
+        if (bet && number && !["pass", "dontpass"].includes(bet.wager)) st.result.lines.push(`Your ${bet.name} bet goes to the ${number[1]}`);
+      }
     }
     if (e.type === "NoRollCalled") st.result.noRoll = true;
     if (view.variant.round_ends.includes(e.type)) st.result.done = true;
@@ -497,8 +501,11 @@ function drawResult() {
   if (!r || !r.done) { el.classList.add("hidden"); return; }
   el.classList.remove("hidden");
   const net = r.net > 0 ? `+${money(r.net)}` : r.net < 0 ? `-${money(-r.net)}` : "$0.00";
-  replace(el, r.roll ? h("b", {}, `${faces(r.roll).reduce((a, b) => a + b, 0)}${r.noRoll ? " · no roll" : ""}`) : "",
-    r.lines.length ? ` ${r.lines.join(" · ")} · net ${net}` : r.noRoll ? " No roll: nothing settled" : " None of your wagers was decided");
+  const point = r.point ? ` · ${r.point}` : "";
+  replace(el, r.roll ? h("b", {}, `${faces(r.roll).reduce((a, b) => a + b, 0)}${r.noRoll ? " · no roll" : ""}`) : "", point,
+    r.lines.length ? ` · ${r.lines.join(" · ")} · net ${net}` : r.noRoll ? " · No roll: nothing was settled"
+      : r.hadBets ? " · Your wagers stay up: none was decided" : " · You had no wagers on this roll");
+  if (matchMedia("(max-width: 700px)").matches) el.scrollIntoView({ block: "nearest" });  // in view on a phone
   el.dataset.net = r.net;
   el.className = `result-banner ${r.net > 0 ? "up" : r.net < 0 ? "down" : ""}`;
 }

@@ -292,14 +292,22 @@ export function frequencyChart(freq) {
   });
 }
 
+/** Why play is stopped, in a player's words: the alerts standing, else the dice's time. */
+export function blockedWhy(view) {
+  const alerts = (view.alerts || []).map((a) => plainWords(a.message || a.name)).filter(Boolean);
+  if (alerts.length) return `Play stopped: ${alerts.join("; ")}`;
+  return "Dice being replaced — play resumes shortly";
+}
+
 export function statusPills(view, connection) {
   const pills = [];
-  pills.push(h("span", { class: `pill phase-${view.phase}`, id: "phase" }, view.phase === "betting" ? "Betting open" : view.phase === "closed" ? "No more bets" : view.phase === "settling" ? "Settling" : view.phase));
+  const phase = view.blocked ? "Betting paused" : view.phase === "betting" ? "Betting open" : view.phase === "closed" ? "No more bets" : view.phase === "settling" ? "Paying and collecting" : plainWords(view.phase);
+  pills.push(h("span", { class: `pill phase-${view.blocked ? "closed" : view.phase}`, id: "phase" }, phase));
   if (view.variant.has_puck) {
     pills.push(view.point ? h("span", { class: "pill on", id: "puck" }, `ON ${view.point}`) : h("span", { class: "pill off", id: "puck" }, "OFF"));
   }
   pills.push(h("span", { class: "pill" }, `${view.mode === "electronic" ? "Electronic" : "Live"} · ${view.jurisdiction}`));
-  if (view.blocked) pills.push(h("span", { class: "pill alert" }, "Play blocked"));
+  if (view.blocked) pills.push(h("span", { class: "pill alert", id: "blocked-why" }, blockedWhy(view)));
   if (connection) pills.push(h("span", { class: `pill ${connection}`, id: "connection" }, connection === "live" ? "Live" : "Reconnecting…"));
   return pills;
 }
