@@ -41,6 +41,7 @@ from dicetable.server import (
     dice_room,
     faults_api,
     idempotency,
+    offline_docs,
     ratings_api,
     rules_sheet,
     submission,
@@ -200,7 +201,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         gc.set_threshold(*thresholds)
 
     app = FastAPI(title="dicetable", version="0.1.0", lifespan=lifespan,
-                  responses=ERROR_RESPONSES,
+                  responses=ERROR_RESPONSES, docs_url=None, redoc_url=None,
                   # No OpenTelemetry here: the framework would otherwise ask, on every
                   # request, whether a tracer or meter is configured.
                   telemetry={"tracing": False, "metrics": False, "logs": False},
@@ -226,6 +227,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.include_router(faults_api.router(session_account))
     app.include_router(ratings_api.router(session_account))
     app.include_router(rules_sheet.router(session_account))
+    offline_docs.install(app)
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
         """The answer of a command committed before a crash, rebuilt from its log."""
