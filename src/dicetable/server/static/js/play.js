@@ -531,7 +531,7 @@ function render() {
   drawBets(v, me);
   replace(rolls, v.history.length ? rollStrip(v.history.slice(-30), v.point) : h("span", { class: "muted" }, "No rolls yet."));
   replace(freq, frequencyChart(v.frequencies));
-  replace(freqNote, v.frequencies.rolls ? h("span", { class: "muted" }, `${v.frequencies.rolls} rolls · `, h("span", { style: "color:var(--red)" }, "hot"), " / ", h("span", { style: "color:var(--blue)" }, "cold")) : "");
+  replace(freqNote, v.frequencies.rolls ? h("span", { class: "muted" }, `${v.frequencies.rolls} rolls · `, h("span", { style: "color:#ff8a80" }, "hot"), " / ", h("span", { style: "color:var(--blue)" }, "cold")) : "");
   drawRack();
 }
 

@@ -19,7 +19,7 @@ try {
     sheet.odds.length ? h("section", { class: "card", id: "odds-words" }, h("h2", {}, "Odds behind the line"),
       sheet.odds.map((line) => h("p", {}, line))) : null,
     h("p", { class: "muted" }, sheet.edge_note),
-    h("div", { class: "table-scroll" },
+    h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Every wager and its payout" },
       h("table", { class: "data rules-table", id: "paytable" },
         h("caption", { class: "muted" }, "Every wager, in the order of the layout"),
         h("thead", {}, h("tr", {}, ["Wager", "Pays", "Minimum", "Maximum", "Commission", "House edge"].map((t) => h("th", { scope: "col" }, t)))),

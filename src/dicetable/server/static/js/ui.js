@@ -240,7 +240,13 @@ export function describe(e, view) {
 
 /** A feed of event lines, newest first, shown once per sequence number. */
 export class Feed {
-  constructor(el, limit = 120, { citations = true } = {}) { this.el = el; this.seen = new Set(); this.limit = limit; this.citations = citations; }
+  constructor(el, limit = 120, { citations = true } = {}) {
+    this.el = el; this.seen = new Set(); this.limit = limit; this.citations = citations;
+    // A scrolling log: reachable by keyboard and named for screen readers.
+    if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
+    if (!el.hasAttribute("role")) el.setAttribute("role", "log");
+    if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", "Table activity");
+  }
   add(events, view, { away = false } = {}) {
     const fresh = (events || []).filter((e) => !this.seen.has(e.seq));
     if (!fresh.length) return;
