@@ -158,3 +158,26 @@ def test_first_contact_lobby_lists_tables_with_limits_players_and_point(
     assert icon is not None
     assert page.request.get(live_server.url + icon).status == 200
     screenshot(page, "felt30-lobby-1024")
+
+
+def test_electronic_table_shows_the_recorded_roll_large_with_a_ring_and_a_quiet_feed(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    page = open_screen("alice", width=1440, height=1000).page
+    page.goto(page.url.split("?")[0] + "?table=craps-pa-e1")
+    expect(page.locator(".countdown-ring")).to_be_visible()
+    first = page.locator("#big-dice").get_attribute("data-roll")
+    # The table rolls when betting closes (15 s on this floor): the dice land on its faces.
+    page.wait_for_function(
+        "(first) => { const d = document.getElementById('big-dice');"
+        " const r = d && d.dataset.roll; return Boolean(r) && r !== first; }",
+        arg=first or "", timeout=45_000)
+    table = live_server.floor.tables["craps-pa-e1"].table
+    recorded = str(table.state.last_roll)
+    expect(page.locator("#big-dice")).to_have_attribute("data-roll", recorded)
+    a, b = (int(x) for x in recorded.split("-"))
+    expect(page.locator("#big-dice .big-total")).to_contain_text(str(a + b))
+    screenshot(page, "felt30-electronic-1440")
+    # Nobody bet: the feed does not say "No winning wagers" or "No losing wagers".
+    feed = page.locator("#feed").inner_text()
+    assert "No winning" not in feed
+    assert "No losing" not in feed

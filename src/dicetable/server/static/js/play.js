@@ -4,7 +4,7 @@
 import { Refusal, del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
 import {
   Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, refusalStyle, replace,
-  rollStrip, showRefusal, statusPills, topbar, wagerName,
+  rollStrip, s, showRefusal, statusPills, topbar, wagerName,
 } from "./ui.js";
 import { layoutFor } from "./layout.js";
 
@@ -574,17 +574,36 @@ function drawCountdown() {
   const left = at ? Math.ceil((at - Date.now()) / 1000) : null;
   const cls = left === null || left <= 0 ? "closed" : left <= 5 ? "closing" : "";
   const text = left === null ? "Waiting for the next round" : left > 0 ? `${left}s` : "No more bets — rolling";
+  // The ring empties as betting time runs out (the longest wait seen is the whole ring).
+  if (at !== st.ringAt) { st.ringAt = at; st.ringTotal = left; }
+  const share = left && left > 0 && st.ringTotal ? Math.min(1, left / st.ringTotal) : 0;
   const existing = countdownCard.querySelector(".countdown");
   if (existing && existing.dataset.text === text) return;
+  const r = 26;
+  const ring = s("svg", { class: "countdown-ring", viewBox: "0 0 64 64", width: 64, height: 64, "aria-hidden": "true" },
+    s("circle", { cx: 32, cy: 32, r, class: "track" }),
+    s("circle", { cx: 32, cy: 32, r, class: "left", "stroke-dasharray": `${(2 * Math.PI * r).toFixed(1)}`, "stroke-dashoffset": `${(2 * Math.PI * r * (1 - share)).toFixed(1)}`, transform: "rotate(-90 32 32)" }));
   replace(countdownCard, h("header", {}, h("h2", {}, "Bets close in"), h("span", { class: "muted" }, "electronic table · CSPRNG")),
-    h("div", { class: `countdown ${cls}`, id: "countdown", dataset: { text } }, text));
+    h("div", { class: "row countdown-row" }, ring, h("div", { class: `countdown ${cls}`, id: "countdown", dataset: { text } }, text)));
+}
+
+/** The last roll, large: two dice that tumble and land on the faces the table recorded. */
+function bigDice(v) {
+  const [a, b] = faces(v.last_roll);
+  const key = `${v.last_roll}@${(v.history || []).length}`;
+  if (v.last_roll && st.shownRoll !== undefined && st.shownRoll !== key) st.rollingUntil = Date.now() + 900;
+  st.shownRoll = key;
+  const animate = Date.now() < (st.rollingUntil || 0);
+  if (!v.last_roll) return h("div", { class: "big-dice", id: "big-dice" }, h("span", { class: "muted" }, "No roll yet"));
+  return h("div", { class: `big-dice${animate ? " rolling" : ""}`, id: "big-dice", dataset: { roll: v.last_roll }, role: "img", "aria-label": `last roll ${a} and ${b}, ${a + b}` },
+    dieIcon(a, 64), dieIcon(b, 64), h("b", { class: "big-total" }, `${a + b}${v.last_roll_valid === false ? " · no roll" : ""}`));
 }
 
 function drawTurn(v, me) {
   const name = account.username;
   const parts = [];
   if (v.mode === "electronic") {
-    parts.push(h("h2", {}, "The dice"), h("p", { class: "muted" }, "This table rolls its own dice (a cryptographic random number generator) when betting closes."));
+    parts.push(h("h2", {}, "The dice"), bigDice(v), h("p", { class: "muted" }, "This table rolls its own dice (a cryptographic random number generator) when betting closes; the dice land on the faces it recorded."));
   } else if (v.variant.has_shaker) {
     const sh = v.shaker;
     const min = v.rules.min_shakes || 3;

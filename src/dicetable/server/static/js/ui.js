@@ -242,16 +242,30 @@ export function describe(e, view) {
 export class Feed {
   constructor(el, limit = 120, { citations = true } = {}) {
     this.el = el; this.seen = new Set(); this.limit = limit; this.citations = citations;
+    this.point = null;  // the puck as the feed last told it
     // A scrolling log: reachable by keyboard and named for screen readers.
     if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
     if (!el.hasAttribute("role")) el.setAttribute("role", "log");
     if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", "Table activity");
   }
+  /** Nothing happened: no loser, no winner, the puck where it was (the feed stays quiet). */
+  quiet(e) {
+    if ((e.type === "LosersCollected" || e.type === "WinnersPaid" || e.type === "WagersReturned") && !(e.items || []).length) return true;
+    if (e.type === "PuckMoved") {
+      const same = !e.seven_out && (e.point ?? null) === this.point && !(e.moves || []).length;
+      this.point = e.point ?? null;
+      return same;
+    }
+    return false;
+  }
+
   add(events, view, { away = false } = {}) {
     const fresh = (events || []).filter((e) => !this.seen.has(e.seq));
     if (!fresh.length) return;
-    const lines = fresh.map((e) => {
+    const lines = fresh.filter((e) => {
       this.seen.add(e.seq);
+      return !this.quiet(e);
+    }).map((e) => {
       const d = describe(e, view);
       const title = this.citations ? `${e.actor} (${e.role}) — ${e.rule}` : `${e.actor} (${e.role})`;
       return h("div", { class: `line ${d.cls ? `ev-${d.cls}` : ""}`, title, dataset: { type: e.type, seq: e.seq, actor: e.actor, role: e.role } },
