@@ -29,8 +29,10 @@ def click_spot(page: Page, code: str) -> None:
 
 
 def bet(page: Page, code: str, balance_after: int) -> None:
-    """Click a spot with the selected chip and wait for the balance the bet leaves."""
+    """Click a spot with the selected chip, confirm, and wait for the balance the bet leaves
+    (nothing is placed without Confirm)."""
     click_spot(page, code)
+    page.click("#confirm")
     expect(page.locator("#balance")).to_have_attribute("data-cents", str(balance_after))
 
 
@@ -208,10 +210,12 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     dee.page.click("#dealer-shake")
     expect(p.locator('svg.layout [data-code="any7"]')).to_have_class(re.compile(r"\bopen\b"))
     # Repeat the wagers, double them, undo the last change, clear the round.
-    p.click("#repeat")
+    p.click("#repeat")  # stacked like any chips: placed on Confirm
+    p.click("#confirm")
     expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 1100))
     expect(p.locator("#my-bets .bet-row")).to_have_count(3)
     p.click("#double")
+    p.click("#confirm")
     expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 2200))
     p.click("#undo")
     expect(p.locator("#balance")).to_have_attribute("data-cents", str(START - 2100))
