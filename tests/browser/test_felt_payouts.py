@@ -181,3 +181,39 @@ def test_electronic_table_shows_the_recorded_roll_large_with_a_ring_and_a_quiet_
     feed = page.locator("#feed").inner_text()
     assert "No winning" not in feed
     assert "No losing" not in feed
+
+
+@pytest.mark.parametrize(("width", "height"), WIDTHS[:2])
+def test_no_two_chip_stacks_overlap_after_a_come_bet_travels_with_odds(
+        live_server: LiveServer, open_screen: OpenScreen, width: int, height: int) -> None:
+    from tests.browser.test_felt import Staff, throw
+
+    alice, sam, dee = (Staff(live_server, who) for who in ("alice", "sam", "dee"))
+    alice.do("/bets", {"wager": "pass", "amount": 1000})
+    sam.do("/offer-dice", {"patron": "alice"})
+    alice.do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    throw(sam, dee, "3-3")                          # the point is 6: the puck on the 6
+    alice.do("/bets", {"wager": "come", "amount": 500})
+    throw(sam, dee, "4-4")                          # the come bet travels to the 8
+    state = live_server.floor.tables["craps-pa-1"].table.state
+    come = next(b for b in state.bets_of("alice") if b.wager == "come")
+    alice.do("/bets", {"wager": "odds", "amount": 1000, "base": come.id})
+    for number in (6, 8):
+        alice.do("/bets", {"wager": f"place{number}", "amount": 1200})
+    page = _open(open_screen, "craps-pa-1", width, height)
+    expect(page.locator("svg.layout .chip")).to_have_count(5)
+    bases = {b.id: (b.base or b.id) for b in state.bets_of("alice")}
+    circles = page.evaluate("""() => [...document.querySelectorAll(
+        'svg.layout .chip circle.outer, #layout-puck circle:nth-of-type(2)')].map((c) => {
+          const g = c.closest('[data-bet]') || c.closest('#layout-puck');
+          return { id: g.dataset.bet || 'puck', x: +c.getAttribute('cx'),
+                   y: +c.getAttribute('cy'), r: +c.getAttribute('r') };
+        })""")
+    assert len(circles) == 6
+    for i, a in enumerate(circles):
+        for b in circles[i + 1:]:
+            if bases.get(a["id"], a["id"]) == bases.get(b["id"], b["id"]):
+                continue  # a bet and its odds are one stack, offset on purpose
+            apart = ((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5
+            assert apart >= a["r"] + b["r"], f"{a['id']} and {b['id']} overlap ({apart:.1f})"
+    screenshot(page, f"felt30-chips-apart-{width}")

@@ -124,7 +124,7 @@ class Layout {
       } else if (entry.base && where.has(entry.base)) {
         const baseBet = bets.find((b) => b.id === entry.base);
         xy = baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")
-          ? place("odds", this.spots.get("odds").chip) : [where.get(entry.base)[0] + 26, where.get(entry.base)[1] + 8];
+          ? place("odds", this.spots.get("odds").chip) : [where.get(entry.base)[0] + 10, where.get(entry.base)[1] - 12];
       } else if (this.spots.has(entry.code)) {
         xy = place(entry.code, this.spots.get(entry.code).chip);
       }
@@ -144,7 +144,8 @@ class Layout {
       if (baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")) {
         return place("odds", this.spots.get("odds").chip);
       }
-      return base ? [base[0] + 26, base[1] + 8] : null;
+      // Odds sit on top of their bet, offset so both amounts show (as a dealer heels them).
+      return base ? [base[0] + 10, base[1] - 12] : null;
     }
     if (bet.point && (bet.wager === "come" || bet.wager === "dontcome") && this.numberAnchors[bet.point]) {
       return place(`${bet.wager}${bet.point}`, this.numberAnchors[bet.point][bet.wager]);
@@ -226,7 +227,7 @@ export function crapsLayout(facts) {
     L.pays(`lay${n}`, mid + 24 * k, 35, { size: 9 });
     L.spot(`lose${n}`, { x, y: 48, w, h: 28, r: 0 }, [mid + 30 * k, 62], t(mid - 20 * k, 63, `LOSE ${n}`, "label-tiny"));
     L.pays(`lose${n}`, mid + 24 * k, 63, { size: 9 });
-    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 28 * k, 140],
+    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 32 * k, 144],
       t(mid, 114, NUMBER_WORDS[n] || String(n), n === 6 || n === 9 || k < 1 ? "label-mid" : "label-big"),
       t(mid, 142, "PLACE", "label-tiny"));
     L.pays(`place${n}`, mid, 155, { size: 11 });
@@ -234,7 +235,7 @@ export function crapsLayout(facts) {
     L.pays(`buy${n}`, mid + 24 * k, 177, { size: 9 });
     L.spot(`put${n}`, { x, y: 190, w, h: 30, r: 0 }, [mid + 30 * k, 205], t(mid - 20 * k, 206, `PUT ${n}`, "label-tiny"));
     L.pays(`put${n}`, mid + 24 * k, 206, { size: 9 });
-    L.numberAnchors[n] = { come: [mid - 28 * k, 140], dontcome: [mid - 30 * k, 34], puck: [x + w - 16, 91] };
+    L.numberAnchors[n] = { come: [mid - 30 * k, 112], dontcome: [mid - 30 * k, 34], puck: [x + w - 16 * k, 91] };
   });
   L.spot("dontcome", { x: 90, y: 20, w: 100, h: 200, r: 0 }, [140, 196],
     t(140, 88, "DON'T", "label-mid"), t(140, 114, "COME", "label-mid"), t(140, 138, "BAR", "label-small"),
