@@ -113,11 +113,14 @@ def test_pa_craps_place_6_with_6_and_12_dollars_horn_with_1_dollar_chips_and_off
     expect(six.locator(".off-marker")).to_have_count(1)
     expect(p.locator('.bet-row[data-wager="place6"] .off-tag')).to_have_text("OFF")
 
-    # A $5 chip on it: $6 + $5 = $11 is no Place 6 amount; the stack snaps to $12.
+    # A $5 chip on it: $6 + $5 = $11 is no Place 6 amount; the stack snaps DOWN to $9 (the
+    # $2 stays with the player) and offers $12, which the player chooses.
     chip(p, 500)
     tap(p, "place6")
+    expect(p.locator("#builder .stack-line")).to_have_attribute("data-amount", "900")
+    expect(p.locator("#builder")).to_contain_text("$2.00 stays with you")
+    p.click("#builder .make-above")
     expect(p.locator("#builder .stack-line")).to_have_attribute("data-amount", "1200")
-    expect(p.locator("#builder")).to_contain_text("snapped")
     confirm(p, START - 1200)
     expect(six).to_have_attribute("data-amount", "1200")
     assert [(b.wager, b.amount) for b in bets_of(live_server, "alice")] == [("place6", 1200)]
@@ -216,11 +219,11 @@ def test_pa_craps_lay_odds_on_a_dont_pass_through_the_felt(
     expect(odds_spot).to_have_class(re.compile(r"\bopen\b"))
     chip(p, 2500)
     tap(p, "odds")
-    # $25 laid on the 4 wins $12.50: the stack snaps to the next amount the odds take.
+    # $25 laid on the 4 wins $12.50: the stack snaps DOWN to the amount below the odds take.
     stack = p.locator("#builder .stack-line")
-    expect(stack).to_contain_text("snapped")
+    expect(stack).to_contain_text("stays with you")
     amount = int(stack.get_attribute("data-amount") or 0)
-    assert 2500 < amount < 3000
+    assert 2000 < amount < 2500
     confirm(p, START - 1000 - amount)
     state = live_server.floor.tables[CRAPS].table.state
     line = next(b for b in state.bets_of("bob") if b.wager == "dontpass")
@@ -293,16 +296,16 @@ def test_pa_craps_phone_layout_at_390_px(live_server: LiveServer,
     expect(p.locator("#spot-list")).to_be_visible()
     # No sideways scrolling.
     assert p.evaluate("document.documentElement.scrollWidth") <= 390
-    # Every control a thumb can reach is at least 32 px each way.
+    # Every control a thumb can reach is at least 44 px each way.
     small = p.evaluate("""() => [...document.querySelectorAll(
         'button, a, select, input, [role=button]')].filter((el) => {
           const r = el.getBoundingClientRect();
           const style = getComputedStyle(el);
           const shown = r.width > 0 && r.height > 0 && style.visibility !== 'hidden'
             && style.pointerEvents !== 'none';
-          return shown && (r.width < 32 || r.height < 32);
+          return shown && (r.width < 44 || r.height < 44);
         }).map((el) => `${el.tagName} ${el.id || el.dataset.code || el.textContent.trim()}`)""")
-    assert small == [], f"touch targets under 32 px: {small}"
+    assert small == [], f"touch targets under 44 px: {small}"
     # Tap a wager in the list: its amounts show without hovering; the chip stacks.
     chip(p, 500)
     p.click('.spot-btn[data-code="field"]')

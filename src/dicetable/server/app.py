@@ -41,7 +41,9 @@ from dicetable.server import (
     dice_room,
     faults_api,
     idempotency,
+    offline_docs,
     ratings_api,
+    rules_sheet,
     submission,
 )
 from dicetable.server.accounts import (
@@ -199,7 +201,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         gc.set_threshold(*thresholds)
 
     app = Served(title="dicetable", version="0.1.0", lifespan=lifespan,
-                  responses=ERROR_RESPONSES,
+                  responses=ERROR_RESPONSES, docs_url=None, redoc_url=None,
                   # No OpenTelemetry here: the framework would otherwise ask, on every
                   # request, whether a tracer or meter is configured.
                   telemetry={"tracing": False, "metrics": False, "logs": False},
@@ -224,6 +226,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(faults_api.router(session_account))
     app.include_router(ratings_api.router(session_account))
+    app.include_router(rules_sheet.router(session_account))
+    offline_docs.install(app)
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
         """The answer of a command committed before a crash, rebuilt from its log."""
@@ -480,7 +484,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    for page in ("play", "dealer", "pit"):
+    for page in ("play", "dealer", "pit", "rules"):
         _page(app, static, page)
     dice_room.install(app, floor.custody, session_account)
     bank_api.install(app, floor, session_account)

@@ -42,7 +42,7 @@ from dicetable.server.views import (
 from dicetable.table import Table
 
 SEATING = (gev.PlayerJoined, gev.PlayerLeft)
-PACK_CONSTANTS = ("limits", "rules", "ladders", "placard", "rules_panel")
+PACK_CONSTANTS = ("limits", "rules", "ladders", "placard", "rules_panel", "paytable")
 """View members the rule pack fixes for a table's life: sent in a connection's hello, not in
 every push (the page keeps them: ``static/js/api.js``)."""
 

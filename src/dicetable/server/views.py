@@ -22,6 +22,7 @@ from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
 from dicetable.server import privacy
 from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
+from dicetable.server.paytable import paytable_of
 from dicetable.server.privacy import Caller
 from dicetable.table import Table
 from dicetable.table import events as tev
@@ -197,7 +198,7 @@ def public_view(table: Table, history: list[dict[str, Any]]) -> dict[str, Any]:
         "seats": {name: info.seat for name, info in state.players.items()},
         "rules": console_rules(table),
         "ladders": wager_ladders(table), "placard": placard(table),
-        "rules_panel": rules_panel(table),
+        "rules_panel": rules_panel(table), "paytable": paytable_of(pack),
     }
 
 

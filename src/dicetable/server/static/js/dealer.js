@@ -136,7 +136,7 @@ function build(v) {
   if (live && shooter) {
     el.shooter = h("div", { id: "shooter-info" });
     el.offerButton = button("Offer the dice", "offer-dice", () => act("/offer-dice", { patron: st.view.next_shooter || "" }), "btn primary");
-    el.removalGround = h("select", { id: "removal-ground" }, v.rules.removal_grounds.map((g) => h("option", { value: g }, g)));
+    el.removalGround = h("select", { id: "removal-ground", "aria-label": "ground for removing the shooter" }, v.rules.removal_grounds.map((g) => h("option", { value: g }, g)));
     cards.push(card("shooter-card", "Shooter", "authority.offer_dice", el.shooter,
       h("div", { class: "row" }, el.offerButton),
       h("div", { class: "row" }, el.removalGround, button("Remove the shooter", "remove-shooter", () => act("/remove-shooter", { ground: el.removalGround.value }), "btn danger"),
@@ -154,22 +154,22 @@ function build(v) {
     el.dice = h("div", { id: "dice-info" });
     el.bringSerials = h("input", { type: "text", id: "bring-serials", placeholder: "serials, e.g. A1 A2 A3", size: 22 });
     el.witness = h("input", { type: "text", id: "bring-witness", placeholder: "witness (optional)", size: 12 });
-    el.removeReason = h("input", { type: "text", id: "remove-reason", value: "replaced", size: 12 });
+    el.removeReason = h("input", { type: "text", id: "remove-reason", "aria-label": "reason the dice are taken from the table", value: "replaced", size: 12 });
     cards.push(card("dice-card", "Dice", "authority.dice", el.dice,
       h("div", { class: "row" }, el.bringSerials, el.witness, button("Bring dice", "bring-dice", bringDice)),
       h("div", { class: "row" }, el.removeReason, button("Remove the ticked dice", "remove-dice", removeDice, "btn danger"))));
   }
 
   // Chips
-  el.chipPlayer = h("select", { id: "chip-player" });
+  el.chipPlayer = h("select", { id: "chip-player", "aria-label": "player" });
   el.chipAmount = h("input", { type: "text", id: "chip-amount", placeholder: "$100.00", size: 9 });
   cards.push(card("chips-card", "Chips", "authority.chips",
     h("div", { class: "row" }, el.chipPlayer, el.chipAmount,
       button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), button("Cash out", "cash-out", () => chips("/cash-out")))));
 
   // Booking the bets players call (the dealer acts on the player's behalf)
-  el.bookPlayer = h("select", { id: "book-player", onchange: () => drawBooking(st.view) });
-  el.bookWager = h("select", { id: "book-wager", onchange: () => drawBookingHint(st.view) });
+  el.bookPlayer = h("select", { id: "book-player", "aria-label": "player", onchange: () => drawBooking(st.view) });
+  el.bookWager = h("select", { id: "book-wager", "aria-label": "wager", onchange: () => drawBookingHint(st.view) });
   el.bookAmount = h("input", { type: "text", id: "book-amount", placeholder: "$6.00", size: 8, oninput: () => drawBookingHint(st.view) });
   el.bookHint = h("div", { class: "muted", id: "book-hint" });
   el.bookButton = button("Book the bet", "book-bet", bookBet, "btn primary");
@@ -339,7 +339,7 @@ function setView(view) {
 function render() {
   const v = st.view;
   document.title = `${v.name} console — dicetable`;
-  const picker = h("select", { id: "table-picker", onchange: (e) => { location.href = `/dealer?table=${encodeURIComponent(e.target.value)}`; } },
+  const picker = h("select", { id: "table-picker", "aria-label": "table", onchange: (e) => { location.href = `/dealer?table=${encodeURIComponent(e.target.value)}`; } },
     myTables.map((t) => h("option", { value: t, selected: t === tableId }, t)));
   replace(document.getElementById("page-title"), h("b", {}, `${v.name}`), " ", picker,
     h("span", { class: "muted" }, ` · you: ${v.my_roles.join(", ") || "not assigned"}`));

@@ -104,7 +104,7 @@ function stepCard(spec) {
 }
 
 // -- the page ---------------------------------------------------------------------------------
-const siteSel = h("select", { id: "site", onchange: () => { st.site = siteSel.value; load(); } },
+const siteSel = h("select", { id: "site", "aria-label": "site", onchange: () => { st.site = siteSel.value; load(); } },
   (room ? room.sites : []).map((s) => h("option", { value: s.site }, `${s.site} (${s.jurisdiction}, ${s.pack})`)));
 st.site = room && room.sites.length ? room.sites[0].site : null;
 const me = room ? room.me : null;

@@ -24,6 +24,27 @@ class Layout {
     this.spots = new Map();
     this.numberAnchors = {};   // n -> {come: [x, y], dontcome: [x, y], puck: [x, y]}
     this.puckOff = null;
+    this.paysAt = new Map();   // code -> {x, y, anchor, size, full, el}
+  }
+
+  /** Where a spot prints what it pays (the pack's paytable, from the view). */
+  pays(code, x, y, { anchor = "middle", size = 10, full = false } = {}) {
+    this.paysAt.set(code, { x, y, anchor, size, full, el: null });
+  }
+
+  drawPays(paytable) {
+    for (const [code, at] of this.paysAt) {
+      const spot = this.spots.get(code);
+      const entry = paytable && paytable[code];
+      if (!spot || !entry) continue;
+      const text = at.full ? entry.pays : entry.felt;
+      if (!at.el) {
+        at.el = s("text", { x: at.x, y: at.y, class: "pays", "text-anchor": at.anchor, "dominant-baseline": "middle", style: `font-size:${at.size}px` });
+        spot.g.insertBefore(at.el, spot.title);
+      }
+      if (at.el.textContent !== text) at.el.textContent = text;
+      at.el.dataset.pays = entry.pays;
+    }
   }
 
   /** A spot: ``shape`` is {x, y, w, h} or {d} (a path); ``chip`` is where its chips sit. */
@@ -69,8 +90,9 @@ class Layout {
           spot.g.dataset.min = lad.ladder.first;
           spot.g.dataset.max = lad.ladder.last;
         }
-        spot.title.textContent = `${lad.label}${isOpen ? "" : " (closed now)"}`;
-        spot.g.setAttribute("aria-label", lad.label);
+        const pays = view.paytable && view.paytable[code] ? ` — pays ${view.paytable[code].pays}` : "";
+        spot.title.textContent = `${lad.label}${pays}${isOpen ? "" : " (closed now)"}`;
+        spot.g.setAttribute("aria-label", `${lad.label}${pays}`);
       }
     }
     this.chipsLayer.replaceChildren();
@@ -102,13 +124,14 @@ class Layout {
       } else if (entry.base && where.has(entry.base)) {
         const baseBet = bets.find((b) => b.id === entry.base);
         xy = baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")
-          ? place("odds", this.spots.get("odds").chip) : [where.get(entry.base)[0] + 26, where.get(entry.base)[1] + 8];
+          ? place("odds", this.spots.get("odds").chip) : [where.get(entry.base)[0] + 10, where.get(entry.base)[1] - 12];
       } else if (this.spots.has(entry.code)) {
         xy = place(entry.code, this.spots.get(entry.code).chip);
       }
       if (!xy) continue;
       this.chipsLayer.append(pendingChip(xy[0], xy[1], entry));
     }
+    this.drawPays(view.paytable);
     this.drawPuck(view);
     this.drawPlacard(view.placard);
   }
@@ -121,7 +144,8 @@ class Layout {
       if (baseBet && (baseBet.wager === "pass" || baseBet.wager === "dontpass") && this.spots.has("odds")) {
         return place("odds", this.spots.get("odds").chip);
       }
-      return base ? [base[0] + 26, base[1] + 8] : null;
+      // Odds sit on top of their bet, offset so both amounts show (as a dealer heels them).
+      return base ? [base[0] + 10, base[1] - 12] : null;
     }
     if (bet.point && (bet.wager === "come" || bet.wager === "dontcome") && this.numberAnchors[bet.point]) {
       return place(`${bet.wager}${bet.point}`, this.numberAnchors[bet.point][bet.wager]);
@@ -199,59 +223,79 @@ export function crapsLayout(facts) {
   numbers.forEach((n, i) => {
     const x = 190 + i * w;
     const mid = x + w / 2;
-    L.spot(`lay${n}`, { x, y: 20, w, h: 28, r: 0 }, [mid + 30 * k, 34], t(mid, 35, `LAY ${n}`, "label-tiny"));
-    L.spot(`lose${n}`, { x, y: 48, w, h: 28, r: 0 }, [mid + 30 * k, 62], t(mid, 63, `LOSE ${n}`, "label-tiny"));
-    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 28 * k, 140],
+    L.spot(`lay${n}`, { x, y: 20, w, h: 28, r: 0 }, [mid + 30 * k, 34], t(mid - 20 * k, 35, `LAY ${n}`, "label-tiny"));
+    L.pays(`lay${n}`, mid + 24 * k, 35, { size: 9 });
+    L.spot(`lose${n}`, { x, y: 48, w, h: 28, r: 0 }, [mid + 30 * k, 62], t(mid - 20 * k, 63, `LOSE ${n}`, "label-tiny"));
+    L.pays(`lose${n}`, mid + 24 * k, 63, { size: 9 });
+    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 32 * k, 144],
       t(mid, 114, NUMBER_WORDS[n] || String(n), n === 6 || n === 9 || k < 1 ? "label-mid" : "label-big"),
-      t(mid, 150, "PLACE", "label-tiny"));
-    L.spot(`buy${n}`, { x, y: 162, w, h: 28, r: 0 }, [mid + 30 * k, 176], t(mid, 177, `BUY ${n}`, "label-tiny"));
-    L.spot(`put${n}`, { x, y: 190, w, h: 30, r: 0 }, [mid + 30 * k, 205], t(mid, 206, `PUT ${n}`, "label-tiny"));
-    L.numberAnchors[n] = { come: [mid - 28 * k, 140], dontcome: [mid - 30 * k, 34], puck: [x + w - 16, 91] };
+      t(mid, 142, "PLACE", "label-tiny"));
+    L.pays(`place${n}`, mid, 155, { size: 11 });
+    L.spot(`buy${n}`, { x, y: 162, w, h: 28, r: 0 }, [mid + 30 * k, 176], t(mid - 20 * k, 177, `BUY ${n}`, "label-tiny"));
+    L.pays(`buy${n}`, mid + 24 * k, 177, { size: 9 });
+    L.spot(`put${n}`, { x, y: 190, w, h: 30, r: 0 }, [mid + 30 * k, 205], t(mid - 20 * k, 206, `PUT ${n}`, "label-tiny"));
+    L.pays(`put${n}`, mid + 24 * k, 206, { size: 9 });
+    L.numberAnchors[n] = { come: [mid - 30 * k, 112], dontcome: [mid - 30 * k, 34], puck: [x + w - 16 * k, 91] };
   });
   L.spot("dontcome", { x: 90, y: 20, w: 100, h: 200, r: 0 }, [140, 196],
     t(140, 88, "DON'T", "label-mid"), t(140, 114, "COME", "label-mid"), t(140, 138, "BAR", "label-small"),
     L.dicePair(6, 6, 140, 162, 18));
+  L.pays("dontcome", 140, 211);
   L.puckOff = [140, 46];
-  L.spot("come", { x: 90, y: 230, w: 730, h: 80 }, [700, 270], t(455, 272, "COME", "label-big red", { style: "font-size:52px;letter-spacing:.2em" }));
+  L.spot("come", { x: 90, y: 230, w: 730, h: 80 }, [700, 270], t(455, 266, "COME", "label-big red", { style: "font-size:52px;letter-spacing:.2em" }));
+  L.pays("come", 455, 299, { size: 12 });
   L.spot("big6", { x: 90, y: 320, w: 100, h: 48, r: 0 }, [168, 344], t(130, 345, "BIG 6", "label-small red", { style: "font-weight:700;font-size:17px" }));
   L.spot("big8", { x: 90, y: 372, w: 100, h: 48, r: 0 }, [168, 396], t(130, 397, "BIG 8", "label-small red", { style: "font-weight:700;font-size:17px" }));
+  L.pays("big6", 130, 361, { size: 9 });
+  L.pays("big8", 130, 413, { size: 9 });
   L.spot("field", { x: 195, y: 320, w: 625, h: 100 }, [760, 370],
-    t(507, 350, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
-    t(507, 392, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.3em" }));
+    t(507, 342, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
+    t(507, 379, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.3em" }));
+  L.pays("field", 507, 408, { size: 12, full: true });
   L.spot("dontpass", { x: 90, y: 425, w: 730, h: 40 }, [760, 445],
     t(455, 446, "DON'T PASS BAR", "label-mid"), L.dicePair(6, 6, 640, 445, 18));
+  L.pays("dontpass", 200, 446, { size: 12 });
   L.spot("pass", { d: "M20 20 H80 V470 H830 V530 H20 Z" }, [760, 500],
     t(455, 501, "PASS LINE", "label-big", { style: "font-size:36px;letter-spacing:.3em" }),
     t(50, 250, "PASS LINE", "label-mid", { transform: "rotate(-90 50 250)" }));
+  L.pays("pass", 170, 501, { size: 12 });
   L.spot("odds", { x: 20, y: 538, w: 810, h: 34 }, [700, 555],
     t(425, 556, "ODDS — BEHIND THE LINE (TAKE OR LAY)", "label-small"));
+  L.pays("odds", 150, 556, { size: 10 });
   const bonus = [["fire", "FIRE BET", "points made"], ["allsmall", "ALL SMALL", "2 · 3 · 4 · 5 · 6"],
     ["alltall", "ALL TALL", "8 · 9 · 10 · 11 · 12"], ["makeemall", "MAKE 'EM ALL", "all of them"]];
   bonus.forEach(([code, label, sub], i) => {
     const x = 20 + i * 204;
     L.spot(code, { x, y: 580, w: 198, h: 55 }, [x + 172, 607],
-      t(x + 95, 600, label, "label-small gold", { style: "font-weight:700;font-size:15px" }), t(x + 95, 620, sub, "label-tiny"));
+      t(x + 95, 595, label, "label-small gold", { style: "font-weight:700;font-size:15px" }), t(x + 95, 612, sub, "label-tiny"));
+    L.pays(code, x + 95, 627, { size: 9 });
   });
 
   // The centre: propositions and hops.
   L.spot("any7", { x: 850, y: 20, w: 330, h: 36 }, [1150, 38], t(1015, 39, "SEVEN · ANY 7", "label-small red", { style: "font-weight:700;font-size:16px" }));
+  L.pays("any7", 856, 39, { anchor: "start" });
   [["hard6", 3, 850, 60], ["hard10", 5, 1017, 60], ["hard8", 4, 850, 122], ["hard4", 2, 1017, 122]].forEach(([code, d, x, y]) => {
     L.spot(code, { x, y, w: 163, h: 58 }, [x + 140, y + 29], L.dicePair(d, d, x + 62, y + 24, 22, "red"),
       t(x + 62, y + 48, `HARD ${d * 2}`, "label-tiny"));
+    L.pays(code, x + 112, y + 48);
   });
   [["two", 1, 1, "ACES"], ["three", 1, 2, "ACE-DEUCE"], ["twelve", 6, 6, "BOXCARS"], ["eleven", 5, 6, "YO 11"]].forEach(([code, a, b, label], i) => {
     const x = 850 + i * 83;
-    L.spot(code, { x, y: 184, w: 80, h: 58 }, [x + 64, 228], L.dicePair(a, b, x + 40, 205, 18, "red"), t(x + 40, 231, label, "label-tiny"));
+    L.spot(code, { x, y: 184, w: 80, h: 58 }, [x + 64, 228], L.dicePair(a, b, x + 40, 200, 18, "red"), t(x + 40, 223, label, "label-tiny"));
+    L.pays(code, x + 40, 236, { size: 9 });
   });
   [["horn", "HORN"], ["world", "WORLD"], ["ce", "C & E"]].forEach(([code, label], i) => {
     const x = 850 + i * 111;
-    L.spot(code, { x, y: 246, w: 108, h: 36 }, [x + 88, 264], t(x + 45, 265, label, "label-small", { style: "font-weight:700" }));
+    L.spot(code, { x, y: 246, w: 108, h: 36 }, [x + 88, 264], t(x + 54, 257, label, "label-small", { style: "font-weight:700" }));
+    L.pays(code, x + 54, 274, { size: 9 });
   });
   [2, 3, 11, 12].forEach((n, i) => {
     const x = 850 + i * 83;
-    L.spot(`hornhigh${n}`, { x, y: 286, w: 80, h: 30 }, [x + 64, 301], t(x + 34, 302, `HORN HI ${n}`, "label-tiny"));
+    L.spot(`hornhigh${n}`, { x, y: 286, w: 80, h: 30 }, [x + 64, 301], t(x + 40, 295, `HORN HI ${n}`, "label-tiny"));
+    L.pays(`hornhigh${n}`, x + 40, 308, { size: 8 });
   });
   L.spot("anycraps", { x: 850, y: 320, w: 330, h: 34 }, [1150, 337], t(1015, 338, "ANY CRAPS · 2 · 3 · 12", "label-small red", { style: "font-weight:700;font-size:15px" }));
+  L.pays("anycraps", 856, 338, { anchor: "start" });
   L.spotsLayer.append(t(1015, 370, "HOPS", "label-small gold", { style: "font-weight:700;letter-spacing:.3em" }));
   HOPS.forEach(([a, b], i) => {
     const col = i % 7;
@@ -259,8 +303,8 @@ export function crapsLayout(facts) {
     const x = 850 + col * 47.2;
     const y = 382 + row * 64;
     L.spot(`hop${a}-${b}`, { x, y, w: 45, h: 60, r: 4 }, [x + 22, y + 44],
-      dieFace(a, x + 12.5, y + 5, 20, a === b ? "red" : ""), dieFace(b, x + 12.5, y + 27, 20, a === b ? "red" : ""),
-      t(x + 22.5, y + 54, `${a}-${b}`, "label-tiny", { style: "font-size:9px" }));
+      dieFace(a, x + 12.5, y + 5, 20, a === b ? "red" : ""), dieFace(b, x + 12.5, y + 27, 20, a === b ? "red" : ""));
+    L.pays(`hop${a}-${b}`, x + 22.5, y + 54, { size: 9 });
   });
   L.placardAt = [1180, 598, "end"];
   return L;
@@ -279,7 +323,8 @@ export function propsLayout(facts) {
     L.spot(`double${n}`, { x, y: 44, w: 188, h: 116 }, [x + 160, 132],
       L.dicePair(d, d, x + 94, 78, 32, "red"),
       t(x + 94, 120, `${words[n]} THE HARDWAY`, "label-small", { style: "font-weight:700" }),
-      t(x + 94, 142, "DOUBLE WAGER", "label-tiny gold"));
+      t(x + 94, 138, "DOUBLE WAGER", "label-tiny gold"));
+    L.pays(`double${n}`, x + 94, 152, { size: 11 });
   });
   HOPS.filter(([a, b]) => a !== b).forEach(([a, b], i) => {
     const col = i % 5;
@@ -288,14 +333,17 @@ export function propsLayout(facts) {
     const y = 172 + row * 68;
     L.spot(`hop${a}-${b}`, { x, y, w: 132, h: 62 }, [x + 108, y + 31],
       L.dicePair(a, b, x + 50, y + 26, 24), t(x + 50, y + 51, `HOP ${a}-${b} (${a + b})`, "label-tiny"));
+    L.pays(`hop${a}-${b}`, x + 108, y + 10, { size: 10 });
   });
   [["any7", "ANY SEVEN", "red"], ["anydouble", "ANY DOUBLE", "gold"], ["anycraps", "ANY CRAPS · 2 · 3 · 12", "red"]].forEach(([code, label, cls], i) => {
     const y = 172 + i * 68;
-    L.spot(code, { x: 720, y, w: 460, h: 62 }, [1150, y + 31], t(930, y + 32, label, `label-mid ${cls}`));
+    L.spot(code, { x: 720, y, w: 460, h: 62 }, [1150, y + 31], t(930, y + 26, label, `label-mid ${cls}`));
+    L.pays(code, 930, y + 50, { size: 12 });
   });
   L.spot("field", { x: 20, y: 380, w: 1160, h: 100 }, [1140, 430],
-    t(600, 412, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
-    t(600, 452, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.4em" }));
+    t(600, 405, "2 · 3 · 4 · 9 · 10 · 11 · 12", "label-mid gold"),
+    t(600, 440, "FIELD", "label-big", { style: "font-size:34px;letter-spacing:.4em" }));
+  L.pays("field", 600, 468, { size: 13, full: true });
   L.placardAt = [1180, 24, "end", true];
   return L;
 }

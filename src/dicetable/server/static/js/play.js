@@ -4,7 +4,7 @@
 import { Refusal, del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
 import {
   Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, refusalStyle, replace,
-  rollStrip, showRefusal, statusPills, topbar, wagerName,
+  rollStrip, s, showRefusal, statusPills, topbar, wagerName,
 } from "./ui.js";
 import { layoutFor } from "./layout.js";
 
@@ -72,8 +72,10 @@ main.append(
     rulesCard));
 
 // -- chips and the bet builder -----------------------------------------------------------------
-// Chips stack on a spot until the player confirms (or pauses); the stack snaps to an amount the
-// wager takes (the server's ladder from the engine's own amount check), shown on the spot.
+// Chips stack on a spot until the player confirms (or, with one-tap betting the player turned
+// on, as each chip is tapped); a stack the wager cannot take exactly snaps DOWN to the amount
+// below (the server's ladder from the engine's own amount check), and the stacked line offers
+// the amount above as a choice: nothing more is taken than the player stacked unless they say so.
 const chipButtons = CHIPS.map((c) => h("button", {
   class: `chip-btn c${c / 100}`, dataset: { cents: c }, title: `${money(c)} chip`,
   onclick: () => { st.chip = c; drawRack(); },
@@ -84,19 +86,33 @@ rack.append(h("span", { class: "muted" }, "Chip"), ...chipButtons,
     h("button", { class: "btn", id: "repeat", onclick: repeat, title: "the wagers you made in the round before" }, "Repeat"),
     h("button", { class: "btn", id: "double", onclick: double, title: "double your wagers that may be pressed" }, "Double"),
     h("button", { class: "btn", id: "undo", onclick: undo, title: "take back your last chip or change" }, "Undo"),
-    h("button", { class: "btn danger", id: "clear", onclick: clear, title: "take back the stacked chips, or this round's changes" }, "Clear")));
+    h("button", { class: "btn danger", id: "clear", onclick: clear, title: "take back the stacked chips, or this round's changes" }, "Clear")),
+  h("label", { class: "one-tap", title: "place each chip as you tap it, without Confirm" },
+    h("input", { type: "checkbox", id: "one-tap", checked: st.oneTap, onchange: (e) => {
+      st.oneTap = e.target.checked;
+      localStorage.setItem(ONE_TAP_KEY, st.oneTap ? "on" : "off");
+      drawRack();
+    } }), " One-tap betting"));
 
 st.builder = new Map();   // key -> {key, code, base, bet, chips: [cents]}
 st.order = [];            // builder keys, one per chip added (for Undo)
 st.result = null;         // the last roll's outcome for this player
-let pauseTimer = null;
-const PAUSE_MS = Number(params.get("pause") ?? 1800);  // 0: only Confirm places the chips
+const ONE_TAP_KEY = "dicetable.oneTap";
+st.oneTap = localStorage.getItem(ONE_TAP_KEY) === "on";  // off unless the player turns it on
 
 const ctl = () => (st.view && st.view.me ? st.view.me.controls : { open: {}, bets: {} });
 const myBets = () => (st.view && st.view.me ? st.view.me.bets : []);
 const betById = (id) => myBets().find((b) => b.id === id);
 
-function snap(ladder, amount) {
+/** The most the wager takes that is not more than ``amount`` (null: under its minimum). */
+function snapDown(ladder, amount) {
+  if (!ladder || amount < ladder.first) return null;
+  const capped = Math.min(ladder.last, amount);
+  return Math.max(ladder.first, Math.floor(capped / ladder.step) * ladder.step);
+}
+
+/** The least the wager takes that is not less than ``amount`` (the player's choice). */
+function snapUp(ladder, amount) {
   if (!ladder) return null;
   if (amount <= ladder.first) return ladder.first;
   return Math.min(ladder.last, Math.ceil(amount / ladder.step) * ladder.step);
@@ -125,15 +141,26 @@ function entryAmount(entry) {
   const t = entryTarget(entry);
   if (!t) return null;
   const stacked = entry.chips.reduce((a, b) => a + b, 0);
-  let amount = snap(t.ladder, t.from + stacked);
-  if (amount !== null && amount <= t.from) amount = null;  // already at the most it takes
+  let amount = (entry.up ? snapUp : snapDown)(t.ladder, t.from + stacked);
+  if (amount !== null && amount <= t.from) amount = null;  // too little to change it, or at its most
   return amount;
 }
 
-function builderEntries() {
-  return [...st.builder.values()].map((e) => ({ ...e, amount: entryAmount(e), name: (entryTarget(e) || {}).name || nameOf(e.code) }))
-    .filter((e) => e.amount !== null);
+/** The amount above the stack, when the stack snapped down (offered, never taken unasked). */
+function entryAbove(entry) {
+  const t = entryTarget(entry);
+  if (!t || entry.up) return null;
+  const total = t.from + entry.chips.reduce((a, b) => a + b, 0);
+  const above = snapUp(t.ladder, total);
+  return above !== null && above > total && above > t.from ? above : null;
 }
+
+function builderEntries() {
+  return [...st.builder.values()].map((e) => ({ ...e, amount: entryAmount(e), above: entryAbove(e), name: (entryTarget(e) || {}).name || nameOf(e.code) }));
+}
+
+/** Entries whose chips make an amount the wager takes now. */
+const readyEntries = () => builderEntries().filter((e) => e.amount !== null);
 
 /** The builder entry a chip on ``code`` goes to: the bet standing there, or a new one. */
 function keyForSpot(code) {
@@ -155,7 +182,8 @@ function addChip(target, cents = st.chip) {
     return false;
   }
   entry.chips.push(cents);
-  if (entryAmount(entry) === null) {
+  const t = entryTarget(entry);
+  if (entryAmount(entry) === null && t.from >= t.ladder.last) {
     entry.chips.pop();
     hint("That wager is already at its maximum.");
     return false;
@@ -174,12 +202,12 @@ function addChip(target, cents = st.chip) {
 
 /** What the stacked chips would take from the balance. */
 function needed() {
-  return builderEntries().reduce((sum, e) => sum + e.amount - (entryTarget(e) || { from: 0 }).from, 0);
+  return readyEntries().reduce((sum, e) => sum + e.amount - (entryTarget(e) || { from: 0 }).from, 0);
 }
 
+/** One-tap betting (the player's own setting) places each chip as it is tapped. */
 function schedule() {
-  clearTimeout(pauseTimer);
-  if (PAUSE_MS > 0) pauseTimer = setTimeout(confirmBuilder, PAUSE_MS);
+  if (st.oneTap) confirmBuilder();
 }
 
 function undoChip() {
@@ -192,12 +220,12 @@ function undoChip() {
 
 let committing = false;
 async function confirmBuilder() {
-  clearTimeout(pauseTimer);
   if (committing || !st.builder.size) return;
   committing = true;
-  const entries = [...st.builder.values()];
-  st.builder.clear();
-  st.order = [];
+  // A stack under its wager's minimum stays stacked: the player adds to it or clears it.
+  const entries = [...st.builder.values()].filter((e) => entryAmount(e) !== null);
+  for (const entry of entries) st.builder.delete(entry.key);
+  st.order = st.order.filter((key) => st.builder.has(key));
   try {
     for (const entry of entries) {
       const amount = entryAmount(entry);  // against the freshest view
@@ -220,7 +248,7 @@ async function confirmBuilder() {
 function drawRack() {
   for (const b of chipButtons) b.classList.toggle("selected", Number(b.dataset.cents) === st.chip);
   const v = st.view;
-  const building = st.builder.size > 0;
+  const building = readyEntries().length > 0;
   const lastUndo = st.undo[st.undo.length - 1];
   const undoable = lastUndo && ctl().bets[lastUndo.bet] && ctl().bets[lastUndo.bet].remove;
   document.getElementById("confirm").disabled = !building;
@@ -234,11 +262,19 @@ function drawRack() {
 
 function drawBuilder() {
   const entries = builderEntries();
+  const line = (e) => {
+    const chips = e.chips.reduce((a, b) => a + b, 0);
+    const from = (entryTarget(e) || { from: 0 }).from;
+    const t = entryTarget(e);
+    const words = e.amount === null
+      ? `${e.name}: chips ${money(chips)}, not enough for the next amount it takes${from ? "" : ` (${money(t ? t.ladder.first : 0)})`} — add a chip, or clear`
+      : `${e.name} ${money(e.amount)}${from + chips !== e.amount ? ` (chips ${money(chips)}: ${money(from + chips - e.amount)} stays with you)` : ""}`;
+    return h("span", { class: `tag gold stack-line${e.amount === null ? " short" : ""}`, dataset: { key: e.key, amount: e.amount ?? "" } }, words,
+      e.above ? h("button", { class: "btn small make-above", dataset: { key: e.key }, onclick: () => { const x = st.builder.get(e.key); if (x) { x.up = true; render(); } } }, `Make it ${money(e.above)}`) : null);
+  };
   replace(builderEl, entries.length
-    ? [h("b", {}, "Stacked: "), entries.map((e) => h("span", { class: "tag gold stack-line", dataset: { key: e.key, amount: e.amount } },
-        `${e.name} ${money(e.amount)}${e.chips.reduce((a, b) => a + b, 0) + (entryTarget(e) || { from: 0 }).from !== e.amount ? ` (chips ${money(e.chips.reduce((a, b) => a + b, 0))}, snapped)` : ""}`)),
-      h("span", { class: "muted" }, PAUSE_MS > 0 ? " · placed when you pause or confirm" : " · press Confirm to place")]
-    : h("span", { class: "muted" }, "Pick a chip and tap a lit spot; chips stack until you confirm."));
+    ? [h("b", {}, "Stacked: "), entries.map(line), h("span", { class: "muted" }, st.oneTap ? " · one-tap betting is on" : " · press Confirm to place")]
+    : h("span", { class: "muted" }, st.oneTap ? "One-tap betting is on: each chip you tap is placed at once." : "Pick a chip and tap a lit spot; chips stack until you confirm."));
 }
 
 // -- the layout ---------------------------------------------------------------------------------
@@ -262,16 +298,23 @@ function showLimits(code) {
     const base = lineBase();
     const info = base && ctl().bets[base];
     const odds = info && info.odds;
-    replace(hoverInfo, h("b", {}, "Odds"), odds ? ` · ${money(odds.first)} to ${money(odds.last)} in steps of ${money(odds.step)}` : " · behind a Pass or Don't Pass bet with its point", " · ",
+    replace(hoverInfo, h("b", {}, "Odds"), paysOf("odds"), odds ? ` · ${money(odds.first)} to ${money(odds.last)} in steps of ${money(odds.step)}` : " · behind a Pass or Don't Pass bet with its point", " · ",
       base ? h("span", { style: "color:var(--ok)" }, "open") : h("span", { style: "color:var(--warn)" }, "closed now"));
     return;
   }
   const lad = v.ladders[code];
   if (!lad) return;
   const open = Boolean(ctl().open[code]) || Boolean(spotBet(code) && (ctl().bets[spotBet(code).id] || {}).press_to);
-  replace(hoverInfo, h("b", { id: "spot-label" }, lad.label),
+  replace(hoverInfo, h("b", { id: "spot-label" }, lad.label), paysOf(code),
     lad.ladder ? [" · minimum ", h("b", { class: "num", id: "hover-min" }, money(lad.ladder.first)), " · maximum ", h("b", { class: "num", id: "hover-max" }, money(lad.ladder.last))] : "",
     " · ", open ? h("span", { style: "color:var(--ok)" }, "open") : h("span", { style: "color:var(--warn)" }, "closed now"));
+}
+
+/** " · pays 9 to 5" from the pack's paytable (the view's), as a printed layout says it. */
+function paysOf(code) {
+  const entry = st.view && st.view.paytable && st.view.paytable[code];
+  if (!entry) return null;
+  return [" · ", h("span", { class: "pays", id: "hover-pays", dataset: { code } }, `pays ${entry.pays}`), entry.note ? h("span", { class: "muted" }, ` (${entry.note})`) : null];
 }
 
 /** The line bet (pass or don't pass) the player may take or lay odds on, or raise them. */
@@ -347,7 +390,6 @@ async function undo() {
 
 async function clear() {
   if (st.builder.size) {
-    clearTimeout(pauseTimer);
     st.builder.clear();
     st.order = [];
     render();
@@ -372,7 +414,6 @@ function repeat() {
     const target = keyForSpot(code);
     if (!st.builder.has(target.key)) addChip(target, cents);
   }
-  confirmBuilder();
 }
 
 /** Bets the engine would let the player raise now. */
@@ -382,7 +423,6 @@ function doublable() {
 
 function double() {
   for (const bet of doublable()) addChip({ key: `bet:${bet.id}`, code: bet.base ? "odds" : bet.wager, bet: bet.id }, bet.amount);
-  confirmBuilder();
 }
 
 function flash(code) {
@@ -431,7 +471,7 @@ function setView(view) {
 function noteResult(events, view) {
   const me = account.username;
   for (const e of events || []) {
-    if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false };
+    if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false, hadBets: myBets().length > 0, point: null };
     if (!st.result || st.result.done) continue;
     const name = (i) => wagerName(view, i.wager);
     if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} loses ${money(i.amount)}`); st.result.net -= i.amount; }
@@ -441,10 +481,14 @@ function noteResult(events, view) {
       else st.result.lines.push(`${name(i)} returned ${money(i.stake_returned)}`);
     }
     if (e.type === "WagersReturned") for (const i of e.items.filter((x) => x.player === me)) st.result.lines.push(`${name(i)} returned ${money(i.amount)}`);
-    if (e.type === "PuckMoved") for (const m of e.moves || []) {
-      const bet = myBets().find((b) => b.id === m.bet);
-      const number = /(\d+)$/.exec(m.state_name || "");
-      if (bet && number) st.result.lines.push(`${bet.name} moves to ${number[1]}`);
+    if (e.type === "PuckMoved") {
+      // The point is the table's news; a come bet travelling to its number is the player's.
+      st.result.point = e.seven_out ? "Seven out" : e.point ? `The point is ${e.point}` : null;
+      for (const m of e.moves || []) {
+        const bet = myBets().find((b) => b.id === m.bet);
+        const number = /(\d+)$/.exec(m.state_name || "");
+        if (bet && number && !["pass", "dontpass"].includes(bet.wager)) st.result.lines.push(`Your ${bet.name} bet goes to the ${number[1]}`);
+      }
     }
     if (e.type === "NoRollCalled") st.result.noRoll = true;
     if (view.variant.round_ends.includes(e.type)) st.result.done = true;
@@ -457,8 +501,11 @@ function drawResult() {
   if (!r || !r.done) { el.classList.add("hidden"); return; }
   el.classList.remove("hidden");
   const net = r.net > 0 ? `+${money(r.net)}` : r.net < 0 ? `-${money(-r.net)}` : "$0.00";
-  replace(el, r.roll ? h("b", {}, `${faces(r.roll).reduce((a, b) => a + b, 0)}${r.noRoll ? " · no roll" : ""}`) : "",
-    r.lines.length ? ` ${r.lines.join(" · ")} · net ${net}` : r.noRoll ? " No roll: nothing settled" : " None of your wagers was decided");
+  const point = r.point ? ` · ${r.point}` : "";
+  replace(el, r.roll ? h("b", {}, `${faces(r.roll).reduce((a, b) => a + b, 0)}${r.noRoll ? " · no roll" : ""}`) : "", point,
+    r.lines.length ? ` · ${r.lines.join(" · ")} · net ${net}` : r.noRoll ? " · No roll: nothing was settled"
+      : r.hadBets ? " · Your wagers stay up: none was decided" : " · You had no wagers on this roll");
+  if (matchMedia("(max-width: 700px)").matches) el.scrollIntoView({ block: "nearest" });  // in view on a phone
   el.dataset.net = r.net;
   el.className = `result-banner ${r.net > 0 ? "up" : r.net < 0 ? "down" : ""}`;
 }
@@ -472,7 +519,7 @@ function render() {
   replace(document.getElementById("status-pills"), statusPills(v, st.connection));
   layout.draw(v, me ? me.bets : [], {
     open: me ? Object.keys(me.controls.open).concat(me.bets.filter((b) => !b.base && spotBet(b.wager) === b && me.controls.bets[b.id].press_to !== null).map((b) => b.wager)) : [],
-    ladders: v.ladders, oddsOpen: Boolean(lineBase()), builder: builderEntries(),
+    ladders: v.ladders, oddsOpen: Boolean(lineBase()), builder: builderEntries().map((e) => ({ ...e, amount: e.amount ?? e.chips.reduce((a, b) => a + b, 0) })),
     onChip: me ? onChip : null,
   });
   drawResult();
@@ -484,7 +531,7 @@ function render() {
   drawBets(v, me);
   replace(rolls, v.history.length ? rollStrip(v.history.slice(-30), v.point) : h("span", { class: "muted" }, "No rolls yet."));
   replace(freq, frequencyChart(v.frequencies));
-  replace(freqNote, v.frequencies.rolls ? h("span", { class: "muted" }, `${v.frequencies.rolls} rolls · `, h("span", { style: "color:var(--red)" }, "hot"), " / ", h("span", { style: "color:var(--blue)" }, "cold")) : "");
+  replace(freqNote, v.frequencies.rolls ? h("span", { class: "muted" }, `${v.frequencies.rolls} rolls · `, h("span", { style: "color:#ff8a80" }, "hot"), " / ", h("span", { style: "color:var(--blue)" }, "cold")) : "");
   drawRack();
 }
 
@@ -527,17 +574,36 @@ function drawCountdown() {
   const left = at ? Math.ceil((at - Date.now()) / 1000) : null;
   const cls = left === null || left <= 0 ? "closed" : left <= 5 ? "closing" : "";
   const text = left === null ? "Waiting for the next round" : left > 0 ? `${left}s` : "No more bets — rolling";
+  // The ring empties as betting time runs out (the longest wait seen is the whole ring).
+  if (at !== st.ringAt) { st.ringAt = at; st.ringTotal = left; }
+  const share = left && left > 0 && st.ringTotal ? Math.min(1, left / st.ringTotal) : 0;
   const existing = countdownCard.querySelector(".countdown");
   if (existing && existing.dataset.text === text) return;
+  const r = 26;
+  const ring = s("svg", { class: "countdown-ring", viewBox: "0 0 64 64", width: 64, height: 64, "aria-hidden": "true" },
+    s("circle", { cx: 32, cy: 32, r, class: "track" }),
+    s("circle", { cx: 32, cy: 32, r, class: "left", "stroke-dasharray": `${(2 * Math.PI * r).toFixed(1)}`, "stroke-dashoffset": `${(2 * Math.PI * r * (1 - share)).toFixed(1)}`, transform: "rotate(-90 32 32)" }));
   replace(countdownCard, h("header", {}, h("h2", {}, "Bets close in"), h("span", { class: "muted" }, "electronic table · CSPRNG")),
-    h("div", { class: `countdown ${cls}`, id: "countdown", dataset: { text } }, text));
+    h("div", { class: "row countdown-row" }, ring, h("div", { class: `countdown ${cls}`, id: "countdown", dataset: { text } }, text)));
+}
+
+/** The last roll, large: two dice that tumble and land on the faces the table recorded. */
+function bigDice(v) {
+  const [a, b] = faces(v.last_roll);
+  const key = `${v.last_roll}@${(v.history || []).length}`;
+  if (v.last_roll && st.shownRoll !== undefined && st.shownRoll !== key) st.rollingUntil = Date.now() + 900;
+  st.shownRoll = key;
+  const animate = Date.now() < (st.rollingUntil || 0);
+  if (!v.last_roll) return h("div", { class: "big-dice", id: "big-dice" }, h("span", { class: "muted" }, "No roll yet"));
+  return h("div", { class: `big-dice${animate ? " rolling" : ""}`, id: "big-dice", dataset: { roll: v.last_roll }, role: "img", "aria-label": `last roll ${a} and ${b}, ${a + b}` },
+    dieIcon(a, 64), dieIcon(b, 64), h("b", { class: "big-total" }, `${a + b}${v.last_roll_valid === false ? " · no roll" : ""}`));
 }
 
 function drawTurn(v, me) {
   const name = account.username;
   const parts = [];
   if (v.mode === "electronic") {
-    parts.push(h("h2", {}, "The dice"), h("p", { class: "muted" }, "This table rolls its own dice (a cryptographic random number generator) when betting closes."));
+    parts.push(h("h2", {}, "The dice"), bigDice(v), h("p", { class: "muted" }, "This table rolls its own dice (a cryptographic random number generator) when betting closes; the dice land on the faces it recorded."));
   } else if (v.variant.has_shaker) {
     const sh = v.shaker;
     const min = v.rules.min_shakes || 3;
@@ -605,7 +671,11 @@ function drawBets(v, me) {
       h("div", { class: "amt" }, money(b.amount)),
       h("div", { class: "row", style: "gap:4px" },
         info.odds ? h("button", { class: "btn small", dataset: { action: "odds" }, title: `odds ${money(info.odds.first)} to ${money(info.odds.last)}`, onclick: () => addChip(keyForOdds(b.id)) }, "+ odds") : null,
-        info.press_to !== null && info.press_to !== undefined ? h("button", { class: "btn small", dataset: { action: "press" }, title: `press to ${money(info.press_to)}`, onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }) }, "+") : null,
+        info.press_to !== null && info.press_to !== undefined ? [
+          // "Press it" doubles the bet (snapped down to what it takes); "by a unit" adds the
+          // wager's own step (its ladder: the amounts the engine accepts).
+          h("button", { class: "btn small", dataset: { action: "press" }, title: "press: double this bet", onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }, b.amount) }, "Press"),
+          h("button", { class: "btn small", dataset: { action: "press-unit" }, title: info.ladder ? `press by a unit (${money(info.ladder.step)})` : "press by a unit", onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }, info.ladder ? info.ladder.step : st.chip) }, "by a unit")] : null,
         info.toggle ? h("button", { class: "btn small", dataset: { action: "toggle" }, title: b.working_now ? "call this wager off for the next roll" : "call this wager on", onclick: () => act(() => patch(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`), { working: !b.working_now })) }, b.working_now ? "Turn off" : "Turn on") : null,
         info.remove ? h("button", { class: "btn small", dataset: { action: "remove" }, title: "take this wager down", onclick: () => act(() => del(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`))) }, "Take down") : null));
   });
@@ -620,7 +690,7 @@ function drawBar(me) {
   replace(balanceBar, h("span", {}, "Balance ", h("b", { id: "bar-balance", dataset: { cents: me.balance } }, money(me.balance))),
     h("span", { class: "muted" }, `on layout ${money(onLayout)}`),
     stacked ? h("span", { class: "tag gold" }, `stacked ${money(stacked)}`) : null,
-    st.builder.size ? h("button", { class: "btn primary small", id: "bar-confirm", onclick: confirmBuilder }, "Confirm") : null);
+    readyEntries().length ? h("button", { class: "btn primary small", id: "bar-confirm", onclick: confirmBuilder }, "Confirm") : null);
 }
 
 const FAMILY_ORDER = ["line", "come", "put", "odds", "place", "buy", "lay", "lose", "field", "big", "hard", "prop", "horn", "hop", "double", "fire", "bonus"];
@@ -639,14 +709,18 @@ function drawSpotList(v, me) {
   const button = (code) => {
     const bet = spotBet(code);
     const open = Boolean(me.controls.open[code]) || Boolean(bet && me.controls.bets[bet.id].press_to !== null);
-    const pending = builderEntries().find((e) => e.code === code && !e.base);
+    const pending = readyEntries().find((e) => e.code === code && !e.base);
     return h("button", { class: `btn spot-btn${open ? "" : " shut"}`, dataset: { code }, disabled: !open, title: v.ladders[code].label,
       onclick: () => { showLimits(code); onSpot(code); } },
-      h("span", {}, v.limits[code].name), bet ? h("b", {}, ` ${money(bet.amount)}`) : null, pending ? h("span", { class: "tag gold" }, `→ ${money(pending.amount)}`) : null);
+      h("span", { class: "spot-name" }, v.limits[code].name),
+      v.paytable && v.paytable[code] ? h("span", { class: "pays" }, `pays ${v.paytable[code].pays}`) : null,
+      bet ? h("b", {}, ` ${money(bet.amount)}`) : null, pending ? h("span", { class: "tag gold" }, `→ ${money(pending.amount)}`) : null);
   };
   const base = lineBase();
   replace(spotList, h("h2", {}, "Wagers"),
-    base ? h("button", { class: "btn spot-btn", dataset: { code: "odds" }, onclick: () => { showLimits("odds"); onSpot("odds"); } }, "Odds behind the line") : null,
+    base ? h("button", { class: "btn spot-btn", dataset: { code: "odds" }, onclick: () => { showLimits("odds"); onSpot("odds"); } },
+      h("span", { class: "spot-name" }, "Odds behind the line"),
+      v.paytable && v.paytable.odds ? h("span", { class: "pays" }, `pays ${v.paytable.odds.pays}`) : null) : null,
     order.map((fam) => h("div", { class: "spot-group" }, groups.get(fam).map(button))));
 }
 
@@ -654,6 +728,7 @@ function drawRules(v) {
   if (rulesCard.dataset.pack === v.pack) return;
   rulesCard.dataset.pack = v.pack;
   replace(rulesCard, h("summary", {}, h("h2", { style: "display:inline" }, "Rules")),
+    h("p", {}, h("a", { class: "btn", href: `/rules?table=${encodeURIComponent(tableId)}`, id: "rules-link" }, "Rules and payouts of this table")),
     h("p", { class: "muted" }, `${v.placard.name}: ${v.placard.lines.join(" · ")}. Citations are shown for ${v.jurisdiction} regulations; house rules are the casino's own choices.`),
     h("table", { class: "data" }, h("tbody", {}, v.rules_panel.map((r) => h("tr", { dataset: { rule: r.rule, status: r.status } },
       h("td", {}, r.rule), h("td", {}, r.value), h("td", { class: "citation" }, r.citation || h("span", { class: "muted" }, r.status)))))));

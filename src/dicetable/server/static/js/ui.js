@@ -240,12 +240,32 @@ export function describe(e, view) {
 
 /** A feed of event lines, newest first, shown once per sequence number. */
 export class Feed {
-  constructor(el, limit = 120, { citations = true } = {}) { this.el = el; this.seen = new Set(); this.limit = limit; this.citations = citations; }
+  constructor(el, limit = 120, { citations = true } = {}) {
+    this.el = el; this.seen = new Set(); this.limit = limit; this.citations = citations;
+    this.point = null;  // the puck as the feed last told it
+    // A scrolling log: reachable by keyboard and named for screen readers.
+    if (!el.hasAttribute("tabindex")) el.tabIndex = 0;
+    if (!el.hasAttribute("role")) el.setAttribute("role", "log");
+    if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", "Table activity");
+  }
+  /** Nothing happened: no loser, no winner, the puck where it was (the feed stays quiet). */
+  quiet(e) {
+    if ((e.type === "LosersCollected" || e.type === "WinnersPaid" || e.type === "WagersReturned") && !(e.items || []).length) return true;
+    if (e.type === "PuckMoved") {
+      const same = !e.seven_out && (e.point ?? null) === this.point && !(e.moves || []).length;
+      this.point = e.point ?? null;
+      return same;
+    }
+    return false;
+  }
+
   add(events, view, { away = false } = {}) {
     const fresh = (events || []).filter((e) => !this.seen.has(e.seq));
     if (!fresh.length) return;
-    const lines = fresh.map((e) => {
+    const lines = fresh.filter((e) => {
       this.seen.add(e.seq);
+      return !this.quiet(e);
+    }).map((e) => {
       const d = describe(e, view);
       const title = this.citations ? `${e.actor} (${e.role}) — ${e.rule}` : `${e.actor} (${e.role})`;
       return h("div", { class: `line ${d.cls ? `ev-${d.cls}` : ""}`, title, dataset: { type: e.type, seq: e.seq, actor: e.actor, role: e.role } },
@@ -292,14 +312,22 @@ export function frequencyChart(freq) {
   });
 }
 
+/** Why play is stopped, in a player's words: the alerts standing, else the dice's time. */
+export function blockedWhy(view) {
+  const alerts = (view.alerts || []).map((a) => plainWords(a.message || a.name)).filter(Boolean);
+  if (alerts.length) return `Play stopped: ${alerts.join("; ")}`;
+  return "Dice being replaced — play resumes shortly";
+}
+
 export function statusPills(view, connection) {
   const pills = [];
-  pills.push(h("span", { class: `pill phase-${view.phase}`, id: "phase" }, view.phase === "betting" ? "Betting open" : view.phase === "closed" ? "No more bets" : view.phase === "settling" ? "Settling" : view.phase));
+  const phase = view.blocked ? "Betting paused" : view.phase === "betting" ? "Betting open" : view.phase === "closed" ? "No more bets" : view.phase === "settling" ? "Paying and collecting" : plainWords(view.phase);
+  pills.push(h("span", { class: `pill phase-${view.blocked ? "closed" : view.phase}`, id: "phase" }, phase));
   if (view.variant.has_puck) {
     pills.push(view.point ? h("span", { class: "pill on", id: "puck" }, `ON ${view.point}`) : h("span", { class: "pill off", id: "puck" }, "OFF"));
   }
   pills.push(h("span", { class: "pill" }, `${view.mode === "electronic" ? "Electronic" : "Live"} · ${view.jurisdiction}`));
-  if (view.blocked) pills.push(h("span", { class: "pill alert" }, "Play blocked"));
+  if (view.blocked) pills.push(h("span", { class: "pill alert", id: "blocked-why" }, blockedWhy(view)));
   if (connection) pills.push(h("span", { class: `pill ${connection}`, id: "connection" }, connection === "live" ? "Live" : "Reconnecting…"));
   return pills;
 }
