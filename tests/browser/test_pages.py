@@ -116,8 +116,12 @@ def test_issue_6_player_and_crew_through_a_point_and_a_seven_out(
     p.evaluate("window.dicetable.live.pause()")
     expect(p.locator("#connection")).to_have_class(re.compile(r"\boffline\b"))
     record_throw(sam.page, 6, 1)
-    expect(dee.page.locator("#collect-items tr")).to_have_count(3)  # pass, odds, come on 9
+    # noroll.window: while a no roll may be called, the seven-out's consequences stay hidden.
+    expect(dee.page.locator("#noroll-window")).to_be_visible()
+    expect(dee.page.locator("#collect-items")).to_have_count(0)
     dee.page.click("#collect")
+    expect(dee.page.locator("#noroll-window")).to_have_count(0)
+    expect(dee.page.locator("#collect-items tr")).to_have_count(3)  # pass, odds, come on 9
     expect(dee.page.locator("#pay")).to_be_enabled()
     dee.page.click("#pay")
     dee.page.click("#move-puck")

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
+from dicetable.cli.style import SUBCOMMAND_STYLE
+
+UNWRAPPED = 100_000
+"""The help's width off a terminal: nothing wraps."""
 DEBUG_ENV = "DICETABLE_DEBUG"
 DEBUG = "dicetable.debug"
 """Set (not 0) to show the traceback of an error instead of its one line (``--debug``)."""
@@ -62,7 +67,7 @@ def load_command(name: str) -> Any:
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)
     else:
-        single = typer.Typer(pretty_exceptions_show_locals=False)
+        single = typer.Typer(**SUBCOMMAND_STYLE)
         single.command(name)(target)
         command = typer.main.get_command(single)
     command.name = name
@@ -99,6 +104,14 @@ class LazyGroup(TyperGroup):
                 raise  # a broken pipe: Typer closes quietly
             typer.echo(f"dicetable: {message}", err=True)
             raise typer.Exit(code) from None
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
+                     **extra: Any) -> Any:
+        """Off a terminal (a pipe, a file) help is not wrapped, whatever COLUMNS says: each
+        option's line stays whole for grep; the subcommands' contexts inherit the width."""
+        if parent is None and "terminal_width" not in extra and not sys.stdout.isatty():
+            extra["terminal_width"] = UNWRAPPED
+        return super().make_context(info_name, args, parent, **extra)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]

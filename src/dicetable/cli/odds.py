@@ -9,10 +9,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from dicetable.cli.output import output
 from dicetable.cli.tables import SHORT_NOTE, WIDE_OPTION_HELP, fit, short_fraction
 from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
@@ -22,7 +22,7 @@ from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.sim.strategy import money
 
-console = Console()
+console = output()
 
 
 def _layout(rules: RulePack, bets: list[LayoutBet], table: bool, point: int | None,
@@ -76,7 +76,8 @@ def parse_bet(text: str) -> LayoutBet:
                            rule="odds.layout") from None
 
 
-def odds(pack: str | None = typer.Argument(None, help="A preset name or a house pack JSON file"),
+def odds(pack: str | None = typer.Argument(None, metavar="PACK",
+                                           help="A preset name or a house pack JSON file"),
          as_json: bool = typer.Option(False, "--json", help="One JSON object per wager"),
          as_csv: bool = typer.Option(False, "--csv", help="CSV, one row per wager"),
          bets: list[str] = typer.Option([], "--bet", help="A layout instead: CODE[=AMOUNT"

@@ -12,7 +12,8 @@ from dicetable.games.events import event_to_dict
 from dicetable.table.script import run_file, transcript
 
 
-def replay(script: Path = typer.Argument(..., help="A table script (docs/table-scripts.md)"),
+def replay(script: Path = typer.Argument(..., metavar="SCRIPT",
+                                         help="A table script (docs/table-scripts.md)"),
            as_json: bool = typer.Option(False, "--json",
                                         help='{"events": [...], "balances": {...}}'),
            citations: bool = typer.Option(False, "--citations",

@@ -14,13 +14,15 @@ import typer
 from rich.markup import escape
 
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
+from dicetable.cli.style import SUBCOMMAND_STYLE
 from dicetable.core.errors import DicetableError
 from dicetable.store import streams as kinds
 from dicetable.store.base import EventStore
 from dicetable.table.script import run_file
 from dicetable.table.script_export import SCRIPTED_KINDS, export_script, export_stream
 
-app = typer.Typer(help="Table scripts from stored tables.", no_args_is_help=True)
+app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="Table scripts from stored tables.", no_args_is_help=True)
 
 
 def _file_name(stream: str) -> str:
@@ -33,7 +35,7 @@ def _export(store: EventStore, stream: str) -> str:
 
 
 @app.command("export")
-def export(db: str = typer.Argument(..., help=DB_HELP),
+def export(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
            table: str | None = typer.Option(None, "--table",
                                             help="The table whose log to write"),
            stream: str | None = typer.Option(None, "--stream",
@@ -91,8 +93,9 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
 
 
 @app.command("load")
-def load(db: str = typer.Argument(..., help=DB_HELP),
-         scripts: list[Path] = typer.Argument(..., help="Scripts (e.g. an export --all)"),
+def load(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+         scripts: list[Path] = typer.Argument(..., metavar="SCRIPTS",
+                                              help="Scripts (e.g. an export --all)"),
          schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """Run each script and store what it recorded as new streams of DB: its table's log,
     its custody ledger. A stream the store already holds is refused; nothing is stored from

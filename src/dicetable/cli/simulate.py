@@ -8,11 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from dicetable.cli.output import output
 from dicetable.cli.tables import WIDE_OPTION_HELP, fit
 from dicetable.cli.tables import console as table_console
 from dicetable.core.errors import DicetableError, InvalidInput
@@ -23,8 +23,8 @@ from dicetable.core.money import format_cents
 ENGINES = ("local", "ray", "dask")
 KERNELS = ("auto", "fused", "numpy")
 
-console = Console()
-errors = Console(stderr=True)
+console = output()
+errors = output(stderr=True)
 MAX_ROLLS = 10**13
 """The most rolls one command simulates (a plan per 16 million rolls is kept in memory)."""
 MAX_SESSIONS = 10**9

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from dicetable.cli.output import UNBOUNDED, Output, output
 from dicetable.core.money import format_cents
 
 WIDE_OPTION_HELP = "Print tables at full width instead of wrapping them to the terminal"
@@ -19,7 +20,7 @@ SHORT_FRACTION = 24
 
 def console(wide: bool = False) -> Console:
     """A console for tables: the terminal's width, or unbounded with ``wide``."""
-    return Console(width=100_000, soft_wrap=True) if wide else Console()
+    return Output(width=UNBOUNDED, soft_wrap=True) if wide else output()
 
 
 def fit(table: Table) -> Table:

@@ -726,4 +726,19 @@ def console_can(table: Table, actor: str, role_for: Callable[[type[g.Command]], 
             out[name] = False
             continue
         out[name] = table.can(cls(actor=actor, role=role))
+    out["call-no-roll"] = _may_call_no_roll(table, actor, role_for)
     return out
+
+
+def _may_call_no_roll(table: Table, actor: str,
+                      role_for: Callable[[type[g.Command]], Role]) -> bool:
+    """Would the engine take a no roll from ``actor`` now, on some ground the pack lists?
+    Closed outside ``noroll.window`` and for roles ``noroll.callers`` does not name."""
+    try:
+        role = role_for(g.CallNoRoll)
+    except ValueError:
+        return False
+    pack = table.state.rules()
+    grounds = [*pack.get("noroll.grounds", []), *pack.get("noroll.automatic", [])]
+    return any(table.can(g.CallNoRoll(actor=actor, role=role, grounds=(str(ground),)))
+               for ground in grounds)

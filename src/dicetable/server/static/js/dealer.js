@@ -428,13 +428,16 @@ function drawSettlement(v) {
   const { has_puck: puck, final_chore: last } = v.variant;
   const step = (n, label, id, path, body) => h("div", { class: `step ${p.step > n ? "done" : p.step === n ? "now" : ""}` },
     h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n, onclick: () => act(path) }, `${n + 1}. ${label}`), body);
+  const w = p.noroll_window || { open: false };
   replace(el.settle,
+    w.open ? h("p", { class: "muted", id: "noroll-window", title: w.citation },
+      "A no roll may still be called on this throw; what it settles shows once the losers are collected, and then the roll stands (", h("code", {}, w.rule), ").") : null,
     h("div", { class: "row" }, "Roll", dieIcon(a, 24), dieIcon(b, 24), h("b", {}, a + b),
       p.seven_out ? h("span", { class: "tag red" }, "seven out") : null,
       puck && p.point_after !== v.point ? h("span", { class: "tag gold" }, p.point_after ? `point becomes ${p.point_after}` : "puck goes OFF") : null),
     h("div", { class: "step-list" },
-      step(0, "Collect the losers", "collect", "/collect", itemsTable(p.losers, "collect", (i) => money(i.amount))),
-      step(1, "Pay the winners", "pay", "/pay", itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
+      step(0, "Collect the losers", "collect", "/collect", w.open ? null : itemsTable(p.losers, "collect", (i) => money(i.amount))),
+      step(1, "Pay the winners", "pay", "/pay", w.open ? null : itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
       step(2, last.label, last.command, `/${last.route}`, null)),
     h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", onclick: () => act("/settle") }, "Settle all (in order)")));
 }
