@@ -98,7 +98,8 @@ def test_rules_show_section_filters_and_names_the_sections() -> None:
     shown = runner.invoke(app, ["rules", "show", "pa-craps", "--section", "noroll"])
     assert shown.exit_code == 0, shown.output
     ids = set(re.findall(r"\b(noroll\.\w+|paytable\.\S+|authority\.\w+)", shown.output))
-    assert ids and all(i.startswith("noroll.") for i in ids)
+    assert ids
+    assert all(i.startswith("noroll.") for i in ids)
     assert "noroll.window" in shown.output
     unknown = runner.invoke(app, ["rules", "show", "pa-craps", "--section", "nothing"])
     assert unknown.exit_code == 2
@@ -126,7 +127,8 @@ def test_replay_against_says_whether_a_script_reproduces_the_stored_log(
     differs = runner.invoke(app, ["replay", str(changed), "--against", str(stored)])
     assert differs.exit_code == 1
     assert "does NOT reproduce craps-1" in differs.output
-    assert "BetPlaced" in differs.output and "stored 1000, replayed 1500" in differs.output
+    assert "BetPlaced" in differs.output
+    assert "stored 1000, replayed 1500" in differs.output
     missing = runner.invoke(app, ["replay", str(HAND), "--against", str(stored),
                                   "--table", "no-such-table"])
     assert missing.exit_code == 2

@@ -36,8 +36,8 @@ from typing import Any, NoReturn
 import typer
 from rich.markup import escape
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import output
-from dicetable.cli.style import SUBCOMMAND_STYLE
 from dicetable.core.clock import Clock, FixedClock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import typer
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import output
 from dicetable.cli.refusal import refused_in_red
-from dicetable.cli.style import SUBCOMMAND_STYLE
 from dicetable.core.errors import DicetableError
 
 keys_app = typer.Typer(

@@ -15,7 +15,10 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from dicetable.cli.style import SUBCOMMAND_STYLE
+SUBCOMMAND_STYLE: dict[str, Any] = {"rich_markup_mode": None, "add_completion": False,
+                                    "pretty_exceptions_show_locals": False}
+"""Every command group's help in the top level's one plain style; shell completion is
+offered once, by ``dicetable`` itself, not repeated on every command."""
 
 UNWRAPPED = 100_000
 """The help's width off a terminal: nothing wraps."""

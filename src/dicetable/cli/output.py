@@ -33,7 +33,7 @@ class Output(Console):
     def size(self, new_size: tuple[int, int]) -> None:
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
-    @property  # type: ignore[override]
+    @property
     def soft_wrap(self) -> bool:
         """Text is not wrapped off a terminal, as if ``soft_wrap=True`` had been asked."""
         return self._asked_soft_wrap or not self.is_terminal

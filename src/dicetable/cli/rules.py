@@ -10,8 +10,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import output
-from dicetable.cli.style import SUBCOMMAND_STYLE
 from dicetable.cli.tables import WIDE_OPTION_HELP, fit, rule_value
 from dicetable.cli.tables import console as table_console
 from dicetable.core.citation import Status

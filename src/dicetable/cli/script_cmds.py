@@ -13,8 +13,8 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, _opened, err
-from dicetable.cli.style import SUBCOMMAND_STYLE
 from dicetable.core.errors import DicetableError
 from dicetable.store import streams as kinds
 from dicetable.store.base import EventStore

@@ -18,9 +18,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import human_time, output
 from dicetable.cli.refusal import refused_in_red
-from dicetable.cli.style import SUBCOMMAND_STYLE
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
 from dicetable.store.audit import verify_store

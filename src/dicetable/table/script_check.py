@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from dicetable.games.events import Event
+from dicetable.core.events import Event
 
 PLACE_AND_TIME = ("seq", "at", "table")
 """The fields a replay need not reproduce."""
