@@ -28,6 +28,7 @@ from dicetable.games.policy import change_cost, commission_up_front, is_working,
 from dicetable.games.state import Bet, Player
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name
+from dicetable.server.console_probes import console_probes
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.table.authority import authorize
@@ -726,19 +727,5 @@ def console_can(table: Table, actor: str, role_for: Callable[[type[g.Command]], 
             out[name] = False
             continue
         out[name] = table.can(cls(actor=actor, role=role))
-    out["call-no-roll"] = _may_call_no_roll(table, actor, role_for)
+    out.update(console_probes(table, actor, role_for))
     return out
-
-
-def _may_call_no_roll(table: Table, actor: str,
-                      role_for: Callable[[type[g.Command]], Role]) -> bool:
-    """Would the engine take a no roll from ``actor`` now, on some ground the pack lists?
-    Closed outside ``noroll.window`` and for roles ``noroll.callers`` does not name."""
-    try:
-        role = role_for(g.CallNoRoll)
-    except ValueError:
-        return False
-    pack = table.state.rules()
-    grounds = [*pack.get("noroll.grounds", []), *pack.get("noroll.automatic", [])]
-    return any(table.can(g.CallNoRoll(actor=actor, role=role, grounds=(str(ground),)))
-               for ground in grounds)

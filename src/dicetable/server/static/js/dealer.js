@@ -370,7 +370,7 @@ function render() {
       h("dt", {}, "Bowl"), h("dd", {}, v.dice.bowl.join(", ") || "empty"),
       h("dt", {}, "Shooter's dice"), h("dd", {}, v.dice.shooter_dice.join(", ") || "—")));
     el.offerButton.textContent = v.next_shooter ? `Offer the dice to ${v.next_shooter}` : "Offer the dice";
-    el.offerButton.disabled = Boolean(v.shooter) || !v.next_shooter;
+    el.offerButton.disabled = !(v.can && v.can["offer-dice"]);
   }
   if (el.shaker) {
     const sh = v.shaker;
@@ -388,7 +388,11 @@ function render() {
   drawPlayers(v);
   if (el.overturnReason) {
     // Only a no roll standing on the last throw can be overturned.
-    document.getElementById("overturn").disabled = !(v.can && v.can.overturn);
+    const overturn = document.getElementById("overturn");
+    overturn.disabled = !(v.can && v.can.overturn);
+    // Where the pack lets nobody overturn a no roll, the control is not shown at all.
+    const mayOverturn = ((v.rules.authority || {})["authority.overturn_no_roll"] || []).length > 0;
+    overturn.hidden = el.overturnReason.hidden = !mayOverturn;
   }
   replace(el.rolls, v.history.length ? rollStrip(v.history.slice(-40), v.point) : h("span", { class: "muted" }, "No rolls yet."));
 }
