@@ -34,9 +34,11 @@ def console_probes(table: Table, actor: str,
     pack = state.rules()
     grounds = [str(x) for x in [*pack.get("noroll.grounds", []),
                                 *pack.get("noroll.automatic", [])]]
+    def no_roll_on(ground: str) -> Callable[[Role], g.Command | None]:
+        return lambda role: g.CallNoRoll(actor=actor, role=role, grounds=(ground,))
+
     out = {
-        "call-no-roll": any(can(g.CallNoRoll, lambda role, x=x: g.CallNoRoll(
-            actor=actor, role=role, grounds=(x,))) for x in grounds),
+        "call-no-roll": any(can(g.CallNoRoll, no_roll_on(x)) for x in grounds),
         "record-roll": can(g.RecordRoll, lambda role: g.RecordRoll(
             actor=actor, role=role, roll=PROBE_ROLL)),
     }
