@@ -431,8 +431,10 @@ function drawSettlement(v) {
   const [a, b] = faces(p.roll);
   const { has_puck: puck, final_chore: last } = v.variant;
   const step = (n, label, id, path, body) => h("div", { class: `step ${p.step > n ? "done" : p.step === n ? "now" : ""}` },
-    h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n, onclick: () => act(path) }, `${n + 1}. ${label}`), body);
+    h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n || !mayDo(id), onclick: () => act(path) }, `${n + 1}. ${label}`), body);
   const w = p.noroll_window || { open: false };
+  // A settlement step is lit only where the engine would take it from this account.
+  const mayDo = (id) => !v.can || !(id in v.can) || v.can[id];
   replace(el.settle,
     w.open ? h("p", { class: "muted", id: "noroll-window", title: w.citation },
       "A no roll may still be called on this throw; what it settles shows once the losers are collected, and then the roll stands (", h("code", {}, w.rule), ").") : null,
@@ -443,7 +445,7 @@ function drawSettlement(v) {
       step(0, "Collect the losers", "collect", "/collect", w.open ? null : itemsTable(p.losers, "collect", (i) => money(i.amount))),
       step(1, "Pay the winners", "pay", "/pay", w.open ? null : itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
       step(2, last.label, last.command, `/${last.route}`, null)),
-    h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", onclick: () => act("/settle") }, "Settle all (in order)")));
+    h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", disabled: !["collect", "pay", last.command].some(mayDo), onclick: () => act("/settle") }, "Settle all (in order)")));
 }
 
 function itemsTable(items, kind, amount) {
