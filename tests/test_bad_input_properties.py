@@ -32,7 +32,7 @@ VALID_PACK = json.dumps({"id": "house", "name": "House", "extends": "pa-craps",
                          "overrides": {"paytable.field.12": "3 to 1",
                                        "limits.default": {"minimum": 500, "maximum": 500000,
                                                           "unit": 100}}}, indent=1)
-SCRIPTS = sorted((ROOT / "tests" / "scripts").glob("*.dts"))
+SCRIPTS = sorted((ROOT / "examples" / "tables").glob("*.dts"))
 STRATEGIES = sorted((ROOT / "examples" / "strategies").glob("*"))
 
 HOSTILE_WORDS = ["9" * 5000, "-" + "9" * 5000, "1e99999", "NaN", "Infinity", "²", "0x10",

@@ -29,7 +29,7 @@ from dicetable.store.sqlite import SqliteStore
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 STRATEGY = ROOT / "examples" / "strategies" / "pass-2x-odds.json"
-SCRIPT = ROOT / "tests" / "scripts" / "pa_craps_hand.dts"
+SCRIPT = ROOT / "examples" / "tables" / "pa_craps_hand.dts"
 PACK = json.dumps({"id": "house", "name": "House", "extends": "pa-craps",
                    "overrides": {"paytable.field.12": "3 to 1"}}, indent=1)
 EVENTS = "\n".join(json.dumps(line) for line in (

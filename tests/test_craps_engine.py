@@ -328,7 +328,7 @@ def test_no_roll_cannot_be_called_once_settlement_started() -> None:
     t.bet("alice", "field", 100)
     t.roll("3-4")
     t.execute(cmd.CollectLosers(actor="dealer", role=Role.DEALER))
-    with pytest.raises(ProcedureViolation, match="noroll.timing"):
+    with pytest.raises(ProcedureViolation, match="noroll.window"):
         t.execute(cmd.CallNoRoll(actor="box", role=Role.BOXPERSON, grounds=("improper",)))
 
 

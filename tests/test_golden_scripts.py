@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from dicetable.cli.main import app
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "examples" / "tables"
 runner = CliRunner()
 
 

@@ -118,8 +118,12 @@ def test_issue_6_player_and_crew_through_a_point_and_a_seven_out(
     p.evaluate("window.dicetable.live.pause()")
     expect(p.locator("#connection")).to_have_class(re.compile(r"\boffline\b"))
     record_throw(sam.page, 6, 1)
-    expect(dee.page.locator("#collect-items tr")).to_have_count(3)  # pass, odds, come on 9
+    # noroll.window: while a no roll may be called, the seven-out's consequences stay hidden.
+    expect(dee.page.locator("#noroll-window")).to_be_visible()
+    expect(dee.page.locator("#collect-items")).to_have_count(0)
     dee.page.click("#collect")
+    expect(dee.page.locator("#noroll-window")).to_have_count(0)
+    expect(dee.page.locator("#collect-items tr")).to_have_count(3)  # pass, odds, come on 9
     expect(dee.page.locator("#pay")).to_be_enabled()
     dee.page.click("#pay")
     dee.page.click("#move-puck")
@@ -163,16 +167,15 @@ def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
     bet(p, "hop1-2", START - 1100)
     balances_match(live_server, PROPS, p, dee.page, "alice", START - 1100)
 
-    # The shaker goes out only after 'no more bets': a refusal naming its rule and citation.
-    dee.page.click("#offer-shaker")
-    refusal = dee.page.locator(".refusal").last
-    expect(refusal.locator(".rule")).to_have_text("authority.shaker")
-    expect(refusal.locator(".citation")).to_contain_text("585.3")
-    dee.shot("dealer-refusal")
+    # The shaker goes out only after 'no more bets': until then the engine would refuse it
+    # (authority.shaker, 585.3), so the button is not lit.
+    expect(dee.page.locator("#offer-shaker")).to_be_disabled()
+    dee.shot("dealer-offer-shaker-dark-before-no-more-bets")
 
     dee.page.click("#no-more-bets")
     expect(p.locator('svg.layout [data-code="any7"]')).to_have_class(re.compile(r"\bshut\b"))
     expect(dee.page.locator("#offer-shaker")).to_have_text("Offer the shaker to alice")
+    expect(dee.page.locator("#offer-shaker")).to_be_enabled()
     dee.page.click("#offer-shaker")
 
     # The player shakes the covered shaker at least three times and returns it.

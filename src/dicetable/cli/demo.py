@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
+from dicetable.cli.output import output
 from dicetable.core.dice_sources import SeededDice
 from dicetable.core.money import format_cents
 from dicetable.games import events as ev
 from dicetable.table import Table
 
-console = Console()
+console = output()
 
 
 def describe(event: ev.Event) -> str:

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
+from dicetable.cli.output import output
 from dicetable.core.clock import Clock, FixedClock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event, event_from_dict, event_to_dict
@@ -55,17 +56,21 @@ from dicetable.store.custody import DurableCustody, custody_stream
 from dicetable.store.open import open_store
 from dicetable.store.streams import name_of
 
-app = typer.Typer(help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3). "
+app = typer.Typer(
+    **SUBCOMMAND_STYLE,
+    help="Dice custody from receipt to cancellation (PA 603a.13, IN 68 IAC 14-3). "
                        "Exit 0: recorded; 1: recorded, and it is a non-compliance (failed "
                        "inspection, non-conforming dice, count discrepancy, an alert); "
                        "2: refused, nothing recorded.",
                   no_args_is_help=True)
-key_app = typer.Typer(help="The two storage keys (PA 603a.13(c)).", no_args_is_help=True)
-log_app = typer.Typer(help="The logs the regulations ask for.", no_args_is_help=True)
+key_app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="The two storage keys (PA 603a.13(c)).", no_args_is_help=True)
+log_app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="The logs the regulations ask for.", no_args_is_help=True)
 app.add_typer(key_app, name="key")
 app.add_typer(log_app, name="log")
-console = Console(soft_wrap=True)
-errors = Console(soft_wrap=True, stderr=True)
+console = output()
+errors = output(stderr=True)
 
 
 @dataclass
@@ -428,7 +433,8 @@ def log_inventory(ctx: typer.Context, as_json: bool = typer.Option(False, "--jso
 
 
 @app.command("rules")
-def rules(jurisdiction: str = typer.Argument("pa", help="pa, in, or a house custody pack"),
+def rules(jurisdiction: str = typer.Argument("pa", metavar="JURISDICTION",
+                                             help="pa, in, or a house custody pack"),
           as_json: bool = typer.Option(False, "--json")) -> None:
     """Every custody rule with its value, citation and status."""
     try:
@@ -448,7 +454,8 @@ def rules(jurisdiction: str = typer.Argument("pa", help="pa, in, or a house cust
 @app.command("fairness")
 def fairness(ctx: typer.Context,
              events: Path | None = typer.Argument(
-                 None, help="Table events as JSON lines: a table's event log or the output of "
+                 None, metavar="EVENTS",
+                 help="Table events as JSON lines: a table's event log or the output of "
                             "'dicetable export' (DiceRolled events are read; others skipped)"),
              db: str | None = typer.Option(None, "--db", help="Read the rolls from a table "
                                            "store instead (SQLite file or postgresql:// URL)"),
@@ -522,7 +529,8 @@ def export(ctx: typer.Context,
 
 @app.command("import")
 def import_(ctx: typer.Context,
-            source: Path = typer.Argument(..., help="A custody event file (JSON lines)")) -> None:
+            source: Path = typer.Argument(..., metavar="SOURCE",
+                                          help="A custody event file (JSON lines)")) -> None:
     """Load a JSON-lines custody ledger into --db as the site's stream (checked first: the
     file must replay as a custody record, and the store may not hold that site already)."""
     o: Options = ctx.obj

@@ -13,19 +13,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
+from dicetable.cli.output import output
 from dicetable.cli.refusal import refused_in_red
 from dicetable.core.errors import DicetableError
 
-keys_app = typer.Typer(help="The chain key kept outside the database.", no_args_is_help=True)
-accounts_app = typer.Typer(help="Accounts on a store (break-glass).", no_args_is_help=True)
-console = Console()
-err = Console(stderr=True)
+keys_app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="The chain key kept outside the database.", no_args_is_help=True)
+accounts_app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="Accounts on a store (break-glass).", no_args_is_help=True)
+console = output()
+err = output(stderr=True)
 
 
 @keys_app.command("init")
-def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"),
+def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"), metavar="PATH",
                                           help="Where to write the key (never overwritten)")
               ) -> None:
     """Create a new 32-byte chain key (hex, mode 0600). Keep it off the database's disk."""
@@ -37,7 +40,8 @@ def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"),
                   "or DICETABLE_KEY_FILE")
 
 
-def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql:// URL"),
+def checkpoint(db: str = typer.Argument(..., metavar="DB",
+                                        help="A SQLite file or a postgresql:// URL"),
                checkpoints: Path = typer.Option(..., "--checkpoints",
                                                 help="The append-only checkpoint file"),
                key_file: Path | None = typer.Option(None, "--key", help="The chain key"),
@@ -59,7 +63,7 @@ def checkpoint(db: str = typer.Argument(..., help="A SQLite file or a postgresql
 
 
 @accounts_app.command("unlock")
-def unlock(username: str = typer.Argument(..., help="The account to unlock"),
+def unlock(username: str = typer.Argument(..., metavar="USERNAME", help="The account to unlock"),
            db: str = typer.Option("dicetable.db", "--db", help="The store"),
            operator: str = typer.Option(..., "--operator",
                                         help="Who is breaking the glass (recorded)"),
@@ -81,7 +85,8 @@ def unlock(username: str = typer.Argument(..., help="The account to unlock"),
     console.print(f"{username} unlocked (break-glass by {operator}, recorded)")
 
 
-def clear_fault(table: str = typer.Argument(..., help="The faulted table (or stream)"),
+def clear_fault(table: str = typer.Argument(..., metavar="TABLE",
+                                            help="The faulted table (or stream)"),
                 db: str = typer.Option("dicetable.db", "--db", help="The store"),
                 operator: str = typer.Option(..., "--operator", help="Who clears (recorded)"),
                 reason: str = typer.Option(..., "--reason", help="Why the log is sound again"),

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
+SUBCOMMAND_STYLE: dict[str, Any] = {"rich_markup_mode": None, "add_completion": False,
+                                    "pretty_exceptions_show_locals": False}
+"""Every command group's help in the top level's one plain style; shell completion is
+offered once, by ``dicetable`` itself, not repeated on every command."""
+
+UNWRAPPED = 100_000
+"""The help's width off a terminal: nothing wraps."""
 DEBUG_ENV = "DICETABLE_DEBUG"
 DEBUG = "dicetable.debug"
 """Set (not 0) to show the traceback of an error instead of its one line (``--debug``)."""
@@ -66,7 +74,7 @@ def load_command(name: str) -> Any:
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)
     else:
-        single = typer.Typer(pretty_exceptions_show_locals=False)
+        single = typer.Typer(**SUBCOMMAND_STYLE)
         single.command(name)(target)
         command = typer.main.get_command(single)
     command.name = name
@@ -103,6 +111,14 @@ class LazyGroup(TyperGroup):
                 raise  # a broken pipe: Typer closes quietly
             typer.echo(f"dicetable: {message}", err=True)
             raise typer.Exit(code) from None
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
+                     **extra: Any) -> Any:
+        """Off a terminal (a pipe, a file) help is not wrapped, whatever COLUMNS says: each
+        option's line stays whole for grep; the subcommands' contexts inherit the width."""
+        if parent is None and "terminal_width" not in extra and not sys.stdout.isatty():
+            extra["terminal_width"] = UNWRAPPED
+        return super().make_context(info_name, args, parent, **extra)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]

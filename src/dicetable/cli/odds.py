@@ -84,7 +84,8 @@ def parse_bet(text: str) -> LayoutBet:
                            rule="odds.layout") from None
 
 
-def odds(pack: str | None = typer.Argument(None, help="A preset name or a house pack JSON file"),
+def odds(pack: str | None = typer.Argument(None, metavar="PACK",
+                                           help="A preset name or a house pack JSON file"),
          as_json: bool = typer.Option(False, "--json", help="One JSON object per wager"),
          as_csv: bool = typer.Option(False, "--csv", help="CSV, one row per wager"),
          bets: list[str] = typer.Option([], "--bet", help="A layout instead: CODE[=AMOUNT"

@@ -4,13 +4,12 @@ formula's, from a stored floor (``dicetable.ratings``)."""
 from __future__ import annotations
 
 import json
-import sys
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from dicetable.cli.output import output
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
 from dicetable.ratings.fold import Rating, RatingsFold
@@ -18,8 +17,8 @@ from dicetable.ratings.formula import GamingDay, IndustryFormula
 from dicetable.ratings.report import report
 from dicetable.store.open import open_store
 
-console = Console(width=None if sys.stdout.isatty() else 132)  # a pipe gets whole rows
-err = Console(stderr=True)
+console = output()
+err = output(stderr=True)
 
 
 def ratings(db: str = typer.Option(..., "--db", help="A SQLite file or a postgresql:// URL"),

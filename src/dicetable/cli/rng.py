@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from dicetable.cli.output import output
 from dicetable.fairness.rng import certify
 
-console = Console()
+console = output()
 
 
 def rng_test(rolls: int = typer.Option(10_000_000, "--rolls", min=100, max=10**9,

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
+from dicetable.cli.output import output
 from dicetable.cli.tables import WIDE_OPTION_HELP, fit, rule_value
 from dicetable.cli.tables import console as table_console
 from dicetable.core.citation import Status
 from dicetable.core.errors import RulePackInvalid
 from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.rules.model import Rule
 from dicetable.rules.schema import SPECS
 
-app = typer.Typer(help="Rule packs: every rule with its value, citation and status.",
+app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="Rule packs: every rule with its value, citation and status.",
                   no_args_is_help=True)
-console = Console()
+console = output()
 
 _STYLE = {Status.REGULATION: "bold green", Status.OTHER_JURISDICTION: "yellow",
           Status.INDUSTRY_DEFAULT: "cyan"}
@@ -42,13 +46,25 @@ def list_packs(wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)
 
 
 @app.command("show")
-def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
+def show(pack: str = typer.Argument(..., metavar="PACK",
+                                    help="A preset name or a house pack JSON file"),
          as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
+         section: list[str] = typer.Option(
+             [], "--section", metavar="PREFIX",
+             help="Only the rules whose id starts with PREFIX (noroll, paytable.place, "
+                  "authority ...); repeat for several"),
          wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
-    """Every rule of PACK with its value, citation and status."""
+    """Every rule of PACK with its value, citation and status (--section to filter)."""
     rules = load_pack(pack)  # a pack that cannot be used: exit 2 (``cli.refusal``)
+    chosen = [r for r in rules if _in_sections(r.id, section)]
+    if not chosen:
+        console.print(f"[red]no rule of {escape(rules.id)} is in section "
+                      f"{escape(', '.join(section))}; sections: "
+                      f"{escape(', '.join(_sections(rules)))}[/red]")
+        raise typer.Exit(2)
     if as_json:
         data = rules.to_dict()
+        data["rules"] = {k: v for k, v in data["rules"].items() if _in_sections(k, section)}
         for rule_id, rule in data["rules"].items():
             spec = SPECS.get(rule_id)
             rule["read_by"] = spec.reads if spec is not None else ""
@@ -59,7 +75,7 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
         return
     table = Table("rule", "value", "status", "citation", "read by",
                   title=f"{rules.id}: {rules.name}", show_lines=False)
-    for rule in sorted(rules, key=lambda r: r.id):
+    for rule in sorted(chosen, key=lambda r: r.id):
         spec = SPECS.get(rule.id)
         reads = spec.reads.removeprefix("dicetable.") if spec is not None and spec.reads \
             else "[dim]informational[/]"
@@ -72,10 +88,23 @@ def show(pack: str = typer.Argument(..., help="A preset name or a house pack JSO
                   "stand-ins an operator confirms against its approved rules submission. "
                   "'read by': the code that consumes the value; an informational rule is "
                   "cited, and changing it changes nothing.")
+    if not section:
+        console.print(f"sections (--section): {', '.join(_sections(rules))}")
+
+
+def _in_sections(rule_id: str, sections: list[str]) -> bool:
+    """A rule is in a section when its id is the prefix or starts with it and a dot."""
+    return not sections or any(rule_id == p or rule_id.startswith(p.rstrip(".") + ".")
+                               for p in sections)
+
+
+def _sections(rules: Iterable[Rule]) -> list[str]:
+    return sorted({r.id.split(".", 1)[0] for r in rules})
 
 
 @app.command("validate")
-def validate(file: Path = typer.Argument(..., help="A house pack JSON file")) -> None:
+def validate(file: Path = typer.Argument(..., metavar="FILE",
+                                         help="A house pack JSON file")) -> None:
     """Check a house pack; every problem is reported at once (exit 1). A file that cannot be
     read as a house pack (not UTF-8, not JSON, not an object) is refused with exit 2."""
     try:
@@ -90,7 +119,8 @@ def validate(file: Path = typer.Argument(..., help="A house pack JSON file")) ->
 
 
 @app.command("submission")
-def submission(pack: str = typer.Argument(..., help="A preset name or a house pack JSON file"),
+def submission(pack: str = typer.Argument(..., metavar="PACK",
+                                          help="A preset name or a house pack JSON file"),
                out: Path = typer.Option(..., "--out", help="FILE.html or FILE.pdf")) -> None:
     """The rules submission for the regulator: every rule (regulation first, then the
     operator's choices), the paytable with exact house edges, the permission matrix, the dice
@@ -115,7 +145,8 @@ def write_pdf(document: str, out: Path) -> None:
     try:
         from weasyprint import HTML
     except (ImportError, OSError) as e:  # not installed, or its Pango libraries are missing
-        console.print(f"[red]PDF output needs WeasyPrint and its Pango libraries: pip install "
-                      f"'dicetable[pdf]' ({type(e).__name__}: {e}); or write .html[/red]")
+        hint = escape(f"pip install 'dicetable[pdf]' ({type(e).__name__}: {e})")
+        console.print(f"[red]PDF output needs WeasyPrint and its Pango libraries: {hint}; "
+                      "or write .html[/red]")
         raise typer.Exit(2) from None
     HTML(string=document).write_pdf(str(out))

@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from dicetable.bank.script import run_bank_script
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
 from dicetable.store import streams as kinds
@@ -21,7 +22,8 @@ from dicetable.store.base import EventStore
 from dicetable.table.script import run_file
 from dicetable.table.script_export import SCRIPTED_KINDS, export_script, export_stream
 
-app = typer.Typer(help="Table scripts from stored tables.", no_args_is_help=True)
+app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="Table scripts from stored tables.", no_args_is_help=True)
 
 
 def _file_name(stream: str) -> str:
@@ -36,7 +38,7 @@ def _export(store: EventStore, stream: str) -> str:
 
 
 @app.command("export")
-def export(db: str = typer.Argument(..., help=DB_HELP),
+def export(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
            table: str | None = typer.Option(None, "--table",
                                             help="The table whose log to write"),
            stream: str | None = typer.Option(None, "--stream",
@@ -94,8 +96,9 @@ def export(db: str = typer.Argument(..., help=DB_HELP),
 
 
 @app.command("load")
-def load(db: str = typer.Argument(..., help=DB_HELP),
-         scripts: list[Path] = typer.Argument(..., help="Scripts (e.g. an export --all)"),
+def load(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+         scripts: list[Path] = typer.Argument(..., metavar="SCRIPTS",
+                                              help="Scripts (e.g. an export --all)"),
          schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """Run each script and store what it recorded as new streams of DB: its table's log,
     its custody ledger. A stream the store already holds is refused; nothing is stored from

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from dicetable.cli.output import output
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import format_cents
 
-console = Console()
+console = output()
 DEFAULT_ROLLS = 200
 
 

@@ -146,9 +146,9 @@ def simulate(
 
 
 def _errors() -> Console:
-    from rich.console import Console
+    from dicetable.cli.output import output
 
-    return Console(stderr=True)
+    return output(stderr=True)
 
 
 def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:

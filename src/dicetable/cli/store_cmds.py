@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from dicetable.cli.main import SUBCOMMAND_STYLE
+from dicetable.cli.output import human_time, output
 from dicetable.cli.refusal import refused_in_red
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
@@ -28,9 +29,10 @@ from dicetable.store.open import open_store
 from dicetable.store.recall import RoundRecall, recall_custody, recall_day, recall_rounds
 from dicetable.store.streams import TABLE, kind_of
 
-audit_app = typer.Typer(help="Check the table log's hash chain.", no_args_is_help=True)
-console = Console()
-err = Console(stderr=True)
+audit_app = typer.Typer(
+    **SUBCOMMAND_STYLE, help="Check the table log's hash chain.", no_args_is_help=True)
+console = output()
+err = output(stderr=True)
 
 DB_HELP = "A SQLite file or a postgresql:// URL"
 KEY_HELP = ("The chain key, to read archived days (default: DICETABLE_KEY, DICETABLE_KEY_FILE, "
@@ -72,7 +74,7 @@ TRUNCATION_WARNING = (
 
 
 @audit_app.command("verify")
-def verify(db: str = typer.Argument(..., help=DB_HELP),
+def verify(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
            table: list[str] = typer.Option([], "--table",
                                            help="Only these streams (a table id, custody:SITE)"),
            quick: bool = typer.Option(False, "--quick",
@@ -142,7 +144,7 @@ def _money(cents: int) -> str:
 def _print_round(r: RoundRecall) -> None:
     state = "complete" if r.complete else "[yellow]IN PROGRESS[/yellow]"
     console.rule(f"{r.table} — {r.label} (events {r.first_seq}-{r.last_seq}, {state})")
-    console.print(f"{r.started} … {r.ended}")
+    console.print(f"{human_time(r.started)} to {human_time(r.ended, since=r.started)}")
     for a in r.activity:
         detail = ", ".join(f"{k}={_fmt(k, v)}" for k, v in a.items()
                            if k not in ("type", "seq", "actor", "role", "at", "rule")
@@ -190,7 +192,7 @@ def _fmt(key: str, value: Any) -> str:
     return str(value)
 
 
-def recall(db: str = typer.Argument(..., help=DB_HELP),
+def recall(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
            table: str = typer.Option(..., "--table",
                                      help="The table to recall, or a custody ledger "
                                           "(custody:SITE)"),
@@ -219,8 +221,9 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
             return
         for s in steps:
             style = "bold red" if s["alert"] else "green"
-            console.print(f"[{style}]#{s['seq']}[/{style}] {s['at']} {escape(s['actor'])} "
-                          f"({s['role']}): {escape(s['what'])}", highlight=False)
+            console.print(f"[{style}]#{s['seq']}[/{style}] {human_time(s['at'])} "
+                          f"{escape(s['actor'])} ({s['role']}): {escape(s['what'])}",
+                          highlight=False)
             console.print(f"    [dim]{escape(s['rule'])}[/dim]", highlight=False)
         if not steps:
             console.print(f"{table}: no custody steps recorded")
@@ -242,7 +245,7 @@ def recall(db: str = typer.Argument(..., help=DB_HELP),
         _print_round(r)
 
 
-def export(db: str = typer.Argument(..., help=DB_HELP),
+def export(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
            out: Path | None = typer.Option(None, "--out", help="Write here instead of stdout"),
            table: list[str] = typer.Option([], "--table",
                                            help="Only these streams (a table id, custody:SITE)"),

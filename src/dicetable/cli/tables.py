@@ -20,9 +20,9 @@ SHORT_FRACTION = 24
 
 def console(wide: bool = False) -> Console:
     """A console for tables: the terminal's width, or unbounded with ``wide``."""
-    from rich.console import Console
+    from dicetable.cli.output import UNBOUNDED, Output, output
 
-    return Console(width=100_000, soft_wrap=True) if wide else Console()
+    return Output(width=UNBOUNDED, soft_wrap=True) if wide else output()
 
 
 def fit(table: Table) -> Table:

@@ -596,13 +596,30 @@ class Engine:
         out.emit(ev.WagersReturned, rule=pack.cite("noroll.effect"), items=items)
         self.after_return(state, out)
 
+    @staticmethod
+    def no_roll_window_open(state: TableState, raising: bool = False) -> bool:
+        """Whether a no roll may still be called (``noroll.window``): on the roll just
+        thrown, until the first settlement chore is recorded. Once anyone has acted on the
+        result it stands; a no roll is never a second chance."""
+        pack = state.rules()
+        # A pack stored before the rule was written ran this same window.
+        last_step = NO_ROLL_WINDOWS[str(pack.get("noroll.window", "before-settlement"))]
+        pending = state.pending
+        if state.phase is Phase.SETTLING and pending is not None and pending.step <= last_step:
+            return True
+        if not raising:
+            return False
+        why = ("settlement of this roll has begun (the losers are collected): the roll stands"
+               if state.phase is Phase.SETTLING and pending is not None
+               else "there is no roll just thrown to call it on")
+        raise ProcedureViolation(
+            f"a no roll is called on the roll just thrown, before anyone acts on its result; "
+            f"{why}", rule="noroll.window", citation=pack.cite("noroll.window"))
+
     @decides(cmd.CallNoRoll)
     def _call_no_roll(self, state: TableState, c: cmd.CallNoRoll, out: Emitter) -> None:
         pack = state.rules()
-        if state.phase is not Phase.SETTLING or (state.pending is not None
-                                                 and state.pending.step > 0):
-            raise ProcedureViolation("a no roll is called on the roll just thrown, before "
-                                     "any wager is settled", rule="noroll.timing")
+        self.no_roll_window_open(state, raising=True)
         if c.role not in pack.roles("noroll.callers"):
             raise RoleNotPermitted(f"a {c.role} may not call a no roll here",
                                    rule="noroll.callers", citation=pack.cite("noroll.callers"))
@@ -647,6 +664,10 @@ class Engine:
             return False
         return True
 
+
+NO_ROLL_WINDOWS = {"before-settlement": 0}
+"""``noroll.window``: the last settlement step (0: none done yet) at which a no roll may be
+called."""
 
 _ENGINES: dict[str, type[Engine]] = {}
 

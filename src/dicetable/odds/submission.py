@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from dicetable.bank.rules import BankPack, load_bank_pack
@@ -30,6 +30,7 @@ from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
 from dicetable.odds.report import pack_report
 from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.vocabulary import family_of
 from dicetable.table.authority import ACTION_RULE
 
 GROUPS = (
@@ -64,19 +65,44 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+STATUS_WORDS = {Status.REGULATION: "regulation (PA/IN text)",
+                Status.OTHER_JURISDICTION: "another jurisdiction's rule, standing in",
+                Status.INDUSTRY_DEFAULT: "industry practice (the operator's choice)"}
+
+
 def _value(rule: Rule) -> str:
-    v = rule.value
+    """A value as a reader writes it: lists as words, yes/no, never JSON brackets."""
+    return _words(rule.value)
+
+
+def _words(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, list):
+        if not v:
+            return "none"
+        # A list of groups (each a list: who must be present together) reads group by group.
+        return ("; " if any(isinstance(x, list | dict) for x in v) else ", ").join(
+            _words(x) for x in v)
+    if isinstance(v, dict):
+        return "; ".join(f"{k}: {_words(x)}" for k, x in v.items())
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
-def _rule_rows(rules: Iterable[Rule]) -> str:
+def _natural(rule_id: str) -> tuple[tuple[int, int | str], ...]:
+    """``paytable.buy.4`` before ``paytable.buy.10``: numbers compare as numbers."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in rule_id.split("."))
+
+
+def _rule_rows(rules: Iterable[Rule], order: Callable[[Rule], Any] | None = None) -> str:
     rows = []
-    for r in sorted(rules, key=lambda r: r.id):
+    for r in sorted(rules, key=order or (lambda r: _natural(r.id))):
         source = f" (house: {_e(r.source)})" if r.source else ""
         note = f'<div class="note">{_e(r.note)}</div>' if r.note else ""
         rows.append(f'<tr data-rule="{_e(r.id)}"><td>{_e(r.id)}</td><td>{_e(_value(r))}</td>'
                     f'<td>{_e(r.citation)}{source}{note}</td>'
-                    f'<td class="status-{r.status.value}">{_e(r.status.value)}</td></tr>')
+                    f'<td class="status-{r.status.value}">{_e(STATUS_WORDS[r.status])}'
+                    '</td></tr>')
     return ("<table><tr><th>rule</th><th>value</th><th>citation</th><th>status</th></tr>"
             + "".join(rows) + "</table>")
 
@@ -115,11 +141,27 @@ def _paytable_section(pack: RulePack) -> str:
             f'<td class="num">{_pct(row["edge_per_roll_pct"])}</td>'
             f'<td class="num">{_e(row.get("p_push", ""))}</td><td>{alt}</td></tr>')
     return ('<h2 id="paytable">2. The paytable and the exact house edge of every wager</h2>'
-            '<h3>Payouts</h3>' + _rule_rows(pays)
+            '<h3>Payouts, in the order of the layout</h3>' + _rule_rows(pays, _layout(pack))
             + '<h3>House edge per wager resolved, exact (and per roll in action)</h3>'
             '<table><tr><th>wager</th><th>name</th><th>from</th><th>option</th>'
             '<th>house edge</th><th>%</th><th>per roll</th><th>push</th>'
             '<th>other commission option</th></tr>' + "".join(rows) + "</table>")
+
+
+def _layout(pack: RulePack) -> Callable[[Rule], Any]:
+    """Payout rules in the order their wagers stand on the layout (the pack's menu), then
+    by number."""
+    families: list[str] = []
+    for code in pack.menu_in_order:
+        family = family_of(code)
+        if family not in families:
+            families.append(family)
+
+    def key(rule: Rule) -> tuple[int, tuple[tuple[int, int | str], ...]]:
+        family = rule.id.split(".")[1] if rule.id.count(".") else rule.id
+        place = families.index(family) if family in families else len(families)
+        return place, _natural(rule.id)
+    return key
 
 
 def _matrix_section(pack: RulePack) -> str:

@@ -63,6 +63,7 @@ READERS: tuple[tuple[str, str], ...] = (
     ("noroll.automatic", "dicetable.games.engine"),
     ("noroll.callers", "dicetable.games.engine"),
     ("noroll.effect", "dicetable.games.engine"),
+    ("noroll.window", "dicetable.games.engine"),
     ("noroll.", "dicetable.table.procedure"),
     ("settlement.automatic", "dicetable.table.automation"),
     ("authority.", "dicetable.table.authority"),
@@ -335,6 +336,9 @@ def _build() -> dict[str, RuleSpec]:
     spec("noroll.callers", "roles", "Who may call a no roll", _roles)
     spec("noroll.effect", "choice", "What a no roll does to the wagers",
          _choice("wagers-stand", "wagers-returned"))
+    spec("noroll.window", "choice",
+         "Until when a no roll may be called on the roll just thrown: before-settlement, "
+         "until the first settlement chore is recorded", _choice("before-settlement"))
     spec("leaving.wagers", "choice",
          "What becomes of a leaving player's wagers: refuse (take them down or let them be "
          "decided first) or take-down (the table takes down every wager it may, and refuses "

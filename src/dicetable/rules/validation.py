@@ -18,7 +18,7 @@ _COMMON_AUTHORITY = ("open_table", "staff", "seat", "chips", "wager", "close_bet
 _ALWAYS = (
     "game", "jurisdiction", "limits.default", "payout.unit", "payout.inexact",
     "settlement.order", "settlement.automatic", "wagering.medium", "removal.standing",
-    "winning.stays_up", "noroll.automatic", "noroll.effect",
+    "winning.stays_up", "noroll.automatic", "noroll.effect", "noroll.window",
 )
 
 _ON_A_POINT = frozenset({"put", "place", "lose", "buy", "lay"})

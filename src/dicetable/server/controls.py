@@ -28,6 +28,7 @@ from dicetable.games.policy import change_cost, commission_up_front, is_working,
 from dicetable.games.state import Bet, Player
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name
+from dicetable.server.console_probes import console_probes
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.table.authority import authorize
@@ -730,4 +731,5 @@ def console_can(table: Table, actor: str, role_for: Callable[[type[g.Command]], 
             out[name] = False
             continue
         out[name] = table.can(cls(actor=actor, role=role))
+    out.update(console_probes(table, actor, role_for))
     return out

@@ -15,6 +15,7 @@ from typing import Any
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import events as gev
+from dicetable.games.engine import Engine
 from dicetable.games.events import Event
 from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
@@ -214,11 +215,17 @@ def staff_view(table: Table) -> dict[str, Any]:
                     "shooter_dice": list(p.shooter_dice), "offered": list(p.offered)}
     view["house"] = state.house
     pending = state.pending
+    # While a no roll may still be called (noroll.window) the roll's consequences are not
+    # shown: a call is made on the throw, not on what it would settle.
+    held = Engine.no_roll_window_open(state)
     view["pending"] = None if pending is None else {
         "roll": str(pending.roll), "step": pending.step,
-        "losers": [event_to_dict_item(i) for i in pending.losers],
-        "payments": [event_to_dict_item(i) for i in pending.payments],
-        "point_after": pending.point_after, "seven_out": pending.seven_out}
+        "noroll_window": {"open": held, "rule": "noroll.window",
+                          "citation": state.rules().cite("noroll.window")},
+        "losers": [] if held else [event_to_dict_item(i) for i in pending.losers],
+        "payments": [] if held else [event_to_dict_item(i) for i in pending.payments],
+        "point_after": None if held else pending.point_after,
+        "seven_out": None if held else pending.seven_out}
     # The dealer's chores now due, by command name (a no roll's return, the shaker's pass).
     view["chores"] = [CATALOGUE.of(kind).name for _, kind in chores_left(state)]
     return view

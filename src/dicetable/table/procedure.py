@@ -197,6 +197,7 @@ class ProcedureEngine:
         elif isinstance(c, gcmd.CloseBetting):
             state.variant.before_close(p, pack)
         elif isinstance(c, gcmd.CallNoRoll):
+            Engine.no_roll_window_open(state, raising=True)  # the time before the grounds
             self._check_grounds(state, c)
         elif isinstance(c, gcmd.PlaceBet):
             self._wagers_open(state)

@@ -370,7 +370,7 @@ function render() {
       h("dt", {}, "Bowl"), h("dd", {}, v.dice.bowl.join(", ") || "empty"),
       h("dt", {}, "Shooter's dice"), h("dd", {}, v.dice.shooter_dice.join(", ") || "—")));
     el.offerButton.textContent = v.next_shooter ? `Offer the dice to ${v.next_shooter}` : "Offer the dice";
-    el.offerButton.disabled = Boolean(v.shooter) || !v.next_shooter;
+    el.offerButton.disabled = !(v.can && v.can["offer-dice"]);
   }
   if (el.shaker) {
     const sh = v.shaker;
@@ -388,7 +388,11 @@ function render() {
   drawPlayers(v);
   if (el.overturnReason) {
     // Only a no roll standing on the last throw can be overturned.
-    document.getElementById("overturn").disabled = !(v.can && v.can.overturn);
+    const overturn = document.getElementById("overturn");
+    overturn.disabled = !(v.can && v.can.overturn);
+    // Where the pack lets nobody overturn a no roll, the control is not shown at all.
+    const mayOverturn = ((v.rules.authority || {})["authority.overturn_no_roll"] || []).length > 0;
+    overturn.hidden = el.overturnReason.hidden = !mayOverturn;
   }
   replace(el.rolls, v.history.length ? rollStrip(v.history.slice(-40), v.point) : h("span", { class: "muted" }, "No rolls yet."));
 }
@@ -427,16 +431,21 @@ function drawSettlement(v) {
   const [a, b] = faces(p.roll);
   const { has_puck: puck, final_chore: last } = v.variant;
   const step = (n, label, id, path, body) => h("div", { class: `step ${p.step > n ? "done" : p.step === n ? "now" : ""}` },
-    h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n, onclick: () => act(path) }, `${n + 1}. ${label}`), body);
+    h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n || !mayDo(id), onclick: () => act(path) }, `${n + 1}. ${label}`), body);
+  const w = p.noroll_window || { open: false };
+  // A settlement step is lit only where the engine would take it from this account.
+  const mayDo = (id) => !v.can || !(id in v.can) || v.can[id];
   replace(el.settle,
+    w.open ? h("p", { class: "muted", id: "noroll-window", title: w.citation },
+      "A no roll may still be called on this throw; what it settles shows once the losers are collected, and then the roll stands (", h("code", {}, w.rule), ").") : null,
     h("div", { class: "row" }, "Roll", dieIcon(a, 24), dieIcon(b, 24), h("b", {}, a + b),
       p.seven_out ? h("span", { class: "tag red" }, "seven out") : null,
       puck && p.point_after !== v.point ? h("span", { class: "tag gold" }, p.point_after ? `point becomes ${p.point_after}` : "puck goes OFF") : null),
     h("div", { class: "step-list" },
-      step(0, "Collect the losers", "collect", "/collect", itemsTable(p.losers, "collect", (i) => money(i.amount))),
-      step(1, "Pay the winners", "pay", "/pay", itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
+      step(0, "Collect the losers", "collect", "/collect", w.open ? null : itemsTable(p.losers, "collect", (i) => money(i.amount))),
+      step(1, "Pay the winners", "pay", "/pay", w.open ? null : itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
       step(2, last.label, last.command, `/${last.route}`, null)),
-    h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", onclick: () => act("/settle") }, "Settle all (in order)")));
+    h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", disabled: !["collect", "pay", last.command].some(mayDo), onclick: () => act("/settle") }, "Settle all (in order)")));
 }
 
 function itemsTable(items, kind, amount) {
