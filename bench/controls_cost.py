@@ -95,6 +95,8 @@ def measure() -> dict[str, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="the same count (it is one bet: already seconds)")
     args = parser.parse_args()
     counts = measure()
     if args.json:

@@ -17,6 +17,7 @@ import time
 BENCHMARKS = (
     "bank_bench",
     "cli_startup",
+    "controls_cost",
     "custody_bench",
     "engine_bench",
     "fairness",

@@ -24,13 +24,15 @@ from dicetable.bank.follow import Totals
 from dicetable.bank.model import money
 from dicetable.bank.reports import conservation, day_report, indiana_receipts
 from dicetable.bank.rules import load_bank_pack
+from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
 from dicetable.store.bank_stream import DurableBank
 from dicetable.store.base import EventStore
 from dicetable.store.replay import load_state
 
-app = typer.Typer(help="A table's chip bank: counts, fills and credits, the drop, win and "
+app = typer.Typer(**SUBCOMMAND_STYLE,
+                  help="A table's chip bank: counts, fills and credits, the drop, win and "
                        "hold (58 Pa. Code ch. 465a, 601a.9; 68 IAC 15-12, 15-5-3).",
                   no_args_is_help=True)
 
@@ -49,10 +51,10 @@ def _bank(store: EventStore, table: str, verb: str, pack: str | None, site: str
 
 
 def _make(verb: Verb) -> None:
-    def step(db: str = typer.Argument(..., help=DB_HELP),
-             table: str = typer.Argument(..., help="The table"),
-             words: list[str] = typer.Argument(None, help="key=value ... (dicetable bank "
-                                                          "steps)"),
+    def step(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+             table: str = typer.Argument(..., metavar="TABLE", help="The table"),
+             words: list[str] = typer.Argument(
+                 None, metavar="WORDS", help="key=value ... (dicetable bank steps)"),
              actor: str = typer.Option(..., "--as", help="Who gives the step: NAME:ROLE"),
              pack: str | None = typer.Option(None, help="open only: the bank pack (pa, in, "
                                                         "or a house pack file)"),
@@ -91,7 +93,8 @@ def steps() -> None:
 
 
 @app.command("show")
-def show(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argument(...),
+def show(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+         table: str = typer.Argument(..., metavar="TABLE"),
          schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """The bank: status, expected inventory, slips, variances and the conservation check."""
     with opened(db, schema) as store:
@@ -121,7 +124,8 @@ def show(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argumen
 
 
 @app.command("report")
-def report(db: str = typer.Argument(..., help=DB_HELP), table: str = typer.Argument(...),
+def report(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+           table: str = typer.Argument(..., metavar="TABLE"),
            day: str = typer.Option("", help="The gaming day (default: today's)"),
            float_yesterday: str = typer.Option("", help="IN: yesterday's chip float, "
                                                         "DENOMINATION:CENTS,..."),
