@@ -25,8 +25,12 @@ DAY = Annotated[str | None, Query(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")
 FLOAT = Annotated[str, Query(max_length=400)]
 
 
+FieldText = Annotated[str, Field(max_length=200)]
+"""A step's text field at most (a name, a serial, a reason; a bank step's longest is a note)."""
+
+
 class Step(BaseModel):
-    fields: dict[str, str | int | bool] = Field(default_factory=dict, max_length=20)
+    fields: dict[str, FieldText | int | bool] = Field(default_factory=dict, max_length=20)
 
 
 def _staff(who: Account) -> None:

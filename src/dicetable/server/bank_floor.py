@@ -35,6 +35,7 @@ from dicetable.core.roles import Role
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
+from dicetable.table.events import StaffAssigned, StaffRelieved
 
 VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
              "notify-surveillance": "fill.signer_roles", "issue": "slips.cashier_roles",
@@ -146,15 +147,13 @@ class FloorBanks:
                            rule="api.route")
         durable = self.start(table_id) if verb == "open" else self.get(table_id)
         role = self.acting_role(who, table_id, verb, durable.bank)
+        needs_log = verb in ("open", "close", "count", "drop")
+        log = list(self.floor.store.table_events(table_id)) if needs_log else []
         if verb == "open":  # the crew is the table's own assignments, not the request's
             fields = {**fields, "crew": ",".join(
-                f"{person}:{role.value}"
-                for person, roles in sorted(self.floor.get(table_id).table.procedure.staff.items())
-                for role in sorted(roles))}
+                f"{person}:{role.value}" for person, role in sorted(_assigned(log)))}
         args = parse_fields(fields, spec, self.resolve(table_id))
-        needs_log = verb in ("open", "close", "count", "drop")
         totals = self.follow(table_id)
-        log = list(self.floor.store.table_events(table_id)) if needs_log else []
         ctx = Context(table_log=log, table_seq=totals.seq, totals=totals if needs_log else None,
                       floor_tables=lambda person: self.supervised(person, table_id))
         return durable.run(lambda bank: spec.run(bank, (who.username, role), args, ctx))
@@ -286,3 +285,15 @@ def banks_of(floor: Floor) -> FloorBanks:
         found = FloorBanks(floor)
         floor.banks = found  # type: ignore[attr-defined]
     return found
+
+
+def _assigned(log: list[Any]) -> set[tuple[str, Role]]:
+    """The crew a table's log has assigned and not relieved: read from the log itself, which
+    every process agrees on, rather than from a table object another thread may be rebuilding."""
+    crew: set[tuple[str, Role]] = set()
+    for event in log:
+        if isinstance(event, StaffAssigned):
+            crew.add((event.person, event.staff_role))
+        elif isinstance(event, StaffRelieved):
+            crew.discard((event.person, event.staff_role))
+    return crew
