@@ -21,12 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -34,7 +32,13 @@ from dicetable.bank.calendar import gaming_day
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.rules.model import Rule
-from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
+from dicetable.rules.packfile import (
+    SitePack,
+    override_rules,
+    pack_file,
+    preset_data,
+    rule_from,
+)
 
 PRESETS = {"pa": "bank-pa", "in": "bank-in"}
 AND_ABOVE = "+"
@@ -189,34 +193,8 @@ def validate(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
     return problems
 
 
-@dataclass(frozen=True, eq=False)
-class BankPack:
+class BankPack(SitePack):
     """The table-bank rules a site runs under."""
-
-    id: str
-    name: str
-    rules: Mapping[str, Rule]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
-
-    def __iter__(self) -> Iterator[Rule]:
-        return iter(self.rules.values())
-
-    def rule(self, rule_id: str) -> Rule:
-        return self.rules[rule_id]
-
-    def value(self, rule_id: str) -> Any:
-        return self.rules[rule_id].value
-
-    def cite(self, rule_id: str) -> str:
-        return str(self.rules[rule_id].cite)
-
-    def flag(self, rule_id: str) -> bool:
-        return bool(self.value(rule_id))
-
-    def number(self, rule_id: str) -> int:
-        return int(self.value(rule_id))
 
     def expand(self, names: Iterable[str]) -> frozenset[Role]:
         ranks = tuple(Role(r) for r in self.value("staff.ranks"))

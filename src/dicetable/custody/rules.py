@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -38,7 +36,13 @@ from dicetable.custody.model import CancelMethod, Key, parse_inches
 from dicetable.rules.loader import PRESETS as GAME_PRESETS
 from dicetable.rules.loader import load_preset
 from dicetable.rules.model import Rule, RulePack
-from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
+from dicetable.rules.packfile import (
+    SitePack,
+    override_rules,
+    pack_file,
+    preset_data,
+    rule_from,
+)
 
 PRESETS = {"pa": "custody-pa", "in": "custody-in"}
 """Shipped custody packs, by jurisdiction."""
@@ -232,35 +236,8 @@ def _role_values(value: Any) -> list[str]:
     return []
 
 
-@dataclass(frozen=True, eq=False)
-class CustodyPack:
+class CustodyPack(SitePack):
     """The custody rules a site runs under, with typed accessors."""
-
-    id: str
-    name: str
-    rules: Mapping[str, Rule]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
-
-    def __iter__(self) -> Iterator[Rule]:
-        return iter(self.rules.values())
-
-    def rule(self, rule_id: str) -> Rule:
-        return self.rules[rule_id]
-
-    def value(self, rule_id: str) -> Any:
-        return self.rules[rule_id].value
-
-    def cite(self, rule_id: str) -> str:
-        """``"<citation> [<status>]"`` for errors and events."""
-        return str(self.rules[rule_id].cite)
-
-    def flag(self, rule_id: str) -> bool:
-        return bool(self.value(rule_id))
-
-    def number(self, rule_id: str) -> int:
-        return int(self.value(rule_id))
 
     def inches(self, rule_id: str) -> Decimal:
         return parse_inches(self.value(rule_id))
