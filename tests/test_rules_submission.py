@@ -104,7 +104,7 @@ def test_a_house_pack_shows_its_overrides_as_the_operators_choice(tmp_path: Path
     doc = _write(str(house), tmp_path / "s.html")
     html = (tmp_path / "s.html").read_text("utf-8")
     assert doc.digest == load_pack(house).digest != load_pack("pa-craps").digest
-    assert "(house: river-house)" in html
+    assert "set by the operator&#x27;s house pack &#x27;river-house&#x27;" in html
     odds = json.loads(runner.invoke(app, ["odds", str(house), "--json"]).output)
     field = next(r for r in odds if r["wager"] == "field")
     assert doc.edges[("field", field["start"])] == field["house_edge"]

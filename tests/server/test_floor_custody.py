@@ -211,7 +211,11 @@ def test_the_pit_links_each_table_to_its_rules_submission(
     assert page.headers["content-type"].startswith("text/html")
     digest = floor.tables["craps-in-1"].table.pack.digest
     assert f'data-digest="{digest}"' in page.text
-    assert "custody-in" in page.text  # Indiana's custody rules in the dice procedure
+    custody = floor.custody.site_for("IN")
+    assert custody is not None  # Indiana's custody rules in the dice procedure, on the cover
+    assert f'data-custody-digest="{custody.ledger.pack.digest}"' in page.text
+    site = next(name for name, d in floor.custody.sites.items() if d is custody)
+    assert f'<td data-cover="site">{site}</td>' in page.text
     refused(Client(http, "alice").get("/api/tables/craps-in-1/rules-submission"), 403,
             "RoleNotPermitted")
     assert "/rules-submission" in http.get("/static/js/pit.js").text

@@ -254,7 +254,8 @@ def _param(f: CustodyField) -> inspect.Parameter:
     if f.multi:
         kind: Any = list[str]
         if f.cli_positional:
-            info = typer.Argument(... if f.required else None, help=f.help)
+            info = typer.Argument(... if f.required else None, metavar=f.name.upper(),
+                                  help=f.help)
             kind = list[str] if f.required else list[str] | None
         else:
             info = typer.Option(... if f.required else list(f.default or ()), *flags,
@@ -264,7 +265,8 @@ def _param(f: CustodyField) -> inspect.Parameter:
         default = ... if f.required else f.default
         if default is None:
             kind = kind | None
-        info = typer.Argument(default, help=f.help) if f.cli_positional else \
+        info = typer.Argument(default, metavar=f.name.upper(), help=f.help) \
+            if f.cli_positional else \
             typer.Option(default, *flags, help=f.help)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info,
                              annotation=kind)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from typing import Any
 
@@ -78,7 +79,28 @@ def load_command(name: str) -> Any:
         single.command(name)(target)
         command = typer.main.get_command(single)
     command.name = name
+    _plain_usage(command)
     return command
+
+
+_PLAIN: dict[type, type] = {}
+
+
+def _plain_usage(command: Any) -> None:
+    """Usage lines name a required argument plainly (``recall [OPTIONS] DB``), as the help's
+    own argument list and every Unix usage line do, not in Typer's braces (``{DB}``)."""
+    cls = type(command)
+    plain = _PLAIN.get(cls)
+    if plain is None:
+        def collect_usage_pieces(self: Any, ctx: Any, base: Any = cls) -> list[str]:
+            pieces: list[str] = base.collect_usage_pieces(self, ctx)
+            return [re.sub(r"^\{(.+)\}(\.\.\.)?$", r"\1\2", p) for p in pieces]
+        plain = _PLAIN[cls] = type(f"Plain{cls.__name__}", (cls,),
+                                   {"collect_usage_pieces": collect_usage_pieces,
+                                    "__module__": __name__})
+    command.__class__ = plain
+    for sub in getattr(command, "commands", {}).values():
+        _plain_usage(sub)
 
 
 class LazyGroup(TyperGroup):

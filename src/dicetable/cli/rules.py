@@ -121,14 +121,23 @@ def validate(file: Path = typer.Argument(..., metavar="FILE",
 @app.command("submission")
 def submission(pack: str = typer.Argument(..., metavar="PACK",
                                           help="A preset name or a house pack JSON file"),
-               out: Path = typer.Option(..., "--out", help="FILE.html or FILE.pdf")) -> None:
-    """The rules submission for the regulator: every rule (regulation first, then the
-    operator's choices), the paytable with exact house edges, the permission matrix, the dice
-    and shaker procedure, and the pack's digest. A .pdf is rendered with WeasyPrint."""
-    from dicetable.odds.submission import submission_html
+               out: Path = typer.Option(..., "--out", help="FILE.html or FILE.pdf"),
+               operator: str | None = typer.Option(
+                   None, "--operator", metavar="NAME", help="The operator filing it (cover)"),
+               site: str | None = typer.Option(
+                   None, "--site", metavar="NAME", help="The site it is filed for (cover)")
+               ) -> None:
+    """The rules submission for the regulator: a cover (operator, site, date, version,
+    digests) and contents, the layout drawing with every price, every rule (regulation first,
+    then the operator's choices), the paytable with exact house edges, the permission matrix,
+    the dice and shaker procedure and the table bank. A .pdf is rendered with WeasyPrint."""
+    from datetime import date
+
+    from dicetable.odds.submission import Cover, submission_html
 
     rules = load_pack(pack)  # a pack that cannot be used: exit 2 (``cli.refusal``)
-    document = submission_html(rules)
+    cover = Cover(operator, site, date.today())
+    document = submission_html(rules, cover=cover)
     suffix = out.suffix.lower()
     if suffix in (".html", ".htm"):
         out.write_text(document, encoding="utf-8")
@@ -138,6 +147,10 @@ def submission(pack: str = typer.Argument(..., metavar="PACK",
         console.print(f"[red]--out must end in .html or .pdf, not {out.name!r}[/red]")
         raise typer.Exit(2)
     console.print(f"{out}: rules submission for {rules.id} (digest {rules.digest[:16]}…)")
+    if cover.missing:
+        console.print(f"the cover leaves the {' and the '.join(cover.missing)} to complete: "
+                      "pass " + " and ".join(f"--{m} NAME" for m in cover.missing)
+                      + " for the copy you file")
 
 
 def write_pdf(document: str, out: Path) -> None:

@@ -1,11 +1,15 @@
 """The rules submission: one document an operator files with the regulator before offering a
 game, built from the very pack the tables run.
 
-It holds every rule with its value, citation and status - the regulation text first, then the
-operator's choices (stand-ins from other jurisdictions, industry defaults, house overrides) -
-the full paytable with the exact house edge of every wager and option, the permission matrix
-(who may give each command), the dice and shaker procedure with the site's custody rules, and
-the pack's SHA-256 digest, so the approved document can be matched to the pack a table runs.
+It opens with a cover (operator, site, date, dicetable's version and the pack's SHA-256
+digest, so the approved document can be matched to the pack a table runs) and its contents,
+then holds a drawing of the layout with every wager's price, every rule with its value,
+citation and status in words - the regulation text first, then the operator's choices
+(stand-ins from other jurisdictions, industry defaults, house overrides) -, the full paytable
+in layout order with the exact house edge of every wager and option, the permission matrix (who
+may give each command), the dice and shaker procedure with the site's custody rules, and the
+table bank's rules. Citations name public sources only (``odds.public_citation``) and packs
+are named by their titles.
 
 Every house edge is written as the exact fraction ``dicetable odds PACK --json`` gives, in a
 ``data-house-edge`` attribute beside its percentage.
@@ -21,14 +25,20 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
+from dicetable import __version__
 from dicetable.bank.rules import BankPack, load_bank_pack
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
+from dicetable.odds.layout_drawing import layout_svg
+from dicetable.odds.public_citation import public_citation
 from dicetable.odds.report import pack_report
+from dicetable.rules.loader import shipped_pack_title
 from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.vocabulary import family_of
 from dicetable.table.authority import ACTION_RULE
@@ -58,7 +68,41 @@ tr { page-break-inside: avoid; } .digest { font-family: monospace; word-break: b
 .status-regulation { color: #064; } .status-other-jurisdiction { color: #960; }
 .status-industry-default { color: #036; } .note { color: #555; font-size: 9pt; }
 @page { size: A4; margin: 1.5cm; @bottom-right { content: counter(page) " / " counter(pages); } }
+.cover { page-break-after: always; } .cover h1 { font-size: 20pt; margin-top: 3cm; }
+.cover table { width: auto; min-width: 60%; } nav.contents { page-break-after: always; }
+nav.contents ol { line-height: 1.7; list-style: none; padding-left: 0; }
+.layout-drawing { max-width: 100%; }
+section.drawing { page-break-after: always; }
 """
+
+
+BLANK = "to be completed before filing"
+"""What the cover says where the operator's or the site's name was not given."""
+
+
+@dataclass(frozen=True)
+class Cover:
+    """Who files the submission, for which site, on which day (a name not given is left as a
+    field to complete, never made up)."""
+
+    operator: str | None
+    site: str | None
+    prepared: date
+
+    def __post_init__(self) -> None:
+        for field, value in (("operator", self.operator), ("site", self.site)):
+            if value is None:
+                continue
+            if not value.strip():
+                raise InvalidInput(f"the {field}'s name is empty", rule="submission.cover")
+            if len(value) > 200 or not value.isprintable():
+                raise InvalidInput(f"the {field}'s name must be printable and at most 200 "
+                                   "characters", rule="submission.cover")
+
+    @property
+    def missing(self) -> list[str]:
+        """The names the cover still lacks."""
+        return [f for f, v in (("operator", self.operator), ("site", self.site)) if v is None]
 
 
 def _e(value: Any) -> str:
@@ -94,13 +138,21 @@ def _natural(rule_id: str) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in rule_id.split("."))
 
 
+def pack_title(pack_id: str) -> str:
+    """A pack as the document names it: a shipped pack by its title, the operator's own by
+    its id (the name the operator gave it)."""
+    title = shipped_pack_title(pack_id)
+    return f"the {title}" if title else f"the operator's house pack {pack_id!r}"
+
+
 def _rule_rows(rules: Iterable[Rule], order: Callable[[Rule], Any] | None = None) -> str:
     rows = []
     for r in sorted(rules, key=order or (lambda r: _natural(r.id))):
-        source = f" (house: {_e(r.source)})" if r.source else ""
+        source = f'<div class="note">set by {_e(pack_title(r.source))}</div>' \
+            if r.source else ""
         note = f'<div class="note">{_e(r.note)}</div>' if r.note else ""
         rows.append(f'<tr data-rule="{_e(r.id)}"><td>{_e(r.id)}</td><td>{_e(_value(r))}</td>'
-                    f'<td>{_e(r.citation)}{source}{note}</td>'
+                    f'<td>{_e(public_citation(r.citation))}{source}{note}</td>'
                     f'<td class="status-{r.status.value}">{_e(STATUS_WORDS[r.status])}'
                     '</td></tr>')
     return ("<table><tr><th>rule</th><th>value</th><th>citation</th><th>status</th></tr>"
@@ -108,7 +160,7 @@ def _rule_rows(rules: Iterable[Rule], order: Callable[[Rule], Any] | None = None
 
 
 def _rules_section(pack: RulePack) -> str:
-    out = ['<h2 id="rules">1. Every rule of the game</h2>']
+    out = ['<h2 id="rules">2. Every rule of the game</h2>']
     for status, title, blurb in GROUPS:
         mine = [r for r in pack if r.status is status]
         out.append(f'<h3 data-group="{status.value}">{_e(title)} ({len(mine)})</h3>'
@@ -140,7 +192,7 @@ def _paytable_section(pack: RulePack) -> str:
             f'<td class="num">{_pct(row["house_edge_pct"])}</td>'
             f'<td class="num">{_pct(row["edge_per_roll_pct"])}</td>'
             f'<td class="num">{_e(row.get("p_push", ""))}</td><td>{alt}</td></tr>')
-    return ('<h2 id="paytable">2. The paytable and the exact house edge of every wager</h2>'
+    return ('<h2 id="paytable">3. The paytable and the exact house edge of every wager</h2>'
             '<h3>Payouts, in the order of the layout</h3>' + _rule_rows(pays, _layout(pack))
             + '<h3>House edge per wager resolved, exact (and per roll in action)</h3>'
             '<table><tr><th>wager</th><th>name</th><th>from</th><th>option</th>'
@@ -177,8 +229,8 @@ def _matrix_section(pack: RulePack) -> str:
         cells = "".join(f'<td data-role="{_e(r.value)}">{"yes" if r in allowed else ""}</td>'
                         for r in roles)
         rows.append(f'<tr data-rule="{_e(rule_id)}"><td>{_e(", ".join(sorted(commands)))}'
-                    f'</td>{cells}<td>{_e(pack.cite(rule_id))}</td></tr>')
-    return ('<h2 id="permissions">3. The permission matrix: who may give each command</h2>'
+                    f'</td>{cells}<td>{_e(public_citation(pack.cite(rule_id)))}</td></tr>')
+    return ('<h2 id="permissions">4. The permission matrix: who may give each command</h2>'
             f'<table><tr><th>commands</th>{head}<th>rule</th></tr>' + "".join(rows)
             + "</table><p class=\"note\">An electronic table's own automation (role system) "
               "closes betting, records the RNG roll and settles; nothing else.</p>")
@@ -186,11 +238,11 @@ def _matrix_section(pack: RulePack) -> str:
 
 def _procedure_section(pack: RulePack, custody: CustodyPack | None) -> str:
     mine = [r for r in pack if r.id.startswith(PROCEDURE_PREFIXES)]
-    out = ['<h2 id="dice">4. The dice and shaker procedure</h2>'
+    out = ['<h2 id="dice">5. The dice and shaker procedure</h2>'
            '<h3>At the table</h3>' + _rule_rows(mine)]
     if custody is not None:
-        out.append(f"<h3>Dice custody, receipt to cancellation ({_e(custody.id)}: "
-                   f"{_e(custody.name)})</h3>" + _rule_rows(custody))
+        out.append(f"<h3>Dice custody, receipt to cancellation ({_e(custody.name)})</h3>"
+                   + _rule_rows(custody))
     return "".join(out)
 
 
@@ -215,7 +267,7 @@ def bank_pack_for(pack: RulePack) -> BankPack | None:
 def _bank_section(bank: BankPack | None) -> str:
     if bank is None:
         return ""
-    return (f'<h2 id="bank">5. The table bank ({_e(bank.id)}: {_e(bank.name)})</h2>'
+    return (f'<h2 id="bank">6. The table bank ({_e(bank.name)})</h2>'
             '<p class="note">Table inventory and its six permitted movements, counts and '
             'Table Inventory Slips, fills and credits, the drop and table win. Stand-ins '
             'for text not read are marked as such.</p>'
@@ -223,29 +275,68 @@ def _bank_section(bank: BankPack | None) -> str:
             f'"{bank.digest}">{bank.digest}</span></p>' + _rule_rows(bank))
 
 
-def submission_html(pack: RulePack, custody: CustodyPack | None = None) -> str:
-    """The whole rules submission as one self-contained HTML page."""
-    custody = custody if custody is not None else custody_pack_for(pack)
+CONTENTS = (("drawing", "1. The layout, with what each wager pays"),
+            ("rules", "2. Every rule of the game"),
+            ("paytable", "3. The paytable and the exact house edge of every wager"),
+            ("permissions", "4. The permission matrix: who may give each command"),
+            ("dice", "5. The dice and shaker procedure"),
+            ("bank", "6. The table bank"))
+
+
+def _cover(pack: RulePack, cover: Cover | None, custody: CustodyPack | None,
+           bank: BankPack | None) -> str:
     counts = {s: sum(1 for r in pack if r.status is s) for s, _, _ in GROUPS}
-    custody_digest = (f'<tr><th>custody rules digest ({_e(custody.id)})</th><td class="digest" '
-                      f'data-custody-digest="{custody.digest}">{custody.digest}</td></tr>'
-                      if custody is not None else "")
-    summary = (
-        f'<table><tr><th>pack</th><td data-pack="{_e(pack.id)}">{_e(pack.id)}: '
-        f'{_e(pack.name)}</td></tr><tr><th>game</th><td>{_e(pack.game)}</td></tr>'
-        f'<tr><th>jurisdiction</th><td>{_e(pack.get("jurisdiction", ""))}</td></tr>'
-        f'<tr><th>based on</th><td>{_e(pack.base or "-")}</td></tr>'
-        f'<tr><th>rules</th><td>{len(pack.rules)}: {counts[Status.REGULATION]} regulation, '
-        f'{counts[Status.OTHER_JURISDICTION]} other-jurisdiction stand-ins, '
-        f'{counts[Status.INDUSTRY_DEFAULT]} industry defaults</td></tr>'
-        f'<tr><th>pack digest (SHA-256)</th><td class="digest" data-digest="{pack.digest}">'
-        f'{pack.digest}</td></tr>{custody_digest}</table>'
-        '<p class="note">The digest is recorded in the first event of every table that runs '
-        'this pack (TableOpened.pack_digest): a table runs the approved rules exactly when '
-        'the two match.</p>')
+    rows = []
+    cover = cover if cover is not None else Cover(None, None, date.today())
+    rows += [("operator", _e(cover.operator or BLANK), ' data-cover="operator"'),
+             ("site", _e(cover.site or BLANK), ' data-cover="site"'),
+             ("prepared on", cover.prepared.strftime("%d %B %Y"), ' data-cover="prepared"')]
+    rows += [
+        ("game", _e(pack.name), f' data-pack="{_e(pack.id)}"'),
+        ("jurisdiction", _e(pack.get("jurisdiction", "")), ""),
+        ("based on", _e(pack_title(pack.base)) if pack.base else "-", ""),
+        ("rules", f"{len(pack.rules)}: {counts[Status.REGULATION]} regulation, "
+                  f"{counts[Status.OTHER_JURISDICTION]} stand-ins from other jurisdictions, "
+                  f"{counts[Status.INDUSTRY_DEFAULT]} industry defaults", ""),
+        ("dicetable version", _e(__version__), ""),
+        ("rules digest (SHA-256)", pack.digest, f' class="digest" data-digest="{pack.digest}"'),
+    ]
+    if custody is not None:
+        rows.append(("dice custody rules digest", custody.digest,
+                     f' class="digest" data-custody-digest="{custody.digest}"'))
+    if bank is not None:
+        rows.append(("table bank rules digest", bank.digest,
+                     ' class="digest"'))
+    table = "".join(f"<tr><th>{k}</th><td{attrs}>{v}</td></tr>" for k, v, attrs in rows)
+    return ('<section class="cover"><h1>Rules of the game submitted for approval</h1>'
+            f"<p>{_e(pack.name)}</p><table>{table}</table>"
+            '<p class="note">The rules digest is recorded in the first event of every table '
+            "that runs these rules: a table runs the approved rules exactly when the two "
+            "match.</p></section>")
+
+
+def _contents(bank: BankPack | None) -> str:
+    items = "".join(f'<li><a href="#{anchor}">{_e(title)}</a></li>'
+                    for anchor, title in CONTENTS if anchor != "bank" or bank is not None)
+    return f'<nav class="contents"><h2>Contents</h2><ol>{items}</ol></nav>'
+
+
+def _drawing_section(pack: RulePack) -> str:
+    return (f'<section class="drawing"><h2 id="drawing">{_e(CONTENTS[0][1])}</h2>'
+            '<p class="note">A plan of the layout drawn from these rules: every wager offered, '
+            "where the layout places it, and what it pays. The approved felt artwork follows "
+            "the same plan.</p>" + layout_svg(pack) + "</section>")
+
+
+def submission_html(pack: RulePack, custody: CustodyPack | None = None,
+                    cover: Cover | None = None) -> str:
+    """The whole rules submission as one self-contained HTML page (with ``cover``, the
+    operator's and site's names and the date on its first page)."""
+    custody = custody if custody is not None else custody_pack_for(pack)
+    bank = bank_pack_for(pack)
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Rules submission: {_e(pack.name)}</title><style>{_CSS}</style></head>"
-            f"<body><h1>Rules of the game submitted for approval</h1><p>{_e(pack.name)}</p>"
-            + summary + _rules_section(pack) + _paytable_section(pack)
+            "<body>" + _cover(pack, cover, custody, bank) + _contents(bank)
+            + _drawing_section(pack) + _rules_section(pack) + _paytable_section(pack)
             + _matrix_section(pack) + _procedure_section(pack, custody)
-            + _bank_section(bank_pack_for(pack)) + "</body></html>")
+            + _bank_section(bank) + "</body></html>")

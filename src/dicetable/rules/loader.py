@@ -55,6 +55,19 @@ def _preset_rules(name: str) -> tuple[str, dict[str, Rule], str | None]:
     return str(data.get("name", name)), rules, parent
 
 
+def shipped_pack_title(name: str) -> str | None:
+    """The title of a pack shipped with dicetable (the presets and the bases they extend), or
+    None for any other name.
+
+    >>> shipped_pack_title("_craps-base")
+    'Craps rules common to the PA and IN presets (stand-ins for missing text)'
+    """
+    try:
+        return _preset_rules(name)[0]
+    except InvalidInput:
+        return None
+
+
 @cache
 def load_preset(name: str) -> RulePack:
     """One of ``PRESETS``, validated."""

@@ -31,8 +31,8 @@ from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name, family_of
 from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
-from dicetable.server.paytable import paytable_of
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
+from dicetable.wagers.paytable import paytable_of
 
 _WORDS = {1: "once", 2: "twice", 3: "three times", 4: "four times", 5: "five times",
           6: "six times", 7: "seven times", 8: "eight times", 9: "nine times", 10: "ten times"}

@@ -1,8 +1,14 @@
 """The rules submission of each table's pack, served to the pit console (one document per
-pack digest, worked out once: the exact odds of every wager take a moment)."""
+pack digest, site, operator and day, worked out once: the exact odds of every wager take a
+moment).
+
+The cover names the site whose dice custody serves the table's jurisdiction and the operator
+given in ``DICETABLE_OPERATOR``; a name the floor does not know is left for the reader to
+complete, never made up."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -10,22 +16,34 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 
 from dicetable.core.errors import RoleNotPermitted
-from dicetable.odds.submission import submission_html
+from dicetable.odds.submission import Cover, submission_html
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor
 
-_CACHE: dict[str, str] = {}
+_CACHE: dict[tuple[str, Cover], str] = {}
 _LOCK = threading.Lock()
+
+
+def cover_for(floor: Floor, table_id: str) -> Cover:
+    """The cover of a table's submission: its site, the operator, the floor clock's date."""
+    jurisdiction = str(floor.get(table_id).table.pack.get("jurisdiction", "")).upper()
+    site = next((name for name, durable in sorted(floor.custody.sites.items())
+                 if durable.ledger.pack.jurisdiction.upper() == jurisdiction), None)
+    return Cover(os.environ.get("DICETABLE_OPERATOR") or None, site,
+                 floor.clock.now().date())
 
 
 def document_for(floor: Floor, table_id: str) -> str:
     pack = floor.get(table_id).table.pack
+    key = (pack.digest, cover_for(floor, table_id))
     with _LOCK:
-        html = _CACHE.get(pack.digest)
+        html = _CACHE.get(key)
     if html is None:
-        html = submission_html(pack)
+        html = submission_html(pack, cover=key[1])
         with _LOCK:
-            _CACHE[pack.digest] = html
+            if len(_CACHE) > 64:  # one entry per pack, site and day: old days go
+                _CACHE.clear()
+            _CACHE[key] = html
     return html
 
 

@@ -23,7 +23,6 @@ from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
 from dicetable.server import privacy
 from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
-from dicetable.server.paytable import paytable_of
 from dicetable.server.privacy import Caller
 from dicetable.table import Table
 from dicetable.table import events as tev
@@ -31,6 +30,7 @@ from dicetable.table.authority import ACTION_RULE
 from dicetable.table.automation import chores_left
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.seating import next_shaker_holder, offer_order
+from dicetable.wagers.paytable import paytable_of
 
 
 def event_for(viewer: str | None, staff: bool, event: Event,
