@@ -22,6 +22,7 @@ from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from dicetable.server.scheduler import FloorScheduler
 from dicetable.table.script_export import export_custody_script
+from tests.demo_floor import CHEAP_HASHER
 from tests.server.conftest import Client
 from tests.server.test_api import refused
 
@@ -33,7 +34,7 @@ ROOM = "/api/dice-room/demo-pa"
 @pytest.fixture(scope="module")
 def clocked_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("clocked") / "floor.db"
-    built, credentials = build_floor(path, clock=FixedClock(START))
+    built, credentials = build_floor(path, clock=FixedClock(START), hasher=CHEAP_HASHER)
     assert credentials
     built.close()
     built.store.close()
