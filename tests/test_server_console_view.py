@@ -15,6 +15,7 @@ from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from tests.demo_floor import CHEAP_HASHER
 
+pytestmark = pytest.mark.xdist_group("console-view")  # one worker builds the module's floor
 CRAPS, PROPS = "craps-pa-1", "props-pa-1"
 
 

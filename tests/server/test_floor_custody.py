@@ -27,6 +27,7 @@ from tests.server.conftest import Client
 from tests.server.test_api import refused
 
 START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+pytestmark = pytest.mark.xdist_group("floor-custody")  # one worker builds the module's floor
 T, PH, IN = "/api/tables/craps-pa-1", "/api/tables/props-pa-1", "/api/tables/craps-in-1"
 ROOM = "/api/dice-room/demo-pa"
 
