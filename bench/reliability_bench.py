@@ -264,13 +264,16 @@ DEADLINE_S = 30
 """The read deadlines the network attacks' server runs with (``--header-timeout``,
 ``--body-timeout``): long enough that the half-open connections are held all the while the
 other player bets on a slow machine, short enough that their 408s come in the bench's time."""
+QUICK_DEADLINE_S = 5
+"""The same deadlines in a ``--quick`` run (fewer bets meanwhile): the 408s are waited for."""
 
 
-def network_attacks(db: Path, half_open: int = 500, bets: int = 40) -> dict[str, Any]:
+def network_attacks(db: Path, half_open: int = 500, bets: int = 40,
+                    deadline: float = DEADLINE_S) -> dict[str, Any]:
     """Each attack on the network against a real ``dicetable serve``: what it got."""
     port = _port()
-    proc = _serve(db, port, "--header-timeout", str(DEADLINE_S), "--body-timeout",
-                  str(DEADLINE_S))
+    proc = _serve(db, port, "--header-timeout", str(deadline), "--body-timeout",
+                  str(deadline))
     url = f"http://127.0.0.1:{port}"
     out: dict[str, Any] = {}
     held: list[socket.socket] = []
@@ -315,6 +318,7 @@ def network_attacks(db: Path, half_open: int = 500, bets: int = 40) -> dict[str,
         out["slow_body"] = {"tried": len(held), "answered_408": statuses.count(408)}
         statuses = [_status(s) for s in slow_heads]
         out["slow_headers"] = {"tried": 20, "answered_408": statuses.count(408)}
+        out["deadline"] = deadline
         for sock in held + slow_heads:
             sock.close()
         held.clear()
@@ -387,7 +391,7 @@ def print_network(result: dict[str, Any]) -> None:
                       ("slow_headers", "headers never finished")):
         r = result[key]
         print(f"{what + ':':35}{r['tried']} tried, {r['answered_408']} answered 408 and closed "
-              f"(deadline {DEADLINE_S} s)")
+              f"(deadline {result['deadline']:g} s)")
     r = result["one_address"]
     print(f"one address, 300 connections:     {r['refused_at_once']} refused 503 at once "
           f"(share 256; the server counted {r['counted_refused']})")
@@ -419,12 +423,19 @@ def main() -> None:
     parser.add_argument("--fuzz", type=int, default=20, help="examples per operation")
     parser.add_argument("--only", choices=["network", *ROUND3],
                         help="run only these attacks")
+    parser.add_argument("--bets", type=int, default=40,
+                        help="another player's bets while the half-open connections are held")
+    parser.add_argument("--deadline", type=float, default=DEADLINE_S,
+                        help="the server's header and body read deadlines, seconds")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run: 2 kills, 12 commands, 2 fuzz examples, one "
-                        "section of round 3, no tampering (bench.tamper_cases has it)")
+                        f"section of round 3, no tampering (bench.tamper_cases has it), "
+                        f"10 bets among the half-open connections, {QUICK_DEADLINE_S} s "
+                        "read deadlines")
     args = parser.parse_args()
     if args.quick:
         args.kills, args.commands, args.fuzz = 2, 12, 2
+        args.bets, args.deadline = 10, QUICK_DEADLINE_S
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = demo_store(root)
@@ -437,7 +448,8 @@ def main() -> None:
             ROUND3[args.only](root / args.only / "floor.db")
             print(f"({time.monotonic() - started:.0f} s)")
             return
-        print_network(network_attacks(root / "net" / "floor.db"))
+        print_network(network_attacks(root / "net" / "floor.db", bets=args.bets,
+                                      deadline=args.deadline))
         if args.only == "network":
             print(f"({time.monotonic() - started:.0f} s)")
             return

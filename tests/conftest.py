@@ -13,7 +13,7 @@ from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation
 from tests import profiles
-from tests.demo_floor import record_creation_order
+from tests.demo_floor import CHEAP_HASHER, record_creation_order
 
 profiles.register()
 
@@ -75,7 +75,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from dicetable.server.main import build_floor
 
     path = tmp_path_factory.mktemp("demo") / "floor.db"
-    built, credentials = build_floor(path)
+    built, credentials = build_floor(path, hasher=CHEAP_HASHER)
     assert credentials
     record_creation_order(path, list(built.tables))
     built.close()

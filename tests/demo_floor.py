@@ -6,7 +6,16 @@ import json
 import shutil
 from pathlib import Path
 
+from argon2 import PasswordHasher
+
 from dicetable.server.floor import Floor
+
+CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+"""Argon2id at a test's cost (1 MiB, one pass) for the floors the tests build: a login pays
+what its stored hash says, and at the production parameters (64 MiB, three passes, four
+lanes) each login took about 0.4 CPU-s. The tests check what a login decides, never how long
+Argon2 takes; ``test_sec_4_a_floors_passwords_are_hashed_at_argon2s_own_cost`` keeps the
+production parameters checked."""
 
 
 def copy_demo_db(demo_db: Path, to: Path) -> Path:

@@ -13,6 +13,7 @@ import pytest
 
 from dicetable.server.demo import PLAYERS, STAFF
 from dicetable.server.main import build_floor
+from tests.demo_floor import CHEAP_HASHER
 
 HEAVY = ("numpy", "scipy", "matplotlib", "fastapi", "uvicorn", "psycopg", "dicetable.server",
          "dicetable.sim.engine", "dicetable.fairness")
@@ -50,7 +51,8 @@ def test_cli_help_lists_every_command_without_loading_them() -> None:
 
 def test_serve_reports_each_step_of_preparing_a_fresh_store(tmp_path: Path) -> None:
     steps: list[str] = []
-    floor, credentials = build_floor(tmp_path / "fresh.db", progress=steps.append)
+    floor, credentials = build_floor(tmp_path / "fresh.db", progress=steps.append,
+                                     hasher=CHEAP_HASHER)
     try:
         assert credentials
         people = len(STAFF) + len(PLAYERS)

@@ -13,13 +13,16 @@ from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
+from tests.demo_floor import CHEAP_HASHER
 
+pytestmark = pytest.mark.xdist_group("console-view")  # one worker builds the module's floor
 CRAPS, PROPS = "craps-pa-1", "props-pa-1"
 
 
 @pytest.fixture(scope="module")
 def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
-    floor, _ = build_floor(tmp_path_factory.mktemp("floor") / "floor.db")
+    floor, _ = build_floor(tmp_path_factory.mktemp("floor") / "floor.db",
+                           hasher=CHEAP_HASHER)
     yield floor
     floor.close()
 

@@ -20,7 +20,7 @@ from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
-from tests.demo_floor import as_created, copy_demo_db
+from tests.demo_floor import CHEAP_HASHER, as_created, copy_demo_db
 from tests.uvicorn_thread import serving
 
 if TYPE_CHECKING:
@@ -44,7 +44,8 @@ class LiveServer:
 
 @pytest.fixture
 def live_server(demo_db: Path, tmp_path: Path) -> Iterator[LiveServer]:
-    floor, _ = build_floor(copy_demo_db(demo_db, tmp_path / "floor.db"), bet_seconds=15)
+    floor, _ = build_floor(copy_demo_db(demo_db, tmp_path / "floor.db"), bet_seconds=15,
+                           hasher=CHEAP_HASHER)
     as_created(floor, demo_db)
     app = create_app(floor)
     try:

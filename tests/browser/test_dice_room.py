@@ -17,6 +17,7 @@ from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.main import build_floor
 from tests.browser.conftest import LiveServer, screenshot
+from tests.demo_floor import CHEAP_HASHER
 from tests.uvicorn_thread import serving
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def test_the_pit_console_links_each_table_to_its_rules_submission(
 def clocked_server(tmp_path: Path) -> Iterator[tuple[LiveServer, FixedClock]]:
     """The demo floor on a clock the test moves (the floor's scheduler reads it)."""
     clock = FixedClock(datetime(2026, 3, 2, 8, 0, tzinfo=UTC))
-    floor, _ = build_floor(tmp_path / "floor.db", clock=clock)
+    floor, _ = build_floor(tmp_path / "floor.db", clock=clock, hasher=CHEAP_HASHER)
     app = create_app(floor, electronic_loop=False, clock_seconds=None)
     try:
         with serving(app) as port:

@@ -43,6 +43,7 @@ from dicetable.server import dice_room
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.store.memory import MemoryStore
 from dicetable.table import script_custody
+from tests.demo_floor import CHEAP_HASHER
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -233,7 +234,8 @@ def test_the_dice_room_checks_the_role_before_it_reads_the_body(tmp_path: Path) 
     from dicetable.server.main import build_floor
     from tests.server.conftest import Client
 
-    floor, _ = build_floor(tmp_path / "floor.db", clock=FixedClock())
+    floor, _ = build_floor(tmp_path / "floor.db", clock=FixedClock(),
+                           hasher=CHEAP_HASHER)
     try:
         with TestClient(create_app(floor, electronic_loop=False, clock_seconds=None)) as http:
             before = floor.custody.site("demo-pa").ledger.state.seq

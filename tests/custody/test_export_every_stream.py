@@ -20,6 +20,7 @@ from dicetable.server.main import build_floor
 from dicetable.store import streams as kinds
 from dicetable.store.open import open_store
 from dicetable.table.script_export import SCRIPTED_KINDS
+from tests.demo_floor import CHEAP_HASHER
 from tests.server.conftest import Client
 
 START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -29,7 +30,7 @@ PH, ROOM = "/api/tables/props-pa-1", "/api/dice-room/demo-pa"
 def _play(db: Path) -> None:
     """The demo floor, then custody steps in the dice room and a Props & Hops no roll."""
     clock = FixedClock(START)
-    floor, _ = build_floor(db, clock=clock)
+    floor, _ = build_floor(db, clock=clock, hasher=CHEAP_HASHER)
     try:
         with TestClient(create_app(floor, electronic_loop=False, clock_seconds=None)) as http:
             dee, amy, bob = Client(http, "dee"), Client(http, "alice"), Client(http, "bob")

@@ -16,7 +16,7 @@ from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
-from tests.demo_floor import copy_demo_db
+from tests.demo_floor import CHEAP_HASHER, copy_demo_db
 from tests.store.conftest import pg_url_or_skip
 
 
@@ -62,7 +62,7 @@ def close_floor(floor: Floor) -> None:
 
 @pytest.fixture
 def floor(demo_db: Path, tmp_path: Path) -> Iterator[Floor]:
-    built, credentials = build_floor(copy_floor_db(demo_db, tmp_path))
+    built, credentials = build_floor(copy_floor_db(demo_db, tmp_path), hasher=CHEAP_HASHER)
     assert not credentials
     yield built
     close_floor(built)
@@ -91,7 +91,7 @@ def postgres_demo() -> Iterator[tuple[str, str]]:
     tests work on copies: ``postgres_floor``)."""
     url = pg_url_or_skip()
     schema = f"mpt_{uuid.uuid4().hex[:10]}"
-    floor, credentials = build_floor(url, schema=schema)
+    floor, credentials = build_floor(url, schema=schema, hasher=CHEAP_HASHER)
     assert credentials
     floor.close()
     floor.store.close()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from argon2 import PasswordHasher, extract_parameters
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -110,6 +111,22 @@ def test_sec_4_attempts_on_one_account_are_checked_one_at_a_time(tmp_path: Path)
     assert accounts.password_checks <= LOCK_AFTER
     assert accounts.get("zed").locked_until  # type: ignore[union-attr]
     accounts.close()
+
+
+def test_sec_4_a_floors_passwords_are_hashed_at_argon2s_own_cost(tmp_path: Path) -> None:
+    """Accounts hash with Argon2id at argon2-cffi's own parameters (RFC 9106's low-memory
+    choice) unless told otherwise; only the tests' floors are told (``CHEAP_HASHER``)."""
+    accounts = Accounts(tmp_path / "a.db")
+    try:
+        accounts.create("zed", "zed-password", Kind.PLAYER)
+        stored = next(r.data()["password_hash"] for r in accounts.store.records("account:zed"))
+        assert stored.startswith("$argon2id$")
+        own = PasswordHasher()
+        assert extract_parameters(stored) == extract_parameters(own.hash("x"))
+        assert (own.time_cost, own.memory_cost, own.parallelism) == (3, 65536, 4)
+        assert accounts.login("zed", "zed-password")
+    finally:
+        accounts.close()
 
 
 def _try(accounts: Accounts, user: str, password: str) -> str:

@@ -22,10 +22,12 @@ from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from dicetable.server.scheduler import FloorScheduler
 from dicetable.table.script_export import export_custody_script
+from tests.demo_floor import CHEAP_HASHER
 from tests.server.conftest import Client
 from tests.server.test_api import refused
 
 START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+pytestmark = pytest.mark.xdist_group("floor-custody")  # one worker builds the module's floor
 T, PH, IN = "/api/tables/craps-pa-1", "/api/tables/props-pa-1", "/api/tables/craps-in-1"
 ROOM = "/api/dice-room/demo-pa"
 
@@ -33,7 +35,7 @@ ROOM = "/api/dice-room/demo-pa"
 @pytest.fixture(scope="module")
 def clocked_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("clocked") / "floor.db"
-    built, credentials = build_floor(path, clock=FixedClock(START))
+    built, credentials = build_floor(path, clock=FixedClock(START), hasher=CHEAP_HASHER)
     assert credentials
     built.close()
     built.store.close()

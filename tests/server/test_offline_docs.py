@@ -12,11 +12,12 @@ from fastapi.testclient import TestClient
 
 from dicetable.server.app import create_app
 from dicetable.server.main import build_floor
+from tests.demo_floor import CHEAP_HASHER
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    floor, _ = build_floor(tmp_path / "floor.db")
+    floor, _ = build_floor(tmp_path / "floor.db", hasher=CHEAP_HASHER)
     try:
         with TestClient(create_app(floor, electronic_loop=False)) as c:
             yield c

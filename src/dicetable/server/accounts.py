@@ -209,7 +209,7 @@ class Accounts:
                  schema: str = "dicetable", clock: Clock | None = None,
                  key: bytes | None = None, hash_slots: int = HASH_SLOTS,
                  session_cache_seconds: float = SESSION_CACHE_SECONDS,
-                 lockout: Lockout = LOCKOUT) -> None:
+                 lockout: Lockout = LOCKOUT, hasher: PasswordHasher | None = None) -> None:
         self._owned = not isinstance(store, EventStore)
         self.store: EventStore = store if isinstance(store, EventStore) \
             else open_store(store, schema=schema, key=key)
@@ -229,7 +229,10 @@ class Accounts:
         self.password_checks = 0
         """How many password hashes were computed (tests count what happened)."""
         self._count_lock = threading.Lock()
-        self._hasher = PasswordHasher()
+        self._hasher = hasher or PasswordHasher()
+        """Argon2's cost for the hashes this object makes (a login pays what its stored hash
+        says); another ``hasher`` only where the cost is not what is tested."""
+        self._dummy = _DUMMY_HASH if hasher is None else hasher.hash("dicetable: no such account")
         self.clock: Clock = clock or SystemClock()
         self._subscription = self.store.subscribe(self._on_notice)
 
@@ -388,7 +391,7 @@ class Accounts:
         known = _NAME.match(username) is not None
         state = self._state(username) if known else None
         if state is None:
-            self._check_password(_DUMMY_HASH, password)  # spend the time a real check takes
+            self._check_password(self._dummy, password)  # spend the time a real check takes
             raise NotAuthenticated("wrong username or password", rule="accounts.login")
         self._refuse_locked(username, state)
         right = self._check_password(state.password_hash, password)

@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from argon2 import PasswordHasher
 from fastapi import FastAPI
 
 from dicetable.core.clock import Clock, SystemClock
@@ -43,6 +44,7 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
                 key_file: str | Path | None = None,
                 checkpoints: str | Path | None = None,
                 progress: Callable[[str], None] | None = None,
+                hasher: PasswordHasher | None = None,
                 ) -> tuple[Floor, dict[str, str]]:
     """The floor on ``db``, every stream verified first; on an empty store, the demo floor
     and its credentials.
@@ -51,7 +53,8 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
     tests (the tables, the custody ledgers and the floor's scheduler all read it). The chain
     key is ``key``, else found as ``store.keys.find_key`` says; a new store with no key
     anywhere gets one created beside it (``<db>.key``, as ``dicetable keys init``).
-    ``progress`` is told of each step of preparing a fresh store.
+    ``progress`` is told of each step of preparing a fresh store. ``hasher``: the accounts'
+    Argon2 parameters (``Accounts``; the tests' floors use cheap ones).
     """
     clock = clock or SystemClock()
     if key is None:
@@ -65,7 +68,7 @@ def build_floor(db: str | Path, *, bet_seconds: int = 20, schema: str = "dicetab
         store.close()
         raise key_mismatch(recorded, key_id(key), str(db))
     try:
-        accounts = Accounts(store)
+        accounts = Accounts(store, hasher=hasher)
     except InvalidInput:
         store.close()
         raise
