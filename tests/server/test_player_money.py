@@ -23,7 +23,8 @@ def test_wallet_tables_buy_in_and_cash_out_move_money_between_wallet_and_table(
     alice = login("alice")
     start = money(alice)
     assert start["self_service"] is True
-    assert start["wallet"] == 1_000_00 and start["balance"] == 500_00  # $1,500 less the $500
+    assert start["wallet"] == 1_000_00
+    assert start["balance"] == 500_00  # $1,500 less the $500
     total = int(start["wallet"]) + int(start["balance"])  # type: ignore[call-overload]
 
     after = alice.post(f"{E}/money/buy-in", {"amount": 250_00}).json()
@@ -34,7 +35,8 @@ def test_wallet_tables_buy_in_and_cash_out_move_money_between_wallet_and_table(
 
     events = alice.get(f"{E}/events").json()
     kinds = [(e["type"], e.get("amount")) for e in events if e.get("player") == "alice"]
-    assert ("ChipsBought", 250_00) in kinds and ("ChipsCashedOut", 100_00) in kinds
+    assert ("ChipsBought", 250_00) in kinds
+    assert ("ChipsCashedOut", 100_00) in kinds
 
     everything = alice.post(f"{E}/money/cash-out", {}).json()  # no amount: all of it
     assert (everything["wallet"], everything["balance"]) == (total, 0)
@@ -47,7 +49,8 @@ def test_wallet_buy_in_limits_and_balance_refuse_naming_their_rule(login: Login)
     body = refused(alice.post(f"{E}/money/buy-in", {"amount": 5_00}), 422, "InvalidInput",
                    "wallet.buy_in.minimum")
     assert "smallest buy-in is $20.00" in body["message"]
-    assert "[industry-default]" not in body["message"] and body["citation"]
+    assert "[industry-default]" not in body["message"]
+    assert body["citation"]
     refused(alice.post(f"{E}/money/buy-in", {"amount": 6_000_00}), 422, "InvalidInput",
             "wallet.buy_in.maximum")
     body = refused(alice.post(f"{E}/money/buy-in", {"amount": 1_000_01}), 422, "InvalidInput",
@@ -78,7 +81,8 @@ def test_leaving_an_electronic_table_sends_the_whole_balance_to_the_wallet(
     alice = login("alice")
     before = money(alice)
     after = alice.post(f"{E}/money/leave").json()
-    assert after["seated"] is False and after["balance"] == 0
+    assert after["seated"] is False
+    assert after["balance"] == 0
     assert after["wallet"] == before["wallet"] + before["balance"]  # type: ignore[operator]
 
 
@@ -104,8 +108,10 @@ def test_603a_10_colour_up_and_leaving_requests_the_dealer_confirms(login: Login
     [leaving] = money(dee, T)["requests"]  # type: ignore[misc]
     dee.post(f"{T}/money/requests/{leaving['id']}/confirm")
     me = money(alice, T)
-    assert me["seated"] is False and me["balance"] == 0
-    assert me["last_cash_out"]["amount"] == 500_00 and me["last_cash_out"]["by"] == "dee"
+    assert me["seated"] is False
+    assert me["balance"] == 0
+    assert me["last_cash_out"]["amount"] == 500_00
+    assert me["last_cash_out"]["by"] == "dee"
     assert me["wallet"] == 1_000_00  # chips went with her to the cage, not to the wallet
 
 
@@ -126,8 +132,10 @@ def test_the_dealer_cashes_a_player_out_in_full_without_typing_an_amount(login: 
     assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 10_00}).status_code == 200
     dee.post(f"{T}/money/cash-out-all", {"player": "alice"})
     me = money(alice, T)
-    assert me["balance"] == 0 and me["on_layout"] == 10_00
-    assert me["last_cash_out"]["amount"] == 490_00 and me["last_cash_out"]["by"] == "dee"
+    assert me["balance"] == 0
+    assert me["on_layout"] == 10_00
+    assert me["last_cash_out"]["amount"] == 490_00
+    assert me["last_cash_out"]["by"] == "dee"
     refused(dee.post(f"{T}/money/cash-out-all", {"player": "alice"}), 422, "InvalidInput",
             "money.balance")
     refused(alice.post(f"{T}/money/cash-out-all", {"player": "alice"}), 403,
