@@ -87,7 +87,7 @@ def test_chips_and_the_puck_never_cover_the_numeral_place_or_price_of_a_number_b
                if _overlaps(c, label)]
     assert not covered, covered
     if width in (1440, 390):
-        shot(page, f"felt-{width}", full=width == 390)
+        shot(page, f"felt-{width}")
 
 
 def test_electronic_table_buy_in_and_cash_out_through_the_dialog_conserve_money(
@@ -205,8 +205,9 @@ def test_phone_header_is_compact_and_pinned_chips_sit_by_the_list_and_the_result
     axe_clean(page, "chips stacked on the phone")
     page.click("#bar-confirm")
     expect(page.locator("#bar-balance")).to_have_attribute("data-cents", "49500")
-    sam.do("/offer-dice", {"patron": "bob"})
-    Staff(live_server, "bob").do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    alice.do("/bets", {"wager": "pass", "amount": 1000})
+    sam.do("/offer-dice", {"patron": "alice"})
+    alice.do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
     throw(sam, dee, "3-5")                           # 8: the field loses
     banner = page.locator("#result-banner")
     expect(banner).to_contain_text("Field $5.00 lost", timeout=8000)
@@ -216,16 +217,16 @@ def test_phone_header_is_compact_and_pinned_chips_sit_by_the_list_and_the_result
     assert box["y"] + box["height"] <= 844
     shot(page, "phone-390-after-roll")
     axe_clean(page, "the result banner on the phone")
-    del alice
 
 
 def test_words_hand_without_a_round_that_never_moves_and_recall_of_each_wager(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     alice, sam, dee = (Staff(live_server, who) for who in ("alice", "sam", "dee"))
+    alice.do("/bets", {"wager": "pass", "amount": 1000})
     alice.do("/bets", {"wager": "field", "amount": 500})
     alice.do("/bets", {"wager": "lay4", "amount": 4000})
-    sam.do("/offer-dice", {"patron": "bob"})
-    Staff(live_server, "bob").do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    sam.do("/offer-dice", {"patron": "alice"})
+    alice.do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
     throw(sam, dee, "3-5")                           # 8: the field loses, the lay stays
     throw(sam, dee, "2-2")                           # 4: the lay loses
     page = play(open_screen, "alice", "craps-pa-1")

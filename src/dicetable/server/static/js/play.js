@@ -478,7 +478,7 @@ function noteResult(events, view) {
     if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false, hadBets: myBets().length > 0, point: null };
     if (!st.result || st.result.done) continue;
     const name = (i) => wagerName(view, i.wager);
-    if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} loses ${money(i.amount)}`); st.result.net -= i.amount; }
+    if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} ${money(i.amount)} lost`); st.result.net -= i.amount; }
     if (e.type === "WinnersPaid") for (const i of e.items.filter((x) => x.player === me)) {
       const net = i.win - (i.commission || 0);
       if (i.win > 0) { st.result.lines.push(`${name(i)} wins ${money(net)}`); st.result.net += net; }
