@@ -245,6 +245,38 @@ def test_words_hand_without_a_round_that_never_moves_and_recall_of_each_wager(
     axe_clean(page, "chips stacked by a press")
 
 
+def test_refusals_a_player_meets_read_as_player_words(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    import httpx
+
+    alice, sam, dee = (Staff(live_server, who) for who in ("alice", "sam", "dee"))
+    page = play(open_screen, "alice", "craps-pa-1")
+    alice.do("/bets", {"wager": "pass", "amount": 1000})
+    sam.do("/offer-dice", {"patron": "alice"})
+    alice.do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    sam.do("/roll", {"faces": "3-3"})            # not settled yet: betting is closed
+    tries = [("/bets", {"wager": "field", "amount": 500}),
+             ("/bets", {"wager": "place8", "amount": 600_00}),
+             ("/leave", {})]
+    refusals = []
+    for path, body in tries:
+        reply = alice.http.post(f"/api/tables/craps-pa-1{path}", json=body)
+        assert isinstance(reply, httpx.Response)
+        assert reply.status_code >= 400, reply.text
+        refusals.append(reply.json())
+    dee.do("/settle")
+    over = alice.http.post("/api/tables/craps-pa-1/bets", json={"wager": "place8",
+                                                                 "amount": 600_00})
+    refusals.append(over.json())
+    said = page.evaluate("(rs) => rs.map((r) => window.dicetable.playerSentence(r))", refusals)
+    for refusal, words in zip(refusals, said, strict=True):
+        assert "alice" not in words, (refusal["message"], words)
+        assert not re.search(r"\bb\d+\b", words), words
+        assert words[0].isupper(), words
+        assert words.endswith((".", "!", "?")), words
+    assert said[0].startswith("Bets are closed"), said
+
+
 def test_rules_page_after_opening_its_sections_has_no_serious_axe_violation(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     page = open_screen("alice", width=1440, height=1000).page

@@ -3,7 +3,7 @@
 
 import { Refusal, del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
 import {
-  Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, parseMoney, refusalStyle, replace,
+  Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, parseMoney, playerSentence, refusalStyle, replace,
   rollStrip, s, showRefusal, statusPills, topbar, wagerName,
 } from "./ui.js";
 import { layoutFor } from "./layout.js";
@@ -49,6 +49,7 @@ const betsCard = h("section", { class: "card", id: "my-bets-card" });
 const feedEl = h("div", { class: "feed", id: "feed" });
 const recallEl = h("div", { class: "scroll", id: "recall" }, h("div", { class: "muted" }, "Your last rounds: wagers, results and balances."));
 refusalStyle.citations = account.kind === "staff";  // players read citations in the Rules panel
+refusalStyle.me = account.username;
 const feed = new Feed(feedEl, 120, { citations: account.kind === "staff" });
 const resultBanner = h("div", { class: "result-banner hidden", id: "result-banner", "aria-live": "polite" });
 const balanceBar = h("div", { class: "balance-bar", id: "balance-bar" });
@@ -921,7 +922,7 @@ const live = liveTable(tableId, {
 });
 
 // For the browser tests and the curious: the page's state and its live connection.
-window.dicetable = { live, st, tableId, confirm: confirmBuilder, loadMoney };
+window.dicetable = { live, st, tableId, confirm: confirmBuilder, loadMoney, playerSentence };
 await loadMoney();
 // Requests and wallets are not table events: looked at again every few seconds.
 setInterval(loadMoney, 4000);
