@@ -5,16 +5,18 @@ only by wagers."""
 
 from __future__ import annotations
 
-from tests.server.conftest import Login
+from typing import Any
+
+from tests.server.conftest import Client, Login
 from tests.server.test_api import T, refused
 
 E = "/api/tables/craps-pa-e1"
 
 
-def money(client: object, table: str = E) -> dict[str, object]:
-    reply = client.get(f"{table}/money")  # type: ignore[attr-defined]
+def money(client: Client, table: str = E) -> dict[str, Any]:
+    reply = client.get(f"{table}/money")
     assert reply.status_code == 200, reply.text
-    body: dict[str, object] = reply.json()
+    body: dict[str, Any] = reply.json()
     return body
 
 
@@ -25,7 +27,7 @@ def test_wallet_tables_buy_in_and_cash_out_move_money_between_wallet_and_table(
     assert start["self_service"] is True
     assert start["wallet"] == 1_000_00
     assert start["balance"] == 500_00  # $1,500 less the $500
-    total = int(start["wallet"]) + int(start["balance"])  # type: ignore[call-overload]
+    total = int(start["wallet"]) + int(start["balance"])
 
     after = alice.post(f"{E}/money/buy-in", {"amount": 250_00}).json()
     assert (after["wallet"], after["balance"]) == (750_00, 750_00)
@@ -83,7 +85,7 @@ def test_leaving_an_electronic_table_sends_the_whole_balance_to_the_wallet(
     after = alice.post(f"{E}/money/leave").json()
     assert after["seated"] is False
     assert after["balance"] == 0
-    assert after["wallet"] == before["wallet"] + before["balance"]  # type: ignore[operator]
+    assert after["wallet"] == before["wallet"] + before["balance"]
 
 
 def test_603a_10_colour_up_and_leaving_requests_the_dealer_confirms(login: Login) -> None:
@@ -95,7 +97,7 @@ def test_603a_10_colour_up_and_leaving_requests_the_dealer_confirms(login: Login
     refused(alice.post(f"{T}/money/requests", {"what": "a drink"}), 422, "InvalidInput",
             "requests.confirmed_by")
     seen = money(dee, T)
-    [pending] = seen["requests"]  # type: ignore[misc]
+    [pending] = seen["requests"]
     assert (pending["player"], pending["what"], pending["balance"]) == ("alice", "colour-up",
                                                                         500_00)
     refused(login("bob").post(f"{T}/money/requests/{pending['id']}/confirm"), 403,
@@ -105,7 +107,7 @@ def test_603a_10_colour_up_and_leaving_requests_the_dealer_confirms(login: Login
     assert money(alice, T)["balance"] == 500_00  # equal value: 465a.36(b)(4)
 
     alice.post(f"{T}/money/requests", {"what": "leave"})
-    [leaving] = money(dee, T)["requests"]  # type: ignore[misc]
+    [leaving] = money(dee, T)["requests"]
     dee.post(f"{T}/money/requests/{leaving['id']}/confirm")
     me = money(alice, T)
     assert me["seated"] is False
@@ -119,10 +121,10 @@ def test_leaving_with_wagers_on_the_layout_stays_pending_naming_the_rule(login: 
     alice, dee = login("alice"), login("dee")
     assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 10_00}).status_code == 200
     alice.post(f"{T}/money/requests", {"what": "leave"})
-    [leaving] = money(dee, T)["requests"]  # type: ignore[misc]
+    [leaving] = money(dee, T)["requests"]
     refused(dee.post(f"{T}/money/requests/{leaving['id']}/confirm"), 409,
             "ProcedureViolation", "leaving.wagers")
-    assert len(money(dee, T)["requests"]) == 1  # type: ignore[arg-type]
+    assert len(money(dee, T)["requests"]) == 1
     withdrawn = alice.delete(f"{T}/money/requests/{leaving['id']}").json()
     assert withdrawn["requests"] == []
 

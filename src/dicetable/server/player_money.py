@@ -33,10 +33,20 @@ from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.player_money import PlayerMoneyRules
 
 SYSTEM_SELLER = "table"
 """The actor an electronic table's own buy-ins and cash-outs are recorded under."""
+
+
+def give(name: str, actor: str, role: Role, **fields: Any) -> g.Command:
+    """A table command built by its catalogue entry (its one declaration), from JSON fields."""
+    return CATALOGUE.named(name).from_json(actor, role, fields)
+
+
+def kind(name: str) -> type[g.Command]:
+    return CATALOGUE.named(name).command
 
 
 class Ledger:
@@ -211,8 +221,8 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         async with ledger.account_lock(who.username):
             house.check_buy_in(floor.get(table_id).table.mode, body.amount,
                                wallet=ledger.wallet(who.username))
-            await run(floor, table_id, Chore(lambda: g.BuyChips(
-                actor=SYSTEM_SELLER, role=Role.SYSTEM, player=who.username,
+            await run(floor, table_id, Chore(lambda: give(
+                "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
                 amount=body.amount)))
         return money_view(floor, table_id, who)
 
@@ -229,8 +239,8 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             balance = table.state.balance(who.username)
             amount = balance if body.amount is None else body.amount
             house.check_cash_out(table.mode, amount, balance=balance)
-            return g.CashOut(actor=SYSTEM_SELLER, role=Role.SYSTEM, player=who.username,
-                             amount=amount)
+            return give("cash-out", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                        amount=amount)
 
         house.self_service(table.mode, "cash-out")
         async with ledger.account_lock(who.username):
@@ -247,11 +257,11 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
 
         def build() -> Iterator[g.Command]:
             # Leaving first: if it is refused (wagers on the layout) nothing has moved.
-            yield g.LeaveTable(actor=who.username, role=Role.PLAYER, player=who.username)
+            yield give("leave", who.username, Role.PLAYER, player=who.username)
             balance = table.state.balance(who.username)
             if balance > 0:
-                yield g.CashOut(actor=SYSTEM_SELLER, role=Role.SYSTEM, player=who.username,
-                                amount=balance)
+                yield give("cash-out", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                           amount=balance)
 
         async with ledger_of(floor).account_lock(who.username):
             await run(floor, table_id, Chore(build))
@@ -302,7 +312,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             detail = f"coloured up {format_cents(table.state.balance(player))} at equal value"
         else:
             events = await run(floor, table_id, Given(who, _leaving(table, player),
-                                                      g.LeaveTable))
+                                                      kind("leave")))
             out = [e for e in events["events"] if e.get("type") == "ChipsCashedOut"]
             detail = "left the table" + (
                 f", cashed out {format_cents(out[0]['amount'])} in chips" if out else "")
@@ -322,9 +332,9 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             if balance <= 0:
                 raise InvalidInput(f"{body.player} has nothing at the table to cash out",
                                    rule="money.balance")
-            return g.CashOut(actor=actor, role=role, player=body.player, amount=balance)
+            return give("cash-out", actor, role, player=body.player, amount=balance)
 
-        await run(floor, table_id, Given(who, build, g.CashOut))
+        await run(floor, table_id, Given(who, build, kind("cash-out")))
         return money_view(floor, table_id, who)
 
     return api
@@ -332,10 +342,10 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
 
 def _leaving(table: Any, player: str) -> Callable[[str, Role], Iterator[g.Command]]:
     def build(actor: str, role: Role) -> Iterator[g.Command]:
-        yield g.LeaveTable(actor=actor, role=role, player=player)
+        yield give("leave", actor, role, player=player)
         balance = table.state.balance(player)
         if balance > 0:
-            yield g.CashOut(actor=actor, role=role, player=player, amount=balance)
+            yield give("cash-out", actor, role, player=player, amount=balance)
     return build
 
 
