@@ -282,6 +282,12 @@ def test_rules_page_after_opening_its_sections_has_no_serious_axe_violation(
     page = open_screen("alice", width=1440, height=1000).page
     page.goto(live_server.url + "/rules?table=craps-pa-1")
     expect(page.locator("#paytable")).to_be_attached()
+    expect(page.locator("#money-rules")).to_be_attached()
     for summary in page.locator("details > summary").all():
         summary.click()
+    unit = page.locator('#money-rules tr[data-rule="press.unit"]')
+    expect(unit).to_contain_text("wager-minimum")
+    expect(unit).to_have_attribute("data-status", "industry-default")
+    expect(page.locator('#money-rules tr[data-rule="live.cash_out"]')).to_contain_text(
+        "58 Pa. Code 603a.10(d)")
     axe_clean(page, "the rules page with every section open")
