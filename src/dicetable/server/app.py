@@ -42,6 +42,7 @@ from dicetable.server import (
     faults_api,
     idempotency,
     offline_docs,
+    player_money,
     ratings_api,
     rules_sheet,
     submission,
@@ -226,6 +227,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(faults_api.router(session_account))
     app.include_router(ratings_api.router(session_account))
+    app.include_router(player_money.router(session_account))
     app.include_router(rules_sheet.router(session_account))
     offline_docs.install(app)
 

@@ -26,6 +26,7 @@ from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor
+from dicetable.server.player_money import deposit
 from dicetable.table import commands as t
 
 DEMO_PASSWORD = "dicetable-demo"
@@ -57,6 +58,8 @@ SPARES = 3
 """Inspected spare dice per table, waiting in the pit to replace the ones in play."""
 TOOLS = ("micrometer", "balancing-caliper", "steel-set-square", "magnet")
 BUY_IN = 500_00
+WALLET = 1_500_00
+"""Each demo player's wallet deposit; the electronic table's buy-in comes out of it."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,8 @@ def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = Non
     for n, player in enumerate(PLAYERS, len(STAFF) + 1):
         say(f"demo floor: account {n} of {people} ({player})")
         floor.accounts.create(player, DEMO_PASSWORD, Kind.PLAYER, player.title())
+        deposit(floor.store, player, WALLET, "demo: the cage's opening deposit",
+                floor.clock.now().isoformat())
     floor.custody.roster.update(ROSTER)
     say("demo floor: the dice, received, stored and inspected")
     stock_demo_dice(floor)

@@ -1,6 +1,7 @@
 """The aggregates dicetable ships: tables, the site's dice custody ledger, accounts (with
-their sessions and locks), staff changes, the floor's faults, kept request answers and each
-table's bank (its chip inventory, slips and drop)."""
+their sessions and locks), staff changes, the floor's faults, kept request answers, players'
+wallet deposits, live tables' requests to the dealer and each table's bank (its chip
+inventory, slips and drop)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from dicetable.store import (
     bank_stream,
     custody_codec,
     fault_stream,
+    player_money_stream,
     request_stream,
     staff_stream,
 )
@@ -65,6 +67,10 @@ register_record_kind(fault_stream.FaultEvent, fault_stream.FaultState, fault_str
                      fault_stream.invariants)
 register_record_kind(request_stream.RequestEvent, request_stream.RequestsState,
                      request_stream.apply, request_stream.invariants)
+register_record_kind(player_money_stream.WalletEvent, player_money_stream.WalletState,
+                     player_money_stream.apply_wallet, player_money_stream.wallet_invariants)
+register_record_kind(player_money_stream.RequestEvent, player_money_stream.RequestsState,
+                     player_money_stream.apply_request, player_money_stream.request_invariants)
 register(Aggregate(bank_stream.KIND, BankEvent, "table", bank_state.BankState,
                    bank_state.apply, bank_state.encode_state, bank_stream.decode_state,
                    bank_state.invariants, bank_state.roundtrips))

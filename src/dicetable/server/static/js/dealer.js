@@ -165,7 +165,13 @@ function build(v) {
   el.chipAmount = h("input", { type: "text", id: "chip-amount", placeholder: "$100.00", size: 9 });
   cards.push(card("chips-card", "Chips", "authority.chips",
     h("div", { class: "row" }, el.chipPlayer, el.chipAmount,
-      button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), button("Cash out", "cash-out", () => chips("/cash-out")))));
+      button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), button("Cash out", "cash-out", () => chips("/cash-out")),
+      button("Cash out all", "cash-out-all", () => cashOutAll(el.chipPlayer.value))),
+    h("div", { class: "muted", style: "font-size:.8rem" }, "Cash out all: the player's whole table balance, nothing to type. Chips go with the player to the cage (58 Pa. Code 603a.10(d)).")));
+
+  // What players ask of the dealer: a colour-up, leaving (one click confirms)
+  el.requests = h("div", { id: "requests", "aria-live": "polite" });
+  cards.push(card("requests-card", "Player requests", "authority.chips", el.requests));
 
   // Booking the bets players call (the dealer acts on the player's behalf)
   el.bookPlayer = h("select", { id: "book-player", "aria-label": "player", onchange: () => drawBooking(st.view) });
@@ -186,7 +192,7 @@ function build(v) {
   const feedCard = card("feed-card", "Table log", null, feedEl);
 
   // What the crew uses most comes first; the players' wagers and balances run full width.
-  const order = ["betting-card", "throw-card", "rng-card", "settle-card", "book-card", "noroll-card", "shooter-card", "shaker-card", "dice-card"];
+  const order = ["requests-card", "betting-card", "throw-card", "rng-card", "settle-card", "book-card", "noroll-card", "shooter-card", "shaker-card", "dice-card"];
   const ranked = [...cards].sort((a, b) => rank(order, a.id) - rank(order, b.id));
   const first = ranked.filter((c) => c.id !== "chips-card");
   replace(main, h("div", { class: "console-grid" }, ...first, playersCard, ranked.find((c) => c.id === "chips-card"), rollsCard, feedCard));
@@ -249,6 +255,46 @@ async function removeDice() {
   const serials = [...el.dice.querySelectorAll("input:checked")].map((i) => i.value);
   if (!serials.length) { showRefusal({ message: "tick the dice to remove" }); return; }
   await act("/dice/remove", { serials, reason: el.removeReason.value.trim() || "replaced" });
+}
+
+// -- players' money requests (colour-up, leaving) and cash out all ---------------------------------
+async function loadRequests() {
+  try {
+    st.money = await get(tablePath(tableId, "/money"));
+  } catch (e) {
+    return;
+  }
+  drawRequests();
+}
+
+function drawRequests() {
+  if (!el.requests || !st.money) return;
+  const pending = st.money.requests || [];
+  const words = { "colour-up": "colour up", leave: "is leaving" };
+  replace(el.requests, pending.length ? h("ul", { class: "request-list" }, pending.map((r) => h("li", { class: "request", dataset: { request: r.id, player: r.player, what: r.what } },
+    h("span", {}, h("b", {}, r.player), ` asks to ${r.what === "leave" ? "leave" : "colour up"} · balance ${money(r.balance)}`),
+    h("button", { class: "btn primary small", id: `confirm-request-${r.id}`, title: r.what === "leave" ? "seat given up, whole balance cashed out in chips" : "equal value: the balance does not change", onclick: () => confirmRequest(r) },
+      `Confirm: ${r.player} ${words[r.what]}`))))
+    : h("div", { class: "muted", id: "no-requests" }, "No requests waiting."));
+}
+
+async function confirmRequest(r) {
+  try {
+    st.money = await post(tablePath(tableId, `/money/requests/${r.id}/confirm`), {});
+  } catch (e) {
+    showRefusal(e);
+  }
+  drawRequests();
+}
+
+async function cashOutAll(player) {
+  if (!player) return;
+  try {
+    st.money = await post(tablePath(tableId, "/money/cash-out-all"), { player });
+  } catch (e) {
+    showRefusal(e);
+  }
+  drawRequests();
 }
 
 async function chips(path) {
@@ -486,7 +532,8 @@ function drawPlayers(v) {
         h("span", { class: "tag", title: b.state }, `${b.label || b.name} ${money(b.amount)}`, b.working_now === false ? h("b", { class: "off-tag" }, " OFF") : null),
         betActions(v, b))) : h("span", { class: "muted" }, "—")),
       h("td", { class: "money" }, money(onLayout)),
-      h("td", { class: "money balance-cell", dataset: { cents: info.balance } }, money(info.balance)));
+      h("td", { class: "money balance-cell", dataset: { cents: info.balance } }, money(info.balance),
+        info.balance > 0 && v.mode === "live" ? h("button", { class: "btn small", dataset: { action: "cash-out-all" }, "aria-label": `cash out all of ${name}'s balance`, onclick: () => cashOutAll(name) }, "Cash out all") : null));
   });
   replace(el.players, h("table", { class: "data", id: "players-table" },
     h("thead", {}, h("tr", {}, h("th", {}, "Pos."), h("th", {}, "Player"), h("th", {}, "Wagers"), h("th", { class: "money" }, "On layout"), h("th", { class: "money" }, "Balance"))),
@@ -514,6 +561,7 @@ const live = liveTable(tableId, {
   onMessage(msg, { reconnected }) {
     if (msg.events && msg.events.length) feed.add(msg.events, msg.view || st.view, { away: reconnected });
     if (msg.view) setView(msg.view);
+    if (msg.events && msg.events.length) loadRequests();
   },
   onStatus(status) {
     st.connection = status;
@@ -521,3 +569,6 @@ const live = liveTable(tableId, {
   },
 });
 window.dicetable = { live, st, tableId };
+await loadRequests();
+// Requests are not table events: looked for every few seconds, and after every table change.
+setInterval(loadRequests, 3000);

@@ -23,6 +23,7 @@ class Layout {
     this.svg.append(this.spotsLayer, this.puckLayer, this.chipsLayer);
     this.spots = new Map();
     this.numberAnchors = {};   // n -> {come: [x, y], dontcome: [x, y], puck: [x, y]}
+    this.boxChip = {};         // stack key -> chip radius inside a number box
     this.puckOff = null;
     this.paysAt = new Map();   // code -> {x, y, anchor, size, full, el}
   }
@@ -101,14 +102,15 @@ class Layout {
     const place = (key, [x, y]) => {
       const n = stacked.get(key) || 0;
       stacked.set(key, n + 1);
-      return [x + n * 10, y - n * 6];
+      const r = this.boxChip[key] || 16;
+      return [x + n * 10, y - n * 6, r];
     };
     const sorted = [...bets].sort((a, b) => (a.base ? 1 : 0) - (b.base ? 1 : 0));
     for (const bet of sorted) {
       const xy = this.chipAt(bet, bets, where, place);
       if (!xy) continue;
       where.set(bet.id, xy);
-      const g = chip(xy[0], xy[1], bet.amount, bet);
+      const g = chip(xy[0], xy[1], bet.amount, bet, xy[2] || 16);
       if (onChip) {
         g.classList.add("clickable");
         g.addEventListener("click", (e) => { e.stopPropagation(); onChip(bet); });
@@ -145,7 +147,9 @@ class Layout {
         return place("odds", this.spots.get("odds").chip);
       }
       // Odds sit on top of their bet, offset so both amounts show (as a dealer heels them).
-      return base ? [base[0] + 10, base[1] - 12] : null;
+      if (!base) return null;
+      const r = base[2] || 16;
+      return r < 16 ? [base[0] + r, base[1] - 3, r] : [base[0] + 10, base[1] - 12, r];
     }
     if (bet.point && (bet.wager === "come" || bet.wager === "dontcome") && this.numberAnchors[bet.point]) {
       return place(`${bet.wager}${bet.point}`, this.numberAnchors[bet.point][bet.wager]);
@@ -173,8 +177,8 @@ class Layout {
     const on = view.point && this.numberAnchors[view.point];
     const [x, y] = on ? this.numberAnchors[view.point].puck : this.puckOff;
     this.puckLayer.append(s("g", { class: `puck ${on ? "on" : "off"}`, id: "layout-puck", dataset: { point: view.point || "" } },
-      s("circle", { cx: x, cy: y + 2, r: 16, fill: "rgba(0,0,0,.45)" }),
-      s("circle", { cx: x, cy: y, r: 16, fill: on ? "#fafafa" : "#151515" }),
+      s("circle", { cx: x, cy: y + 2, r: on ? 13 : 16, fill: "rgba(0,0,0,.45)" }),
+      s("circle", { class: "puck-face", cx: x, cy: y, r: on ? 13 : 16, fill: on ? "#fafafa" : "#151515" }),
       s("text", { x, y: y + 1, "text-anchor": "middle", "dominant-baseline": "middle" }, on ? "ON" : "OFF")));
   }
 }
@@ -189,13 +193,14 @@ function chipColour(cents) {
   return ["#f2f2f2", true];
 }
 
-function chip(x, y, cents, bet) {
+function chip(x, y, cents, bet, r = 16) {
   const [fill, light] = chipColour(cents);
   const off = bet.working_now === false;
-  return s("g", { class: `chip${off ? " is-off" : ""}`, dataset: { bet: bet.id, wager: bet.wager, amount: cents, point: bet.point ?? "", off: String(off) } },
-    s("circle", { cx: x, cy: y + 2, r: 16, fill: "rgba(0,0,0,.45)" }),
-    s("circle", { class: "outer", cx: x, cy: y, r: 16, fill }),
-    s("circle", { cx: x, cy: y, r: 11, fill, stroke: light ? "#888" : "rgba(255,255,255,.6)", "stroke-width": 1 }),
+  const small = r < 16;
+  return s("g", { class: `chip${off ? " is-off" : ""}${small ? " in-box" : ""}`, dataset: { bet: bet.id, wager: bet.wager, amount: cents, point: bet.point ?? "", off: String(off) } },
+    s("circle", { cx: x, cy: y + 1.5, r, fill: "rgba(0,0,0,.45)" }),
+    s("circle", { class: "outer", cx: x, cy: y, r, fill }),
+    s("circle", { cx: x, cy: y, r: r * 0.7, fill, stroke: light ? "#888" : "rgba(255,255,255,.6)", "stroke-width": 1 }),
     s("text", { x, y: y + 1, "text-anchor": "middle", "dominant-baseline": "middle", class: light ? "dark" : "" }, chipText(cents)),
     off ? s("g", { class: "off-marker" },
       s("rect", { x: x - 14, y: y - 27, width: 28, height: 13, rx: 3 }),
@@ -227,15 +232,19 @@ export function crapsLayout(facts) {
     L.pays(`lay${n}`, mid + 24 * k, 35, { size: 9 });
     L.spot(`lose${n}`, { x, y: 48, w, h: 28, r: 0 }, [mid + 30 * k, 62], t(mid - 20 * k, 63, `LOSE ${n}`, "label-tiny"));
     L.pays(`lose${n}`, mid + 24 * k, 63, { size: 9 });
-    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 32 * k, 144],
-      t(mid, 114, NUMBER_WORDS[n] || String(n), n === 6 || n === 9 || k < 1 ? "label-mid" : "label-big"),
-      t(mid, 142, "PLACE", "label-tiny"));
-    L.pays(`place${n}`, mid, 155, { size: 11 });
+    // The box, as a dealer works it: come bets and their odds along the top, the puck at the
+    // top right, the numeral in the middle, place bets on the place line at the bottom right;
+    // no chip covers the numeral, PLACE or the price (chips in a box are drawn smaller).
+    L.spot(`place${n}`, { x, y: 76, w, h: 86, r: 0 }, [mid + 36 * k, 147],
+      t(mid, 118, NUMBER_WORDS[n] || String(n), n === 6 || n === 9 || k < 1 ? "label-mid" : "label-box"),
+      t(mid, 146, "PLACE", "label-tiny"));
+    L.pays(`place${n}`, mid - 8 * k, 157, { size: 10 });
     L.spot(`buy${n}`, { x, y: 162, w, h: 28, r: 0 }, [mid + 30 * k, 176], t(mid - 20 * k, 177, `BUY ${n}`, "label-tiny"));
     L.pays(`buy${n}`, mid + 24 * k, 177, { size: 9 });
     L.spot(`put${n}`, { x, y: 190, w, h: 30, r: 0 }, [mid + 30 * k, 205], t(mid - 20 * k, 206, `PUT ${n}`, "label-tiny"));
     L.pays(`put${n}`, mid + 24 * k, 206, { size: 9 });
-    L.numberAnchors[n] = { come: [mid - 30 * k, 112], dontcome: [mid - 30 * k, 34], puck: [x + w - 16 * k, 91] };
+    L.numberAnchors[n] = { come: [mid - 30 * k, 87], dontcome: [mid - 30 * k, 34], puck: [mid + 30 * k, 89] };
+    L.boxChip[`place${n}`] = L.boxChip[`come${n}`] = Math.max(7, 11 * Math.min(1, k));
   });
   L.spot("dontcome", { x: 90, y: 20, w: 100, h: 200, r: 0 }, [140, 196],
     t(140, 88, "DON'T", "label-mid"), t(140, 114, "COME", "label-mid"), t(140, 138, "BAR", "label-small"),

@@ -3,7 +3,7 @@
 
 import { Refusal, del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
 import {
-  Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, refusalStyle, replace,
+  Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, parseMoney, playerSentence, refusalStyle, replace,
   rollStrip, s, showRefusal, statusPills, topbar, wagerName,
 } from "./ui.js";
 import { layoutFor } from "./layout.js";
@@ -49,23 +49,28 @@ const betsCard = h("section", { class: "card", id: "my-bets-card" });
 const feedEl = h("div", { class: "feed", id: "feed" });
 const recallEl = h("div", { class: "scroll", id: "recall" }, h("div", { class: "muted" }, "Your last rounds: wagers, results and balances."));
 refusalStyle.citations = account.kind === "staff";  // players read citations in the Rules panel
+refusalStyle.me = account.username;
 const feed = new Feed(feedEl, 120, { citations: account.kind === "staff" });
 const resultBanner = h("div", { class: "result-banner hidden", id: "result-banner", "aria-live": "polite" });
 const balanceBar = h("div", { class: "balance-bar", id: "balance-bar" });
 const spotList = h("div", { class: "spot-list", id: "spot-list" });
 const builderEl = h("div", { class: "builder", id: "builder" });
 const rulesCard = h("details", { class: "card", id: "rules-panel" });
+const moneyCard = h("section", { class: "card", id: "money-card" });
+const zeroPrompt = h("div", { class: "notice hidden", id: "zero-prompt", role: "status" });
+const moneyDialog = h("dialog", { id: "money-dialog", "aria-labelledby": "money-dialog-title" });
+document.body.append(moneyDialog);
 
 document.body.insertBefore(balanceBar, main);
 main.append(
   h("section", { class: "stack" },
-    resultBanner, felt, hoverInfo, rack, builderEl, spotList,
+    resultBanner, zeroPrompt, felt, hoverInfo, rack, builderEl, spotList,
     h("div", { class: "row", style: "align-items:stretch" },
       h("section", { class: "card", style: "flex:1 1 340px" }, h("header", {}, h("h2", {}, "Last rolls"), h("span", { class: "muted" }, "newest first")), rolls),
       h("section", { class: "card", style: "flex:1 1 340px" }, h("header", {}, h("h2", {}, "Number frequencies"), freqNote), freq)),
     h("section", { class: "card" }, h("header", {}, h("h2", {}, "Table activity")), feedEl)),
   h("aside", { class: "stack" },
-    balanceCard, countdownCard, turnCard, betsCard,
+    balanceCard, moneyCard, countdownCard, turnCard, betsCard,
     h("section", { class: "card", id: "recall-card" },
       h("header", {}, h("h2", {}, "Game recall"), h("button", { class: "btn small", id: "load-recall", onclick: loadRecall }, "Show my last rounds")),
       recallEl),
@@ -474,7 +479,7 @@ function noteResult(events, view) {
     if (e.type === "DiceRolled") st.result = { seq: e.seq, roll: e.roll, lines: [], net: 0, done: false, noRoll: false, hadBets: myBets().length > 0, point: null };
     if (!st.result || st.result.done) continue;
     const name = (i) => wagerName(view, i.wager);
-    if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} loses ${money(i.amount)}`); st.result.net -= i.amount; }
+    if (e.type === "LosersCollected") for (const i of e.items.filter((x) => x.player === me)) { st.result.lines.push(`${name(i)} ${money(i.amount)} lost`); st.result.net -= i.amount; }
     if (e.type === "WinnersPaid") for (const i of e.items.filter((x) => x.player === me)) {
       const net = i.win - (i.commission || 0);
       if (i.win > 0) { st.result.lines.push(`${name(i)} wins ${money(net)}`); st.result.net += net; }
@@ -510,6 +515,124 @@ function drawResult() {
   el.className = `result-banner ${r.net > 0 ? "up" : r.net < 0 ? "down" : ""}`;
 }
 
+// -- the player's own money: buy-in, cash-out, colour-up, leaving ------------------------------
+async function loadMoney() {
+  if (account.kind !== "player") return;
+  try {
+    st.money = await get(tablePath(tableId, "/money"));
+  } catch (e) {
+    return;
+  }
+  if (st.view) { drawMoney(); drawBets(st.view, st.view.me); }
+}
+
+async function moneyAct(call) {
+  try {
+    st.money = await call();
+  } catch (e) {
+    showRefusal(e);
+    return null;
+  }
+  setView(await get(tablePath(tableId)));
+  return st.money;
+}
+
+/** The house's rule values the player's money follows (from the money view). */
+function houseRule(id) {
+  const r = ((st.money && st.money.rules) || []).find((x) => x.id === id);
+  return r ? r.value : null;
+}
+
+/** One unit to press by: the house rule press.unit over the wager's own amounts. */
+function pressUnit(ladder) {
+  const unit = houseRule("press.unit");
+  if (!ladder) return st.chip;
+  if (unit === "step") return ladder.step;
+  if (typeof unit === "number") return unit;
+  return ladder.first;  // "wager-minimum", the default
+}
+
+function drawMoney() {
+  const m = st.money;
+  if (!m || account.kind !== "player") { moneyCard.classList.add("hidden"); zeroPrompt.classList.add("hidden"); return; }
+  moneyCard.classList.remove("hidden");
+  const me = st.view && st.view.me;
+  const balance = me ? me.balance : m.balance;
+  const onLayout = me ? me.bets.reduce((sum, b) => sum + b.amount, 0) : m.on_layout;
+  const seated = m.seated;
+  const parts = [h("header", {}, h("h2", {}, "Your money"), h("span", { class: "muted" }, m.self_service ? "electronic table" : "live table"))];
+  if (m.self_service) {
+    parts.push(h("dl", { class: "kv" }, h("dt", {}, "Wallet"), h("dd", { class: "num", id: "wallet", dataset: { cents: m.wallet } }, money(m.wallet)),
+      h("dt", {}, "At the table"), h("dd", { class: "num", id: "table-balance" }, money(balance))),
+      h("div", { class: "row" },
+        h("button", { class: "btn primary", id: "open-buy-in", disabled: !seated, onclick: () => openMoneyDialog("buy-in") }, "Buy in"),
+        h("button", { class: "btn", id: "open-cash-out", disabled: !balance, onclick: () => openMoneyDialog("cash-out") }, "Cash out"),
+        seated ? h("button", { class: "btn danger", id: "leave-table", onclick: leaveElectronic }, "Leave the table") : null));
+  } else {
+    const pending = m.requests || [];
+    const asked = (what) => pending.find((r) => r.what === what);
+    parts.push(h("p", { class: "muted" }, "The dealer sells you chips for cash and you take chips to the cage to cash them (58 Pa. Code 603a.10)."),
+      seated ? h("div", { class: "row" },
+        asked("colour-up") ? null : h("button", { class: "btn", id: "ask-colour-up", onclick: () => ask("colour-up"), title: "the dealer swaps your chips for fewer, larger ones of equal value" }, "Colour up"),
+        asked("leave") ? null : h("button", { class: "btn", id: "ask-leave", onclick: () => ask("leave") }, "I'm leaving")) : null,
+      pending.length ? h("ul", { class: "request-list", id: "my-requests" }, pending.map((r) => h("li", { dataset: { what: r.what } },
+        r.what === "leave" ? "You told the dealer you are leaving: waiting for the dealer to cash you out." : "You asked to colour up: waiting for the dealer.",
+        " ", h("button", { class: "btn small", onclick: () => moneyAct(() => del(tablePath(tableId, `/money/requests/${r.id}`))) }, "Withdraw")))) : null);
+  }
+  replace(moneyCard, parts);
+  drawZeroPrompt(m, balance, onLayout, seated);
+}
+
+function drawZeroPrompt(m, balance, onLayout, seated) {
+  const out = m.last_cash_out;
+  const byDealer = out && out.role !== "system" && out.by !== account.username;
+  if (balance > 0 || onLayout > 0 || (!seated && !byDealer)) { zeroPrompt.classList.add("hidden"); return; }
+  const lines = [];
+  if (byDealer) lines.push(h("b", {}, `The dealer cashed you out: ${money(out.amount)} in chips.`), " Take them to the cage to redeem them.");
+  else lines.push(h("b", {}, "Your balance is $0."));
+  if (!seated) lines.push(" You are no longer seated at this table.");
+  const buttons = [];
+  if (m.self_service) {
+    if (seated) buttons.push(h("button", { class: "btn primary", id: "zero-buy-in", onclick: () => openMoneyDialog("buy-in") }, `Buy in (wallet ${money(m.wallet)})`));
+  } else if (seated) lines.push(" Hand cash to the dealer to buy in.");
+  if (seated) buttons.push(h("button", { class: "btn", id: "zero-leave", onclick: () => (m.self_service ? leaveElectronic() : act(() => post(tablePath(tableId, "/leave"))).then(loadMoney)) }, "Leave the table"));
+  else buttons.push(h("button", { class: "btn primary", id: "zero-join", onclick: () => act(() => post(tablePath(tableId, "/join"), {})).then(loadMoney) }, "Take a seat"));
+  zeroPrompt.classList.remove("hidden");
+  replace(zeroPrompt, h("div", {}, lines), h("div", { class: "row" }, buttons));
+}
+
+function openMoneyDialog(kind) {
+  const m = st.money;
+  const buy = kind === "buy-in";
+  const input = h("input", { type: "text", id: "money-amount", inputmode: "decimal", placeholder: "100.00", autocomplete: "off" });
+  const note = h("div", { class: "muted", id: "money-note" }, buy
+    ? `From your wallet (${money(m.wallet)}) to the table. Smallest ${money(houseRule("wallet.buy_in.minimum") || 0)}, largest ${money(houseRule("wallet.buy_in.maximum") || 0)}.`
+    : `From the table (${money(st.view.me ? st.view.me.balance : m.balance)}) back to your wallet.`);
+  const submit = async (amount) => {
+    if (!amount) { showRefusal({ message: "Type an amount such as 100 or 25.50." }); return; }
+    const done = await moneyAct(() => post(tablePath(tableId, `/money/${kind}`), { amount }));
+    if (done) moneyDialog.close();
+  };
+  replace(moneyDialog, h("form", { method: "dialog", onsubmit: (e) => { e.preventDefault(); submit(parseMoney(input.value)); } },
+    h("h2", { id: "money-dialog-title" }, buy ? "Buy in" : "Cash out"), note,
+    h("label", { for: "money-amount" }, "Amount in dollars"), input,
+    h("div", { class: "row" }, [50_00, 100_00, 500_00].map((c) => h("button", { type: "button", class: "btn small", onclick: () => { input.value = (c / 100).toFixed(2); } }, money(c)))),
+    h("div", { class: "row" },
+      h("button", { type: "submit", class: "btn primary", id: "money-submit" }, buy ? "Buy in" : "Cash out"),
+      buy ? null : h("button", { type: "button", class: "btn", id: "money-all", onclick: async () => { if (await moneyAct(() => post(tablePath(tableId, "/money/cash-out"), {}))) moneyDialog.close(); } }, "Cash out all"),
+      h("button", { type: "button", class: "btn", id: "money-cancel", onclick: () => moneyDialog.close() }, "Cancel"))));
+  moneyDialog.showModal();
+  input.focus();
+}
+
+async function leaveElectronic() {
+  await moneyAct(() => post(tablePath(tableId, "/money/leave")));
+}
+
+async function ask(what) {
+  await moneyAct(() => post(tablePath(tableId, "/money/requests"), { what }));
+}
+
 // -- rendering -----------------------------------------------------------------------------------
 function render() {
   const v = st.view;
@@ -526,6 +649,7 @@ function render() {
   drawSpotList(v, me);
   drawRules(v);
   drawBalance(v, me);
+  drawMoney();
   drawCountdown();
   drawTurn(v, me);
   drawBets(v, me);
@@ -554,7 +678,8 @@ function drawBalance(v, me) {
       h("dt", {}, "On the layout"), h("dd", { class: "num", id: "on-layout" }, money(onLayout)),
       !v.variant.has_shooter
         ? [h("dt", {}, "Round"), h("dd", {}, v.round)]
-        : [h("dt", {}, "Hand"), h("dd", {}, `${v.hand} · round ${v.round}`), h("dt", {}, "Shooter"), h("dd", { id: "shooter" }, v.shooter || "—")],
+        // The round is shown only once it has moved on (at Craps a hand is one round).
+        : [h("dt", {}, "Hand"), h("dd", { id: "hand" }, v.round > 1 ? `${v.hand} · round ${v.round}` : `${v.hand}`), h("dt", {}, "Shooter"), h("dd", { id: "shooter" }, v.shooter || "—")],
       h("dt", {}, "Last roll"), h("dd", {}, v.last_roll ? lastRoll(v) : "—")));
 }
 
@@ -672,10 +797,10 @@ function drawBets(v, me) {
       h("div", { class: "row", style: "gap:4px" },
         info.odds ? h("button", { class: "btn small", dataset: { action: "odds" }, title: `odds ${money(info.odds.first)} to ${money(info.odds.last)}`, onclick: () => addChip(keyForOdds(b.id)) }, "+ odds") : null,
         info.press_to !== null && info.press_to !== undefined ? [
-          // "Press it" doubles the bet (snapped down to what it takes); "by a unit" adds the
-          // wager's own step (its ladder: the amounts the engine accepts).
+          // "Press it" doubles the bet (snapped down to what it takes); "by a unit" adds one
+          // unit, as the house rule press.unit defines it.
           h("button", { class: "btn small", dataset: { action: "press" }, title: "press: double this bet", onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }, b.amount) }, "Press"),
-          h("button", { class: "btn small", dataset: { action: "press-unit" }, title: info.ladder ? `press by a unit (${money(info.ladder.step)})` : "press by a unit", onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }, info.ladder ? info.ladder.step : st.chip) }, "by a unit")] : null,
+          h("button", { class: "btn small", dataset: { action: "press-unit", unit: pressUnit(info.ladder) }, title: "house rule press.unit (industry-default)", onclick: () => addChip({ key: `bet:${b.id}`, code: b.base ? "odds" : b.wager, bet: b.id }, pressUnit(info.ladder)) }, `by a unit (${money(pressUnit(info.ladder))})`)] : null,
         info.toggle ? h("button", { class: "btn small", dataset: { action: "toggle" }, title: b.working_now ? "call this wager off for the next roll" : "call this wager on", onclick: () => act(() => patch(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`), { working: !b.working_now })) }, b.working_now ? "Turn off" : "Turn on") : null,
         info.remove ? h("button", { class: "btn small", dataset: { action: "remove" }, title: "take this wager down", onclick: () => act(() => del(tablePath(tableId, `/bets/${encodeURIComponent(b.id)}`))) }, "Take down") : null));
   });
@@ -748,15 +873,24 @@ async function loadRecall() {
       r.seven_out ? h("span", { class: "tag red" }, "seven out") : null,
       r.point_after && r.point_after !== r.point_before ? h("span", { class: "tag gold" }, `point ${r.point_after}`) : null),
     r.wagers.length ? h("div", {}, "Wagers: ", r.wagers.map((w) => `${w.base ? "Odds" : nameOf(w.wager)} ${money(w.amount)}${w.working ? "" : " (off)"}`).join(", ")) : null,
-    r.collections.length ? h("div", { style: "color:#ffb3aa" }, "Lost: ", r.collections.map((c) => `${nameOf(c.wager)} ${money(c.amount)}`).join(", ")) : null,
-    r.payments.some((p) => p.win > 0) ? h("div", { style: "color:#a5e8bb" }, "Won: ", r.payments.filter((p) => p.win > 0).map((p) => `${nameOf(p.wager)} ${money(p.win)}`).join(", ")) : null,
-    r.returns.length || r.payments.some((p) => p.win === 0) ? h("div", { style: "color:var(--warn)" }, "Returned: ",
-      [...r.returns.map((p) => `${nameOf(p.wager)} ${money(p.amount)}`), ...r.payments.filter((p) => p.win === 0).map((p) => `${nameOf(p.wager)} ${money(p.stake_returned)}`)].join(", ")) : null,
-    me in r.balances_before && me in r.balances_after ? h("div", { class: "muted" }, `Balance ${money(r.balances_before[me])} → ${money(r.balances_after[me])}`) : null))
+    resultLines(r).map(([cls, text]) => h("div", { class: `recall-line ${cls}` }, text))))
     : h("div", { class: "muted" }, "No rounds yet."));
 }
 
 const nameOf = (code) => wagerName(st.view, code);
+
+/** Each of the player's wagers decided in a round, with its own result: "Field $5.00 lost". */
+function resultLines(r) {
+  const staked = new Map(r.wagers.map((w) => [w.bet, w.amount]));
+  const label = (x) => `${x.base ? "Odds" : nameOf(x.wager)} ${money(staked.get(x.bet) ?? x.amount ?? x.stake_returned ?? 0)}`;
+  return [
+    ...r.collections.map((c) => ["lost", `${x(c)} lost`]),
+    ...r.payments.filter((p) => p.win > 0).map((p) => ["won", `${x(p)} won ${money(p.win)}`]),
+    ...r.payments.filter((p) => p.win === 0).map((p) => ["returned", `${x(p)} returned (a push)`]),
+    ...r.returns.map((p) => ["returned", `${x(p)} returned`]),
+  ];
+  function x(item) { return label(item); }
+}
 
 // -- start ---------------------------------------------------------------------------------------
 try {
@@ -777,6 +911,7 @@ const live = liveTable(tableId, {
   onMessage(msg, { reconnected }) {
     if (msg.events && msg.events.length) { feed.add(msg.events, msg.view || st.view, { away: reconnected }); noteResult(msg.events, msg.view || st.view); }
     if (msg.view) setView(msg.view);
+    if (msg.events && msg.events.some((e) => ["ChipsBought", "ChipsCashedOut", "PlayerLeft", "PlayerJoined"].includes(e.type))) loadMoney();
     if (msg.events && msg.events.some((e) => e.type === "PuckMoved" || e.type === "RoundCompleted" || e.type === "WagersReturned")
         && document.getElementById("load-recall").textContent === "Refresh") loadRecall();
   },
@@ -787,4 +922,7 @@ const live = liveTable(tableId, {
 });
 
 // For the browser tests and the curious: the page's state and its live connection.
-window.dicetable = { live, st, tableId, confirm: confirmBuilder };
+window.dicetable = { live, st, tableId, confirm: confirmBuilder, loadMoney, playerSentence };
+await loadMoney();
+// Requests and wallets are not table events: looked at again every few seconds.
+setInterval(loadMoney, 4000);

@@ -39,3 +39,20 @@ try {
 } catch (e) {
   showRefusal(e);
 }
+
+// The house rules the player's own money follows here (buy-in, cash-out, requests, the press
+// unit), each with its citation and whether it is regulation text or the house's stand-in.
+const STATUS_WORDS = { regulation: "regulation", "other-jurisdiction": "another regulator's rule", "industry-default": "house rule (industry practice)" };
+const moneyValue = (r) => (typeof r.value === "number" && r.id.startsWith("wallet.") ? `$${(r.value / 100).toLocaleString("en-US", { minimumFractionDigits: 2 })}` : String(r.value));
+try {
+  const money = await get(tablePath(tableId, "/money"));
+  main.append(h("details", { class: "card", id: "money-rules" },
+    h("summary", {}, h("h2", { style: "display:inline" }, "Your money at this table")),
+    h("p", { class: "muted" }, money.self_service ? "This electronic table moves money between your wallet and the table when you say so." : "At this live table the dealer sells you chips for cash; you take chips to the cage to redeem them."),
+    h("table", { class: "data" },
+      h("thead", {}, h("tr", {}, ["Rule", "Value", "What it says", "Kind of rule", "Citation"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, money.rules.map((r) => h("tr", { dataset: { rule: r.id, status: r.status } },
+        h("td", {}, r.id), h("td", {}, moneyValue(r)), h("td", {}, r.says), h("td", {}, STATUS_WORDS[r.status] || r.status), h("td", { class: "citation" }, r.citation)))))));
+} catch (e) {
+  showRefusal(e);
+}

@@ -98,7 +98,7 @@ function refusalTray() {
 }
 
 /** How refusals are shown on this page: players read plain words, staff the rule too. */
-export const refusalStyle = { citations: true };
+export const refusalStyle = { citations: true, me: null };
 
 /** Player-facing words: no bet ids, no command class names, no raw timestamps. */
 export function plainWords(text) {
@@ -109,14 +109,37 @@ export function plainWords(text) {
     .replace(/\b(?:[A-Z][a-z]+){2,}\b/g, (word) => word.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase());
 }
 
+/** Refusals a player meets often, in the words a dealer would use (by the engine's wording). */
+const PLAYER_SAYINGS = [
+  [/^(?:wagers are closed|betting is not open) \((closed|settling|rolling)\)/i, "Bets are closed while the dice are rolling and the roll is settled; bet again once it is."],
+  [/^a no roll returns the wagers first/i, "The dealer is returning the wagers after a no roll; bet again in a moment."],
+  [/is not seated; only seated players may wager/i, "Only seated players may wager here: take a seat first."],
+  [/^there is no shooter; offer the dice first/i, "Nobody has the dice yet: the stickperson offers them first."],
+];
+
+/** A refusal as a player reads it: their own name as "you", no ids, a sentence. */
+export function playerSentence(refusal, me = refusalStyle.me) {
+  const message = String(refusal.message || "");
+  for (const [pattern, words] of PLAYER_SAYINGS) if (pattern.test(message)) return words;
+  let text = plainWords(message);
+  if (me) {
+    const name = me.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    text = text.replace(new RegExp(`\\b${name} has\\b`, "g"), "you have")
+      .replace(new RegExp(`\\b${name} is\\b`, "g"), "you are")
+      .replace(new RegExp(`\\b${name}\\b`, "g"), "you");
+  }
+  text = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** Show a refusal with its rule and citation (other errors are shown plainly). */
 export function showRefusal(err) {
   const local = !(err instanceof Refusal);  // caught here before anything was sent
   const refusal = local ? new Refusal(0, { error: "Not sent", message: String(err && err.message ? err.message : err) }) : err;
   const box = h("div", { class: "refusal", role: "alert", dataset: { rule: refusal.rule } },
     h("button", { class: "close", title: "dismiss", onclick: () => box.remove() }, "×"),
-    h("div", { class: "kind" }, local ? plainWords(refusal.error) : `Refused: ${plainWords(refusal.error)}`),
-    h("div", { class: "message" }, refusalStyle.citations ? refusal.message : plainWords(refusal.message)),
+    h("div", { class: "kind" }, local ? plainWords(refusal.error) : refusalStyle.citations ? `Refused: ${plainWords(refusal.error)}` : "Not accepted"),
+    h("div", { class: "message" }, refusalStyle.citations ? refusal.message : playerSentence(refusal)),
     refusalStyle.citations ? h("dl", {},
       h("dt", {}, "Rule"), h("dd", { class: "rule" }, refusal.rule || "—"),
       h("dt", {}, "Citation"), h("dd", { class: "citation" }, refusal.citation || "—"))

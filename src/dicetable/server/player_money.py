@@ -1,0 +1,364 @@
+"""Money the player handles (``dicetable.table.player_money``), as routes.
+
+At an electronic table the player buys in from their wallet and cashes out to it, and leaves
+(cashed out first). At a live table the player asks the dealer to colour them up or says they
+are leaving; the dealer's console shows each pending request with one click to confirm, and
+the dealer may cash a player out in full (the amount is the player's whole table balance,
+read when the command is decided: nobody types it).
+
+Every move is a table command (``buy-chips``/``cash-out``, by the electronic table's own
+``system`` role or by the dealer), so the table's log holds it; the wallet's balance is its
+deposits less what its owner moved onto electronic tables, folded from those logs. One
+account's wallet moves are taken one at a time in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
+from dicetable.core.events import Event
+from dicetable.core.money import format_cents
+from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.games import events as ev
+from dicetable.server.accounts import Account, Kind
+from dicetable.server.floor import Chore, Floor, Given
+from dicetable.store import player_money_stream as pms
+from dicetable.store.base import EventStore
+from dicetable.table.catalogue import CATALOGUE
+from dicetable.table.player_money import PlayerMoneyRules
+
+SYSTEM_SELLER = "table"
+"""The actor an electronic table's own buy-ins and cash-outs are recorded under."""
+
+
+def give(name: str, actor: str, role: Role, **fields: Any) -> g.Command:
+    """A table command built by its catalogue entry (its one declaration), from JSON fields."""
+    return CATALOGUE.named(name).from_json(actor, role, fields)
+
+
+def kind(name: str) -> type[g.Command]:
+    return CATALOGUE.named(name).command
+
+
+class Ledger:
+    """Each player's wallet deposits, and their net moves onto electronic tables."""
+
+    def __init__(self, floor: Floor) -> None:
+        self.floor = floor
+        self._seq: dict[str, int] = {}
+        self._moved: dict[str, int] = defaultdict(int)
+        self._last_out: dict[tuple[str, str], dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._account_locks: dict[str, asyncio.Lock] = {}
+
+    def account_lock(self, account: str) -> asyncio.Lock:
+        return self._account_locks.setdefault(account, asyncio.Lock())
+
+    def _follow(self) -> None:
+        for table_id, info in list(self.floor.tables.items()):
+            electronic = info.table.mode == "electronic"
+            after = self._seq.get(table_id, 0)
+            for e in self.floor.store.table_events(table_id, after=after):
+                if isinstance(e, ev.ChipsBought) and electronic:
+                    self._moved[e.player] += e.amount
+                elif isinstance(e, ev.ChipsCashedOut):
+                    if electronic:
+                        self._moved[e.player] -= e.amount
+                    self._last_out[(table_id, e.player)] = {
+                        "amount": e.amount, "by": e.actor, "role": e.role.value, "seq": e.seq,
+                        "at": e.at}
+                after = e.seq
+            self._seq[table_id] = after
+
+    def deposited(self, account: str) -> int:
+        state = pms.WalletState()
+        for e in self.floor.store.events(f"{pms.WALLET}:{account}"):
+            pms.apply_wallet(state, e)
+        return state.deposited
+
+    def wallet(self, account: str) -> int:
+        """Deposits less net moves onto electronic tables (cents)."""
+        with self._lock:
+            self._follow()
+            moved = self._moved[account]
+        return self.deposited(account) - moved
+
+    def last_cash_out(self, table_id: str, player: str) -> dict[str, Any] | None:
+        with self._lock:
+            self._follow()
+            return self._last_out.get((table_id, player))
+
+
+def deposit(store: EventStore, account: str, amount: int, reason: str, at: str) -> None:
+    """The cage puts money into a player's wallet."""
+    if amount <= 0:
+        raise InvalidInput("a deposit is more than $0", rule="money.amount")
+    _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
+            lambda seq: pms.WalletDeposited(seq=seq, at=at, account=account, amount=amount,
+                                            reason=reason))
+
+
+def _append(store: EventStore, stream: str, state_type: type[Any],
+            fold: Callable[[Any, Event], None], make: Callable[[int], Event]) -> None:
+    for _ in range(50):  # another process wrote meanwhile: fold again and retry
+        state = state_type()
+        for e in store.events(stream):
+            fold(state, e)
+        try:
+            store.append(stream, [make(state.seq + 1)], expected=state.seq, request="")
+            return
+        except StaleVersion:
+            continue
+    raise StaleVersion(f"{stream} is changing too fast", rule="store.sequence")
+
+
+def requests_of(store: EventStore, table_id: str) -> pms.RequestsState:
+    state = pms.RequestsState()
+    for e in store.events(f"{pms.REQUESTS}:{table_id}"):
+        pms.apply_request(state, e)
+    return state
+
+
+class Amount(BaseModel):
+    amount: int = Field(gt=0, lt=10**12, description="cents")
+
+
+class CashOutIn(BaseModel):
+    amount: int | None = Field(default=None, gt=0, lt=10**12,
+                               description="cents; left out: the whole table balance")
+
+
+class RequestIn(BaseModel):
+    what: Annotated[str, Field(max_length=16, examples=["colour-up", "leave"])]
+
+
+class PlayerIn(BaseModel):
+    player: str = Field(max_length=64)
+
+
+def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None = None,
+           ) -> APIRouter:
+    """The player-money routes (mounted by ``create_app``, which gives the session's account)."""
+    api = APIRouter(prefix="/api/tables/{table_id}/money", tags=["tables"])
+    house = rules or PlayerMoneyRules()
+    ledgers: dict[int, Ledger] = {}
+
+    def ledger_of(floor: Floor) -> Ledger:
+        return ledgers.setdefault(id(floor), Ledger(floor))
+
+    def floor_of(request: Request) -> Floor:
+        floor: Floor = request.app.state.floor
+        return floor
+
+    async def run(floor: Floor, table_id: str, order: Chore | Given) -> Any:
+        return await asyncio.wrap_future(floor.submit(table_id, order))
+
+    def player_at(floor: Floor, who: Account, table_id: str) -> None:
+        if who.kind is not Kind.PLAYER:
+            raise RoleNotPermitted("only a player moves their own money", rule="authority.chips")
+        if who.username not in floor.get(table_id).table.state.players:
+            raise InvalidInput("Take a seat at this table first.", rule="table.players")
+
+    def dealer_at(floor: Floor, who: Account, table_id: str) -> Role:
+        table = floor.get(table_id).table
+        allowed = table.pack.roles("authority.chips")
+        held = [r for r in floor.roles_at(who, table_id) if r in allowed]
+        if who.kind is not Kind.STAFF or not held:
+            raise RoleNotPermitted(
+                f"{who.username} is not assigned at {table_id} in a role that handles chips "
+                f"({', '.join(sorted(r.value for r in allowed))})", rule="authority.chips",
+                citation=table.pack.cite("authority.chips"))
+        return held[0]
+
+    def money_view(floor: Floor, table_id: str, who: Account) -> dict[str, Any]:
+        info = floor.get(table_id)
+        state, mode = info.table.state, info.table.mode
+        ledger = ledger_of(floor)
+        out: dict[str, Any] = {"table": table_id, "mode": mode,
+                               "self_service": mode == house.rule("wallet.tables").value,
+                               "rules": house.as_list()}
+        pending = requests_of(floor.store, table_id).pending
+        if who.kind is Kind.PLAYER:
+            me = state.players.get(who.username)
+            out["wallet"] = ledger.wallet(who.username)
+            out["balance"] = me.balance if me else 0
+            out["seated"] = bool(me and me.seat is not None)
+            out["joined"] = me is not None
+            out["on_layout"] = sum(b.amount for b in state.bets_of(who.username))
+            out["requests"] = [{"id": int(n), **r} for n, r in pending.items()
+                               if r["player"] == who.username]
+            out["last_cash_out"] = ledger.last_cash_out(table_id, who.username)
+        else:
+            out["requests"] = [{"id": int(n), **r,
+                                "balance": state.balance(r["player"])}
+                               for n, r in sorted(pending.items(), key=lambda x: int(x[0]))]
+            out["players"] = [{"player": p, "balance": info_.balance, "seat": info_.seat}
+                              for p, info_ in sorted(state.players.items())]
+        return out
+
+    @api.get("")
+    def view(table_id: str, request: Request) -> dict[str, Any]:
+        """The caller's money at this table: a player's wallet, table balance, pending
+        requests and last cash-out; staff: every pending request and every player's
+        balance. With the house rules these follow (citation and status)."""
+        return money_view(floor_of(request), table_id, account(request))
+
+    @api.post("/buy-in")
+    async def buy_in(table_id: str, body: Amount, request: Request) -> dict[str, Any]:
+        """Electronic table: move ``amount`` from the wallet onto the table."""
+        floor, who = floor_of(request), account(request)
+        player_at(floor, who, table_id)
+        ledger = ledger_of(floor)
+        async with ledger.account_lock(who.username):
+            house.check_buy_in(floor.get(table_id).table.mode, body.amount,
+                               wallet=ledger.wallet(who.username))
+            await run(floor, table_id, Chore(lambda: give(
+                "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                amount=body.amount)))
+        return money_view(floor, table_id, who)
+
+    @api.post("/cash-out")
+    async def cash_out(table_id: str, body: CashOutIn, request: Request) -> dict[str, Any]:
+        """Electronic table: move ``amount`` (left out: all of it) from the table to the
+        wallet."""
+        floor, who = floor_of(request), account(request)
+        player_at(floor, who, table_id)
+        table = floor.get(table_id).table
+        ledger = ledger_of(floor)
+
+        def build() -> g.Command:
+            balance = table.state.balance(who.username)
+            amount = balance if body.amount is None else body.amount
+            house.check_cash_out(table.mode, amount, balance=balance)
+            return give("cash-out", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                        amount=amount)
+
+        house.self_service(table.mode, "cash-out")
+        async with ledger.account_lock(who.username):
+            await run(floor, table_id, Chore(build))
+        return money_view(floor, table_id, who)
+
+    @api.post("/leave")
+    async def leave(table_id: str, request: Request) -> dict[str, Any]:
+        """Electronic table: leave the table, the whole table balance back to the wallet."""
+        floor, who = floor_of(request), account(request)
+        player_at(floor, who, table_id)
+        table = floor.get(table_id).table
+        house.self_service(table.mode, "cash-out")
+
+        def build() -> Iterator[g.Command]:
+            # Leaving first: if it is refused (wagers on the layout) nothing has moved.
+            yield give("leave", who.username, Role.PLAYER, player=who.username)
+            balance = table.state.balance(who.username)
+            if balance > 0:
+                yield give("cash-out", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                           amount=balance)
+
+        async with ledger_of(floor).account_lock(who.username):
+            await run(floor, table_id, Chore(build))
+        return money_view(floor, table_id, who)
+
+    @api.post("/requests")
+    def ask(table_id: str, body: RequestIn, request: Request) -> dict[str, Any]:
+        """Live table: ask the dealer to colour you up, or tell them you are leaving."""
+        floor, who = floor_of(request), account(request)
+        player_at(floor, who, table_id)
+        house.check_request(floor.get(table_id).table.mode, body.what)
+        current = requests_of(floor.store, table_id)
+        if any(r["player"] == who.username and r["what"] == body.what
+               for r in current.pending.values()):
+            raise InvalidInput("You have already asked; the dealer will confirm it shortly.",
+                               rule="requests.confirmed_by")
+        at = floor.clock.now().isoformat()
+        _append(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState,
+                pms.apply_request, lambda seq: pms.RequestMade(
+                    seq=seq, at=at, table=table_id, actor=who.username, role=Role.PLAYER,
+                    request=_next(floor.store, table_id), player=who.username,
+                    what=body.what))
+        return money_view(floor, table_id, who)
+
+    @api.delete("/requests/{number}")
+    def withdraw(table_id: str, number: int, request: Request) -> dict[str, Any]:
+        """A player withdraws their own pending request."""
+        floor, who = floor_of(request), account(request)
+        found = requests_of(floor.store, table_id).pending.get(str(number))
+        if found is None or found["player"] != who.username:
+            raise InvalidInput("That request is not pending.", rule="requests.confirmed_by")
+        _settle(floor, table_id, who, Role.PLAYER, number, "withdrawn", "")
+        return money_view(floor, table_id, who)
+
+    @api.post("/requests/{number}/confirm")
+    async def confirm(table_id: str, number: int, request: Request) -> dict[str, Any]:
+        """The dealer confirms a pending request: a colour-up (equal value: the balance does
+        not change) or a player leaving (seat given up, the whole balance cashed out in
+        chips the player takes to the cage)."""
+        floor, who = floor_of(request), account(request)
+        role = dealer_at(floor, who, table_id)
+        found = requests_of(floor.store, table_id).pending.get(str(number))
+        if found is None:
+            raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
+        player = found["player"]
+        table = floor.get(table_id).table
+        if found["what"] == "colour-up":
+            detail = f"coloured up {format_cents(table.state.balance(player))} at equal value"
+        else:
+            events = await run(floor, table_id, Given(who, _leaving(table, player),
+                                                      kind("leave")))
+            out = [e for e in events["events"] if e.get("type") == "ChipsCashedOut"]
+            detail = "left the table" + (
+                f", cashed out {format_cents(out[0]['amount'])} in chips" if out else "")
+        _settle(floor, table_id, who, role, number, "confirmed", detail)
+        return money_view(floor, table_id, who)
+
+    @api.post("/cash-out-all")
+    async def cash_out_all(table_id: str, body: PlayerIn, request: Request) -> dict[str, Any]:
+        """The dealer cashes a player out in full: the amount is the player's whole table
+        balance when the command is decided."""
+        floor, who = floor_of(request), account(request)
+        dealer_at(floor, who, table_id)
+        table = floor.get(table_id).table
+
+        def build(actor: str, role: Role) -> g.Command:
+            balance = table.state.balance(body.player)
+            if balance <= 0:
+                raise InvalidInput(f"{body.player} has nothing at the table to cash out",
+                                   rule="money.balance")
+            return give("cash-out", actor, role, player=body.player, amount=balance)
+
+        await run(floor, table_id, Given(who, build, kind("cash-out")))
+        return money_view(floor, table_id, who)
+
+    return api
+
+
+def _leaving(table: Any, player: str) -> Callable[[str, Role], Iterator[g.Command]]:
+    def build(actor: str, role: Role) -> Iterator[g.Command]:
+        yield give("leave", actor, role, player=player)
+        balance = table.state.balance(player)
+        if balance > 0:
+            yield give("cash-out", actor, role, player=player, amount=balance)
+    return build
+
+
+def _next(store: EventStore, table_id: str) -> int:
+    return requests_of(store, table_id).made + 1
+
+
+def _settle(floor: Floor, table_id: str, who: Account, role: Role, number: int,
+            outcome: str, detail: str) -> None:
+    at = floor.clock.now().isoformat()
+    _append(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState, pms.apply_request,
+            lambda seq: pms.RequestSettled(seq=seq, at=at, table=table_id, actor=who.username,
+                                           role=role, request=number, outcome=outcome,
+                                           detail=detail))
+
+

@@ -1,0 +1,144 @@
+"""Money the player handles (``dicetable.table.player_money``): buy-in and cash-out between
+the wallet and an electronic table, colour-up and leaving requests a live table's dealer
+confirms, and the dealer's "cash out all". Money is conserved: wallet + table balance moves
+only by wagers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.server.conftest import Client, Login
+from tests.server.test_api import T, refused
+
+E = "/api/tables/craps-pa-e1"
+
+
+def money(client: Client, table: str = E) -> dict[str, Any]:
+    reply = client.get(f"{table}/money")
+    assert reply.status_code == 200, reply.text
+    body: dict[str, Any] = reply.json()
+    return body
+
+
+def test_wallet_tables_buy_in_and_cash_out_move_money_between_wallet_and_table(
+        login: Login) -> None:
+    alice = login("alice")
+    start = money(alice)
+    assert start["self_service"] is True
+    assert start["wallet"] == 1_000_00
+    assert start["balance"] == 500_00  # $1,500 less the $500
+    total = int(start["wallet"]) + int(start["balance"])
+
+    after = alice.post(f"{E}/money/buy-in", {"amount": 250_00}).json()
+    assert (after["wallet"], after["balance"]) == (750_00, 750_00)
+    after = alice.post(f"{E}/money/cash-out", {"amount": 100_00}).json()
+    assert (after["wallet"], after["balance"]) == (850_00, 650_00)
+    assert after["wallet"] + after["balance"] == total
+
+    events = alice.get(f"{E}/events").json()
+    kinds = [(e["type"], e.get("amount")) for e in events if e.get("player") == "alice"]
+    assert ("ChipsBought", 250_00) in kinds
+    assert ("ChipsCashedOut", 100_00) in kinds
+
+    everything = alice.post(f"{E}/money/cash-out", {}).json()  # no amount: all of it
+    assert (everything["wallet"], everything["balance"]) == (total, 0)
+    assert everything["last_cash_out"]["amount"] == 650_00
+
+
+def test_wallet_buy_in_limits_and_balance_refuse_naming_their_rule(login: Login) -> None:
+    alice = login("alice")
+    before = money(alice)
+    body = refused(alice.post(f"{E}/money/buy-in", {"amount": 5_00}), 422, "InvalidInput",
+                   "wallet.buy_in.minimum")
+    assert "smallest buy-in is $20.00" in body["message"]
+    assert "[industry-default]" not in body["message"]
+    assert body["citation"]
+    refused(alice.post(f"{E}/money/buy-in", {"amount": 6_000_00}), 422, "InvalidInput",
+            "wallet.buy_in.maximum")
+    body = refused(alice.post(f"{E}/money/buy-in", {"amount": 1_000_01}), 422, "InvalidInput",
+                   "wallet.balance")  # within the limits, a cent beyond the wallet
+    assert "Your wallet holds $1,000.00" in body["message"]
+    refused(alice.post(f"{E}/money/cash-out", {"amount": 500_01}), 422, "InvalidInput",
+            "money.balance")
+    after = money(alice)
+    assert (after["wallet"], after["balance"]) == (before["wallet"], before["balance"])
+
+
+def test_wallet_moves_are_refused_at_a_live_table_where_the_dealer_sells_chips(
+        login: Login) -> None:
+    alice = login("alice")
+    body = refused(alice.post(f"{T}/money/buy-in", {"amount": 50_00}), 409,
+                   "ProcedureViolation", "wallet.tables")
+    assert "hand your cash to the dealer" in body["message"]
+    refused(alice.post(f"{T}/money/cash-out", {"amount": 50_00}), 409, "ProcedureViolation",
+            "wallet.tables")
+    refused(alice.post(f"{E}/money/requests", {"what": "colour-up"}), 409,
+            "ProcedureViolation", "requests.confirmed_by")
+    refused(login("dee").post(f"{E}/money/buy-in", {"amount": 50_00}), 403,
+            "RoleNotPermitted", "authority.chips")
+
+
+def test_leaving_an_electronic_table_sends_the_whole_balance_to_the_wallet(
+        login: Login) -> None:
+    alice = login("alice")
+    before = money(alice)
+    after = alice.post(f"{E}/money/leave").json()
+    assert after["seated"] is False
+    assert after["balance"] == 0
+    assert after["wallet"] == before["wallet"] + before["balance"]
+
+
+def test_603a_10_colour_up_and_leaving_requests_the_dealer_confirms(login: Login) -> None:
+    alice, dee = login("alice"), login("dee")
+    mine = alice.post(f"{T}/money/requests", {"what": "colour-up"}).json()
+    assert [r["what"] for r in mine["requests"]] == ["colour-up"]
+    refused(alice.post(f"{T}/money/requests", {"what": "colour-up"}), 422, "InvalidInput",
+            "requests.confirmed_by")
+    refused(alice.post(f"{T}/money/requests", {"what": "a drink"}), 422, "InvalidInput",
+            "requests.confirmed_by")
+    seen = money(dee, T)
+    [pending] = seen["requests"]
+    assert (pending["player"], pending["what"], pending["balance"]) == ("alice", "colour-up",
+                                                                        500_00)
+    refused(login("bob").post(f"{T}/money/requests/{pending['id']}/confirm"), 403,
+            "RoleNotPermitted", "authority.chips")
+    done = dee.post(f"{T}/money/requests/{pending['id']}/confirm").json()
+    assert done["requests"] == []
+    assert money(alice, T)["balance"] == 500_00  # equal value: 465a.36(b)(4)
+
+    alice.post(f"{T}/money/requests", {"what": "leave"})
+    [leaving] = money(dee, T)["requests"]
+    dee.post(f"{T}/money/requests/{leaving['id']}/confirm")
+    me = money(alice, T)
+    assert me["seated"] is False
+    assert me["balance"] == 0
+    assert me["last_cash_out"]["amount"] == 500_00
+    assert me["last_cash_out"]["by"] == "dee"
+    assert me["wallet"] == 1_000_00  # chips went with her to the cage, not to the wallet
+
+
+def test_leaving_with_wagers_on_the_layout_stays_pending_naming_the_rule(login: Login) -> None:
+    alice, dee = login("alice"), login("dee")
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 10_00}).status_code == 200
+    alice.post(f"{T}/money/requests", {"what": "leave"})
+    [leaving] = money(dee, T)["requests"]
+    refused(dee.post(f"{T}/money/requests/{leaving['id']}/confirm"), 409,
+            "ProcedureViolation", "leaving.wagers")
+    assert len(money(dee, T)["requests"]) == 1
+    withdrawn = alice.delete(f"{T}/money/requests/{leaving['id']}").json()
+    assert withdrawn["requests"] == []
+
+
+def test_the_dealer_cashes_a_player_out_in_full_without_typing_an_amount(login: Login) -> None:
+    alice, dee = login("alice"), login("dee")
+    assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 10_00}).status_code == 200
+    dee.post(f"{T}/money/cash-out-all", {"player": "alice"})
+    me = money(alice, T)
+    assert me["balance"] == 0
+    assert me["on_layout"] == 10_00
+    assert me["last_cash_out"]["amount"] == 490_00
+    assert me["last_cash_out"]["by"] == "dee"
+    refused(dee.post(f"{T}/money/cash-out-all", {"player": "alice"}), 422, "InvalidInput",
+            "money.balance")
+    refused(alice.post(f"{T}/money/cash-out-all", {"player": "alice"}), 403,
+            "RoleNotPermitted", "authority.chips")
