@@ -20,7 +20,9 @@ PROBE_ROLL = Roll.parse("2-3")
 
 def console_probes(table: Table, actor: str,
                    role_for: Callable[[type[g.Command]], Role]) -> dict[str, bool]:
-    """``call-no-roll``, ``record-roll``, ``offer-dice``, ``offer-shaker``: may ``actor``?"""
+    """``call-no-roll``, ``record-roll``, ``offer-dice``, ``offer-shaker``, ``remove-shooter``,
+    ``remove-dice``, ``return-wagers``, ``pass-shaker``, and for each seated player
+    ``sell-chips:PLAYER`` and ``cash-out:PLAYER``: may ``actor``?"""
 
     def can(kind: type[g.Command], build: Callable[[Role], g.Command | None]) -> bool:
         try:
@@ -51,4 +53,41 @@ def console_probes(table: Table, actor: str,
         nxt = held or next_shaker_holder(state, None, first=True)
         out["offer-shaker"] = nxt is not None and can(tcmd.OfferShaker, lambda role: (
             tcmd.OfferShaker(actor=actor, role=role, player=nxt) if nxt else None))
+    out.update(_chores_and_dice(table, actor, can))
+    return out
+
+
+PROBE_BUY = 100
+"""One dollar: whether chips may be sold to a player does not depend on how many."""
+
+
+def _chores_and_dice(table: Table, actor: str,
+                     can: Callable[[type[g.Command], Callable[[Role], g.Command | None]], bool]
+                     ) -> dict[str, bool]:
+    """The console's other buttons, each probed with the very command it would send: the
+    first listed ground for removing the shooter, the first die at the table, the chores
+    (which take nothing), and cash-out of the player's whole balance."""
+    state = table.state
+    out: dict[str, bool] = {
+        "return-wagers": can(g.ReturnWagers, lambda role: g.ReturnWagers(actor=actor,
+                                                                         role=role)),
+    }
+    if state.mode != "live":
+        return out
+    p = procedure(state)
+    grounds = [str(x) for x in state.rules().get("shooter.removal_grounds", None) or []]
+    out["remove-shooter"] = bool(grounds) and can(tcmd.RemoveShooter, lambda role: (
+        tcmd.RemoveShooter(actor=actor, role=role, ground=grounds[0])))
+    dice = sorted(p.dice)
+    out["remove-dice"] = bool(dice) and can(tcmd.RemoveDice, lambda role: (
+        tcmd.RemoveDice(actor=actor, role=role, serials=(dice[0],))))
+    if state.variant.has_shaker:
+        out["pass-shaker"] = can(tcmd.PassShaker, lambda role: tcmd.PassShaker(
+            actor=actor, role=role))
+    for name, player in sorted(state.players.items()):
+        out[f"sell-chips:{name}"] = can(g.BuyChips, lambda role, n=name: g.BuyChips(
+            actor=actor, role=role, player=n, amount=PROBE_BUY))
+        balance = player.balance
+        out[f"cash-out:{name}"] = balance > 0 and can(g.CashOut, lambda role, n=name, b=balance: (
+            g.CashOut(actor=actor, role=role, player=n, amount=b)))
     return out
