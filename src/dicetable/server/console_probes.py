@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dicetable.core.dice import Roll
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.rules.vocabulary import THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.table.procedure_state import procedure
@@ -20,7 +21,8 @@ PROBE_ROLL = Roll.parse("2-3")
 
 def console_probes(table: Table, actor: str,
                    role_for: Callable[[type[g.Command]], Role]) -> dict[str, bool]:
-    """``call-no-roll``, ``record-roll``, ``offer-dice``, ``offer-shaker``, ``remove-shooter``,
+    """``call-no-roll`` (and for each ground ``call-no-roll:GROUND``, on the record, and
+    ``call-no-roll-seen:GROUND``, seen by the caller), ``record-roll``, ``offer-dice``, ``offer-shaker``, ``remove-shooter``,
     ``remove-dice``, ``return-wagers``, ``pass-shaker``, and for each seated player
     ``sell-chips:PLAYER`` and ``cash-out:PLAYER``: may ``actor``?"""
 
@@ -36,11 +38,18 @@ def console_probes(table: Table, actor: str,
     pack = state.rules()
     grounds = [str(x) for x in [*pack.get("noroll.grounds", []),
                                 *pack.get("noroll.automatic", [])]]
-    def no_roll_on(ground: str) -> Callable[[Role], g.Command | None]:
-        return lambda role: g.CallNoRoll(actor=actor, role=role, grounds=(ground,))
+    def no_roll_on(ground: str, seen: bool) -> Callable[[Role], g.Command | None]:
+        observed = (ground,) if seen and ground in THROW_FACTS else ()
+        return lambda role: g.CallNoRoll(actor=actor, role=role, grounds=(ground,),
+                                         observed=observed)
 
+    # each ground as the recorded throw carries it, and as the caller saw it (the
+    # console's "I saw it"): the button is lit for the grounds ticked
+    calls = {f"call-no-roll:{x}": can(g.CallNoRoll, no_roll_on(x, False)) for x in grounds}
+    calls |= {f"call-no-roll-seen:{x}": can(g.CallNoRoll, no_roll_on(x, True))
+              for x in grounds}
     out = {
-        "call-no-roll": any(can(g.CallNoRoll, no_roll_on(x)) for x in grounds),
+        "call-no-roll": any(calls.values()), **calls,
         "record-roll": can(g.RecordRoll, lambda role: g.RecordRoll(
             actor=actor, role=role, roll=PROBE_ROLL)),
     }

@@ -116,11 +116,11 @@ function build(v) {
 
   // No roll
   if (live) {
-    el.grounds = h("div", { class: "facts", id: "grounds" }, v.rules.noroll_grounds.map((g) => h("label", { class: "check", title: g.text },
+    el.grounds = h("div", { class: "facts", id: "grounds", onchange: () => drawInputBound(st.view) }, v.rules.noroll_grounds.map((g) => h("label", { class: "check", title: g.text },
       h("input", { type: "checkbox", value: g.ground }), h("span", {}, g.ground, h("small", {}, g.text)))));
     el.overturnReason = h("input", { type: "text", id: "overturn-reason", placeholder: "reason", size: 18 });
     // A call is held against the recorded throw: a fact not recorded with it is recorded as seen by the caller.
-    el.observed = h("input", { type: "checkbox", id: "noroll-observed" });
+    el.observed = h("input", { type: "checkbox", id: "noroll-observed", onchange: () => drawInputBound(st.view) });
     cards.push(card("noroll-card", "No roll", "noroll.callers",
       h("div", { class: "stack", dataset: { actRule: "noroll.callers" } },
         h("div", { class: "muted", style: "font-size:.8rem" }, v.rules.noroll_citation),
@@ -349,7 +349,7 @@ function betActions(v, bet) {
 
 // -- buttons that also need what is typed or ticked -----------------------------------------------
 /** Lit when the engine would take the command (``can``) and the form holds what it sends. */
-const INPUT_BOUND = new Set(["record-roll", "remove-dice", "sell-chips", "cash-out"]);
+const INPUT_BOUND = new Set(["record-roll", "remove-dice", "sell-chips", "cash-out", "call-no-roll"]);
 const mayRule = (v, rule) => ((v.rules.authority || {})[rule] || []).some((r) => v.my_roles.includes(r));
 
 function drawInputBound(v) {
@@ -358,6 +358,14 @@ function drawInputBound(v) {
   if (rec && el.unreadable) rec.disabled = !can["record-roll"] || !(el.unreadable.checked || (st.faces[0] && st.faces[1]));
   const rem = document.getElementById("remove-dice");
   if (rem && el.dice) rem.disabled = !can["remove-dice"] || !el.dice.querySelector("input:checked");
+  const call = document.getElementById("call-no-roll");
+  if (call && el.grounds) {
+    // each ticked ground as the recorded throw shows it, or as the caller saw it ("I saw it")
+    const ticked = [...el.grounds.querySelectorAll("input:checked")].map((i) => i.value);
+    const key = el.observed.checked ? "call-no-roll-seen" : "call-no-roll";
+    call.disabled = !ticked.length || !ticked.every((g) => can[`${key}:${g}`]);
+    call.title = ticked.length ? "" : "tick the grounds first";
+  }
   const bring = document.getElementById("bring-dice");
   // the serials are checked against custody when sent: here, whether this role may bring dice
   if (bring && el.bringSerials) bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !el.bringSerials.value.trim();
