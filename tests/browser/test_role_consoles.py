@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import APIRequestContext, Browser, Page, expect
+from playwright.sync_api import APIRequestContext, Browser, Page, Response, expect
 
 from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import SCREENSHOTS, LiveServer
@@ -45,6 +45,22 @@ class Console:
             f"{selector} is below the fold at 1024×768: {box}"
 
 
+def counted(page: Page) -> Console:
+    """``page`` with its JavaScript errors and the 4xx answers to its writes counted."""
+    console = Console(page)
+    page.on("pageerror", lambda e: console.errors.append(str(e)))
+
+    def answered(response: Response) -> None:
+        request = response.request
+        if request.method != "GET" and "/api/" in response.url \
+                and 400 <= response.status < 500 and "/api/login" not in response.url:
+            console.refused.append(f"{request.method} {response.url} {response.status} "
+                                   f"{response.text()}")
+
+    page.on("response", answered)
+    return console
+
+
 class Crew:
     """Consoles and players' API sessions on one live server."""
 
@@ -58,19 +74,8 @@ class Crew:
         context = self.browser.new_context(viewport=TABLET)
         self.contexts.append(context)
         context.set_default_timeout(8000)
-        page = context.new_page()
-        console = Console(page)
-        page.on("pageerror", lambda e: console.errors.append(str(e)))
-
-        def answered(response: object) -> None:
-            r = response  # playwright Response
-            request = r.request  # type: ignore[attr-defined]
-            if request.method != "GET" and "/api/" in r.url and 400 <= r.status < 500 \
-                    and "/api/login" not in r.url:  # type: ignore[attr-defined]
-                console.refused.append(f"{request.method} {r.url} {r.status} "  # type: ignore
-                                       f"{r.text()}")  # type: ignore[attr-defined]
-
-        page.on("response", answered)
+        console = counted(context.new_page())
+        page = console.page
         page.goto(self.server.url + "/")
         page.fill("#username", user)
         page.fill("#password", DEMO_PASSWORD)
@@ -243,6 +248,8 @@ def test_the_dealer_books_settles_and_cashes_out(crew: Crew, live_server: LiveSe
     expect(page.locator('#players-table tr[data-player="alice"]')).to_contain_text("Pass Line")
     # cash-out: lit only for an amount the player's balance covers
     page.select_option("#chip-player", "bob")
+    expect(page.locator("#sell-chips")).to_be_disabled()  # no amount typed
+    expect(page.locator("#cash-out")).to_be_disabled()
     page.fill("#chip-amount", "600")
     expect(page.locator("#cash-out")).to_be_disabled()
     page.fill("#chip-amount", "100")

@@ -432,6 +432,7 @@ function render() {
   replace(el.betting, h("div", { class: "row" },
     h("span", { class: `pill phase-${v.phase}`, id: "betting-state" }, v.phase === "betting" ? "Bets open" : v.phase === "closed" ? "No more bets" : "Settling"),
     v.variant.has_puck ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
+    v.variant.has_shooter ? h("span", { id: "betting-shooter" }, v.shooter ? `shooter ${v.shooter}` : "no shooter") : null,
     v.last_roll ? h("span", { class: "muted" }, `last roll ${v.last_roll}${v.last_roll_valid === false ? " (no roll)" : ""}`) : null));
   // Each simple button is offered exactly when the engine would take it from this account.
   for (const [name, ok] of Object.entries(v.can || {})) {
