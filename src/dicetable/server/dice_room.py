@@ -167,6 +167,16 @@ def install(app: FastAPI, custody: FloorCustody,
             "rule": last.rule, "alert": last.alert, "summary": reports.describe(last)}
         return data
 
+    @router.get("/{site}/head")
+    def head(site: str, request: Request) -> dict[str, Any]:
+        """How many steps the site's log holds: an open page looks here, cheaply, to know
+        when to read the report again."""
+        staff(account(request))
+        durable = custody.site(site)
+        with durable.lock:
+            durable.refresh()
+            return {"events": len(durable.ledger.log)}
+
     @router.get("/{site}/logs/{name}")
     def logs(site: str, name: str, request: Request) -> Any:
         staff(account(request))

@@ -299,11 +299,11 @@ if (askedTable) for (const input of document.querySelectorAll("input[name='table
 async function follow() {
   if (st.site) {
     try {
-      const report = await get(`/api/dice-room/${encodeURIComponent(st.site)}/report`);
-      if (report.events !== st.seen) await load();
+      const head = await get(`/api/dice-room/${encodeURIComponent(st.site)}/head`);
+      if (head.events !== st.seen) await load();
     } catch (e) { /* the next look tries again */ }
   }
-  setTimeout(follow, 2000);
+  setTimeout(follow, 3000);
 }
-setTimeout(follow, 2000);
+setTimeout(follow, 3000);
 window.dicetable = { st, load, serialsOf };
