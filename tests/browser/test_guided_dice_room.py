@@ -109,6 +109,7 @@ def test_pa_603a_13_a_the_room_says_who_and_refuses_early_when_someone_is_missin
     until = page.locator("#report-table tr[data-serial='PA1-1'] td.until")
     expect(until).to_have_text(re.compile(r"^[A-Z][a-z]{2} \d{1,2}, \d{4}, .* E[SD]T$"))
     headers = page.locator("#logs th").all_inner_texts()
-    assert "Dice removed" in headers and not any("_" in h for h in headers), headers
+    assert "Dice removed" in headers, headers
+    assert not any("_" in h for h in headers), headers
     ledger = live_server.floor.custody.site("demo-pa").ledger
     assert ledger.state.dice["T0002"].state.value == "in-storage"

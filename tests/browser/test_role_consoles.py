@@ -41,7 +41,8 @@ class Console:
     def above_the_fold(self, selector: str) -> None:
         box = self.page.locator(selector).bounding_box()
         assert box is not None, f"{selector} is not on the page"
-        assert box["y"] >= 0 and box["y"] + box["height"] <= TABLET["height"], \
+        assert box["y"] >= 0, f"{selector} is above the page's top: {box}"
+        assert box["y"] + box["height"] <= TABLET["height"], \
             f"{selector} is below the fold at 1024×768: {box}"
 
 
@@ -282,5 +283,23 @@ def test_the_count_of_refused_commands_sees_a_refusal(crew: Crew) -> None:
         body: JSON.stringify({faces: '3-4'})})).status""")
     assert status == 409
     sam.page.wait_for_timeout(200)
-    assert len(sam.refused) == 1 and "/roll 409" in sam.refused[0], sam.refused
+    assert len(sam.refused) == 1, sam.refused
+    assert "/roll 409" in sam.refused[0], sam.refused
     sam.refused.clear()
+
+
+def test_the_floorperson_watches_the_table_and_removes_a_shooter(crew: Crew) -> None:
+    fran = crew.console("fran")
+    page = fran.page
+    expect(page.locator("#console-role")).to_have_text("Floorperson")
+    fran.above_the_fold("#dispute-card")
+    fran.above_the_fold("#remove-shooter")
+    expect(page.locator("#offer-dice")).to_be_hidden()  # the stickperson's
+    expect(page.locator("#remove-shooter")).to_be_disabled()  # no shooter yet
+    expect(page.locator("#bank-link")).to_be_visible()
+    sam = crew.player("sam")
+    _shooter_with_a_line_bet(crew, sam, CRAPS, ("PA1-1", "PA1-2"))
+    page.select_option("#removal-ground", "unreasonable-delay")
+    fran.shot("floorperson-console-1024x768")
+    page.click("#remove-shooter")
+    expect(page.locator("#shooter-info")).to_contain_text("—")

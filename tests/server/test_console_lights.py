@@ -59,7 +59,8 @@ def test_dice_chips_and_the_shooters_removal_are_lit_exactly_when_taken(login: L
     assert dee.post(f"{T}/dice/remove", {"serials": ["PA1-5"]}).status_code == 403
     assert bo.post(f"{T}/dice/remove", {"serials": ["PA1-5"]}).status_code == 200
 
-    assert _lit(dee, T, "cash-out:bob") and _lit(dee, T, "sell-chips:bob")
+    assert _lit(dee, T, "cash-out:bob")
+    assert _lit(dee, T, "sell-chips:bob")
     assert not _lit(sam, T, "sell-chips:bob")  # the stickperson handles no chips
     assert sam.post(f"{T}/chips", {"player": "bob", "amount": 100}).status_code == 403
     assert dee.post(f"{T}/cash-out", {"player": "bob", "amount": 500_00}).status_code == 200
@@ -84,7 +85,8 @@ def test_pa_623a_8_c_a_no_roll_is_lit_per_ground_on_the_record_or_as_seen(login:
     assert sam.post(f"{T}/roll", {"faces": "3-4"}).status_code == 200
     assert not _lit(bo, T, "call-no-roll:die-on-rail")  # the record does not show it
     refused = bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"]})
-    assert refused.status_code == 409 and refused.json()["rule"] == "noroll.grounds"
+    assert refused.status_code == 409
+    assert refused.json()["rule"] == "noroll.grounds"
     assert _lit(bo, T, "call-no-roll-seen:die-on-rail")  # the caller saw it
     assert bo.post(f"{T}/no-roll", {"grounds": ["die-on-rail"],
                                     "observed": ["die-on-rail"]}).status_code == 200

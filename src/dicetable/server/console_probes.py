@@ -22,9 +22,10 @@ PROBE_ROLL = Roll.parse("2-3")
 def console_probes(table: Table, actor: str,
                    role_for: Callable[[type[g.Command]], Role]) -> dict[str, bool]:
     """``call-no-roll`` (and for each ground ``call-no-roll:GROUND``, on the record, and
-    ``call-no-roll-seen:GROUND``, seen by the caller), ``record-roll``, ``offer-dice``, ``offer-shaker``, ``remove-shooter``,
-    ``remove-dice``, ``return-wagers``, ``pass-shaker``, and for each seated player
-    ``sell-chips:PLAYER`` and ``cash-out:PLAYER``: may ``actor``?"""
+    ``call-no-roll-seen:GROUND``, seen by the caller), ``record-roll``, ``offer-dice``,
+    ``offer-shaker``, ``remove-shooter``, ``remove-dice``, ``return-wagers``,
+    ``pass-shaker``, and for each seated player ``sell-chips:PLAYER`` and
+    ``cash-out:PLAYER``: may ``actor``?"""
 
     def can(kind: type[g.Command], build: Callable[[Role], g.Command | None]) -> bool:
         try:
