@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import APIRequestContext, Browser, Page, Response, expect
+from playwright.sync_api import APIRequestContext, Browser, Page, Response, ViewportSize, expect
 
 from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import SCREENSHOTS, LiveServer
 
 CRAPS = "craps-pa-1"
 INDIANA = "craps-in-1"
-TABLET = {"width": 1024, "height": 768}
+TABLET: ViewportSize = {"width": 1024, "height": 768}
 SHOTS = Path("/work/helpers/shots/consoles31")
 
 

@@ -95,9 +95,12 @@ def _chores_and_dice(table: Table, actor: str,
         out["pass-shaker"] = can(tcmd.PassShaker, lambda role: tcmd.PassShaker(
             actor=actor, role=role))
     for name, player in sorted(state.players.items()):
-        out[f"sell-chips:{name}"] = can(g.BuyChips, lambda role, n=name: g.BuyChips(
-            actor=actor, role=role, player=n, amount=PROBE_BUY))
-        balance = player.balance
-        out[f"cash-out:{name}"] = balance > 0 and can(g.CashOut, lambda role, n=name, b=balance: (
-            g.CashOut(actor=actor, role=role, player=n, amount=b)))
+        out[f"sell-chips:{name}"] = can(g.BuyChips, _chips(g.BuyChips, actor, name, PROBE_BUY))
+        out[f"cash-out:{name}"] = player.balance > 0 and can(
+            g.CashOut, _chips(g.CashOut, actor, name, player.balance))
     return out
+
+
+def _chips(kind: type[g.BuyChips] | type[g.CashOut], actor: str, player: str, amount: int
+           ) -> Callable[[Role], g.Command | None]:
+    return lambda role: kind(actor=actor, role=role, player=player, amount=amount)
