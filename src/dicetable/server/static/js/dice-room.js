@@ -40,7 +40,7 @@ const CHECKS = ["logo", "serial", "flat-faces", "square-edges", "balanced", "no-
 
 // -- the steps: fields and how each builds its request ----------------------------------------
 const text = (name, label, value = "") => ({ name, label, value });
-const diceField = (label = "Dice") => ({ name: "dice", label: `${label}: scan or type serials, one a line, or a range (T0001..T0010)`, serials: true });
+const diceField = (label = "Dice") => ({ name: "dice", label: `${label} (scan, type or a range)`, serials: true });
 const present = (hint) => text("present", `Also present (accounts) — ${hint}`);
 const STEPS = [
   { step: "receive", title: "Receive a shipment", fields: [text("shipment", "Shipment"), text("manufacturer", "Manufacturer"), text("address", "Business address"), text("phone", "Business telephone"),
@@ -103,7 +103,7 @@ function field(spec) {
   if (spec.options) return h("label", {}, spec.label, h("select", { name: spec.name }, spec.options.map((o) => h("option", { value: o }, o))));
   if (spec.tables) return h("label", {}, spec.label, h("input", { type: "text", name: spec.name, list: "tables-list" }));
   if (spec.area) return h("label", {}, spec.label, h("textarea", { name: spec.name }));
-  if (spec.serials) return h("label", {}, spec.label, h("textarea", { name: spec.name, rows: 2, placeholder: "PA1-S1\nPA1-S2" }));
+  if (spec.serials) return h("label", {}, spec.label, h("textarea", { name: spec.name, rows: 1, placeholder: "PA1-S1 PA1-S2 or T0001..T0010" }));
   if (spec.multi) return h("div", { class: "row" }, spec.multi.map((t) => h("label", { class: "check" }, h("input", { type: "checkbox", name: `tools-${t}`, checked: true }), t)));
   return h("label", {}, spec.label, h("input", { type: "text", name: spec.name, value: spec.value || "" }));
 }
@@ -153,13 +153,12 @@ function guideLine(step) {
   const g = guideOf(step);
   if (!g) return null;
   const mine = me && g.sign.includes(me.role);
-  return h("div", { class: "guide", dataset: { guide: step } },
-    h("div", { class: "who-signs" }, h("b", {}, "Signs: "), g.sign.length ? g.sign.map(words).join(", ") : "any member of staff"),
-    g.groups.length ? h("div", { class: "who-present" }, h("b", {}, "Present: "), g.groups.map((x) => `one ${x.map(words).join(" or ")}`).join(" and "), " (one person each)") : null,
-    Object.keys(g.keys).length ? h("div", { class: "muted" }, "Keys: ", Object.entries(g.keys).map(([k, r]) => `${k} key: ${r.map(words).join(", ")}`).join("; ")) : null,
-    g.surveillance ? h("div", { class: "muted" }, "Under surveillance (", h("code", {}, g.surveillance.rule), ")") : null,
-    h("div", { class: mine ? "ok you-may" : "alert you-may-not" }, mine ? `You (${words(me.role)}) may sign.` : `You (${words(me ? me.role : "?")}) may not sign: ask ${g.sign.map(words).join(" or ")}.`),
-    h("div", { class: "muted", style: "font-size:.75rem" }, g.rule, g.citation ? ` — ${g.citation}` : ""));
+  const keys = Object.entries(g.keys).map(([k, r]) => `${k} key: ${r.map(words).join(", ")}`).join("; ");
+  return h("div", { class: "guide", dataset: { guide: step }, title: `${g.rule}${g.citation ? ` — ${g.citation}` : ""}${keys ? `\n${keys}` : ""}` },
+    h("div", { class: "who-signs" }, h("b", {}, "Signs: "), g.sign.length ? g.sign.map(words).join(", ") : "any member of staff",
+      g.groups.length ? h("span", { class: "who-present" }, h("b", {}, " · Present: "), g.groups.map((x) => `one ${x.map(words).join(" or ")}`).join(" and ")) : null,
+      g.surveillance ? h("span", {}, " · under surveillance") : null),
+    h("div", { class: mine ? "ok you-may" : "alert you-may-not" }, mine ? `You (${words(me.role)}) may sign (${g.rule}).` : `You (${words(me ? me.role : "?")}) may not sign: ask ${g.sign.map(words).join(" or ")} (${g.rule}).`));
 }
 
 function stepCard(spec) {
