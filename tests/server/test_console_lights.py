@@ -54,6 +54,14 @@ def test_dice_chips_and_the_shooters_removal_are_lit_exactly_when_taken(login: L
     """authority.dice (the boxperson), authority.chips, authority.remove_shooter: each button
     lit for whoever the engine takes it from, and only while there is something to do."""
     alice, bo, dee, sam = login("alice"), login("bo"), login("dee"), login("sam")
+    assert not _lit(bo, T, "remove-shooter")  # no shooter yet
+    assert bo.post(f"{T}/remove-shooter", {"ground": "violation"}).status_code == 409
+    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
+    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
+    assert _lit(bo, T, "remove-shooter")
+    assert not _lit(sam, T, "remove-shooter")  # PA: the boxperson or the floorperson
+    assert bo.post(f"{T}/remove-shooter", {"ground": "continual-invalid-rolls"}).status_code \
+        == 200
     assert _lit(bo, T, "remove-dice")
     assert not _lit(dee, T, "remove-dice")
     assert dee.post(f"{T}/dice/remove", {"serials": ["PA1-5"]}).status_code == 403
@@ -67,14 +75,6 @@ def test_dice_chips_and_the_shooters_removal_are_lit_exactly_when_taken(login: L
     assert not _lit(dee, T, "cash-out:bob")  # nothing left to cash out
     assert dee.post(f"{T}/cash-out", {"player": "bob", "amount": 100}).status_code in (409, 422)
 
-    assert not _lit(bo, T, "remove-shooter")  # no shooter yet
-    assert bo.post(f"{T}/remove-shooter", {"ground": "violation"}).status_code == 409
-    assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
-    assert alice.post(f"{T}/select-dice", {"serials": ["PA1-1", "PA1-2"]}).status_code == 200
-    assert _lit(bo, T, "remove-shooter")
-    assert not _lit(sam, T, "remove-shooter")  # PA: the boxperson or the floorperson
-    assert bo.post(f"{T}/remove-shooter", {"ground": "continual-invalid-rolls"}).status_code \
-        == 200
 
 
 def test_pa_623a_8_c_a_no_roll_is_lit_per_ground_on_the_record_or_as_seen(login: Login) -> None:
