@@ -76,7 +76,6 @@ def test_dice_chips_and_the_shooters_removal_are_lit_exactly_when_taken(login: L
     assert dee.post(f"{T}/cash-out", {"player": "bob", "amount": 100}).status_code in (409, 422)
 
 
-
 def test_pa_623a_8_c_a_no_roll_is_lit_per_ground_on_the_record_or_as_seen(login: Login) -> None:
     alice, sam, bo = login("alice"), login("sam"), login("bo")
     assert sam.post(f"{T}/offer-dice", {"patron": "alice"}).status_code == 200
