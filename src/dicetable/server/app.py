@@ -428,7 +428,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 "accounts": [{"username": a.username, "kind": a.kind.value,
                               "locked_until": a.locked_until}
                              for a in floor.accounts.all()],
-                "custody": dice_room.pit_custody(floor)}
+                "custody": dice_room.pit_custody(floor),
+                # the page stamps every figure and counts the dice's hours from this, never
+                # from the browser's own clock
+                "now": floor.clock.now().isoformat()}
 
     # -- commands: the generic route, every readable route the catalogue declares, settle ----
     commands_api.install(app, act, session_account, lambda table_id: floor.get(table_id).table)

@@ -33,6 +33,7 @@ from dicetable.custody.model import Person
 from dicetable.server.accounts import Account
 from dicetable.server.accounts import Kind as AccountKind
 from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.dice_room_guide import step_guide
 from dicetable.server.floor import Floor
 
 
@@ -142,7 +143,12 @@ def install(app: FastAPI, custody: FloorCustody,
                 "roster": [{"name": p.name, "role": p.role.value, "licence": p.licence}
                            for p in custody.roster.values()],
                 "sites": [{"site": s, "jurisdiction": d.ledger.pack.jurisdiction,
-                           "pack": d.ledger.pack.id} for s, d in sorted(custody.sites.items())],
+                           "pack": d.ledger.pack.id, "zone": str(d.ledger.pack.time_zone),
+                           "guide": step_guide(d.ledger.pack)}
+                          for s, d in sorted(custody.sites.items())],
+                # each table's jurisdiction: the page opens at the site of the tables its
+                # user works (a PA pit boss sees the PA site first)
+                "tables": dict(sorted(custody.table_jurisdiction.items())),
                 "steps": [{"name": e.name, "command": e.command.__name__, "summary": e.help,
                            "aliases": list(e.aliases)} for e in CATALOGUE if e.route]}
 
@@ -153,8 +159,23 @@ def install(app: FastAPI, custody: FloorCustody,
         with durable.lock:
             durable.refresh()
             data = reports.pit_report(durable.ledger.state, durable.ledger.log)
+            # the site's last step, whoever took it: every open page shows it
+            last = durable.ledger.log[-1] if durable.ledger.log else None
         data["open_alerts"] = custody.open_alerts(site)
+        data["last"] = None if last is None else {
+            "seq": last.seq, "type": last.kind, "at": last.at, "actor": last.actor,
+            "rule": last.rule, "alert": last.alert, "summary": reports.describe(last)}
         return data
+
+    @router.get("/{site}/head")
+    def head(site: str, request: Request) -> dict[str, Any]:
+        """How many steps the site's log holds: an open page looks here, cheaply, to know
+        when to read the report again."""
+        staff(account(request))
+        durable = custody.site(site)
+        with durable.lock:
+            durable.refresh()
+            return {"events": len(durable.ledger.log)}
 
     @router.get("/{site}/logs/{name}")
     def logs(site: str, name: str, request: Request) -> Any:

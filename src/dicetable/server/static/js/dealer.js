@@ -3,6 +3,7 @@
 // wagers and balance. The server picks the role from the account's assignment at the table.
 
 import { del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
+import { ROLE_TITLES, cardsFor, consoleRole } from "./console-roles.js";
 import {
   Feed, dieFace, dieIcon, faces, fmtTime, h, money, parseMoney, replace, rollStrip, s, showRefusal,
   statusPills, topbar,
@@ -15,7 +16,7 @@ const myTables = Object.keys(account.tables || {});
 const tableId = params.get("table") || myTables[0];
 if (!params.get("table") && tableId) history.replaceState(null, "", `/dealer?table=${encodeURIComponent(tableId)}`);
 
-const st = { view: null, connection: "offline", built: false, faces: [null, null] };
+const st = { view: null, connection: "offline", built: false, faces: [null, null], role: null, cards: [], auto: new Set(), skipped: [] };
 
 topbar(account, "", [["Pit", "/pit"], ["Tables", "/"]]);
 const main = h("main", { class: "page" });
@@ -87,7 +88,7 @@ function build(v) {
       b.append(svg);
       return b;
     }));
-    el.unreadable = h("input", { type: "checkbox", id: "unreadable" });
+    el.unreadable = h("input", { type: "checkbox", id: "unreadable", onchange: () => drawInputBound(st.view) });
     // The facts this pack's no-roll rules name come first; the rest fold away.
     const named = new Set([...v.rules.noroll_automatic, ...v.rules.noroll_grounds.map((g) => g.ground), ...v.rules.noroll_excluded]);
     const fact = (f) => h("label", { class: "check", title: f.text },
@@ -104,9 +105,10 @@ function build(v) {
       h("div", { class: "row" }, h("span", { class: "muted", style: "width:52px" }, "Die 1"), picker(0)),
       h("div", { class: "row" }, h("span", { class: "muted", style: "width:52px" }, "Die 2"), picker(1)),
       h("label", { class: "check" }, el.unreadable, h("span", {}, "A face cannot be read (record the throw without faces)")),
-      h("fieldset", {}, h("legend", {}, "What happened (physical facts)"), el.facts),
-      h("div", { class: "row" }, h("label", { class: "row" }, "Distance", el.distance), h("label", { class: "row" }, "Thrower", el.thrower)),
-      h("div", { class: "row" }, button("Record throw", "record-roll", recordRoll, "btn primary"), el.rollSummary)));
+      // the button comes before the facts: on a tablet it stays above the fold
+      h("div", { class: "row" }, button("Record throw", "record-roll", recordRoll, "btn primary"), el.rollSummary),
+      h("fieldset", {}, h("legend", {}, "What happened (physical facts, recorded with the throw)"), el.facts),
+      h("div", { class: "row" }, h("label", { class: "row" }, "Distance", el.distance), h("label", { class: "row" }, "Thrower", el.thrower))));
   } else {
     el.rng = h("div", { id: "rng" });
     cards.push(card("rng-card", "RNG cycle", null, el.rng));
@@ -114,23 +116,25 @@ function build(v) {
 
   // No roll
   if (live) {
-    el.grounds = h("div", { class: "facts", id: "grounds" }, v.rules.noroll_grounds.map((g) => h("label", { class: "check", title: g.text },
+    el.grounds = h("div", { class: "facts", id: "grounds", onchange: () => drawInputBound(st.view) }, v.rules.noroll_grounds.map((g) => h("label", { class: "check", title: g.text },
       h("input", { type: "checkbox", value: g.ground }), h("span", {}, g.ground, h("small", {}, g.text)))));
     el.overturnReason = h("input", { type: "text", id: "overturn-reason", placeholder: "reason", size: 18 });
     // A call is held against the recorded throw: a fact not recorded with it is recorded as seen by the caller.
-    el.observed = h("input", { type: "checkbox", id: "noroll-observed" });
+    el.observed = h("input", { type: "checkbox", id: "noroll-observed", onchange: () => drawInputBound(st.view) });
     cards.push(card("noroll-card", "No roll", "noroll.callers",
-      h("div", { class: "muted", style: "font-size:.8rem" }, v.rules.noroll_citation),
-      el.grounds,
-      h("label", { class: "check" }, el.observed, h("span", {}, "I saw it: record the ticked facts with my call (they are not on the recorded throw)")),
-      v.rules.noroll_excluded.length ? h("div", { class: "muted", style: "font-size:.8rem" }, `Not grounds here: ${v.rules.noroll_excluded.join(", ")}`) : null,
-      h("div", { class: "row" }, button("Call no roll", "call-no-roll", callNoRoll, "btn danger")),
-      h("div", { class: "row" }, el.overturnReason, button("Overturn the no roll", "overturn", () => act("/overturn", { reason: el.overturnReason.value })), h("span", { class: "who-slot", dataset: { rule: "authority.overturn_no_roll" } }))));
+      h("div", { class: "stack", dataset: { actRule: "noroll.callers" } },
+        h("div", { class: "muted", style: "font-size:.8rem" }, v.rules.noroll_citation),
+        h("div", { class: "row" }, button("Call no roll", "call-no-roll", callNoRoll, "btn danger"), h("span", { class: "muted" }, "on the ticked grounds")),
+        el.grounds,
+        h("label", { class: "check" }, el.observed, h("span", {}, "I saw it: record the ticked facts with my call (they are not on the recorded throw)")),
+        v.rules.noroll_excluded.length ? h("div", { class: "muted", style: "font-size:.8rem" }, `Not grounds here: ${v.rules.noroll_excluded.join(", ")}`) : null),
+      h("div", { class: "row", dataset: { actRule: "authority.overturn_no_roll" } }, el.overturnReason, el.overturn = button("Overturn the no roll", "overturn", () => act("/overturn", { reason: el.overturnReason.value })), h("span", { class: "who-slot", dataset: { rule: "authority.overturn_no_roll" } }))));
   }
 
   // Settlement
   el.settle = h("div", { id: "settlement" });
-  cards.push(card("settle-card", "Settlement", "authority.settle", el.settle));
+  el.skipped = h("div", { class: "muted", id: "skipped-chores" });
+  cards.push(card("settle-card", "Settlement", "authority.settle", el.settle, el.skipped));
 
   // The shooter or the shaker
   if (live && shooter) {
@@ -138,8 +142,8 @@ function build(v) {
     el.offerButton = button("Offer the dice", "offer-dice", () => act("/offer-dice", { patron: st.view.next_shooter || "" }), "btn primary");
     el.removalGround = h("select", { id: "removal-ground", "aria-label": "ground for removing the shooter" }, v.rules.removal_grounds.map((g) => h("option", { value: g }, g)));
     cards.push(card("shooter-card", "Shooter", "authority.offer_dice", el.shooter,
-      h("div", { class: "row" }, el.offerButton),
-      h("div", { class: "row" }, el.removalGround, button("Remove the shooter", "remove-shooter", () => act("/remove-shooter", { ground: el.removalGround.value }), "btn danger"),
+      h("div", { class: "row", dataset: { actRule: "authority.offer_dice" } }, el.offerButton),
+      h("div", { class: "row", dataset: { actRule: "authority.remove_shooter" } }, el.removalGround, button("Remove the shooter", "remove-shooter", () => act("/remove-shooter", { ground: el.removalGround.value }), "btn danger"),
         h("span", { class: "who-slot", dataset: { rule: "authority.remove_shooter" } }))));
   }
   if (live && shaker) {
@@ -151,8 +155,8 @@ function build(v) {
 
   // Dice
   if (live) {
-    el.dice = h("div", { id: "dice-info" });
-    el.bringSerials = h("input", { type: "text", id: "bring-serials", placeholder: "serials, e.g. A1 A2 A3", size: 22 });
+    el.dice = h("div", { id: "dice-info", onchange: () => drawInputBound(st.view) });
+    el.bringSerials = h("input", { type: "text", id: "bring-serials", placeholder: "serials, e.g. A1 A2 A3", size: 22, oninput: () => drawInputBound(st.view) });
     el.witness = h("input", { type: "text", id: "bring-witness", placeholder: "witness (optional)", size: 12 });
     el.removeReason = h("input", { type: "text", id: "remove-reason", "aria-label": "reason the dice are taken from the table", value: "replaced", size: 12 });
     cards.push(card("dice-card", "Dice", "authority.dice", el.dice,
@@ -163,15 +167,30 @@ function build(v) {
   // Chips
   el.chipPlayer = h("select", { id: "chip-player", "aria-label": "player" });
   el.chipAmount = h("input", { type: "text", id: "chip-amount", placeholder: "$100.00", size: 9 });
+  el.chipPlayer.addEventListener("change", () => drawChips(st.view));
+  el.chipAmount.addEventListener("input", () => drawChips(st.view));
   cards.push(card("chips-card", "Chips", "authority.chips",
     h("div", { class: "row" }, el.chipPlayer, el.chipAmount,
-      button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), button("Cash out", "cash-out", () => chips("/cash-out")),
+      el.sellButton = button("Sell chips", "sell-chips", () => chips("/chips"), "btn primary"), el.cashButton = button("Cash out", "cash-out", () => chips("/cash-out"))),
+    // The cash-out of a player's whole balance: nothing to type.
+    h("div", { class: "console-slot row", id: "cash-out-all-slot", dataset: { slot: "cash-out-all" } },
       button("Cash out all", "cash-out-all", () => cashOutAll(el.chipPlayer.value))),
     h("div", { class: "muted", style: "font-size:.8rem" }, "Cash out all: the player's whole table balance, nothing to type. Chips go with the player to the cage (58 Pa. Code 603a.10(d)).")));
 
   // What players ask of the dealer: a colour-up, leaving (one click confirms)
   el.requests = h("div", { id: "requests", "aria-live": "polite" });
   cards.push(card("requests-card", "Player requests", "authority.chips", el.requests));
+
+  // The throw in dispute: what was recorded, by whom, what was called on it, and the hand so far.
+  el.dispute = h("div", { id: "dispute" });
+  cards.push(card("dispute-card", "The throw in question", null, el.dispute,
+    h("div", { class: "row" }, button("Look back over this hand", "recall", () => drawRecall(), "btn small")),
+    el.recall = h("div", { id: "dispute-recall", class: "scroll" })));
+
+  // The table's bank: its inventory and the counts, in the pit's books.
+  cards.push(card("bank-card", "The table's bank", null,
+    h("p", { class: "muted" }, "Fills, credits, the opening and closing counts and the drop are steps in the pit's books."),
+    h("a", { class: "btn small", id: "bank-link", href: `/pit?bank=${encodeURIComponent(tableId)}#bank-card` }, "Open this table's bank")));
 
   // Booking the bets players call (the dealer acts on the player's behalf)
   el.bookPlayer = h("select", { id: "book-player", "aria-label": "player", onchange: () => drawBooking(st.view) });
@@ -191,19 +210,18 @@ function build(v) {
   const rollsCard = card("rolls-card", "Last rolls", null, el.rolls);
   const feedCard = card("feed-card", "Table log", null, feedEl);
 
-  // What the crew uses most comes first; the players' wagers and balances run full width.
-  const order = ["requests-card", "betting-card", "throw-card", "rng-card", "settle-card", "book-card", "noroll-card", "shooter-card", "shaker-card", "dice-card"];
-  const ranked = [...cards].sort((a, b) => rank(order, a.id) - rank(order, b.id));
-  const first = ranked.filter((c) => c.id !== "chips-card");
-  replace(main, h("div", { class: "console-grid" }, ...first, playersCard, ranked.find((c) => c.id === "chips-card"), rollsCard, feedCard));
+  // Each role gets the cards its role may act on (the pack's matrix), its main action first;
+  // then what everyone at the table watches: the players' wagers and balances, the rolls, the log.
+  st.role = consoleRole(v.my_roles, params.get("role"));
+  const byId = new Map(cards.map((c) => [c.id, c]));
+  st.cards = cardsFor(st.role, v.rules.authority || {}, new Set(byId.keys()));
+  replace(main, h("div", { class: "console-grid", dataset: { role: st.role } }, ...st.cards.map((id) => byId.get(id)), playersCard, rollsCard, feedCard));
   for (const slot of main.querySelectorAll(".who-slot")) slot.replaceWith(who(slot.dataset.rule));
+  // inside a card, what this role may not do is not offered at all
+  for (const part of main.querySelectorAll("[data-act-rule]")) part.classList.toggle("hidden", !((v.rules.authority || {})[part.dataset.actRule] || []).includes(st.role));
   st.built = true;
 }
 
-function rank(order, id) {
-  const i = order.indexOf(id);
-  return i < 0 ? order.length : i;
-}
 
 function drawFaces() {
   for (let i = 0; i < 2; i++) {
@@ -211,6 +229,7 @@ function drawFaces() {
   }
   const [a, b] = st.faces;
   if (el.rollSummary) el.rollSummary.textContent = a && b ? `${a}-${b} — total ${a + b}` : "pick both faces";
+  if (st.view) drawInputBound(st.view);
 }
 
 async function recordRoll() {
@@ -374,6 +393,68 @@ function betActions(v, bet) {
     info.remove ? h("button", { class: "btn small danger", dataset: { action: "remove", bet: bet.id }, onclick: () => act(path, undefined, del) }, "down") : null);
 }
 
+// -- buttons that also need what is typed or ticked -----------------------------------------------
+/** Lit when the engine would take the command (``can``) and the form holds what it sends. */
+const INPUT_BOUND = new Set(["record-roll", "remove-dice", "sell-chips", "cash-out", "call-no-roll"]);
+const mayRule = (v, rule) => ((v.rules.authority || {})[rule] || []).some((r) => v.my_roles.includes(r));
+
+function drawInputBound(v) {
+  const can = v.can || {};
+  const rec = document.getElementById("record-roll");
+  if (rec && el.unreadable) rec.disabled = !can["record-roll"] || !(el.unreadable.checked || (st.faces[0] && st.faces[1]));
+  const rem = document.getElementById("remove-dice");
+  if (rem && el.dice) rem.disabled = !can["remove-dice"] || !el.dice.querySelector("input:checked");
+  const call = document.getElementById("call-no-roll");
+  if (call && el.grounds) {
+    // each ticked ground as the recorded throw shows it, or as the caller saw it ("I saw it")
+    const ticked = [...el.grounds.querySelectorAll("input:checked")].map((i) => i.value);
+    const key = el.observed.checked ? "call-no-roll-seen" : "call-no-roll";
+    call.disabled = !ticked.length || !ticked.every((g) => can[`${key}:${g}`]);
+    call.title = ticked.length ? "" : "tick the grounds first";
+  }
+  const bring = document.getElementById("bring-dice");
+  // the serials are checked against custody when sent: here, whether this role may bring dice
+  if (bring && el.bringSerials) bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !el.bringSerials.value.trim();
+}
+
+function drawChips(v) {
+  if (!v || !el.chipPlayer || !el.chipPlayer.isConnected) return;
+  const can = v.can || {};
+  const player = el.chipPlayer.value;
+  const amount = parseMoney(el.chipAmount.value);
+  const balance = ((v.players || {})[player] || {}).balance || 0;
+  el.sellButton.disabled = !can[`sell-chips:${player}`] || !(amount > 0);
+  // a cash-out of more than the balance is refused (the engine's own check, in the form)
+  el.cashButton.disabled = !can[`cash-out:${player}`] || !(amount > 0 && amount <= balance);
+}
+
+function drawDispute(v) {
+  const last = v.history.length ? v.history[v.history.length - 1] : null;
+  const p = v.pending;
+  const w = (p && p.noroll_window) || null;
+  replace(el.dispute, last ? h("dl", { class: "kv" },
+    h("dt", {}, "Throw"), h("dd", { class: "row", style: "gap:4px" }, ...(last.roll ? faces(last.roll) : []).map((n) => dieIcon(n, 20)), h("b", {}, ` ${last.total ?? "?"}`),
+      last.valid === false ? h("span", { class: "tag red", id: "dispute-standing" }, "no roll") : h("span", { class: "tag green", id: "dispute-standing" }, "stands")),
+    h("dt", {}, "Shot by"), h("dd", {}, last.shooter || v.shooter || "—"),
+    h("dt", {}, "No roll"), h("dd", { id: "dispute-window" }, last.valid === false ? `called${last.grounds ? `: ${last.grounds.join(", ")}` : ""}`
+      : w && w.open ? "may still be called (until the losers are collected)" : "can no longer be called: the roll stands"))
+    : h("p", { class: "muted" }, "No throw recorded yet."));
+}
+
+async function drawRecall() {
+  try {
+    const rounds = await get(tablePath(tableId, "/recall?rounds=2"));
+    replace(el.recall, rounds.length ? [...rounds].reverse().map((r) => h("div", { class: "recall-round" },
+      h("div", { class: "head" }, r.label, r.complete ? "" : " (in progress)"),
+      h("div", {}, r.rolls.map((x) => x.roll ? `${x.roll} = ${x.total} (recorded by ${x.actor}) ` : "unreadable ").join(" · ")),
+      r.no_roll ? h("div", { class: "tag red" }, `no roll: ${r.no_roll.join(", ")}`) : null,
+      r.wagers.length ? h("div", { class: "muted" }, `Wagers: ${r.wagers.map((x) => `${x.player} ${wagerName(x.wager)} ${money(x.amount)}`).join(", ")}`) : null))
+      : h("p", { class: "muted" }, "No rounds yet."));
+  } catch (e) {
+    showRefusal(e);
+  }
+}
+
 // -- updates ------------------------------------------------------------------------------------
 function setView(view) {
   if (st.view && view.seq < st.view.seq) return;
@@ -387,19 +468,25 @@ function render() {
   document.title = `${v.name} console — dicetable`;
   const picker = h("select", { id: "table-picker", "aria-label": "table", onchange: (e) => { location.href = `/dealer?table=${encodeURIComponent(e.target.value)}`; } },
     myTables.map((t) => h("option", { value: t, selected: t === tableId }, t)));
-  replace(document.getElementById("page-title"), h("b", {}, `${v.name}`), " ", picker,
-    h("span", { class: "muted" }, ` · you: ${v.my_roles.join(", ") || "not assigned"}`));
+  document.title = `${ROLE_TITLES[st.role] || st.role}'s console · ${v.name} — dicetable`;
+  const rolePicker = v.my_roles.length > 1 ? h("select", { id: "role-picker", "aria-label": "console for role", onchange: (e) => { location.href = `/dealer?table=${encodeURIComponent(tableId)}&role=${encodeURIComponent(e.target.value)}`; } },
+    v.my_roles.map((r) => h("option", { value: r, selected: r === st.role }, ROLE_TITLES[r] || r))) : null;
+  replace(document.getElementById("page-title"), h("b", { id: "console-role" }, `${ROLE_TITLES[st.role] || st.role}`), " · ", h("b", {}, `${v.name}`), " ", picker, rolePicker,
+    v.my_roles.length ? null : h("span", { class: "muted" }, " · not assigned here: watching"));
   replace(document.getElementById("status-pills"), statusPills(v, st.connection));
 
   replace(el.betting, h("div", { class: "row" },
     h("span", { class: `pill phase-${v.phase}`, id: "betting-state" }, v.phase === "betting" ? "Bets open" : v.phase === "closed" ? "No more bets" : "Settling"),
     v.variant.has_puck ? h("span", {}, v.point ? `Point ${v.point}` : "Come-out") : h("span", {}, `Round ${v.round}`),
+    v.variant.has_shooter ? h("span", { id: "betting-shooter" }, v.shooter ? `shooter ${v.shooter}` : "no shooter") : null,
     v.last_roll ? h("span", { class: "muted" }, `last roll ${v.last_roll}${v.last_roll_valid === false ? " (no roll)" : ""}`) : null));
   // Each simple button is offered exactly when the engine would take it from this account.
   for (const [name, ok] of Object.entries(v.can || {})) {
     const button = document.getElementById(name === "shake" ? "dealer-shake" : name);
-    if (button && !button.closest(".step")) button.disabled = !ok;
+    if (button && !button.closest(".step") && !INPUT_BOUND.has(name)) button.disabled = !ok;
   }
+  drawInputBound(v);
+  if (el.dispute) drawDispute(v);
 
   if (el.thrower) {
     const seated = Object.keys(v.seats || {}).sort();
@@ -430,11 +517,12 @@ function render() {
   }
   if (el.dice) drawDice(v);
   setOptions(el.chipPlayer, Object.keys(v.players || {}).map((p) => [p, p]));
+  drawChips(v);
   drawBooking(v);
   drawPlayers(v);
   if (el.overturnReason) {
     // Only a no roll standing on the last throw can be overturned.
-    const overturn = document.getElementById("overturn");
+    const overturn = el.overturn;
     overturn.disabled = !(v.can && v.can.overturn);
     // Where the pack lets nobody overturn a no roll, the control is not shown at all.
     const mayOverturn = ((v.rules.authority || {})["authority.overturn_no_roll"] || []).length > 0;
@@ -466,7 +554,7 @@ function drawSettlement(v) {
   const chores = (v.chores || []).filter((c) => CHORE_LABELS[c]);
   if (!p && chores.length) {
     replace(el.settle, h("div", { class: "row" }, chores.map((c) =>
-      h("button", { class: "btn primary", id: c, onclick: () => act(`/${c}`) }, CHORE_LABELS[c]))));
+      h("button", { class: "btn primary", id: c, disabled: !(v.can || {})[c], onclick: () => act(`/${c}`) }, CHORE_LABELS[c]))));
     return;
   }
   if (!p) {
@@ -479,6 +567,7 @@ function drawSettlement(v) {
   const step = (n, label, id, path, body) => h("div", { class: `step ${p.step > n ? "done" : p.step === n ? "now" : ""}` },
     h("button", { class: `btn small ${p.step === n ? "step-now" : ""}`, id, disabled: p.step !== n || !mayDo(id), onclick: () => act(path) }, `${n + 1}. ${label}`), body);
   const w = p.noroll_window || { open: false };
+  runEmptyPay(v, p);
   // A settlement step is lit only where the engine would take it from this account.
   const mayDo = (id) => !v.can || !(id in v.can) || v.can[id];
   replace(el.settle,
@@ -489,9 +578,24 @@ function drawSettlement(v) {
       puck && p.point_after !== v.point ? h("span", { class: "tag gold" }, p.point_after ? `point becomes ${p.point_after}` : "puck goes OFF") : null),
     h("div", { class: "step-list" },
       step(0, "Collect the losers", "collect", "/collect", w.open ? null : itemsTable(p.losers, "collect", (i) => money(i.amount))),
+      p.step === 0 && !w.open && !p.losers.length ? h("div", { class: "muted", id: "empty-collect" }, "No losing wagers: the collect step records that nothing was collected.") : null,
       step(1, "Pay the winners", "pay", "/pay", w.open ? null : itemsTable(p.payments, "pay", (i) => `${money(i.win)}${i.commission ? ` − ${money(i.commission)} comm.` : ""}${i.stake_returned ? ` + stake ${money(i.stake_returned)}` : ""}`)),
       step(2, last.label, last.command, `/${last.route}`, null)),
     h("div", { class: "row" }, h("button", { class: "btn primary", id: "settle", disabled: !["collect", "pay", last.command].some(mayDo), onclick: () => act("/settle") }, "Settle all (in order)")));
+}
+
+/** A pay step with nothing to pay is run by the console of whoever may pay, once per roll, and
+ * said in one line; a collect step is not (collecting closes the no-roll window: a person's call). */
+function runEmptyPay(v, p) {
+  const last = v.history[v.history.length - 1];
+  const key = last ? last.seq : p.roll;
+  if (p.step !== 1 || p.payments.length || !(v.can || {}).pay || st.auto.has(key)) return;
+  st.auto.add(key);
+  post(tablePath(tableId, "/pay")).then((r) => {
+    feed.add(r.events, st.view);
+    replace(el.skipped, `Roll ${p.roll}: no winning wagers — the empty pay step was done by itself.`);
+    setView(r.view);
+  }).catch(() => { /* someone else did it first: the next view shows it */ });
 }
 
 function itemsTable(items, kind, amount) {
