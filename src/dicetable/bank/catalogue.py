@@ -382,6 +382,8 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
     """Each step of a bank log as (its first event, verb, words); the events a step writes
     together (a count and its discrepancy, an electronic request and its slip) are one."""
     out: list[tuple[bev.BankEvent, str, list[str]]] = []
+    # checkpoints are not steps: the steps replayed write them again
+    events = [e for e in events if not isinstance(e, bev.TotalsNoted)]
     i = 0
     while i < len(events):
         e = events[i]

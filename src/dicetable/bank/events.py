@@ -81,6 +81,17 @@ class InventoryCounted(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TotalsNoted(BankEvent):
+    """A checkpoint of what the table's log had moved by ``table_seq`` (``Totals``): a bank
+    read cold folds the table's log on from here instead of from its first event."""
+
+    table_seq: int
+    totals: tuple[tuple[str, int], ...]
+    values: tuple[tuple[str, int, int], ...] = ()
+    """(kind, value, how many) of the movements so far, for a variance's suspects."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class DiscrepancyFound(BankEvent):
     """A count that disagrees with the ledger, who was told, and the movements that differ."""
 

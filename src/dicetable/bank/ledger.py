@@ -24,7 +24,7 @@ from pathlib import Path
 
 from dicetable.bank import events as bev
 from dicetable.bank.calendar import gaming_day, shift_of
-from dicetable.bank.follow import Totals, matching
+from dicetable.bank.follow import Totals, matching, recent_matching
 from dicetable.bank.model import (
     INVENTORY_CITE,
     Chips,
@@ -175,20 +175,51 @@ class TableBank:
         if last is None:
             return self.state.since_count
         if totals is None:
-            totals = Totals().fold(table_log, until=table_seq)
+            totals = self.totals_of(list(table_log), table_seq)
         return last.total + self.state.since_count + totals.inventory_change - last.table_change
 
+    def totals_of(self, table_log: Sequence[Event], table_seq: int | None = None) -> Totals:
+        """The table's log folded up to ``table_seq``, on from the latest checkpoint at or
+        before it (``TotalsNoted``): a cold read folds only the events since."""
+        cp = self.state.checkpoint
+        if cp is not None and (table_seq is None or cp.table_seq <= table_seq):
+            start = Totals.resume(cp.totals, cp.values)
+            return start.fold(table_log, after=cp.table_seq, until=table_seq)
+        return Totals().fold(table_log, until=table_seq)
+
+    def note(self, totals: Totals, *, actor: str = "bank",
+             role: Role = Role.SYSTEM) -> list[bev.BankEvent]:
+        """A checkpoint of the table's running totals (the pit's follower writes one every
+        ``CHECKPOINT_ROLLS`` rolls, and every count writes one)."""
+        return self._commit([self._checkpoint(0, totals, actor, role)])
+
+    def _checkpoint(self, offset: int, totals: Totals, actor: str,
+                    role: Role) -> bev.BankEvent:
+        return self._event(bev.TotalsNoted, offset, actor, role, rule="bank.checkpoint",
+                           table_seq=totals.seq, totals=totals.to_checkpoint(),
+                           values=totals.value_counts())
+
     def suspects(self, variance: int, table_log: Sequence[Event],
-                 table_seq: int | None) -> tuple[str, ...]:
+                 table_seq: int | None, totals: Totals | None = None) -> tuple[str, ...]:
         """The movements since the last count that would explain ``variance``: those whose
         value is the variance (a payout made twice, a collection missed), the bank's own
         first; failing any, the bank's own movements since the count (a count cannot tell
-        which of the table's settlements went wrong)."""
-        after = self.state.last_count.table_seq if self.state.last_count else 0
+        which of the table's settlements went wrong). How many there are comes from the
+        checkpointed value counts; examples are read from the newest events back."""
+        last = self.state.last_count
+        after = last.table_seq if last else 0
         size = str(abs(variance))
         own = [line for line in self.state.since_count_log
                if line.split()[1].lstrip("+-") == size]
-        found, n = matching(table_log, variance, after=after, until=table_seq)
+        base = self.state.count_checkpoint
+        if totals is not None and (last is None or (base is not None
+                                                    and base.table_seq == after)):
+            n = totals.count_of(variance) - (
+                Totals.resume(base.totals, base.values).count_of(variance) if base else 0)
+            found = recent_matching(table_log, variance, after=after, until=table_seq,
+                                    limit=min(n, 20)) if n else []
+        else:
+            found, n = matching(table_log, variance, after=after, until=table_seq)
         lines = own + [m.describe() for m in found]
         if n > len(found):
             lines.append(f"... and {n - len(found)} more movements of {money(abs(variance))}")
@@ -222,7 +253,7 @@ class TableBank:
         day, shift = self.day_and_shift()
         total = chips_value(counted)
         if totals is None:
-            totals = Totals().fold(table_log, until=table_seq or None)
+            totals = self.totals_of(table_log, table_seq or None)
         expected = None if self.state.last_count is None and not self.state.since_count \
             else self.expected(totals=totals)
         slip = self.state.slips + 1
@@ -238,8 +269,9 @@ class TableBank:
         if expected is not None and expected != total:
             events.append(self._discrepancy(len(events), slip, expected, total,
                                             self.suspects(total - expected, table_log,
-                                                          table_seq or None), observer,
-                                            observer_role))
+                                                          table_seq or None, totals),
+                                            observer, observer_role))
+        events.append(self._checkpoint(len(events), totals, actor or counter, counter_role))
         return self._commit(events)
 
     def _discrepancy(self, offset: int, slip: int, expected: int, counted: int,

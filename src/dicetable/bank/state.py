@@ -75,6 +75,10 @@ class BankState:
     boxes: dict[str, DropBox] = field(default_factory=dict)
     current_box: str = ""
     log: list[bev.BankEvent] = field(default_factory=list)
+    checkpoint: bev.TotalsNoted | None = None
+    """The latest checkpoint of the table log's running totals."""
+    count_checkpoint: bev.TotalsNoted | None = None
+    """The checkpoint written with the last count: a variance's window starts there."""
 
     def slip_by_serial(self, serial: int) -> SlipProgress | None:
         return next((p for p in self.requests.values() if p.serial == serial), None)
@@ -172,6 +176,12 @@ def _box_counted(s: BankState, e: Any) -> None:
         box.items = dict(e.items)
 
 
+def _noted(s: BankState, e: Any) -> None:
+    s.checkpoint = e
+    if s.last_count is not None and s.last_count.table_seq == e.table_seq:
+        s.count_checkpoint = e
+
+
 def _retired(s: BankState, e: Any) -> None:
     s.retired_sets.append(e.chip_set)
 
@@ -182,7 +192,7 @@ _APPLY = {bev.BankOpened: _opened, bev.InventoryMoved: _moved, bev.InventoryCoun
           bev.SlipIssued: _issued, bev.SlipCarried: _carried, bev.SlipSignature: _signature,
           bev.SlipCompleted: _completed, bev.SlipVoided: _voided,
           bev.DropBoxCollected: _collected, bev.DropBoxCounted: _box_counted,
-          bev.ChipSetRetired: _retired}
+          bev.ChipSetRetired: _retired, bev.TotalsNoted: _noted}
 
 
 # -- snapshots: the state is the fold of its (short) log, so a snapshot keeps the log ---------

@@ -18,7 +18,7 @@ from typing import Any
 
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
-from dicetable.bank.follow import Totals
+from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.model import money
 from dicetable.bank.reports import (
@@ -99,12 +99,24 @@ class FloorBanks:
         return found
 
     def follow(self, table_id: str) -> Totals:
-        """The table's log folded up to now (only the events since the last fold are read)."""
+        """The table's log folded up to now: only the events since the last fold are read,
+        and a process that starts cold resumes from the bank's latest checkpoint. A
+        checkpoint is written every ``CHECKPOINT_ROLLS`` rolls followed."""
         with self._lock:
-            followed = self.followed.setdefault(table_id, Followed())
-            new = list(self.floor.store.table_events(table_id, after=followed.totals.seq))
-            followed.totals.fold(new)
-            return followed.totals
+            followed = self.followed.get(table_id)
+            durable = self.banks.get(table_id)
+            if followed is None:
+                cp = durable.bank.state.checkpoint if durable is not None else None
+                followed = self.followed[table_id] = Followed(
+                    Totals.resume(cp.totals, cp.values) if cp is not None else Totals())
+            totals = followed.totals
+            totals.fold(list(self.floor.store.table_events(table_id, after=totals.seq)))
+            if durable is not None and durable.bank.state.status == "open":
+                cp = durable.bank.state.checkpoint
+                noted = dict(cp.totals).get("rolls", 0) if cp is not None else 0
+                if totals.rolls - noted >= CHECKPOINT_ROLLS:
+                    durable.run(lambda bank: bank.note(totals))
+            return totals
 
     # -- who acts -----------------------------------------------------------------------------
     def roles_of(self, username: str, table_id: str | None) -> list[Role]:
@@ -148,7 +160,11 @@ class FloorBanks:
         durable = self.start(table_id) if verb == "open" else self.get(table_id)
         role = self.acting_role(who, table_id, verb, durable.bank)
         needs_log = verb in ("open", "close", "count", "drop")
-        log = list(self.floor.store.table_events(table_id)) if needs_log else []
+        # a count reads the table's log since the last count only (its variance's window);
+        # opening reads it all, for the crew the log has assigned
+        last = durable.bank.state.last_count
+        after = last.table_seq if last is not None and verb != "open" else 0
+        log = list(self.floor.store.table_events(table_id, after=after)) if needs_log else []
         if verb == "open":  # the crew is the table's own assignments, not the request's
             fields = {**fields, "crew": ",".join(
                 f"{person}:{role.value}" for person, role in sorted(_assigned(log)))}
