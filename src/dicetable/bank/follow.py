@@ -148,7 +148,10 @@ class Totals:
                values: Iterable[tuple[str, int, int]] = ()) -> Totals:
         """Running totals from a checkpoint: folding on from it gives what folding the whole
         log would."""
-        t = cls(**{f: int(v) for f, v in totals if f in _FIELDS})
+        t = cls()
+        for f, v in totals:
+            if f in _FIELDS:
+                setattr(t, f, int(v))
         for kind, value, n in values:
             t.values[kind][int(value)] = int(n)
         return t
