@@ -78,15 +78,50 @@ def test_players_may_not_read_the_books(login: Login) -> None:
     assert login("alice").get("/api/bank").status_code == 403
 
 
-def test_465a_35_b_a_staff_change_that_leaves_the_table_short_shows_in_the_books(
+def test_465a_35_b_a_staff_change_that_would_leave_an_open_table_short_is_refused(
         login: Login) -> None:
     pat = login("pat")
     assert pat.get(f"/api/bank/{T}").json()["staffing"] == ""
+    before = pat.get(f"/api/tables/{T}").json()["seq"]
+    relieved = pat.post(f"/api/tables/{T}/staff/relieve", {"person": "dex", "role": "dealer"})
+    assert relieved.status_code == 409, relieved.text
+    body = relieved.json()
+    assert body["rule"] == "staffing.craps"
+    assert "465a.35(b)(3),(4)" in body["citation"]
+    assert "3 dealers" in body["error"] or "3 dealers" in relieved.text
+    assert pat.get(f"/api/tables/{T}").json()["seq"] == before  # nothing changed
+    assert pat.get(f"/api/bank/{T}").json()["staffing"] == ""
+    # a relief once a replacement dealer is assigned keeps the crew whole
+    assigned = pat.post(f"/api/tables/{T}/staff", {"person": "ann", "role": "dealer"})
+    assert assigned.status_code == 200, assigned.text
     relieved = pat.post(f"/api/tables/{T}/staff/relieve", {"person": "dex", "role": "dealer"})
     assert relieved.status_code == 200, relieved.text
-    short = pat.get(f"/api/bank/{T}").json()["staffing"]
-    assert "3 dealers" in short
-    assert "465a.35(b)(3),(4)" in short
+
+
+def test_465a_35_c_the_span_comes_from_the_floor_wide_register(login: Login) -> None:
+    fran, pat = login("fran"), login("pat")
+    mini = "minicraps-pa-1"
+    register = fran.get("/api/bank").json()["register"]
+    assert mini in register["pat"]
+    assert T in register["fran"]
+    # fran already supervises both Craps tables: a Mini-Craps table on top is too wide
+    refused = pat.post(f"/api/bank/{mini}/supervise", {"fields": {"person": "fran"}})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["rule"] == "staffing.floor_span"
+    assert "465a.35(c)" in refused.json()["citation"]
+    # a floorperson assigned to the table through its staff is checked the same way
+    assign = pat.post(f"/api/tables/{mini}/staff",
+                      {"person": "fran", "role": "floorperson"})
+    assert assign.status_code == 409, assign.text
+    assert assign.json()["rule"] == "staffing.floor_span"
+    # handing a Craps table to pat frees fran's span in the register
+    moved = pat.post(f"/api/bank/{T}/supervise", {"fields": {"person": "pat"}})
+    assert moved.status_code == 200, moved.text
+    register = fran.get("/api/bank").json()["register"]
+    assert T in register["pat"]
+    assert T not in register.get("fran", [])
+    dealer = pat.post(f"/api/bank/{T}/supervise", {"fields": {"person": "dee"}})
+    assert dealer.status_code == 403, dealer.text  # a dealer supervises nothing
 
 
 def test_68iac_15_5_3_indiana_receipts_add_the_chip_float_adjustment(login: Login) -> None:

@@ -224,6 +224,14 @@ def _open(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context) -> list[
                            **_count_args(a), **_log(ctx))
 
 
+def _supervise(bank: TableBank, me: Person, a: dict[str, Any],
+               ctx: Context) -> list[bev.BankEvent]:
+    person, role = a["person"]
+    span = ctx.floor_tables(person) if ctx.floor_tables is not None else ()
+    return bank.supervise(person, role, actor=me[0], role=me[1], floor_tables=span,
+                          crew=bank.opened_crew())
+
+
 def _close(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context) -> list[bev.BankEvent]:
     return bank.close_table(a["chips"], container=a["container"],
                             location=a.get("location", "cage"), **_count_args(a), **_log(ctx))
@@ -308,6 +316,8 @@ def _verbs() -> dict[str, Verb]:
              (CHIPS, COUNTER, OBSERVER, Field("crew", "people", "the crew at the table"),
               CONTAINER, Field("carrier", "person", "security who brought the container",
                                required=False)), _open),
+        Verb("supervise", "The floorperson who supervises this open table (the register)",
+             (Field("person", "person", "a floorperson or above"),), _supervise),
         Verb("close", "Close the table: the closing count, the inventory locked away",
              (CHIPS, COUNTER, OBSERVER, Field("container", "text", "the locked container"),
               Field("location", "text", "where it is kept (cage, table)", required=False)),
@@ -449,6 +459,8 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
                 words.append("unsigned")
         elif isinstance(e, bev.RequestSigned):
             verb, words = "sign", [_kv("request", e.request)]
+        elif isinstance(e, bev.SupervisorAssigned):
+            verb, words = "supervise", [_kv("person", _person_text((e.person, e.person_role)))]
         elif isinstance(e, bev.SurveillanceNotified):
             verb, words = "notify-surveillance", [_kv("request", e.request)]
             if e.officer:

@@ -122,6 +122,16 @@ class TableStatusChanged(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SupervisorAssigned(BankEvent):
+    """The floorperson who supervises this open table from now on: the floor-wide register of
+    who supervises which open tables (465a.35(c)) is every open bank's supervisor. At opening
+    the observing floorperson is the supervisor."""
+
+    person: str
+    person_role: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class SlipRequested(BankEvent):
     """A Fill Request Slip or a credit request, prepared at the table."""
 

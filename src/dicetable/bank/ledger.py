@@ -343,6 +343,35 @@ class TableBank:
             check_crew(self.pack, self.state.game, [r for _, r in crew])
         check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
 
+    def opened_crew(self) -> list[tuple[str, Role]]:
+        """The crew the table opened with (its opening's record)."""
+        opened = next((e for e in reversed(self.state.log)
+                       if isinstance(e, bev.TableStatusChanged) and e.status == "open"), None)
+        return [] if opened is None else [(p, Role(r)) for p, r in opened.crew]
+
+    def supervise(self, person: str, person_role: Role, *, actor: str, role: Role,
+                  floor_tables: Sequence[tuple[str, Sequence[Role]]] = (),
+                  crew: Sequence[tuple[str, Role]] = ()) -> list[bev.BankEvent]:
+        """Put ``person`` (a floorperson or above) in charge of this open table, in the
+        floor-wide register; refused when it would take them past their span (465a.35(c)):
+        ``floor_tables`` are the other open tables the register already gives them."""
+        self._not_electronic()
+        if self.state.status != "open":
+            raise ProcedureViolation("only an open table has a supervisor", rule="bank.status")
+        ranks = self.pack.expand(["floorperson+"])
+        if role not in ranks:
+            raise RoleNotPermitted(f"a {role.value} may not assign a table's supervisor",
+                                   rule="staff.ranks", citation=self.pack.cite("staff.ranks"))
+        if person_role not in ranks:
+            raise RoleNotPermitted(f"{person} ({person_role.value}) cannot supervise a table: "
+                                   "a floorperson or above does", rule="staff.ranks",
+                                   citation=self.pack.cite("staff.ranks"))
+        if person_role is Role.FLOORPERSON:  # 465a.35(c) caps a floorperson's span
+            check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
+        return self._commit([self._event(bev.SupervisorAssigned, 0, actor, role,
+                                         rule=self.pack.cite("staffing.floor_span"),
+                                         person=person, person_role=person_role.value)])
+
     def closed_tables_missing_slip(self, day: str) -> bool:
         """465a.36(c): a closed table still gets a Table Inventory Slip each gaming day."""
         if self.state.electronic or not self.pack.flag("count.closed_table_daily_slip"):

@@ -61,6 +61,8 @@ class BankState:
     pack: dict[str, Any] = field(default_factory=dict)
     electronic: bool = False
     status: str = "closed"
+    supervisor: str = ""
+    """The floorperson supervising the table while it is open (the register's entry)."""
     inventory: Chips = ()
     """The last count by denomination plus the bank's own movements since (fills, credits,
     colour changes, counter checks). Movements the table's log records are in totals only."""
@@ -115,6 +117,11 @@ def _counted(s: BankState, e: Any) -> None:
 
 def _status(s: BankState, e: Any) -> None:
     s.status = e.status
+    s.supervisor = e.actor if e.status == "open" else ""
+
+
+def _supervisor(s: BankState, e: Any) -> None:
+    s.supervisor = e.person
 
 
 def _requested(s: BankState, e: Any) -> None:
@@ -192,7 +199,8 @@ _APPLY = {bev.BankOpened: _opened, bev.InventoryMoved: _moved, bev.InventoryCoun
           bev.SlipIssued: _issued, bev.SlipCarried: _carried, bev.SlipSignature: _signature,
           bev.SlipCompleted: _completed, bev.SlipVoided: _voided,
           bev.DropBoxCollected: _collected, bev.DropBoxCounted: _box_counted,
-          bev.ChipSetRetired: _retired, bev.TotalsNoted: _noted}
+          bev.ChipSetRetired: _retired, bev.TotalsNoted: _noted,
+          bev.SupervisorAssigned: _supervisor}
 
 
 # -- snapshots: the state is the fold of its (short) log, so a snapshot keeps the log ---------

@@ -53,6 +53,7 @@ def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -
                      "roles": [r.value for r in banks.roles_of(who.username, None)]}
         out["roster"] = {k: v.value for k, v in sorted(banks.roster.items())}
         out["without_bank"] = sorted(t for t in floor.tables if t not in banks.banks)
+        out["register"] = banks.register()
         return out
 
     @api.get("/verbs")

@@ -30,11 +30,14 @@ from dicetable.bank.reports import (
     serial_problems,
 )
 from dicetable.bank.rules import load_bank_pack
+from dicetable.bank.staffing import check_crew, check_span
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
+from dicetable.games.commands import Command
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
+from dicetable.table.commands import AssignStaff, RelieveStaff
 from dicetable.table.events import StaffAssigned, StaffRelieved
 
 VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
@@ -44,6 +47,7 @@ VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
              "count-box": "drop.team_roles", "retire-chip-set": "report.roles",
              "investigate-hold": "report.roles", "open": "count.observer_roles",
              "close": "count.observer_roles", "count": "count.observer_roles",
+             "supervise": "staff.ranks",
              "drop": "count.observer_roles", "void": "fill.signer_roles"}
 """The rule whose roles the acting account should act in, per verb (the ledger decides)."""
 
@@ -174,19 +178,51 @@ class FloorBanks:
                       floor_tables=lambda person: self.supervised(person, table_id))
         return durable.run(lambda bank: spec.run(bank, (who.username, role), args, ctx))
 
-    def supervised(self, person: str, besides: str) -> list[tuple[str, list[Role]]]:
-        """The other open tables ``person`` opened as their floorperson (465a.35(c)): each
-        one's game and crew, as its opening recorded them."""
-        out = []
+    def register(self) -> dict[str, list[str]]:
+        """The floor-wide register: each supervisor and the open tables they supervise."""
+        out: dict[str, list[str]] = {}
         for table_id, durable in sorted(self.banks.items()):
             s = durable.bank.state
-            if table_id == besides or s.status != "open":
-                continue
-            opened = next((e for e in reversed(s.log) if isinstance(e, bev.TableStatusChanged)
-                           and e.status == "open"), None)
-            if opened is not None and opened.actor == person:
-                out.append((s.game, [Role(r) for _, r in opened.crew]))
+            if s.status == "open" and s.supervisor:
+                out.setdefault(s.supervisor, []).append(table_id)
         return out
+
+    def supervised(self, person: str, besides: str) -> list[tuple[str, list[Role]]]:
+        """The other open tables the register gives ``person`` (465a.35(c)): each one's game
+        and the crew it opened with."""
+        out = []
+        for table_id in self.register().get(person, []):
+            if table_id != besides:
+                bank = self.banks[table_id].bank
+                out.append((bank.state.game, [r for _, r in bank.opened_crew()]))
+        return out
+
+    def guard_staff(self, table_id: str, build: Any) -> Any:
+        """``build`` (a staff assignment or relief), refused when it would leave an open
+        table's crew short (465a.35(b)) or take a floorperson assigned here past their span
+        (465a.35(c), from the register). Checked where the table decides, on its own staff."""
+        def checked(actor: str, role: Role) -> Any:
+            built = build(actor, role)
+            durable = self.banks.get(table_id)
+            if durable is None or durable.bank.state.status != "open" \
+                    or durable.bank.state.electronic:
+                return built
+            commands = [built] if isinstance(built, Command) else list(built)
+            staff = self.floor.get(table_id).table.procedure.staff
+            crew = {(p, r) for p, roles in staff.items() for r in roles}
+            for c in commands:
+                if isinstance(c, AssignStaff):
+                    crew.add((c.person, c.staff_role))
+                elif isinstance(c, RelieveStaff):
+                    crew.discard((c.person, c.staff_role))
+            bank = durable.bank
+            check_crew(bank.pack, bank.state.game, [r for _, r in crew])
+            for c in commands:
+                if isinstance(c, AssignStaff) and c.staff_role is Role.FLOORPERSON:
+                    check_span(bank.pack, [(bank.state.game, [r for _, r in crew]),
+                                           *self.supervised(c.person, table_id)])
+            return commands
+        return checked
 
     # -- the pit's view -----------------------------------------------------------------------
     def players_chips(self, table_id: str) -> int:
