@@ -169,3 +169,37 @@ def test_465a_35_c_a_floorperson_s_span_is_checked_when_a_table_opens(login: Log
     reopened = fran.post(f"/api/bank/{mini}/open", {"fields": {
         "chips": chips, "counter": "dee", "observer": "pat"}})
     assert reopened.status_code == 200, reopened.text
+
+
+def _signed_request(login: Login, table: str, kind: str, chips: str = "2500x8") -> int:
+    asked = login("fran").post(f"/api/bank/{table}/request",
+                               {"fields": {"kind": kind, "chips": chips, "shift": "06:00"}})
+    assert asked.status_code == 200, asked.text
+    return int(asked.json()["bank"]["requests"][0]["request"])
+
+
+def test_md_36_05_03_04h_one_casino_wide_serial_series_per_slip_kind(login: Login) -> None:
+    cass, fran = login("cass"), login("fran")
+    serials = []
+    for table in (T, "craps-in-1", "minicraps-pa-1"):
+        req = _signed_request(login, table, "fill")
+        issued = cass.post(f"/api/bank/{table}/issue", {"fields": {"request": req}})
+        assert issued.status_code == 200, issued.text
+        serials.append(issued.json()["bank"]["requests"][0]["serial"])
+    assert serials == [1, 2, 3]  # one series across the floor, not one per table
+    credit = _signed_request(login, T, "credit")
+    issued = cass.post(f"/api/bank/{T}/issue", {"fields": {"request": credit}})
+    assert issued.json()["bank"]["requests"][0]["serial"] == 1  # the credit slips' own series
+    # a fill serial another table already used is a duplicate in the casino's series
+    again = _signed_request(login, "craps-in-1", "fill")
+    dup = cass.post("/api/bank/craps-in-1/issue", {"fields": {"request": again, "serial": 1}})
+    assert dup.status_code == 409, dup.text
+    assert dup.json()["rule"] == "slips.serial_sequence"
+    assert "casino" in dup.json()["message"]
+    # a pre-numbered slip that skips numbers leaves a gap the whole floor sees
+    gap = cass.post("/api/bank/craps-in-1/issue", {"fields": {"request": again, "serial": 6}})
+    assert gap.status_code == 200, gap.text
+    floor = fran.get("/api/bank").json()["serials"]
+    assert floor["fill"] == ["serial 4 is missing (a gap)", "serial 5 is missing (a gap)"]
+    assert floor["credit"] == []
+    assert fran.get(f"/api/bank/{T}").json()["serials"]["fill"] == floor["fill"]

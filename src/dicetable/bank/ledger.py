@@ -21,6 +21,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import Protocol
 
 from dicetable.bank import events as bev
 from dicetable.bank.calendar import gaming_day, shift_of
@@ -51,6 +52,15 @@ SLIP_KINDS = ("fill", "credit")
 REDEEM_CITE = "58 Pa. Code § 603a.10(d) [regulation]"
 
 
+class Series(Protocol):
+    """One serial series per slip kind across the floor (used in sequence, 465a.38 stand-in
+    COMAR 36.05.03.04H)."""
+
+    def next(self, kind: str) -> int: ...
+
+    def used(self, kind: str, serial: int) -> bool: ...
+
+
 class TableBank:
     """One table's bank: its rules, its state, its log."""
 
@@ -59,6 +69,9 @@ class TableBank:
         self.clock: Clock = clock or SystemClock()
         self.sink = sink
         self._pack: BankPack | None = None
+        self.series: Series | None = None
+        """The casino-wide serial series of each slip kind (the floor's); without one, the
+        table's own."""
 
     @classmethod
     def open(cls, pack: BankPack | str | Path, table: str, *, site: str, game: str,
@@ -476,7 +489,7 @@ class TableBank:
                 events.append(self._event(
                     bev.SlipIssued, 2, cashier or "chip-bank", Role.SYSTEM,
                     rule=self.pack.cite("fill.electronic"), request=number,
-                    serial=self._next_serial(), slip_kind=kind, chips=counts,
+                    serial=self._next_serial(kind), slip_kind=kind, chips=counts,
                     value=chips_value(counts)))
         return self._commit(events)
 
@@ -489,6 +502,11 @@ class TableBank:
         return p
 
     def _by_serial(self, serial: int) -> SlipProgress:
+        live = [p for p in self.state.requests.values()
+                if p.serial == serial and p.status not in ("completed", "voided")]
+        if len(live) > 1:
+            raise InvalidInput(f"serial {serial} names both a fill and a credit in progress; "
+                               "finish or void one first", rule="slips.serial_sequence")
         p = self.state.slip_by_serial(serial)
         if p is None:
             raise InvalidInput(f"no slip {serial} at this table", rule="fill.request")
@@ -513,8 +531,10 @@ class TableBank:
                                          rule=self.pack.cite("fill.surveillance_notice"),
                                          request=request, officer=officer)])
 
-    def _next_serial(self) -> int:
-        return 1 + max(self.state.serials, default=0)
+    def _next_serial(self, kind: str) -> int:
+        if self.series is not None:
+            return self.series.next(kind)
+        return 1 + max(self.state.serials_of.get(kind, ()), default=0)
 
     def issue(self, request: int, *, actor: str, role: Role,
               serial: int | None = None) -> list[bev.BankEvent]:
@@ -530,10 +550,12 @@ class TableBank:
                                      rule="slips.serial_sequence")
         self._distinct(p.prepared_by, actor, "prepare-request", "issue-slip")
         self._distinct(p.signed_by, actor, "prepare-request", "issue-slip")
-        number = self._next_serial() if serial is None else serial
-        if number in self.state.serials:
+        number = self._next_serial(p.kind) if serial is None else serial
+        if number in self.state.serials_of.get(p.kind, ()) or (
+                self.series is not None and self.series.used(p.kind, number)):
             raise self._refuse("slips.serial_sequence",
-                               f"slip serial {number} was already used (a duplicate)")
+                               f"{p.kind} slip serial {number} was already used (a duplicate "
+                               "in the casino's series)")
         if number <= 0:
             raise InvalidInput("a slip serial is a whole number above zero",
                                rule="slips.serial_sequence")

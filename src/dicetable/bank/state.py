@@ -73,6 +73,8 @@ class BankState:
     slips: int = 0
     requests: dict[int, SlipProgress] = field(default_factory=dict)
     serials: list[int] = field(default_factory=list)
+    serials_of: dict[str, list[int]] = field(default_factory=dict)
+    """Each slip kind's serials used at this table (a casino-wide series per kind)."""
     retired_sets: list[str] = field(default_factory=list)
     boxes: dict[str, DropBox] = field(default_factory=dict)
     current_box: str = ""
@@ -83,7 +85,11 @@ class BankState:
     """The checkpoint written with the last count: a variance's window starts there."""
 
     def slip_by_serial(self, serial: int) -> SlipProgress | None:
-        return next((p for p in self.requests.values() if p.serial == serial), None)
+        """The slip with ``serial``: the one still in progress when a fill and a credit of
+        the two kinds' series share the number, else the latest."""
+        found = [p for p in self.requests.values() if p.serial == serial]
+        live = [p for p in found if p.status not in ("completed", "voided")]
+        return (live or found or [None])[-1]
 
 
 def apply(state: BankState, event: Event) -> None:
@@ -142,6 +148,7 @@ def _issued(s: BankState, e: Any) -> None:
     p = s.requests[e.request]
     p.serial, p.cashier, p.status = e.serial, e.actor, "issued"
     s.serials.append(e.serial)
+    s.serials_of.setdefault(e.slip_kind, []).append(e.serial)
 
 
 def _carried(s: BankState, e: Any) -> None:
@@ -221,7 +228,7 @@ def decode_state(data: dict[str, Any], first: Event | None = None) -> BankState:
 
 def invariants(state: Any) -> list[str]:
     out = []
-    if len(set(state.serials)) != len(state.serials):
+    if any(len(set(v)) != len(v) for v in state.serials_of.values()):
         out.append("a slip serial was issued twice")
     return out
 

@@ -65,7 +65,28 @@ class FloorBanks:
         self._lock = threading.RLock()
         for stream in floor.store.streams(bev.KIND):
             table = stream.split(":", 1)[1]
-            self.banks[table] = DurableBank.resume(floor.store, table, clock=floor.clock)
+            self._keep(table, DurableBank.resume(floor.store, table, clock=floor.clock))
+
+    def _keep(self, table_id: str, durable: DurableBank) -> DurableBank:
+        durable.bank.series = self
+        self.banks[table_id] = durable
+        return durable
+
+    # -- the casino's slip series -------------------------------------------------------------
+    def serials(self, kind: str) -> list[int]:
+        """Every serial of ``kind`` the floor's tables have used, in one list."""
+        return [n for d in self.banks.values() for n in d.bank.state.serials_of.get(kind, ())]
+
+    def next(self, kind: str) -> int:
+        """The next serial of the casino-wide ``kind`` series (one series per slip kind)."""
+        return 1 + max(self.serials(kind), default=0)
+
+    def used(self, kind: str, serial: int) -> bool:
+        return serial in self.serials(kind)
+
+    def serial_problems(self) -> dict[str, list[str]]:
+        """Gaps and duplicates in each slip kind's series, across the floor."""
+        return {kind: serial_problems(self.serials(kind)) for kind in ("fill", "credit")}
 
     @property
     def roster(self) -> dict[str, Role]:
@@ -84,19 +105,17 @@ class FloorBanks:
             jurisdiction = table.pack.jurisdiction.lower()
             site = self.floor.custody.site_for(jurisdiction.upper())
             name = site.ledger.state.site if site is not None else jurisdiction
-            durable = DurableBank.open(self.floor.store, load_bank_pack(jurisdiction),
-                                       table_id, site=name, game=table.state.game,
-                                       electronic=table.mode == "electronic",
-                                       clock=self.floor.clock)
-            self.banks[table_id] = durable
-            return durable
+            return self._keep(table_id, DurableBank.open(
+                self.floor.store, load_bank_pack(jurisdiction), table_id, site=name,
+                game=table.state.game, electronic=table.mode == "electronic",
+                clock=self.floor.clock))
 
     def get(self, table_id: str) -> DurableBank:
         found = self.banks.get(table_id)
         if found is None:
             if self.floor.store.head(bank_stream(table_id)).seq:
-                found = self.banks[table_id] = DurableBank.resume(
-                    self.floor.store, table_id, clock=self.floor.clock)
+                found = self._keep(table_id, DurableBank.resume(
+                    self.floor.store, table_id, clock=self.floor.clock))
             else:
                 raise NotFound(f"table {table_id!r} has no bank yet", rule="api.table")
         found.refresh()
@@ -259,7 +278,7 @@ class FloorBanks:
             "conservation": books.to_dict(),
             "drop_box": s.current_box,
             "closed_table_slip_due": s.status == "closed" and bank.closed_tables_missing_slip(day),
-            "serials": serial_problems(s.serials),
+            "serials": self.serial_problems(),
             "rolls_followed": totals.rolls,
             "staffing": self.staffing(table_id, bank),
         }
@@ -319,6 +338,7 @@ class FloorBanks:
                            "electronic": detail["electronic"],
                            "problems": rep["problems"]})
         return {"tables": tables, "win": win, "drop": drop,
+                "serials": self.serial_problems(),
                 "hold": percent(Fraction(win, drop)) if drop else "-",
                 "day": day}
 

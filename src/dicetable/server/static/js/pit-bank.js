@@ -95,7 +95,8 @@ function drawDetail() {
     h("div", { class: c.holds ? "ok" : "bad", id: "bank-conservation" }, (c.holds ? "Money conserved: " : "Money NOT conserved: ") + c.text),
     d.staffing ? h("div", { class: "bad", id: "bank-staffing" }, "Staffing: ", d.staffing) : null,
     d.closed_table_slip_due ? h("div", { class: "bad" }, "A closed table still needs its Table Inventory Slip today (465a.36(c)).") : null,
-    d.serials.length ? h("div", { class: "bad" }, "Slip serials: ", d.serials.join("; ")) : null,
+    ...Object.entries(d.serials).filter(([, v]) => v.length).map(([kind, v]) =>
+      h("div", { class: "bad" }, `${kind} slip serials (the casino's series): `, v.join("; "))),
     h("h4", {}, "Fills and credits"),
     h("table", { class: "data", id: "bank-requests" }, h("tbody", {}, d.requests.map((r) => {
       const step = nextStep(r);
