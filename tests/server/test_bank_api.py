@@ -203,3 +203,50 @@ def test_md_36_05_03_04h_one_casino_wide_serial_series_per_slip_kind(login: Logi
     assert floor["fill"] == ["serial 4 is missing (a gap)", "serial 5 is missing (a gap)"]
     assert floor["credit"] == []
     assert fran.get(f"/api/bank/{T}").json()["serials"]["fill"] == floor["fill"]
+
+
+def test_465a_37_f_discrepancy_notices_reach_the_accounts_that_must_receive_them(
+        login: Login) -> None:
+    fran, sid, dee, rae, val = (login(u) for u in ("fran", "sid", "dee", "rae", "val"))
+    expected = fran.get(f"/api/bank/{T}").json()["expected"]
+    short = fran.post(f"/api/bank/{T}/count", {"fields": {
+        "purpose": "shift", "chips": f"100x{(expected - 30_00) // 100}", "counter": "bo",
+        "observer": "fran"}})
+    assert short.status_code == 200, short.text
+    told = sid.get("/api/bank/notices").json()
+    assert [(n["table"], n["how"], n["read"]) for n in told] == [(T, "told", False)]
+    assert "variance -$30;" in told[0]["text"]
+    assert "signed security and surveillance report" in told[0]["text"]
+    assert [n["how"] for n in fran.get("/api/bank/notices").json()] == ["told"]
+    assert [n["how"] for n in rae.get("/api/bank/notices").json()] == ["regulator-copy"]
+    assert dee.get("/api/bank/notices").json() == []  # a dealer is not told (PA's list)
+    assert val.get("/api/bank/notices").json() == []
+    assert login("alice").get("/api/bank/notices").status_code == 403
+    notice = told[0]["notice"]
+    read = fran.post(f"/api/bank/{T}/acknowledge", {"fields": {"notice": notice}})
+    assert read.status_code == 200, read.text
+    assert fran.get("/api/bank/notices").json()[0]["read"] is True
+    seen_by_sid = sid.get("/api/bank/notices").json()[0]
+    assert (seen_by_sid["read"], seen_by_sid["read_by"]) == (False, ["fran"])
+    refused = dee.post(f"/api/bank/{T}/acknowledge", {"fields": {"notice": notice}})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["rule"] == "discrepancy.notify"
+
+
+def test_md_36_05_03_04g_the_pit_prints_each_slip(login: Login) -> None:
+    cass, fran = login("cass"), login("fran")
+    req = _signed_request(login, T, "fill", "2500x8")
+    serial = cass.post(f"/api/bank/{T}/issue", {"fields": {"request": req}}
+                       ).json()["bank"]["requests"][0]["serial"]
+    doc = fran.get(f"/api/bank/{T}/slip/fill/{serial}").json()
+    assert (doc["title"], doc["number"], doc["status"]) == ("Fill Slip", f"fill {serial}",
+                                                            "issued")
+    assert doc["chips"] == [[2500, 8, "$25", "$200"]]
+    assert ["Chip bank cashier", "cass"] in doc["signatures"]
+    assert ["Table", T] in doc["fields"]
+    opener = fran.get(f"/api/bank/{T}/slip/inventory/1").json()
+    assert opener["title"] == "Table Inventory Slip"
+    assert opener["total_text"] == "$20,200"
+    missing = fran.get(f"/api/bank/{T}/slip/credit/99")
+    assert missing.status_code == 422, missing.text
+    assert login("alice").get(f"/api/bank/{T}/slip/inventory/1").status_code == 403

@@ -232,6 +232,11 @@ def _supervise(bank: TableBank, me: Person, a: dict[str, Any],
                           crew=bank.opened_crew())
 
 
+def _acknowledge(bank: TableBank, me: Person, a: dict[str, Any],
+                 ctx: Context) -> list[bev.BankEvent]:
+    return bank.acknowledge(a["notice"], person=me[0], role=me[1])
+
+
 def _close(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context) -> list[bev.BankEvent]:
     return bank.close_table(a["chips"], container=a["container"],
                             location=a.get("location", "cage"), **_count_args(a), **_log(ctx))
@@ -318,6 +323,8 @@ def _verbs() -> dict[str, Verb]:
                                required=False)), _open),
         Verb("supervise", "The floorperson who supervises this open table (the register)",
              (Field("person", "person", "a floorperson or above"),), _supervise),
+        Verb("acknowledge", "A recipient read a notice (a discrepancy, a hold outside its band)",
+             (Field("notice", "int", "the notice's number"),), _acknowledge),
         Verb("close", "Close the table: the closing count, the inventory locked away",
              (CHIPS, COUNTER, OBSERVER, Field("container", "text", "the locked container"),
               Field("location", "text", "where it is kept (cage, table)", required=False)),
@@ -459,6 +466,8 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
                 words.append("unsigned")
         elif isinstance(e, bev.RequestSigned):
             verb, words = "sign", [_kv("request", e.request)]
+        elif isinstance(e, bev.NoticeAcknowledged):
+            verb, words = "acknowledge", [_kv("notice", e.notice)]
         elif isinstance(e, bev.SupervisorAssigned):
             verb, words = "supervise", [_kv("person", _person_text((e.person, e.person_role)))]
         elif isinstance(e, bev.SurveillanceNotified):

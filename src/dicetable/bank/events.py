@@ -122,6 +122,15 @@ class TableStatusChanged(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class NoticeAcknowledged(BankEvent):
+    """A recipient read a notice (the bank event ``notice`` is its seq) on their console."""
+
+    notice: int
+    person: str
+    person_role: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class SupervisorAssigned(BankEvent):
     """The floorperson who supervises this open table from now on: the floor-wide register of
     who supervises which open tables (465a.35(c)) is every open bank's supervisor. At opening

@@ -37,6 +37,7 @@ from dicetable.bank.model import (
     money,
     normalise,
 )
+from dicetable.bank.notices import receives
 from dicetable.bank.reports import hold_band, percent
 from dicetable.bank.rules import BankPack, load_bank_pack, pack_from_dict
 from dicetable.bank.staffing import check_crew, check_span
@@ -355,6 +356,33 @@ class TableBank:
         if self.state.status == "open":
             check_crew(self.pack, self.state.game, [r for _, r in crew])
         check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
+
+    def notices(self) -> list[bev.DiscrepancyFound | bev.HoldInvestigated]:
+        """The notices this bank has raised (alerts that reach people at once)."""
+        return [e for e in self.state.log
+                if isinstance(e, bev.DiscrepancyFound | bev.HoldInvestigated)]
+
+    def notified_of(self, e: bev.BankEvent) -> tuple[str, ...]:
+        if isinstance(e, bev.DiscrepancyFound):
+            return e.notified
+        return tuple(self.pack.value("discrepancy.notify"))
+
+    def acknowledge(self, notice: int, *, person: str, role: Role) -> list[bev.BankEvent]:
+        """``person`` read notice ``notice`` (its event's seq): only a recipient may."""
+        found = next((e for e in self.notices() if e.seq == notice), None)
+        if found is None:
+            raise InvalidInput(f"no notice {notice} at this table", rule="discrepancy.notify")
+        if not receives(self.pack, self.notified_of(found), [role]):
+            raise RoleNotPermitted(f"a {role.value} does not receive this notice",
+                                   rule="discrepancy.notify",
+                                   citation=self.pack.cite("discrepancy.notify"))
+        if any(p == person for p, _ in self.state.read.get(notice, [])):
+            raise ProcedureViolation(f"{person} already acknowledged notice {notice}",
+                                     rule="discrepancy.notify")
+        return self._commit([self._event(bev.NoticeAcknowledged, 0, person, role,
+                                         rule=self.pack.cite("discrepancy.notify"),
+                                         notice=notice, person=person,
+                                         person_role=role.value)])
 
     def opened_crew(self) -> list[tuple[str, Role]]:
         """The crew the table opened with (its opening's record)."""

@@ -62,6 +62,8 @@ class BankState:
     electronic: bool = False
     status: str = "closed"
     supervisor: str = ""
+    read: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    """Each notice's (by its event's seq) acknowledgements: (person, role)."""
     """The floorperson supervising the table while it is open (the register's entry)."""
     inventory: Chips = ()
     """The last count by denomination plus the bank's own movements since (fills, credits,
@@ -124,6 +126,10 @@ def _counted(s: BankState, e: Any) -> None:
 def _status(s: BankState, e: Any) -> None:
     s.status = e.status
     s.supervisor = e.actor if e.status == "open" else ""
+
+
+def _read(s: BankState, e: Any) -> None:
+    s.read.setdefault(e.notice, []).append((e.person, e.person_role))
 
 
 def _supervisor(s: BankState, e: Any) -> None:
@@ -207,7 +213,7 @@ _APPLY = {bev.BankOpened: _opened, bev.InventoryMoved: _moved, bev.InventoryCoun
           bev.SlipCompleted: _completed, bev.SlipVoided: _voided,
           bev.DropBoxCollected: _collected, bev.DropBoxCounted: _box_counted,
           bev.ChipSetRetired: _retired, bev.TotalsNoted: _noted,
-          bev.SupervisorAssigned: _supervisor}
+          bev.SupervisorAssigned: _supervisor, bev.NoticeAcknowledged: _read}
 
 
 # -- snapshots: the state is the fold of its (short) log, so a snapshot keeps the log ---------

@@ -21,6 +21,7 @@ from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
 from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.model import money
+from dicetable.bank.notices import REGULATOR_DESK, receives, recipients
 from dicetable.bank.reports import (
     conservation,
     day_report,
@@ -30,6 +31,7 @@ from dicetable.bank.reports import (
     serial_problems,
 )
 from dicetable.bank.rules import load_bank_pack
+from dicetable.bank.slips import slip_citations, slip_document
 from dicetable.bank.staffing import check_crew, check_span
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
@@ -47,7 +49,7 @@ VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
              "count-box": "drop.team_roles", "retire-chip-set": "report.roles",
              "investigate-hold": "report.roles", "open": "count.observer_roles",
              "close": "count.observer_roles", "count": "count.observer_roles",
-             "supervise": "staff.ranks",
+             "supervise": "staff.ranks", "acknowledge": "",
              "drop": "count.observer_roles", "void": "fill.signer_roles"}
 """The rule whose roles the acting account should act in, per verb (the ledger decides)."""
 
@@ -171,6 +173,9 @@ class FloorBanks:
         allowed = bank.pack.roles(rule) if rule else frozenset()
         if verb == "sign-slip":
             allowed = frozenset(r for g in bank.pack.groups("credit.signatures") for r in g)
+        if verb == "acknowledge":
+            told, _ = recipients(bank.pack, bank.pack.value("discrepancy.notify"))
+            allowed = told | REGULATOR_DESK
         return next((r for r in held if r in allowed), held[0])
 
     # -- steps --------------------------------------------------------------------------------
@@ -242,6 +247,32 @@ class FloorBanks:
                                            *self.supervised(c.person, table_id)])
             return commands
         return checked
+
+    def slip(self, table_id: str, kind: str, number: int) -> dict[str, Any]:
+        """One slip's printable document (a fill, a credit or a Table Inventory Slip)."""
+        bank = self.get(table_id).bank
+        return slip_document(bank.state, kind, number, jurisdiction=bank.pack.jurisdiction,
+                             cite=slip_citations(bank.pack)).to_dict()
+
+    # -- notices ------------------------------------------------------------------------------
+    def notices_for(self, who: Account) -> list[dict[str, Any]]:
+        """The notices this account must receive, newest first, across the floor's banks:
+        those whose recipients include one of its roles (at that table or on the staff list),
+        and the regulator's copies for the desk that files them."""
+        out = []
+        for table_id, durable in sorted(self.banks.items()):
+            bank = durable.bank
+            roles = self.roles_of(who.username, table_id)
+            for e in bank.notices():
+                how = receives(bank.pack, bank.notified_of(e), roles)
+                if not how:
+                    continue
+                read = bank.state.read.get(e.seq, [])
+                out.append({"table": table_id, "notice": e.seq, "at": e.at, "rule": e.rule,
+                            "kind": e.kind, "how": how, "text": _notice_text(e),
+                            "read_by": [p for p, _ in read],
+                            "read": any(p == who.username for p, _ in read)})
+        return sorted(out, key=lambda n: n["at"], reverse=True)
 
     # -- the pit's view -----------------------------------------------------------------------
     def players_chips(self, table_id: str) -> int:
@@ -341,6 +372,19 @@ class FloorBanks:
                 "serials": self.serial_problems(),
                 "hold": percent(Fraction(win, drop)) if drop else "-",
                 "day": day}
+
+
+def _notice_text(e: bev.BankEvent) -> str:
+    if isinstance(e, bev.DiscrepancyFound):
+        extra = [x for x, on in (("a signed security and surveillance report", e.written_report),
+                                 ("a copy to the regulator", e.regulator_copy)) if on]
+        return (f"Count slip {e.slip}: counted {money(e.counted)}, expected "
+                f"{money(e.expected)}, variance {money(e.variance)}"
+                + (f"; needs {' and '.join(extra)}" if extra else ""))
+    if isinstance(e, bev.HoldInvestigated):
+        return (f"Gaming day {e.gaming_day}: hold {e.hold} outside {e.low} to {e.high}; "
+                "investigation record queued for the regulator")
+    return e.kind
 
 
 def _discrepancy(e: bev.DiscrepancyFound) -> dict[str, Any]:
