@@ -250,3 +250,37 @@ def test_md_36_05_03_04g_the_pit_prints_each_slip(login: Login) -> None:
     missing = fran.get(f"/api/bank/{T}/slip/credit/99")
     assert missing.status_code == 422, missing.text
     assert login("alice").get(f"/api/bank/{T}/slip/inventory/1").status_code == 403
+
+
+def test_603a_10_b_a_retired_chip_set_is_refused_wherever_the_bank_moves_chips(
+        login: Login) -> None:
+    rae, fran = login("rae"), login("fran")
+    assert rae.post(f"/api/bank/{T}/retire-chip-set", {"fields": {"set": "B"}}
+                    ).status_code == 200
+    for table in (T, "craps-in-1"):  # retired at one table: retired on the whole floor
+        refused = fran.post(f"/api/bank/{table}/request", {"fields": {
+            "kind": "fill", "chips": "2500x8", "shift": "06:00", "set": "B"}})
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["rule"] == "chips.retired_refused"
+        assert "603a.10(b)" in refused.json()["citation"]
+    counted = fran.post(f"/api/bank/{T}/count", {"fields": {
+        "purpose": "shift", "chips": "100x10", "counter": "bo", "observer": "fran", "set": "B"}})
+    assert counted.status_code == 409, counted.text
+    fine = fran.post(f"/api/bank/{T}/request", {"fields": {
+        "kind": "fill", "chips": "2500x8", "shift": "06:00", "set": "A"}})
+    assert fine.status_code == 200, fine.text
+    assert fran.get(f"/api/bank/{T}").json()["retired_sets"] == ["B"]
+
+
+def test_603a_3_the_expected_inventory_by_denomination_by_the_breakdown_rule(
+        login: Login) -> None:
+    fran = login("fran")
+    detail = fran.get(f"/api/bank/{T}").json()
+    by = detail["expected_chips"]
+    # the opener by denomination, less the four $500 buy-ins, each issued as one $500 chip
+    # (largest first); the opener holds none, so the ledger shows -4: the dealer broke down
+    assert dict(map(tuple, by["chips"])) == {100: 200, 500: 400, 2500: 400, 10000: 80,
+                                             50000: -4}
+    assert by["uncovered"] == 0
+    assert sum(d * n for d, n in by["chips"]) + by["uncovered"] == detail["expected"]
+    assert "industry-default" in by["rule"]

@@ -18,6 +18,7 @@ server resolves a bare ``NAME`` from its staff list); a list ``a,b``; drop items
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -384,7 +385,27 @@ def _verbs() -> dict[str, Verb]:
               Field("hold", "fractions", "the day's hold, e.g. 9/20"),
               Field("history", "fractions", "earlier days' holds")), _hold),
     ]
-    return {x.name: x for x in v}
+    return {x.name: _with_chip_set(x) for x in v}
+
+
+CHIP_SET = Field("set", "text", "the chip set the chips are from (a retired set is refused)",
+                 required=False)
+
+
+def _with_chip_set(verb: Verb) -> Verb:
+    """A step that moves chips names their chip set if asked: a retired set is refused
+    (603a.10(b)) before anything is written."""
+    if not any(f.kind == "chips" for f in verb.fields):
+        return verb
+    runner = verb.run
+
+    def run(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context
+            ) -> list[bev.BankEvent]:
+        if a.get("set"):
+            bank.check_chip_set(str(a["set"]))
+        return runner(bank, me, a, ctx)
+
+    return dataclasses.replace(verb, fields=(*verb.fields, CHIP_SET), run=run)
 
 
 VERBS: dict[str, Verb] = _verbs()

@@ -33,6 +33,7 @@ from dicetable.bank.model import (
     Reason,
     Source,
     SourceKind,
+    breakdown,
     chips_value,
     money,
     normalise,
@@ -70,6 +71,8 @@ class TableBank:
         self.clock: Clock = clock or SystemClock()
         self.sink = sink
         self._pack: BankPack | None = None
+        self.retired_elsewhere: Callable[[], Iterable[str]] | None = None
+        """The chip sets retired at the floor's other tables (a chip set is the site's)."""
         self.series: Series | None = None
         """The casino-wide serial series of each slip kind (the floor's); without one, the
         table's own."""
@@ -357,6 +360,32 @@ class TableBank:
             check_crew(self.pack, self.state.game, [r for _, r in crew])
         check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
 
+    def expected_chips(self, totals: Totals) -> tuple[Chips, int] | None:
+        """The expected inventory by denomination: the last count's chips and the bank's own
+        movements since, plus the table log's movements since that count, each amount broken
+        into chips by the pack's ``chips.breakdown`` rule (from the checkpointed value counts,
+        so nothing is read again). Returns the chips (a negative count: the dealer coloured
+        up or down) and what no chip covers; None without a count checkpoint."""
+        base = self.state.count_checkpoint
+        if self.state.last_count is None or base is None:
+            return None
+        then = Totals.resume(base.totals, base.values)
+        denominations = self.pack.value("chips.denominations")
+        sign = {"collect": 1, "vig": 1, "pay": -1, "cash": -1}
+        out = dict(self.state.inventory)
+        left = 0
+        for kind, now in totals.values.items():
+            for value, n in now.items():
+                moved = n - then.values[kind].get(value, 0)
+                if not moved:
+                    continue
+                s = sign[kind] * (1 if value > 0 else -1) * moved
+                chips, rest = breakdown(value, denominations)
+                for d, k in chips:
+                    out[d] = out.get(d, 0) + s * k
+                left += s * rest
+        return tuple(sorted((d, n) for d, n in out.items() if n)), left
+
     def notices(self) -> list[bev.DiscrepancyFound | bev.HoldInvestigated]:
         """The notices this bank has raised (alerts that reach people at once)."""
         return [e for e in self.state.log
@@ -470,7 +499,10 @@ class TableBank:
                                          chip_set=chip_set)])
 
     def check_chip_set(self, chip_set: str) -> None:
-        if chip_set in self.state.retired_sets and self.pack.flag("chips.retired_refused"):
+        retired = set(self.state.retired_sets)
+        if self.retired_elsewhere is not None:
+            retired.update(self.retired_elsewhere())
+        if chip_set in retired and self.pack.flag("chips.retired_refused"):
             raise self._refuse("chips.retired_refused",
                                f"chip set {chip_set} is retired: it is redeemed only at the "
                                "cage and cannot be wagered or moved")

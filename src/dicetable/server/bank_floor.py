@@ -71,6 +71,7 @@ class FloorBanks:
 
     def _keep(self, table_id: str, durable: DurableBank) -> DurableBank:
         durable.bank.series = self
+        durable.bank.retired_elsewhere = self.retired_sets
         self.banks[table_id] = durable
         return durable
 
@@ -85,6 +86,10 @@ class FloorBanks:
 
     def used(self, kind: str, serial: int) -> bool:
         return serial in self.serials(kind)
+
+    def retired_sets(self) -> list[str]:
+        """The chip sets retired anywhere on the floor (603a.10(b))."""
+        return sorted({c for d in self.banks.values() for c in d.bank.state.retired_sets})
 
     def serial_problems(self) -> dict[str, list[str]]:
         """Gaps and duplicates in each slip kind's series, across the floor."""
@@ -311,6 +316,8 @@ class FloorBanks:
             "closed_table_slip_due": s.status == "closed" and bank.closed_tables_missing_slip(day),
             "serials": self.serial_problems(),
             "rolls_followed": totals.rolls,
+            "expected_chips": _expected_chips(bank, totals),
+            "retired_sets": self.retired_sets(),
             "staffing": self.staffing(table_id, bank),
         }
 
@@ -372,6 +379,15 @@ class FloorBanks:
                 "serials": self.serial_problems(),
                 "hold": percent(Fraction(win, drop)) if drop else "-",
                 "day": day}
+
+
+def _expected_chips(bank: TableBank, totals: Totals) -> dict[str, Any] | None:
+    found = bank.expected_chips(totals)
+    if found is None:
+        return None
+    chips, uncovered = found
+    return {"chips": [list(x) for x in chips], "uncovered": uncovered,
+            "rule": bank.pack.cite("chips.breakdown")}
 
 
 def _notice_text(e: bev.BankEvent) -> str:
