@@ -788,3 +788,6 @@ const live = liveTable(tableId, {
 
 // For the browser tests and the curious: the page's state and its live connection.
 window.dicetable = { live, st, tableId, confirm: confirmBuilder };
+
+// the player's own rating (exact theo beside the formula), below their bets
+if (account.kind === "player") import("./my-rating.js");
