@@ -88,7 +88,8 @@ def slip_document(state: BankState, kind: str, number: int, *, jurisdiction: str
     at = {type(e): e.at for e in state.log
           if getattr(e, "request", None) == p.request or (
               getattr(e, "serial", None) == p.serial and getattr(e, "slip_kind", kind) == kind)}
-    fields = (*where, ("Gaming day", p.gaming_day), ("Shift", p.shift),
+    fields: tuple[tuple[str, str], ...] = (*where, ("Gaming day", p.gaming_day),
+                                           ("Shift", p.shift),
               ("Request", f"#{p.request}, prepared {at.get(bev.SlipRequested, '')} by "
                           f"{p.prepared_by} ({p.prepared_role})"),
               ("Slip issued", at.get(bev.SlipIssued, "")),
@@ -114,7 +115,8 @@ def _inventory(state: BankState, number: int, where: tuple[tuple[str, str], ...]
     if e is None:
         raise InvalidInput(f"no Table Inventory Slip {number} at table {state.table}",
                            rule="count.observer_roles")
-    fields = (*where, ("Gaming day", e.gaming_day), ("Shift", e.shift),
+    fields: tuple[tuple[str, str], ...] = (*where, ("Gaming day", e.gaming_day),
+                                           ("Shift", e.shift),
               ("Purpose", e.purpose), ("Counted at", e.at),
               ("Container", e.container or "-"), ("Slip placed", e.place or "-"))
     if e.expected is not None and e.expected != e.total:

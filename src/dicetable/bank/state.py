@@ -91,7 +91,8 @@ class BankState:
         the two kinds' series share the number, else the latest."""
         found = [p for p in self.requests.values() if p.serial == serial]
         live = [p for p in found if p.status not in ("completed", "voided")]
-        return (live or found or [None])[-1]
+        chosen = live or found
+        return chosen[-1] if chosen else None
 
 
 def apply(state: BankState, event: Event) -> None:

@@ -14,9 +14,8 @@ from dicetable.cli.output import output
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
 from dicetable.ratings.fold import Rating, RatingsFold
-from dicetable.ratings.formula import IndustryFormula
+from dicetable.ratings.formula import IndustryFormula, site_day
 from dicetable.ratings.report import report
-from dicetable.server.ratings_api import site_day
 from dicetable.store.open import open_store
 from dicetable.store.replay import load_state
 
