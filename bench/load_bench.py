@@ -27,8 +27,12 @@ gives, per round, every scenario's accepted/s, its 503s and their share, p99, an
 accepted/s as a share of that round's ceiling. ``--quick`` runs (a) and (d) for a second each
 (and the ceiling): seconds in all, so that CI notices a benchmark that no longer runs.
 
+With ``--pit`` this tree is also served as the design "this+pit": the same floor with the
+four bench tables' banks open and a pit console asking each table's bank every second (as
+``pit-bank.js`` does): the cost of tracking the bank, side by side with "this" in one run.
+
     .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main,REF|none]
-        [--rounds 1] [--only abcd] [--quick]
+        [--rounds 1] [--only abcd] [--quick] [--pit]
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ ROLL_BET_SECONDS = 2
 BENCH_TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
 STADIUM, ARENA = "stadium", "arena"
 CHIPS = 100_000_000
+PIT = "fran"
+"""The demo floor's floorperson: the pit console that follows the banks (``--pit``)."""
 DEALER = "dee"
 """The tables' dealer: their console watches the arena with its 1,000 players (c)."""
 
@@ -131,7 +137,17 @@ def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
     for table in [*BENCH_TABLES, STADIUM, ARENA]:
         floor.open_table(pack, table, mode="electronic", opener="fran",
                          staff={"dee": Role.DEALER})
-    return seated(floor, groups)
+    banks = getattr(importlib.import_module("dicetable.server.bank_floor"), "banks_of", None)
+    if banks is not None:  # the bench tables' banks, for the pit (``--pit``)
+        for table in BENCH_TABLES:
+            banks(floor).start(table)
+    tokens = seated(floor, groups)
+    floor, _ = build_floor(db)
+    tokens[PIT] = floor.accounts.open_session(PIT)
+    floor.close()
+    floor.store.close()
+    floor.accounts.close()
+    return tokens
 
 
 def _seat(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
@@ -282,6 +298,9 @@ class Run:
         self.profile = False
         self.sampler: Any = None
         self.results: dict[str, dict[str, Any]] = {}
+        self.pit = False
+        """A pit console asks each bench table's bank every second during (a)."""
+        self.pit_views = 0
 
     def conn(self, name: str) -> Connection:
         return Connection("127.0.0.1", self.server.port, self.tokens[name])
@@ -374,7 +393,19 @@ class Run:
                 await asyncio.sleep(max(0.0, stop_at - now()))
                 self.window_cpu = self.server.cpu() - c0
 
-            await asyncio.gather(window_cpu(), *(client(i) for i in range(clients)))
+            async def pit() -> None:
+                conn = self.conn(PIT)
+                while now() < stop_at:
+                    for table in tables:
+                        status, _, _ = await conn.request("GET", f"/api/bank/{table}")
+                        if status != 200:
+                            raise RuntimeError(f"the pit's view of {table}: HTTP {status}")
+                        self.pit_views += 1
+                    await asyncio.sleep(1.0)
+                await conn.close()
+
+            pits = [pit()] if self.pit and name != CEILING else []
+            await asyncio.gather(window_cpu(), *pits, *(client(i) for i in range(clients)))
             return min(now(), stop_at) - warm_until
 
         await self.measure(name, work, tables)
@@ -658,8 +689,8 @@ async def run_ceiling(tokens: dict[str, str], groups: dict[str, list[str]], seco
 
 async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
                      groups: dict[str, list[str]], seconds: float, only: str,
-                     capacity: float | None, profile: bool = False, warmup: float = 2.0
-                     ) -> dict[str, dict[str, Any]]:
+                     capacity: float | None, profile: bool = False, warmup: float = 2.0,
+                     pit: bool = False) -> dict[str, dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
     shutil.copyfile(prepared, db)
@@ -673,6 +704,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
         raise
     run = Run(label, server, db, tokens, groups, seconds, warmup)
     run.profile = profile
+    run.pit = pit
     try:
         if "a" in only:
             await run.scenario_a()
@@ -699,6 +731,8 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     finally:
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
+    if pit:
+        print(f"[{label}] the pit viewed the banks {run.pit_views} times", flush=True)
     return run.results
 
 
@@ -745,6 +779,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="seconds, not minutes: (a) and (d) for 1 s each, few players, "
                         "the ceiling, no baseline (checks that the bench still runs)")
+    parser.add_argument("--pit", action="store_true",
+                        help="also serve this tree as 'this+pit': a pit console following "
+                        "the bench tables' banks every second during (a)")
     parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
                         help="more environment for every design's server (e.g. "
                         "DICETABLE_SHED_LAG_MS=1000 lifts an older design's lag limit)")
@@ -786,6 +823,8 @@ def main() -> None:
     print(f"prepared {sum(len(v) for v in groups.values())} players in "
           f"{time.perf_counter() - t0:.0f} s", flush=True)
     designs: list[tuple[str, Path | None]] = [("this", None)]
+    if args.pit:
+        designs.append(("this+pit", None))
     base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
     refs = [] if args.baseline == "none" else [r for r in args.baseline.split(",") if r]
     for i, ref in enumerate(refs):
@@ -806,7 +845,7 @@ def main() -> None:
             try:
                 results[label] = asyncio.run(run_design(
                     label, src, prepared, tokens, groups, args.seconds, args.only, capacity,
-                    args.profile and src is None, warmup))
+                    args.profile and src is None, warmup, pit=label == "this+pit"))
             except Exception as e:  # an old design may not survive a scenario
                 print(f"{label} stopped: {e}")
                 continue

@@ -50,3 +50,13 @@ def test_the_rules_submission_lists_every_bank_rule(preset: str, bank: str) -> N
     assert f'data-bank-digest="{pack.digest}"' in html
     for rule in pack:
         assert f'data-rule="{rule.id}"' in html
+
+
+def test_a_stored_pack_from_before_the_newer_rules_still_loads_with_the_shipped_ones() -> None:
+    from dicetable.bank.rules import WRITTEN_SINCE, pack_from_dict
+    pa = load_bank_pack("pa")
+    old = pa.to_dict()
+    old["rules"] = {k: v for k, v in old["rules"].items() if k not in WRITTEN_SINCE}
+    stored = pack_from_dict(old)
+    for rid in WRITTEN_SINCE:
+        assert stored.rule(rid) == pa.rule(rid)

@@ -85,3 +85,33 @@ def test_script_export_all_writes_the_bank_and_load_replays_it(tmp_path: Path) -
     finally:
         first.close()
         second.close()
+
+
+def test_md_36_05_03_02e_04g_a_printable_slip_from_the_command_line(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    crew = "crew=dee:dealer,dex:dealer,sam:stickperson,bo:boxperson"
+    assert bank("open", db, "t1", "--as", "fran:floorperson", "chips=2500x800",
+                "counter=bo:boxperson", "observer=fran:floorperson", crew)[0] == 0
+    for verb, who, words in [("request", "pam:pit-clerk", ["kind=fill", "chips=2500x40",
+                                                           "shift=06:00"]),
+                             ("sign", "fran:floorperson", ["request=1"]),
+                             ("issue", "cass:chip-bank-cashier", ["request=1"]),
+                             ("carry", "sid:security", ["serial=1"])]:
+        assert bank(verb, db, "t1", "--as", who, *words)[0] == 0
+    code, out = bank("slip", db, "t1", "fill", "1")
+    assert code == 0, out
+    assert out.startswith("Fill Slip  fill 1  [carried]")
+    assert "40 x $25 = $1,000" in out
+    assert "Chip bank cashier    cass" in out
+    assert "Security (carried)   sid" in out
+    assert "Counted at the table " + "_" * 24 in out  # not received yet: a blank line
+    assert "COMAR 36.05.03.04H" in out
+    code, out = bank("slip", db, "t1", "inventory", "1")
+    assert code == 0, out
+    assert out.startswith("Table Inventory Slip  slip 1  [opening]")
+    assert "Counted by (boxperson) bo" in out
+    assert "Observed by (floorperson) fran" in out
+    assert "Total                $20,000" in out
+    code, out = bank("slip", db, "t1", "credit", "1")
+    assert code == 1
+    assert "no credit slip 1" in out

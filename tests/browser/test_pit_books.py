@@ -86,3 +86,35 @@ def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
     assert fran.page.inner_text("tr[data-term='opener'] .inferred").startswith("INFERRED")
     assert fran.page.inner_text("tr[data-term='fills'] .inferred").startswith("INFERRED")
     fran.shot("pit-books")
+
+
+def test_465a_37_f_a_discrepancy_notice_on_the_console_and_md_36_05_03_02e_its_slip_printed(
+        open_screen: OpenScreen, live_server: LiveServer) -> None:
+    url = live_server.url
+    fran = open_screen("fran")
+    _books(fran, url)
+    # a shift count $30 short of the $18,200 expected: a notice for those who must be told
+    _step(fran, "count", {"purpose": "shift", "chips": "100x18100",
+                          "counter": "bo", "observer": "fran"})
+    item = fran.page.wait_for_selector("#bank-notice-list li[data-table='craps-pa-1']",
+                                       timeout=12000)
+    assert item is not None
+    assert "variance -$100" in item.inner_text()
+    assert "copy to the regulator" in item.inner_text()
+    sid = _login(open_screen, "sid")
+    _books(sid, url)
+    sid_item = sid.page.wait_for_selector("#bank-notice-list li", timeout=12000)
+    assert sid_item is not None
+    sid.page.click("#bank-notice-list button[data-ack]")
+    sid.page.wait_for_selector("#bank-notice-list li.muted", timeout=12000)
+    assert "read by sid" in sid.page.inner_text("#bank-notice-list")
+    # the Table Inventory Slip of that count, printed from the report
+    fran.page.evaluate("window.print = () => { window.__printed = "
+                       "document.querySelector('#bank-print').innerText; }")
+    fran.page.click("#bank-print button[data-print='inventory-2']")
+    fran.page.wait_for_function("window.__printed !== undefined", timeout=12000)
+    printed = fran.page.evaluate("window.__printed")
+    assert "Table Inventory Slip — slip 2" in printed
+    assert "Variance" in printed
+    assert "-$100" in printed
+    sid.shot("pit-notices")

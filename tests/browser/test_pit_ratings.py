@@ -39,3 +39,29 @@ def test_8_the_pit_shows_exact_and_industry_theo_for_a_demo_player(
     expect(pat.page.locator("#ratings-rules")).to_contain_text("industry-default")
     assert not pat.errors
     pat.shot("pit-ratings")
+
+
+def test_8_the_player_s_page_shows_their_own_rating_exact_beside_the_formula(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    alice, sam, dee = (Staff(live_server, who) for who in ("alice", "sam", "dee"))
+    alice.do("/bets", {"wager": "pass", "amount": 1000})
+    sam.do("/offer-dice", {"patron": "alice"})
+    alice.do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    alice.do("/bets", {"wager": "field", "amount": 500})
+    throw(sam, dee, "2-2")
+    exact = 1000 * Fraction(7, 495) + 500 * Fraction(1, 18)
+    cents = display_cents(exact)
+
+    me = open_screen("alice", width=1500, height=1400)
+    row = me.page.locator('#my-rating-table tr[data-session^="craps-pa-1#"]')
+    expect(row).to_have_count(1)
+    expect(row.locator(".exact-theo")).to_have_text(f"${cents // 100}.{cents % 100:02d}")
+    own = alice.http.get("/api/ratings").json()["ratings"]
+    [mine] = [r for r in own if r["table"] == "craps-pa-1"]
+    industry = mine["industry_theo"]
+    expect(row.locator(".industry-theo")).to_have_text(f"${industry // 100}.{industry % 100:02d}")
+    expect(me.page.locator("#my-rating-rules")).to_contain_text("60 decisions an hour")
+    expect(me.page.locator("#my-rating-rules")).to_contain_text("industry-default")
+    assert me.page.locator('#my-rating-table tr[data-session^="craps-pa-1#"]').count() == 1
+    me.shot("player-own-rating")
+    assert not me.errors

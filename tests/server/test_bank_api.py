@@ -78,15 +78,50 @@ def test_players_may_not_read_the_books(login: Login) -> None:
     assert login("alice").get("/api/bank").status_code == 403
 
 
-def test_465a_35_b_a_staff_change_that_leaves_the_table_short_shows_in_the_books(
+def test_465a_35_b_a_staff_change_that_would_leave_an_open_table_short_is_refused(
         login: Login) -> None:
     pat = login("pat")
     assert pat.get(f"/api/bank/{T}").json()["staffing"] == ""
+    before = pat.get(f"/api/tables/{T}").json()["seq"]
+    relieved = pat.post(f"/api/tables/{T}/staff/relieve", {"person": "dex", "role": "dealer"})
+    assert relieved.status_code == 409, relieved.text
+    body = relieved.json()
+    assert body["rule"] == "staffing.craps"
+    assert "465a.35(b)(3),(4)" in body["citation"]
+    assert "3 dealers" in body["error"] or "3 dealers" in relieved.text
+    assert pat.get(f"/api/tables/{T}").json()["seq"] == before  # nothing changed
+    assert pat.get(f"/api/bank/{T}").json()["staffing"] == ""
+    # a relief once a replacement dealer is assigned keeps the crew whole
+    assigned = pat.post(f"/api/tables/{T}/staff", {"person": "ann", "role": "dealer"})
+    assert assigned.status_code == 200, assigned.text
     relieved = pat.post(f"/api/tables/{T}/staff/relieve", {"person": "dex", "role": "dealer"})
     assert relieved.status_code == 200, relieved.text
-    short = pat.get(f"/api/bank/{T}").json()["staffing"]
-    assert "3 dealers" in short
-    assert "465a.35(b)(3),(4)" in short
+
+
+def test_465a_35_c_the_span_comes_from_the_floor_wide_register(login: Login) -> None:
+    fran, pat = login("fran"), login("pat")
+    mini = "minicraps-pa-1"
+    register = fran.get("/api/bank").json()["register"]
+    assert mini in register["pat"]
+    assert T in register["fran"]
+    # fran already supervises both Craps tables: a Mini-Craps table on top is too wide
+    refused = pat.post(f"/api/bank/{mini}/supervise", {"fields": {"person": "fran"}})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["rule"] == "staffing.floor_span"
+    assert "465a.35(c)" in refused.json()["citation"]
+    # a floorperson assigned to the table through its staff is checked the same way
+    assign = pat.post(f"/api/tables/{mini}/staff",
+                      {"person": "fran", "role": "floorperson"})
+    assert assign.status_code == 409, assign.text
+    assert assign.json()["rule"] == "staffing.floor_span"
+    # handing a Craps table to pat frees fran's span in the register
+    moved = pat.post(f"/api/bank/{T}/supervise", {"fields": {"person": "pat"}})
+    assert moved.status_code == 200, moved.text
+    register = fran.get("/api/bank").json()["register"]
+    assert T in register["pat"]
+    assert T not in register.get("fran", [])
+    dealer = pat.post(f"/api/bank/{T}/supervise", {"fields": {"person": "dee"}})
+    assert dealer.status_code == 403, dealer.text  # a dealer supervises nothing
 
 
 def test_68iac_15_5_3_indiana_receipts_add_the_chip_float_adjustment(login: Login) -> None:
@@ -134,3 +169,118 @@ def test_465a_35_c_a_floorperson_s_span_is_checked_when_a_table_opens(login: Log
     reopened = fran.post(f"/api/bank/{mini}/open", {"fields": {
         "chips": chips, "counter": "dee", "observer": "pat"}})
     assert reopened.status_code == 200, reopened.text
+
+
+def _signed_request(login: Login, table: str, kind: str, chips: str = "2500x8") -> int:
+    asked = login("fran").post(f"/api/bank/{table}/request",
+                               {"fields": {"kind": kind, "chips": chips, "shift": "06:00"}})
+    assert asked.status_code == 200, asked.text
+    return int(asked.json()["bank"]["requests"][0]["request"])
+
+
+def test_md_36_05_03_04h_one_casino_wide_serial_series_per_slip_kind(login: Login) -> None:
+    cass, fran = login("cass"), login("fran")
+    serials = []
+    for table in (T, "craps-in-1", "minicraps-pa-1"):
+        req = _signed_request(login, table, "fill")
+        issued = cass.post(f"/api/bank/{table}/issue", {"fields": {"request": req}})
+        assert issued.status_code == 200, issued.text
+        serials.append(issued.json()["bank"]["requests"][0]["serial"])
+    assert serials == [1, 2, 3]  # one series across the floor, not one per table
+    credit = _signed_request(login, T, "credit")
+    issued = cass.post(f"/api/bank/{T}/issue", {"fields": {"request": credit}})
+    assert issued.json()["bank"]["requests"][0]["serial"] == 1  # the credit slips' own series
+    # a fill serial another table already used is a duplicate in the casino's series
+    again = _signed_request(login, "craps-in-1", "fill")
+    dup = cass.post("/api/bank/craps-in-1/issue", {"fields": {"request": again, "serial": 1}})
+    assert dup.status_code == 409, dup.text
+    assert dup.json()["rule"] == "slips.serial_sequence"
+    assert "casino" in dup.json()["message"]
+    # a pre-numbered slip that skips numbers leaves a gap the whole floor sees
+    gap = cass.post("/api/bank/craps-in-1/issue", {"fields": {"request": again, "serial": 6}})
+    assert gap.status_code == 200, gap.text
+    floor = fran.get("/api/bank").json()["serials"]
+    assert floor["fill"] == ["serial 4 is missing (a gap)", "serial 5 is missing (a gap)"]
+    assert floor["credit"] == []
+    assert fran.get(f"/api/bank/{T}").json()["serials"]["fill"] == floor["fill"]
+
+
+def test_465a_37_f_discrepancy_notices_reach_the_accounts_that_must_receive_them(
+        login: Login) -> None:
+    fran, sid, dee, rae, val = (login(u) for u in ("fran", "sid", "dee", "rae", "val"))
+    expected = fran.get(f"/api/bank/{T}").json()["expected"]
+    short = fran.post(f"/api/bank/{T}/count", {"fields": {
+        "purpose": "shift", "chips": f"100x{(expected - 30_00) // 100}", "counter": "bo",
+        "observer": "fran"}})
+    assert short.status_code == 200, short.text
+    told = sid.get("/api/bank/notices").json()
+    assert [(n["table"], n["how"], n["read"]) for n in told] == [(T, "told", False)]
+    assert "variance -$30;" in told[0]["text"]
+    assert "signed security and surveillance report" in told[0]["text"]
+    assert [n["how"] for n in fran.get("/api/bank/notices").json()] == ["told"]
+    assert [n["how"] for n in rae.get("/api/bank/notices").json()] == ["regulator-copy"]
+    assert dee.get("/api/bank/notices").json() == []  # a dealer is not told (PA's list)
+    assert val.get("/api/bank/notices").json() == []
+    assert login("alice").get("/api/bank/notices").status_code == 403
+    notice = told[0]["notice"]
+    read = fran.post(f"/api/bank/{T}/acknowledge", {"fields": {"notice": notice}})
+    assert read.status_code == 200, read.text
+    assert fran.get("/api/bank/notices").json()[0]["read"] is True
+    seen_by_sid = sid.get("/api/bank/notices").json()[0]
+    assert (seen_by_sid["read"], seen_by_sid["read_by"]) == (False, ["fran"])
+    refused = dee.post(f"/api/bank/{T}/acknowledge", {"fields": {"notice": notice}})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["rule"] == "discrepancy.notify"
+
+
+def test_md_36_05_03_04g_the_pit_prints_each_slip(login: Login) -> None:
+    cass, fran = login("cass"), login("fran")
+    req = _signed_request(login, T, "fill", "2500x8")
+    serial = cass.post(f"/api/bank/{T}/issue", {"fields": {"request": req}}
+                       ).json()["bank"]["requests"][0]["serial"]
+    doc = fran.get(f"/api/bank/{T}/slip/fill/{serial}").json()
+    assert (doc["title"], doc["number"], doc["status"]) == ("Fill Slip", f"fill {serial}",
+                                                            "issued")
+    assert doc["chips"] == [[2500, 8, "$25", "$200"]]
+    assert ["Chip bank cashier", "cass"] in doc["signatures"]
+    assert ["Table", T] in doc["fields"]
+    opener = fran.get(f"/api/bank/{T}/slip/inventory/1").json()
+    assert opener["title"] == "Table Inventory Slip"
+    assert opener["total_text"] == "$20,200"
+    missing = fran.get(f"/api/bank/{T}/slip/credit/99")
+    assert missing.status_code == 422, missing.text
+    assert login("alice").get(f"/api/bank/{T}/slip/inventory/1").status_code == 403
+
+
+def test_603a_10_b_a_retired_chip_set_is_refused_wherever_the_bank_moves_chips(
+        login: Login) -> None:
+    rae, fran = login("rae"), login("fran")
+    assert rae.post(f"/api/bank/{T}/retire-chip-set", {"fields": {"set": "B"}}
+                    ).status_code == 200
+    for table in (T, "craps-in-1"):  # retired at one table: retired on the whole floor
+        refused = fran.post(f"/api/bank/{table}/request", {"fields": {
+            "kind": "fill", "chips": "2500x8", "shift": "06:00", "set": "B"}})
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["rule"] == "chips.retired_refused"
+        assert "603a.10(b)" in refused.json()["citation"]
+    counted = fran.post(f"/api/bank/{T}/count", {"fields": {
+        "purpose": "shift", "chips": "100x10", "counter": "bo", "observer": "fran", "set": "B"}})
+    assert counted.status_code == 409, counted.text
+    fine = fran.post(f"/api/bank/{T}/request", {"fields": {
+        "kind": "fill", "chips": "2500x8", "shift": "06:00", "set": "A"}})
+    assert fine.status_code == 200, fine.text
+    assert fran.get(f"/api/bank/{T}").json()["retired_sets"] == ["B"]
+
+
+def test_603a_3_the_expected_inventory_by_denomination_by_the_breakdown_rule(
+        login: Login) -> None:
+    fran = login("fran")
+    detail = fran.get(f"/api/bank/{T}").json()
+    by = detail["expected_chips"]
+    # the opener by denomination, less the four $500 buy-ins, each issued as one $500 chip
+    # (largest first); the opener holds none, so the ledger shows -4: the dealer broke down
+    assert dict(map(tuple, by["chips"])) == {100: 200, 500: 400, 2500: 400, 10000: 80,
+                                             50000: -4}
+    assert by["uncovered"] == 0
+    assert sum(d * n for d, n in by["chips"]) + by["uncovered"] == detail["expected"]
+    assert "industry-default" in by["rule"]

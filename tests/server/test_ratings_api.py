@@ -50,9 +50,28 @@ def test_8_bad_rating_parameters_are_refused_naming_the_rule(login: Login) -> No
     refused(pat.get("/api/ratings?edge=lots"), 422, "InvalidInput", "ratings.industry.edge")
     refused(pat.get("/api/ratings?edge=100%25"), 422, "InvalidInput", "ratings.industry.edge")
     refused(pat.get("/api/ratings?day=2026-13-01"), 422, "InvalidInput", "ratings.gaming_day")
-    refused(pat.get("/api/ratings?day=2026-03-01&zone=America"), 422, "InvalidInput",
-            "ratings.gaming_day.zone")
     refused(pat.get("/api/ratings?table=nowhere"), 404, "NotFound")
-    day = pat.get("/api/ratings?day=2000-01-01&zone=America/New_York").json()
+    day = pat.get("/api/ratings?day=2000-01-01").json()
     assert day["ratings"] == []
     assert day["day"] == "2000-01-01"
+
+
+def test_465a_31_ratings_count_the_bank_s_site_gaming_day_and_the_packs_rule_values(
+        login: Login) -> None:
+    """One gaming day: the site pack's zone and start (the pit's books count the same day),
+    not a parameter of the ratings; the formula's values are the pack's, cited."""
+    pat = login("pat")
+    books_day = pat.get("/api/bank/craps-pa-1").json()["gaming_day"]
+    body = pat.get(f"/api/ratings?table=craps-pa-1&day={books_day}").json()
+    assert {r["player"] for r in body["ratings"]} >= {"alice"}  # today's sessions, the books' day
+    rules = {r["id"]: r for r in body["rules"]}
+    start = rules["ratings.gaming_day.start"]
+    assert start["value"] == "06:00 America/New_York"
+    assert "465a.31" in start["citation"]
+    dph = rules["ratings.industry.decisions_per_hour"]
+    assert (dph["value"], dph["status"]) == (60, "industry-default")
+    assert "465a.7" in dph["citation"]  # the pack's citation, not a hard-coded one
+    assert rules["ratings.industry.edge"]["value"] == "1.41%"
+    # a zone is no longer the ratings' own parameter: it is ignored, the site's day holds
+    same = pat.get(f"/api/ratings?table=craps-pa-1&day={books_day}&zone=Asia/Tokyo").json()
+    assert same["ratings"] == body["ratings"]

@@ -40,3 +40,20 @@ def test_8_dicetable_ratings_prints_both_theos_of_the_stored_floor(
         refused = runner.invoke(app, ["ratings", "--db", db, *bad])
         assert refused.exit_code == 2, bad
         assert refused.output.strip(), bad
+
+
+def test_8_rules_show_lists_the_ratings_rule_values_with_their_citations() -> None:
+    from typer.testing import CliRunner
+
+    from dicetable.cli.main import app as cli
+    out = CliRunner().invoke(cli, ["rules", "show", "bank-pa", "--section", "ratings",
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    import json
+    rules = json.loads(out.output)["rules"]
+    assert set(rules) == {"ratings.industry.decisions_per_hour", "ratings.industry.edge"}
+    assert rules["ratings.industry.decisions_per_hour"]["value"] == 60
+    assert all(r["status"] == "industry-default" and r["citation"] for r in rules.values())
+    shown = CliRunner().invoke(cli, ["rules", "show", "bank-in", "--section", "chips"])
+    assert shown.exit_code == 0, shown.output
+    assert "chips.breakdown" in shown.output

@@ -18,6 +18,7 @@ server resolves a bare ``NAME`` from its staff list); a list ``a,b``; drop items
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -224,6 +225,19 @@ def _open(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context) -> list[
                            **_count_args(a), **_log(ctx))
 
 
+def _supervise(bank: TableBank, me: Person, a: dict[str, Any],
+               ctx: Context) -> list[bev.BankEvent]:
+    person, role = a["person"]
+    span = ctx.floor_tables(person) if ctx.floor_tables is not None else ()
+    return bank.supervise(person, role, actor=me[0], role=me[1], floor_tables=span,
+                          crew=bank.opened_crew())
+
+
+def _acknowledge(bank: TableBank, me: Person, a: dict[str, Any],
+                 ctx: Context) -> list[bev.BankEvent]:
+    return bank.acknowledge(a["notice"], person=me[0], role=me[1])
+
+
 def _close(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context) -> list[bev.BankEvent]:
     return bank.close_table(a["chips"], container=a["container"],
                             location=a.get("location", "cage"), **_count_args(a), **_log(ctx))
@@ -308,6 +322,10 @@ def _verbs() -> dict[str, Verb]:
              (CHIPS, COUNTER, OBSERVER, Field("crew", "people", "the crew at the table"),
               CONTAINER, Field("carrier", "person", "security who brought the container",
                                required=False)), _open),
+        Verb("supervise", "The floorperson who supervises this open table (the register)",
+             (Field("person", "person", "a floorperson or above"),), _supervise),
+        Verb("acknowledge", "A recipient read a notice (a discrepancy, a hold outside its band)",
+             (Field("notice", "int", "the notice's number"),), _acknowledge),
         Verb("close", "Close the table: the closing count, the inventory locked away",
              (CHIPS, COUNTER, OBSERVER, Field("container", "text", "the locked container"),
               Field("location", "text", "where it is kept (cage, table)", required=False)),
@@ -367,7 +385,27 @@ def _verbs() -> dict[str, Verb]:
               Field("hold", "fractions", "the day's hold, e.g. 9/20"),
               Field("history", "fractions", "earlier days' holds")), _hold),
     ]
-    return {x.name: x for x in v}
+    return {x.name: _with_chip_set(x) for x in v}
+
+
+CHIP_SET = Field("set", "text", "the chip set the chips are from (a retired set is refused)",
+                 required=False)
+
+
+def _with_chip_set(verb: Verb) -> Verb:
+    """A step that moves chips names their chip set if asked: a retired set is refused
+    (603a.10(b)) before anything is written."""
+    if not any(f.kind == "chips" for f in verb.fields):
+        return verb
+    runner = verb.run
+
+    def run(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context
+            ) -> list[bev.BankEvent]:
+        if a.get("set"):
+            bank.check_chip_set(str(a["set"]))
+        return runner(bank, me, a, ctx)
+
+    return dataclasses.replace(verb, fields=(*verb.fields, CHIP_SET), run=run)
 
 
 VERBS: dict[str, Verb] = _verbs()
@@ -382,6 +420,8 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
     """Each step of a bank log as (its first event, verb, words); the events a step writes
     together (a count and its discrepancy, an electronic request and its slip) are one."""
     out: list[tuple[bev.BankEvent, str, list[str]]] = []
+    # checkpoints are not steps: the steps replayed write them again
+    events = [e for e in events if not isinstance(e, bev.TotalsNoted)]
     i = 0
     while i < len(events):
         e = events[i]
@@ -447,6 +487,10 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
                 words.append("unsigned")
         elif isinstance(e, bev.RequestSigned):
             verb, words = "sign", [_kv("request", e.request)]
+        elif isinstance(e, bev.NoticeAcknowledged):
+            verb, words = "acknowledge", [_kv("notice", e.notice)]
+        elif isinstance(e, bev.SupervisorAssigned):
+            verb, words = "supervise", [_kv("person", _person_text((e.person, e.person_role)))]
         elif isinstance(e, bev.SurveillanceNotified):
             verb, words = "notify-surveillance", [_kv("request", e.request)]
             if e.officer:

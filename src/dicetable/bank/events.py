@@ -81,6 +81,17 @@ class InventoryCounted(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TotalsNoted(BankEvent):
+    """A checkpoint of what the table's log had moved by ``table_seq`` (``Totals``): a bank
+    read cold folds the table's log on from here instead of from its first event."""
+
+    table_seq: int
+    totals: tuple[tuple[str, int], ...]
+    values: tuple[tuple[str, int, int], ...] = ()
+    """(kind, value, how many) of the movements so far, for a variance's suspects."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class DiscrepancyFound(BankEvent):
     """A count that disagrees with the ledger, who was told, and the movements that differ."""
 
@@ -108,6 +119,25 @@ class TableStatusChanged(BankEvent):
     """(person, role) of the crew that opened it (465a.35(b))."""
     carrier: str = ""
     """The security employee who brought the container from the cage (465a.37(a))."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoticeAcknowledged(BankEvent):
+    """A recipient read a notice (the bank event ``notice`` is its seq) on their console."""
+
+    notice: int
+    person: str
+    person_role: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SupervisorAssigned(BankEvent):
+    """The floorperson who supervises this open table from now on: the floor-wide register of
+    who supervises which open tables (465a.35(c)) is every open bank's supervisor. At opening
+    the observing floorperson is the supervisor."""
+
+    person: str
+    person_role: str
 
 
 @dataclass(frozen=True, kw_only=True)

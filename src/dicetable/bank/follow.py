@@ -25,14 +25,21 @@ wager-settlement +$10 wager:b1 (table seq 2)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from dicetable.bank.model import Movement, Reason, Source, SourceKind
 from dicetable.core.events import Event
 from dicetable.games import events as ev
 
 DROP_BOX = "drop-box"
+CHECKPOINT_ROLLS = 10_000
+"""How often the pit's follower writes a checkpoint of the running totals (``TotalsNoted``):
+a cold read then folds at most this many rolls of the table's log."""
+KINDS = ("collect", "pay", "vig", "cash")
+"""The kinds of movement the table's log records: a collection, a payout, vigorish (taken,
+or returned as a negative value) and chips issued for cash."""
+_FIELDS = ("cash_exchange", "collected", "paid", "vigorish", "cashed_out", "rolls", "seq")
 
 
 @dataclass
@@ -48,6 +55,9 @@ class Totals:
     """Chips players took from the table (they redeem them at the cage, 603a.10(d))."""
     rolls: int = 0
     seq: int = 0
+    values: dict[str, dict[int, int]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    """How many movements of each value, by kind (``KINDS``): a variance's suspects are
+    counted from these, so a count never has to read the whole day to say how many there are."""
 
     @property
     def inventory_change(self) -> int:
@@ -59,7 +69,7 @@ class Totals:
 
         One pass, the settlement types tested by identity in the order they are most common,
         the sums kept in locals: a day's log is millions of events."""
-        if isinstance(events, list) and events and events[0].seq == 1 \
+        if isinstance(events, Sequence) and events and events[0].seq == 1 \
                 and events[-1].seq == len(events):
             events = events[after:until]  # seq n is at index n - 1: slice, do not filter
             after, until = 0, None
@@ -68,39 +78,91 @@ class Totals:
         bought, cashed, collected, paid = self.cash_exchange, self.cashed_out, \
             self.collected, self.paid
         vig, rolls = self.vigorish, self.rolls
+        cc, pc, vc, bc = (self.values[k] for k in KINDS)
         e: Event | None = None
         placed_t, rolled_t, lost_t, paid_t = ev.BetPlaced, ev.DiceRolled, ev.LosersCollected, \
             ev.WinnersPaid
         for e in events:
             tp = type(e)
-            if tp is placed_t:
-                vig += e.commission  # type: ignore[attr-defined]
-            elif tp is rolled_t:
+            if tp is rolled_t:
                 rolls += 1
+            elif tp is placed_t:
+                v = e.commission  # type: ignore[attr-defined]
+                if v:
+                    vig += v
+                    vc[v] = vc.get(v, 0) + 1
             elif tp is lost_t:
                 for c in e.items:  # type: ignore[attr-defined]
-                    collected += c.amount
+                    v = c.amount
+                    if v:
+                        collected += v
+                        cc[v] = cc.get(v, 0) + 1
             elif tp is paid_t:
                 for p in e.items:  # type: ignore[attr-defined]
-                    paid += p.win
-                    vig += p.commission
+                    v = p.win
+                    if v:
+                        paid += v
+                        pc[v] = pc.get(v, 0) + 1
+                    v = p.commission
+                    if v:
+                        vig += v
+                        vc[v] = vc.get(v, 0) + 1
             elif tp is ev.ChipsBought:
-                bought += e.amount  # type: ignore[attr-defined]
+                v = e.amount  # type: ignore[attr-defined]
+                bought += v
+                bc[v] = bc.get(v, 0) + 1
             elif tp is ev.ChipsCashedOut:
                 cashed += e.amount  # type: ignore[attr-defined]
             elif tp is ev.BetChanged:
-                vig += e.commission  # type: ignore[attr-defined]
+                v = e.commission  # type: ignore[attr-defined]
+                if v:
+                    vig += v
+                    vc[v] = vc.get(v, 0) + 1
             elif tp is ev.BetRemoved:
-                vig -= e.commission_returned  # type: ignore[attr-defined]
+                v = e.commission_returned  # type: ignore[attr-defined]
+                if v:
+                    vig -= v
+                    vc[-v] = vc.get(-v, 0) + 1
             elif tp is ev.WagersReturned:
                 for r in e.items:  # type: ignore[attr-defined]
-                    vig -= r.commission
+                    v = r.commission
+                    if v:
+                        vig -= v
+                        vc[-v] = vc.get(-v, 0) + 1
         self.cash_exchange, self.cashed_out, self.collected, self.paid = bought, cashed, \
             collected, paid
         self.vigorish, self.rolls = vig, rolls
         if e is not None:
             self.seq = e.seq
         return self
+
+    def to_checkpoint(self) -> tuple[tuple[str, int], ...]:
+        """The running totals as a bank event carries them (``TotalsNoted``)."""
+        return tuple((f, getattr(self, f)) for f in _FIELDS)
+
+    def value_counts(self) -> tuple[tuple[str, int, int], ...]:
+        return tuple((k, v, n) for k in KINDS for v, n in sorted(self.values[k].items()))
+
+    @classmethod
+    def resume(cls, totals: Iterable[tuple[str, int]],
+               values: Iterable[tuple[str, int, int]] = ()) -> Totals:
+        """Running totals from a checkpoint: folding on from it gives what folding the whole
+        log would."""
+        t = cls()
+        for f, v in totals:
+            if f in _FIELDS:
+                setattr(t, f, int(v))
+        for kind, value, n in values:
+            t.values[kind][int(value)] = int(n)
+        return t
+
+    def copy(self) -> Totals:
+        return Totals.resume(self.to_checkpoint(), self.value_counts())
+
+    def count_of(self, value: int) -> int:
+        """How many movements of ``value`` (either sign, any kind) the totals hold."""
+        target = abs(value)
+        return sum(n for d in self.values.values() for v, n in d.items() if abs(v) == target)
 
     def per_roll(self, events: Iterable[Event], start: int) -> Iterator[tuple[int, int]]:
         """(table seq of each roll, the expected inventory as that roll is thrown), from an
@@ -125,8 +187,15 @@ def _window(events: Iterable[Event], after: int, until: int | None) -> Iterator[
         yield e
 
 
+def _tally(t: Totals, kind: str, value: int) -> None:
+    if value:
+        d = t.values[kind]
+        d[value] = d.get(value, 0) + 1
+
+
 def _bought(t: Totals, e: Event) -> None:
     t.cash_exchange += e.amount  # type: ignore[attr-defined]
+    _tally(t, "cash", e.amount)  # type: ignore[attr-defined]
 
 
 def _cashed(t: Totals, e: Event) -> None:
@@ -135,26 +204,32 @@ def _cashed(t: Totals, e: Event) -> None:
 
 def _placed(t: Totals, e: Event) -> None:
     t.vigorish += e.commission  # type: ignore[attr-defined]
+    _tally(t, "vig", e.commission)  # type: ignore[attr-defined]
 
 
 def _removed(t: Totals, e: Event) -> None:
     t.vigorish -= e.commission_returned  # type: ignore[attr-defined]
+    _tally(t, "vig", -e.commission_returned)  # type: ignore[attr-defined]
 
 
 def _returned(t: Totals, e: Event) -> None:
     for item in e.items:  # type: ignore[attr-defined]
         t.vigorish -= item.commission
+        _tally(t, "vig", -item.commission)
 
 
 def _collected(t: Totals, e: Event) -> None:
     for item in e.items:  # type: ignore[attr-defined]
         t.collected += item.amount
+        _tally(t, "collect", item.amount)
 
 
 def _paid(t: Totals, e: Event) -> None:
     for item in e.items:  # type: ignore[attr-defined]
         t.paid += item.win
         t.vigorish += item.commission
+        _tally(t, "pay", item.win)
+        _tally(t, "vig", item.commission)
 
 
 def _rolled(t: Totals, e: Event) -> None:
@@ -240,3 +315,28 @@ def matching(events: Iterable[Event], value: int, *, after: int = 0, until: int 
         if len(found) < limit:
             found += [m for m in _movements_of(e) if abs(m.value) == target][:limit - len(found)]
     return found, n
+
+
+def recent_matching(events: Sequence[Event], value: int, *, after: int = 0,
+                    until: int | None = None, limit: int = 20) -> list[Movement]:
+    """The newest ``limit`` movements worth ``value`` (either sign) in the window, read from
+    its end back: a common value is found in the last few events, whatever the day's length.
+    """
+    target = abs(value)
+    found: list[Movement] = []
+    if limit <= 0:
+        return found
+    if events and events[0].seq == 1 and events[-1].seq == len(events):
+        top = len(events) if until is None else min(until, len(events))
+        window: Iterable[Event] = (events[i] for i in range(top - 1, after - 1, -1))
+    else:
+        window = reversed([e for e in events
+                           if e.seq > after and (until is None or e.seq <= until)])
+    for e in window:
+        hits = [m for m in _movements_of(e) if abs(m.value) == target]
+        if hits:
+            found += hits[:limit - len(found)]
+            if len(found) >= limit:
+                break
+    found.reverse()
+    return found

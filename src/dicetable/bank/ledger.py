@@ -21,10 +21,11 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
+from typing import Protocol
 
 from dicetable.bank import events as bev
 from dicetable.bank.calendar import gaming_day, shift_of
-from dicetable.bank.follow import Totals, matching
+from dicetable.bank.follow import Totals, matching, recent_matching
 from dicetable.bank.model import (
     INVENTORY_CITE,
     Chips,
@@ -32,10 +33,12 @@ from dicetable.bank.model import (
     Reason,
     Source,
     SourceKind,
+    breakdown,
     chips_value,
     money,
     normalise,
 )
+from dicetable.bank.notices import receives
 from dicetable.bank.reports import hold_band, percent
 from dicetable.bank.rules import BankPack, load_bank_pack, pack_from_dict
 from dicetable.bank.staffing import check_crew, check_span
@@ -51,6 +54,15 @@ SLIP_KINDS = ("fill", "credit")
 REDEEM_CITE = "58 Pa. Code § 603a.10(d) [regulation]"
 
 
+class Series(Protocol):
+    """One serial series per slip kind across the floor (used in sequence, 465a.38 stand-in
+    COMAR 36.05.03.04H)."""
+
+    def next(self, kind: str) -> int: ...
+
+    def used(self, kind: str, serial: int) -> bool: ...
+
+
 class TableBank:
     """One table's bank: its rules, its state, its log."""
 
@@ -59,6 +71,11 @@ class TableBank:
         self.clock: Clock = clock or SystemClock()
         self.sink = sink
         self._pack: BankPack | None = None
+        self.retired_elsewhere: Callable[[], Iterable[str]] | None = None
+        """The chip sets retired at the floor's other tables (a chip set is the site's)."""
+        self.series: Series | None = None
+        """The casino-wide serial series of each slip kind (the floor's); without one, the
+        table's own."""
 
     @classmethod
     def open(cls, pack: BankPack | str | Path, table: str, *, site: str, game: str,
@@ -175,20 +192,51 @@ class TableBank:
         if last is None:
             return self.state.since_count
         if totals is None:
-            totals = Totals().fold(table_log, until=table_seq)
+            totals = self.totals_of(list(table_log), table_seq)
         return last.total + self.state.since_count + totals.inventory_change - last.table_change
 
+    def totals_of(self, table_log: Sequence[Event], table_seq: int | None = None) -> Totals:
+        """The table's log folded up to ``table_seq``, on from the latest checkpoint at or
+        before it (``TotalsNoted``): a cold read folds only the events since."""
+        cp = self.state.checkpoint
+        if cp is not None and (table_seq is None or cp.table_seq <= table_seq):
+            start = Totals.resume(cp.totals, cp.values)
+            return start.fold(table_log, after=cp.table_seq, until=table_seq)
+        return Totals().fold(table_log, until=table_seq)
+
+    def note(self, totals: Totals, *, actor: str = "bank",
+             role: Role = Role.SYSTEM) -> list[bev.BankEvent]:
+        """A checkpoint of the table's running totals (the pit's follower writes one every
+        ``CHECKPOINT_ROLLS`` rolls, and every count writes one)."""
+        return self._commit([self._checkpoint(0, totals, actor, role)])
+
+    def _checkpoint(self, offset: int, totals: Totals, actor: str,
+                    role: Role) -> bev.BankEvent:
+        return self._event(bev.TotalsNoted, offset, actor, role, rule="bank.checkpoint",
+                           table_seq=totals.seq, totals=totals.to_checkpoint(),
+                           values=totals.value_counts())
+
     def suspects(self, variance: int, table_log: Sequence[Event],
-                 table_seq: int | None) -> tuple[str, ...]:
+                 table_seq: int | None, totals: Totals | None = None) -> tuple[str, ...]:
         """The movements since the last count that would explain ``variance``: those whose
         value is the variance (a payout made twice, a collection missed), the bank's own
         first; failing any, the bank's own movements since the count (a count cannot tell
-        which of the table's settlements went wrong)."""
-        after = self.state.last_count.table_seq if self.state.last_count else 0
+        which of the table's settlements went wrong). How many there are comes from the
+        checkpointed value counts; examples are read from the newest events back."""
+        last = self.state.last_count
+        after = last.table_seq if last else 0
         size = str(abs(variance))
         own = [line for line in self.state.since_count_log
                if line.split()[1].lstrip("+-") == size]
-        found, n = matching(table_log, variance, after=after, until=table_seq)
+        base = self.state.count_checkpoint
+        if totals is not None and (last is None or (base is not None
+                                                    and base.table_seq == after)):
+            n = totals.count_of(variance) - (
+                Totals.resume(base.totals, base.values).count_of(variance) if base else 0)
+            found = recent_matching(table_log, variance, after=after, until=table_seq,
+                                    limit=min(n, 20)) if n else []
+        else:
+            found, n = matching(table_log, variance, after=after, until=table_seq)
         lines = own + [m.describe() for m in found]
         if n > len(found):
             lines.append(f"... and {n - len(found)} more movements of {money(abs(variance))}")
@@ -222,7 +270,7 @@ class TableBank:
         day, shift = self.day_and_shift()
         total = chips_value(counted)
         if totals is None:
-            totals = Totals().fold(table_log, until=table_seq or None)
+            totals = self.totals_of(table_log, table_seq or None)
         expected = None if self.state.last_count is None and not self.state.since_count \
             else self.expected(totals=totals)
         slip = self.state.slips + 1
@@ -238,8 +286,9 @@ class TableBank:
         if expected is not None and expected != total:
             events.append(self._discrepancy(len(events), slip, expected, total,
                                             self.suspects(total - expected, table_log,
-                                                          table_seq or None), observer,
-                                            observer_role))
+                                                          table_seq or None, totals),
+                                            observer, observer_role))
+        events.append(self._checkpoint(len(events), totals, actor or counter, counter_role))
         return self._commit(events)
 
     def _discrepancy(self, offset: int, slip: int, expected: int, counted: int,
@@ -311,6 +360,88 @@ class TableBank:
             check_crew(self.pack, self.state.game, [r for _, r in crew])
         check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
 
+    def expected_chips(self, totals: Totals) -> tuple[Chips, int] | None:
+        """The expected inventory by denomination: the last count's chips and the bank's own
+        movements since, plus the table log's movements since that count, each amount broken
+        into chips by the pack's ``chips.breakdown`` rule (from the checkpointed value counts,
+        so nothing is read again). Returns the chips (a negative count: the dealer coloured
+        up or down) and what no chip covers; None without a count checkpoint."""
+        base = self.state.count_checkpoint
+        if self.state.last_count is None or base is None:
+            return None
+        then = Totals.resume(base.totals, base.values)
+        denominations = self.pack.value("chips.denominations")
+        sign = {"collect": 1, "vig": 1, "pay": -1, "cash": -1}
+        out = dict(self.state.inventory)
+        left = 0
+        for kind, now in totals.values.items():
+            for value, n in now.items():
+                moved = n - then.values[kind].get(value, 0)
+                if not moved:
+                    continue
+                s = sign[kind] * (1 if value > 0 else -1) * moved
+                chips, rest = breakdown(value, denominations)
+                for d, k in chips:
+                    out[d] = out.get(d, 0) + s * k
+                left += s * rest
+        return tuple(sorted((d, n) for d, n in out.items() if n)), left
+
+    def notices(self) -> list[bev.DiscrepancyFound | bev.HoldInvestigated]:
+        """The notices this bank has raised (alerts that reach people at once)."""
+        return [e for e in self.state.log
+                if isinstance(e, bev.DiscrepancyFound | bev.HoldInvestigated)]
+
+    def notified_of(self, e: bev.BankEvent) -> tuple[str, ...]:
+        if isinstance(e, bev.DiscrepancyFound):
+            return e.notified
+        return tuple(self.pack.value("discrepancy.notify"))
+
+    def acknowledge(self, notice: int, *, person: str, role: Role) -> list[bev.BankEvent]:
+        """``person`` read notice ``notice`` (its event's seq): only a recipient may."""
+        found = next((e for e in self.notices() if e.seq == notice), None)
+        if found is None:
+            raise InvalidInput(f"no notice {notice} at this table", rule="discrepancy.notify")
+        if not receives(self.pack, self.notified_of(found), [role]):
+            raise RoleNotPermitted(f"a {role.value} does not receive this notice",
+                                   rule="discrepancy.notify",
+                                   citation=self.pack.cite("discrepancy.notify"))
+        if any(p == person for p, _ in self.state.read.get(notice, [])):
+            raise ProcedureViolation(f"{person} already acknowledged notice {notice}",
+                                     rule="discrepancy.notify")
+        return self._commit([self._event(bev.NoticeAcknowledged, 0, person, role,
+                                         rule=self.pack.cite("discrepancy.notify"),
+                                         notice=notice, person=person,
+                                         person_role=role.value)])
+
+    def opened_crew(self) -> list[tuple[str, Role]]:
+        """The crew the table opened with (its opening's record)."""
+        opened = next((e for e in reversed(self.state.log)
+                       if isinstance(e, bev.TableStatusChanged) and e.status == "open"), None)
+        return [] if opened is None else [(p, Role(r)) for p, r in opened.crew]
+
+    def supervise(self, person: str, person_role: Role, *, actor: str, role: Role,
+                  floor_tables: Sequence[tuple[str, Sequence[Role]]] = (),
+                  crew: Sequence[tuple[str, Role]] = ()) -> list[bev.BankEvent]:
+        """Put ``person`` (a floorperson or above) in charge of this open table, in the
+        floor-wide register; refused when it would take them past their span (465a.35(c)):
+        ``floor_tables`` are the other open tables the register already gives them."""
+        self._not_electronic()
+        if self.state.status != "open":
+            raise ProcedureViolation("only an open table has a supervisor", rule="bank.status")
+        ranks = self.pack.expand(["floorperson+"])
+        if role not in ranks:
+            raise RoleNotPermitted(f"a {role.value} may not assign a table's supervisor",
+                                   rule="staff.ranks", citation=self.pack.cite("staff.ranks"))
+        if person_role not in ranks:
+            raise RoleNotPermitted(f"{person} ({person_role.value}) cannot supervise a table: "
+                                   "a floorperson or above does", rule="staff.ranks",
+                                   citation=self.pack.cite("staff.ranks"))
+        if person_role is Role.FLOORPERSON:  # 465a.35(c) caps a floorperson's span
+            check_span(self.pack, [(self.state.game, [r for _, r in crew]), *floor_tables])
+        return self._commit([self._event(bev.SupervisorAssigned, 0, actor, role,
+                                         rule=self.pack.cite("staffing.floor_span"),
+                                         person=person, person_role=person_role.value)])
+
     def closed_tables_missing_slip(self, day: str) -> bool:
         """465a.36(c): a closed table still gets a Table Inventory Slip each gaming day."""
         if self.state.electronic or not self.pack.flag("count.closed_table_daily_slip"):
@@ -368,7 +499,10 @@ class TableBank:
                                          chip_set=chip_set)])
 
     def check_chip_set(self, chip_set: str) -> None:
-        if chip_set in self.state.retired_sets and self.pack.flag("chips.retired_refused"):
+        retired = set(self.state.retired_sets)
+        if self.retired_elsewhere is not None:
+            retired.update(self.retired_elsewhere())
+        if chip_set in retired and self.pack.flag("chips.retired_refused"):
             raise self._refuse("chips.retired_refused",
                                f"chip set {chip_set} is retired: it is redeemed only at the "
                                "cage and cannot be wagered or moved")
@@ -415,7 +549,7 @@ class TableBank:
                 events.append(self._event(
                     bev.SlipIssued, 2, cashier or "chip-bank", Role.SYSTEM,
                     rule=self.pack.cite("fill.electronic"), request=number,
-                    serial=self._next_serial(), slip_kind=kind, chips=counts,
+                    serial=self._next_serial(kind), slip_kind=kind, chips=counts,
                     value=chips_value(counts)))
         return self._commit(events)
 
@@ -428,6 +562,11 @@ class TableBank:
         return p
 
     def _by_serial(self, serial: int) -> SlipProgress:
+        live = [p for p in self.state.requests.values()
+                if p.serial == serial and p.status not in ("completed", "voided")]
+        if len(live) > 1:
+            raise InvalidInput(f"serial {serial} names both a fill and a credit in progress; "
+                               "finish or void one first", rule="slips.serial_sequence")
         p = self.state.slip_by_serial(serial)
         if p is None:
             raise InvalidInput(f"no slip {serial} at this table", rule="fill.request")
@@ -452,8 +591,10 @@ class TableBank:
                                          rule=self.pack.cite("fill.surveillance_notice"),
                                          request=request, officer=officer)])
 
-    def _next_serial(self) -> int:
-        return 1 + max(self.state.serials, default=0)
+    def _next_serial(self, kind: str) -> int:
+        if self.series is not None:
+            return self.series.next(kind)
+        return 1 + max(self.state.serials_of.get(kind, ()), default=0)
 
     def issue(self, request: int, *, actor: str, role: Role,
               serial: int | None = None) -> list[bev.BankEvent]:
@@ -469,10 +610,12 @@ class TableBank:
                                      rule="slips.serial_sequence")
         self._distinct(p.prepared_by, actor, "prepare-request", "issue-slip")
         self._distinct(p.signed_by, actor, "prepare-request", "issue-slip")
-        number = self._next_serial() if serial is None else serial
-        if number in self.state.serials:
+        number = self._next_serial(p.kind) if serial is None else serial
+        if number in self.state.serials_of.get(p.kind, ()) or (
+                self.series is not None and self.series.used(p.kind, number)):
             raise self._refuse("slips.serial_sequence",
-                               f"slip serial {number} was already used (a duplicate)")
+                               f"{p.kind} slip serial {number} was already used (a duplicate "
+                               "in the casino's series)")
         if number <= 0:
             raise InvalidInput("a slip serial is a whole number above zero",
                                rule="slips.serial_sequence")

@@ -150,3 +150,23 @@ def money(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     dollars, rest = divmod(abs(cents), 100)
     return f"{sign}${dollars:,}" + (f".{rest:02d}" if rest else "")
+
+
+def breakdown(value: int, denominations: Iterable[int]) -> tuple[Chips, int]:
+    """``value`` in the fewest chips, largest denomination first (the bank pack's
+    ``chips.breakdown`` rule, ``largest-first``): the chips, and what no chip covers.
+
+    >>> breakdown(35_00, [100, 250, 500, 2500])
+    (((500, 2), (2500, 1)), 0)
+    >>> breakdown(7_50, [100, 250, 500])
+    (((250, 1), (500, 1)), 0)
+    >>> breakdown(1_25, [100, 500])
+    (((100, 1),), 25)
+    """
+    left = abs(value)
+    out: dict[int, int] = {}
+    for d in sorted(set(denominations), reverse=True):
+        n, left = divmod(left, d)
+        if n:
+            out[d] = n
+    return normalise(out), left

@@ -30,6 +30,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dicetable.bank.calendar import gaming_day
 from dicetable.core.errors import InvalidInput, RulePackInvalid
+from dicetable.core.money import percent
 from dicetable.core.roles import Role
 from dicetable.rules.model import Rule
 from dicetable.rules.packfile import (
@@ -136,6 +137,31 @@ def _percent(v: Any) -> str | None:
     return None if v in (90, 95, 99) else "expected 90, 95 or 99"
 
 
+def _strings_one(*allowed: str) -> Checker:
+    def check(v: Any) -> str | None:
+        return None if v in allowed else f"expected one of: {', '.join(allowed)}"
+    return check
+
+
+def _per_hour(v: Any) -> str | None:
+    ok = isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10_000
+    return None if ok else "expected a whole number of decisions an hour, 1 to 10,000"
+
+
+def _rate(v: Any) -> str | None:
+    try:
+        rate = percent(str(v))
+    except InvalidInput:
+        return "expected a rate such as 1.41% or 7/495"
+    return None if 0 <= rate < 1 else "expected a rate from 0 to 1"
+
+
+WRITTEN_SINCE = ("chips.breakdown", "ratings.industry.decisions_per_hour",
+                 "ratings.industry.edge")
+"""Rules added after banks were first stored: a stored pack without them takes the
+jurisdiction's shipped rule (its citation and status with it)."""
+
+
 SCHEMA: dict[str, Checker] = {
     "jurisdiction": _text,
     "site.time_zone": _zone,
@@ -178,6 +204,9 @@ SCHEMA: dict[str, Checker] = {
     "duties.distinct": _pairs,
     "report.roles": _roles,
     "win.chip_float_adjustment": _bool,
+    "chips.breakdown": _strings_one("largest-first"),
+    "ratings.industry.decisions_per_hour": _per_hour,
+    "ratings.industry.edge": _rate,
 }
 """Every bank rule id and the check its value must pass. Every id is required."""
 
@@ -238,6 +267,10 @@ def pack_from_dict(data: Mapping[str, Any]) -> BankPack:
         raise InvalidInput("a bank pack has an id and rules", rule="bank.pack")
     rules: dict[str, Rule] = {}
     problems: list[tuple[str, str]] = []
+    shipped = _shipped_for(raw_rules)
+    if shipped is not None:
+        raw_rules = {**{rid: shipped.rules[rid].to_dict() for rid in WRITTEN_SINCE
+                        if rid not in raw_rules and rid in shipped.rules}, **raw_rules}
     for rule_id, raw in raw_rules.items():
         made = rule_from(rule_id, raw, "", None)
         if isinstance(made, str):
@@ -248,6 +281,15 @@ def pack_from_dict(data: Mapping[str, Any]) -> BankPack:
     if problems:
         raise RulePackInvalid(pack_id, problems)
     return BankPack(pack_id, str(data.get("name", pack_id)), rules)
+
+
+def _shipped_for(raw_rules: Mapping[str, Any]) -> BankPack | None:
+    """The shipped pack of a stored pack's jurisdiction, when it lacks a newer rule."""
+    if all(rid in raw_rules for rid in WRITTEN_SINCE):
+        return None
+    raw = raw_rules.get("jurisdiction")
+    key = str(raw.get("value", "") if isinstance(raw, dict) else "").lower()
+    return _preset(PRESETS[key]) if key in PRESETS else None
 
 
 @cache

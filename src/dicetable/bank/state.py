@@ -61,6 +61,10 @@ class BankState:
     pack: dict[str, Any] = field(default_factory=dict)
     electronic: bool = False
     status: str = "closed"
+    supervisor: str = ""
+    read: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    """Each notice's (by its event's seq) acknowledgements: (person, role)."""
+    """The floorperson supervising the table while it is open (the register's entry)."""
     inventory: Chips = ()
     """The last count by denomination plus the bank's own movements since (fills, credits,
     colour changes, counter checks). Movements the table's log records are in totals only."""
@@ -71,13 +75,24 @@ class BankState:
     slips: int = 0
     requests: dict[int, SlipProgress] = field(default_factory=dict)
     serials: list[int] = field(default_factory=list)
+    serials_of: dict[str, list[int]] = field(default_factory=dict)
+    """Each slip kind's serials used at this table (a casino-wide series per kind)."""
     retired_sets: list[str] = field(default_factory=list)
     boxes: dict[str, DropBox] = field(default_factory=dict)
     current_box: str = ""
     log: list[bev.BankEvent] = field(default_factory=list)
+    checkpoint: bev.TotalsNoted | None = None
+    """The latest checkpoint of the table log's running totals."""
+    count_checkpoint: bev.TotalsNoted | None = None
+    """The checkpoint written with the last count: a variance's window starts there."""
 
     def slip_by_serial(self, serial: int) -> SlipProgress | None:
-        return next((p for p in self.requests.values() if p.serial == serial), None)
+        """The slip with ``serial``: the one still in progress when a fill and a credit of
+        the two kinds' series share the number, else the latest."""
+        found = [p for p in self.requests.values() if p.serial == serial]
+        live = [p for p in found if p.status not in ("completed", "voided")]
+        chosen = live or found
+        return chosen[-1] if chosen else None
 
 
 def apply(state: BankState, event: Event) -> None:
@@ -111,6 +126,15 @@ def _counted(s: BankState, e: Any) -> None:
 
 def _status(s: BankState, e: Any) -> None:
     s.status = e.status
+    s.supervisor = e.actor if e.status == "open" else ""
+
+
+def _read(s: BankState, e: Any) -> None:
+    s.read.setdefault(e.notice, []).append((e.person, e.person_role))
+
+
+def _supervisor(s: BankState, e: Any) -> None:
+    s.supervisor = e.person
 
 
 def _requested(s: BankState, e: Any) -> None:
@@ -131,6 +155,7 @@ def _issued(s: BankState, e: Any) -> None:
     p = s.requests[e.request]
     p.serial, p.cashier, p.status = e.serial, e.actor, "issued"
     s.serials.append(e.serial)
+    s.serials_of.setdefault(e.slip_kind, []).append(e.serial)
 
 
 def _carried(s: BankState, e: Any) -> None:
@@ -172,6 +197,12 @@ def _box_counted(s: BankState, e: Any) -> None:
         box.items = dict(e.items)
 
 
+def _noted(s: BankState, e: Any) -> None:
+    s.checkpoint = e
+    if s.last_count is not None and s.last_count.table_seq == e.table_seq:
+        s.count_checkpoint = e
+
+
 def _retired(s: BankState, e: Any) -> None:
     s.retired_sets.append(e.chip_set)
 
@@ -182,7 +213,8 @@ _APPLY = {bev.BankOpened: _opened, bev.InventoryMoved: _moved, bev.InventoryCoun
           bev.SlipIssued: _issued, bev.SlipCarried: _carried, bev.SlipSignature: _signature,
           bev.SlipCompleted: _completed, bev.SlipVoided: _voided,
           bev.DropBoxCollected: _collected, bev.DropBoxCounted: _box_counted,
-          bev.ChipSetRetired: _retired}
+          bev.ChipSetRetired: _retired, bev.TotalsNoted: _noted,
+          bev.SupervisorAssigned: _supervisor, bev.NoticeAcknowledged: _read}
 
 
 # -- snapshots: the state is the fold of its (short) log, so a snapshot keeps the log ---------
@@ -203,7 +235,7 @@ def decode_state(data: dict[str, Any], first: Event | None = None) -> BankState:
 
 def invariants(state: Any) -> list[str]:
     out = []
-    if len(set(state.serials)) != len(state.serials):
+    if any(len(set(v)) != len(v) for v in state.serials_of.values()):
         out.append("a slip serial was issued twice")
     return out
 

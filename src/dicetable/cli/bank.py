@@ -24,6 +24,7 @@ from dicetable.bank.follow import Totals
 from dicetable.bank.model import money
 from dicetable.bank.reports import conservation, day_report, indiana_receipts
 from dicetable.bank.rules import load_bank_pack
+from dicetable.bank.slips import render_text, slip_citations, slip_document
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
@@ -66,7 +67,7 @@ def _make(verb: Verb) -> None:
                 durable = _bank(store, table, verb.name, pack, site)
                 args = parse_words(words or [], verb)
                 log = list(store.table_events(table))
-                totals = Totals().fold(log)
+                totals = durable.bank.totals_of(log)
                 ctx = Context(table_log=log, table_seq=totals.seq, totals=totals)
                 events = durable.run(lambda bank: verb.run(bank, me, args, ctx))
             except DicetableError as e:
@@ -121,6 +122,28 @@ def show(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
         if isinstance(event, DiscrepancyFound):
             typer.echo(f"variance {money(event.variance)} at slip {event.slip}: "
                        + "; ".join(event.suspects[:5]))
+
+
+@app.command("slip")
+def slip(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+         table: str = typer.Argument(..., metavar="TABLE"),
+         kind: str = typer.Argument(..., metavar="KIND", help="fill, credit or inventory"),
+         number: int = typer.Argument(..., metavar="NUMBER",
+                                      help="the slip's serial (fill, credit) or number"),
+         schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
+    """One slip, printable: a Fill Slip, a Credit Slip or a Table Inventory Slip."""
+    with opened(db, schema) as store:
+        if not DurableBank.exists(store, table):
+            err.print(f"[red]table {table} has no bank[/red]")
+            raise typer.Exit(2)
+        bank = DurableBank.resume(store, table).bank
+    try:
+        doc = slip_document(bank.state, kind, number, jurisdiction=bank.pack.jurisdiction,
+                            cite=slip_citations(bank.pack))
+    except DicetableError as e:
+        err.print(f"[red]refused: {escape(str(e))}[/red]")
+        raise typer.Exit(1) from None
+    typer.echo(render_text(doc))
 
 
 @app.command("report")

@@ -9,13 +9,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from dicetable.bank.rules import PRESETS, load_bank_pack
 from dicetable.cli.output import output
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
 from dicetable.ratings.fold import Rating, RatingsFold
-from dicetable.ratings.formula import GamingDay, IndustryFormula
+from dicetable.ratings.formula import IndustryFormula, site_day
 from dicetable.ratings.report import report
 from dicetable.store.open import open_store
+from dicetable.store.replay import load_state
 
 console = output()
 err = output(stderr=True)
@@ -26,15 +28,12 @@ def ratings(db: str = typer.Option(..., "--db", help="A SQLite file or a postgre
             day: str | None = typer.Option(None, "--day",
                                            help="Only sessions started in this gaming day "
                                                 "(YYYY-MM-DD)"),
-            zone: str = typer.Option("UTC", "--zone", help="The site's time zone"),
-            day_starts: str = typer.Option("06:00", "--day-starts",
-                                           help="When the gaming day starts (HH:MM, "
-                                                "industry-default)"),
-            decisions_per_hour: int = typer.Option(
-                60, "--decisions-per-hour", help="The industry formula's decisions per hour "
-                                                 "(industry-default)"),
-            edge: str = typer.Option("1.41%", "--edge",
-                                     help="The industry formula's one edge (industry-default)"),
+            decisions_per_hour: int | None = typer.Option(
+                None, "--decisions-per-hour", help="The industry formula's decisions per hour "
+                                                   "(default: the site pack's)"),
+            edge: str | None = typer.Option(None, "--edge",
+                                            help="The industry formula's one edge (default: "
+                                                 "the site pack's)"),
             as_json: bool = typer.Option(False, "--json", help="Machine-readable output"),
             schema: str = typer.Option("dicetable", help="PostgreSQL schema holding the log"),
             ) -> None:
@@ -43,8 +42,6 @@ def ratings(db: str = typer.Option(..., "--db", help="A SQLite file or a postgre
     edge, per roll it worked or when placed) and the industry formula's theo (average bet x
     decisions per hour x hours x one edge). Exit 2 when the store or an option is bad."""
     try:
-        formula = IndustryFormula.parse(decisions_per_hour, edge)
-        gaming_day = None if day is None else GamingDay.parse(day, zone, day_starts)
         store = open_store(db, schema=schema, create=False)
     except DicetableError as e:
         err.print(f"[red]{escape(str(e))}[/red]")
@@ -56,10 +53,19 @@ def ratings(db: str = typer.Option(..., "--db", help="A SQLite file or a postgre
             err.print(f"[red]no such table in {escape(db)}: {escape(', '.join(missing))}[/red]")
             raise typer.Exit(2)
         rows: list[Rating] = []
+        formula, gaming_day = IndustryFormula(), None
         for table_id in table or known:
+            # the site's gaming day and rating values: the table's jurisdiction's bank pack
+            jurisdiction = load_state(store, table_id).rules().jurisdiction.lower()
+            site = load_bank_pack(jurisdiction if jurisdiction in PRESETS else "pa")
+            formula = IndustryFormula.of_site(site.rules, decisions_per_hour, edge)
+            gaming_day = None if day is None else site_day(site, day)
             fold = RatingsFold()
             fold.feed_all(store.table_events(table_id))
             rows += fold.ratings(formula, gaming_day)
+    except DicetableError as e:
+        err.print(f"[red]{escape(str(e))}[/red]")
+        raise typer.Exit(2) from None
     finally:
         store.close()
     data = report(rows, formula, gaming_day)

@@ -54,7 +54,11 @@ def show(pack: str = typer.Argument(..., metavar="PACK",
              help="Only the rules whose id starts with PREFIX (noroll, paytable.place, "
                   "authority ...); repeat for several"),
          wide: bool = typer.Option(False, "--wide", help=WIDE_OPTION_HELP)) -> None:
-    """Every rule of PACK with its value, citation and status (--section to filter)."""
+    """Every rule of PACK with its value, citation and status (--section to filter); PACK
+    may be a site's table-bank pack (bank-pa, bank-in: the bank's and the ratings' rules)."""
+    if pack.lower() in BANK_PACKS:
+        _show_bank(pack.lower(), as_json, section, wide)
+        return
     rules = load_pack(pack)  # a pack that cannot be used: exit 2 (``cli.refusal``)
     chosen = [r for r in rules if _in_sections(r.id, section)]
     if not chosen:
@@ -90,6 +94,32 @@ def show(pack: str = typer.Argument(..., metavar="PACK",
                   "cited, and changing it changes nothing.")
     if not section:
         console.print(f"sections (--section): {', '.join(_sections(rules))}")
+
+
+BANK_PACKS = ("bank-pa", "bank-in")
+
+
+def _show_bank(name: str, as_json: bool, section: list[str], wide: bool) -> None:
+    from dicetable.bank.rules import load_bank_pack  # only when a bank pack is asked for
+
+    bank = load_bank_pack(name)
+    chosen = [r for r in bank if _in_sections(r.id, section)]
+    if not chosen:
+        console.print(f"[red]no rule of {escape(bank.id)} is in section "
+                      f"{escape(', '.join(section))}[/red]")
+        raise typer.Exit(2)
+    if as_json:
+        data = bank.to_dict()
+        data["rules"] = {k: v for k, v in data["rules"].items() if _in_sections(k, section)}
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    table = Table("rule", "value", "status", "citation", title=f"{bank.id}: {bank.name}")
+    for rule in sorted(chosen, key=lambda r: r.id):
+        table.add_row(rule.id, rule_value(rule.id, rule.value),
+                      f"[{_STYLE[rule.status]}]{rule.status}[/]", rule.citation)
+    table_console(wide).print(fit(table))
+    console.print("regulation = PA/IN text; other-jurisdiction and industry-default are "
+                  "stand-ins an operator confirms against its approved rules submission.")
 
 
 def _in_sections(rule_id: str, sections: list[str]) -> bool:

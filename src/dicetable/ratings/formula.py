@@ -14,9 +14,11 @@ regulation: they are ``industry-default`` and configurable.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
+from typing import Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dicetable.core.citation import Status
@@ -53,6 +55,8 @@ class IndustryFormula:
     edge: Fraction = Fraction(141, 10_000)
     citation: str = THEO_CITATION
     status: Status = Status.INDUSTRY_DEFAULT
+    edge_citation: str = THEO_CITATION
+    edge_status: Status = Status.INDUSTRY_DEFAULT
 
     def __post_init__(self) -> None:
         if self.decisions_per_hour <= 0:
@@ -81,7 +85,19 @@ class IndustryFormula:
         return [Rule("ratings.industry.decisions_per_hour", self.decisions_per_hour,
                      self.citation, self.status),
                 Rule("ratings.industry.edge", f"{float(self.edge) * 100:g}%",
-                     self.citation, self.status)]
+                     self.edge_citation, self.edge_status)]
+
+    @classmethod
+    def of_site(cls, rules: Mapping[str, Rule], decisions_per_hour: int | None = None,
+                edge: str | None = None) -> IndustryFormula:
+        """The formula with the site pack's ``ratings.industry.*`` rule values (citation and
+        status with them); an operator's value given here replaces the pack's."""
+        dph, rate = rules["ratings.industry.decisions_per_hour"], rules["ratings.industry.edge"]
+        base = cls.parse(decisions_per_hour or int(dph.value), edge or str(rate.value))
+        return replace(base, citation=dph.citation if decisions_per_hour is None
+                       else "set by the operator", status=dph.status,
+                       edge_citation=rate.citation if edge is None else "set by the operator",
+                       edge_status=rate.status)
 
 
 @dataclass(frozen=True)
@@ -129,3 +145,18 @@ class GamingDay:
         """Is the instant ``at`` (ISO 8601 with an offset) within this gaming day?"""
         begin, end = self.window()
         return begin <= datetime.fromisoformat(at) < end
+
+
+class SitePackLike(Protocol):
+    def rule(self, rule_id: str) -> Rule: ...
+
+    def value(self, rule_id: str) -> object: ...
+
+
+def site_day(pack: SitePackLike, day: str) -> GamingDay:
+    """The site's gaming day ``day`` as the bank counts it: the site pack's time zone and
+    gaming-day start, with that rule's citation and status (one definition for the pit's
+    books, the dice room and the ratings)."""
+    start = pack.rule("gaming_day.start")
+    parsed = GamingDay.parse(day, str(pack.value("site.time_zone")), str(start.value))
+    return replace(parsed, citation=start.citation, status=start.status)

@@ -54,6 +54,7 @@ from dicetable.server.accounts import (
     NotAuthenticated,
     TooManyAttempts,
 )
+from dicetable.server.bank_floor import banks_of
 from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.door import WANT_VIEW, Door
@@ -78,7 +79,7 @@ from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
-from dicetable.table.commands import AssignStaff
+from dicetable.table.commands import AssignStaff, RelieveStaff
 
 log = logging.getLogger(__name__)
 
@@ -260,6 +261,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         answer: asyncio.Future[dict[str, Any]] = loop.create_future()
         if issubclass(command_type, AssignStaff):
             build = _only_staff_accounts(floor, table_id, build)
+        if issubclass(command_type, AssignStaff | RelieveStaff):
+            build = banks_of(floor).guard_staff(table_id, build)
         floor.submit(table_id, Given(who, build, command_type), with_view=WANT_VIEW.get(),
                      waiter=(loop, answer))
         try:

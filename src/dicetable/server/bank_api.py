@@ -53,6 +53,7 @@ def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -
                      "roles": [r.value for r in banks.roles_of(who.username, None)]}
         out["roster"] = {k: v.value for k, v in sorted(banks.roster.items())}
         out["without_bank"] = sorted(t for t in floor.tables if t not in banks.banks)
+        out["register"] = banks.register()
         return out
 
     @api.get("/verbs")
@@ -63,6 +64,15 @@ def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -
                  "fields": [{"key": f.key, "kind": f.kind, "help": f.help,
                              "required": f.required} for f in v.fields]}
                 for v in VERBS.values()]
+
+    @api.get("/notices")
+    def notices(request: Request) -> list[dict[str, Any]]:
+        """The notices this account must receive (a count's discrepancy, a hold outside its
+        band), newest first, with who has acknowledged each: acknowledge one with
+        ``POST /api/bank/{table}/acknowledge`` ``{"fields": {"notice": N}}``."""
+        who = account(request)
+        _staff(who)
+        return banks.notices_for(who)
 
     @api.get("/{table_id}")
     def detail(table_id: str, request: Request) -> dict[str, Any]:
@@ -80,6 +90,13 @@ def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -
         _staff(account(request))
         return banks.report(table_id, day, float_yesterday=float_yesterday,
                             float_today=float_today)
+
+    @api.get("/{table_id}/slip/{kind}/{number}")
+    def slip(table_id: str, kind: str, number: int, request: Request) -> dict[str, Any]:
+        """One slip as a printable document: ``fill`` or ``credit`` by its serial in the
+        casino's series, ``inventory`` (a Table Inventory Slip) by its number here."""
+        _staff(account(request))
+        return banks.slip(table_id, kind, number)
 
     @api.post("/{table_id}/{verb}")
     async def step(table_id: str, verb: str, body: Step, request: Request) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from typing import Any
 
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
-from dicetable.bank.follow import Totals
+from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.model import money
+from dicetable.bank.notices import REGULATOR_DESK, receives, recipients
 from dicetable.bank.reports import (
     conservation,
     day_report,
@@ -30,11 +31,15 @@ from dicetable.bank.reports import (
     serial_problems,
 )
 from dicetable.bank.rules import load_bank_pack
+from dicetable.bank.slips import slip_citations, slip_document
+from dicetable.bank.staffing import check_crew, check_span
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
+from dicetable.games.commands import Command
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
+from dicetable.table.commands import AssignStaff, RelieveStaff
 from dicetable.table.events import StaffAssigned, StaffRelieved
 
 VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
@@ -44,6 +49,7 @@ VERB_RULE = {"request": "fill.preparer_roles", "sign": "fill.signer_roles",
              "count-box": "drop.team_roles", "retire-chip-set": "report.roles",
              "investigate-hold": "report.roles", "open": "count.observer_roles",
              "close": "count.observer_roles", "count": "count.observer_roles",
+             "supervise": "staff.ranks", "acknowledge": "",
              "drop": "count.observer_roles", "void": "fill.signer_roles"}
 """The rule whose roles the acting account should act in, per verb (the ledger decides)."""
 
@@ -61,7 +67,33 @@ class FloorBanks:
         self._lock = threading.RLock()
         for stream in floor.store.streams(bev.KIND):
             table = stream.split(":", 1)[1]
-            self.banks[table] = DurableBank.resume(floor.store, table, clock=floor.clock)
+            self._keep(table, DurableBank.resume(floor.store, table, clock=floor.clock))
+
+    def _keep(self, table_id: str, durable: DurableBank) -> DurableBank:
+        durable.bank.series = self
+        durable.bank.retired_elsewhere = self.retired_sets
+        self.banks[table_id] = durable
+        return durable
+
+    # -- the casino's slip series -------------------------------------------------------------
+    def serials(self, kind: str) -> list[int]:
+        """Every serial of ``kind`` the floor's tables have used, in one list."""
+        return [n for d in self.banks.values() for n in d.bank.state.serials_of.get(kind, ())]
+
+    def next(self, kind: str) -> int:
+        """The next serial of the casino-wide ``kind`` series (one series per slip kind)."""
+        return 1 + max(self.serials(kind), default=0)
+
+    def used(self, kind: str, serial: int) -> bool:
+        return serial in self.serials(kind)
+
+    def retired_sets(self) -> list[str]:
+        """The chip sets retired anywhere on the floor (603a.10(b))."""
+        return sorted({c for d in self.banks.values() for c in d.bank.state.retired_sets})
+
+    def serial_problems(self) -> dict[str, list[str]]:
+        """Gaps and duplicates in each slip kind's series, across the floor."""
+        return {kind: serial_problems(self.serials(kind)) for kind in ("fill", "credit")}
 
     @property
     def roster(self) -> dict[str, Role]:
@@ -80,31 +112,41 @@ class FloorBanks:
             jurisdiction = table.pack.jurisdiction.lower()
             site = self.floor.custody.site_for(jurisdiction.upper())
             name = site.ledger.state.site if site is not None else jurisdiction
-            durable = DurableBank.open(self.floor.store, load_bank_pack(jurisdiction),
-                                       table_id, site=name, game=table.state.game,
-                                       electronic=table.mode == "electronic",
-                                       clock=self.floor.clock)
-            self.banks[table_id] = durable
-            return durable
+            return self._keep(table_id, DurableBank.open(
+                self.floor.store, load_bank_pack(jurisdiction), table_id, site=name,
+                game=table.state.game, electronic=table.mode == "electronic",
+                clock=self.floor.clock))
 
     def get(self, table_id: str) -> DurableBank:
         found = self.banks.get(table_id)
         if found is None:
             if self.floor.store.head(bank_stream(table_id)).seq:
-                found = self.banks[table_id] = DurableBank.resume(
-                    self.floor.store, table_id, clock=self.floor.clock)
+                found = self._keep(table_id, DurableBank.resume(
+                    self.floor.store, table_id, clock=self.floor.clock))
             else:
                 raise NotFound(f"table {table_id!r} has no bank yet", rule="api.table")
         found.refresh()
         return found
 
     def follow(self, table_id: str) -> Totals:
-        """The table's log folded up to now (only the events since the last fold are read)."""
+        """The table's log folded up to now: only the events since the last fold are read,
+        and a process that starts cold resumes from the bank's latest checkpoint. A
+        checkpoint is written every ``CHECKPOINT_ROLLS`` rolls followed."""
         with self._lock:
-            followed = self.followed.setdefault(table_id, Followed())
-            new = list(self.floor.store.table_events(table_id, after=followed.totals.seq))
-            followed.totals.fold(new)
-            return followed.totals
+            followed = self.followed.get(table_id)
+            durable = self.banks.get(table_id)
+            if followed is None:
+                cp = durable.bank.state.checkpoint if durable is not None else None
+                followed = self.followed[table_id] = Followed(
+                    Totals.resume(cp.totals, cp.values) if cp is not None else Totals())
+            totals = followed.totals
+            totals.fold(list(self.floor.store.table_events(table_id, after=totals.seq)))
+            if durable is not None and durable.bank.state.status == "open":
+                cp = durable.bank.state.checkpoint
+                noted = dict(cp.totals).get("rolls", 0) if cp is not None else 0
+                if totals.rolls - noted >= CHECKPOINT_ROLLS:
+                    durable.run(lambda bank: bank.note(totals))
+            return totals
 
     # -- who acts -----------------------------------------------------------------------------
     def roles_of(self, username: str, table_id: str | None) -> list[Role]:
@@ -136,6 +178,9 @@ class FloorBanks:
         allowed = bank.pack.roles(rule) if rule else frozenset()
         if verb == "sign-slip":
             allowed = frozenset(r for g in bank.pack.groups("credit.signatures") for r in g)
+        if verb == "acknowledge":
+            told, _ = recipients(bank.pack, bank.pack.value("discrepancy.notify"))
+            allowed = told | REGULATOR_DESK
         return next((r for r in held if r in allowed), held[0])
 
     # -- steps --------------------------------------------------------------------------------
@@ -148,7 +193,11 @@ class FloorBanks:
         durable = self.start(table_id) if verb == "open" else self.get(table_id)
         role = self.acting_role(who, table_id, verb, durable.bank)
         needs_log = verb in ("open", "close", "count", "drop")
-        log = list(self.floor.store.table_events(table_id)) if needs_log else []
+        # a count reads the table's log since the last count only (its variance's window);
+        # opening reads it all, for the crew the log has assigned
+        last = durable.bank.state.last_count
+        after = last.table_seq if last is not None and verb != "open" else 0
+        log = list(self.floor.store.table_events(table_id, after=after)) if needs_log else []
         if verb == "open":  # the crew is the table's own assignments, not the request's
             fields = {**fields, "crew": ",".join(
                 f"{person}:{role.value}" for person, role in sorted(_assigned(log)))}
@@ -158,19 +207,77 @@ class FloorBanks:
                       floor_tables=lambda person: self.supervised(person, table_id))
         return durable.run(lambda bank: spec.run(bank, (who.username, role), args, ctx))
 
-    def supervised(self, person: str, besides: str) -> list[tuple[str, list[Role]]]:
-        """The other open tables ``person`` opened as their floorperson (465a.35(c)): each
-        one's game and crew, as its opening recorded them."""
-        out = []
+    def register(self) -> dict[str, list[str]]:
+        """The floor-wide register: each supervisor and the open tables they supervise."""
+        out: dict[str, list[str]] = {}
         for table_id, durable in sorted(self.banks.items()):
             s = durable.bank.state
-            if table_id == besides or s.status != "open":
-                continue
-            opened = next((e for e in reversed(s.log) if isinstance(e, bev.TableStatusChanged)
-                           and e.status == "open"), None)
-            if opened is not None and opened.actor == person:
-                out.append((s.game, [Role(r) for _, r in opened.crew]))
+            if s.status == "open" and s.supervisor:
+                out.setdefault(s.supervisor, []).append(table_id)
         return out
+
+    def supervised(self, person: str, besides: str) -> list[tuple[str, list[Role]]]:
+        """The other open tables the register gives ``person`` (465a.35(c)): each one's game
+        and the crew it opened with."""
+        out = []
+        for table_id in self.register().get(person, []):
+            if table_id != besides:
+                bank = self.banks[table_id].bank
+                out.append((bank.state.game, [r for _, r in bank.opened_crew()]))
+        return out
+
+    def guard_staff(self, table_id: str, build: Any) -> Any:
+        """``build`` (a staff assignment or relief), refused when it would leave an open
+        table's crew short (465a.35(b)) or take a floorperson assigned here past their span
+        (465a.35(c), from the register). Checked where the table decides, on its own staff."""
+        def checked(actor: str, role: Role) -> Any:
+            built = build(actor, role)
+            durable = self.banks.get(table_id)
+            if durable is None or durable.bank.state.status != "open" \
+                    or durable.bank.state.electronic:
+                return built
+            commands = [built] if isinstance(built, Command) else list(built)
+            staff = self.floor.get(table_id).table.procedure.staff
+            crew = {(p, r) for p, roles in staff.items() for r in roles}
+            for c in commands:
+                if isinstance(c, AssignStaff):
+                    crew.add((c.person, c.staff_role))
+                elif isinstance(c, RelieveStaff):
+                    crew.discard((c.person, c.staff_role))
+            bank = durable.bank
+            check_crew(bank.pack, bank.state.game, [r for _, r in crew])
+            for c in commands:
+                if isinstance(c, AssignStaff) and c.staff_role is Role.FLOORPERSON:
+                    check_span(bank.pack, [(bank.state.game, [r for _, r in crew]),
+                                           *self.supervised(c.person, table_id)])
+            return commands
+        return checked
+
+    def slip(self, table_id: str, kind: str, number: int) -> dict[str, Any]:
+        """One slip's printable document (a fill, a credit or a Table Inventory Slip)."""
+        bank = self.get(table_id).bank
+        return slip_document(bank.state, kind, number, jurisdiction=bank.pack.jurisdiction,
+                             cite=slip_citations(bank.pack)).to_dict()
+
+    # -- notices ------------------------------------------------------------------------------
+    def notices_for(self, who: Account) -> list[dict[str, Any]]:
+        """The notices this account must receive, newest first, across the floor's banks:
+        those whose recipients include one of its roles (at that table or on the staff list),
+        and the regulator's copies for the desk that files them."""
+        out = []
+        for table_id, durable in sorted(self.banks.items()):
+            bank = durable.bank
+            roles = self.roles_of(who.username, table_id)
+            for e in bank.notices():
+                how = receives(bank.pack, bank.notified_of(e), roles)
+                if not how:
+                    continue
+                read = bank.state.read.get(e.seq, [])
+                out.append({"table": table_id, "notice": e.seq, "at": e.at, "rule": e.rule,
+                            "kind": e.kind, "how": how, "text": _notice_text(e),
+                            "read_by": [p for p, _ in read],
+                            "read": any(p == who.username for p, _ in read)})
+        return sorted(out, key=lambda n: n["at"], reverse=True)
 
     # -- the pit's view -----------------------------------------------------------------------
     def players_chips(self, table_id: str) -> int:
@@ -207,8 +314,10 @@ class FloorBanks:
             "conservation": books.to_dict(),
             "drop_box": s.current_box,
             "closed_table_slip_due": s.status == "closed" and bank.closed_tables_missing_slip(day),
-            "serials": serial_problems(s.serials),
+            "serials": self.serial_problems(),
             "rolls_followed": totals.rolls,
+            "expected_chips": _expected_chips(bank, totals),
+            "retired_sets": self.retired_sets(),
             "staffing": self.staffing(table_id, bank),
         }
 
@@ -267,8 +376,31 @@ class FloorBanks:
                            "electronic": detail["electronic"],
                            "problems": rep["problems"]})
         return {"tables": tables, "win": win, "drop": drop,
+                "serials": self.serial_problems(),
                 "hold": percent(Fraction(win, drop)) if drop else "-",
                 "day": day}
+
+
+def _expected_chips(bank: TableBank, totals: Totals) -> dict[str, Any] | None:
+    found = bank.expected_chips(totals)
+    if found is None:
+        return None
+    chips, uncovered = found
+    return {"chips": [list(x) for x in chips], "uncovered": uncovered,
+            "rule": bank.pack.cite("chips.breakdown")}
+
+
+def _notice_text(e: bev.BankEvent) -> str:
+    if isinstance(e, bev.DiscrepancyFound):
+        extra = [x for x, on in (("a signed security and surveillance report", e.written_report),
+                                 ("a copy to the regulator", e.regulator_copy)) if on]
+        return (f"Count slip {e.slip}: counted {money(e.counted)}, expected "
+                f"{money(e.expected)}, variance {money(e.variance)}"
+                + (f"; needs {' and '.join(extra)}" if extra else ""))
+    if isinstance(e, bev.HoldInvestigated):
+        return (f"Gaming day {e.gaming_day}: hold {e.hold} outside {e.low} to {e.high}; "
+                "investigation record queued for the regulator")
+    return e.kind
 
 
 def _discrepancy(e: bev.DiscrepancyFound) -> dict[str, Any]:

@@ -13,10 +13,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from dicetable.bank.rules import PRESETS, BankPack, load_bank_pack
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.ratings.fold import Rating, RatingsFold
-from dicetable.ratings.formula import GamingDay, IndustryFormula
+from dicetable.ratings.formula import GamingDay, IndustryFormula, site_day
 from dicetable.ratings.report import report
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor
@@ -54,33 +55,43 @@ def router(account: Callable[[Request], Account]) -> APIRouter:
             request: Request,
             table: Annotated[str | None, Query(max_length=64)] = None,
             day: Annotated[str | None, Query(max_length=10)] = None,
-            zone: Annotated[str, Query(max_length=64)] = "UTC",
-            day_starts: Annotated[str, Query(max_length=5)] = "06:00",
-            decisions_per_hour: Annotated[int, Query(ge=1, le=10_000)] = 60,
-            edge: Annotated[str, Query(max_length=20)] = "1.41%") -> dict[str, Any]:
+            decisions_per_hour: Annotated[int | None, Query(ge=1, le=10_000)] = None,
+            edge: Annotated[str | None, Query(max_length=20)] = None) -> dict[str, Any]:
         """Every session's rating: time played, average bet, the exact theo of each wager
         made and the industry formula's theo (average bet x decisions per hour x hours x
-        one edge, both configurable here). Staff: a floorperson or above; a player: their
-        own sessions only."""
+        one edge: the site pack's ``ratings.industry.*`` values unless given here). ``day``:
+        the sessions started in that gaming day, the bank's site gaming day (its time zone
+        and start, the same day the pit's books count). Staff: a floorperson or above; a
+        player: their own sessions only."""
         floor: Floor = request.app.state.floor
         who = account(request)
         mine_only = _viewer(floor, who)
-        formula = IndustryFormula.parse(decisions_per_hour, edge)
-        gaming_day = None if day is None else GamingDay.parse(day, zone, day_starts)
         tables = sorted(floor.tables) if table is None else [floor.get(table).table.id]
+        sites = {t: site_pack(floor, t) for t in tables}
+        first = sites[tables[0]] if tables else load_bank_pack("pa")
+        formulas = {t: IndustryFormula.of_site(p.rules, decisions_per_hour, edge)
+                    for t, p in sites.items()}
+        days = {t: None if day is None else site_day(p, day) for t, p in sites.items()}
 
         def rate() -> list[Rating]:
             out: list[Rating] = []
             for table_id in tables:
-                out += folds.ratings(floor, table_id, formula, gaming_day)
+                out += folds.ratings(floor, table_id, formulas[table_id], days[table_id])
             return out
 
         rows = await asyncio.to_thread(rate)
         if mine_only:
             rows = [r for r in rows if r.player == who.username]
-        return report(rows, formula, gaming_day)
+        return report(rows, IndustryFormula.of_site(first.rules, decisions_per_hour, edge),
+                      None if day is None else site_day(first, day))
 
     return api
+
+
+def site_pack(floor: Floor, table_id: str) -> BankPack:
+    """The site pack of the table's jurisdiction (its gaming day, its rating values)."""
+    jurisdiction = floor.get(table_id).table.pack.jurisdiction.lower()
+    return load_bank_pack(jurisdiction if jurisdiction in PRESETS else "pa")
 
 
 def _viewer(floor: Floor, who: Account) -> bool:

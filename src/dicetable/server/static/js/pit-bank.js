@@ -7,16 +7,17 @@ import { get, post } from "./api.js";
 import { attempt, fmtTime, h, money, replace } from "./ui.js";
 
 const enc = encodeURIComponent;
-const st = { overview: null, selected: null, verbs: [], report: null, detail: null, drawn: null, detailDrawn: null };
+const st = { overview: null, selected: null, verbs: [], report: null, detail: null, drawn: null, detailDrawn: null, notices: "" };
 const section = h("section", { class: "card wide", id: "bank-card" });
 const summaryEl = h("div", { id: "bank-summary" });
+const noticesEl = h("div", { id: "bank-notices" });
 const detailEl = h("div", { id: "bank-detail" });
 const formEl = h("div", { id: "bank-form" });
 const printEl = h("div", { id: "bank-print" });
 replace(section,
   h("header", {}, h("h2", {}, "The pit's books"),
     h("span", { class: "muted" }, "table inventory, fills and credits, the drop, win and hold")),
-  summaryEl, detailEl, formEl, printEl);
+  noticesEl, summaryEl, detailEl, formEl, printEl);
 (document.querySelector("main") || document.body).append(section);
 document.head.append(h("style", {}, `
   #bank-card table.data td, #bank-card table.data th { padding: 2px 8px; text-align: left; }
@@ -35,7 +36,40 @@ async function refresh() {
   if (!st.verbs.length) st.verbs = (await attempt(() => get("/api/bank/verbs"))) || [];
   const key = JSON.stringify(overview);
   if (key !== st.drawn) { st.drawn = key; drawSummary(); }
+  const notices = await attempt(() => get("/api/bank/notices"));
+  if (notices && JSON.stringify(notices) !== st.notices) { st.notices = JSON.stringify(notices); drawNotices(notices); }
   if (st.selected) await select(st.selected, false);
+}
+
+// The notices this account must receive (a count's discrepancy, a hold outside its band):
+// each acknowledged here, and the others who read it listed.
+function drawNotices(notices) {
+  const unread = notices.filter((n) => !n.read).length;
+  replace(noticesEl, notices.length ? h("div", { class: "stack" },
+    h("h3", {}, `Notices for you (${unread} unread)`),
+    h("ul", { id: "bank-notice-list" }, notices.map((n) => h("li", { class: n.read ? "muted" : "bad", dataset: { notice: n.notice, table: n.table } },
+      `${n.table}: ${n.text}`, n.how === "regulator-copy" ? " — the regulator's copy, for you to file" : "",
+      n.read_by.length ? ` (read by ${n.read_by.join(", ")})` : "",
+      n.read ? null : h("button", { class: "btn small", dataset: { ack: n.notice }, onclick: async () => {
+        const done = await attempt(() => post(`/api/bank/${enc(n.table)}/acknowledge`, { fields: { notice: n.notice } }));
+        if (done) await refresh();
+      } }, "Acknowledge"))))) : null);
+}
+
+// One slip as its printable document, printed on its own (the report comes back after).
+async function printSlip(table, kind, number) {
+  const doc = await attempt(() => get(`/api/bank/${enc(table)}/slip/${enc(kind)}/${number}`));
+  if (!doc) return;
+  replace(printEl, h("div", { id: "bank-slip", dataset: { slip: doc.number } },
+    h("h3", {}, `${doc.title} — ${doc.number}`), h("div", {}, `Status: ${doc.status}`),
+    h("table", { class: "data" }, h("tbody", {}, doc.fields.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, v))))),
+    h("table", { class: "data" }, h("thead", {}, h("tr", {}, ["Denomination", "Chips", "Value"].map((x) => h("th", {}, x)))),
+      h("tbody", {}, doc.chips.map(([, n, d, v]) => h("tr", {}, h("td", {}, d), h("td", {}, String(n)), h("td", {}, v)))),
+      h("tfoot", {}, h("tr", {}, h("th", {}, "Total"), h("td", {}), h("th", {}, doc.total_text)))),
+    h("table", { class: "data" }, h("tbody", {}, doc.signatures.map(([line, who]) => h("tr", {}, h("th", {}, line), h("td", {}, who || "________________________"))))),
+    h("div", { class: "muted" }, doc.citation)));
+  window.print();
+  drawPrint();
 }
 
 function drawSummary() {
@@ -56,7 +90,11 @@ function drawSummary() {
       h("tfoot", {}, h("tr", {}, h("th", {}, "All tables"), h("td", {}), h("td", {}), h("td", {}), h("td", {}),
         h("td", {}, money(o.drop)), h("td", { id: "bank-total-win" }, money(o.win)), h("td", {}, o.hold), h("td", {})))),
     o.without_bank.length ? h("div", { class: "muted" }, "Without a bank yet: ", o.without_bank.join(", "),
-      " (opening one of them opens its bank)") : null);
+      " (opening one of them opens its bank)") : null,
+    h("div", { class: "muted", id: "bank-register" }, "Who supervises which open tables (465a.35(c)): ",
+      Object.entries(o.register || {}).map(([p, ts]) => `${p}: ${ts.join(", ")}`).join("; ") || "nobody"),
+    ...Object.entries(o.serials || {}).filter(([, v]) => v.length).map(([kind, v]) =>
+      h("div", { class: "bad" }, `${kind} slip serials across the floor: `, v.join("; "))));
 }
 
 // A redraw under the pointer would swallow a click: only what changed is drawn again, and
@@ -95,7 +133,8 @@ function drawDetail() {
     h("div", { class: c.holds ? "ok" : "bad", id: "bank-conservation" }, (c.holds ? "Money conserved: " : "Money NOT conserved: ") + c.text),
     d.staffing ? h("div", { class: "bad", id: "bank-staffing" }, "Staffing: ", d.staffing) : null,
     d.closed_table_slip_due ? h("div", { class: "bad" }, "A closed table still needs its Table Inventory Slip today (465a.36(c)).") : null,
-    d.serials.length ? h("div", { class: "bad" }, "Slip serials: ", d.serials.join("; ")) : null,
+    ...Object.entries(d.serials).filter(([, v]) => v.length).map(([kind, v]) =>
+      h("div", { class: "bad" }, `${kind} slip serials (the casino's series): `, v.join("; "))),
     h("h4", {}, "Fills and credits"),
     h("table", { class: "data", id: "bank-requests" }, h("tbody", {}, d.requests.map((r) => {
       const step = nextStep(r);
@@ -104,6 +143,7 @@ function drawDetail() {
         h("td", {}, chipsText(r.chips)), h("td", { class: "status" }, r.status),
         h("td", {}, `by ${r.prepared_by}${r.signed_by ? `, signed ${r.signed_by}` : ""}${r.officer ? `, carried by ${r.officer}` : ""}${r.signatures.length ? `, slip signed by ${r.signatures.map((s) => s[0]).join(", ")}` : ""}`),
         h("td", {}, step ? h("button", { class: "btn small", dataset: { step: step[0] }, onclick: () => run(step[0], step[1]) }, step[2]) : null,
+          r.serial ? h("button", { class: "btn small", dataset: { print: `${r.kind}-${r.serial}` }, onclick: () => printSlip(d.table, r.kind, r.serial) }, "Print slip") : null,
           r.kind === "credit" && r.serial && r.status !== "completed" && r.status !== "voided"
             ? h("button", { class: "btn small", dataset: { step: "sign-slip" }, onclick: () => run("sign-slip", { serial: r.serial }) }, "Sign credit slip") : null,
           r.status !== "completed" && r.status !== "voided"
@@ -154,7 +194,8 @@ function drawPrint() {
     h("h4", {}, "Table Inventory Slips"),
     h("table", { class: "data" }, h("tbody", {}, r.counts.map((c) => h("tr", {},
       h("td", {}, `#${c.slip}`), h("td", {}, c.purpose), h("td", {}, c.shift), h("td", {}, money(c.total)),
-      h("td", {}, chipsText(c.chips)), h("td", {}, `counted ${c.counter}, signed ${c.observer}`), h("td", {}, c.place), h("td", {}, fmtTime(c.at)))))),
+      h("td", {}, chipsText(c.chips)), h("td", {}, `counted ${c.counter}, signed ${c.observer}`), h("td", {}, c.place), h("td", {}, fmtTime(c.at)),
+      h("td", {}, h("button", { class: "btn small", dataset: { print: `inventory-${c.slip}` }, onclick: () => printSlip(r.table, "inventory", c.slip) }, "Print slip")))))),
     h("h4", {}, "Shifts"),
     h("table", { class: "data" }, h("tbody", {}, Object.entries(r.shifts).map(([s, x]) => h("tr", {},
       h("td", {}, s), h("td", {}, `${x.counts} counts`), h("td", {}, `fills ${money(x.fills)}`), h("td", {}, `credits ${money(x.credits)}`))))));

@@ -926,3 +926,6 @@ window.dicetable = { live, st, tableId, confirm: confirmBuilder, loadMoney, play
 await loadMoney();
 // Requests and wallets are not table events: looked at again every few seconds.
 setInterval(loadMoney, 4000);
+
+// the player's own rating (exact theo beside the formula), below their bets
+if (account.kind === "player") import("./my-rating.js");
