@@ -20,6 +20,7 @@ from dicetable.store import (
     bank_stream,
     custody_codec,
     fault_stream,
+    operations_stream,
     request_stream,
     staff_stream,
 )
@@ -65,6 +66,8 @@ register_record_kind(fault_stream.FaultEvent, fault_stream.FaultState, fault_str
                      fault_stream.invariants)
 register_record_kind(request_stream.RequestEvent, request_stream.RequestsState,
                      request_stream.apply, request_stream.invariants)
+register_record_kind(operations_stream.OperationsEvent, operations_stream.OperationsState,
+                     operations_stream.apply, operations_stream.invariants)
 register(Aggregate(bank_stream.KIND, BankEvent, "table", bank_state.BankState,
                    bank_state.apply, bank_state.encode_state, bank_stream.decode_state,
                    bank_state.invariants, bank_state.roundtrips))
