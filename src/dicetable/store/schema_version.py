@@ -13,8 +13,9 @@ Every build reads every version as it is (tests/fixtures/golden: stores written 
 commits). ``dicetable upgrade`` brings a store to ``CURRENT``: 1 -> 2 verifies the unkeyed
 chain whole, then re-links every stream under the key in one transaction (snapshots re-signed,
 request keys and archives untouched) and records the unkeyed heads it replaced; 2 -> 3 records
-the version. Each step writes the new version in the same transaction as its change, and its
-record follows; an upgrade finding a step done but unrecorded records it then.
+the version. Each step writes the new version, and a note that it is still to be recorded, in
+the same transaction as its change; the record follows, and an upgrade that stopped before it
+is recorded by the next one.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -141,33 +142,54 @@ def upgrade(db: str, key: bytes | None, *, schema: str = "dicetable",
             step = STEPS[version](conn, key)
             if step.version_to >= 3:  # from here the store says its version itself
                 conn.set_meta("store_version", str(step.version_to))
+            # The step and the note that it is still to be recorded commit together: an
+            # upgrade stopped before its record is recorded by the next one.
+            conn.set_meta(UNRECORDED, json.dumps([*_unrecorded(conn), asdict(step)]))
             conn.commit()
         finally:
             conn.close()
         done.append(step)
-    _record(db, schema, key, done, at)
+    _record(db, schema, key, at)
     return done
 
 
-def _record(db: str, schema: str, key: bytes | None, steps: list[Step], at: str) -> None:
-    """Record each step taken, and any step done earlier but not recorded."""
+UNRECORDED = "unrecorded_migrations"
+
+
+def _unrecorded(conn: _Db) -> list[dict[str, Any]]:
+    held = conn.meta(UNRECORDED)
+    return [] if held is None else list(json.loads(held))
+
+
+def _record(db: str, schema: str, key: bytes | None, at: str) -> None:
+    """Record the steps committed and not yet recorded, then forget the note."""
+    conn = _Db(db, schema)
+    try:
+        pending = [Step(**s) for s in _unrecorded(conn)]
+    finally:
+        conn.close()
+    if not pending:
+        return
     store = open_store(db, schema=schema, create=False, key=key)
     try:
         state = operations_stream.OperationsState()
         for event in store.events(operations_stream.STREAM):
             operations_stream.apply(state, event)
-        taken = {s.version_to: s for s in steps}
-        events: list[operations_stream.MigrationApplied] = []
-        for version in range(max(state.schema_version, 1) + 1, CURRENT + 1):
-            step = taken.get(version) or Step(version - 1, version, NAMES[version],
-                                              "done earlier; recorded by this upgrade")
-            events.append(operations_stream.MigrationApplied(
-                seq=state.seq + 1 + len(events), at=at, version_from=step.version_from,
-                version_to=step.version_to, name=step.name, detail=step.detail))
+        events = [operations_stream.MigrationApplied(
+            seq=state.seq + 1 + i, at=at, version_from=step.version_from,
+            version_to=step.version_to, name=step.name, detail=step.detail)
+            for i, step in enumerate(s for s in pending if s.version_to > state.schema_version)]
         if events:
             store.append(operations_stream.STREAM, events, expected=state.seq, request="")
     finally:
         store.close()
+    conn = _Db(db, schema)
+    try:
+        conn.begin()
+        conn.run(f"DELETE FROM {conn.q('chain_meta')} WHERE name = ?", (UNRECORDED,))
+        conn.commit()
+    finally:
+        conn.close()
 
 
 def _verify_unkeyed(db: str, schema: str, key: bytes | None) -> None:
