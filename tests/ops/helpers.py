@@ -22,7 +22,8 @@ from dicetable.store.requests import request_in_progress
 PASSWORD = "correct horse battery"
 
 
-def small_floor(db: str, key_file: Path, *, schema: str = "dicetable") -> bytes:
+def small_floor(db: str, key_file: Path, *, schema: str = "dicetable",
+                password: str = PASSWORD) -> bytes:
     """Tables ``t1`` and ``t2`` with a few events, staff accounts ``pat`` and ``ann`` and the
     player ``alice``; returns the key (written to ``key_file``)."""
     key = read_key(init_key(key_file))
@@ -32,8 +33,8 @@ def small_floor(db: str, key_file: Path, *, schema: str = "dicetable") -> bytes:
             t.join("alice")
             t.buy_in("alice", 100_00)
         accounts = Accounts(store)
-        accounts.create("pat", PASSWORD, Kind.STAFF)
-        accounts.create("ann", PASSWORD, Kind.STAFF)
+        accounts.create("pat", password, Kind.STAFF)
+        accounts.create("ann", password, Kind.STAFF)
         accounts.create("alice", PASSWORD, Kind.PLAYER)
         accounts.close()
     return key

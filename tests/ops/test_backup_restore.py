@@ -9,6 +9,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -25,7 +26,7 @@ from tests.store.conftest import pg_url_or_skip
 TWO = f"{PASSWORD}\n{PASSWORD}\n"
 
 
-def _restore(db: str, bk: Path, cp: Path, *extra: str, stdin: str = TWO) -> object:
+def _restore(db: str, bk: Path, cp: Path, *extra: str, stdin: str = TWO) -> Any:
     return cli("restore", "--db", db, "--from", str(bk), "--by", "pat", "--approved-by", "ann",
                "--reason", "test", "--checkpoints", str(cp), "--passwords-from-stdin", *extra,
                stdin=stdin)

@@ -135,8 +135,8 @@ def test_restore_drill_under_load_loses_nothing_silently(demo_db: Path, tmp_path
     assert lost["checkpointed_seq"] == max(after.values())  # the checkpoints vouch for it all
     assert all(e["checkpointed"] for e in gap["events"] if e["stream"] == T)
 
-    key = read_key(f"{db}.key")
-    with open_store(db, create=False, key=key) as store:
+    chain_key = read_key(f"{db}.key")
+    with open_store(db, create=False, key=chain_key) as store:
         assert store.head(T).seq == backed
         restored = [e for e in store.events(STREAM) if isinstance(e, StoreRestored)]
     assert len(restored) == 1

@@ -45,7 +45,7 @@ def test_healthz_and_readyz_answer_without_a_session_and_are_never_shed(floor: F
 def test_readyz_is_503_before_verification_on_a_store_wide_fault_and_while_draining(
         floor: Floor) -> None:
     app = create_app(floor, electronic_loop=False, verify_seconds=10)
-    readiness = app.door.readiness  # type: ignore[union-attr]
+    readiness = app.state.readiness
     with TestClient(app) as http:
         readiness.verified_at = None
         reply = http.get("/readyz")

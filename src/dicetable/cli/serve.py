@@ -57,6 +57,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               "", "--forwarded-allow-ips", help="Comma-separated addresses of the proxies "
               "whose X-Forwarded-For / X-Forwarded-Proto are honoured (the client address "
               "used for the failed-login limit); default none: those headers are ignored"),
+          schema: str = typer.Option("dicetable", "--schema", help="PostgreSQL: the schema "
+                                     "that holds the floor"),
           log_format: str = typer.Option(
               "text", "--log-format", help="text: warnings and errors; json: one JSON line "
               "per record, and one per request (method, path, status, ms, table, command "
@@ -108,6 +110,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         raise typer.Exit(2)
     try:
         floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
+                                         schema=schema,
                                          checkpoints=checkpoints, progress=_progress)
     except DicetableError as e:
         typer.echo(f"dicetable: {e}", err=True)
@@ -132,6 +135,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         os.environ["DICETABLE_DB"] = db
         os.environ["DICETABLE_BET_SECONDS"] = str(bet_seconds)
         os.environ["DICETABLE_WORKERS"] = str(workers)  # the processes split the tables
+        os.environ["DICETABLE_SCHEMA"] = schema
         if key:
             os.environ["DICETABLE_KEY_FILE"] = key
         if checkpoints:

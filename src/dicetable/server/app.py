@@ -291,6 +291,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 allowed_origins=allowed_origins, proxies=proxies or None, keeper=keeper,
                 bet=bet_route, refusal=refusal)
     app.state.door = door
+    app.state.readiness = readiness
 
     def load_figures() -> dict[str, Any]:
         return observe.figures(floor, admission, gate, connections, readiness)

@@ -115,7 +115,7 @@ def backup(db: str, directory: str | Path, *, key: bytes, key_file: Path | None,
     finally:
         copied.close()
     if is_postgres(db):  # the copy was read from the live schema: heads may be newer there
-        heads = _dumped_heads(out, method, heads)
+        heads = _dumped_heads(out, method)
     for source in archived:
         name = f"{ARCHIVE_DIR}/{hashlib.sha256(source.encode()).hexdigest()[:16]}-" \
                f"{Path(source).name}"
@@ -261,11 +261,11 @@ def copy_export(db: str, schema: str, target: Path) -> list[str]:
     return names
 
 
-def _dumped_heads(out: Path, method: str, live: dict[str, list[Any]]) -> dict[str, list[Any]]:
+def _dumped_heads(out: Path, method: str) -> dict[str, list[Any]]:
     """The heads in the dump itself (the live schema moved on while it was read)."""
     if method == "copy":
         rows = (out / COPY_DIR / "table_heads.copy").read_text().splitlines()
-        heads = {}
+        heads: dict[str, list[Any]] = {}
         for row in rows:
             stream, seq, digest = row.split("\t")
             heads[stream] = [int(seq), digest]

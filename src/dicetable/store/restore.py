@@ -164,7 +164,7 @@ def gap(found: Backup, key: bytes, *, checkpoints: Path | None,
         entry: dict[str, Any] = {"backup_seq": b.seq, "checkpointed_seq": c.seq,
                                  "checkpoint": line, "lost": end - b.seq,
                                  "replaced_store_seq": None if o is None else o.seq}
-        if o is not None:
+        if old is not None and o is not None:
             entry.update(_listed(old, stream, b, c, out))
             out.requests += old_requests(stream, b.seq)
         out.streams[stream] = entry

@@ -47,22 +47,25 @@ class Step:
     detail: str
 
 
-class _Db:
+class StoreSql:
     """The few statements a migration needs, on SQLite or PostgreSQL (one transaction)."""
 
     def __init__(self, db: str, schema: str) -> None:
         self.pg = is_postgres(db)
+        self.schema = schema
         if self.pg:
             import psycopg
 
             self.conn: Any = psycopg.connect(db)
-            self.q = lambda name: f'"{schema}".{name}'
             self.mark = "%s"
         else:
             self.conn = sqlite3.connect(db, isolation_level=None)
             self.conn.execute("PRAGMA busy_timeout=30000")
-            self.q = lambda name: name
             self.mark = "?"
+
+    def q(self, name: str) -> str:
+        """A table's name as the statements write it (schema-qualified on PostgreSQL)."""
+        return f'"{self.schema}".{name}' if self.pg else name
 
     def begin(self) -> None:
         """The migration's one transaction (SQLite: the write lock taken up front)."""
@@ -109,14 +112,14 @@ def _tables(db: str, schema: str) -> None:
 def version_of(db: str | Path, schema: str = "dicetable") -> int:
     """The layout version of the store at ``db`` (see the module)."""
     _tables(str(db), schema)
-    conn = _Db(str(db), schema)
+    conn = StoreSql(str(db), schema)
     try:
-        return _version(conn)
+        return version_in(conn)
     finally:
         conn.close()
 
 
-def _version(conn: _Db) -> int:
+def version_in(conn: StoreSql) -> int:
     recorded = conn.meta("store_version")
     if recorded is not None:
         return int(recorded)
@@ -131,9 +134,9 @@ def upgrade(db: str, key: bytes | None, *, schema: str = "dicetable",
     _tables(db, schema)
     done: list[Step] = []
     while True:
-        conn = _Db(db, schema)
+        conn = StoreSql(db, schema)
         try:
-            version = _version(conn)
+            version = version_in(conn)
             if version >= CURRENT:
                 break
             if version == 1:
@@ -156,14 +159,14 @@ def upgrade(db: str, key: bytes | None, *, schema: str = "dicetable",
 UNRECORDED = "unrecorded_migrations"
 
 
-def _unrecorded(conn: _Db) -> list[dict[str, Any]]:
+def _unrecorded(conn: StoreSql) -> list[dict[str, Any]]:
     held = conn.meta(UNRECORDED)
     return [] if held is None else list(json.loads(held))
 
 
 def _record(db: str, schema: str, key: bytes | None, at: str) -> None:
     """Record the steps committed and not yet recorded, then forget the note."""
-    conn = _Db(db, schema)
+    conn = StoreSql(db, schema)
     try:
         pending = [Step(**s) for s in _unrecorded(conn)]
     finally:
@@ -183,7 +186,7 @@ def _record(db: str, schema: str, key: bytes | None, at: str) -> None:
             store.append(operations_stream.STREAM, events, expected=state.seq, request="")
     finally:
         store.close()
-    conn = _Db(db, schema)
+    conn = StoreSql(db, schema)
     try:
         conn.begin()
         conn.run(f"DELETE FROM {conn.q('chain_meta')} WHERE name = ?", (UNRECORDED,))
@@ -197,23 +200,36 @@ def _verify_unkeyed(db: str, schema: str, key: bytes | None) -> None:
     if not key:
         raise InvalidInput("an unkeyed store is upgraded to the keyed chain with a key "
                            "(dicetable keys init; --key)", rule="store.key")
-    unkeyed = open_store(db, schema=schema, create=False, key=None, group_commit=False)
+    verify_whole(db, schema, None, "unkeyed chain")
+
+
+def verify_whole(db: str, schema: str, key: bytes | None, what: str) -> None:
+    """Every stream's chain verified under ``key`` (refused, naming the first problems)."""
+    store = open_store(db, schema=schema, create=False, key=key, group_commit=False)
     try:
-        bad = [f"{r.table}: {p}" for r in verify_store(unkeyed, replay=False)
+        bad = [f"{r.table}: {p}" for r in verify_store(store, replay=False)
                for p in r.problems]
     finally:
-        unkeyed.close()
+        store.close()
     if bad:
-        raise InvalidInput(f"the unkeyed chain does not verify, so it is not re-keyed: "
+        raise InvalidInput(f"the {what} does not verify, so it is not re-keyed: "
                            f"{'; '.join(bad[:5])}", rule="store.upgrade")
 
 
-def _keyed_chain(conn: _Db, key: bytes | None) -> Step:
+def _keyed_chain(conn: StoreSql, key: bytes | None) -> Step:
     """1 -> 2: every link re-made under the key (the unkeyed chain was verified first)."""
+    return relink(conn, key, 1, 2, NAMES[2], "unkeyed_heads")
+
+
+def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int, name: str,
+           replaced: str) -> Step:
+    """Every stream's links re-made under ``key`` from the stored bodies, its snapshots
+    re-signed and its head moved, in ``conn``'s transaction; the heads replaced are kept in
+    the step's detail (``replaced``)."""
     assert key is not None
     if conn.run(f"SELECT 1 FROM {conn.q('archives')} LIMIT 1"):
-        raise InvalidInput("an unkeyed store with archives cannot be re-keyed",
-                           rule="store.upgrade")
+        raise InvalidInput("a store with archives cannot be re-keyed (each archive file is "
+                           "signed with the key it was written with)", rule="store.upgrade")
     old_heads: dict[str, list[Any]] = {}
     streams = [str(r[0]) for r in conn.run(f"SELECT table_id FROM {conn.q('table_heads')} "
                                            "ORDER BY table_id")]
@@ -246,15 +262,15 @@ def _keyed_chain(conn: _Db, key: bytes | None) -> Step:
         events += len(rows)
     conn.set_meta("key_id", key_id(key))
     digest = hashlib.sha256(canonical(old_heads).encode()).hexdigest()
-    return Step(1, 2, NAMES[2], json.dumps({
+    return Step(version_from, version_to, name, json.dumps({
         "events": events, "streams": len(streams), "key_id": key_id(key),
-        "unkeyed_heads_sha256": digest, "unkeyed_heads": old_heads}, sort_keys=True))
+        f"{replaced}_sha256": digest, replaced: old_heads}, sort_keys=True))
 
 
-def _record_version(conn: _Db, key: bytes | None) -> Step:
+def _record_version(conn: StoreSql, key: bytes | None) -> Step:
     """2 -> 3: the version is written in the store (``upgrade`` writes it)."""
     return Step(2, 3, NAMES[3], "chain_meta.store_version recorded")
 
 
-STEPS: dict[int, Callable[[_Db, bytes | None], Step]] = {
+STEPS: dict[int, Callable[[StoreSql, bytes | None], Step]] = {
     1: _keyed_chain, 2: _record_version}
