@@ -15,6 +15,7 @@ import sys
 import time
 
 BENCHMARKS = (
+    "archive_bench",
     "bank_bench",
     "cli_startup",
     "controls_cost",

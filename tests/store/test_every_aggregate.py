@@ -19,7 +19,13 @@ from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.store import account_stream as acct
-from dicetable.store import fault_stream, request_stream, staff_stream, streams
+from dicetable.store import (
+    fault_stream,
+    operations_stream,
+    request_stream,
+    staff_stream,
+    streams,
+)
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
 from dicetable.store.memory import MemoryStore
@@ -76,6 +82,17 @@ def _faults() -> list[Event]:
                                       by_role="pit-boss", reason="restored")]
 
 
+def _operations() -> list[Event]:
+    return [operations_stream.MigrationApplied(seq=1, at=AT, version_from=2, version_to=3,
+                                               name="record-store-version", detail="-"),
+            operations_stream.StoreRestored(
+                seq=2, at=AT, actor="pat", approved_by="ann", reason="disk", backup="b",
+                backup_digest="d", backup_at=AT, backup_checkpoint=1, lost_events=3,
+                lost_requests=1, report_digest="r", previous="old"),
+            operations_stream.MigrationApplied(seq=3, at=AT, version_from=3, version_to=3,
+                                               name="key-rotation", detail="-")]
+
+
 def _requests() -> list[Event]:
     return [request_stream.RequestRecorded(account="dee", seq=i, at=AT, scope=f"dee:k{i}",
                                            fingerprint=f"f{i}", status=200,
@@ -96,7 +113,7 @@ def _bank() -> list[Event]:
 
 SAMPLES: dict[str, Callable[[], list[Event]]] = {
     "table": _table, "custody": _custody, "account": _account, "staff": _staff,
-    "faults": _faults, "requests": _requests, "bank": _bank}
+    "faults": _faults, "requests": _requests, "bank": _bank, "operations": _operations}
 
 
 def test_every_registered_kind_is_in_the_suite() -> None:

@@ -40,6 +40,29 @@ def keys_init(path: Path = typer.Argument(Path("dicetable.db.key"), metavar="PAT
                   "or DICETABLE_KEY_FILE")
 
 
+@keys_app.command("rotate")
+def keys_rotate(db: str = typer.Option(..., "--db", help="The store (the server stopped)"),
+                key_file: Path = typer.Option(..., "--key", help="The current key"),
+                new_key: Path = typer.Option(..., "--new-key", help="The new key (dicetable "
+                                             "keys init)"),
+                checkpoints: Path | None = typer.Option(
+                    None, "--checkpoints", help="The checkpoint file: kept (renamed), and a "
+                    "new one started under the new key"),
+                schema: str = typer.Option("dicetable")) -> None:
+    """Re-link every stream under a new key after verifying the log under the old one;
+    recorded in the store."""
+    from dicetable.store.keys import read_key
+    from dicetable.store.rotation import rotate
+
+    with refused_in_red(err):
+        done = rotate(db, read_key(key_file), read_key(new_key), schema=schema,
+                      checkpoints=checkpoints)
+    console.print(f"{db}: {done['events']} events of {done['streams']} streams re-linked "
+                  f"under {done['key_id']} (was {done['old_key_id']}); recorded")
+    if done["checkpoints_kept"]:
+        console.print(f"the old checkpoint file is kept at {done['checkpoints_kept']}")
+
+
 def checkpoint(db: str = typer.Argument(..., metavar="DB",
                                         help="A SQLite file or a postgresql:// URL"),
                checkpoints: Path = typer.Option(..., "--checkpoints",

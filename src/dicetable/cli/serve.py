@@ -57,10 +57,26 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               "", "--forwarded-allow-ips", help="Comma-separated addresses of the proxies "
               "whose X-Forwarded-For / X-Forwarded-Proto are honoured (the client address "
               "used for the failed-login limit); default none: those headers are ignored"),
+          schema: str = typer.Option("dicetable", "--schema", help="PostgreSQL: the schema "
+                                     "that holds the floor"),
+          log_format: str = typer.Option(
+              "text", "--log-format", help="text: warnings and errors; json: one JSON line "
+              "per record, and one per request (method, path, status, ms, table, command "
+              "kind, Idempotency-Key, a refusal's rule)"),
           ) -> None:
     """Serve the floor; an empty store gets the demo floor (credentials printed)."""
+    from dicetable.core.errors import DicetableError
+    from dicetable.server.observe import LOG_ENV, configure_logging
+
+    try:
+        configure_logging(log_format)
+    except DicetableError as e:
+        typer.echo(f"dicetable: {e}", err=True)
+        raise typer.Exit(2) from None
+    os.environ[LOG_ENV] = log_format  # the worker processes read it
     typer.echo(f"dicetable: opening {db} ...")
     import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
 
     from dicetable.server.app import create_app
     from dicetable.server.demo import DEMO_PASSWORD
@@ -92,10 +108,9 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     if (certfile is None) != (keyfile is None):
         typer.echo("--certfile and --keyfile go together", err=True)
         raise typer.Exit(2)
-    from dicetable.core.errors import DicetableError
-
     try:
         floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
+                                         schema=schema,
                                          checkpoints=checkpoints, progress=_progress)
     except DicetableError as e:
         typer.echo(f"dicetable: {e}", err=True)
@@ -120,6 +135,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         os.environ["DICETABLE_DB"] = db
         os.environ["DICETABLE_BET_SECONDS"] = str(bet_seconds)
         os.environ["DICETABLE_WORKERS"] = str(workers)  # the processes split the tables
+        os.environ["DICETABLE_SCHEMA"] = schema
         if key:
             os.environ["DICETABLE_KEY_FILE"] = key
         if checkpoints:
@@ -127,6 +143,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
         os.environ["DICETABLE_VERIFY_EVERY"] = str(verify_every)
         uvicorn.run("dicetable.server.main:app_from_env", factory=True, host=host, port=port,
                     workers=workers, log_level="warning", ssl_certfile=certfile,
+                    log_config=None if log_format == "json" else LOGGING_CONFIG,
                     ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
@@ -136,6 +153,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                            connections=connections_from_env(),
                            proxies=Proxies(proxies)),
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
+                log_config=None if log_format == "json" else LOGGING_CONFIG,
                 ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
 
 

@@ -23,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.types import ASGIApp
 
 from dicetable.application.pipeline import Busy
 from dicetable.core.errors import (
@@ -41,6 +42,7 @@ from dicetable.server import (
     dice_room,
     faults_api,
     idempotency,
+    observe,
     offline_docs,
     player_money,
     ratings_api,
@@ -169,6 +171,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             and floor.accounts.remembered(token) is not None
 
     gate = LoadGate(floor, admission, impatience, known)
+    readiness = observe.Readiness(verify_every=verify_seconds)
+    readiness.verified()  # the floor verified every stream before it was handed here
     sockets = OpenSockets(floor.accounts)
     """Open WebSockets by session: a lock (logout, expiry, a faulted account) closes them."""
 
@@ -190,10 +194,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         if clock_seconds:
             tasks.append(asyncio.create_task(run_clock(scheduler, clock_seconds)))
         if verify_seconds > 0:
-            tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds)))
+            tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds, readiness)))
         tasks.append(asyncio.create_task(sockets.sweep()))
         # the protocol refuses the excess as it is read, and bounds the connections
         yield {GATE_STATE: gate, GUARD_STATE: connections}
+        readiness.draining = True
         for task in tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -287,10 +292,18 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                                 cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
     bet_route = BetRoute(prefix="/api/tables/", suffix="/bets", model=bets.model, act=bet,
                          accounts=floor.accounts, cookie=COOKIE) if fast_path else None
-    app.door = Door(app.framework, gate=gate, split=split, cookie=COOKIE,
-                    allowed_origins=allowed_origins, proxies=proxies or None, keeper=keeper,
-                    bet=bet_route, refusal=refusal)
-    app.state.door = app.door
+    door = Door(app.framework, gate=gate, split=split, cookie=COOKIE,
+                allowed_origins=allowed_origins, proxies=proxies or None, keeper=keeper,
+                bet=bet_route, refusal=refusal)
+    app.state.door = door
+    app.state.readiness = readiness
+
+    def load_figures() -> dict[str, Any]:
+        return observe.figures(floor, admission, gate, connections, readiness)
+
+    # Outside the door: health, readiness and metrics are never shed and need no session.
+    app.door = observe.Observer(door, floor=floor, readiness=readiness, meters=observe.Meters(),
+                                figures=load_figures)
 
     @app.exception_handler(DicetableError)
     async def refused(request: Request, exc: DicetableError) -> JSONResponse:
@@ -308,29 +321,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.get("/api/floor/load", tags=["tables"])
     def load(who: Me) -> dict[str, Any]:
-        """How loaded this server process is, and what it has refused for load (staff)."""
+        """How loaded this server process is, and what it has refused for load (staff); the
+        same figures ``/metrics`` exports."""
         _pit(floor, who)
-        return {"in_flight": admission.in_flight, "admitted": admission.admitted,
-                "refused": admission.refused,
-                "refusals_held": gate.impatience.held,
-                "ms_per_answer": round(admission.per_answer * 1000, 3),
-                "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
-                "loop_lag_ms": round(admission.lag * 1000, 1),
-                "limits": {"wait_ms": admission.max_wait * 1000,
-                           "retry_hold_ms": gate.impatience.hold * 1000,
-                           "always_admitted": admission.floor,
-                           "header_timeout_s": connections.header_timeout,
-                           "body_timeout_s": connections.body_timeout,
-                           "connections": connections.most,
-                           "connections_per_client": connections.per_client},
-                "connections": {"open": connections.open,
-                                "refused": connections.refused,
-                                "timed_out": connections.expired},
-                "tables": {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
-                                 "batches": p.stats.batches, "commits": p.stats.commits,
-                                 "commands": p.stats.commands}
-                           for tid, info in sorted(floor.tables.items())
-                           if (p := info.pipeline) is not None}}
+        return load_figures()
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -506,7 +500,7 @@ class Served(FastAPI):
     """The app behind its door: every request passes ``door.Door`` once, which answers it or
     hands it to the framework (``framework``); the lifespan goes to the framework directly."""
 
-    door: Door | None = None
+    door: ASGIApp | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         door = self.door
@@ -574,7 +568,7 @@ async def _until_disconnect(ws: WebSocket) -> None:
         pass
 
 
-async def _verify_loop(floor: Floor, every: float) -> None:
+async def _verify_loop(floor: Floor, every: float, readiness: observe.Readiness) -> None:
     """Verify every stream again every ``every`` seconds (MEM-2: checked continually)."""
     while True:
         await asyncio.sleep(every)
@@ -583,6 +577,7 @@ async def _verify_loop(floor: Floor, every: float) -> None:
         except Exception:  # a check that cannot run is logged, the loop goes on
             log.exception("periodic verification failed to run")
             continue
+        readiness.verified()
         for table_id in faulted:
             log.error("table %s faulted on periodic verification", table_id)
 

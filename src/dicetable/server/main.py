@@ -26,6 +26,7 @@ from dicetable.server.connections import (
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.floor import Floor
+from dicetable.server.observe import LOG_ENV, configure_logging
 from dicetable.server.security import Proxies
 from dicetable.server.shedding import (
     RETRY_HOLD,
@@ -114,6 +115,7 @@ def lead_electronic_tables(db: str) -> bool:
 
 def app_from_env() -> FastAPI:
     """uvicorn's factory: ``uvicorn --factory dicetable.server.main:app_from_env``."""
+    configure_logging(os.environ.get(LOG_ENV, "text"))
     db = os.environ.get("DICETABLE_DB", "dicetable.db")
     leader = lead_electronic_tables(db)
     # One writer for the checkpoint file: the leading process (the others still verify).

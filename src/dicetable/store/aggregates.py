@@ -22,6 +22,7 @@ from dicetable.store import (
     custody_codec,
     fault_stream,
     player_money_stream,
+    operations_stream,
     request_stream,
     staff_stream,
 )
@@ -71,6 +72,8 @@ register_record_kind(player_money_stream.WalletEvent, player_money_stream.Wallet
                      player_money_stream.apply_wallet, player_money_stream.wallet_invariants)
 register_record_kind(player_money_stream.RequestEvent, player_money_stream.RequestsState,
                      player_money_stream.apply_request, player_money_stream.request_invariants)
+register_record_kind(operations_stream.OperationsEvent, operations_stream.OperationsState,
+                     operations_stream.apply, operations_stream.invariants)
 register(Aggregate(bank_stream.KIND, BankEvent, "table", bank_state.BankState,
                    bank_state.apply, bank_state.encode_state, bank_stream.decode_state,
                    bank_state.invariants, bank_state.roundtrips))

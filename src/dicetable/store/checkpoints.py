@@ -119,6 +119,31 @@ def write_checkpoint(path: str | Path, key: bytes | None, heads: dict[str, Head]
     return number
 
 
+def write_restore(path: str | Path, key: bytes | None, restore: dict[str, Any], *,
+                  at: str) -> int:
+    """Append a signed restore line: the store was replaced by a backup (``restore`` names
+    its recorded event: stream, seq, hash). The lines before it checkpoint the replaced
+    store: from here on streams are checked against the lines after it only, and the line
+    itself claims no heads, so the next start-up verifies every stream whole."""
+    if not key:
+        raise InvalidInput("checkpoints are signed with the chain key (dicetable keys init)",
+                           rule="store.key")
+    target = Path(path)
+    previous = _lines(target)
+    last = previous[-1] if previous else None
+    prev_mac = str(last.get("mac", GENESIS)) if last else GENESIS
+    number = int(last["n"]) + 1 if last and isinstance(last.get("n"), int) else len(previous) + 1
+    data = {"n": number, "at": at, "prev": prev_mac, "heads": {}, "restore": restore}
+    line = canonical({**data, "mac": _mac(key, data)})
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return number
+
+
 def _hash_at(sources: list[Streams], stream: str, seq: int) -> tuple[str | None, int]:
     """The stored hash at ``seq`` of ``stream`` (None if absent), and the stream's head seq."""
     for source in sources:
@@ -191,6 +216,13 @@ def verify_lines(path: str | Path, key: bytes | None, sources: Iterable[Streams]
             return found, cursor
         offset += len(raw)
         cursor = Cursor(n, offset, str(mac))
+        restore = line.get("restore")
+        if isinstance(restore, dict):  # the lines before it checkpoint the replaced store
+            found = [p for p in found if not p.stream]
+            broken.clear()
+            latest.clear()
+            found += _restore_recorded(srcs, n, restore)
+            continue
         if newest_only:
             for stream, (seq, digest) in line["heads"].items():
                 latest[stream] = (n, int(seq), str(digest))
@@ -200,6 +232,19 @@ def verify_lines(path: str | Path, key: bytes | None, sources: Iterable[Streams]
     for stream, (n, seq, digest) in sorted(latest.items()):
         found += _against_store(srcs, broken, n, stream, seq, digest)
     return found, cursor
+
+
+def _restore_recorded(srcs: list[Streams], n: int, restore: dict[str, Any]
+                      ) -> list[CheckpointProblem]:
+    """A restore line is honoured only while the store holds the restore event it names."""
+    stream, seq, digest = restore.get("stream"), restore.get("seq"), restore.get("hash")
+    if not isinstance(stream, str) or not isinstance(seq, int) or not isinstance(digest, str):
+        return [CheckpointProblem(n, "", 0, "forged", "a restore line that names no event")]
+    stored, _ = _hash_at(srcs, stream, seq)
+    if stored != digest:
+        return [CheckpointProblem(n, "", 0, "restore", f"the store does not hold the restore "
+                                  f"event this line names ({stream} seq {seq})")]
+    return []
 
 
 def _against_store(srcs: list[Streams], broken: set[str], n: int, stream: str, seq: int,
@@ -266,3 +311,36 @@ def newest(path: str | Path, key: bytes | None) -> tuple[Cursor, dict[str, Head]
     except (TypeError, ValueError):
         return None
     return Cursor(n - 1, start, prev), claimed
+
+
+def signed_heads(path: str | Path, key: bytes | None, *, after: int = 0
+                 ) -> tuple[dict[str, tuple[int, Head]], list[CheckpointProblem]]:
+    """Each stream's newest head signed by the lines after line ``after`` (and after the last
+    restore line), with the line that signed it - read with the signatures checked, not
+    against any store (the store may be the one lost). Stops at a forged or removed line."""
+    target = _check_file(path, key)
+    assert key is not None
+    out: dict[str, tuple[int, Head]] = {}
+    problems: list[CheckpointProblem] = []
+    prev = GENESIS
+    for n, line in enumerate(_lines(target), 1):
+        mac = line.pop("mac", None)
+        if "unreadable" in line or mac != _mac(key, line) or line.get("n") != n:
+            problems.append(CheckpointProblem(n, "", 0, "forged", "the line's signature "
+                                              "does not verify under the key"))
+            break
+        if line.get("prev") != prev:
+            problems.append(CheckpointProblem(n, "", 0, "deleted", "the line does not follow "
+                                              "the one before it"))
+            break
+        prev = str(mac)
+        if isinstance(line.get("restore"), dict):
+            out.clear()
+            continue
+        if n <= after:
+            continue
+        for stream, (seq, digest) in line["heads"].items():
+            held = out.get(stream)
+            if held is None or int(seq) >= held[1].seq:
+                out[stream] = (n, Head(int(seq), str(digest)))
+    return out, problems

@@ -1,0 +1,346 @@
+"""What an operator's tools read: health, readiness, Prometheus metrics and one log line per
+request.
+
+``Observer`` stands outside the door (``server.door``): ``/healthz``, ``/readyz`` and
+``/metrics`` are answered here, before admission and before any session is looked up, so a
+load balancer's probe is never shed and needs no account. Every other request passes through
+to the door, timed; its status, its command's kind and a refusal's rule are counted, and with
+``--log-format json`` one JSON line is logged for it (method, path, status, milliseconds,
+table, kind, the ``Idempotency-Key``, the refusal's rule).
+
+``/healthz`` says the process is alive. ``/readyz`` says it is verified and serving: 503
+until the start-up verification has finished, while the server drains (shutting down), while
+a store-wide fault is open (the checkpoint file failed), while every table is faulted, or
+when the periodic verification has not completed for three of its periods.
+
+The load view (``/api/floor/load``) and ``/metrics`` read the same figures (``figures``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from dicetable.core.errors import InvalidInput
+from dicetable.server.floor import Floor
+from dicetable.server.integrity import CHECKPOINTS
+from dicetable.server.owners import table_of
+
+REQUESTS = logging.getLogger("dicetable.requests")
+"""One line per request (INFO): JSON with ``--log-format json``."""
+
+PROBES = ("/healthz", "/readyz", "/metrics")
+STALE_PERIODS = 3
+"""Periods without a completed verification after which the process is not ready
+(industry-default: a check that stopped running is a check that is not vouching)."""
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                   10.0)
+_METRICS_TYPE = (b"content-type", b"text/plain; version=0.0.4; charset=utf-8")
+_JSON = (b"content-type", b"application/json")
+_COMMAND_VERBS = frozenset(("POST", "PATCH", "DELETE"))
+
+
+@dataclass
+class Readiness:
+    """Whether this process is verified and serving."""
+
+    verify_every: float = 60.0
+    verified_at: float | None = None
+    """Wall time of the last completed verification (None: start-up's has not finished)."""
+    draining: bool = False
+    clock: Callable[[], float] = time.time
+
+    def verified(self) -> None:
+        self.verified_at = self.clock()
+
+    def lag(self) -> float | None:
+        """Seconds since the last verified head (None: never verified)."""
+        return None if self.verified_at is None else max(0.0, self.clock() - self.verified_at)
+
+    def problems(self, floor: Floor) -> list[str]:
+        """Why this process is not ready (empty: ready)."""
+        out = []
+        lag = self.lag()
+        if lag is None:
+            out.append("start-up verification has not finished")
+        elif self.verify_every > 0 and lag > STALE_PERIODS * self.verify_every:
+            out.append(f"no verification completed for {lag:.0f} s "
+                       f"({STALE_PERIODS} periods of {self.verify_every:g} s)")
+        if self.draining:
+            out.append("draining: the server is shutting down")
+        faults = floor.faults.open
+        if CHECKPOINTS in faults:
+            out.append(f"store-wide fault: {faults[CHECKPOINTS]['detail']}")
+        stored = floor.store.tables()
+        if stored and all(t in faults for t in stored):
+            out.append("every table is faulted")
+        return out
+
+
+@dataclass
+class Meters:
+    """The request counters, in their own registry (one per app: tests build many)."""
+
+    registry: CollectorRegistry = field(default_factory=CollectorRegistry)
+
+    def __post_init__(self) -> None:
+        r = self.registry
+        self.commands = Counter("dicetable_commands", "Table commands answered, by kind and "
+                                "HTTP status", ["kind", "status"], registry=r)
+        self.refusals = Counter("dicetable_refusals", "Requests refused, by the rule named "
+                                "in the refusal", ["rule"], registry=r)
+        self.responses = Counter("dicetable_responses", "HTTP answers by status (503s "
+                                 "included; a 503 written by the protocol before the app "
+                                 "is in dicetable_load_refused)", ["status"], registry=r)
+        self.latency = Histogram("dicetable_request_seconds", "Seconds from a request's "
+                                 "arrival at the app to its answer", ["route"],
+                                 buckets=LATENCY_BUCKETS, registry=r)
+
+
+def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
+            readiness: Readiness) -> dict[str, Any]:
+    """The load view's numbers (``/api/floor/load``), which ``/metrics`` also exports."""
+    tables = {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
+                    "batches": p.stats.batches, "commits": p.stats.commits,
+                    "commands": p.stats.commands}
+              for tid, info in sorted(floor.tables.items())
+              if (p := info.pipeline) is not None}
+    lag = readiness.lag()
+    return {"in_flight": admission.in_flight, "admitted": admission.admitted,
+            "refused": admission.refused,
+            "refusals_held": gate.impatience.held,
+            "ms_per_answer": round(admission.per_answer * 1000, 3),
+            "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
+            "loop_lag_ms": round(admission.lag * 1000, 1),
+            "pipeline_depth": sum(t["waiting"] for t in tables.values()),
+            "verification_lag_s": None if lag is None else round(lag, 3),
+            "custody_alerts": len(floor.custody.open_alerts()),
+            "faults": len(floor.faults.open),
+            "limits": {"wait_ms": admission.max_wait * 1000,
+                       "retry_hold_ms": gate.impatience.hold * 1000,
+                       "always_admitted": admission.floor,
+                       "header_timeout_s": connections.header_timeout,
+                       "body_timeout_s": connections.body_timeout,
+                       "connections": connections.most,
+                       "connections_per_client": connections.per_client},
+            "connections": {"open": connections.open,
+                            "refused": connections.refused,
+                            "timed_out": connections.expired},
+            "tables": tables}
+
+
+class FloorCollector(Collector):
+    """The floor's own figures, read when ``/metrics`` is scraped (never kept twice)."""
+
+    def __init__(self, read: Callable[[], dict[str, Any]]) -> None:
+        self.read = read
+
+    def collect(self) -> Iterable[Metric]:
+        f = self.read()
+        yield _gauge("dicetable_in_flight", "Commands admitted and not yet answered",
+                     f["in_flight"])
+        yield _gauge("dicetable_pipeline_depth", "Commands queued on the tables' pipelines",
+                     f["pipeline_depth"])
+        depth = GaugeMetricFamily("dicetable_table_queue", "Commands queued per table",
+                                  labels=["table"])
+        for tid, t in f["tables"].items():
+            depth.add_metric([tid], t["waiting"])
+        yield depth
+        lag = f["verification_lag_s"]
+        yield _gauge("dicetable_verification_lag_seconds", "Seconds since the last verified "
+                     "head (the last completed verification)", -1 if lag is None else lag)
+        yield _gauge("dicetable_custody_alerts", "Open dice-custody alerts",
+                     f["custody_alerts"])
+        yield _gauge("dicetable_faults", "Open integrity faults", f["faults"])
+        yield _gauge("dicetable_ms_per_answer", "Measured milliseconds of work per answer",
+                     f["ms_per_answer"])
+        yield _gauge("dicetable_connections_open", "Open connections",
+                     f["connections"]["open"])
+        refused = CounterMetricFamily("dicetable_load_refused", "Commands refused for load "
+                                      "(503; the load view's refused)")
+        refused.add_metric([], f["refused"])
+        yield refused
+        conn = CounterMetricFamily("dicetable_connections_refused", "Connections refused "
+                                   "(503) as they were accepted")
+        conn.add_metric([], f["connections"]["refused"])
+        yield conn
+
+
+def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, doc, value=value)
+
+
+class Observer:
+    """The ASGI layer outside the door (see the module's text)."""
+
+    def __init__(self, door: ASGIApp, *, floor: Floor, readiness: Readiness, meters: Meters,
+                 figures: Callable[[], dict[str, Any]]) -> None:
+        self.door = door
+        self.floor = floor
+        self.readiness = readiness
+        self.meters = meters
+        meters.registry.register(FloorCollector(figures))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.door(scope, receive, send)
+            return
+        path: str = scope["path"]
+        if path in PROBES and scope["method"] in ("GET", "HEAD"):
+            await self._probe(path, send)
+            return
+        started = time.perf_counter()
+        seen = _Seen()
+        method: str = scope["method"]
+        table = table_of(path) if method in _COMMAND_VERBS else None
+        if table is not None and path.endswith("/commands"):
+            receive = _peek_type(receive, seen)
+        try:
+            await self.door(scope, receive, seen.watch(send))
+        finally:
+            self._count(scope, method, path, table, seen, time.perf_counter() - started)
+
+    def _count(self, scope: Scope, method: str, path: str, table: str | None, seen: _Seen,
+               seconds: float) -> None:
+        m = self.meters
+        status = str(seen.status)
+        kind = None
+        if table is not None:
+            kind = seen.kind or path.rsplit("/", 1)[-1]
+            m.commands.labels(kind, status).inc()
+            m.latency.labels("command").observe(seconds)
+        else:
+            m.latency.labels("read").observe(seconds)
+        m.responses.labels(status).inc()
+        rule = seen.rule()
+        if rule is not None:
+            m.refusals.labels(rule).inc()
+        if REQUESTS.isEnabledFor(logging.INFO):
+            headers = dict(scope["headers"])
+            key = headers.get(b"idempotency-key")
+            REQUESTS.info("request", extra={"fields": {
+                "method": method, "path": path, "status": seen.status,
+                "ms": round(seconds * 1000, 3), "table": table, "kind": kind,
+                "idempotency_key": key.decode("latin-1") if key else None, "rule": rule}})
+
+    async def _probe(self, path: str, send: Send) -> None:
+        if path == "/healthz":
+            await _reply(send, 200, b'{"status":"alive"}', _JSON)
+        elif path == "/readyz":
+            problems = self.readiness.problems(self.floor)
+            lag = self.readiness.lag()
+            body = orjson.dumps({"ready": not problems, "problems": problems,
+                                 "verification_lag_s": lag,
+                                 "faulted": sorted(self.floor.faults.open)})
+            await _reply(send, 503 if problems else 200, body, _JSON)
+        else:
+            await _reply(send, 200, generate_latest(self.meters.registry), _METRICS_TYPE)
+
+
+class _Seen:
+    """What the answer to one request was: its status, and a refusal's body."""
+
+    __slots__ = ("body", "kind", "status")
+
+    def __init__(self) -> None:
+        self.status = 500  # no answer started: the server failed
+        self.body = b""
+        self.kind: str | None = None
+
+    def watch(self, send: Send) -> Send:
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.status = message["status"]
+            elif message["type"] == "http.response.body" and self.status >= 400 \
+                    and len(self.body) < 4096:
+                self.body += message.get("body", b"")
+            await send(message)
+
+        return watched
+
+    def rule(self) -> str | None:
+        """The rule a refusal (4xx/5xx JSON in the one error shape) named."""
+        if self.status < 400 or not self.body:
+            return None
+        try:
+            data = json.loads(self.body)
+        except ValueError:
+            return None
+        rule = data.get("rule") if isinstance(data, dict) else None
+        return rule if isinstance(rule, str) and rule else None
+
+
+def _peek_type(receive: Receive, seen: _Seen) -> Receive:
+    """``receive``, noting the ``type`` of a generic command's body as it passes."""
+    async def peeking() -> Message:
+        message = await receive()
+        if seen.kind is None and message["type"] == "http.request":
+            seen.kind = "commands"
+            try:
+                data = orjson.loads(message.get("body", b""))
+            except orjson.JSONDecodeError:
+                return message
+            kind = data.get("type") if isinstance(data, dict) else None
+            if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 64:
+                seen.kind = kind
+        return message
+
+    return peeking
+
+
+async def _reply(send: Send, status: int, body: bytes, kind: tuple[bytes, bytes]) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [kind, (b"content-length", str(len(body)).encode()),
+                            (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class JsonLines(logging.Formatter):
+    """One JSON object per log record: time, level, logger, message and any ``fields``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(), "logger": record.name,
+            "message": record.getMessage()}
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            out.update(fields)
+        if record.exc_info:
+            out["exception"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str)
+
+
+LOG_FORMATS = ("text", "json")
+LOG_ENV = "DICETABLE_LOG_FORMAT"
+
+
+def configure_logging(fmt: str, stream: Any = None) -> None:
+    """``--log-format``: ``json`` gives one JSON line per record, a line per request among
+    them; ``text`` keeps the plain warnings-and-errors log (no line per request)."""
+    if fmt not in LOG_FORMATS:
+        raise InvalidInput(f"--log-format is one of {', '.join(LOG_FORMATS)}, not {fmt!r}",
+                           rule="server.log_format")
+    root = logging.getLogger()
+    handler = logging.StreamHandler(stream)
+    if fmt == "json":
+        handler.setFormatter(JsonLines())
+        root.setLevel(logging.WARNING)
+        REQUESTS.setLevel(logging.INFO)
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: "
+                                               "%(message)s"))
+        root.setLevel(logging.WARNING)
+    root.handlers[:] = [handler]
+

@@ -1,0 +1,46 @@
+"""``dicetable keys rotate``: every stream re-linked under a new key after the log verified
+under the old one; recorded; the old checkpoint file kept and a new one started."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dicetable.core.errors import InvalidInput
+from dicetable.store import DurableTable, open_store, verify_store
+from dicetable.store.checkpoints import verify_checkpoints
+from dicetable.store.keys import init_key, read_key
+from dicetable.store.operations_stream import STREAM, MigrationApplied
+from dicetable.store.replay import load_state
+from dicetable.store.rotation import rotate
+from tests.ops.helpers import checkpoint, cli, small_floor
+
+
+def test_a_rotated_store_verifies_under_the_new_key_only(tmp_path: Path) -> None:
+    db = str(tmp_path / "floor.db")
+    old = small_floor(db, tmp_path / "old.key")
+    cp = tmp_path / "cp.jsonl"
+    checkpoint(db, old, cp)
+    new_file = init_key(tmp_path / "new.key")
+    with pytest.raises(InvalidInput, match="not with the old key"):
+        rotate(db, read_key(new_file), old)
+    out = cli("keys", "rotate", "--db", db, "--key", str(tmp_path / "old.key"), "--new-key",
+              str(new_file), "--checkpoints", str(cp))
+    assert out.exit_code == 0, out.output
+    new = read_key(new_file)
+    with open_store(db, create=False, key=new) as store:
+        assert all(r.ok for r in verify_store(store))
+        assert load_state(store, "t1").balance("alice") == 100_00
+        rotation = [e for e in store.events(STREAM) if isinstance(e, MigrationApplied)]
+        assert verify_checkpoints(cp, new, [store]) == []
+        DurableTable.resume(store, "t1").table.buy_in("alice", 1_00)  # appends go on
+    assert [e.name for e in rotation] == ["key-rotation"]
+    assert json.loads(rotation[0].detail)["old_key_id"].startswith("k-")
+    kept = list(tmp_path.glob("cp.jsonl.before-rotation-*"))
+    assert len(kept) == 1
+    with open_store(db, create=False, key=old) as store:  # the old key no longer verifies
+        assert not all(r.ok for r in verify_store(store, replay=False))
+        with pytest.raises(InvalidInput, match="store.key|chained with"):
+            DurableTable.resume(store, "t2").table.buy_in("alice", 1_00)
