@@ -21,8 +21,8 @@ from dicetable.store import (
     bank_stream,
     custody_codec,
     fault_stream,
-    player_money_stream,
     operations_stream,
+    player_money_stream,
     request_stream,
     staff_stream,
 )
