@@ -10,7 +10,7 @@ the pack's SHA-256 digest, so the approved document can be matched to the pack a
 Every house edge is written as the exact fraction ``dicetable odds PACK --json`` gives, in a
 ``data-house-edge`` attribute beside its percentage.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> html = submission_html(load_preset("pa-craps"))
 >>> 'data-wager="pass"' in html and 'data-house-edge="7/495"' in html
 True

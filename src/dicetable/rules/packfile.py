@@ -1,4 +1,4 @@
-"""The one rule-pack loader every pack kind shares: game packs (``dicetable.rules.loader``) and
+"""The one rule-pack loader every pack kind shares: game packs (``dicetable.games.packs``) and
 custody packs (``dicetable.custody.rules``) read presets, build rules and derive house packs
 here, so a house pack is checked the same way whatever it configures.
 

@@ -64,7 +64,7 @@ from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.rules.loader import PRESETS, load_pack, pack_from_dict
+from dicetable.games.packs import PRESETS, load_pack, pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table import script_custody as custody_steps
