@@ -42,6 +42,7 @@ from dicetable.server import (
     faults_api,
     idempotency,
     offline_docs,
+    pages,
     ratings_api,
     rules_sheet,
     submission,
@@ -484,12 +485,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    for page in ("play", "dealer", "pit", "rules"):
-        _page(app, static, page)
     dice_room.install(app, floor.custody, session_account)
     bank_api.install(app, floor, session_account)
     submission.install(app, floor, session_account)
-    _page(app, static, "dice-room")
+    pages.install(app)
 
     return app
 
@@ -509,12 +508,6 @@ class Served(FastAPI):
 
     async def framework(self, scope: Any, receive: Any, send: Any) -> None:
         await super().__call__(scope, receive, send)
-
-
-def _page(app: FastAPI, static: Path, page: str) -> None:
-    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page.replace('-', '_')}")
-    def serve_page() -> FileResponse:
-        return FileResponse(static / f"{page}.html")
 
 
 def _bearer(request: Request) -> str | None:
