@@ -27,7 +27,7 @@ from typing import Any
 
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput
-from dicetable.core.textinput import decode_utf8, parse_json
+from dicetable.core.textinput import parse_json, read_utf8
 from dicetable.rules.model import Rule
 
 Problems = list[tuple[str, str]]
@@ -47,12 +47,7 @@ def preset_data(package: str, name: str, *, what: str = "rule pack",
 
 def pack_file(path: Path, *, what: str = "house pack") -> dict[str, Any]:
     """A house pack file's JSON object; unreadable or malformed input is ``InvalidInput``."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read {what} {path}: {e.strerror}", rule="rules.pack") \
-            from None
-    data = parse_json(decode_utf8(raw, str(path), rule="rules.pack"), str(path),
+    data = parse_json(read_utf8(path, rule="rules.pack", what=what), str(path),
                       rule="rules.pack")
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: a {what} is a JSON object", rule="rules.pack")

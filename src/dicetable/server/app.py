@@ -288,11 +288,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                     bet=bet_route, refusal=refusal)
     app.state.door = app.door
 
-    @app.exception_handler(DicetableError)
-    async def refused(request: Request, exc: DicetableError) -> JSONResponse:
-        response = refusal(exc)
-        assert response is not None
-        return response
+    # A refusal of the domain, or a bad value it raised: the same answer, naming the rule.
+    app.add_exception_handler(DicetableError, _refused)
+    app.add_exception_handler(ValueError, _refused)
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:
@@ -334,12 +332,6 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                              for e in exc.errors())
         return JSONResponse({"error": "InvalidInput", "message": problems,
                              "rule": "api.request", "citation": ""}, status_code=422)
-
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
-        response = refusal(exc)
-        assert response is not None
-        return response
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
@@ -508,6 +500,12 @@ class Served(FastAPI):
 
     async def framework(self, scope: Any, receive: Any, send: Any) -> None:
         await super().__call__(scope, receive, send)
+
+
+async def _refused(request: Request, exc: Exception) -> JSONResponse:
+    response = refusal(exc)
+    assert response is not None
+    return response
 
 
 def _bearer(request: Request) -> str | None:
