@@ -18,11 +18,9 @@ rule as regulation text.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from dicetable.core.citation import Status
@@ -102,35 +100,3 @@ def override_rules(base: Mapping[str, Rule], pack_id: str, overrides: Mapping[st
             continue
         rules[rule_id] = made
     return rules, problems
-
-
-@dataclass(frozen=True, eq=False)
-class SitePack:
-    """A site's pack of one kind of rules (custody, the table bank): its rules by id, read
-    through the same accessors; each kind adds its own typed ones."""
-
-    id: str
-    name: str
-    rules: Mapping[str, Rule]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
-
-    def __iter__(self) -> Iterator[Rule]:
-        return iter(self.rules.values())
-
-    def rule(self, rule_id: str) -> Rule:
-        return self.rules[rule_id]
-
-    def value(self, rule_id: str) -> Any:
-        return self.rules[rule_id].value
-
-    def cite(self, rule_id: str) -> str:
-        """``"<citation> [<status>]"`` for errors and events."""
-        return str(self.rules[rule_id].cite)
-
-    def flag(self, rule_id: str) -> bool:
-        return bool(self.value(rule_id))
-
-    def number(self, rule_id: str) -> int:
-        return int(self.value(rule_id))
