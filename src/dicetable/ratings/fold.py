@@ -328,11 +328,3 @@ _BEFORE: dict[type[Event], Callable[[RatingsFold, Any], None]] = {
     ev.RoundCompleted: RatingsFold._finished,
 }
 """What the ratings read from each event, before the table's fold applies it."""
-
-
-def rate_log(events: Iterable[ev.Event], formula: IndustryFormula | None = None,
-             day: GamingDay | None = None) -> list[Rating]:
-    """The ratings of one table's whole log."""
-    fold = RatingsFold()
-    fold.feed_all(events)
-    return fold.ratings(formula, day)
