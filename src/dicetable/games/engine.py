@@ -18,7 +18,6 @@ from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.amounts import check_amount
 from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
-from dicetable.games.packs import compile_pack
 from dicetable.games.policy import (
     TOGGLE_FAMILIES,
     change_cost,
@@ -30,7 +29,7 @@ from dicetable.games.state import Bet, Phase, TableState
 from dicetable.games.variant import Variant, variant_of, variants
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import expand_facts, family_of, is_code
-from dicetable.wagers.compile import ODDS_LAY, odds_code_for, point_state_name
+from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
 from dicetable.wagers.compiled import CompiledWager
 
 Refusal = Callable[[], IllegalWager]
@@ -134,7 +133,8 @@ class Engine:
         if c.pack.game not in self.games:
             raise InvalidInput(f"pack {c.pack.id!r} is for {c.pack.game}, not {self.game}",
                                rule="game")
-        compile_pack(c.pack)  # fail here, not mid-game, if a paytable cannot compile
+        # Fail here, not mid-game, if a paytable cannot compile.
+        compile_pack(c.pack, variant_of(c.pack.game).points)
         out.table = c.table
         if c.mode not in ("bare", "live", "electronic"):
             raise InvalidInput(f"no table mode {c.mode!r} (live, electronic or bare)",

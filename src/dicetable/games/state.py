@@ -12,10 +12,10 @@ from dicetable.core.dice import Roll
 from dicetable.games import events as ev
 from dicetable.games.bet_book import Bet as Bet
 from dicetable.games.bet_book import BetBook
-from dicetable.games.packs import compile_pack
 from dicetable.games.phase import Phase as Phase
 from dicetable.games.variant import Variant, variant_of
 from dicetable.rules.model import RulePack
+from dicetable.wagers.compile import compile_pack
 from dicetable.wagers.compiled import CompiledWager
 
 
@@ -78,7 +78,7 @@ class TableState:
     @property
     def compiled(self) -> Mapping[str, CompiledWager]:
         assert self.pack is not None
-        return compile_pack(self.pack)
+        return compile_pack(self.pack, self.variant.points)
 
     @property
     def variant(self) -> Variant:
