@@ -441,7 +441,11 @@ def changed_values(rule: Rule) -> list[Any]:
 
 
 def _choices(rule_id: str) -> list[Any]:
-    """The options of a choice rule, read off its checker's complaint."""
+    """The options of a choice rule, read off its checker's complaint (the games are the
+    variant registry's, which the rules layer's checker cannot list)."""
+    if rule_id == "game":
+        from dicetable.games.variant import variants
+        return [v.name for v in variants()]
     message = SPECS[rule_id].check(object()) or ""
     _, _, listed = message.partition("expected one of ")
     return [x.strip() for x in listed.split(",") if x.strip()]
