@@ -8,11 +8,10 @@ from __future__ import annotations
 import argparse
 import time
 
+from dicetable.games.packs import PRESETS, compile_pack, load_preset
 from dicetable.odds import markov
 from dicetable.odds.exact import pack_odds
 from dicetable.odds.report import pack_report
-from dicetable.rules.loader import PRESETS, load_preset
-from dicetable.wagers.compile import compile_pack
 
 
 def main() -> None:

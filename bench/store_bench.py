@@ -32,6 +32,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.events import Event, TableOpened, event_from_dict
 from dicetable.games.fold import apply
+from dicetable.games.packs import compile_pack
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
 from dicetable.store.durable import DurableTable
@@ -40,7 +41,6 @@ from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
 from dicetable.store.state_codec import encode_state, pack_for
 from dicetable.table import Table
-from dicetable.wagers.compile import compile_pack
 
 DEFAULT_PG = os.environ.get("DICETABLE_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 CYCLE = 5

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dicetable.core.clock import FixedClock
-from dicetable.rules.loader import load_preset
+from dicetable.games.packs import load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation

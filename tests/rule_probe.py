@@ -19,6 +19,7 @@ from dicetable.core.clock import FixedClock
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.games.packs import compile_pack
 from dicetable.games.policy import commission_for
 from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.schema import SPECS
@@ -26,7 +27,6 @@ from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.wagers.compile import compile_pack
 
 STAFF = {"fl": Role.FLOORPERSON, "pb": Role.PIT_BOSS, "sp": Role.STICKPERSON,
          "bx": Role.BOXPERSON, "dl": Role.DEALER}
@@ -441,7 +441,11 @@ def changed_values(rule: Rule) -> list[Any]:
 
 
 def _choices(rule_id: str) -> list[Any]:
-    """The options of a choice rule, read off its checker's complaint."""
+    """The options of a choice rule, read off its checker's complaint (the games are the
+    variant registry's, which the rules layer's checker cannot list)."""
+    if rule_id == "game":
+        from dicetable.games.variant import variants
+        return [v.name for v in variants()]
     message = SPECS[rule_id].check(object()) or ""
     _, _, listed = message.partition("expected one of ")
     return [x.strip() for x in listed.split(",") if x.strip()]
@@ -471,18 +475,18 @@ def conditioned(pack: RulePack, rule_id: str) -> RulePack:
 def _for_wagers_the_game_lacks(pack: RulePack) -> set[str]:
     """Rules that only wagers the pack's game does not have would read (Crapless Craps: the
     Don't side, Put, Lay, Fire, the bonus bets), checked against what its menu needs."""
+    from dicetable.games.variant import known_variant
     from dicetable.rules.validation import required_rules
-    from dicetable.rules.variants import GAME_RULES
     from dicetable.rules.vocabulary import CODES, family_of
 
-    facts = GAME_RULES.get(pack.game)
+    facts = known_variant(pack.game)
     if facts is None or not facts.not_offered_codes:
         return set()  # a game that drops whole families only: its packs carry no such rules
     lacking = [c for c in CODES if not facts.offers_code(c, family_of(c))]
     menus = {f"{kind}.{family}" for family in facts.not_offered for kind in ("menu", "limits")}
     # odds beside them: what only odds laid behind a Don't bet would read
-    return menus | (required_rules([*lacking, "odds"], pack.game)
-                     - required_rules(pack.menu_in_order, pack.game))
+    return menus | (required_rules([*lacking, "odds"], facts.points, facts.required_rules)
+                     - required_rules(pack.menu_in_order, facts.points, facts.required_rules))
 
 
 def moot(pack: RulePack, rule_id: str) -> str | None:

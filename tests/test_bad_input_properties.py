@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from dicetable.core.errors import DicetableError
 from dicetable.core.textinput import MAX_DEPTH, decode_utf8, parse_json, parse_toml
 from dicetable.custody.rules import load_custody_pack
-from dicetable.rules.loader import load_pack, pack_from_data
+from dicetable.games.packs import load_pack, pack_from_data
 from dicetable.rules.model import RulePack
 from dicetable.sim.strategy import Strategy, load_strategy
 from dicetable.table.script import ScriptResult, run_file, run_script

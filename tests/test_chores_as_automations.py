@@ -122,7 +122,7 @@ def test_noroll_effect_a_house_pack_returning_wagers_at_live_craps_leaves_it_to_
     """A house pack flips ``noroll.effect`` at Craps: at a live table the dealer returns the
     wagers (the rule says what, the automations who); nothing moves before."""
     from dicetable.core.roles import Role
-    from dicetable.rules.loader import derive_pack, load_preset
+    from dicetable.games.packs import derive_pack, load_preset
 
     house = derive_pack(load_preset("pa-craps"), "returns", {"noroll.effect": "wagers-returned"})
     t = Table.open(house, "c", mode="live", actor="fran",

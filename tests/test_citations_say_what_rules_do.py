@@ -17,7 +17,7 @@ import pytest
 
 from dicetable.core.errors import DicetableError, ProcedureViolation, RoleNotPermitted
 from dicetable.core.roles import Role
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset
 from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.authority import authorize

@@ -21,15 +21,14 @@ from dicetable.cli.main import app
 from dicetable.core.citation import Status
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import IllegalWager, RulePackInvalid
+from dicetable.games.packs import compile_pack, derive_pack, load_preset
 from dicetable.games.variant import variant_of
 from dicetable.odds.exact import wager_odds
-from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.sim.automaton import compile_strategy
 from dicetable.sim.report import build_report
 from dicetable.sim.runner import plan_rolls, run
 from dicetable.sim.strategy import strategy_from_data
 from dicetable.table import Table
-from dicetable.wagers.compile import compile_pack
 from tests.sim_helpers import lane
 
 WIZARD = "Wizard of Odds, Crapless Craps"

@@ -9,7 +9,7 @@ from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.table import Table
 from tests.conftest import funded
 

@@ -12,7 +12,7 @@ import pytest
 from dicetable.core.errors import DicetableError, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.rules.loader import PRESETS, derive_pack, load_preset
+from dicetable.games.packs import PRESETS, derive_pack, load_preset
 from dicetable.table import Table
 from dicetable.table import commands as t
 

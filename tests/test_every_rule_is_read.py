@@ -11,10 +11,9 @@ import importlib
 
 import pytest
 
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset, validate_pack
 from dicetable.rules.model import RulePack
 from dicetable.rules.schema import SPECS
-from dicetable.rules.validation import validate_rules
 
 from .rule_probe import Fingerprint, changed_values, conditioned, derived, moot
 
@@ -41,7 +40,7 @@ def _base(preset: str, pack: RulePack, rule_id: str) -> Fingerprint:
 def _others(pack: RulePack, rule_id: str) -> tuple[list[object], list[object]]:
     """Other values for the rule: all the probe tries, and those the pack validates with."""
     tried = changed_values(pack.rule(rule_id))
-    return tried, [v for v in tried if not validate_rules(derived(pack, rule_id, v).rules)]
+    return tried, [v for v in tried if not validate_pack(derived(pack, rule_id, v).rules)]
 
 
 def test_every_rule_id_names_the_code_that_reads_it() -> None:
@@ -58,7 +57,7 @@ def test_changing_a_configurable_rule_changes_behaviour(preset: str, rule_id: st
     if spec.informational:
         return  # cited only; ``rules show`` marks it informational
     pack = conditioned(load_preset(preset), rule_id)  # read only under another rule's value
-    assert not validate_rules(pack.rules)
+    assert not validate_pack(pack.rules)
     if moot(pack, rule_id) and rule_id.startswith(("menu.", "limits.")):
         return  # a wager family the game does not have: ``moot`` checks its reason
     tried, others = _others(pack, rule_id)

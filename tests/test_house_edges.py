@@ -9,8 +9,8 @@ from fractions import Fraction as F
 
 import pytest
 
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.odds.exact import wager_odds
-from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 
 WIZARD = "Wizard of Odds, craps appendix (standard published edges)"

@@ -17,12 +17,11 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.amounts import check_amount
 from dicetable.games.events import DiceRolled
+from dicetable.games.packs import PRESETS, compile_pack, derive_pack, load_preset
 from dicetable.games.state import Phase
-from dicetable.rules.loader import PRESETS, derive_pack, load_preset
 from dicetable.rules.model import Rule, RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation
-from dicetable.wagers.compile import compile_pack
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
 
 from .conftest import funded

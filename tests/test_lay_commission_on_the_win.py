@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from dicetable.core.dice import Roll
-from dicetable.rules.loader import PRESETS, derive_pack, load_preset
+from dicetable.games.packs import PRESETS, derive_pack, load_preset
 from tests.test_wager_payouts import settle_one
 
 LAYING = [p for p in PRESETS if load_preset(p).offers("lay4")]

@@ -8,7 +8,7 @@ import pytest
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset
 from dicetable.table.script import run_script
 from tests.conftest import funded
 

@@ -10,7 +10,7 @@ import pytest
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset
 from dicetable.table import Table
 from tests.conftest import funded
 

@@ -11,12 +11,11 @@ from fractions import Fraction
 import pytest
 
 from dicetable.core.errors import IllegalWager
+from dicetable.games.packs import PRESETS, compile_pack, derive_pack, load_preset
 from dicetable.odds.exact import pack_odds, wager_odds
 from dicetable.odds.layout import LayoutBet, layout_odds, line_with_odds, max_odds
 from dicetable.odds.report import pack_report
-from dicetable.rules.loader import PRESETS, derive_pack, load_preset
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import compile_pack
 
 F = Fraction
 

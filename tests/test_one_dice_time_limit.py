@@ -10,7 +10,7 @@ import pytest
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.custody.rules import SCHEMA, dice_limit
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.clockwork import dice_limit as table_limit

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from dicetable.cli.main import app
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.script import run_script

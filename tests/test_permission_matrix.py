@@ -15,7 +15,7 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset
 from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.authority import ACTION_RULE, AUTOMATABLE, authorize

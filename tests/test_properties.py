@@ -13,7 +13,7 @@ from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.events import event_from_dict, event_to_dict
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset
 from dicetable.table import Table
 from tests.conftest import funded
 

@@ -9,10 +9,9 @@ import pytest
 
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, load_preset, validate_pack
 from dicetable.rules.model import RulePack
 from dicetable.rules.schema import SPECS
-from dicetable.rules.validation import validate_rules
 from dicetable.table import Table
 from dicetable.table import commands as t
 
@@ -68,13 +67,13 @@ def test_dice_never_unattended_the_last_who_may_handle_the_dice_stays(preset: st
 def test_shooter_first_offer_a_mini_craps_table_counts_from_its_dealer() -> None:
     pack = load_preset("pa-mini-craps")
     for other in ("left-of-boxperson", "left-of-stickperson"):
-        problems = validate_rules(_with(pack, shooter__first_offer=other).rules)
+        problems = validate_pack(_with(pack, shooter__first_offer=other).rules)
         assert [p for p, _ in problems] == ["shooter.first_offer"]
 
 
 def test_winning_stays_up_names_only_families_the_game_has() -> None:
     pack = load_preset("pa-props-and-hops")
-    problems = validate_rules(_with(pack, winning__stays_up=["place"]).rules)
+    problems = validate_pack(_with(pack, winning__stays_up=["place"]).rules)
     assert [p for p, _ in problems] == ["winning.stays_up"]
 
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicetable.cli.main import app
-from dicetable.rules.loader import PRESETS, load_pack
+from dicetable.games.packs import PRESETS, load_pack
 
 runner = CliRunner()
 

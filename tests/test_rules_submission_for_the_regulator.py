@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from dicetable.games.packs import PRESETS, load_preset
 from dicetable.odds.submission import submission_html
-from dicetable.rules.loader import PRESETS, load_preset
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -22,7 +22,7 @@ from dicetable.core.dice import Roll
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games import events as ev
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.store import DurableTable, SqliteStore
 from dicetable.table import Table
 from dicetable.table import commands as t

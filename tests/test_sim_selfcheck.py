@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import compile_pack, derive_pack, load_preset
 from dicetable.sim.automaton import compile_strategy
 from dicetable.sim.report import build_report
 from dicetable.sim.runner import plan_rolls, run
 from dicetable.sim.selfcheck import every_wager
 from dicetable.sim.strategy import strategy_from_data
-from dicetable.wagers.compile import compile_pack
 
 Z = 4.5
 

@@ -14,7 +14,7 @@ import pytest
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.errors import IllegalWager
 from dicetable.games import events as ev
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import family_of
 from tests.conftest import funded

@@ -7,8 +7,7 @@ Every difference between the games is a fact or hook of the game's variant
 
 - **Python** (``src/dicetable/**/*.py``): a game's name compared (``==``, ``!=``, ``in``,
   ``match``) or used as a dispatch key (a dict literal keyed by game names) outside the variant
-  modules: the ``games/`` modules that declare a variant (a class with a ``name`` string) and
-  ``rules/variants.py`` (the rules layer's facts of each game, below the games layer).
+  modules: the ``games/`` modules that declare a variant (a class with a ``name`` string).
 - **JavaScript** (``server/static/**/*.js`` and the pages' inline scripts): any string literal
   that is a game's name (a page has no use for one but to compare or dispatch on it), and any
   comparison or ``switch`` on a ``.game`` property.
@@ -28,9 +27,6 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-RULES_FACTS = "rules/variants.py"
-"""The rules layer's facts of each game (it may not import the games layer)."""
-
 
 def _declared_name(cls: ast.ClassDef) -> str | None:
     """The game name a variant class declares (``name: ClassVar[str] = "craps"``)."""
@@ -49,7 +45,7 @@ def _declared_name(cls: ast.ClassDef) -> str | None:
 
 def variant_modules(src: Path) -> tuple[frozenset[str], frozenset[str]]:
     """(the variant modules relative to ``src``, the game names they declare)."""
-    modules: set[str] = {RULES_FACTS}
+    modules: set[str] = set()
     games: set[str] = set()
     for path in sorted((src / "games").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))

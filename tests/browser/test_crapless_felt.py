@@ -10,7 +10,7 @@ import httpx
 from playwright.sync_api import expect
 
 from dicetable.core.roles import Role
-from dicetable.rules.loader import load_preset
+from dicetable.games.packs import load_preset
 from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import LiveServer, OpenScreen
 

@@ -10,7 +10,7 @@ from dicetable.core.clock import FixedClock
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.custody.ledger import CustodyLedger
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from tests.custody.scenario import in_play, serials

@@ -12,11 +12,11 @@ import pytest
 
 from dicetable.core.errors import InvalidInput
 from dicetable.core.roles import Role
+from dicetable.games.packs import load_preset, pack_from_data
 from dicetable.odds.exact import wager_odds
 from dicetable.ratings.fold import RatingsFold
 from dicetable.ratings.formula import IndustryFormula, display_cents
 from dicetable.ratings.rates import TheoRates
-from dicetable.rules.loader import load_preset, pack_from_data
 from dicetable.table import Table
 from tests.ratings.helpers import only, table, throw
 

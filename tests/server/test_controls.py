@@ -19,11 +19,10 @@ from hypothesis import strategies as st
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.amounts import check_amount, legal_amounts
-from dicetable.rules.loader import PRESETS, load_preset
+from dicetable.games.packs import PRESETS, compile_pack, load_preset
 from dicetable.server.floor import Floor
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
-from dicetable.wagers.compile import compile_pack
 from tests.profiles import examples
 from tests.server.conftest import Login
 

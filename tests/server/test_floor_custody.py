@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from dicetable.core.clock import FixedClock
 from dicetable.custody.events import DiceOverdue
-from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.server.app import create_app
 from dicetable.server.demo import STAFF
 from dicetable.server.floor import Floor

@@ -9,8 +9,8 @@ from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import DicetableError
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
+from dicetable.games.packs import derive_pack, load_preset
 from dicetable.games.state import Phase
-from dicetable.rules.loader import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 

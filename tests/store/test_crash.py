@@ -27,6 +27,7 @@ import pytest
 
 from dicetable.core.errors import DicetableError
 from dicetable.games import events as ev
+from dicetable.games.packs import compile_pack
 from dicetable.games.state import Phase
 from dicetable.rules.model import RulePack
 from dicetable.store.audit import verify_store
@@ -34,7 +35,6 @@ from dicetable.store.durable import DurableTable
 from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
 from dicetable.store.state_codec import encode_state
-from dicetable.wagers.compile import compile_pack
 from tests.store.helpers import PLAYERS, electronic, step
 
 TABLES = ("crash-1", "crash-2")

@@ -254,33 +254,30 @@ def movements(events: Iterable[Event], *, after: int = 0,
 
 
 def _movements_of(e: Event) -> Iterator[Movement]:
-    wager = SourceKind.WAGER
     if isinstance(e, ev.ChipsBought):
         yield Movement(Reason.CASH_EXCHANGE, Source(SourceKind.CURRENCY, DROP_BOX),
                        value=-e.amount, table_seq=e.seq)
-    elif isinstance(e, ev.BetPlaced | ev.BetChanged) and e.commission:
-        yield Movement(Reason.VIGORISH, Source(wager, e.bet), value=e.commission,
-                       table_seq=e.seq)
-    elif isinstance(e, ev.BetRemoved) and e.commission_returned:
-        yield Movement(Reason.VIGORISH, Source(wager, e.bet), value=-e.commission_returned,
-                       table_seq=e.seq)
+        return
+    for reason, bet, value in _wager_moves(e):
+        if value:
+            yield Movement(reason, Source(SourceKind.WAGER, bet), value=value, table_seq=e.seq)
+
+
+def _wager_moves(e: Event) -> Iterator[tuple[Reason, str, int]]:
+    """(reason, bet, value) of each chip movement a wager's event records (zeros skipped)."""
+    vig, settled = Reason.VIGORISH, Reason.WAGER_SETTLEMENT
+    if isinstance(e, ev.BetPlaced | ev.BetChanged):
+        yield vig, e.bet, e.commission
+    elif isinstance(e, ev.BetRemoved):
+        yield vig, e.bet, -e.commission_returned
     elif isinstance(e, ev.WagersReturned):
-        for r in e.items:
-            if r.commission:
-                yield Movement(Reason.VIGORISH, Source(wager, r.bet), value=-r.commission,
-                               table_seq=e.seq)
+        yield from ((vig, r.bet, -r.commission) for r in e.items)
     elif isinstance(e, ev.LosersCollected):
-        for c in e.items:
-            yield Movement(Reason.WAGER_SETTLEMENT, Source(wager, c.bet), value=c.amount,
-                           table_seq=e.seq)
+        yield from ((settled, c.bet, c.amount) for c in e.items)
     elif isinstance(e, ev.WinnersPaid):
         for p in e.items:
-            if p.win:
-                yield Movement(Reason.WAGER_SETTLEMENT, Source(wager, p.bet), value=-p.win,
-                               table_seq=e.seq)
-            if p.commission:
-                yield Movement(Reason.VIGORISH, Source(wager, p.bet), value=p.commission,
-                               table_seq=e.seq)
+            yield settled, p.bet, -p.win
+            yield vig, p.bet, p.commission
 
 
 def matching(events: Iterable[Event], value: int, *, after: int = 0, until: int | None = None,

@@ -46,6 +46,7 @@ from dicetable.bank.state import BankState, SlipProgress, apply
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.events import Event
+from dicetable.core.log_order import in_order
 from dicetable.core.roles import Role
 
 Sink = Callable[[Sequence[bev.BankEvent]], None]
@@ -96,13 +97,7 @@ class TableBank:
     def replay(cls, events: Iterable[Event], *, clock: Clock | None = None,
                sink: Sink | None = None) -> TableBank:
         bank = cls(clock=clock, sink=sink)
-        for i, e in enumerate(events):
-            if not isinstance(e, bev.BankEvent):
-                raise InvalidInput(f"event {i + 1} is not a bank event", rule="events.log")
-            if (i == 0) != isinstance(e, bev.BankOpened):
-                raise InvalidInput("a bank log starts with BankOpened, once", rule="events.log")
-            if e.seq != bank.state.seq + 1:
-                raise InvalidInput(f"event {e.seq} is out of sequence", rule="events.log")
+        for e in in_order(events, "bank", bev.BankEvent, bev.BankOpened):
             apply(bank.state, e)
         return bank
 

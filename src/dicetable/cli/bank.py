@@ -93,16 +93,20 @@ def steps() -> None:
         typer.echo(f"{v.name:<20} {words}\n{'':<20} {v.help}")
 
 
+def _existing(store: EventStore, table: str) -> DurableBank:
+    if not DurableBank.exists(store, table):
+        err.print(f"[red]table {table} has no bank[/red]")
+        raise typer.Exit(2)
+    return DurableBank.resume(store, table)
+
+
 @app.command("show")
 def show(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
          table: str = typer.Argument(..., metavar="TABLE"),
          schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """The bank: status, expected inventory, slips, variances and the conservation check."""
     with opened(db, schema) as store:
-        if not DurableBank.exists(store, table):
-            err.print(f"[red]table {table} has no bank[/red]")
-            raise typer.Exit(2)
-        bank = DurableBank.resume(store, table).bank
+        bank = _existing(store, table).bank
         log = list(store.table_events(table))
         state = load_state(store, table)
     totals = Totals().fold(log)
@@ -156,10 +160,7 @@ def report(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
            schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """The gaming day's table win and hold (601a.9(c), the inferred terms labelled)."""
     with opened(db, schema) as store:
-        if not DurableBank.exists(store, table):
-            err.print(f"[red]table {table} has no bank[/red]")
-            raise typer.Exit(2)
-        bank = DurableBank.resume(store, table).bank
+        bank = _existing(store, table).bank
     when = day or bank.day_and_shift()[0]
     rep = day_report(bank.state, when, included=bank.pack.value("drop.included"))
     typer.echo(f"{table}, gaming day {when}")

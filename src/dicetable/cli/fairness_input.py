@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from dicetable.core.errors import DicetableError, InvalidInput
-from dicetable.core.textinput import decode_utf8, parse_json
+from dicetable.core.textinput import parse_json, read_utf8
 from dicetable.games.events import DiceRolled
 
 MIN_EXPECTED = 5
@@ -21,11 +21,7 @@ def rolls_from_file(path: Path) -> list[DiceRolled]:
     """The DiceRolled events of a JSON Lines file: plain events or export records."""
     from dicetable.store.event_codec import decode  # upcasts older schema versions
 
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read {path}: {e.strerror}", rule="fairness.input") from None
-    lines = decode_utf8(raw, str(path), rule="fairness.input").splitlines()
+    lines = read_utf8(path, rule="fairness.input").splitlines()
     out: list[DiceRolled] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():

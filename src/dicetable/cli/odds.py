@@ -138,7 +138,7 @@ def odds(pack: str | None = typer.Argument(None, metavar="PACK",
             return
         assert pack is not None
         if bets:
-            from dicetable.rules.loader import load_pack
+            from dicetable.games.packs import load_pack
 
             _layout(load_pack(pack), [parse_bet(b) for b in bets], with_table, point,
                     as_json)
@@ -199,8 +199,8 @@ def _report(pack: str) -> tuple[str, list[dict[str, Any]]]:
     found = disk_cache.load(key, tuple) if key is not None else None
     if found is not None:
         return found[0], found[1]
+    from dicetable.games.packs import load_pack
     from dicetable.odds.report import pack_report
-    from dicetable.rules.loader import load_pack
 
     rules = load_pack(pack)
     made = (rules.id, pack_report(rules))

@@ -8,6 +8,7 @@ log as a table script, a site's custody ledger as a script of custody steps alon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -17,6 +18,7 @@ from dicetable.bank.script import run_bank_script
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
+from dicetable.core.events import Event
 from dicetable.store import streams as kinds
 from dicetable.store.base import EventStore
 from dicetable.table.script import run_file
@@ -120,12 +122,7 @@ def load(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
             logs = [log for log in (result.table.log if result.table else None,
                                     result.custody.log if result.custody else None) if log]
             for log in logs:
-                sid = log[0].stream
-                if store.head(sid).seq:
-                    err.print(f"[red]{path}: {db} already holds {sid}[/red]")
-                    raise typer.Exit(2)
-                store.append(sid, log, expected=0)
-                err.print(f"{path}: {len(log)} events -> {sid}")
+                _store_log(store, path, log)
 
 
 def _load_bank(store: EventStore, path: Path) -> None:
@@ -140,6 +137,11 @@ def _load_bank(store: EventStore, path: Path) -> None:
     except DicetableError as e:
         err.print(f"[red]{path}: {escape(str(e))}[/red]")
         raise typer.Exit(1) from None
+    _store_log(store, path, log)
+
+
+def _store_log(store: EventStore, path: Path, log: Sequence[Event]) -> None:
+    """A script's log as a new stream of the store; one the store holds already is refused."""
     sid = log[0].stream
     if store.head(sid).seq:
         err.print(f"[red]{path}: the store already holds {sid}[/red]")

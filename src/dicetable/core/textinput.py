@@ -28,6 +28,7 @@ import json
 import math
 import re
 import tomllib
+from pathlib import Path
 from typing import Any
 
 from dicetable.core.errors import InvalidInput
@@ -67,6 +68,17 @@ def decode_utf8(data: bytes, source: str, *, rule: str) -> str:
         line, column = position(good, len(good))
         raise InvalidInput(f"{source}: byte {e.start} (line {line}, column {column}): not "
                            f"UTF-8 (byte 0x{data[e.start]:02x})", rule=rule) from None
+
+
+def read_utf8(path: Path, *, rule: str, what: str = "") -> str:
+    """The text of the file at ``path``; a file that cannot be read, or is not UTF-8, is
+    refused naming ``rule`` (``what`` names the kind of file in the message)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise InvalidInput(f"cannot read {what + ' ' if what else ''}{path}: {e.strerror}",
+                           rule=rule) from None
+    return decode_utf8(raw, str(path), rule=rule)
 
 
 def check_json_bounds(text: str, source: str, *, rule: str) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import Event
+from dicetable.core.log_order import in_order
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
@@ -58,15 +59,7 @@ class CustodyLedger:
                sink: Sink | None = None) -> CustodyLedger:
         """Rebuild a ledger from its log; the log must start with ``CustodyOpened``."""
         ledger = cls(clock=clock, sink=sink)
-        for i, event in enumerate(events):
-            if not isinstance(event, ev.CustodyEvent):
-                raise InvalidInput(f"event {i + 1} is not a custody event", rule="events.log")
-            if (i == 0) != isinstance(event, ev.CustodyOpened):
-                raise InvalidInput("a custody log starts with CustodyOpened, once",
-                                   rule="events.log")
-            if event.seq != ledger.state.seq + 1:
-                raise InvalidInput(f"event {event.seq} is out of sequence (expected "
-                                   f"{ledger.state.seq + 1})", rule="events.log")
+        for event in in_order(events, "custody", ev.CustodyEvent, ev.CustodyOpened):
             ledger._apply([event])
         return ledger
 

@@ -20,79 +20,32 @@ dicetable.core.errors.RulePackInvalid: rule pack 'house' is invalid (1 problems)
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from functools import cache
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.model import CancelMethod, Key, parse_inches
-from dicetable.rules.loader import PRESETS as GAME_PRESETS
-from dicetable.rules.loader import load_preset
+from dicetable.games.packs import PRESETS as GAME_PRESETS
+from dicetable.games.packs import load_preset
+from dicetable.rules import site_pack as site
 from dicetable.rules.model import Rule, RulePack
-from dicetable.rules.packfile import (
-    SitePack,
-    override_rules,
-    pack_file,
-    preset_data,
-    rule_from,
-)
+from dicetable.rules.site_pack import AND_ABOVE, Checker, SiteKind, SitePack
 
 PRESETS = {"pa": "custody-pa", "in": "custody-in"}
 """Shipped custody packs, by jurisdiction."""
 
-Checker = Callable[[Any], str | None]
-
-
-AND_ABOVE = "+"
-"""``pit-boss+`` in a role list: that rank and every rank above it in ``staff.ranks``."""
-
-
-def _roles(v: Any) -> str | None:
-    if not isinstance(v, list) or not v:
-        return "expected a non-empty list of roles"
-    bad = [r for r in v if not isinstance(r, str)
-           or r.removesuffix(AND_ABOVE) not in {x.value for x in Role}]
-    return f"unknown roles: {bad}" if bad else None
-
 
 def _ranks(v: Any) -> str | None:
-    problem = _roles(v)
+    problem = site.check_roles(v)
     if problem:
         return problem
     if any(r.endswith(AND_ABOVE) for r in v) or len(set(v)) != len(v):
         return "expected each rank once, lowest first, without '+'"
     return None
-
-
-def _time_zone(v: Any) -> str | None:
-    if not isinstance(v, str) or not v:
-        return "expected an IANA time zone such as 'America/New_York'"
-    try:
-        ZoneInfo(v)
-    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long
-        return f"unknown time zone {v!r}"
-    return None
-
-
-def _groups(v: Any) -> str | None:
-    if not isinstance(v, list) or not v:
-        return "expected a list of role groups (one person from each)"
-    for g in v:
-        problem = _roles(g)
-        if problem:
-            return problem
-    return None
-
-
-def _bool(v: Any) -> str | None:
-    return None if isinstance(v, bool) else "expected true or false"
 
 
 def _inches(v: Any) -> str | None:
@@ -118,10 +71,6 @@ def _days(v: Any) -> str | None:
     return None if ok else "expected a whole number of days from 0 (none) to 365"
 
 
-def _text(v: Any) -> str | None:
-    return None if isinstance(v, str) and v.strip() else "expected some text"
-
-
 def _names(v: Any) -> str | None:
     ok = isinstance(v, list) and v and all(isinstance(x, str) and x for x in v)
     return None if ok else "expected a non-empty list of names"
@@ -131,7 +80,7 @@ def _keys(v: Any) -> str | None:
     if not isinstance(v, dict) or set(v) != {k.value for k in Key}:
         return f"expected the roles for each key: {', '.join(k.value for k in Key)}"
     for roles in v.values():
-        problem = _roles(roles)
+        problem = site.check_roles(roles)
         if problem:
             return problem
     return None
@@ -145,71 +94,65 @@ def _methods(v: Any) -> str | None:
 
 
 SCHEMA: dict[str, Checker] = {
-    "jurisdiction": _text,
-    "site.time_zone": _time_zone,
+    "jurisdiction": site.check_text,
+    "site.time_zone": site.check_time_zone,
     "staff.ranks": _ranks,
-    "receipt.roles": _groups,
-    "receipt.seal_check": _bool,
-    "receipt.open_failed_seals": _bool,
-    "receipt.record_manufacturer": _bool,
+    "receipt.roles": site.check_groups,
+    "receipt.seal_check": site.check_bool,
+    "receipt.open_failed_seals": site.check_bool,
+    "receipt.record_manufacturer": site.check_bool,
     "storage.keys": _keys,
-    "storage.source_only": _bool,
+    "storage.source_only": site.check_bool,
     "storage.areas": _names,
-    "storage.locked": _bool,
-    "issue.day_roles": _groups,
-    "inspection.required_before_play": _bool,
-    "inspection.roles": _roles,
-    "inspection.surveillance": _bool,
+    "storage.locked": site.check_bool,
+    "issue.day_roles": site.check_groups,
+    "inspection.required_before_play": site.check_bool,
+    "inspection.roles": site.check_roles,
+    "inspection.surveillance": site.check_bool,
     "inspection.tools": _names,
     "dice.size.minimum_in": _inches,
     "dice.size.maximum_in": _inches,
     "dice.cube.tolerance_in": _inches,
-    "dice.check.logo": _bool,
-    "dice.check.serial": _bool,
-    "dice.check.flat_faces": _bool,
-    "dice.check.square_edges": _bool,
-    "dice.check.balanced": _bool,
-    "dice.check.no_magnetic_load": _bool,
-    "dice.check.opposite_faces": _bool,
-    "dice.check.finish": _bool,
-    "dice.check.spots": _bool,
-    "play.issue_roles": _roles,
-    "play.receive_roles": _roles,
-    "play.never_unattended": _bool,
-    "play.shaker_loader": _groups,
-    "removal.roles": _roles,
-    "removal.tamper_roles": _roles,
-    "removal.tamper_recipient": _text,
-    "removal.envelope.signs": _bool,
-    "removal.envelope.licensees": _bool,
-    "cancellation.required": _bool,
+    "dice.check.logo": site.check_bool,
+    "dice.check.serial": site.check_bool,
+    "dice.check.flat_faces": site.check_bool,
+    "dice.check.square_edges": site.check_bool,
+    "dice.check.balanced": site.check_bool,
+    "dice.check.no_magnetic_load": site.check_bool,
+    "dice.check.opposite_faces": site.check_bool,
+    "dice.check.finish": site.check_bool,
+    "dice.check.spots": site.check_bool,
+    "play.issue_roles": site.check_roles,
+    "play.receive_roles": site.check_roles,
+    "play.never_unattended": site.check_bool,
+    "play.shaker_loader": site.check_groups,
+    "removal.roles": site.check_roles,
+    "removal.tamper_roles": site.check_roles,
+    "removal.tamper_recipient": site.check_text,
+    "removal.envelope.signs": site.check_bool,
+    "removal.envelope.licensees": site.check_bool,
+    "cancellation.required": site.check_bool,
     "cancellation.methods": _methods,
     "cancellation.min_hole_in": _inches,
-    "cancellation.surveillance": _bool,
-    "cancellation.roles": _roles,
-    "logs.pit_manager_roles": _roles,
-    "logs.licence_numbers": _bool,
+    "cancellation.surveillance": site.check_bool,
+    "cancellation.roles": site.check_roles,
+    "logs.pit_manager_roles": site.check_roles,
+    "logs.licence_numbers": site.check_bool,
     "inventory.interval_months": _positive(12),
-    "inventory.report_to": _text,
-    "inventory.roles": _groups,
-    "alerts.roles": _roles,
+    "inventory.report_to": site.check_text,
+    "inventory.roles": site.check_groups,
+    "alerts.roles": site.check_roles,
     "transport.notice_days": _days,
-    "transport.receipt_proof": _bool,
-    "transport.roles": _roles,
-    "receipt.delivery_witness": _bool,
+    "transport.receipt_proof": site.check_bool,
+    "transport.roles": site.check_roles,
+    "receipt.delivery_witness": site.check_bool,
 }
 """Every custody rule id and the check its value must pass. Every id is required."""
 
 
-def validate(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
-    """Every problem at once: missing rules, unknown rules, bad values, inconsistent sizes."""
-    problems = [(rid, "missing") for rid in SCHEMA if rid not in rules]
-    problems += [(rid, "unknown custody rule") for rid in rules if rid not in SCHEMA]
-    for rid, rule in rules.items():
-        check = SCHEMA.get(rid)
-        problem = check(rule.value) if check else None
-        if problem:
-            problems.append((rid, problem))
+def _consistent(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
+    """Sizes that contradict each other, ``RANK+`` naming no rank of the ladder."""
+    problems = []
     lo, hi = rules.get("dice.size.minimum_in"), rules.get("dice.size.maximum_in")
     if lo and hi and not _inches(lo.value) and not _inches(hi.value) \
             and parse_inches(lo.value) > parse_inches(hi.value):
@@ -242,49 +185,13 @@ class CustodyPack(SitePack):
     def inches(self, rule_id: str) -> Decimal:
         return parse_inches(self.value(rule_id))
 
-    def ranks(self) -> tuple[Role, ...]:
-        """The supervisory ranks, lowest first (``staff.ranks``)."""
-        return tuple(Role(r) for r in self.value("staff.ranks"))
-
-    def expand(self, names: Iterable[str]) -> frozenset[Role]:
-        """Roles as a rule lists them: ``assistant-shift-manager+`` is that rank or above."""
-        ranks = self.ranks()
-        out: set[Role] = set()
-        for name in names:
-            if name.endswith(AND_ABOVE):
-                base = Role(name.removesuffix(AND_ABOVE))
-                out.update(ranks[ranks.index(base):])
-            else:
-                out.add(Role(name))
-        return frozenset(out)
-
-    def roles(self, rule_id: str) -> frozenset[Role]:
-        return self.expand(self.value(rule_id))
-
-    def groups(self, rule_id: str) -> tuple[frozenset[Role], ...]:
-        """Role groups: one distinct person from each must take part."""
-        return tuple(self.expand(g) for g in self.value(rule_id))
-
     def keys(self) -> dict[Key, frozenset[Role]]:
         return {Key(k): self.expand(v) for k, v in self.value("storage.keys").items()}
 
-    @property
-    def time_zone(self) -> ZoneInfo:
-        """The site's time zone: calendar days and months are counted in it."""
-        return ZoneInfo(str(self.value("site.time_zone")))
 
-    @property
-    def jurisdiction(self) -> str:
-        return str(self.value("jurisdiction"))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name,
-                "rules": {rid: rule.to_dict() for rid, rule in sorted(self.rules.items())}}
-
-    @property
-    def digest(self) -> str:
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+KIND = SiteKind("custody", "dicetable.custody", PRESETS, SCHEMA, CustodyPack, _consistent)
+validate = KIND.validate
+"""Every problem at once: missing rules, unknown rules, bad values, inconsistent sizes."""
 
 
 RETIRED = {"inventory.interval_days": "inventory.interval_months",
@@ -340,7 +247,7 @@ def _upcast(raw_rules: dict[str, Any]) -> dict[str, Any]:
     code = str(juris.get("value", "") if isinstance(juris, dict) else "").lower()
     if code not in PRESETS:
         return raw_rules
-    shipped = _preset(PRESETS[code])
+    shipped = KIND.preset(PRESETS[code])
     out = {rid: raw for rid, raw in raw_rules.items() if rid not in RETIRED}
     for rid in SCHEMA:
         if rid not in out:
@@ -350,39 +257,15 @@ def _upcast(raw_rules: dict[str, Any]) -> dict[str, Any]:
 
 def pack_from_dict(data: Mapping[str, Any]) -> CustodyPack:
     """A complete custody pack from its JSON form (``CustodyPack.to_dict``)."""
-    pack_id = str(data.get("id", ""))
-    raw_rules = data.get("rules")
-    if not pack_id or not isinstance(raw_rules, dict):
-        raise InvalidInput("a custody pack has an id and rules", rule="custody.pack")
-    raw_rules = _upcast(raw_rules)
-    rules: dict[str, Rule] = {}
-    problems: list[tuple[str, str]] = []
-    for rule_id, raw in raw_rules.items():
-        made = rule_from(rule_id, raw, "", None)
-        if isinstance(made, str):
-            problems.append((rule_id, made))
-        else:
-            rules[rule_id] = made
-    problems += validate(rules)
-    if problems:
-        raise RulePackInvalid(pack_id, problems)
-    return CustodyPack(pack_id, str(data.get("name", pack_id)), rules)
-
-
-@cache
-def _preset(file: str) -> CustodyPack:
-    return pack_from_dict(preset_data("dicetable.custody", file, what="custody pack",
-                                      known=tuple(PRESETS)))
+    return KIND.from_dict(data, _upcast)
 
 
 def derive_custody_pack(base: CustodyPack, pack_id: str, overrides: Mapping[str, Any],
                         name: str | None = None) -> CustodyPack:
     """A house pack: ``base`` with stand-ins changed. Regulation text cannot be changed."""
-    retired = _retired(overrides)
-    rules, problems = override_rules(base.rules, pack_id,
-                                     {k: v for k, v in overrides.items() if k not in RETIRED},
-                                     allow_new=False, unknown="unknown custody rule")
-    problems += retired + [p for p in validate(rules) if p not in problems]
+    rules, problems = KIND.overridden(
+        base, pack_id, {k: v for k, v in overrides.items() if k not in RETIRED})
+    problems = _retired(overrides) + problems
     if not problems and "staff.ranks" in overrides:
         problems += _ranks_keep_regulation(base, CustodyPack(pack_id, pack_id, rules))
     if problems:
@@ -406,20 +289,4 @@ def _ranks_keep_regulation(base: CustodyPack, house: CustodyPack) -> list[tuple[
 
 def load_custody_pack(name: str | Path) -> CustodyPack:
     """``pa``, ``in`` (or ``custody-pa``...), or a house pack file ``{"extends": "pa", ...}``."""
-    key = str(name)
-    if key in PRESETS or key in PRESETS.values():
-        return _preset(PRESETS.get(key, key))
-    path = Path(key)
-    try:
-        is_file = path.is_file()
-    except (OSError, ValueError):  # a name too long for the file system, or with a NUL
-        is_file = False
-    if not is_file:
-        raise InvalidInput(f"no custody pack {key!r}; presets: {', '.join(PRESETS)}",
-                           rule="custody.pack")
-    data = pack_file(path, what="custody pack")
-    if str(data.get("extends", "")) not in PRESETS:
-        raise InvalidInput(f"a house custody pack extends one of {', '.join(PRESETS)}",
-                           rule="custody.pack")
-    return derive_custody_pack(_preset(PRESETS[data["extends"]]), str(data.get("id", path.stem)),
-                               data.get("overrides", {}), data.get("name"))
+    return KIND.load(name, derive_custody_pack)

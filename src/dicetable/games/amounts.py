@@ -60,8 +60,8 @@ def amount_step(pack: RulePack, wager: CompiledWager, limit_code: str) -> int:
     where an unpayable win is refused, of what makes each net payout whole: the least common
     multiple of those, so the accepted amounts are that step's multiples within the limits.
 
-    >>> from dicetable.rules.loader import load_preset
-    >>> from dicetable.wagers.compile import compile_pack
+    >>> from dicetable.games.packs import load_preset
+    >>> from dicetable.games.packs import compile_pack
     >>> pack = load_preset("pa-craps")
     >>> amount_step(pack, compile_pack(pack)["place6"], "place6")   # 7 to 6 in $0.25 units
     300

@@ -1,9 +1,9 @@
 """Crapless Craps: Craps where every total but 7 is a point (a house game, industry default).
 
 On the come-out only 7 wins a Pass bet and 2, 3, 11 and 12 become points like 4 to 10; there
-is nothing to bar, so the game has no Don't bets. What the rules layer needs of it (the
-point numbers, the wagers it does not offer) is its entry in ``dicetable.rules.variants``; the
-felt, the paytables and the limits are its pack's (``crapless-craps``).
+is nothing to bar, so the game has no Don't bets. Its point numbers and the wagers it does not
+offer are its variant's facts below (the wagers compile from them and its pack is checked
+against them); the felt, the paytables and the limits are its pack's (``crapless-craps``).
 
 >>> from dicetable.core.dice import Roll
 >>> CRAPLESS.next_point(None, Roll(1, 1)), CRAPLESS.next_point(None, Roll(5, 6))
@@ -34,6 +34,12 @@ class CraplessCraps(Craps):
 
     name: ClassVar[str] = "crapless-craps"
     title: ClassVar[str] = "Crapless Craps"
+    points: ClassVar[tuple[int, ...]] = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+    # With nothing to bar, no Don't bets (nor Put, Lose, Lay, Fire or bonus bets, whose
+    # tables are written for the six points).
+    not_offered: ClassVar[frozenset[str]] = Craps.not_offered | {
+        "put", "lose", "lay", "fire", "bonus"}
+    not_offered_codes: ClassVar[frozenset[str]] = frozenset({"dontpass", "dontcome"})
 
 
 CRAPLESS = register(CraplessCraps())

@@ -41,6 +41,15 @@ class CrapsEngine(Engine):
                  point=pending.point_after, moves=pending.moves, seven_out=pending.seven_out)
 
 
+_SHOOTER_RULES = frozenset(
+    {"throw.line_bet_required", "noroll.excluded_grounds",
+     "noroll.improper_callers", "authority.offer_dice", "authority.select_dice",
+     "authority.remove_shooter",
+     "authority.overturn_no_roll"} | {f"shooter.{k}" for k in (
+         "dice_offered", "first_offer", "next_offer", "line_bet", "keeps_dice",
+         "may_relinquish", "removal_grounds")})
+
+
 class Craps(Variant):
     """Craps: come-out and point, a shooter with the dice, the puck moved after each roll."""
 
@@ -55,6 +64,10 @@ class Craps(Variant):
     has_puck: ClassVar[bool] = True
     layout: ClassVar[str] = "craps"
     final_chore_label: ClassVar[str] = "Move the puck"
+    required_rules: ClassVar[frozenset[str]] = _SHOOTER_RULES
+    not_offered: ClassVar[frozenset[str]] = frozenset({"double"})
+    offer_references: ClassVar[frozenset[str]] = frozenset(
+        {"left-of-boxperson", "left-of-stickperson"})
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         return next_point(point, roll, self.points)
@@ -85,6 +98,8 @@ class MiniCraps(Craps):
     name: ClassVar[str] = "mini-craps"
     title: ClassVar[str] = "Mini-Craps"
     staffing_rule: ClassVar[str] = "staffing.mini_craps"
+    offer_references: ClassVar[frozenset[str]] = frozenset({"left-of-dealer"})
+    """With neither boxperson nor stickperson, the dice are first offered from the dealer."""
 
 
 CRAPS = register(Craps())

@@ -133,7 +133,8 @@ class Engine:
         if c.pack.game not in self.games:
             raise InvalidInput(f"pack {c.pack.id!r} is for {c.pack.game}, not {self.game}",
                                rule="game")
-        compile_pack(c.pack)  # fail here, not mid-game, if a paytable cannot compile
+        # Fail here, not mid-game, if a paytable cannot compile.
+        compile_pack(c.pack, variant_of(c.pack.game).points)
         out.table = c.table
         if c.mode not in ("bare", "live", "electronic"):
             raise InvalidInput(f"no table mode {c.mode!r} (live, electronic or bare)",

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dicetable.games import events as ev
+from dicetable.games.packs import pack_from_dict
 from dicetable.games.settlement import pending_for
 from dicetable.games.state import Bet, Phase, Player, TableState
-from dicetable.rules.loader import pack_from_dict
 
 
 def _remove_bet(state: TableState, bet_id: str) -> None:

@@ -60,6 +60,11 @@ class PropsAndHops(Variant):
     after_no_roll: ClassVar[Phase] = Phase.CLOSED
     layout: ClassVar[str] = "props"
     final_chore_label: ClassVar[str] = "Complete the round"
+    required_rules: ClassVar[frozenset[str]] = frozenset(
+        {"wagering.seated_only", "wagering.before_shake", "authority.shaker", "authority.shake",
+         "shaker.min_shakes", "shaker.first_to", "shaker.passes_on", "shaker.six_eight_shake"})
+    not_offered: ClassVar[frozenset[str]] = frozenset(
+        {"line", "odds", "put", "place", "lose", "buy", "lay", "big", "hard", "fire", "bonus"})
 
     def before_throw(self, p: DiceAtTable, pack: RulePack) -> None:
         if p.shaker != "uncovered":

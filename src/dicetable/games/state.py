@@ -78,7 +78,7 @@ class TableState:
     @property
     def compiled(self) -> Mapping[str, CompiledWager]:
         assert self.pack is not None
-        return compile_pack(self.pack)
+        return compile_pack(self.pack, self.variant.points)
 
     @property
     def variant(self) -> Variant:

@@ -4,9 +4,9 @@
 Every difference between the games lives in its variant, declared in the game's own module
 (``dicetable.games.craps``, ``dicetable.games.crapless``, ``dicetable.games.props_hops``):
 its facts (shooter or shaker, puck, felt, point numbers, what ends a round), which the pages
-read from the view (``facts``), and the live procedure's hooks (``before_throw`` ...). What the
-rules layer needs of a game (its point numbers, the wagers it lacks) is its entry in
-``dicetable.rules.variants``, which the rules layer may import. Everything else asks the
+read from the view (``facts``); what its pack must hold (the rules it needs, the wagers it
+lacks), which ``dicetable.games.packs`` checks at pack load and from which the wagers compile;
+and the live procedure's hooks (``before_throw`` ...). Everything else asks the
 variant of the table (``variant_of(state.game)``) and never compares the game's name, in
 Python or JavaScript; ``tools/check_game_names.py`` keeps it so.
 
@@ -30,7 +30,6 @@ from dicetable.games import commands as cmd
 from dicetable.games.catalogue import CATALOGUE
 from dicetable.games.phase import Phase
 from dicetable.rules.model import RulePack
-from dicetable.rules.variants import GAME_RULES
 
 
 class DiceAtTable(Protocol):
@@ -76,13 +75,25 @@ class Variant:
     """Which felt the pages draw (``craps`` or ``props``); its numbers are ``points``."""
     final_chore_label: ClassVar[str] = ""
     """The last settlement chore, as the dealer's console names it."""
+    points: ClassVar[tuple[int, ...]] = POINTS
+    """The totals that become the point on the come-out (and on which a come bet travels);
+    the rest of 2, 3, 11, 12 decide a line bet on the come-out. The line bets compile from
+    them."""
+    required_rules: ClassVar[frozenset[str]] = frozenset()
+    """Rules every pack of this game defines."""
+    not_offered: ClassVar[frozenset[str]] = frozenset()
+    """Wager families the game does not have."""
+    not_offered_codes: ClassVar[frozenset[str]] = frozenset()
+    """Single wagers of an offered family the game does not have."""
+    offer_references: ClassVar[frozenset[str]] = frozenset()
+    """The seats of reference from which the dice are first offered (``shooter.first_offer``);
+    empty where the game has no shooter."""
 
-    @property
-    def points(self) -> tuple[int, ...]:
-        """The totals that become the point (the rules layer's fact about the game, which
-        compiles the line bets from it)."""
-        facts = GAME_RULES.get(self.name)
-        return facts.points if facts is not None else POINTS
+    def offers(self, family: str) -> bool:
+        return family not in self.not_offered
+
+    def offers_code(self, code: str, family: str) -> bool:
+        return self.offers(family) and code not in self.not_offered_codes
 
     def next_point(self, point: int | None, roll: Roll) -> tuple[int | None, bool]:
         """The puck after ``roll`` and whether it was a seven-out (no puck: None, False)."""
@@ -146,6 +157,11 @@ def register(variant: Variant) -> Variant:
     """Declare a variant (its module calls this once)."""
     _REGISTRY[variant.name] = variant
     return variant
+
+
+def known_variant(game: str) -> Variant | None:
+    """The variant of ``game``, or None when no module declares it."""
+    return _REGISTRY.get(game)
 
 
 def variant_of(game: str) -> Variant:

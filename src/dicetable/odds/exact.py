@@ -4,7 +4,7 @@ Each wager is modelled *in action*: every roll counts, as in the published table
 that is off on the come-out is not in action then). ``dicetable.odds.layout`` models wagers
 jointly with the table's puck and the pack's working rules instead.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> pack = load_preset("pa-craps")
 >>> wager_odds(pack, "pass").house_edge
 Fraction(7, 495)
@@ -26,9 +26,10 @@ from fractions import Fraction
 from typing import Protocol
 
 from dicetable.core.money import percent
+from dicetable.games.packs import compile_pack, menu_wager
 from dicetable.odds.markov import Decision, absorption
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack, menu_wager
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
 from dicetable.wagers.compiled import CompiledWager, Outcome
 
 COMMISSION_WHEN = ("up-front", "on-win")

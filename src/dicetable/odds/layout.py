@@ -15,7 +15,7 @@ Two models:
   nor lost, when their come bet is decided by a come-out roll. The per-roll figures are then
   per *table* roll.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> pack = load_preset("pa-craps")
 >>> two = layout_odds(pack, [LayoutBet("pass", odds=Fraction(2))])
 >>> two.staked, two.house_edge                    # 1 flat + 2 x (2/3 chance of a point)
@@ -39,11 +39,11 @@ from typing import cast
 
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import IllegalWager
+from dicetable.games.packs import compile_pack, points_of
 from dicetable.odds.exact import PerRoll, commission_terms, default_start, resolve_code
 from dicetable.odds.markov import Chain, Transition
 from dicetable.rules.model import RulePack
-from dicetable.rules.variants import points_of
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack, odds_code_for
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, odds_code_for
 from dicetable.wagers.compiled import CompiledWager, Outcome
 
 STANDING = frozenset({"place", "buy", "lay", "lose", "hard", "big"})
@@ -93,7 +93,7 @@ def max_odds(pack: RulePack, lay: bool = False) -> dict[int, Fraction]:
     Laid odds are capped by what they win (the same multiple of the flat bet), so 3-4-5x lets a
     don't player lay 6x on every point.
 
-    >>> from dicetable.rules.loader import load_preset
+    >>> from dicetable.games.packs import load_preset
     >>> max_odds(load_preset("pa-craps"))[5], max_odds(load_preset("pa-craps"), lay=True)[5]
     (Fraction(4, 1), Fraction(6, 1))
     """

@@ -8,7 +8,7 @@ features). It is built from the pack's own menu and paytable, so a house pack's 
 wagers or prices is drawn at once, and each spot carries ``data-code`` and ``data-pays`` for a
 reader (or a test) to check against the paytable section.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> svg = layout_svg(load_preset("pa-craps"))
 >>> svg.startswith("<svg") and 'data-code="place6"' in svg and 'data-pays="7 to 6"' in svg
 True

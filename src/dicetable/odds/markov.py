@@ -9,8 +9,8 @@ with a self-loop, so both stay fast even for Make 'Em All's 1,023 states):
   along the path to absorption, for chains whose transitions carry rewards (a bet layout, a line
   bet with odds, a wager modelled jointly with the table's puck).
 
->>> from dicetable.rules.loader import load_preset
->>> from dicetable.wagers.compile import compile_pack
+>>> from dicetable.games.packs import load_preset
+>>> from dicetable.games.packs import compile_pack
 >>> place6 = compile_pack(load_preset("pa-craps"))["place6"]
 >>> dist, rolls = absorption(place6, 0)
 >>> for (outcome, payout), p in sorted(dist.items()):

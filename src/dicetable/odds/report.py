@@ -2,7 +2,7 @@
 
 Fractions are written ``"num/den"``; each is accompanied by a float for reading.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> rows = pack_report(load_preset("pa-craps"))
 >>> row = next(r for r in rows if r["wager"] == "pass")
 >>> row["house_edge"], row["house_edge_pct"]

@@ -14,7 +14,7 @@ are named by their titles.
 Every house edge is written as the exact fraction ``dicetable odds PACK --json`` gives, in a
 ``data-house-edge`` attribute beside its percentage.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> html = submission_html(load_preset("pa-craps"))
 >>> 'data-wager="pass"' in html and 'data-house-edge="7/495"' in html
 True
@@ -35,10 +35,10 @@ from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
+from dicetable.games.packs import shipped_pack_title
 from dicetable.odds.layout_drawing import layout_svg
 from dicetable.odds.public_citation import public_citation
 from dicetable.odds.report import pack_report
-from dicetable.rules.loader import shipped_pack_title
 from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.vocabulary import family_of
 from dicetable.table.authority import ACTION_RULE

@@ -215,18 +215,19 @@ class RatingsFold:
 
     def _removed(self, e: ev.Event) -> None:
         assert isinstance(e, ev.BetRemoved)
-        bet = self.state.bets[e.bet]
-        self._book_of(bet).result += e.commission_returned
-        self._held_change(bet, -bet.amount)
-        self._of_bet.pop(e.bet, None)
+        self._taken_back(e.bet, e.commission_returned)
 
     def _returned(self, e: ev.Event) -> None:
         assert isinstance(e, ev.WagersReturned)
         for item in e.items:
-            bet = self.state.bets[item.bet]
-            self._book_of(bet).result += item.commission
-            self._held_change(bet, -bet.amount)
-            self._of_bet.pop(item.bet, None)
+            self._taken_back(item.bet, item.commission)
+
+    def _taken_back(self, bet_id: str, commission: int) -> None:
+        """A wager off the layout undecided (removed, or returned): its commission back."""
+        bet = self.state.bets[bet_id]
+        self._book_of(bet).result += commission
+        self._held_change(bet, -bet.amount)
+        self._of_bet.pop(bet_id, None)
 
     def _collected(self, e: ev.Event) -> None:
         assert isinstance(e, ev.LosersCollected)
@@ -327,11 +328,3 @@ _BEFORE: dict[type[Event], Callable[[RatingsFold, Any], None]] = {
     ev.RoundCompleted: RatingsFold._finished,
 }
 """What the ratings read from each event, before the table's fold applies it."""
-
-
-def rate_log(events: Iterable[ev.Event], formula: IndustryFormula | None = None,
-             day: GamingDay | None = None) -> list[Rating]:
-    """The ratings of one table's whole log."""
-    fold = RatingsFold()
-    fold.feed_all(events)
-    return fold.ratings(formula, day)

@@ -17,7 +17,7 @@ Both are read from the compiled wager through the odds engine (``dicetable.odds.
 commission is counted at the pack's exact rate and practice, before rounding to the table's
 unit, as the odds engine counts it.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> rates = TheoRates(load_preset("pa-craps"))
 >>> rates.per_roll("place6"), rates.per_roll("field"), rates.per_roll("pass")
 (Fraction(1, 216), Fraction(1, 18), None)
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from dicetable.games.packs import compile_pack
 from dicetable.odds.exact import WagerOdds, analyse, commission_terms
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import compile_pack
 from dicetable.wagers.compiled import CompiledWager
 
 CONTRACT_FAMILIES = frozenset({"line", "put"})

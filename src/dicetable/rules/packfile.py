@@ -1,4 +1,4 @@
-"""The one rule-pack loader every pack kind shares: game packs (``dicetable.rules.loader``) and
+"""The one rule-pack loader every pack kind shares: game packs (``dicetable.games.packs``) and
 custody packs (``dicetable.custody.rules``) read presets, build rules and derive house packs
 here, so a house pack is checked the same way whatever it configures.
 
@@ -18,16 +18,14 @@ rule as regulation text.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput
-from dicetable.core.textinput import decode_utf8, parse_json
+from dicetable.core.textinput import parse_json, read_utf8
 from dicetable.rules.model import Rule
 
 Problems = list[tuple[str, str]]
@@ -47,12 +45,7 @@ def preset_data(package: str, name: str, *, what: str = "rule pack",
 
 def pack_file(path: Path, *, what: str = "house pack") -> dict[str, Any]:
     """A house pack file's JSON object; unreadable or malformed input is ``InvalidInput``."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read {what} {path}: {e.strerror}", rule="rules.pack") \
-            from None
-    data = parse_json(decode_utf8(raw, str(path), rule="rules.pack"), str(path),
+    data = parse_json(read_utf8(path, rule="rules.pack", what=what), str(path),
                       rule="rules.pack")
     if not isinstance(data, dict):
         raise InvalidInput(f"{path}: a {what} is a JSON object", rule="rules.pack")
@@ -107,35 +100,3 @@ def override_rules(base: Mapping[str, Rule], pack_id: str, overrides: Mapping[st
             continue
         rules[rule_id] = made
     return rules, problems
-
-
-@dataclass(frozen=True, eq=False)
-class SitePack:
-    """A site's pack of one kind of rules (custody, the table bank): its rules by id, read
-    through the same accessors; each kind adds its own typed ones."""
-
-    id: str
-    name: str
-    rules: Mapping[str, Rule]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
-
-    def __iter__(self) -> Iterator[Rule]:
-        return iter(self.rules.values())
-
-    def rule(self, rule_id: str) -> Rule:
-        return self.rules[rule_id]
-
-    def value(self, rule_id: str) -> Any:
-        return self.rules[rule_id].value
-
-    def cite(self, rule_id: str) -> str:
-        """``"<citation> [<status>]"`` for errors and events."""
-        return str(self.rules[rule_id].cite)
-
-    def flag(self, rule_id: str) -> bool:
-        return bool(self.value(rule_id))
-
-    def number(self, rule_id: str) -> int:
-        return int(self.value(rule_id))

@@ -1,13 +1,15 @@
-"""Validate a rule pack: every problem is reported at once, none is fixed silently."""
+"""Validate a rule pack: every problem is reported at once, none is fixed silently.
+
+What a pack must hold whatever its game; what its game asks of it (the rules the game needs,
+the wagers it has, its point numbers) is its variant's, checked by ``dicetable.games.packs``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from dicetable.core.dice import POINTS
 from dicetable.rules.model import Rule
 from dicetable.rules.schema import SPECS, check_value
-from dicetable.rules.variants import GAME_RULES, GameRules
 from dicetable.rules.vocabulary import family_of
 
 Problem = tuple[str, str]
@@ -25,16 +27,20 @@ _ON_A_POINT = frozenset({"put", "place", "lose", "buy", "lay"})
 """Families that stand on one of the game's point numbers."""
 
 
-def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
-    """The rules a pack must define to offer ``codes``."""
+def on_a_point(family: str) -> bool:
+    """Whether a wager of ``family`` stands on one of the game's point numbers."""
+    return family in _ON_A_POINT
+
+
+def required_rules(codes: Iterable[str], points: tuple[int, ...],
+                   game_rules: Iterable[str] = ()) -> set[str]:
+    """The rules a pack must define to offer ``codes`` in a game whose point numbers are
+    ``points`` and that needs ``game_rules`` of every pack."""
     codes = list(codes)
-    need: set[str] = set(_ALWAYS)
+    need: set[str] = set(_ALWAYS) | set(game_rules)
     need |= {f"authority.{a}" for a in _COMMON_AUTHORITY} | {
         "table.positions", "noroll.grounds", "noroll.callers", "dice.max_hours",
         "dice.never_unattended"}
-    variant = GAME_RULES.get(game or "")
-    if variant is not None:
-        need |= variant.required
     for code in codes:
         fam = family_of(code)
         n = "".join(ch for ch in code if ch.isdigit())
@@ -43,7 +49,6 @@ def required_rules(codes: Iterable[str], game: str | None) -> set[str]:
             if code.startswith("dont"):
                 need |= {"line.dontpass.bar", "removal.dont_after_point"}
         elif fam == "odds":
-            points = variant.points if variant is not None else POINTS
             need |= {f"paytable.odds.take.{p}" for p in points}
             if any(c.startswith("dont") for c in codes):  # odds are laid behind them
                 need |= {f"paytable.odds.lay.{p}" for p in points}
@@ -92,9 +97,11 @@ def _prop_needs(code: str) -> set[str]:
     return set()
 
 
-def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
-    """Every problem with a complete set of rules, as (rule id, message)."""
-    problems: list[tuple[str, str]] = []
+def validate_rules(rules: Mapping[str, Rule], points: tuple[int, ...],
+                   game_rules: Iterable[str] = ()) -> list[Problem]:
+    """Every problem with a complete set of rules, as (rule id, message), for a game whose
+    point numbers are ``points`` and that needs ``game_rules`` of every pack."""
+    problems: list[Problem] = []
     for rule_id, rule in sorted(rules.items()):
         if rule_id not in SPECS:
             problems.append((rule_id, "unknown rule id"))
@@ -105,23 +112,12 @@ def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
         if not rule.citation.strip():
             problems.append((rule_id, "every rule names its citation"))
 
-    game = rules["game"].value if "game" in rules else None
     codes = [c for rid, r in rules.items() if rid.startswith("menu.") and isinstance(r.value, list)
              for c in r.value if isinstance(c, str)]
-    variant = GAME_RULES.get(str(game))
-    for code in codes:
-        fam = family_of(code) if code else ""
-        if variant is not None and not variant.offers_code(code, fam):
-            problems.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager"))
-        elif variant is not None and fam in _ON_A_POINT and \
-                int("".join(ch for ch in code if ch.isdigit())) not in variant.points:
-            problems.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager "
-                                            "(its number is not a point of the game)"))
     if not codes:
         problems.append(("menu", "the table offers no wagers"))
-    problems += _fits_the_game(rules, variant)
     try:
-        need = required_rules(codes, game)
+        need = required_rules(codes, points, game_rules)
     except KeyError:
         need = set()
     for rule_id in sorted(need - set(rules)):
@@ -141,27 +137,3 @@ def validate_rules(rules: Mapping[str, Rule]) -> list[tuple[str, str]]:
             problems.append(("payout.unit", f"the betting unit {limits['unit']} must be a "
                                             f"whole number of payout units ({unit})"))
     return problems
-
-
-def _fits_the_game(rules: Mapping[str, Rule], variant: GameRules | None) -> list[Problem]:
-    """Values that name what the game does not have: a family that stays up after a win, a
-    seat of reference for offering the dice."""
-    if variant is None:
-        return []
-    out: list[Problem] = []
-    stays = rules.get("winning.stays_up")
-    if stays is not None and isinstance(stays.value, list):
-        missing = [f for f in stays.value if isinstance(f, str) and not variant.offers(f)]
-        if missing:
-            out.append(("winning.stays_up", f"{variant.title} has no {', '.join(missing)} "
-                                            "wagers"))
-    mode = rules.get("odds.limit.mode")
-    if mode is not None and mode.value == "345x" and set(variant.points) != set(POINTS):
-        out.append(("odds.limit.mode", f"3-4-5x odds name multiples for 4, 5, 6, 8, 9 and 10 "
-                                       f"only; {variant.title} states a flat multiple"))
-    first = rules.get("shooter.first_offer")
-    if first is not None and variant.offer_references \
-            and first.value not in variant.offer_references:
-        out.append(("shooter.first_offer", f"a {variant.title} table offers the dice first "
-                                           f"{' or '.join(sorted(variant.offer_references))}"))
-    return out

@@ -44,6 +44,7 @@ from dicetable.server import (
     idempotency,
     observe,
     offline_docs,
+    pages,
     player_money,
     ratings_api,
     rules_sheet,
@@ -305,11 +306,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.door = observe.Observer(door, floor=floor, readiness=readiness, meters=observe.Meters(),
                                 figures=load_figures)
 
-    @app.exception_handler(DicetableError)
-    async def refused(request: Request, exc: DicetableError) -> JSONResponse:
-        response = refusal(exc)
-        assert response is not None
-        return response
+    # A refusal of the domain, or a bad value it raised: the same answer, naming the rule.
+    app.add_exception_handler(DicetableError, _refused)
+    app.add_exception_handler(ValueError, _refused)
 
     @app.get("/api/floor/owners", tags=["tables"])
     def owners(who: Me) -> dict[str, Any]:
@@ -332,12 +331,6 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                              for e in exc.errors())
         return JSONResponse({"error": "InvalidInput", "message": problems,
                              "rule": "api.request", "citation": ""}, status_code=422)
-
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
-        response = refusal(exc)
-        assert response is not None
-        return response
 
     # -- accounts ---------------------------------------------------------------------------
     @app.post("/api/login", tags=["accounts"])
@@ -486,12 +479,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    for page in ("play", "dealer", "pit", "rules"):
-        _page(app, static, page)
     dice_room.install(app, floor.custody, session_account)
     bank_api.install(app, floor, session_account)
     submission.install(app, floor, session_account)
-    _page(app, static, "dice-room")
+    pages.install(app)
 
     return app
 
@@ -513,10 +504,10 @@ class Served(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def _page(app: FastAPI, static: Path, page: str) -> None:
-    @app.get(f"/{page}", include_in_schema=False, name=f"page_{page.replace('-', '_')}")
-    def serve_page() -> FileResponse:
-        return FileResponse(static / f"{page}.html")
+async def _refused(request: Request, exc: Exception) -> JSONResponse:
+    response = refusal(exc)
+    assert response is not None
+    return response
 
 
 def _bearer(request: Request) -> str | None:

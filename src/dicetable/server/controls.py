@@ -24,6 +24,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.amounts import legal_amounts
 from dicetable.games.engine import Engine
+from dicetable.games.packs import compile_pack
 from dicetable.games.policy import change_cost, commission_up_front, is_working, stake
 from dicetable.games.state import Bet, Player
 from dicetable.rules.model import RulePack
@@ -33,7 +34,7 @@ from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.table.authority import authorize
 from dicetable.table.procedure import ProcedureEngine
-from dicetable.wagers.compile import compile_pack, odds_code_for
+from dicetable.wagers.compile import odds_code_for
 
 
 def _game(table: Table) -> Engine | None:

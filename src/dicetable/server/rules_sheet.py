@@ -4,7 +4,7 @@ odds engine) and the rules it is read from.
 
 Served as ``GET /api/tables/{id}/rules-sheet`` and shown by the ``/rules?table=ID`` page.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> sheet = rules_sheet(load_preset("pa-craps"))
 >>> place6 = next(w for w in sheet["wagers"] if w["code"] == "place6")
 >>> place6["pays"], place6["house_edge"], place6["house_edge_text"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dicetable.core.dice import Roll
+from dicetable.games.packs import menu_wager, points_of
 from dicetable.games.policy import (
     commission_for,
     commission_kind,
@@ -30,10 +31,9 @@ from dicetable.games.policy import (
 from dicetable.games.settlement import next_point_on
 from dicetable.odds.layout import STANDING
 from dicetable.rules.model import RulePack
-from dicetable.rules.variants import points_of
 from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
-from dicetable.wagers.compile import menu_wager, odds_code_for
+from dicetable.wagers.compile import odds_code_for
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
 
 Item = tuple[int, bool]

@@ -3,7 +3,7 @@
 Each wager is bet at the smallest amount the pack accepts whose commission is exactly its rate
 (so that the realised edge can be held against the exact one); line bets carry odds.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> s = every_wager(load_preset("pa-craps"))
 >>> [(b.wager, b.amounts[0]) for b in s.bets][:3]
 [('pass', 500), ('dontpass', 500), ('come', 500)]
@@ -16,11 +16,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dicetable.core.errors import DicetableError
+from dicetable.games.packs import compile_pack, points_of
 from dicetable.games.policy import commission_for, commission_kind
 from dicetable.rules.model import RulePack
-from dicetable.rules.variants import points_of
 from dicetable.sim.strategy import BetSpec, SessionSpec, Strategy, check_amount
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
 
 
 def smallest_amount(pack: RulePack, code: str, limit: int = 1_000_00) -> int:

@@ -43,16 +43,15 @@ from typing import Any
 
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
-from dicetable.core.textinput import decode_utf8, parse_json, parse_toml
+from dicetable.core.textinput import parse_json, parse_toml, read_utf8
 from dicetable.games.amounts import check_amount
+from dicetable.games.packs import load_pack, menu_wager, points_of
 from dicetable.games.policy import TOGGLE_FAMILIES
 from dicetable.odds.layout import STANDING, max_odds
-from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
-from dicetable.rules.variants import points_of
 from dicetable.rules.vocabulary import family_of, is_code
 from dicetable.sim.session import SessionSpec
-from dicetable.wagers.compile import menu_wager, odds_code_for
+from dicetable.wagers.compile import odds_code_for
 from dicetable.wagers.compiled import CompiledWager
 
 WHEN = ("always", "point-on", "come-out")
@@ -305,11 +304,7 @@ def strategy_from_data(data: Mapping[str, Any], base: Path | None = None,
 def load_strategy(path: str | Path) -> Strategy:
     """A strategy from a ``.json`` or ``.toml`` file."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read strategy {p}: {e.strerror}", rule="strategy") from None
-    text = decode_utf8(raw, str(p), rule="strategy")
+    text = read_utf8(p, rule="strategy", what="strategy")
     data = parse_toml(text, str(p), rule="strategy") if p.suffix == ".toml" else \
         parse_json(text, str(p), rule="strategy")
     if not isinstance(data, Mapping):

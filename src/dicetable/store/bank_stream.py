@@ -17,23 +17,22 @@ again, once.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from dicetable.bank import events as bev
 from dicetable.bank import state as bank_state
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.rules import BankPack
 from dicetable.core.clock import Clock
-from dicetable.core.errors import InvalidInput, ProcedureViolation, StaleVersion
+from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.events import Event
 from dicetable.store.base import EventStore
+from dicetable.store.held import Held
 from dicetable.store.streams import stream_id
 
 KIND = bev.KIND
-T = TypeVar("T")
 
 
 def bank_stream(table: str) -> str:
@@ -46,14 +45,12 @@ def decode_state(data: dict[str, Any], first: Event) -> bank_state.BankState:
     return bank_state.decode_state(data, first)
 
 
-class DurableBank:
+class DurableBank(Held[TableBank]):
     """A ``TableBank`` whose sink is a store. Thread-safe: one step at a time."""
 
     def __init__(self, store: EventStore, bank: TableBank) -> None:
-        self.store = store
+        super().__init__(store, bank, bank_stream(bank.state.table) if bank.state.table else "")
         self.bank = bank
-        self.lock = threading.RLock()
-        self.stream = bank_stream(bank.state.table) if bank.state.table else ""
         bank.sink = self._sink
 
     @classmethod
@@ -86,21 +83,3 @@ class DurableBank:
     def _sink(self, events: Sequence[bev.BankEvent]) -> None:
         if events:
             self.store.append(self.stream, events, expected=self.bank.state.seq)
-
-    def refresh(self) -> int:
-        with self.lock:
-            before = self.bank.state.seq
-            if self.store.head(self.stream).seq > before:
-                self.bank.catch_up(self.store.events(self.stream, after=before))
-            return self.bank.state.seq - before
-
-    def run(self, step: Callable[[TableBank], T]) -> T:
-        """One step, after folding in what other processes appended; retried once on a
-        lost race."""
-        with self.lock:
-            self.refresh()
-            try:
-                return step(self.bank)
-            except StaleVersion:
-                self.refresh()
-                return step(self.bank)

@@ -22,12 +22,11 @@ decides again, once.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from dicetable.core.clock import Clock
-from dicetable.core.errors import InvalidInput, ProcedureViolation, StaleVersion
+from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
@@ -39,6 +38,7 @@ from dicetable.store import custody_codec
 from dicetable.store.base import EventStore
 from dicetable.store.chain import make_snapshot
 from dicetable.store.event_codec import decode_body
+from dicetable.store.held import Held
 from dicetable.store.streams import stream_id
 
 log = logging.getLogger(__name__)
@@ -82,16 +82,15 @@ def load_custody_state(store: EventStore, site: str, *, use_snapshot: bool = Tru
     return state
 
 
-class DurableCustody:
+class DurableCustody(Held[CustodyLedger]):
     """A ``CustodyLedger`` whose sink is a store. Thread-safe: one step at a time."""
 
     def __init__(self, store: EventStore, ledger: CustodyLedger, *,
                  snapshot_every: int = SNAPSHOT_EVERY) -> None:
-        self.store = store
+        super().__init__(store, ledger,
+                         custody_stream(ledger.state.site) if ledger.state.site else "")
         self.ledger = ledger
         self.snapshot_every = snapshot_every
-        self.lock = threading.RLock()
-        self.stream = custody_stream(ledger.state.site) if ledger.state.site else ""
         snap = store.latest_snapshot(self.stream) if self.stream else None
         self._snapshot_seq = snap.seq if snap is not None else 0
         ledger.sink = self._sink
@@ -147,22 +146,8 @@ class DurableCustody:
         return True
 
     # -- steps --------------------------------------------------------------------------------
-    def refresh(self) -> int:
-        """Fold in steps another process appended; returns how many."""
-        with self.lock:
-            before = self.ledger.state.seq
-            if self.store.head(self.stream).seq > before:
-                self.ledger.catch_up(self.store.events(self.stream, after=before))
-            return self.ledger.state.seq - before
-
     def execute(self, command: cmd.CustodyCommand) -> list[ev.CustodyEvent]:
-        with self.lock:
-            self.refresh()
-            try:
-                return self.ledger.execute(command)
-            except StaleVersion:
-                self.refresh()
-                return self.ledger.execute(command)
+        return self.run(lambda ledger: ledger.execute(command))
 
     def check_dice_in_play(self, table: str, serials: Sequence[str],
                            limit: tuple[int, str] | None = None) -> None:

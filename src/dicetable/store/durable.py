@@ -30,8 +30,8 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games.engine import Authorizer, default_authorizer
 from dicetable.games.events import Event
+from dicetable.games.packs import load_pack
 from dicetable.games.state import TableState
-from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
 from dicetable.store.chain import EMPTY, Head, make_snapshot

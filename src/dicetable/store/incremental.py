@@ -138,11 +138,6 @@ class ChainVerifier:
             self._pass = None
         return found
 
-    @property
-    def pass_position(self) -> tuple[int, int]:
-        """(streams finished, streams in the pass) of the rolling pass under way."""
-        return (0, 0) if self._pass is None else (self._pass.index, len(self._pass.streams))
-
     @staticmethod
     def _still_there(stream: str, start: Head, rows: Iterator[StoredEvent]) -> Problem | None:
         """Whether the verified head's own event is still stored as it was verified (one

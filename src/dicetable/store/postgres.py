@@ -35,6 +35,7 @@ from dicetable.store.base import (
 )
 from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical
 from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, Readers, plan_batch
+from dicetable.store.tables import postgres_tables
 
 log = logging.getLogger(__name__)
 
@@ -43,46 +44,8 @@ _PAGE = 5000
 
 def _ddl(schema: str) -> list[sql.Composed]:
     s = sql.Identifier(schema)
-    return [
-        sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(s),
-        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.event_log (
-            table_id  text   NOT NULL,
-            seq       bigint NOT NULL,
-            kind      text   NOT NULL,
-            body      text   NOT NULL,
-            prev_hash text   NOT NULL,
-            hash      text   NOT NULL,
-            PRIMARY KEY (table_id, seq))""").format(s),
-        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.table_heads (
-            table_id text   PRIMARY KEY,
-            seq      bigint NOT NULL,
-            hash     text   NOT NULL)""").format(s),
-        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.request_keys (
-            request   text   PRIMARY KEY,
-            table_id  text   NOT NULL,
-            first_seq bigint NOT NULL,
-            last_seq  bigint NOT NULL)""").format(s),
-        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.chain_meta (
-            name  text PRIMARY KEY,
-            value text NOT NULL)""").format(s),
-        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.snapshots (
-            table_id   text   NOT NULL,
-            seq        bigint NOT NULL,
-            event_hash text   NOT NULL,
-            body       text   NOT NULL,
-            digest     text   NOT NULL,
-            PRIMARY KEY (table_id, seq))""").format(s),
-        sql.SQL("""CREATE TABLE IF NOT EXISTS {}.archives (
-            table_id   text   NOT NULL,
-            first_seq  bigint NOT NULL,
-            first_prev text   NOT NULL,
-            last_seq   bigint NOT NULL,
-            last_hash  text   NOT NULL,
-            day        text   NOT NULL,
-            file       text   NOT NULL,
-            mac        text   NOT NULL,
-            PRIMARY KEY (table_id, first_seq))""").format(s),
-    ]
+    return [sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(s),
+            *(sql.SQL(stmt).format(s) for stmt in postgres_tables())]
 
 
 def channel_for(schema: str) -> str:

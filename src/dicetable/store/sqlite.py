@@ -37,52 +37,9 @@ from dicetable.store.base import (
 )
 from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent
 from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, Readers, plan_batch
+from dicetable.store.tables import sqlite_schema
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS event_log (
-    table_id  TEXT    NOT NULL,
-    seq       INTEGER NOT NULL,
-    kind      TEXT    NOT NULL,
-    body      TEXT    NOT NULL,
-    prev_hash TEXT    NOT NULL,
-    hash      TEXT    NOT NULL,
-    PRIMARY KEY (table_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS table_heads (
-    table_id TEXT PRIMARY KEY,
-    seq      INTEGER NOT NULL,
-    hash     TEXT    NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS request_keys (
-    request   TEXT    PRIMARY KEY,
-    table_id  TEXT    NOT NULL,
-    first_seq INTEGER NOT NULL,
-    last_seq  INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS chain_meta (
-    name  TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS snapshots (
-    table_id   TEXT    NOT NULL,
-    seq        INTEGER NOT NULL,
-    event_hash TEXT    NOT NULL,
-    body       TEXT    NOT NULL,
-    digest     TEXT    NOT NULL,
-    PRIMARY KEY (table_id, seq)
-);
-CREATE TABLE IF NOT EXISTS archives (
-    table_id   TEXT    NOT NULL,
-    first_seq  INTEGER NOT NULL,
-    first_prev TEXT    NOT NULL,
-    last_seq   INTEGER NOT NULL,
-    last_hash  TEXT    NOT NULL,
-    day        TEXT    NOT NULL,
-    file       TEXT    NOT NULL,
-    mac        TEXT    NOT NULL,
-    PRIMARY KEY (table_id, first_seq)
-) WITHOUT ROWID;
-"""
+SCHEMA = sqlite_schema()
 
 _COLS = "table_id, seq, kind, body, prev_hash, hash"
 _STREAMS = """

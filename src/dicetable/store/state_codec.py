@@ -28,8 +28,8 @@ from dicetable.core.codec import type_hints
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import Event, TableOpened
 from dicetable.games.fold import apply_log
+from dicetable.games.packs import pack_from_dict
 from dicetable.games.state import TableState
-from dicetable.rules.loader import pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.store.pack_cache import PackCache
 from dicetable.table.procedure_state import KEY as PROCEDURE_KEY

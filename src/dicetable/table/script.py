@@ -59,12 +59,12 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import event_from_dict
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
-from dicetable.core.textinput import decode_utf8, parse_json
+from dicetable.core.textinput import decode_utf8, parse_json, read_utf8
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.rules.loader import PRESETS, load_pack, pack_from_dict
+from dicetable.games.packs import PRESETS, load_pack, pack_from_dict
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table import script_custody as custody_steps
@@ -547,8 +547,4 @@ def transcript(table: Table, custody: CustodyLedger | None = None, *,
 
 def run_file(path: Path | str) -> ScriptResult:
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read {p}: {e.strerror}", rule="script.file") from None
-    return run_script(decode_utf8(raw, str(p), rule="script.file"), p.parent)
+    return run_script(read_utf8(p, rule="script.file"), p.parent)

@@ -48,7 +48,7 @@ from dicetable.custody.rules import load_custody_pack
 from dicetable.custody.rules import pack_from_dict as custody_pack_from_dict
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.rules.loader import PRESETS, load_preset, pack_from_dict
+from dicetable.games.packs import PRESETS, load_preset, pack_from_dict
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.automation import automations_for, parse_automations

@@ -39,8 +39,8 @@ from dicetable.games import events as ev
 from dicetable.games.catalogue import Entry
 from dicetable.games.engine import Authorizer, Engine, default_authorizer, engine_of
 from dicetable.games.fold import apply
+from dicetable.games.packs import load_pack
 from dicetable.games.state import Phase, TableState
-from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table.authority import ACTION_RULE, AUTOMATABLE

@@ -1,7 +1,8 @@
 """Compile every wager on a pack's menu to its table, once.
 
->>> from dicetable.rules.loader import load_preset
->>> menu = compile_pack(load_preset("pa-craps"))
+>>> from dicetable.core.dice import POINTS
+>>> from dicetable.games.packs import load_preset
+>>> menu = compile_pack(load_preset("pa-craps"), POINTS)
 >>> place6 = menu["place6"]
 >>> from dicetable.core.dice import Roll
 >>> place6.step(0, Roll(3, 3))
@@ -24,7 +25,6 @@ from typing import Any, cast
 from dicetable.core.dice import ALL_ROLLS, POINTS, Roll
 from dicetable.core.money import Odds
 from dicetable.rules.model import RulePack
-from dicetable.rules.variants import points_of
 from dicetable.rules.vocabulary import display_name, family_of
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome, Step
 
@@ -49,10 +49,10 @@ def _stay(state: int) -> Step:
 class _Builder:
     """Shared helpers for one pack."""
 
-    def __init__(self, pack: RulePack) -> None:
+    def __init__(self, pack: RulePack, points: tuple[int, ...]) -> None:
         self.pack = pack
         self.stays_up = frozenset(pack.get("winning.stays_up", []))
-        self.points = points_of(pack)
+        self.points = points
 
     def net(self, rule_id: str) -> Fraction:
         return self.pack.net(rule_id)
@@ -80,7 +80,7 @@ class _Builder:
 def _line(b: _Builder, code: str) -> CompiledWager:
     """Pass/Come and Don't Pass/Don't Come: a come-out (or come box) state, then a point.
 
-    The game's points (``points_of``) travel; of 7 and 11 those that are not points win on the
+    The game's points travel; of 7 and 11 those that are not points win on the
     come-out, of 2, 3 and 12 those that are not points lose (Crapless Craps: only 7 wins).
     """
     points = b.points
@@ -345,27 +345,31 @@ def _fingerprint(pack: RulePack, rule_id: str) -> str:
     return json.dumps(pack.get(rule_id), sort_keys=True)
 
 
-_BY_READS: dict[str, list[tuple[tuple[tuple[str, str], ...], CompiledWager]]] = {}
-"""code -> (the rule values its compilation read, the result): a pack that differs only in
-rules a wager does not read shares that wager's table (house packs, the rule-read tests)."""
+_ReadValues = tuple[tuple[str, str], ...]
+_BY_READS: dict[tuple[str, tuple[int, ...]], list[tuple[_ReadValues, CompiledWager]]] = {}
+"""(code, the game's points) -> (the rule values its compilation read, the result): a pack that
+differs only in rules a wager does not read shares that wager's table (house packs, the
+rule-read tests)."""
 _KEEP = 64
 
 
-def compile_wager(pack: RulePack, code: str) -> CompiledWager:
-    """The table of one wager code under ``pack`` (``odds:take``/``odds:lay`` for odds)."""
-    known = _BY_READS.setdefault(code, [])
+def compile_wager(pack: RulePack, code: str, points: tuple[int, ...]) -> CompiledWager:
+    """The table of one wager code under ``pack`` (``odds:take``/``odds:lay`` for odds), for
+    a game whose point numbers are ``points`` (the game's variant knows them:
+    ``dicetable.games.packs`` passes them)."""
+    known = _BY_READS.setdefault((code, points), [])
     for reads, compiled in known:
         if all(_fingerprint(pack, rule_id) == value for rule_id, value in reads):
             return compiled
     recorder = _Reads(pack)
-    compiled = _compile_wager(recorder, code)  # type: ignore[arg-type]
+    compiled = _compile_wager(recorder, code, points)  # type: ignore[arg-type]
     known.insert(0, (tuple(sorted(recorder.read.items())), compiled))
     del known[_KEEP:]
     return compiled
 
 
-def _compile_wager(pack: RulePack, code: str) -> CompiledWager:
-    b = _Builder(pack)
+def _compile_wager(pack: RulePack, code: str, points: tuple[int, ...]) -> CompiledWager:
+    b = _Builder(pack, points)
     if code in (ODDS_TAKE, ODDS_LAY):
         return _odds(b, code == ODDS_LAY)
     fam = family_of(code)
@@ -411,22 +415,19 @@ def menu_codes(pack: RulePack) -> tuple[str, ...]:
 
 
 @cache
-def _compile(pack: RulePack) -> Mapping[str, CompiledWager]:
-    return {code: compile_wager(pack, code) for code in menu_codes(pack)}
+def compile_pack(pack: RulePack, points: tuple[int, ...]) -> Mapping[str, CompiledWager]:
+    """Every wager on the pack's menu, compiled, for a game whose point numbers are
+    ``points``. Cached: each pack compiles once."""
+    return {code: compile_wager(pack, code, points) for code in menu_codes(pack)}
 
 
-def compile_pack(pack: RulePack) -> Mapping[str, CompiledWager]:
-    """Every wager on the pack's menu, compiled. Cached: each pack compiles once."""
-    return _compile(pack)
-
-
-def menu_wager(pack: RulePack, code: str) -> CompiledWager:
+def menu_wager(pack: RulePack, code: str, points: tuple[int, ...]) -> CompiledWager:
     """One wager of the pack's menu (``odds:take``/``odds:lay`` where odds are offered),
     compiled alone: what a simulator strategy needs, without compiling the whole menu
     (about 0.3 s a pack). ``KeyError`` when the pack does not offer it."""
     if code not in menu_codes(pack):
         raise KeyError(code)
-    return compile_wager(pack, code)
+    return compile_wager(pack, code, points)
 
 
 def odds_code_for(base_code: str) -> str:

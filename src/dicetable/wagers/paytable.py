@@ -4,7 +4,7 @@ The felt, the phone's wager list and the rules page all show these lines, so a h
 changes a price changes what the player reads at once. Each line names the paytable rule it is
 read from, with that rule's status and citation.
 
->>> from dicetable.rules.loader import load_preset
+>>> from dicetable.games.packs import load_preset
 >>> table = paytable_of(load_preset("pa-craps"))
 >>> table["place6"]["pays"], table["hop1-1"]["pays"]
 ('7 to 6', '30 to 1')
@@ -25,8 +25,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from dicetable.games.packs import compile_pack
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
 
 _WHEN_BY_TAIL = {
     "two": "on 2", "three": "on 3", "eleven": "on 11", "twelve": "on 12",

@@ -2,8 +2,9 @@
 // settlement in its order, the shooter and the shaker, the dice, chips, and every player's
 // wagers and balance. The server picks the role from the account's assignment at the table.
 
-import { del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
+import { del, get, patch, post, tablePath, whoami } from "./api.js";
 import { ROLE_TITLES, cardsFor, consoleRole } from "./console-roles.js";
+import { startTable } from "./table-start.js";
 import {
   Feed, dieFace, dieIcon, faces, fmtTime, h, money, parseMoney, replace, rollStrip, s, showRefusal,
   statusPills, topbar,
@@ -646,30 +647,12 @@ function drawPlayers(v) {
 }
 
 // -- start ---------------------------------------------------------------------------------------
-try {
-  setView(await get(tablePath(tableId)));
-} catch (e) {
-  showRefusal(e);
-  throw e;
-}
-
-// The table log as it stood before this page opened: a relieving dealer sees the history.
-try {
-  const earlier = await get(tablePath(tableId, `/events?after=${Math.max(0, st.view.seq - 200)}`));
-  feed.add(earlier, st.view);
-} catch (e) {
-  showRefusal(e);
-}
-
-const live = liveTable(tableId, {
-  onMessage(msg, { reconnected }) {
-    if (msg.events && msg.events.length) feed.add(msg.events, msg.view || st.view, { away: reconnected });
-    if (msg.view) setView(msg.view);
+// A relieving dealer sees the table's last 200 events; players' requests are looked for again
+// after every table change.
+const live = await startTable(tableId, {
+  st, feed, setView, earlier: 200,
+  afterView(msg) {
     if (msg.events && msg.events.length) loadRequests();
-  },
-  onStatus(status) {
-    st.connection = status;
-    if (st.view) replace(document.getElementById("status-pills"), statusPills(st.view, status));
   },
 });
 window.dicetable = { live, st, tableId };

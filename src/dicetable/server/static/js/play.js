@@ -1,7 +1,8 @@
 // The player's page: the layout, chips, the player's own wagers and balance, the dice and the
 // shaker when it is the player's turn, the last rolls, hot and cold numbers, and game recall.
 
-import { Refusal, del, get, liveTable, patch, post, tablePath, whoami } from "./api.js";
+import { Refusal, del, get, patch, post, tablePath, whoami } from "./api.js";
+import { startTable } from "./table-start.js";
 import {
   Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, parseMoney, playerSentence, refusalStyle, replace,
   rollStrip, s, showRefusal, statusPills, topbar, wagerName,
@@ -893,31 +894,13 @@ function resultLines(r) {
 }
 
 // -- start ---------------------------------------------------------------------------------------
-try {
-  setView(await get(tablePath(tableId)));
-} catch (e) {
-  showRefusal(e);
-  throw e;
-}
-
-// What happened at the table before this page opened (the player's own view of the log).
-try {
-  feed.add(await get(tablePath(tableId, `/events?after=${Math.max(0, st.view.seq - 150)}`)), st.view);
-} catch (e) {
-  showRefusal(e);
-}
-
-const live = liveTable(tableId, {
-  onMessage(msg, { reconnected }) {
-    if (msg.events && msg.events.length) { feed.add(msg.events, msg.view || st.view, { away: reconnected }); noteResult(msg.events, msg.view || st.view); }
-    if (msg.view) setView(msg.view);
+// The player sees the last 150 events of the table (their own view of the log).
+const live = await startTable(tableId, {
+  st, feed, setView, earlier: 150, onEvents: noteResult,
+  afterView(msg) {
     if (msg.events && msg.events.some((e) => ["ChipsBought", "ChipsCashedOut", "PlayerLeft", "PlayerJoined"].includes(e.type))) loadMoney();
     if (msg.events && msg.events.some((e) => e.type === "PuckMoved" || e.type === "RoundCompleted" || e.type === "WagersReturned")
         && document.getElementById("load-recall").textContent === "Refresh") loadRecall();
-  },
-  onStatus(status) {
-    st.connection = status;
-    if (st.view) replace(document.getElementById("status-pills"), statusPills(st.view, status));
   },
 });
 

@@ -1,4 +1,6 @@
-"""Load the presets shipped with the package, and derive house packs from them.
+"""A game's rule packs: load the presets shipped with the package, derive house packs from
+them, and check each against its game's variant (the rules its game needs, the wagers it has,
+its point numbers), which the rules layer below cannot know.
 
 >>> pack = load_pack("pa-craps")
 >>> pack.odds("paytable.place.6")
@@ -12,6 +14,10 @@ Odds(win=7, stake=6, basis=<OddsBasis.TO: 'to'>)
 Traceback (most recent call last):
 ...
 dicetable.core.errors.RulePackInvalid: rule pack 'bad' is invalid (2 problems): ...
+>>> points_of(load_preset("crapless-craps"))
+(2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+>>> sorted(compile_pack(pack)["place6"].payouts)
+[Fraction(7, 6)]
 """
 
 from __future__ import annotations
@@ -22,13 +28,82 @@ from pathlib import Path
 from typing import Any
 
 from dicetable.core.citation import Status
+from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput, RulePackInvalid
+from dicetable.games.variant import Variant, known_variant, variants
 from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
-from dicetable.rules.validation import validate_rules
+from dicetable.rules.validation import Problem, on_a_point, validate_rules
+from dicetable.rules.vocabulary import family_of
+from dicetable.wagers import compile as wagers
+from dicetable.wagers.compiled import CompiledWager
 
 PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps", "crapless-craps")
 """The rule packs shipped with dicetable."""
+
+
+def points_of(pack: RulePack) -> tuple[int, ...]:
+    """The point numbers of the pack's game (its variant's)."""
+    variant = known_variant(str(pack.value("game")))
+    return variant.points if variant is not None else POINTS
+
+
+def compile_pack(pack: RulePack) -> Mapping[str, CompiledWager]:
+    """Every wager on the pack's menu, compiled for its game (cached: once a pack)."""
+    return wagers.compile_pack(pack, points_of(pack))
+
+
+def menu_wager(pack: RulePack, code: str) -> CompiledWager:
+    """One wager of the pack's menu compiled alone for its game (``KeyError`` when the pack
+    does not offer it)."""
+    return wagers.menu_wager(pack, code, points_of(pack))
+
+
+def validate_pack(rules: Mapping[str, Rule]) -> list[Problem]:
+    """Every problem with a complete set of rules, as (rule id, message): the rules layer's
+    checks with the game's point numbers, and what the game's variant asks of its pack."""
+    game = rules["game"].value if "game" in rules else None
+    variant = known_variant(str(game))
+    if variant is None:
+        unknown = [] if game is None else [
+            ("game", f"expected one of {', '.join(v.name for v in variants())}")]
+        return [*unknown, *validate_rules(rules, POINTS)]
+    problems = _fits_the_game(rules, variant)
+    return problems + [p for p in validate_rules(rules, variant.points, variant.required_rules)
+                       if p not in problems]
+
+
+def _fits_the_game(rules: Mapping[str, Rule], variant: Variant) -> list[Problem]:
+    """Values that name what the game does not have: a wager on its menu, a family that stays
+    up after a win, odds multiples for other points, a seat of reference for offering the
+    dice."""
+    out: list[Problem] = []
+    codes = [c for rid, r in rules.items() if rid.startswith("menu.") and isinstance(r.value, list)
+             for c in r.value if isinstance(c, str)]
+    for code in codes:
+        fam = family_of(code) if code else ""
+        if not variant.offers_code(code, fam):
+            out.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager"))
+        elif on_a_point(fam) and int("".join(ch for ch in code if ch.isdigit())) \
+                not in variant.points:
+            out.append((f"menu.{fam}", f"{code!r} is not a {variant.title} wager "
+                                       "(its number is not a point of the game)"))
+    stays = rules.get("winning.stays_up")
+    if stays is not None and isinstance(stays.value, list):
+        missing = [f for f in stays.value if isinstance(f, str) and not variant.offers(f)]
+        if missing:
+            out.append(("winning.stays_up", f"{variant.title} has no {', '.join(missing)} "
+                                            "wagers"))
+    mode = rules.get("odds.limit.mode")
+    if mode is not None and mode.value == "345x" and set(variant.points) != set(POINTS):
+        out.append(("odds.limit.mode", f"3-4-5x odds name multiples for 4, 5, 6, 8, 9 and 10 "
+                                       f"only; {variant.title} states a flat multiple"))
+    first = rules.get("shooter.first_offer")
+    if first is not None and variant.offer_references \
+            and first.value not in variant.offer_references:
+        out.append(("shooter.first_offer", f"a {variant.title} table offers the dice first "
+                                           f"{' or '.join(sorted(variant.offer_references))}"))
+    return out
 
 
 def _read_preset_file(name: str) -> dict[str, Any]:
@@ -75,7 +150,7 @@ def load_preset(name: str) -> RulePack:
         raise InvalidInput(f"no rule pack named {name!r}; presets: {', '.join(PRESETS)}",
                            rule="rules.pack")
     title, rules, parent = _preset_rules(name)
-    problems = validate_rules(rules)
+    problems = validate_pack(rules)
     if problems:
         raise RulePackInvalid(name, problems)
     return RulePack(name, title, rules, parent)
@@ -88,7 +163,7 @@ def derive_pack(base: RulePack, pack_id: str, overrides: Mapping[str, Any],
     A rule whose status is ``regulation`` cannot be changed. Every problem is reported at once.
     """
     rules, problems = override_rules(base.rules, pack_id, overrides)
-    problems += [p for p in validate_rules(rules) if p not in problems]
+    problems += [p for p in validate_pack(rules) if p not in problems]
     if problems:
         raise RulePackInvalid(pack_id, problems)
     return RulePack(pack_id, name or pack_id, rules, base.id)
@@ -168,7 +243,7 @@ def _pack_from_dict(data: Mapping[str, Any]) -> RulePack:
     # A pack stored before a rule was written is read as its table ran: the engine reads
     # such a rule with the value every table had then (its default), and the stored pack's
     # digest must not change, so the rule is not added to it.
-    problems = [p for p in validate_rules(rules)
+    problems = [p for p in validate_pack(rules)
                 if not (p[0] in WRITTEN_SINCE and p[0] not in rules)]
     if problems:
         raise RulePackInvalid(str(data.get("id")), problems)
