@@ -16,10 +16,10 @@ from dicetable import __version__
 from dicetable.cli.main import app
 from dicetable.core.errors import InvalidInput
 from dicetable.games.packs import PRESETS, load_pack, load_preset
+from dicetable.games.paytable import paytable_of
 from dicetable.odds.layout_drawing import layout_svg
 from dicetable.odds.public_citation import public_citation
 from dicetable.odds.submission import CONTENTS, submission_html
-from dicetable.wagers.paytable import paytable_of
 
 runner = CliRunner()
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from dicetable.wagers.paytable import paytable_of
+from dicetable.games.paytable import paytable_of
 from tests.browser.conftest import LiveServer, OpenScreen, screenshot
 
 TABLES = ("craps-pa-1", "minicraps-pa-1", "props-pa-1", "craps-in-1", "craps-pa-e1")

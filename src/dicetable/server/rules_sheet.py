@@ -25,6 +25,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from dicetable.core.money import format_cents
+from dicetable.games.paytable import paytable_of
 from dicetable.odds.exact import pack_odds
 from dicetable.odds.layout import max_odds
 from dicetable.rules.model import RulePack
@@ -32,7 +33,6 @@ from dicetable.rules.vocabulary import display_name, family_of
 from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
-from dicetable.wagers.paytable import paytable_of
 
 _WORDS = {1: "once", 2: "twice", 3: "three times", 4: "four times", 5: "five times",
           6: "six times", 7: "seven times", 8: "eight times", 9: "nine times", 10: "ten times"}

@@ -17,6 +17,7 @@ from dicetable.core.roles import Role
 from dicetable.games import events as gev
 from dicetable.games.engine import Engine
 from dicetable.games.events import Event
+from dicetable.games.paytable import paytable_of
 from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import RulePack
@@ -30,7 +31,6 @@ from dicetable.table.authority import ACTION_RULE
 from dicetable.table.automation import chores_left
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.seating import next_shaker_holder, offer_order
-from dicetable.wagers.paytable import paytable_of
 
 
 def event_for(viewer: str | None, staff: bool, event: Event,
