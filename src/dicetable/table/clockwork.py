@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from dicetable.core.time_limits import over_limit
+from dicetable.core.clock import over_limit
 from dicetable.games.state import TableState
 
 
