@@ -19,7 +19,7 @@ from dicetable.core.clock import FixedClock
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.games.policy import commission_for
+from dicetable.games.engine import commission_for
 from dicetable.rules.model import Rule, RulePack
 from dicetable.rules.schema import SPECS
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS

@@ -11,7 +11,7 @@ from collections.abc import Collection
 
 from dicetable.core.dice import POINTS, Roll
 from dicetable.games import events as ev
-from dicetable.games.policy import commission_for, commission_up_front, is_working, payout_amount
+from dicetable.games.engine import commission_for, commission_up_front, is_working, payout_amount
 from dicetable.games.state import Pending, TableState
 from dicetable.wagers.compiled import LEAVES, Outcome
 

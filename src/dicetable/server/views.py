@@ -15,9 +15,8 @@ from typing import Any
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import events as gev
-from dicetable.games.engine import Engine
+from dicetable.games.engine import Engine, is_working
 from dicetable.games.events import Event
-from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dicetable.core.dice import Roll
-from dicetable.games.policy import (
+from dicetable.games.engine import (
     commission_for,
     commission_kind,
     commission_up_front,

@@ -26,7 +26,7 @@ from typing import Any
 
 from dicetable.core.errors import InvalidInput
 from dicetable.games import events as ev
-from dicetable.games.policy import is_working
+from dicetable.games.engine import is_working
 from dicetable.games.state import TableState
 from dicetable.games.variant import variant_of
 from dicetable.store.base import EventStore
