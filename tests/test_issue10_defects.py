@@ -15,7 +15,7 @@ from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation
 from dicetable.core.money import is_whole_units
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
-from dicetable.games.amounts import check_amount
+from dicetable.games.engine import check_amount
 from dicetable.games.events import DiceRolled
 from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, derive_pack, load_preset

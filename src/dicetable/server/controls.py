@@ -22,8 +22,14 @@ from typing import Any, TypeVar
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.games.amounts import legal_amounts
-from dicetable.games.engine import Engine, change_cost, commission_up_front, is_working, stake
+from dicetable.games.engine import (
+    Engine,
+    change_cost,
+    commission_up_front,
+    is_working,
+    legal_amounts,
+    stake,
+)
 from dicetable.games.state import Bet, Player
 from dicetable.rules.model import RulePack
 from dicetable.rules.vocabulary import display_name

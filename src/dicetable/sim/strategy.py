@@ -44,8 +44,7 @@ from typing import Any
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
 from dicetable.core.textinput import decode_utf8, parse_json, parse_toml
-from dicetable.games.amounts import check_amount
-from dicetable.games.engine import TOGGLE_FAMILIES
+from dicetable.games.engine import TOGGLE_FAMILIES, check_amount
 from dicetable.odds.layout import STANDING, max_odds
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
