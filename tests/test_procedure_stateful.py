@@ -16,7 +16,7 @@ from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.rules.loader import PRESETS
-from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.authority import ACTION_RULE

@@ -12,8 +12,8 @@ from dicetable.cli.main import app
 from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.rules.loader import PRESETS, derive_pack, load_pack, load_preset, pack_from_dict
+from dicetable.rules.model import CODES, family_of
 from dicetable.rules.schema import SPECS
-from dicetable.rules.vocabulary import CODES, family_of
 
 runner = CliRunner()
 

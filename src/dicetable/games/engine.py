@@ -35,8 +35,7 @@ from dicetable.games import events as ev
 from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
 from dicetable.games.state import Bet, Phase, TableState
 from dicetable.games.variant import Variant, variant_of, variants
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import expand_facts, family_of, is_code
+from dicetable.rules.model import RulePack, expand_facts, family_of, is_code
 from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
 from dicetable.wagers.compiled import CompiledWager
 

@@ -29,8 +29,7 @@ from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
 from dicetable.odds.report import pack_report
-from dicetable.rules.model import Rule, RulePack
-from dicetable.rules.vocabulary import family_of
+from dicetable.rules.model import Rule, RulePack, family_of
 from dicetable.table.authority import ACTION_RULE
 
 GROUPS = (

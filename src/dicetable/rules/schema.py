@@ -13,8 +13,8 @@ from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
+from dicetable.rules.model import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of
 from dicetable.rules.variants import GAMES
-from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of
 
 Checker = Callable[[Any], str | None]
 """Returns a problem description, or None when the value is acceptable."""

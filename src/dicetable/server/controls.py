@@ -31,8 +31,7 @@ from dicetable.games.engine import (
     stake,
 )
 from dicetable.games.state import Bet, Player
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import display_name
+from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
 from dicetable.table import Table
 from dicetable.table import commands as tcmd

@@ -18,8 +18,7 @@ from dicetable.games import events as gev
 from dicetable.games.engine import Engine, is_working
 from dicetable.games.events import Event
 from dicetable.games.state import Bet, TableState
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS, display_name, family_of
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, RulePack, display_name, family_of
 from dicetable.server import privacy
 from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
 from dicetable.server.paytable import paytable_of

@@ -18,8 +18,7 @@ from dicetable.games import events as gev
 from dicetable.games.catalogue import decides, handlers, require_handlers
 from dicetable.games.engine import Emitter, Engine
 from dicetable.games.state import Phase, TableState
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, RulePack
 from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev

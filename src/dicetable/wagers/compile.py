@@ -23,9 +23,8 @@ from typing import Any, cast
 
 from dicetable.core.dice import ALL_ROLLS, POINTS, Roll
 from dicetable.core.money import Odds
-from dicetable.rules.model import RulePack
+from dicetable.rules.model import RulePack, display_name, family_of
 from dicetable.rules.variants import points_of
-from dicetable.rules.vocabulary import display_name, family_of
 from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome, Step
 
 ODDS_TAKE = "odds:take"
