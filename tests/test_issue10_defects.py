@@ -22,8 +22,7 @@ from dicetable.rules.loader import PRESETS, derive_pack, load_preset
 from dicetable.rules.model import Rule, RulePack
 from dicetable.table import Table
 from dicetable.table.automation import Automation
-from dicetable.wagers.compile import compile_pack
-from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
+from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, compile_pack
 
 from .conftest import funded
 

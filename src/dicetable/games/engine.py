@@ -36,8 +36,13 @@ from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handler
 from dicetable.games.state import Bet, Phase, TableState
 from dicetable.games.variant import Variant, variant_of, variants
 from dicetable.rules.model import RulePack, expand_facts, family_of, is_code
-from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import (
+    ODDS_LAY,
+    CompiledWager,
+    compile_pack,
+    odds_code_for,
+    point_state_name,
+)
 
 
 def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: str, *,

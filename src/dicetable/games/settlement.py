@@ -13,7 +13,7 @@ from dicetable.core.dice import POINTS, Roll
 from dicetable.games import events as ev
 from dicetable.games.engine import commission_for, commission_up_front, is_working, payout_amount
 from dicetable.games.state import Pending, TableState
-from dicetable.wagers.compiled import LEAVES, Outcome
+from dicetable.wagers.compile import LEAVES, Outcome
 
 
 def next_point(point: int | None, roll: Roll,

@@ -22,8 +22,7 @@ from dicetable.games import events as ev
 from dicetable.games.phase import Phase as Phase
 from dicetable.games.variant import Variant, variant_of
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import compile_pack
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager, compile_pack
 
 _MISSING: Any = object()
 

@@ -33,8 +33,7 @@ from dicetable.rules.model import RulePack
 from dicetable.rules.variants import points_of
 from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
-from dicetable.wagers.compile import menu_wager, odds_code_for
-from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
+from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, menu_wager, odds_code_for
 
 Item = tuple[int, bool]
 """A bet out on the layout: its wager state and whether odds stand behind it."""

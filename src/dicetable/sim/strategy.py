@@ -50,8 +50,7 @@ from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack, family_of, is_code
 from dicetable.rules.variants import points_of
 from dicetable.sim.session import SessionSpec
-from dicetable.wagers.compile import menu_wager, odds_code_for
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager, menu_wager, odds_code_for
 
 WHEN = ("always", "point-on", "come-out")
 NUMBERED = frozenset({"place", "buy", "lay", "lose", "big", "hard", "put"})
