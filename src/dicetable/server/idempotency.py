@@ -30,9 +30,8 @@ from starlette.types import Message, Scope, Send
 from dicetable.core.errors import StaleVersion
 from dicetable.server.integrity import FAULT_CITATION
 from dicetable.store import request_stream
-from dicetable.store.base import EventStore, RequestRecord
+from dicetable.store.base import EventStore, RequestRecord, request_in_progress
 from dicetable.store.event_codec import decode_body
-from dicetable.store.requests import request_in_progress
 
 HEADER = b"idempotency-key"
 MUTATING = frozenset({"POST", "PATCH", "PUT", "DELETE"})

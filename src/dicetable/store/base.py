@@ -3,6 +3,12 @@
 A table's log is appended in batches keyed on (table, sequence number): a batch must start
 right after the head its writer last saw, or the append is refused with ``StaleVersion`` and
 nothing is written. Nothing is ever overwritten.
+
+The client request in progress on this thread (its idempotency key), for the store.
+
+The server's idempotency layer sets it around a command; every append the command makes
+records it in the same transaction as the events (``EventStore.append``), so after a crash
+a retry can tell whether its command was applied.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,7 +173,6 @@ class EventStore(ABC):
         ``spans`` records several requests' keys (key, first seq, last seq) in one append.
         Raises ``StaleVersion`` when the table's head is not ``expected``.
         """
-        from dicetable.store.requests import current_request
 
         return self._append(prepare(table, events, expected,
                                     request if request is not None else current_request(),
@@ -410,7 +417,6 @@ class EventStore(ABC):
     def location(self) -> str:
         """Where the log lives, for messages (a path, a URL without secrets, ``memory``)."""
 
-
 def check_head(request: AppendRequest, head: Head) -> None:
     if head.seq != request.expected:
         raise stale(request.table, request.expected, head)
@@ -440,3 +446,19 @@ __all__ = [
     "prepare",
     "stale",
 ]
+
+
+_CURRENT: ContextVar[str | None] = ContextVar("dicetable_request", default=None)
+
+
+def current_request() -> str | None:
+    return _CURRENT.get()
+
+
+@contextmanager
+def request_in_progress(request: str | None) -> Iterator[None]:
+    token = _CURRENT.set(request)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
