@@ -50,8 +50,7 @@ from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.server.session_cache import SESSION_CACHE_SECONDS, SessionCache
 from dicetable.store import account_stream as acct
 from dicetable.store.base import EventStore, Notice
-from dicetable.store.chain import EMPTY, Head, link_hash
-from dicetable.store.event_codec import decode_body
+from dicetable.store.chain import EMPTY, Head, decode_body, link_hash
 from dicetable.store.open import open_store
 
 

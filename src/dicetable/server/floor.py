@@ -56,9 +56,8 @@ from dicetable.server.privacy import Caller, events_for, note_owners, owner_in
 from dicetable.server.views import console_rules, limits_of, roll_history, summary
 from dicetable.store.account_stream import KIND as ACCOUNT
 from dicetable.store.base import EventStore, Notice
-from dicetable.store.chain import Head, link_hash
+from dicetable.store.chain import Head, decode_body, link_hash
 from dicetable.store.durable import DurableTable
-from dicetable.store.event_codec import decode_body
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for

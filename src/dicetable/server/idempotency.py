@@ -31,7 +31,7 @@ from dicetable.core.errors import StaleVersion
 from dicetable.server.integrity import FAULT_CITATION
 from dicetable.store import request_stream
 from dicetable.store.base import EventStore, RequestRecord, request_in_progress
-from dicetable.store.event_codec import decode_body
+from dicetable.store.chain import decode_body
 
 HEADER = b"idempotency-key"
 MUTATING = frozenset({"POST", "PATCH", "PUT", "DELETE"})

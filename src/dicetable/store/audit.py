@@ -40,8 +40,7 @@ from typing import Any
 from dicetable.store import streams
 from dicetable.store.archive_file import ArchiveError
 from dicetable.store.base import EventStore, key_mismatch
-from dicetable.store.chain import GENESIS, Head, StoredEvent, link_hash
-from dicetable.store.event_codec import decode
+from dicetable.store.chain import GENESIS, Head, StoredEvent, decode, link_hash
 
 _RECENT = 256
 """How far back a link is looked for when naming an inserted event."""

@@ -28,8 +28,16 @@ from dicetable.core.events import Event
 from dicetable.games.events import Event as TableEvent
 from dicetable.store import streams
 from dicetable.store.archive_file import ArchiveError, Span, read_manifest_and_rows
-from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, key_id, make_snapshot
-from dicetable.store.event_codec import decode_body, encode
+from dicetable.store.chain import (
+    EMPTY,
+    Head,
+    Snapshot,
+    StoredEvent,
+    decode_body,
+    encode,
+    key_id,
+    make_snapshot,
+)
 
 log = logging.getLogger(__name__)
 

@@ -195,7 +195,7 @@ def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
     """Every round of ``table`` on gaming ``day`` (YYYY-MM-DD), from the archive when the day
     was archived: the state before the day from the latest snapshot, then the day's events."""
     from dicetable.store.archive import day_span
-    from dicetable.store.event_codec import decode_body
+    from dicetable.store.chain import decode_body
 
     span = day_span(store, table, day)
     if span is None:
