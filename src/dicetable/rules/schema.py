@@ -69,7 +69,7 @@ READERS: tuple[tuple[str, str], ...] = (
     ("authority.", "dicetable.table.authority"),
     ("table.positions", "dicetable.table.seating"),
     ("shooter.", "dicetable.table.procedure"),
-    ("dice.max_hours", "dicetable.table.clockwork"),
+    ("dice.max_hours", "dicetable.table.procedure_state"),
     ("dice.", "dicetable.table.procedure"),
     ("shaker.first_to", "dicetable.table.seating"),
     ("shaker.six_eight_shake", "dicetable.table.seating"),

@@ -23,9 +23,8 @@ from dicetable.table import authority
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.catalogue import PROCEDURE_ENTRIES
-from dicetable.table.clockwork import dice_expired, dice_limit
 from dicetable.table.grounds import held_against_throw
-from dicetable.table.procedure_state import Procedure, procedure
+from dicetable.table.procedure_state import Procedure, dice_expired, dice_limit, procedure
 from dicetable.table.seating import next_shaker_holder, offer_order
 
 STAFF_ROLES = frozenset(Role) - {Role.PLAYER, Role.SYSTEM}

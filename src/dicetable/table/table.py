@@ -378,7 +378,7 @@ class Table(CommandMethods):
 
     def blocked(self) -> bool:
         """Play is blocked: an alert stands, or the dice are past their time now."""
-        from dicetable.table.clockwork import dice_expired
+        from dicetable.table.procedure_state import dice_expired
 
         return bool(self.procedure.blocked) or (self.mode == "live"
                                                 and dice_expired(self.state, self.now()))
