@@ -28,7 +28,7 @@ from dicetable.table import events as tev
 from dicetable.table.authority import ACTION_RULE
 from dicetable.table.automation import chores_left
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.seating import next_shaker_holder, offer_order
+from dicetable.table.procedure_state import next_shaker_holder, offer_order
 
 
 def event_for(viewer: str | None, staff: bool, event: Event,

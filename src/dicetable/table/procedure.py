@@ -24,8 +24,14 @@ from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.catalogue import PROCEDURE_ENTRIES
 from dicetable.table.grounds import held_against_throw
-from dicetable.table.procedure_state import Procedure, dice_expired, dice_limit, procedure
-from dicetable.table.seating import next_shaker_holder, offer_order
+from dicetable.table.procedure_state import (
+    Procedure,
+    dice_expired,
+    dice_limit,
+    next_shaker_holder,
+    offer_order,
+    procedure,
+)
 
 STAFF_ROLES = frozenset(Role) - {Role.PLAYER, Role.SYSTEM}
 

@@ -469,7 +469,7 @@ class Table(CommandMethods):
     def shaker_round(self, roll: str | Roll | None, *, shakes: int = 3,
                      facts: Sequence[str] = ()) -> list[ev.Event]:
         """Props & Hops, live: no more bets, offer, shake, return, uncover, read, settle."""
-        from dicetable.table.seating import next_shaker_holder
+        from dicetable.table.procedure_state import next_shaker_holder
 
         dealer, role = self.who(tcmd.OfferShaker)
         p = self.procedure
