@@ -14,7 +14,7 @@ from dicetable.games import commands as gcmd
 from dicetable.games.engine import owner_of
 from dicetable.games.state import TableState
 from dicetable.table import commands as tcmd
-from dicetable.table import duties
+from dicetable.table import procedure_state
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.procedure_state import procedure
 
@@ -62,7 +62,7 @@ def authorize(state: TableState, command: gcmd.Command) -> None:
         raise RoleNotPermitted(f"a {role} may not {what} at {where}",
                                rule=rule or "authority.system", citation=citation)
     _holds_role(state, command, rule or "authority.system", citation)
-    duties.check(state, command)
+    procedure_state.check(state, command)
 
 
 def _holds_role(state: TableState, command: gcmd.Command, rule: str, citation: str) -> None:
