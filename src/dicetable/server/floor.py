@@ -55,13 +55,12 @@ from dicetable.server.live_views import LiveViews
 from dicetable.server.privacy import Caller, events_for, note_owners, owner_in
 from dicetable.server.views import console_rules, limits_of, roll_history, summary
 from dicetable.store.account_stream import KIND as ACCOUNT
-from dicetable.store.base import EventStore, Notice
+from dicetable.store.base import TABLE, EventStore, Notice, kind_of, name_of
 from dicetable.store.chain import Head, decode_body, link_hash
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
-from dicetable.store.streams import TABLE, kind_of, name_of
 from dicetable.table import Table
 from dicetable.table.authority import ACTION_RULE
 from dicetable.table.events import StaffAssigned, StaffRelieved
