@@ -19,7 +19,7 @@ from dicetable.rules.loader import PRESETS
 from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as t
-from dicetable.table.authority import ACTION_RULE
+from dicetable.table.procedure import ACTION_RULE
 from tests.profiles import examples
 
 PEOPLE = {Role.STICKPERSON: "sam", Role.BOXPERSON: "bo", Role.DEALER: "dee",

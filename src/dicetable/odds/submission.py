@@ -30,7 +30,7 @@ from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
 from dicetable.odds.report import pack_report
 from dicetable.rules.model import Rule, RulePack, family_of
-from dicetable.table.authority import ACTION_RULE
+from dicetable.table.procedure import ACTION_RULE
 
 GROUPS = (
     (Status.REGULATION, "Regulation text",

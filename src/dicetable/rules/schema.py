@@ -41,7 +41,7 @@ class RuleSpec:
 # is only cited is INFORMATIONAL; ``rules show`` says so, and the rule-read test skips it.
 READERS: tuple[tuple[str, str], ...] = (
     ("game", "dicetable.games.variant"),
-    ("jurisdiction", "dicetable.table.authority"),
+    ("jurisdiction", "dicetable.table.procedure"),
     ("menu.", "dicetable.games.engine"),
     ("paytable.", "dicetable.wagers.compile"),
     ("line.", "dicetable.wagers.compile"),
@@ -66,7 +66,7 @@ READERS: tuple[tuple[str, str], ...] = (
     ("noroll.window", "dicetable.games.engine"),
     ("noroll.", "dicetable.table.procedure"),
     ("settlement.automatic", "dicetable.table.automation"),
-    ("authority.", "dicetable.table.authority"),
+    ("authority.", "dicetable.table.procedure"),
     ("table.positions", "dicetable.table.procedure_state"),
     ("shooter.", "dicetable.table.procedure"),
     ("dice.max_hours", "dicetable.table.procedure_state"),

@@ -76,8 +76,8 @@ from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
-from dicetable.table.authority import ACTION_RULE
 from dicetable.table.commands import AssignStaff
+from dicetable.table.procedure import ACTION_RULE
 
 log = logging.getLogger(__name__)
 

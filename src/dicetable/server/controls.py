@@ -35,8 +35,7 @@ from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
-from dicetable.table.authority import authorize
-from dicetable.table.procedure import ProcedureEngine
+from dicetable.table.procedure import ProcedureEngine, authorize
 from dicetable.wagers.compile import compile_pack, odds_code_for
 
 

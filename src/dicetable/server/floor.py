@@ -62,8 +62,8 @@ from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
 from dicetable.table import Table
-from dicetable.table.authority import ACTION_RULE
 from dicetable.table.events import StaffAssigned, StaffRelieved
+from dicetable.table.procedure import ACTION_RULE
 
 log = logging.getLogger(__name__)
 

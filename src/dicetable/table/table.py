@@ -43,7 +43,6 @@ from dicetable.games.state import Phase, TableState
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
-from dicetable.table.authority import ACTION_RULE, AUTOMATABLE
 from dicetable.table.automation import (
     BETTING_SECONDS,
     Automation,
@@ -54,7 +53,13 @@ from dicetable.table.automation import (
 )
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.command_methods import CommandMethods
-from dicetable.table.procedure import DiceRegistry, ProcedureEngine, by_matrix
+from dicetable.table.procedure import (
+    ACTION_RULE,
+    AUTOMATABLE,
+    DiceRegistry,
+    ProcedureEngine,
+    by_matrix,
+)
 from dicetable.table.procedure_state import Procedure, procedure
 
 Sink = Callable[[Sequence[ev.Event]], None]
