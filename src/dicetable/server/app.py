@@ -53,7 +53,6 @@ from dicetable.server.accounts import (
     NotAuthenticated,
     TooManyAttempts,
 )
-from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.door import WANT_VIEW, Door
 from dicetable.server.fast_route import BetRoute
@@ -71,7 +70,7 @@ from dicetable.server.pipeline import GATE_STATE, LoadGate
 from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, Proxies
-from dicetable.server.shedding import Admission, Impatience, watch_lag
+from dicetable.server.shedding import NEVER, Admission, Impatience, collect_when_quiet, watch_lag
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
