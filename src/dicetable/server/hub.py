@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from dicetable.games.events import Event
 from dicetable.server.accounts import Account, Kind
-from dicetable.server.live_views import Fanout, Patches, Sent, dumps
-from dicetable.server.merge_patch import same
+from dicetable.server.live_views import Fanout, Patches, Sent, dumps, same
 
 if TYPE_CHECKING:
     from dicetable.server.floor import Floor
