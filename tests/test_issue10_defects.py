@@ -21,7 +21,7 @@ from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, derive_pack, load_preset
 from dicetable.rules.model import Rule, RulePack
 from dicetable.table import Table
-from dicetable.table.automation import Automation
+from dicetable.table.table import Automation
 from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, compile_pack
 
 from .conftest import funded

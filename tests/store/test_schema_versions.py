@@ -22,9 +22,9 @@ from dicetable.store.chain import VERSIONS, decode, encode, upcast
 from dicetable.store.replay import load_state
 from dicetable.store.state_codec import encode_state
 from dicetable.table import Table
-from dicetable.table.automation import AROUND_THE_ROLL, CHORES, Automation
 from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
+from dicetable.table.table import AROUND_THE_ROLL, CHORES, Automation
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "v1_tables.db"
 

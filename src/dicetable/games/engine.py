@@ -763,7 +763,7 @@ class Engine:
         does to the wagers is the pack's ``noroll.effect``: ``wagers-stand``, nothing moves;
         ``wagers-returned`` (Props & Hops 585.3(f)-(g); a house pack may choose it at Craps),
         every wager goes back, a chore of its own (``return-wagers``) that the dealer
-        performs, or the table where it automates it (``dicetable.table.automation``)."""
+        performs, or the table where it automates it (``dicetable.table.table``)."""
 
     def after_return(self, state: TableState, out: Emitter) -> None:
         """What follows the return of a no roll's wagers (Props & Hops: the round ends)."""

@@ -65,7 +65,7 @@ READERS: tuple[tuple[str, str], ...] = (
     ("noroll.effect", "dicetable.games.engine"),
     ("noroll.window", "dicetable.games.engine"),
     ("noroll.", "dicetable.table.procedure"),
-    ("settlement.automatic", "dicetable.table.automation"),
+    ("settlement.automatic", "dicetable.table.table"),
     ("authority.", "dicetable.table.procedure"),
     ("table.positions", "dicetable.table.procedure_state"),
     ("shooter.", "dicetable.table.procedure"),

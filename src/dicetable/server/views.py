@@ -25,10 +25,10 @@ from dicetable.server.paytable import paytable_of
 from dicetable.server.privacy import Caller
 from dicetable.table import Table
 from dicetable.table import events as tev
-from dicetable.table.automation import chores_left
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.procedure import ACTION_RULE
 from dicetable.table.procedure_state import next_shaker_holder, offer_order
+from dicetable.table.table import chores_left
 
 
 def event_for(viewer: str | None, staff: bool, event: Event,

@@ -207,7 +207,7 @@ def _table_opened_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """v2 writes the table's automations in its opening. Before, a table settled by itself
     only under a pack with ``settlement.automatic``, and an electronic table's server ran its
     betting timer and CSPRNG roll: that is what a v1 table keeps doing."""
-    from dicetable.table.automation import CHORES, Automation
+    from dicetable.table.table import CHORES, Automation
 
     if data.get("automations") is None:
         rules = data.get("pack", {}).get("rules", {})
@@ -223,7 +223,7 @@ def _table_opened_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 def _table_opened_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     """v3 makes two more chores automations: returning a no roll's wagers and passing the
     shaker. Before, every table did both at once, whatever its mode: so does a v2 table."""
-    from dicetable.table.automation import AROUND_THE_ROLL, CHORES, Automation
+    from dicetable.table.table import AROUND_THE_ROLL, CHORES, Automation
 
     listed = data.get("automations")
     if listed is None:  # v2's "its mode's own"

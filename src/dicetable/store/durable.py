@@ -37,9 +37,8 @@ from dicetable.store.base import EventStore, check_table_id
 from dicetable.store.chain import EMPTY, Head, make_snapshot
 from dicetable.store.replay import load_state
 from dicetable.store.state_codec import encode_state, fold, roundtrips, share_pack
-from dicetable.table.automation import Automation
 from dicetable.table.procedure import DiceRegistry
-from dicetable.table.table import Table, engine_for
+from dicetable.table.table import Automation, Table, engine_for
 
 log = logging.getLogger(__name__)
 
