@@ -66,11 +66,18 @@ from dicetable.server.limits import (
     install_error_shape,
 )
 from dicetable.server.owners import DECIDED_BY, Split
-from dicetable.server.pipeline import GATE_STATE, LoadGate
 from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.security import FailureLimiter, Proxies
-from dicetable.server.shedding import NEVER, Admission, Impatience, collect_when_quiet, watch_lag
+from dicetable.server.shedding import (
+    GATE_STATE,
+    NEVER,
+    Admission,
+    Impatience,
+    LoadGate,
+    collect_when_quiet,
+    watch_lag,
+)
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds

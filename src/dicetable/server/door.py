@@ -40,8 +40,8 @@ from dicetable.server import idempotency
 from dicetable.server.fast_route import BetRoute
 from dicetable.server.limits import MAX_BODY, replaying, too_large_body
 from dicetable.server.owners import DECIDED_BY, FORWARDED, Forwarder, Split, table_of
-from dicetable.server.pipeline import ADMITTED, COMMAND_METHODS, RETRY_AFTER, LoadGate
 from dicetable.server.security import ORIGIN_REFUSED, SAFE, Proxies, origin_refused
+from dicetable.server.shedding import ADMITTED, COMMAND_METHODS, RETRY_AFTER, LoadGate
 
 log = logging.getLogger(__name__)
 
