@@ -54,8 +54,7 @@ from dicetable.server.accounts import (
     TooManyAttempts,
 )
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.door import WANT_VIEW, Door
-from dicetable.server.fast_route import BetRoute
+from dicetable.server.door import WANT_VIEW, BetRoute, Door
 from dicetable.server.floor import Chore, Floor, Given, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
