@@ -54,7 +54,7 @@ from dicetable.server.accounts import (
     TooManyAttempts,
 )
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.door import WANT_VIEW, BetRoute, Door
+from dicetable.server.door import WANT_VIEW, BetRoute, Door, FailureLimiter, Proxies
 from dicetable.server.floor import Chore, Floor, Given, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
@@ -67,7 +67,6 @@ from dicetable.server.limits import (
 from dicetable.server.owners import DECIDED_BY, Split
 from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
-from dicetable.server.security import FailureLimiter, Proxies
 from dicetable.server.shedding import (
     GATE_STATE,
     NEVER,
