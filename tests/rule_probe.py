@@ -14,13 +14,12 @@ import random
 from fractions import Fraction
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.clock import FixedClock
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.engine import commission_for
-from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, Rule, RulePack
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, Rule, RulePack, Status
 from dicetable.rules.schema import SPECS
 from dicetable.table import Table
 from dicetable.table import commands as t

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dicetable.core.citation import Status
 from dicetable.core.clock import FixedClock
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation
 from dicetable.core.money import is_whole_units
@@ -19,7 +18,7 @@ from dicetable.games.engine import check_amount
 from dicetable.games.events import DiceRolled
 from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, derive_pack, load_preset
-from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.model import Rule, RulePack, Status
 from dicetable.table import Table
 from dicetable.table.table import Automation
 from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, compile_pack

@@ -24,12 +24,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dicetable.bank.rules import BankPack, load_bank_pack
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
 from dicetable.odds.report import pack_report
-from dicetable.rules.model import Rule, RulePack, family_of
+from dicetable.rules.model import Rule, RulePack, Status, family_of
 from dicetable.table.procedure import ACTION_RULE
 
 GROUPS = (

@@ -11,6 +11,8 @@ A code round-trips through scripts and the API: ``place6``, ``hard8``, ``hop2-3`
 ('Place 4 to Lose', 'Four the Hardway', 'Hop 1-2')
 >>> len([c for c in CODES if family_of(c) == "hop"])
 21
+
+Where a rule comes from, and how much weight it carries.
 """
 
 from __future__ import annotations
@@ -19,16 +21,53 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from dicetable.core.citation import Citation, Status
 from dicetable.core.dice import COMBINATIONS, POINTS
 from dicetable.core.errors import IllegalWager
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
+
+
+class Status(StrEnum):
+    """The authority behind a rule (DESIGN.md, 'Rules whose text is missing')."""
+
+    REGULATION = "regulation"
+    """Pennsylvania or Indiana regulation text held in ``spec/regulations.md``."""
+
+    OTHER_JURISDICTION = "other-jurisdiction"
+    """Another regulator's rule standing in for PA/IN text we lack.
+
+    See ``spec/model-regulations.md``.
+    """
+
+    INDUSTRY_DEFAULT = "industry-default"
+    """Common practice (``spec/regulations.md`` Appendix A); no regulator's text behind it."""
+
+    @property
+    def configurable(self) -> bool:
+        """Only stand-ins may be changed by an operator; regulation text may not.
+
+        >>> Status.REGULATION.configurable, Status.INDUSTRY_DEFAULT.configurable
+        (False, True)
+        """
+        return self is not Status.REGULATION
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A rule's source text reference and its status."""
+
+    text: str
+    status: Status
+
+    def __str__(self) -> str:
+        return f"{self.text} [{self.status}]"
+
 
 _NUMBER_WORDS = {2: "Two", 4: "Four", 6: "Six", 8: "Eight", 10: "Ten", 12: "Twelve"}
 
@@ -145,7 +184,6 @@ FACT_IMPLIES: dict[str, tuple[str, ...]] = {
     "cocked-on-chips": ("die-on-chips", "die-not-flat"),
 }
 """Facts that say several things at once: one fact in a script, every ground it supports."""
-
 
 def expand_facts(facts: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """``facts`` with what each implies, in order, each once.
