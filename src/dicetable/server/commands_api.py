@@ -23,9 +23,9 @@ from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic import Field as PydanticField
 
-from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.events import type_hints
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.catalogue import MAX_ITEM_TEXT, MAX_ITEMS, MAX_TEXT, Entry, Field, Route

@@ -19,7 +19,7 @@ key.
 
 Events to and from the canonical JSON the store keeps and hashes, for every aggregate.
 
-The conversion itself is the one codec (``dicetable.core.codec``, through
+The conversion itself is the one codec (``dicetable.core.events``, through
 ``dicetable.core.events``); this module adds what storage needs: the canonical text that is
 hashed, a fast path for parsing it, and the one place where a stored event of an older shape
 is brought up to date before it is rebuilt (``upgrade``: a per-event schema version and its

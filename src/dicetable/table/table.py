@@ -47,10 +47,10 @@ from typing import Protocol
 
 from dicetable.core import events as envelope
 from dicetable.core.clock import Clock, SystemClock
-from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.dice_sources import CsprngDice, DiceSource
 from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.events import type_hints
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
