@@ -40,7 +40,6 @@ from dicetable.server import (
     commands_api,
     dice_room,
     faults_api,
-    idempotency,
     offline_docs,
     ratings_api,
     rules_sheet,
@@ -54,7 +53,17 @@ from dicetable.server.accounts import (
     TooManyAttempts,
 )
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.door import WANT_VIEW, BetRoute, Door, FailureLimiter, Proxies
+from dicetable.server.door import (
+    WANT_VIEW,
+    Answers,
+    BetRoute,
+    Door,
+    FailureLimiter,
+    Keeper,
+    Proxies,
+    document,
+    token_of,
+)
 from dicetable.server.floor import Chore, Floor, Given, NotFound
 from dicetable.server.hub import Hub
 from dicetable.server.integrity import TableFaulted
@@ -166,7 +175,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     connections = connections or ConnectionGuard()
 
     def known(headers: dict[bytes, bytes]) -> bool:
-        token = idempotency.token_of(headers, COOKIE)
+        token = token_of(headers, COOKIE)
         return token is not None and token != "" \
             and floor.accounts.remembered(token) is not None
 
@@ -224,7 +233,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = idempotency.document(document_errors(plain_openapi()))
+            app.openapi_schema = document(document_errors(plain_openapi()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -279,9 +288,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     # One layer at the door: proxy headers, admission, the body limit, ownership, Prefer,
     # the origin check, exactly-once commands and the bet route, in one pass.
-    answers = idempotency.Answers(floor.store, now=floor.clock.now().isoformat(),
+    answers = Answers(floor.store, now=floor.clock.now().isoformat(),
                                   faulted=lambda stream: stream in floor.faults.open)
-    keeper = idempotency.Keeper(answers=answers, who=account_of,
+    keeper = Keeper(answers=answers, who=account_of,
                                 applied=floor.store.request_record, recover=recover,
                                 cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
     bet_route = BetRoute(prefix="/api/tables/", suffix="/bets", model=bets.model, act=bet,

@@ -166,7 +166,7 @@ class Answers:
                 continue
 
 
-def _json_messages(status: int, data: dict[str, Any], replayed: bool = False) -> list[Message]:
+def _messages(status: int, data: dict[str, Any], replayed: bool = False) -> list[Message]:
     body = json.dumps(data).encode()
     headers = [(b"content-type", b"application/json"),
                (b"content-length", str(len(body)).encode())]
@@ -216,7 +216,7 @@ class Keeper:
                      answer: Send, then: Then) -> None:
         key = headers[HEADER].decode("latin-1")
         if not _KEY.match(key):
-            for m in _json_messages(422, {"error": "InvalidInput", "message": "an Idempotency-Key is "
+            for m in _messages(422, {"error": "InvalidInput", "message": "an Idempotency-Key is "
                                  "1-128 visible ASCII characters", "rule": "idempotency.key",
                                  "citation": ""}):
                 await answer(m)
@@ -241,7 +241,7 @@ class Keeper:
                     account: str) -> None:
         stream = f"{request_stream.KIND}:{account}"
         if self.answers.faulted(stream):  # a kept answer there may be a forged one
-            for m in _json_messages(423, {"error": "TableFaulted", "message": f"{stream} is locked: "
+            for m in _messages(423, {"error": "TableFaulted", "message": f"{stream} is locked: "
                                  "its log failed verification; keyed requests are refused "
                                  "until a pit boss clears the fault",
                                  "rule": "integrity.fault", "citation": FAULT_CITATION}):
@@ -250,12 +250,12 @@ class Keeper:
         kept = await asyncio.to_thread(self.answers.get, request_scope)
         if kept is not None:
             if kept[0] != fingerprint:
-                for m in _json_messages(422, {"error": "InvalidInput", "message": "this "
+                for m in _messages(422, {"error": "InvalidInput", "message": "this "
                                      "Idempotency-Key was used for a different request",
                                      "rule": "idempotency.reuse", "citation": ""}):
                     await send(m)
                 return
-            for m in _json_messages(kept[1], json.loads(kept[2]), replayed=True):
+            for m in _messages(kept[1], json.loads(kept[2]), replayed=True):
                 await send(m)
             return
         record = await asyncio.to_thread(self.applied, request_scope)
@@ -263,7 +263,7 @@ class Keeper:
             status, data = await self.recover(record, account)
             await asyncio.to_thread(self.answers.put, request_scope, fingerprint, status,
                                     data.decode(), self.now())
-            for m in _json_messages(status, json.loads(data), replayed=True):
+            for m in _messages(status, json.loads(data), replayed=True):
                 await send(m)
             return
         status_box: list[int] = []
