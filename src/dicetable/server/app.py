@@ -74,7 +74,6 @@ from dicetable.server.limits import (
     install_error_shape,
 )
 from dicetable.server.owners import DECIDED_BY, Split
-from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.shedding import (
     GATE_STATE,
@@ -86,6 +85,7 @@ from dicetable.server.shedding import (
     watch_lag,
 )
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
+from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table

@@ -52,8 +52,16 @@ from dicetable.server.integrity import (
     still_failing,
 )
 from dicetable.server.live_views import LiveViews
-from dicetable.server.privacy import Caller, events_for, note_owners, owner_in
-from dicetable.server.views import console_rules, limits_of, roll_history, summary
+from dicetable.server.views import (
+    Caller,
+    console_rules,
+    events_for,
+    limits_of,
+    note_owners,
+    owner_in,
+    roll_history,
+    summary,
+)
 from dicetable.store.account_stream import KIND as ACCOUNT
 from dicetable.store.base import TABLE, EventStore, Notice, kind_of, name_of
 from dicetable.store.chain import Head, decode_body, link_hash

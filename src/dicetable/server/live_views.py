@@ -58,8 +58,15 @@ from dicetable.games.events import Event
 from dicetable.games.state import Bet
 from dicetable.server.controls import controls_for
 from dicetable.server.controls import pin as pin_situation
-from dicetable.server.privacy import PRIVATE_BET, PRIVATE_PLAYER, split
-from dicetable.server.views import me_view, placeable_codes, public_view, staff_view
+from dicetable.server.views import (
+    PRIVATE_BET,
+    PRIVATE_PLAYER,
+    me_view,
+    placeable_codes,
+    public_view,
+    split,
+    staff_view,
+)
 from dicetable.table import Table
 
 
