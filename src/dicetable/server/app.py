@@ -64,8 +64,7 @@ from dicetable.server.door import (
     document,
     token_of,
 )
-from dicetable.server.floor import Chore, Floor, Given, NotFound
-from dicetable.server.hub import Hub
+from dicetable.server.floor import Chore, Floor, Given, Hub, NotFound
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,

@@ -206,7 +206,7 @@ def round_for(caller: Caller, data: dict[str, Any]) -> dict[str, Any]:
 
 def event_for_viewer(viewer: str | None, staff: bool, event: Event,
                      bets_of_viewer: Container[str]) -> dict[str, Any] | None:
-    """The event as ``viewer`` may see it, or None (``privacy.event_for``, for a viewer who
+    """The event as ``viewer`` may see it, or None (``event_for``, for a viewer who
     knows which bets are theirs)."""
     def owner_of(bet: object) -> str | None:
         return viewer if isinstance(bet, str) and bet in bets_of_viewer else None
