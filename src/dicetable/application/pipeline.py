@@ -171,7 +171,7 @@ class StreamPipeline:
 
         ``bounded`` commands past ``max_queue`` waiting get ``Busy`` at once; the table's own
         automation (the electronic round) is never refused for load. The caller's request
-        key (``store.requests``, set by the idempotency layer) goes with the command to the
+        key (``store.base``, set by the idempotency layer) goes with the command to the
         store and is committed with its events. With a ``waiter`` the answer goes to that
         event loop's future instead (the whole batch's answers in one hand-over to the loop,
         not one each) and None is returned.

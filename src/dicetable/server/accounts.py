@@ -318,7 +318,7 @@ class Accounts:
         refuse_old_tables(self.store)
         self.lockout = lockout
         self.sessions: SessionCache[Account] = SessionCache(seconds=session_cache_seconds)
-        """Sessions remembered for a few seconds (``server.session_cache``: forgotten at once
+        """Sessions remembered for a few seconds (``SessionCache``: forgotten at once
         on this process's own logout, login, lock and unlock, and on the store's notice of
         any change to the account)."""
         self.checks = FairChecks(hash_slots)
@@ -555,7 +555,7 @@ class Accounts:
     def session(self, token: str | None) -> Account:
         """The account behind a session token, or ``NotAuthenticated``. Valid only while its
         ``SessionOpened`` is in the verified chain, unclosed, unexpired and the account is
-        not locked (remembered for a few seconds: ``server.session_cache``)."""
+        not locked (remembered for a few seconds: ``SessionCache``)."""
         if not token:
             raise NotAuthenticated("log in first", rule="accounts.session")
         digest = token_digest(token)

@@ -101,7 +101,7 @@ GC_THRESHOLDS = (20_000, 20, 100)
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
 thresholds the collector would scan all of them every few seconds, pausing every table each
 time. Young objects are still collected often; a full scan is rare,
-and waits for a quiet moment (``collector``: the third threshold stands for when it is due)."""
+and waits for a quiet moment (``shedding.collect_when_quiet``: the third threshold stands for when it is due)."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
@@ -159,7 +159,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                proxies: Proxies | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
     ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets at the door
-    (``server.fast_route``) (off: only through the framework's route, for comparison);
+    (``server.door``) (off: only through the framework's route, for comparison);
     ``admission`` sets the load shedding's limits and ``impatience`` how long a client
     refused for load waits for its next 503 (``server.shedding``); ``connections`` bounds
     the open connections and their read deadlines (``server.connections``); ``proxies``

@@ -160,7 +160,7 @@ def _model(route: Route, entries: list[Entry]) -> type[BaseModel] | None:
 @dataclasses.dataclass(frozen=True)
 class Declared:
     """A readable route as its declaration makes it: the request model and what a request
-    gives. The framework's route and the bet fast path (``server.fast_route``) both answer
+    gives. The framework's route and the bet fast path (``server.door``) both answer
     through ``give``, so there is one implementation of each."""
 
     route: Route

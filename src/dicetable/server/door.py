@@ -15,8 +15,8 @@ In order, each step reading the headers as parsed once:
    owns goes to it (``owners.Forwarder``), and every command's answer names the process that
    decided it (``owners.DECIDED_BY``);
 5. ``Prefer: return=representation`` noted for the command's reply (``WANT_VIEW``);
-6. the origin check of a cookie-authenticated write (``security.origin_refused``);
-7. exactly-once commands (``Idempotency-Key``, ``idempotency.Keeper``);
+6. the origin check of a cookie-authenticated write (``origin_refused``);
+7. exactly-once commands (``Idempotency-Key``, ``Keeper``);
 8. the bet route answered here (``fast_route.BetRoute``), its reply encoded once with orjson;
    every other request, and a bet the fast path cannot take as it comes, goes to the
    framework's own route, whose answers (refusals included) it does not alter.
@@ -32,7 +32,7 @@ A bet is the request a full table sends most, and FastAPI's routing, dependency 
 body limit, ownership, origin, idempotency). For a ``POST`` to the bet route it does what the
 route does, with the route's own pieces, and no rule of its own:
 
-- the session, as ``Accounts.session`` gives it (remembered: ``server.session_cache``;
+- the session, as ``Accounts.session`` gives it (remembered: ``accounts.SessionCache``;
   a miss is read on a worker thread, never on the event loop);
 - the body, validated by the route's own request model;
 - the command, built by the route's own builder and queued through the same ``act``;
@@ -67,7 +67,7 @@ choosing and sends the same key when it retries. Per account and key:
   a key reused for a *different* request is refused (422, ``idempotency.reuse``);
 - the same key while the first is still running waits for it;
 - across a crash: the key travels with the command to the store and is committed in the same
-  transaction as its events (``store.requests``), so a retry after a restart that finds no
+  transaction as its events (``store.base.RequestRecord``), so a retry after a restart that finds no
   kept answer but a committed command rebuilds the answer from the log - never runs it twice.
 
 Login and logout are not commands and are not kept (a kept answer would hold a session

@@ -20,7 +20,7 @@ WebSocket push: every batch of a table's events goes to the browsers watching th
 The floor tells the hub on the table's own thread, its lock held, right after the commit. The
 hub serialises each event once per privacy class (staff; everyone else; a player's own
 private events - ``live_views.Fanout``). A connection's hello carries the whole view; each
-push after it carries only a merge patch (``merge_patch``) from the view that connection was
+push after it carries only a merge patch (``live_views.merge_patch``) from the view that connection was
 last sent (``Watcher.base``) to the view now, worked out from the parts kept from events
 (``live_views.LiveViews``, ``live_views.Patches``): the public part's patch once for every
 connection that had the previous push, a player's own part only when it was rebuilt, the pack's

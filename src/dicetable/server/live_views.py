@@ -9,7 +9,7 @@ phase, a seat), which can change what any player may bet. What they return alway
 
 ``Fanout`` is one batch of events as each privacy class may see it: staff see every event
 whole; everyone else sees the public events, and a player also their own private ones
-(``privacy.split`` is the rule; each variant is serialised once).
+(``views.split`` is the rule; each variant is serialised once).
 
 ``Sent`` is what one connection was last sent, part by part, and ``Patches`` one push's merge
 patches from it to the view now: each part's patch is worked out once per base it starts

@@ -1,7 +1,7 @@
 """What each viewer may see of a table: the public state, a player's own wagers, or all of it.
 
 A player sees only their own wagers and balance plus the public table state; staff see every
-player's. What they may see of each event is ``privacy``'s to say.
+player's. What they may see of each event is ``event_for``'s to say.
 
 What a caller may see of a table's events: decided here once, for every surface.
 

@@ -190,7 +190,7 @@ class EventStore(ABC):
         """Durably append ``events`` after seq ``expected`` (default: the first event's seq
         less one). Returns the stored rows once they are committed.
 
-        ``request`` (default: the one ``store.requests`` says is in progress) is recorded
+        ``request`` (default: the one ``current_request`` says is in progress) is recorded
         in the same transaction, so a retried request can learn that it was applied;
         ``spans`` records several requests' keys (key, first seq, last seq) in one append.
         Raises ``StaleVersion`` when the table's head is not ``expected``.

@@ -3,7 +3,7 @@
 SQLite allows one writer at a time even in WAL mode, so this store has exactly one: a writer
 thread that takes ``BEGIN IMMEDIATE`` (the write lock up front, so a transaction never fails
 half way for want of it), writes every batch that is waiting, and commits once
-(``group_commit``). Readers use their own connections and never block the writer.
+(``GroupCommitter``). Readers use their own connections and never block the writer.
 ``synchronous=FULL`` makes each commit durable before the caller is answered
 (spec/standards.md DUR-1). Other processes may open the same file; the table heads are read
 inside the write transaction, so a stale writer anywhere gets ``StaleVersion``.
