@@ -1,4 +1,4 @@
-"""Sessions remembered in memory (``server.accounts.SessionCache``, issue 13): a logout, a lock or an
+"""Sessions remembered in memory (``accounts.SessionCache``, issue 13): a logout, a lock or an
 unlock in this process takes effect at once; another process's within the bounded delay;
 expiry is checked on every use."""
 

@@ -100,8 +100,8 @@ GC_THRESHOLDS = (20_000, 20, 100)
 """The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
 thresholds the collector would scan all of them every few seconds, pausing every table each
-time. Young objects are still collected often; a full scan is rare,
-and waits for a quiet moment (``shedding.collect_when_quiet``: the third threshold stands for when it is due)."""
+time. Young objects are still collected often; a full scan is rare, and waits for a quiet
+moment (``shedding.collect_when_quiet``: the third threshold stands for when it is due)."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,

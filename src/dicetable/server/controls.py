@@ -3,8 +3,8 @@
 A spot is lit, a button enabled, only where ``Table.can`` accepts the very command the page
 would send (the wager at its first legal amount, the take-down, the on/off call, the press to
 the next legal amount, the odds). The amounts a wager takes come from the same check that
-refuses the others (``games.engine.legal_amounts``), so a stack of chips snaps to an amount the engine
-accepts.
+refuses the others (``games.engine.legal_amounts``), so a stack of chips snaps to an amount
+the engine accepts.
 """
 
 from __future__ import annotations

@@ -20,12 +20,12 @@ WebSocket push: every batch of a table's events goes to the browsers watching th
 The floor tells the hub on the table's own thread, its lock held, right after the commit. The
 hub serialises each event once per privacy class (staff; everyone else; a player's own
 private events - ``live_views.Fanout``). A connection's hello carries the whole view; each
-push after it carries only a merge patch (``live_views.merge_patch``) from the view that connection was
-last sent (``Watcher.base``) to the view now, worked out from the parts kept from events
-(``live_views.LiveViews``, ``live_views.Patches``): the public part's patch once for every
-connection that had the previous push, a player's own part only when it was rebuilt, the pack's
-fixed members - limits, rules - never. Most connections get the very same text. The finished
-texts go to the event loop in one call. Each connection has a bounded
+push after it carries only a merge patch (``live_views.merge_patch``) from the view that
+connection was last sent (``Watcher.base``) to the view now, worked out from the parts kept
+from events (``live_views.LiveViews``, ``live_views.Patches``): the public part's patch once
+for every connection that had the previous push, a player's own part only when it was rebuilt,
+the pack's fixed members - limits, rules - never. Most connections get the very same text. The
+finished texts go to the event loop in one call. Each connection has a bounded
 send buffer: a client that does not keep up is dropped (close code 4408, the reason naming the
 last seq it was sent), never waited for; it reconnects with ``after=SEQ`` and the hello brings
 what it missed. The table is never slowed by a viewer.
