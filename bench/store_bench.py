@@ -35,8 +35,8 @@ from dicetable.games.fold import apply
 from dicetable.games.packs import compile_pack
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
+from dicetable.store.chain import decode, decode_body
 from dicetable.store.durable import DurableTable
-from dicetable.store.event_codec import decode, decode_body
 from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
 from dicetable.store.state_codec import encode_state, pack_for
@@ -190,7 +190,7 @@ def _parts(store: EventStore, n: int) -> None:
           lambda: _drain(decode_body(b) for b in store.bodies("big")))
     sample = [json.loads(b) for b in itertools.islice(store.bodies("big"), 50_000)]
     current = [{k: v for k, v in d.items() if k != "v"} for d in sample]  # as upgraded
-    # One codec serves every aggregate (core.codec): event_from_dict is what the store's
+    # One codec serves every aggregate (core.events): event_from_dict is what the store's
     # decode calls; the two timings show the cost of the stored-shape upgrade step.
     timed(f"decode {len(sample):,} with event_from_dict (the one codec)", len(sample),
           lambda: [event_from_dict(d) for d in current])

@@ -11,7 +11,7 @@ from dicetable.core.clock import FixedClock
 from dicetable.games.packs import load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
-from dicetable.table.automation import Automation
+from dicetable.table.table import Automation
 from tests import profiles
 from tests.demo_floor import CHEAP_HASHER, record_creation_order
 

@@ -72,7 +72,7 @@ def trace() -> list[str]:
         server, port, floor = _serve(Path(tmp) / "floor.db")
         try:
             base = f"http://127.0.0.1:{port}"
-            with httpx.Client(base_url=base) as http:
+            with httpx.Client(base_url=base, timeout=120) as http:  # a loaded machine
                 token = http.post("/api/login", json={"username": "alice",
                                                       "password": DEMO_PASSWORD}).json()["token"]
                 headers = {"authorization": f"Bearer {token}"}

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from dicetable.cli.main import app
 from dicetable.server.accounts import Accounts, Kind
 from dicetable.store import DurableTable, open_store
+from dicetable.store.base import request_in_progress
 from dicetable.store.checkpoints import heads_of, write_checkpoint
 from dicetable.store.keys import init_key, read_key
-from dicetable.store.requests import request_in_progress
 
 PASSWORD = "correct horse battery"
 

@@ -1,4 +1,4 @@
-"""The bet route's fast path (``server.fast_route``, issue 13) answers exactly as the
+"""The bet route's fast path (``server.door``, issue 13) answers exactly as the
 framework's route does: the same refusals for bad input, no session, an oversized body, a
 reused idempotency key, a wager the rules refuse; the same reply for a bet taken."""
 

@@ -1,4 +1,4 @@
-"""Sessions remembered in memory (``server.session_cache``, issue 13): a logout, a lock or an
+"""Sessions remembered in memory (``accounts.SessionCache``, issue 13): a logout, a lock or an
 unlock in this process takes effect at once; another process's within the bounded delay;
 expiry is checked on every use."""
 
@@ -17,8 +17,8 @@ from dicetable.server.accounts import (
     Accounts,
     Kind,
     NotAuthenticated,
+    SessionCache,
 )
-from dicetable.server.session_cache import SessionCache
 from tests.server.conftest import Login
 
 PASSWORD = "correct horse"

@@ -19,12 +19,12 @@ from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.store import account_stream as acct
+from dicetable.store import base as streams
 from dicetable.store import (
     fault_stream,
     operations_stream,
     request_stream,
     staff_stream,
-    streams,
 )
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore

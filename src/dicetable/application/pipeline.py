@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import BetPlaced, Event
-from dicetable.store.group_commit import take_batch
-from dicetable.store.requests import current_request
+from dicetable.store.base import current_request
+from dicetable.store.sqlite import take_batch
 
 if TYPE_CHECKING:
     from dicetable.table import Table
@@ -171,7 +171,7 @@ class StreamPipeline:
 
         ``bounded`` commands past ``max_queue`` waiting get ``Busy`` at once; the table's own
         automation (the electronic round) is never refused for load. The caller's request
-        key (``store.requests``, set by the idempotency layer) goes with the command to the
+        key (``store.base``, set by the idempotency layer) goes with the command to the
         store and is committed with its events. With a ``waiter`` the answer goes to that
         event loop's future instead (the whole batch's answers in one hand-over to the loop,
         not one each) and None is returned.

@@ -25,14 +25,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.model import CancelMethod, Key, parse_inches
 from dicetable.games.packs import PRESETS as GAME_PRESETS
 from dicetable.games.packs import load_preset
 from dicetable.rules import site_pack as site
-from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.model import Rule, RulePack, Status
 from dicetable.rules.site_pack import AND_ABOVE, Checker, SiteKind, SitePack
 
 PRESETS = {"pa": "custody-pa", "in": "custody-in"}

@@ -27,16 +27,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.games.variant import Variant, known_variant, variants
-from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.model import Rule, RulePack, Status, family_of
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 from dicetable.rules.validation import Problem, on_a_point, validate_rules
-from dicetable.rules.vocabulary import family_of
 from dicetable.wagers import compile as wagers
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager
 
 PRESETS = ("pa-craps", "pa-mini-craps", "pa-props-and-hops", "in-craps", "crapless-craps")
 """The rule packs shipped with dicetable."""

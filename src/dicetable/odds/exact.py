@@ -29,8 +29,7 @@ from dicetable.core.money import percent
 from dicetable.games.packs import compile_pack, menu_wager
 from dicetable.odds.markov import Decision, absorption
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
-from dicetable.wagers.compiled import CompiledWager, Outcome
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, CompiledWager, Outcome
 
 COMMISSION_WHEN = ("up-front", "on-win")
 

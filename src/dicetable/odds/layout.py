@@ -43,8 +43,7 @@ from dicetable.games.packs import compile_pack, points_of
 from dicetable.odds.exact import PerRoll, commission_terms, default_start, resolve_code
 from dicetable.odds.markov import Chain, Transition
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, odds_code_for
-from dicetable.wagers.compiled import CompiledWager, Outcome
+from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, CompiledWager, Outcome, odds_code_for
 
 STANDING = frozenset({"place", "buy", "lay", "lose", "hard", "big"})
 """Families whose come-out working status a pack sets (``working.comeout.<family>``)."""

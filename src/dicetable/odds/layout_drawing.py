@@ -24,8 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dicetable.games.paytable import paytable_of
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import display_name, family_of
+from dicetable.rules.model import RulePack, display_name, family_of
 
 WIDTH = 900
 _GAP = 6

@@ -31,7 +31,6 @@ from typing import Any
 
 from dicetable import __version__
 from dicetable.bank.rules import BankPack, load_bank_pack
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
@@ -39,9 +38,8 @@ from dicetable.games.packs import shipped_pack_title
 from dicetable.odds.layout_drawing import layout_svg
 from dicetable.odds.public_citation import public_citation
 from dicetable.odds.report import pack_report
-from dicetable.rules.model import Rule, RulePack
-from dicetable.rules.vocabulary import family_of
-from dicetable.table.authority import ACTION_RULE
+from dicetable.rules.model import Rule, RulePack, Status, family_of
+from dicetable.table.procedure import ACTION_RULE
 
 GROUPS = (
     (Status.REGULATION, "Regulation text",

@@ -32,7 +32,7 @@ from fractions import Fraction
 from dicetable.games.packs import compile_pack
 from dicetable.odds.exact import WagerOdds, analyse, commission_terms
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager
 
 CONTRACT_FAMILIES = frozenset({"line", "put"})
 """Line bets are rated when placed even where they stand in one state (a put bet)."""

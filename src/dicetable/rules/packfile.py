@@ -23,10 +23,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput
 from dicetable.core.textinput import parse_json, read_utf8
-from dicetable.rules.model import Rule
+from dicetable.rules.model import Rule, Status
 
 Problems = list[tuple[str, str]]
 

@@ -41,7 +41,6 @@ from dicetable.server import (
     commands_api,
     dice_room,
     faults_api,
-    idempotency,
     observe,
     offline_docs,
     pages,
@@ -50,6 +49,7 @@ from dicetable.server import (
     rules_sheet,
     submission,
 )
+from dicetable.server import door as idempotency
 from dicetable.server.accounts import (
     Account,
     AccountLocked,
@@ -58,12 +58,9 @@ from dicetable.server.accounts import (
     TooManyAttempts,
 )
 from dicetable.server.bank_floor import banks_of
-from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.door import WANT_VIEW, Door
-from dicetable.server.fast_route import BetRoute
-from dicetable.server.floor import Chore, Floor, Given, NotFound
-from dicetable.server.hub import Hub
+from dicetable.server.door import WANT_VIEW, BetRoute, Door, FailureLimiter, Proxies
+from dicetable.server.floor import Chore, Floor, Given, Hub, NotFound
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,
@@ -72,17 +69,23 @@ from dicetable.server.limits import (
     install_error_shape,
 )
 from dicetable.server.owners import DECIDED_BY, Split
-from dicetable.server.pipeline import GATE_STATE, LoadGate
-from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
-from dicetable.server.security import FailureLimiter, Proxies
-from dicetable.server.shedding import Admission, Impatience, watch_lag
+from dicetable.server.shedding import (
+    GATE_STATE,
+    NEVER,
+    Admission,
+    Impatience,
+    LoadGate,
+    collect_when_quiet,
+    watch_lag,
+)
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
+from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
-from dicetable.table.authority import ACTION_RULE
 from dicetable.table.commands import AssignStaff, RelieveStaff
+from dicetable.table.procedure import ACTION_RULE
 
 log = logging.getLogger(__name__)
 

@@ -21,20 +21,19 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dicetable.core.dice import Roll
-from dicetable.games.packs import menu_wager, points_of
-from dicetable.games.policy import (
+from dicetable.games.engine import (
     commission_for,
     commission_kind,
     commission_up_front,
     payout_amount,
 )
+from dicetable.games.packs import menu_wager, points_of
 from dicetable.games.settlement import next_point_on
 from dicetable.odds.layout import STANDING
 from dicetable.rules.model import RulePack
 from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
-from dicetable.wagers.compile import odds_code_for
-from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
+from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, odds_code_for
 
 Item = tuple[int, bool]
 """A bet out on the layout: its wager state and whether odds stand behind it."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dicetable.core.errors import DicetableError
+from dicetable.games.engine import commission_for, commission_kind
 from dicetable.games.packs import compile_pack, points_of
-from dicetable.games.policy import commission_for, commission_kind
 from dicetable.rules.model import RulePack
 from dicetable.sim.strategy import BetSpec, SessionSpec, Strategy, check_amount
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE

@@ -44,15 +44,12 @@ from typing import Any
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
 from dicetable.core.textinput import parse_json, parse_toml, read_utf8
-from dicetable.games.amounts import check_amount
+from dicetable.games.engine import TOGGLE_FAMILIES, check_amount
 from dicetable.games.packs import load_pack, menu_wager, points_of
-from dicetable.games.policy import TOGGLE_FAMILIES
 from dicetable.odds.layout import STANDING, max_odds
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import family_of, is_code
+from dicetable.rules.model import RulePack, family_of, is_code
 from dicetable.sim.session import SessionSpec
-from dicetable.wagers.compile import odds_code_for
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager, odds_code_for
 
 WHEN = ("always", "point-on", "come-out")
 NUMBERED = frozenset({"place", "buy", "lay", "lose", "big", "hard", "put"})

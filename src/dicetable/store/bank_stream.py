@@ -28,9 +28,8 @@ from dicetable.bank.rules import BankPack
 from dicetable.core.clock import Clock
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.events import Event
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, stream_id
 from dicetable.store.held import Held
-from dicetable.store.streams import stream_id
 
 KIND = bev.KIND
 

@@ -30,9 +30,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from dicetable.core.citation import Citation, Status
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.money import format_cents
+from dicetable.rules.model import Citation, Status
 
 ELECTRONIC = "electronic"
 REQUESTS = ("colour-up", "leave")
