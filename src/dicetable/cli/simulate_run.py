@@ -151,14 +151,17 @@ def _strategy_key(strategy: Path, session_rolls: int | None) -> str | None:
     """The cache key of a strategy file, or None when it is not cached: unreadable or
     malformed (the full check then says why), or naming a pack file of its own (which the
     key does not cover)."""
-    import tomllib
-
     from dicetable.cli import disk_cache
 
     try:
         raw = strategy.read_bytes()
         text = raw.decode("utf-8")
-        data = tomllib.loads(text) if strategy.suffix == ".toml" else json.loads(text)
+        if strategy.suffix == ".toml":
+            import tomllib
+
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict) or str(data.get("pack", "")).endswith(".json"):
