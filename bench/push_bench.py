@@ -36,7 +36,7 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
     from bench.load_bench import ARENA, DEALER, prepare, run_chore
     from dicetable.core.roles import Role
     from dicetable.games import commands as g
-    from dicetable.server.hub import Hub
+    from dicetable.server.floor import Hub
     from dicetable.server.main import build_floor
 
     db = Path(tempfile.mkdtemp(prefix="dt-push-")) / "floor.db"

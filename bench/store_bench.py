@@ -34,8 +34,8 @@ from dicetable.games.events import Event, TableOpened, event_from_dict
 from dicetable.games.fold import apply
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
+from dicetable.store.chain import decode, decode_body
 from dicetable.store.durable import DurableTable
-from dicetable.store.event_codec import decode, decode_body
 from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
 from dicetable.store.state_codec import encode_state, pack_for

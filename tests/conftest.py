@@ -11,7 +11,7 @@ from dicetable.core.clock import FixedClock
 from dicetable.rules.loader import load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
-from dicetable.table.automation import Automation
+from dicetable.table.table import Automation
 from tests import profiles
 from tests.demo_floor import record_creation_order
 

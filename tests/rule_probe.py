@@ -14,15 +14,13 @@ import random
 from fractions import Fraction
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.clock import FixedClock
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.games.policy import commission_for
-from dicetable.rules.model import Rule, RulePack
+from dicetable.games.engine import commission_for
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, Rule, RulePack, Status
 from dicetable.rules.schema import SPECS
-from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as t
 from dicetable.table.catalogue import CATALOGUE
@@ -471,9 +469,9 @@ def conditioned(pack: RulePack, rule_id: str) -> RulePack:
 def _for_wagers_the_game_lacks(pack: RulePack) -> set[str]:
     """Rules that only wagers the pack's game does not have would read (Crapless Craps: the
     Don't side, Put, Lay, Fire, the bonus bets), checked against what its menu needs."""
+    from dicetable.rules.model import CODES, family_of
     from dicetable.rules.validation import required_rules
     from dicetable.rules.variants import GAME_RULES
-    from dicetable.rules.vocabulary import CODES, family_of
 
     facts = GAME_RULES.get(pack.game)
     if facts is None or not facts.not_offered_codes:

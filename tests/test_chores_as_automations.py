@@ -10,9 +10,9 @@ import pytest
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.table import Table
-from dicetable.table.automation import Automation, automations_for
 from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
+from dicetable.table.table import Automation, automations_for
 
 _PH = """dicetable-script {version}
 pack pa-props-and-hops

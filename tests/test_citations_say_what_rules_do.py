@@ -20,7 +20,7 @@ from dicetable.core.roles import Role
 from dicetable.rules.loader import PRESETS, load_preset
 from dicetable.table import Table
 from dicetable.table import commands as t
-from dicetable.table.authority import authorize
+from dicetable.table.procedure import authorize
 
 from . import rule_probe
 from .citations import sections, table

@@ -18,12 +18,12 @@ import pytest
 from typer.testing import CliRunner
 
 from dicetable.cli.main import app
-from dicetable.core.citation import Status
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import IllegalWager, RulePackInvalid
 from dicetable.games.variant import variant_of
 from dicetable.odds.exact import wager_odds
 from dicetable.rules.loader import derive_pack, load_preset
+from dicetable.rules.model import Status
 from dicetable.sim.automaton import compile_strategy
 from dicetable.sim.report import build_report
 from dicetable.sim.runner import plan_rolls, run

@@ -9,21 +9,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dicetable.core.citation import Status
 from dicetable.core.clock import FixedClock
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation
 from dicetable.core.money import is_whole_units
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
-from dicetable.games.amounts import check_amount
+from dicetable.games.engine import check_amount
 from dicetable.games.events import DiceRolled
 from dicetable.games.state import Phase
 from dicetable.rules.loader import PRESETS, derive_pack, load_preset
-from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.model import Rule, RulePack, Status
 from dicetable.table import Table
-from dicetable.table.automation import Automation
-from dicetable.wagers.compile import compile_pack
-from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
+from dicetable.table.table import Automation
+from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, compile_pack
 
 from .conftest import funded
 

@@ -18,7 +18,7 @@ from dicetable.games import commands as g
 from dicetable.rules.loader import PRESETS, load_preset
 from dicetable.table import Table
 from dicetable.table import commands as t
-from dicetable.table.authority import ACTION_RULE, AUTOMATABLE, authorize
+from dicetable.table.procedure import ACTION_RULE, AUTOMATABLE, authorize
 
 STAFF = [r for r in Role if r not in (Role.PLAYER, Role.SYSTEM)]
 

@@ -16,10 +16,10 @@ from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.rules.loader import PRESETS
-from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as t
-from dicetable.table.authority import ACTION_RULE
+from dicetable.table.procedure import ACTION_RULE
 from tests.profiles import examples
 
 PEOPLE = {Role.STICKPERSON: "sam", Role.BOXPERSON: "bo", Role.DEALER: "dee",
@@ -136,7 +136,7 @@ class LiveTable(RuleBasedStateMachine):
     def get_ready(self) -> None:
         """The regular way into play: dice at the table, then a shooter or a shaken shaker."""
         table, p = self.table, self.table.procedure
-        from dicetable.table.seating import offer_order
+        from dicetable.table.procedure_state import offer_order
 
         if not p.dice:
             self.attempt(t.BringDice(**self.staff(t.BringDice), witness="dee",
@@ -155,7 +155,7 @@ class LiveTable(RuleBasedStateMachine):
                                       serials=tuple(p.offered[:2])))
 
     def shaker_step(self) -> None:
-        from dicetable.table.seating import next_shaker_holder
+        from dicetable.table.procedure_state import next_shaker_holder
 
         table, p = self.table, self.table.procedure
         dealer = self.staff(t.ShakeShaker)

@@ -9,11 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from dicetable.cli.main import app
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.rules.loader import PRESETS, derive_pack, load_pack, load_preset, pack_from_dict
+from dicetable.rules.model import CODES, Status, family_of
 from dicetable.rules.schema import SPECS
-from dicetable.rules.vocabulary import CODES, family_of
 
 runner = CliRunner()
 

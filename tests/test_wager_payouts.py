@@ -15,8 +15,7 @@ from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.errors import IllegalWager
 from dicetable.games import events as ev
 from dicetable.rules.loader import derive_pack, load_preset
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import family_of
+from dicetable.rules.model import RulePack, family_of
 from tests.conftest import funded
 
 PLACE = {4: F(9, 5), 5: F(7, 5), 6: F(7, 6), 8: F(7, 6), 9: F(7, 5), 10: F(9, 5)}

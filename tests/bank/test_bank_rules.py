@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from dicetable.bank.rules import PRESETS, derive_bank_pack, load_bank_pack
-from dicetable.core.citation import Status
 from dicetable.core.errors import RulePackInvalid
 from dicetable.odds.submission import submission_html
 from dicetable.rules.loader import load_preset
+from dicetable.rules.model import Status
 
 STAND_INS = ("COMAR", "N.J.A.C.", "NYCRR", "LAC ", "Nevada", "OAC ", "spec/standards.md",
              "industry practice")

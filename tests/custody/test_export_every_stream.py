@@ -17,7 +17,7 @@ from dicetable.core.clock import FixedClock
 from dicetable.core.events import event_to_dict
 from dicetable.server.app import create_app
 from dicetable.server.main import build_floor
-from dicetable.store import streams as kinds
+from dicetable.store import base as kinds
 from dicetable.store.open import open_store
 from dicetable.table.script_export import SCRIPTED_KINDS
 from tests.server.conftest import Client

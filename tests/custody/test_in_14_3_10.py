@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RulePackInvalid
 from dicetable.custody import commands as cmd
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Box
 from dicetable.custody.rules import derive_custody_pack, load_custody_pack
 from dicetable.custody.transport import FileTransportNotice, Party, ProveReceipt
+from dicetable.rules.model import Status
 from tests.custody.scenario import ACME, ANN, SAM, as_, new_ledger, receive, refused, serials
 
 ACME_PARTY = Party("Acme Dice Co.", "1 Cube Way, Reno NV", "+1 775 555 0100")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.custody.rules import SCHEMA, derive_custody_pack, load_custody_pack
+from dicetable.rules.model import Status
 
 OWN_TEXT = {"pa": "58 Pa. Code", "in": "68 IAC"}
 

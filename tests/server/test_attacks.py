@@ -20,8 +20,8 @@ from dicetable.cli.main import app as cli
 from dicetable.server.accounts import LOCK_AFTER, Accounts, Kind, NotAuthenticated
 from dicetable.server.app import COOKIE, create_app
 from dicetable.server.demo import DEMO_PASSWORD
+from dicetable.server.door import FailureLimiter
 from dicetable.server.floor import Floor
-from dicetable.server.security import FailureLimiter
 from tests.server.conftest import Login
 from tests.server.pipeline_helpers import run_async
 from tests.server.test_api import refused

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.games.amounts import check_amount, legal_amounts
+from dicetable.games.engine import check_amount, legal_amounts
 from dicetable.rules.loader import PRESETS, load_preset
 from dicetable.server.floor import Floor
 from dicetable.table import Table

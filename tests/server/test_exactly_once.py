@@ -19,7 +19,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from dicetable.server import idempotency
+from dicetable.server import door
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
@@ -92,7 +92,7 @@ def test_res_5_an_answer_lost_in_a_crash_is_rebuilt_from_the_log(
         dee = Client(http, "dee")
         h = {**dee.headers, "idempotency-key": "lost-answer"}
         with monkeypatch.context() as crash:  # the crash came before the answer was kept
-            crash.setattr(idempotency.Answers, "put", lambda *a, **k: None)
+            crash.setattr(door.Answers, "put", lambda *a, **k: None)
             first = http.post(f"{T}/chips", json={"player": "carol", "amount": 314_15},
                               headers=h)
         assert first.status_code == 200

@@ -8,8 +8,7 @@ import json
 
 from dicetable.games import commands as g
 from dicetable.server.accounts import Kind
-from dicetable.server.floor import Given
-from dicetable.server.hub import TOO_SLOW, Hub
+from dicetable.server.floor import TOO_SLOW, Given, Hub
 from tests.server.pipeline_helpers import T, account, bet, run_async, small_floor
 
 

@@ -17,7 +17,7 @@ from dicetable.server.accounts import Kind
 from dicetable.server.controls import controls_for
 from dicetable.server.floor import Chore, Floor, Given, _Owned
 from dicetable.server.live_views import Fanout
-from dicetable.server.views import event_for, table_view
+from dicetable.server.views import event_for_viewer, table_view
 from tests.profiles import examples
 from tests.server.pipeline_helpers import PLAYERS, T, account, small_floor
 
@@ -89,8 +89,8 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
         for v in VIEWERS:
             staff = v.kind is Kind.STAFF
             owned = _Owned(v.username, owners, info.table)
-            expected[v.username] = [d for d in (event_for(v.username, staff, e, owned)
-                                                for e in events) if d is not None]
+            expected[v.username] = [d for d in (event_for_viewer(v.username, staff, e, owned)
+                                                       for e in events) if d is not None]
         batches.append((events, owners, expected))
 
     floor.listen(record)

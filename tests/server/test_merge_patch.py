@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dicetable.server.merge_patch import Memo, apply_merge, apply_patch, merge_patch, same
+from dicetable.server.live_views import Memo, apply_merge, apply_patch, merge_patch, same
 
 KEYS = st.sampled_from(["a", "b", "c", "me", "seat", "0", ""])
 SCALARS = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "null"])

@@ -7,7 +7,7 @@ import threading
 
 from dicetable.games import commands as g
 from dicetable.server.floor import Chore, Given
-from dicetable.store.requests import request_in_progress
+from dicetable.store.base import request_in_progress
 from tests.server.pipeline_helpers import T, account, bet, small_floor
 
 

@@ -12,10 +12,8 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.controls import controls_for
-from dicetable.server.floor import Chore, Floor, Given
-from dicetable.server.hub import Hub, Watcher
-from dicetable.server.live_views import PACK_CONSTANTS
-from dicetable.server.merge_patch import Patch, apply_patch
+from dicetable.server.floor import Chore, Floor, Given, Hub, Watcher
+from dicetable.server.live_views import PACK_CONSTANTS, Patch, apply_patch
 from tests.server.pipeline_helpers import T, account, bet, small_floor
 
 

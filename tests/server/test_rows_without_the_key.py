@@ -27,8 +27,7 @@ from dicetable.server.accounts import NotAuthenticated, token_digest
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.store import account_stream as acct
-from dicetable.store.chain import canonical, link_hash
-from dicetable.store.event_codec import encode
+from dicetable.store.chain import canonical, encode, link_hash
 from dicetable.store.staff_stream import StaffRoleGranted
 from dicetable.table.events import StaffAssigned
 from tests.server.conftest import Client

@@ -17,8 +17,8 @@ from dicetable.server.accounts import (
     Accounts,
     Kind,
     NotAuthenticated,
+    SessionCache,
 )
-from dicetable.server.session_cache import SessionCache
 from tests.server.conftest import Login
 
 PASSWORD = "correct horse"

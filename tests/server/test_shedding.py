@@ -19,7 +19,6 @@ from dicetable.application.pipeline import ANSWERS_PER_TURN
 from dicetable.application.pipeline import answer as _answer
 from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
-from dicetable.server.collector import NEVER
 from dicetable.server.door import Door
 from dicetable.server.floor import Floor
 from dicetable.server.main import admission_from_env, impatience_from_env
@@ -27,6 +26,7 @@ from dicetable.server.shedding import (
     FIRST_GUESS,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
+    NEVER,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
     Admission,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import EVENT_TYPES, event_from_dict, event_to_dict
 from dicetable.rules.loader import load_preset
-from dicetable.store.event_codec import VERSIONS, decode, decode_body, encode, to_dict
+from dicetable.store.chain import VERSIONS, decode, decode_body, encode, to_dict
 from dicetable.store.state_codec import decode_state, encode_state, roundtrips, share_pack
 from dicetable.table import Table
 from dicetable.table.script import run_file, run_script

@@ -389,7 +389,7 @@ def test_postgres_notices_reach_other_processes(pg_url: str) -> None:
 
 
 def test_one_failing_batch_does_not_fail_the_others_in_its_transaction() -> None:
-    from dicetable.store.group_commit import GroupCommitter, Job
+    from dicetable.store.sqlite import GroupCommitter, Job
 
     release = threading.Event()
     written: list[list[int]] = []

@@ -17,11 +17,10 @@ from dicetable.custody import commands as cmd
 from dicetable.custody.model import Key
 from dicetable.store.audit import verify_store
 from dicetable.store.base import EventStore
-from dicetable.store.chain import GENESIS, link_hash
+from dicetable.store.chain import GENESIS, encode, link_hash
 from dicetable.store.custody import DurableCustody, custody_stream, load_custody_state
 from dicetable.store.custody_codec import encode_state
 from dicetable.store.durable import DurableTable
-from dicetable.store.event_codec import encode
 from dicetable.store.memory import MemoryStore
 from dicetable.store.recall import recall_custody
 from dicetable.store.sqlite import SqliteStore

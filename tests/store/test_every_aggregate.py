@@ -19,7 +19,7 @@ from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.store import account_stream as acct
-from dicetable.store import fault_stream, request_stream, staff_stream, streams
+from dicetable.store import base, fault_stream, request_stream, staff_stream
 from dicetable.store.audit import verify_table
 from dicetable.store.base import EventStore
 from dicetable.store.memory import MemoryStore
@@ -100,7 +100,7 @@ SAMPLES: dict[str, Callable[[], list[Event]]] = {
 
 
 def test_every_registered_kind_is_in_the_suite() -> None:
-    assert set(SAMPLES) == set(streams.kinds())
+    assert set(SAMPLES) == set(base.kinds())
 
 
 @pytest.fixture(params=sorted(SAMPLES))
@@ -112,12 +112,12 @@ def kind(request: pytest.FixtureRequest) -> str:
 def sample(kind: str) -> list[Event]:
     events = SAMPLES[kind]()
     assert len(events) >= 3
-    assert streams.kind_of(events[0].stream) == kind
+    assert base.kind_of(events[0].stream) == kind
     return events
 
 
 def _fold(kind: str, events: list[Event]) -> Any:
-    agg = streams.aggregate(kind)
+    agg = base.aggregate(kind)
     state = agg.new_state()
     for e in events:
         agg.fold(state, e)
@@ -185,7 +185,7 @@ def test_the_chain_verifies_and_the_replay_holds(store: EventStore, kind: str,
     report = verify_table(store, stream)
     assert report.ok, report.problems
     assert report.events == len(sample)
-    agg = streams.aggregate(kind)
+    agg = base.aggregate(kind)
     replayed = _fold(kind, list(store.events(stream)))
     assert agg.encode_state(replayed) == agg.encode_state(_fold(kind, sample))
     assert agg.invariants(replayed) == []
@@ -205,7 +205,7 @@ def test_a_snapshot_roundtrips_and_matches_the_replay(store: EventStore, kind: s
                                                       sample: list[Event]) -> None:
     stream = sample[0].stream
     store.append(stream, sample, expected=0)
-    agg = streams.aggregate(kind)
+    agg = base.aggregate(kind)
     state = _fold(kind, sample)
     snap = store.snapshot(stream, len(sample), agg.encode_state(state))
     assert store.latest_snapshot(stream) == snap
@@ -220,7 +220,7 @@ def test_a_snapshot_that_differs_from_the_replay_is_found(store: EventStore, kin
                                                           sample: list[Event]) -> None:
     stream = sample[0].stream
     store.append(stream, sample, expected=0)
-    agg = streams.aggregate(kind)
+    agg = base.aggregate(kind)
     wrong = agg.encode_state(_fold(kind, sample[:-1]))
     store.snapshot(stream, len(sample), wrong)
     assert [p.what for p in verify_table(store, stream).problems] == ["snapshot"]

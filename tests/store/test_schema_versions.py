@@ -18,13 +18,13 @@ from dicetable.core.errors import InvalidInput
 from dicetable.games.events import TableOpened
 from dicetable.games.state import Phase
 from dicetable.store import DurableTable, SqliteStore
-from dicetable.store.event_codec import VERSIONS, decode, encode, upcast
+from dicetable.store.chain import VERSIONS, decode, encode, upcast
 from dicetable.store.replay import load_state
 from dicetable.store.state_codec import encode_state
 from dicetable.table import Table
-from dicetable.table.automation import AROUND_THE_ROLL, CHORES, Automation
 from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
+from dicetable.table.table import AROUND_THE_ROLL, CHORES, Automation
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "v1_tables.db"
 
@@ -67,7 +67,7 @@ def test_v1_log_loads_and_its_opening_is_upcast_to_v3(v1_db: Path) -> None:
 def test_table_opened_v2_keeps_returning_and_passing_at_once() -> None:
     """A v2 opening (the issue-10 code before these two chores became automations) reads
     as a table that still does both at once, whatever its mode."""
-    from dicetable.store.event_codec import upcast
+    from dicetable.store.chain import upcast
 
     for mode, listed, expected in (
             ("live", [], {"pass-shaker", "return-wagers"}),

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dicetable.core.errors import DicetableError, StaleVersion
 from dicetable.games import commands as gcmd
 from dicetable.games.events import BetPlaced, Event
-from dicetable.store.group_commit import take_batch
-from dicetable.store.requests import current_request
+from dicetable.store.base import current_request
+from dicetable.store.sqlite import take_batch
 
 if TYPE_CHECKING:
     from dicetable.table import Table

@@ -51,10 +51,9 @@ from dicetable.custody.catalogue import Context as CustodyContext
 from dicetable.custody.catalogue import Field as CustodyField
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.rules import derive_custody_pack, load_custody_pack
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, name_of
 from dicetable.store.custody import DurableCustody, custody_stream
 from dicetable.store.open import open_store
-from dicetable.store.streams import name_of
 
 app = typer.Typer(
     **SUBCOMMAND_STYLE,

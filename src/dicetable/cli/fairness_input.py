@@ -19,7 +19,7 @@ the usual condition for its p-value to mean what it says): 30 rolls for a die's 
 
 def rolls_from_file(path: Path) -> list[DiceRolled]:
     """The DiceRolled events of a JSON Lines file: plain events or export records."""
-    from dicetable.store.event_codec import decode  # upcasts older schema versions
+    from dicetable.store.chain import decode  # upcasts older schema versions
 
     try:
         raw = path.read_bytes()

@@ -14,10 +14,9 @@ from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import output
 from dicetable.cli.tables import WIDE_OPTION_HELP, fit, rule_value
 from dicetable.cli.tables import console as table_console
-from dicetable.core.citation import Status
 from dicetable.core.errors import RulePackInvalid
 from dicetable.rules.loader import PRESETS, load_pack
-from dicetable.rules.model import Rule
+from dicetable.rules.model import Rule, Status
 from dicetable.rules.schema import SPECS
 
 app = typer.Typer(

@@ -17,7 +17,7 @@ from dicetable.bank.script import run_bank_script
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
-from dicetable.store import streams as kinds
+from dicetable.store import base as kinds
 from dicetable.store.base import EventStore
 from dicetable.table.script import run_file
 from dicetable.table.script_export import SCRIPTED_KINDS, export_script, export_stream

@@ -64,13 +64,13 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
 
     from dicetable.server.app import create_app
     from dicetable.server.demo import DEMO_PASSWORD
+    from dicetable.server.door import Proxies
     from dicetable.server.main import (
         admission_from_env,
         build_floor,
         connections_from_env,
         impatience_from_env,
     )
-    from dicetable.server.security import Proxies
 
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
                         ("DICETABLE_SHED_HOLD_MS", shed_hold_ms),

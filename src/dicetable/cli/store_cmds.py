@@ -24,10 +24,9 @@ from dicetable.cli.refusal import refused_in_red
 from dicetable.core.errors import DicetableError
 from dicetable.core.money import format_cents
 from dicetable.store.audit import verify_store
-from dicetable.store.base import EventStore
+from dicetable.store.base import TABLE, EventStore, kind_of
 from dicetable.store.open import open_store
 from dicetable.store.recall import RoundRecall, recall_custody, recall_day, recall_rounds
-from dicetable.store.streams import TABLE, kind_of
 
 audit_app = typer.Typer(
     **SUBCOMMAND_STYLE, help="Check the table log's hash chain.", no_args_is_help=True)

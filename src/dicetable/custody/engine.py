@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
 
+from dicetable.core.clock import limit_ends, local_day, months_later, over_limit
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.roles import Role
-from dicetable.core.time_limits import limit_ends, local_day, months_later, over_limit
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
 from dicetable.custody import transport
@@ -589,7 +589,7 @@ def _hours(since: str, expires: str) -> int:
 
 def _over_time(d: DieRecord, now: datetime, hours: int | None = None) -> bool:
     """More than ``hours`` at the table (by default the ``dice.max_hours`` it was issued
-    under): the one comparison of ``dicetable.core.time_limits`` (exactly the limit is not
+    under): the one comparison of ``dicetable.core.clock`` (exactly the limit is not
     over it, 585.3(b)(1))."""
     if d.at_table_since is None or d.expires_at is None:
         return False

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from dicetable.core.time_limits import local_day
+from dicetable.core.clock import local_day
 from dicetable.custody import events as ev
 from dicetable.custody.model import DieState, RemovalReason
 from dicetable.custody.state import CustodyState

@@ -29,13 +29,12 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.model import CancelMethod, Key, parse_inches
 from dicetable.rules.loader import PRESETS as GAME_PRESETS
 from dicetable.rules.loader import load_preset
-from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.model import Rule, RulePack, Status
 from dicetable.rules.packfile import (
     SitePack,
     override_rules,

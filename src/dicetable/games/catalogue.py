@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
-from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput
+from dicetable.core.events import type_hints
 from dicetable.core.money import parse_money
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd

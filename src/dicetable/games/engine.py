@@ -3,34 +3,219 @@
 ``decide`` never changes the state. A refused command raises a typed error that names the
 broken rule and its citation. Craps and Props & Hops share this engine and differ in their
 round flow (``CrapsEngine``, ``PropsHopsEngine``).
+
+Table policy read from the rule pack: working status, commissions and payout rounding.
+
+Is an amount a wager may be made in: limits, betting unit, equal parts, an exact payout.
+
+One check for the live engine and the simulator's strategy files alike.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
-from dicetable.core.money import format_cents
+from dicetable.core.money import (
+    CommissionRounding,
+    Rounding,
+    commission,
+    format_cents,
+    is_whole_units,
+    round_amount,
+)
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.amounts import check_amount
 from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
-from dicetable.games.policy import (
-    TOGGLE_FAMILIES,
-    change_cost,
-    commission_kind,
-    commission_up_front,
-    stake,
-)
 from dicetable.games.state import Bet, Phase, TableState
 from dicetable.games.variant import Variant, variant_of, variants
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import expand_facts, family_of, is_code
-from dicetable.wagers.compile import ODDS_LAY, compile_pack, odds_code_for, point_state_name
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.rules.model import RulePack, expand_facts, family_of, is_code
+from dicetable.wagers.compile import (
+    ODDS_LAY,
+    CompiledWager,
+    compile_pack,
+    odds_code_for,
+    point_state_name,
+)
+
+
+def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: str, *,
+                 maximum: tuple[int, str] | None = None, state: int | None = None) -> None:
+    """Raise unless ``amount`` cents may be wagered on ``wager``.
+
+    ``limit_code`` names whose limits apply (``odds`` for odds); ``maximum`` replaces the
+    posted maximum with another one and the rule it comes from (the odds multiple);
+    ``state``, when known, is the wager state the stake stands in: only the payouts still
+    reachable from it must be exact.
+    """
+    limits, limit_rule = pack.limits(limit_code)
+    cite = pack.cite(limit_rule)
+    if amount <= 0:
+        raise InvalidInput("a wager is a positive amount", rule="money.amount")
+    if amount % limits.unit:
+        raise IllegalWager(f"{format_cents(amount)} is not a multiple of the "
+                           f"{format_cents(limits.unit)} betting unit",
+                           rule=limit_rule, citation=cite)
+    if amount < limits.minimum:
+        raise IllegalWager(f"{wager.name} minimum is {format_cents(limits.minimum)}",
+                           rule=limit_rule, citation=cite)
+    most, most_rule = maximum or (limits.maximum, limit_rule)
+    if amount > most:
+        raise IllegalWager(f"{wager.name} maximum here is {format_cents(most)}",
+                           rule=most_rule, citation=pack.cite(most_rule))
+    if wager.parts > 1 and amount % (wager.parts * limits.unit):
+        raise IllegalWager(f"{wager.name} is {wager.parts} equal parts: bet a multiple of "
+                           f"{format_cents(wager.parts * limits.unit)}",
+                           rule=limit_rule, citation=cite)
+    if pack.payout_rounding is Rounding.REFUSE:
+        unit = pack.payout_unit
+        payouts = wager.payouts if state is None else wager.payouts_from(state)
+        for net in sorted(payouts):
+            if not is_whole_units(amount * net, unit):
+                raise IllegalWager(
+                    f"{format_cents(amount)} on {wager.name} cannot be paid at "
+                    f"{net.numerator} to {net.denominator} in {format_cents(unit)} units",
+                    rule="payout.inexact", citation=pack.cite("payout.inexact"))
+
+
+def amount_step(pack: RulePack, wager: CompiledWager, limit_code: str) -> int:
+    """The step between the amounts ``check_amount`` accepts on ``wager`` (cents).
+
+    Every accepted amount is a multiple of the betting unit, of the wager's equal parts and,
+    where an unpayable win is refused, of what makes each net payout whole: the least common
+    multiple of those, so the accepted amounts are that step's multiples within the limits.
+
+    >>> from dicetable.rules.loader import load_preset
+    >>> from dicetable.wagers.compile import compile_pack
+    >>> pack = load_preset("pa-craps")
+    >>> amount_step(pack, compile_pack(pack)["place6"], "place6")   # 7 to 6 in $0.25 units
+    300
+    """
+    limits, _ = pack.limits(limit_code)
+    step = math.lcm(limits.unit, max(1, wager.parts) * limits.unit)
+    if pack.payout_rounding is Rounding.REFUSE:
+        unit = pack.payout_unit
+        for net in wager.payouts:
+            # amount * p / q is a whole number of units exactly when amount is a multiple of
+            # q * unit / gcd(p, q * unit).
+            whole = Fraction(net.denominator * unit, math.gcd(net.numerator,
+                                                              net.denominator * unit))
+            step = math.lcm(step, int(whole))
+    return step
+
+
+def legal_amounts(pack: RulePack, wager: CompiledWager, limit_code: str, *,
+                  maximum: int | None = None) -> tuple[int, int, int] | None:
+    """The accepted amounts as (first, step, last), or None when none is.
+
+    ``maximum`` replaces the posted maximum (the odds behind a given line bet).
+    """
+    limits, _ = pack.limits(limit_code)
+    step = amount_step(pack, wager, limit_code)
+    first = -(-max(limits.minimum, 1) // step) * step
+    most = limits.maximum if maximum is None else maximum
+    last = most // step * step
+    return (first, step, last) if first <= last else None
+
+
+TOGGLE_FAMILIES = frozenset({"place", "buy", "lay", "lose", "hard", "big", "odds"})
+"""Multi-roll wagers a player may call on or off (working.player_may_toggle)."""
+
+_COMEOUT_RULE = {f: f"working.comeout.{f}" for f in ("place", "buy", "lay", "lose", "hard",
+                                                      "big")}
+
+
+def working_rule(state: TableState, bet: Bet) -> str | None:
+    """The rule deciding whether ``bet`` works on this roll, if any rule does."""
+    if bet.working is not None:
+        return "working.player_may_toggle"
+    if state.point is not None:
+        return None
+    family = family_of(bet.layout_code)
+    if family in _COMEOUT_RULE:
+        return _COMEOUT_RULE[family]
+    if family == "odds" and bet.base is not None:
+        base = state.bets.get(bet.base)
+        if base is not None and base.wager == "dontcome":
+            return "working.comeout.dontcome_odds"
+        if base is not None and (base.wager == "come" or base.wager.startswith("put")):
+            return "working.comeout.come_odds"
+    return None
+
+
+def is_working(state: TableState, bet: Bet) -> bool:
+    """Does ``bet`` act on the next roll? A player's own call wins over the table's policy."""
+    if bet.working is not None:
+        return bet.working
+    rule = working_rule(state, bet)
+    return True if rule is None else state.rules().flag(rule, True)
+
+
+def commission_kind(wager: str) -> str | None:
+    fam = family_of(wager) if not wager.startswith("odds:") else "odds"
+    return fam if fam in ("buy", "lay") else None
+
+
+def commission_for(pack: RulePack, wager: CompiledWager, amount: int) -> int:
+    """The commission on a buy or lay bet of ``amount`` (buy: on the wager; lay: on the win)."""
+    kind = commission_kind(wager.code)
+    if kind is None:
+        return 0
+    base: Fraction | int = amount
+    if kind == "lay":
+        base = amount * max(wager.payouts)
+    return commission(base, *_commission_terms(pack, kind))
+
+
+@functools.lru_cache(maxsize=256)  # packs are immutable: their terms are read once
+def _commission_terms(pack: RulePack, kind: str
+                      ) -> tuple[Fraction, int, int, CommissionRounding]:
+    """The rate, unit, minimum and rounding of a buy or lay commission."""
+    return (pack.rate(f"commission.{kind}.rate"), int(pack.value(f"commission.{kind}.unit")),
+            int(pack.value(f"commission.{kind}.minimum")), pack.commission_rounding(kind))
+
+
+def commission_up_front(pack: RulePack, wager: str) -> bool:
+    kind = commission_kind(wager)
+    return kind is not None and pack.value(f"commission.{kind}.when") == "up-front"
+
+
+def stake(pack: RulePack, wager: CompiledWager, amount: int) -> int:
+    """What placing ``amount`` on ``wager`` takes from the player's balance: the amount, and
+    the commission where it is paid up front (the engine's ``money.balance`` check)."""
+    if commission_up_front(pack, wager.code):
+        return amount + commission_for(pack, wager, amount)
+    return amount
+
+
+def change_cost(pack: RulePack, wager: CompiledWager, bet: Bet, amount: int) -> int:
+    """What changing ``bet`` to ``amount`` takes from the player's balance: the difference,
+    and the difference in a commission paid up front (the engine's ``money.balance`` check
+    on a change, its last; ``server.controls`` relies on that)."""
+    fee = 0
+    if commission_up_front(pack, bet.wager):
+        fee = commission_for(pack, wager, amount) - bet.commission
+    return amount - bet.amount + fee
+
+
+def payout_amount(pack: RulePack, stake: int, net: Fraction) -> tuple[int, int]:
+    """The win on ``stake`` at ``net`` to 1, rounded per the pack, and the rounding applied."""
+    exact = stake * net
+    rounding = pack.payout_rounding
+    unit = pack.payout_unit
+    if rounding is Rounding.REFUSE:
+        # Placement refused every unpayable amount, so only a whole cent count remains here.
+        paid = round_amount(exact, 1, Rounding.CENT)
+    else:
+        paid = round_amount(exact, unit, rounding)
+    return paid, paid - int(exact // 1)
+
 
 Refusal = Callable[[], IllegalWager]
 """A refusal found but not built: ``can`` and ``placeable_codes`` only ask whether there is
@@ -43,7 +228,6 @@ PLAYER_COMMANDS = (cmd.JoinTable, cmd.LeaveTable, cmd.BuyChips, cmd.CashOut, cmd
 STAFF_ON_BEHALF = frozenset({Role.DEALER, Role.STICKPERSON, Role.BOXPERSON, Role.FLOORPERSON,
                              Role.SYSTEM})
 """Staff who may act for a player at a live table (a dealer books the bet the player calls)."""
-
 
 class Authorizer(Protocol):
     """Decides whether a command's role may give it. Raises ``RoleNotPermitted`` if not."""
@@ -579,7 +763,7 @@ class Engine:
         does to the wagers is the pack's ``noroll.effect``: ``wagers-stand``, nothing moves;
         ``wagers-returned`` (Props & Hops 585.3(f)-(g); a house pack may choose it at Craps),
         every wager goes back, a chore of its own (``return-wagers``) that the dealer
-        performs, or the table where it automates it (``dicetable.table.automation``)."""
+        performs, or the table where it automates it (``dicetable.table.table``)."""
 
     def after_return(self, state: TableState, out: Emitter) -> None:
         """What follows the return of a no roll's wagers (Props & Hops: the round ends)."""

@@ -95,7 +95,7 @@ class TableOpened(Event):
     mode: str = "bare"
     """'live' (staff and physical dice), 'electronic' (RNG, automated), 'bare' (engine only)."""
     automations: tuple[str, ...] | None = None
-    """What the table does by itself (``dicetable.table.automation``), in the log since
+    """What the table does by itself (``dicetable.table.table``), in the log since
     schema version 2; None only in events built without the table layer."""
 
 

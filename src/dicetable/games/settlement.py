@@ -11,9 +11,9 @@ from collections.abc import Collection
 
 from dicetable.core.dice import POINTS, Roll
 from dicetable.games import events as ev
-from dicetable.games.policy import commission_for, commission_up_front, is_working, payout_amount
+from dicetable.games.engine import commission_for, commission_up_front, is_working, payout_amount
 from dicetable.games.state import Pending, TableState
-from dicetable.wagers.compiled import LEAVES, Outcome
+from dicetable.wagers.compile import LEAVES, Outcome
 
 
 def next_point(point: int | None, roll: Roll,

@@ -28,8 +28,14 @@ from typing import Protocol
 from dicetable.core.money import percent
 from dicetable.odds.markov import Decision, absorption
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack, menu_wager
-from dicetable.wagers.compiled import CompiledWager, Outcome
+from dicetable.wagers.compile import (
+    ODDS_LAY,
+    ODDS_TAKE,
+    CompiledWager,
+    Outcome,
+    compile_pack,
+    menu_wager,
+)
 
 COMMISSION_WHEN = ("up-front", "on-win")
 

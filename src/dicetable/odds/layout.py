@@ -43,8 +43,14 @@ from dicetable.odds.exact import PerRoll, commission_terms, default_start, resol
 from dicetable.odds.markov import Chain, Transition
 from dicetable.rules.model import RulePack
 from dicetable.rules.variants import points_of
-from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE, compile_pack, odds_code_for
-from dicetable.wagers.compiled import CompiledWager, Outcome
+from dicetable.wagers.compile import (
+    ODDS_LAY,
+    ODDS_TAKE,
+    CompiledWager,
+    Outcome,
+    compile_pack,
+    odds_code_for,
+)
 
 STANDING = frozenset({"place", "buy", "lay", "lose", "hard", "big"})
 """Families whose come-out working status a pack sets (``working.comeout.<family>``)."""

@@ -28,7 +28,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dicetable.wagers.compiled import CompiledWager, Outcome
+from dicetable.wagers.compile import CompiledWager, Outcome
 
 P_ROLL = Fraction(1, 36)
 ROLLS = 36

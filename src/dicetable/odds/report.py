@@ -27,8 +27,7 @@ from dicetable.odds.layout import (
     line_with_odds,
     max_odds,
 )
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import family_of
+from dicetable.rules.model import RulePack, family_of
 
 CSV_FIELDS = ("wager", "name", "start", "commission", "house_edge", "house_edge_pct",
               "edge_per_roll", "edge_per_roll_pct", "p_win", "p_lose", "p_push",

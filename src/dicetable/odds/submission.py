@@ -24,14 +24,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from dicetable.bank.rules import BankPack, load_bank_pack
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
 from dicetable.core.roles import Role
 from dicetable.custody.rules import CustodyPack, load_custody_pack
 from dicetable.odds.report import pack_report
-from dicetable.rules.model import Rule, RulePack
-from dicetable.rules.vocabulary import family_of
-from dicetable.table.authority import ACTION_RULE
+from dicetable.rules.model import Rule, RulePack, Status, family_of
+from dicetable.table.procedure import ACTION_RULE
 
 GROUPS = (
     (Status.REGULATION, "Regulation text",

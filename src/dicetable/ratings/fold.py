@@ -39,8 +39,8 @@ from typing import Any
 
 from dicetable.core.events import Event
 from dicetable.games import events as ev
+from dicetable.games.engine import is_working
 from dicetable.games.fold import apply
-from dicetable.games.policy import is_working
 from dicetable.games.state import Bet, TableState
 from dicetable.ratings.formula import DISPLAY_ROUNDING, GamingDay, IndustryFormula, display_cents
 from dicetable.ratings.rates import TheoRates

@@ -19,10 +19,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import percent
-from dicetable.rules.model import Rule
+from dicetable.rules.model import Rule, Status
 
 THEO_CITATION = "spec/table-bank.md §8 (theoretical win: the standard pit formula)"
 DISPLAY_ROUNDING = "half-up to the cent"

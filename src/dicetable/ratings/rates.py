@@ -31,8 +31,7 @@ from fractions import Fraction
 
 from dicetable.odds.exact import WagerOdds, analyse, commission_terms
 from dicetable.rules.model import RulePack
-from dicetable.wagers.compile import compile_pack
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager, compile_pack
 
 CONTRACT_FAMILIES = frozenset({"line", "put"})
 """Line bets are rated when placed even where they stand in one state (a put bet)."""

@@ -21,9 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput, RulePackInvalid
-from dicetable.rules.model import Rule, RulePack
+from dicetable.rules.model import Rule, RulePack, Status
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 from dicetable.rules.validation import validate_rules
 

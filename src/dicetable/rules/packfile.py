@@ -25,10 +25,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from dicetable.core.citation import Status
 from dicetable.core.errors import InvalidInput
 from dicetable.core.textinput import decode_utf8, parse_json
-from dicetable.rules.model import Rule
+from dicetable.rules.model import Rule, Status
 
 Problems = list[tuple[str, str]]
 

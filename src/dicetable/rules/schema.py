@@ -13,8 +13,8 @@ from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.core.money import CommissionRounding, Odds, Rounding, percent
 from dicetable.core.roles import Role
+from dicetable.rules.model import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of
 from dicetable.rules.variants import GAMES
-from dicetable.rules.vocabulary import FAMILIES, NO_ROLL_GROUNDS, THROW_FACTS, codes_of
 
 Checker = Callable[[Any], str | None]
 """Returns a problem description, or None when the value is acceptable."""
@@ -41,17 +41,17 @@ class RuleSpec:
 # is only cited is INFORMATIONAL; ``rules show`` says so, and the rule-read test skips it.
 READERS: tuple[tuple[str, str], ...] = (
     ("game", "dicetable.games.variant"),
-    ("jurisdiction", "dicetable.table.authority"),
+    ("jurisdiction", "dicetable.table.procedure"),
     ("menu.", "dicetable.games.engine"),
     ("paytable.", "dicetable.wagers.compile"),
     ("line.", "dicetable.wagers.compile"),
     ("field.", "dicetable.wagers.compile"),
     ("winning.", "dicetable.wagers.compile"),
-    ("limits.", "dicetable.games.amounts"),
-    ("payout.", "dicetable.games.amounts"),
+    ("limits.", "dicetable.games.engine"),
+    ("payout.", "dicetable.games.engine"),
     ("odds.limit.", "dicetable.games.engine"),
-    ("commission.", "dicetable.games.policy"),
-    ("working.comeout.", "dicetable.games.policy"),
+    ("commission.", "dicetable.games.engine"),
+    ("working.comeout.", "dicetable.games.engine"),
     ("working.player_may_toggle", "dicetable.games.engine"),
     ("removal.", "dicetable.games.engine"),
     ("bonus.", "dicetable.games.engine"),
@@ -65,14 +65,14 @@ READERS: tuple[tuple[str, str], ...] = (
     ("noroll.effect", "dicetable.games.engine"),
     ("noroll.window", "dicetable.games.engine"),
     ("noroll.", "dicetable.table.procedure"),
-    ("settlement.automatic", "dicetable.table.automation"),
-    ("authority.", "dicetable.table.authority"),
-    ("table.positions", "dicetable.table.seating"),
+    ("settlement.automatic", "dicetable.table.table"),
+    ("authority.", "dicetable.table.procedure"),
+    ("table.positions", "dicetable.table.procedure_state"),
     ("shooter.", "dicetable.table.procedure"),
-    ("dice.max_hours", "dicetable.table.clockwork"),
+    ("dice.max_hours", "dicetable.table.procedure_state"),
     ("dice.", "dicetable.table.procedure"),
-    ("shaker.first_to", "dicetable.table.seating"),
-    ("shaker.six_eight_shake", "dicetable.table.seating"),
+    ("shaker.first_to", "dicetable.table.procedure_state"),
+    ("shaker.six_eight_shake", "dicetable.table.procedure_state"),
     ("shaker.", "dicetable.table.procedure"),
 )
 INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.placement",

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from dicetable.core.dice import POINTS
-from dicetable.rules.model import Rule
+from dicetable.rules.model import Rule, family_of
 from dicetable.rules.schema import SPECS, check_value
 from dicetable.rules.variants import GAME_RULES, GameRules
-from dicetable.rules.vocabulary import family_of
 
 Problem = tuple[str, str]
 

@@ -40,7 +40,6 @@ from dicetable.server import (
     commands_api,
     dice_room,
     faults_api,
-    idempotency,
     offline_docs,
     ratings_api,
     rules_sheet,
@@ -53,12 +52,19 @@ from dicetable.server.accounts import (
     NotAuthenticated,
     TooManyAttempts,
 )
-from dicetable.server.collector import NEVER, collect_when_quiet
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.door import WANT_VIEW, Door
-from dicetable.server.fast_route import BetRoute
-from dicetable.server.floor import Chore, Floor, Given, NotFound
-from dicetable.server.hub import Hub
+from dicetable.server.door import (
+    WANT_VIEW,
+    Answers,
+    BetRoute,
+    Door,
+    FailureLimiter,
+    Keeper,
+    Proxies,
+    document,
+    token_of,
+)
+from dicetable.server.floor import Chore, Floor, Given, Hub, NotFound
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,
@@ -67,17 +73,23 @@ from dicetable.server.limits import (
     install_error_shape,
 )
 from dicetable.server.owners import DECIDED_BY, Split
-from dicetable.server.pipeline import GATE_STATE, LoadGate
-from dicetable.server.privacy import Caller, round_for
 from dicetable.server.scheduler import FloorScheduler, run_clock
-from dicetable.server.security import FailureLimiter, Proxies
-from dicetable.server.shedding import Admission, Impatience, watch_lag
+from dicetable.server.shedding import (
+    GATE_STATE,
+    NEVER,
+    Admission,
+    Impatience,
+    LoadGate,
+    collect_when_quiet,
+    watch_lag,
+)
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
+from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
-from dicetable.table.authority import ACTION_RULE
 from dicetable.table.commands import AssignStaff
+from dicetable.table.procedure import ACTION_RULE
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +174,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     connections = connections or ConnectionGuard()
 
     def known(headers: dict[bytes, bytes]) -> bool:
-        token = idempotency.token_of(headers, COOKIE)
+        token = token_of(headers, COOKIE)
         return token is not None and token != "" \
             and floor.accounts.remembered(token) is not None
 
@@ -220,7 +232,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = idempotency.document(document_errors(plain_openapi()))
+            app.openapi_schema = document(document_errors(plain_openapi()))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -275,9 +287,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     # One layer at the door: proxy headers, admission, the body limit, ownership, Prefer,
     # the origin check, exactly-once commands and the bet route, in one pass.
-    answers = idempotency.Answers(floor.store, now=floor.clock.now().isoformat(),
+    answers = Answers(floor.store, now=floor.clock.now().isoformat(),
                                   faulted=lambda stream: stream in floor.faults.open)
-    keeper = idempotency.Keeper(answers=answers, who=account_of,
+    keeper = Keeper(answers=answers, who=account_of,
                                 applied=floor.store.request_record, recover=recover,
                                 cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
     bet_route = BetRoute(prefix="/api/tables/", suffix="/bets", model=bets.model, act=bet,

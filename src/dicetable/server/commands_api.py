@@ -4,7 +4,7 @@
 JSON; each readable route the catalogue declares (``CATALOGUE.routes``: a path, a method, the
 command or commands it gives, its body's fields and their limits) is registered here, its
 request model built from those declarations so OpenAPI documents it. ``POST .../settle`` gives
-the dealer's chores now due (``dicetable.table.automation.settle_commands``). The role a
+the dealer's chores now due (``dicetable.table.table.settle_commands``). The role a
 command is given in comes from the account's assignment at the table, never from the request.
 """
 
@@ -23,16 +23,15 @@ from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic import Field as PydanticField
 
-from dicetable.core.codec import type_hints
 from dicetable.core.dice import Roll
 from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.events import type_hints
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.catalogue import MAX_ITEM_TEXT, MAX_ITEMS, MAX_TEXT, Entry, Field, Route
 from dicetable.server.accounts import Account, Kind
-from dicetable.table.automation import chores_left, settle_commands
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.table import Table
+from dicetable.table.table import Table, chores_left, settle_commands
 
 Build = Callable[[str, Role], g.Command | Iterable[g.Command]]
 Act = Callable[[str, Account, type[g.Command], Build], Awaitable[dict[str, Any]]]

@@ -11,8 +11,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
-from dicetable.table.procedure_state import procedure
-from dicetable.table.seating import next_shaker_holder, offer_order
+from dicetable.table.procedure_state import next_shaker_holder, offer_order, procedure
 
 PROBE_ROLL = Roll.parse("2-3")
 """Any valid faces: whether a throw may be recorded does not depend on what it shows."""

@@ -22,17 +22,20 @@ from typing import Any, TypeVar
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.games.amounts import legal_amounts
-from dicetable.games.engine import Engine
-from dicetable.games.policy import change_cost, commission_up_front, is_working, stake
+from dicetable.games.engine import (
+    Engine,
+    change_cost,
+    commission_up_front,
+    is_working,
+    legal_amounts,
+    stake,
+)
 from dicetable.games.state import Bet, Player
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import display_name
+from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
-from dicetable.table.authority import authorize
-from dicetable.table.procedure import ProcedureEngine
+from dicetable.table.procedure import ProcedureEngine, authorize
 from dicetable.wagers.compile import compile_pack, odds_code_for
 
 

@@ -24,9 +24,8 @@ from dicetable.custody.model import DieState, Person
 from dicetable.custody.rules import dice_limit
 from dicetable.fairness.monitor import FairnessAlert
 from dicetable.rules.model import RulePack
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, name_of
 from dicetable.store.custody import DurableCustody
-from dicetable.store.streams import name_of
 
 log = logging.getLogger(__name__)
 

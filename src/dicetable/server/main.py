@@ -24,8 +24,8 @@ from dicetable.server.connections import (
 )
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
+from dicetable.server.door import Proxies
 from dicetable.server.floor import Floor
-from dicetable.server.security import Proxies
 from dicetable.server.shedding import (
     RETRY_HOLD,
     SERVER_MAX_WAIT,

@@ -52,8 +52,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from dicetable.server.connections import GUARD_STATE, MAX_HEAD, ConnectionGuard
 from dicetable.server.limits import MAX_BODY
-from dicetable.server.pipeline import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER
-from dicetable.server.shedding import Impatience
+from dicetable.server.shedding import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER, Impatience
 
 _COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
 """``COMMAND_METHODS`` as the parser gives them (a read is passed on before its URL is parsed)."""

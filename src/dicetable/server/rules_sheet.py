@@ -27,8 +27,7 @@ from fastapi import APIRouter, Request
 from dicetable.core.money import format_cents
 from dicetable.odds.exact import pack_odds
 from dicetable.odds.layout import max_odds
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import display_name, family_of
+from dicetable.rules.model import RulePack, display_name, family_of
 from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
 from dicetable.server.paytable import paytable_of

@@ -22,13 +22,37 @@ still measured (``watch_lag``): the collector waits for a quiet loop, and staff 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
 ``FIRST_GUESS``.
+
+Full collections at a quiet moment, not in the middle of a rush.
+
+A full collection scans every object the server holds that was not frozen at start-up
+(``app.lifespan``); after a busy spell that is the floor's bets, events and connections, and
+the scan holds every table and every read for as long as it takes, which grows with the floor
+and stalls every answer under load, a 503's included. So Python never starts one on its own
+here (the third
+threshold is ``NEVER``): ``collect_when_quiet`` starts one once as many younger collections
+have passed as Python would wait for (``full_after``, the third of ``app.GC_THRESHOLDS``),
+at a moment when nothing is in flight and the event loop keeps up, or, whatever the load,
+once ``MAX_DEFER`` has passed since the last: cyclic garbage is still freed, only later.
+
+The HTTP door's load gate: which table commands are refused for load before they are read.
+
+A table's own queue (``application.pipeline.StreamPipeline``) reports its load; this module
+turns that into a ``503`` with ``Retry-After`` at the door, before anything else is spent on
+the request. Load is shed here and nowhere else.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import json
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from dicetable.application.pipeline import RETRY_AFTER_S, Busy, StreamPipeline
 
 SERVER_MAX_WAIT = 0.1
 """Seconds a command may expect to wait behind those already admitted (industry-default:
@@ -50,7 +74,6 @@ FIRST_GUESS = 0.00025
 a little more than an accepted bet costs, so that a few hundred commands may be in flight at
 first). Without one, a sudden overload on a server that had not measured itself yet would all
 be admitted."""
-
 
 class Admission:
     """Commands admitted and not yet answered, and the server's recent time per answer."""
@@ -159,7 +182,6 @@ REMEMBERED = 100_000
 """Clients whose last refusal is remembered at most (past that, those whose hold is over
 are let go, or all of them should none be)."""
 
-
 class Impatience:
     """When each client was last refused for load, and when its next 503 is written.
 
@@ -207,3 +229,118 @@ class Impatience:
         self._last = {c: t for c, t in self._last.items() if now - t < self.hold}
         if len(self._last) >= self.most:
             self._last.clear()
+
+
+NEVER = 1_000_000
+"""The collector's third threshold while serving: Python starts no full collection itself."""
+QUIET_LAG = 0.002
+"""Seconds of event-loop lag (``Admission.lag``) under which the server counts as quiet."""
+MAX_DEFER = 300.0
+"""Seconds a due full collection may wait for a quiet moment (industry-default)."""
+CHECK_EVERY = 0.5
+"""Seconds between looks."""
+
+
+def quiet(admission: Admission) -> bool:
+    """Nothing in flight and the loop keeping up: a pause now holds up no one's answer."""
+    return admission.in_flight == 0 and admission.lag < QUIET_LAG
+
+
+async def collect_when_quiet(admission: Admission, full_after: int, *,
+                             every: float = CHECK_EVERY, max_defer: float = MAX_DEFER,
+                             collect: Callable[[int], object] = gc.collect,
+                             count: Callable[[], tuple[int, int, int]] = gc.get_count,
+                             clock: Callable[[], float] = time.monotonic) -> None:
+    """Run a full collection when one is due (``full_after`` younger collections since the
+    last) and the server is quiet, or it waited too long; runs until cancelled."""
+    last = clock()
+    while True:
+        await asyncio.sleep(every)
+        if count()[2] < full_after:
+            continue
+        now = clock()
+        if quiet(admission) or now - last >= max_defer:
+            collect(2)
+            last = clock()
+
+
+class _Piped(Protocol):
+    @property
+    def pipeline(self) -> StreamPipeline | None: ...
+
+
+class TableHost(Protocol):
+    """What the gate reads of the floor: each table's pipeline."""
+
+    @property
+    def tables(self) -> Mapping[str, _Piped]: ...
+
+
+_TABLE_PATH = re.compile(r"^/api/tables/([^/]+)/")
+COMMAND_METHODS = frozenset(("POST", "PATCH", "DELETE"))
+"""The HTTP methods of a table's commands (every other method only reads)."""
+
+
+GATE_STATE = "dicetable.load_gate"
+"""The ASGI lifespan state's key for the server's ``LoadGate`` (``refusing_http`` reads it)."""
+
+
+class LoadGate:
+    """Which commands are refused for load: one for a table whose queue is full, or one that
+    would wait too long behind the commands already in the server (``server.shedding``).
+    Asked by the door and, as a request is read, by ``refusing_http.RefusingHttp``."""
+
+    def __init__(self, floor: TableHost, admission: Admission | None = None,
+                 impatience: Impatience | None = None,
+                 known: Callable[[dict[bytes, bytes]], bool] | None = None) -> None:
+        self.floor = floor
+        self.admission = admission or Admission()
+        self.impatience = impatience or Impatience()
+        """Clients refused for load lately (their next 503s held, ``refusing_http``)."""
+        self.known = known or (lambda headers: True)
+        """Does a request (its headers) carry a session this server knows, without reading
+        the database? Only such a command counts in flight: a client without a session
+        cannot fill the server's capacity and so refuse the others'."""
+
+    def pipeline(self, method: str, path: str) -> StreamPipeline | None:
+        """The pipeline a command for ``path`` would queue on (None: not a table command)."""
+        if method not in COMMAND_METHODS:
+            return None
+        match = _TABLE_PATH.match(path)
+        info = self.floor.tables.get(match.group(1)) if match else None
+        return info.pipeline if info is not None else None
+
+    def refusal_at(self, pipeline: StreamPipeline) -> bytes | None:
+        """The 503's body for a command that would queue on ``pipeline``, arriving now, or
+        None when it is not refused for load (a refusal is counted)."""
+        if pipeline.overloaded():
+            pipeline.stats.busy += 1
+            return TABLE_BUSY
+        return SERVER_BUSY if self.admission.refuse() else None
+
+    def admit_at(self, pipeline: StreamPipeline, *, count: bool = True) -> bytes | None:
+        """``refusal_at``, and a command not refused is counted in flight at once when
+        ``count`` (its ``Admission.done`` is the caller's), so that the next request read
+        sees it. Asked once the command's body has arrived whole, never at its headers."""
+        body = self.refusal_at(pipeline)
+        if body is None and count:
+            self.admission.enter()
+        return body
+
+
+ADMITTED = "dicetable.admitted"
+"""Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted as it was read,
+its body whole: True when counted in flight, False when not (no session known), so that
+the door does not decide it again."""
+
+
+def _busy_body(message: str) -> bytes:
+    """A 503's body: a ``Busy`` refusal's own shape, serialised once (refusing stays cheap)."""
+    return json.dumps(Busy(message).to_dict(), separators=(",", ":")).encode()
+
+
+TABLE_BUSY = _busy_body("the table has too many commands waiting; retry shortly")
+SERVER_BUSY = _busy_body("the server is answering all it can; retry shortly")
+"""The 503s' bodies: the table's own queue is full, or the server's (whichever layer
+refuses: ``refusing_http`` writes them too)."""
+RETRY_AFTER = str(RETRY_AFTER_S).encode()

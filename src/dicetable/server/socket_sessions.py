@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dicetable.core.errors import DicetableError
-from dicetable.server.accounts import Accounts
-from dicetable.server.session_cache import SESSION_CACHE_SECONDS
+from dicetable.server.accounts import SESSION_CACHE_SECONDS, Accounts
 
 log = logging.getLogger(__name__)
 

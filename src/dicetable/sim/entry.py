@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from dicetable.core.dice import Roll
-from dicetable.games.policy import (
+from dicetable.games.engine import (
     commission_for,
     commission_kind,
     commission_up_front,
@@ -33,8 +33,7 @@ from dicetable.rules.model import RulePack
 from dicetable.rules.variants import points_of
 from dicetable.sim.kernel import DECISIONS, FIELDS, HANDLE, NET, PUSHES, WINS
 from dicetable.sim.strategy import TRAVELLING, BetSpec
-from dicetable.wagers.compile import menu_wager, odds_code_for
-from dicetable.wagers.compiled import LEAVES, CompiledWager, Outcome
+from dicetable.wagers.compile import LEAVES, CompiledWager, Outcome, menu_wager, odds_code_for
 
 Item = tuple[int, bool]
 """A bet out on the layout: its wager state and whether odds stand behind it."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dicetable.core.codec import encode_value
+from dicetable.core.events import encode_value
 from dicetable.core.money import format_cents
 from dicetable.sim.engine import REASONS, RUIN
 from dicetable.sim.kernel import DECISIONS, HANDLE, NET, PUSHES, WINS

@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from dicetable.core.errors import DicetableError
-from dicetable.games.policy import commission_for, commission_kind
+from dicetable.games.engine import commission_for, commission_kind
 from dicetable.rules.model import RulePack
 from dicetable.rules.variants import points_of
 from dicetable.sim.strategy import BetSpec, SessionSpec, Strategy, check_amount

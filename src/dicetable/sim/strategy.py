@@ -44,16 +44,13 @@ from typing import Any
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
 from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
 from dicetable.core.textinput import decode_utf8, parse_json, parse_toml
-from dicetable.games.amounts import check_amount
-from dicetable.games.policy import TOGGLE_FAMILIES
+from dicetable.games.engine import TOGGLE_FAMILIES, check_amount
 from dicetable.odds.layout import STANDING, max_odds
 from dicetable.rules.loader import load_pack
-from dicetable.rules.model import RulePack
+from dicetable.rules.model import RulePack, family_of, is_code
 from dicetable.rules.variants import points_of
-from dicetable.rules.vocabulary import family_of, is_code
 from dicetable.sim.session import SessionSpec
-from dicetable.wagers.compile import menu_wager, odds_code_for
-from dicetable.wagers.compiled import CompiledWager
+from dicetable.wagers.compile import CompiledWager, menu_wager, odds_code_for
 
 WHEN = ("always", "point-on", "come-out")
 NUMBERED = frozenset({"place", "buy", "lay", "lose", "big", "hard", "put"})

@@ -27,7 +27,7 @@ from typing import Any
 from dicetable.games import events as ev
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
-from dicetable.store.event_codec import decode
+from dicetable.store.chain import decode
 from dicetable.store.state_codec import fold
 
 

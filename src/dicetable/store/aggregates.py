@@ -23,9 +23,9 @@ from dicetable.store import (
     request_stream,
     staff_stream,
 )
+from dicetable.store.base import TABLE, Aggregate, register
 from dicetable.store.record_stream import register_record_kind
 from dicetable.store.state_codec import decode_state, encode_state, fold, pack_for, roundtrips
-from dicetable.store.streams import TABLE, Aggregate, register
 
 
 def _fold_table(state: Any, event: Event) -> None:

@@ -37,11 +37,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dicetable.store import streams
+from dicetable.store import base
 from dicetable.store.archive_file import ArchiveError
 from dicetable.store.base import EventStore, key_mismatch
-from dicetable.store.chain import GENESIS, Head, StoredEvent, link_hash
-from dicetable.store.event_codec import decode
+from dicetable.store.chain import GENESIS, Head, StoredEvent, decode, link_hash
 
 _RECENT = 256
 """How far back a link is looked for when naming an inserted event."""
@@ -110,7 +109,7 @@ def _claimed_seq(data: dict[str, Any] | None) -> int | None:
 
 
 def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: int, prev: str,
-              recent: OrderedDict[str, int], kind: str = streams.TABLE,
+              recent: OrderedDict[str, int], kind: str = base.TABLE,
               key: bytes | None = None) -> Problem | None:
     def problem(what: str, detail: str, seq: int | None = None) -> Problem:
         return Problem(table, row.seq if seq is None else seq, what, detail)
@@ -149,7 +148,7 @@ def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: i
     if row.seq != expected:
         return problem("altered", f"stored as seq {row.seq} but the chain continues from "
                                   f"{expected - 1}")
-    owner = streams.claimed_stream(kind, data)
+    owner = base.claimed_stream(kind, data)
     if claimed != row.seq or owner != table:
         return problem("reordered" if claimed != row.seq else "altered",
                        f"the event says stream {owner!r} seq {claimed}, but is "
@@ -162,8 +161,8 @@ def _diagnose(table: str, row: StoredEvent, nxt: StoredEvent | None, expected: i
 
 def verify_table(store: EventStore, table: str, *, replay: bool = True) -> TableReport:
     """Check one stream's chain, head and snapshots (a table's, or any other aggregate's)."""
-    kind = streams.kind_of(table)
-    agg = streams.aggregate(kind)
+    kind = base.kind_of(table)
+    agg = base.aggregate(kind)
     report = TableReport(table)
     keyed = key_problem(store)
     if keyed is not None:
@@ -219,7 +218,7 @@ def verify_table(store: EventStore, table: str, *, replay: bool = True) -> Table
                                            hashes_at.get(seq), snap.data() if sound
                                            else None, states_at.get(seq), replay)
     if replay and report.events and unreplayable is None:
-        what = "money" if kind == streams.TABLE else "state"
+        what = "money" if kind == base.TABLE else "state"
         report.problems += [Problem(table, state.seq, what, detail)
                             for detail in agg.invariants(state)]
     return report
@@ -300,7 +299,7 @@ def walk_links(store: EventStore, table: str, start: Head, *, until: int | None 
     >>> w = walk_links(store, "t1", mark); (w.events, w.end == store.head("t1"), w.problem)
     (1, True, None)
     """
-    kind = streams.kind_of(table)
+    kind = base.kind_of(table)
     recent: OrderedDict[str, int] = OrderedDict()
     expected, prev = start.seq + 1, start.hash
     end, count = start, 0

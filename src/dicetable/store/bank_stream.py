@@ -29,8 +29,7 @@ from dicetable.bank.rules import BankPack
 from dicetable.core.clock import Clock
 from dicetable.core.errors import InvalidInput, ProcedureViolation, StaleVersion
 from dicetable.core.events import Event
-from dicetable.store.base import EventStore
-from dicetable.store.streams import stream_id
+from dicetable.store.base import EventStore, stream_id
 
 KIND = bev.KIND
 T = TypeVar("T")

@@ -3,6 +3,27 @@
 A table's log is appended in batches keyed on (table, sequence number): a batch must start
 right after the head its writer last saw, or the append is refused with ``StaleVersion`` and
 nothing is written. Nothing is ever overwritten.
+
+The client request in progress on this thread (its idempotency key), for the store.
+
+The server's idempotency layer sets it around a command; every append the command makes
+records it in the same transaction as the events (``EventStore.append``), so after a crash
+a retry can tell whether its command was applied.
+
+Streams of every aggregate in one store: which kind of aggregate a stream id names.
+
+A stream id is ``KIND:NAME`` for every aggregate but a table (``custody:river`` is the dice
+custody ledger of the site ``river``); a table's stream id is its table id, as it always was,
+so the logs of existing floors read unchanged. Each kind registers an ``Aggregate``: how to
+fold its events into a state, how a snapshot of that state is written and read, and what must
+hold after a replay (a table conserves money). The hash chain, snapshots, audit, recall and
+export work on every registered kind; a new kind (accounts, staff assignments) registers
+itself the same way.
+
+>>> kind_of("craps-pa-1"), kind_of("custody:river"), stream_id("custody", "river")
+('table', 'custody', 'custody:river')
+>>> name_of("custody:river"), kind_of("odd:name")
+('river', 'table')
 """
 
 from __future__ import annotations
@@ -12,16 +33,25 @@ import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.games.events import Event as TableEvent
-from dicetable.store import streams
 from dicetable.store.archive_file import ArchiveError, Span, read_manifest_and_rows
-from dicetable.store.chain import EMPTY, Head, Snapshot, StoredEvent, key_id, make_snapshot
-from dicetable.store.event_codec import decode_body, encode
+from dicetable.store.chain import (
+    EMPTY,
+    Head,
+    Snapshot,
+    StoredEvent,
+    decode_body,
+    encode,
+    key_id,
+    make_snapshot,
+)
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +138,7 @@ def prepare(table: str, events: Sequence[Event], expected: int | None,
     """
     if not table:
         raise InvalidInput("a stream id is required", rule="store.table")
-    agg = streams.aggregate(table)
+    agg = aggregate(table)
     if not events:
         raise InvalidInput("nothing to append", rule="store.append")
     first = events[0].seq
@@ -139,7 +169,7 @@ def _stream_of(event: Event) -> str:
 
 class EventStore(ABC):
     """An append-only, hash-chained log of every stream's events, with snapshots: one stream
-    per aggregate (each table, the site's custody ledger; ``dicetable.store.streams``)."""
+    per aggregate (each table, the site's custody ledger; ``dicetable.store.base``)."""
 
     key: bytes | None = None
     """The chain key (HMAC-SHA256), or None for the plain SHA-256 chain."""
@@ -165,7 +195,6 @@ class EventStore(ABC):
         ``spans`` records several requests' keys (key, first seq, last seq) in one append.
         Raises ``StaleVersion`` when the table's head is not ``expected``.
         """
-        from dicetable.store.requests import current_request
 
         return self._append(prepare(table, events, expected,
                                     request if request is not None else current_request(),
@@ -214,11 +243,11 @@ class EventStore(ABC):
     def streams(self, kind: str | None = None) -> list[str]:
         """Every stream, or those of one aggregate kind (``table``, ``custody``), sorted."""
         ids = self.stream_ids()
-        return ids if kind is None else [s for s in ids if streams.kind_of(s) == kind]
+        return ids if kind is None else [s for s in ids if kind_of(s) == kind]
 
     def tables(self) -> list[str]:
         """Every table with at least one event, sorted."""
-        return self.streams(streams.TABLE)
+        return self.streams(TABLE)
 
     @abstractmethod
     def head(self, table: str) -> Head:
@@ -410,7 +439,6 @@ class EventStore(ABC):
     def location(self) -> str:
         """Where the log lives, for messages (a path, a URL without secrets, ``memory``)."""
 
-
 def check_head(request: AppendRequest, head: Head) -> None:
     if head.seq != request.expected:
         raise stale(request.table, request.expected, head)
@@ -440,3 +468,97 @@ __all__ = [
     "prepare",
     "stale",
 ]
+
+
+_CURRENT: ContextVar[str | None] = ContextVar("dicetable_request", default=None)
+
+
+def current_request() -> str | None:
+    return _CURRENT.get()
+
+
+@contextmanager
+def request_in_progress(request: str | None) -> Iterator[None]:
+    token = _CURRENT.set(request)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+TABLE = "table"
+SEPARATOR = ":"
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """What the store needs to know of one kind of aggregate."""
+
+    kind: str
+    event_type: type[Event]
+    """The base class of its events: an event of another aggregate is never appended."""
+    owner_field: str
+    """The event field naming the aggregate (``table``, ``site``)."""
+    new_state: Callable[[], Any]
+    fold: Callable[[Any, Event], None]
+    """Apply one event to the state (the state is the fold of the stream)."""
+    encode_state: Callable[[Any], dict[str, Any]]
+    """The state as the JSON data a snapshot keeps."""
+    decode_state: Callable[[dict[str, Any], Event], Any]
+    """The state a snapshot holds, given the stream's first event (its rules)."""
+    invariants: Callable[[Any], list[str]] = field(default=lambda state: [])
+    """What is wrong with a replayed state (empty when nothing is)."""
+    roundtrips: Callable[[Any], bool] | None = None
+
+
+_KINDS: dict[str, Aggregate] = {}
+"""Filled by the modules that declare aggregates (``dicetable.store.aggregates``, which the
+package imports), so this registry imports none of them."""
+
+def register(aggregate: Aggregate) -> None:
+    _KINDS[aggregate.kind] = aggregate
+
+
+def kind_of(stream: str) -> str:
+    """The aggregate kind a stream id names (``table`` for a bare id)."""
+    prefix, sep, _ = stream.partition(SEPARATOR)
+    if sep and prefix != TABLE and prefix in _KINDS:
+        return prefix
+    return TABLE
+
+
+def name_of(stream: str) -> str:
+    """The aggregate's own name: a table id, a site."""
+    kind = kind_of(stream)
+    return stream if kind == TABLE else stream[len(kind) + 1:]
+
+
+def stream_id(kind: str, name: str) -> str:
+    if not name:
+        raise InvalidInput(f"a {kind} stream needs a name", rule="store.stream")
+    return name if kind == TABLE else f"{kind}{SEPARATOR}{name}"
+
+
+def aggregate(stream_or_kind: str) -> Aggregate:
+    """The registered aggregate of a stream id or a kind name."""
+    kind = stream_or_kind if stream_or_kind in _KINDS else kind_of(stream_or_kind)
+    return _KINDS[kind]
+
+
+def claimed_stream(kind: str, data: dict[str, Any]) -> str | None:
+    """The stream an event's own data says it belongs to."""
+    owner = data.get(aggregate(kind).owner_field)
+    if not isinstance(owner, str) or not owner:
+        return None
+    return stream_id(kind, owner)
+
+
+def kinds() -> list[str]:
+    return sorted(_KINDS)
+
+
+def check_table_id(table_id: str) -> None:
+    """A table id may not look like another aggregate's stream."""
+    if kind_of(table_id) != TABLE:
+        raise InvalidInput(f"{table_id!r} names a {kind_of(table_id)} stream, not a table",
+                           rule="store.stream")

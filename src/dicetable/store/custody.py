@@ -36,10 +36,8 @@ from dicetable.custody.rules import CustodyPack, load_custody_pack
 from dicetable.custody.state import CustodyState
 from dicetable.custody.state import apply as custody_apply
 from dicetable.store import custody_codec
-from dicetable.store.base import EventStore
-from dicetable.store.chain import make_snapshot
-from dicetable.store.event_codec import decode_body
-from dicetable.store.streams import stream_id
+from dicetable.store.base import EventStore, stream_id
+from dicetable.store.chain import decode_body, make_snapshot
 
 log = logging.getLogger(__name__)
 

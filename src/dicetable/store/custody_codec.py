@@ -1,6 +1,6 @@
 """A site's custody state as plain JSON data, and back: what a custody snapshot stores.
 
-The one codec (``dicetable.core.codec``) over ``CustodyState``'s declared fields; the custody
+The one codec (``dicetable.core.events``) over ``CustodyState``'s declared fields; the custody
 pack is named by its digest and taken from the stream's first event (``CustodyOpened``).
 
 >>> from dicetable.core.clock import FixedClock
@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from dicetable.core import codec
-from dicetable.core.codec import type_hints
+from dicetable.core import events
 from dicetable.core.errors import InvalidInput
+from dicetable.core.events import type_hints
 from dicetable.custody.events import CustodyOpened
 from dicetable.custody.model import DieState
 from dicetable.custody.rules import CustodyPack, pack_from_dict
@@ -35,7 +35,7 @@ def pack_for(opened: CustodyOpened) -> CustodyPack:
 
 def encode_state(state: CustodyState) -> dict[str, Any]:
     hints = type_hints(CustodyState)
-    out: dict[str, Any] = {f.name: codec.encode_value(hints[f.name], getattr(state, f.name))
+    out: dict[str, Any] = {f.name: events.encode_value(hints[f.name], getattr(state, f.name))
                            for f in dataclasses.fields(state) if f.name != "pack"}
     out["pack_digest"] = state.pack.digest if state.pack is not None else None
     return out
@@ -46,7 +46,7 @@ def decode_state(data: dict[str, Any], pack: CustodyPack | None) -> CustodyState
         raise InvalidInput("the snapshot was taken under other custody rules than the "
                            "ledger's", rule="store.snapshot")
     hints = type_hints(CustodyState)
-    state = CustodyState(**{f.name: codec.decode_value(hints[f.name], data[f.name])
+    state = CustodyState(**{f.name: events.decode_value(hints[f.name], data[f.name])
                             for f in dataclasses.fields(CustodyState)
                             if f.name != "pack" and f.name in data})
     state.pack = pack

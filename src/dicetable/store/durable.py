@@ -33,14 +33,12 @@ from dicetable.games.events import Event
 from dicetable.games.state import TableState
 from dicetable.rules.loader import load_pack
 from dicetable.rules.model import RulePack
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, check_table_id
 from dicetable.store.chain import EMPTY, Head, make_snapshot
 from dicetable.store.replay import load_state
 from dicetable.store.state_codec import encode_state, fold, roundtrips, share_pack
-from dicetable.store.streams import check_table_id
-from dicetable.table.automation import Automation
 from dicetable.table.procedure import DiceRegistry
-from dicetable.table.table import Table, engine_for
+from dicetable.table.table import Automation, Table, engine_for
 
 log = logging.getLogger(__name__)
 

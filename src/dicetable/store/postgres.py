@@ -34,7 +34,7 @@ from dicetable.store.base import (
     key_mismatch,
 )
 from dicetable.store.chain import EMPTY, GENESIS, Head, Snapshot, StoredEvent, canonical
-from dicetable.store.group_commit import GroupCommitter, GroupWriter, Job, Readers, plan_batch
+from dicetable.store.sqlite import GroupCommitter, GroupWriter, Job, Readers, plan_batch
 
 log = logging.getLogger(__name__)
 

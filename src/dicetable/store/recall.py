@@ -26,7 +26,7 @@ from typing import Any
 
 from dicetable.core.errors import InvalidInput
 from dicetable.games import events as ev
-from dicetable.games.policy import is_working
+from dicetable.games.engine import is_working
 from dicetable.games.state import TableState
 from dicetable.games.variant import variant_of
 from dicetable.store.base import EventStore
@@ -195,7 +195,7 @@ def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
     """Every round of ``table`` on gaming ``day`` (YYYY-MM-DD), from the archive when the day
     was archived: the state before the day from the latest snapshot, then the day's events."""
     from dicetable.store.archive import day_span
-    from dicetable.store.event_codec import decode_body
+    from dicetable.store.chain import decode_body
 
     span = day_span(store, table, day)
     if span is None:

@@ -1,7 +1,7 @@
 """A plain dataclass state as the JSON data a snapshot keeps, and back (the one codec).
 
 The small aggregates (accounts, staff rolls, faults, kept answers) hold nothing but declared
-fields, so their snapshots are those fields through ``dicetable.core.codec``.
+fields, so their snapshots are those fields through ``dicetable.core.events``.
 
 >>> from dataclasses import dataclass, field
 >>> @dataclass
@@ -17,16 +17,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-from dicetable.core import codec
-from dicetable.core.codec import type_hints
+from dicetable.core import events
 from dicetable.core.errors import InvalidInput
+from dicetable.core.events import type_hints
 
 S = TypeVar("S")
 
 
 def encode_fields(state: Any) -> dict[str, Any]:
     hints = type_hints(type(state))
-    return {f.name: codec.encode_value(hints[f.name], getattr(state, f.name))
+    return {f.name: events.encode_value(hints[f.name], getattr(state, f.name))
             for f in dataclasses.fields(state)}
 
 
@@ -35,7 +35,7 @@ def decode_fields(cls: type[S], data: dict[str, Any]) -> S:
         raise InvalidInput("a snapshot is a JSON object", rule="store.snapshot")
     hints = type_hints(cls)
     try:
-        values = {f.name: codec.decode_value(hints[f.name], data[f.name])
+        values = {f.name: events.decode_value(hints[f.name], data[f.name])
                   for f in dataclasses.fields(cls)  # type: ignore[arg-type]
                   if f.name in data}
         return cls(**values)

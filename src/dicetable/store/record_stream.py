@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 from dicetable.core import events as envelope
 from dicetable.core.roles import Role
+from dicetable.store.base import SEPARATOR, Aggregate, register
 from dicetable.store.record_codec import decode_fields, encode_fields, roundtrips
-from dicetable.store.streams import SEPARATOR, Aggregate, register
 
 
 @dataclass(frozen=True, kw_only=True)

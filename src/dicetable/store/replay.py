@@ -15,8 +15,7 @@ from dicetable.games.events import Event, TableOpened
 from dicetable.games.state import TableState
 from dicetable.rules.model import RulePack
 from dicetable.store.base import EventStore
-from dicetable.store.chain import Snapshot
-from dicetable.store.event_codec import decode_body
+from dicetable.store.chain import Snapshot, decode_body
 from dicetable.store.state_codec import decode_state, fold, pack_for
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """A table's whole state as plain JSON data, and back: what a snapshot stores.
 
-The one codec (``dicetable.core.codec``) over ``TableState``'s declared fields, so a field
+The one codec (``dicetable.core.events``) over ``TableState``'s declared fields, so a field
 added later is carried along. The
 rule pack is not copied into every snapshot: it is named by its digest and taken from the
 table's first event. The live procedure's part of the state (``extra["procedure"]``) is
@@ -23,9 +23,9 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from dicetable.core import codec
-from dicetable.core.codec import type_hints
+from dicetable.core import events
 from dicetable.core.errors import InvalidInput
+from dicetable.core.events import type_hints
 from dicetable.games.events import Event, TableOpened
 from dicetable.games.fold import apply_log
 from dicetable.games.state import TableState
@@ -72,7 +72,7 @@ def encode_state(state: TableState) -> dict[str, Any]:
     """Every field of ``state`` as JSON data; the pack by its digest."""
     hints = type_hints(TableState)
     try:
-        out: dict[str, Any] = {f.name: codec.encode_value(hints[f.name], getattr(state, f.name))
+        out: dict[str, Any] = {f.name: events.encode_value(hints[f.name], getattr(state, f.name))
                                for f in dataclasses.fields(state) if f.name not in _SKIP}
     except TypeError as e:
         raise InvalidInput(f"cannot snapshot the state: {e}", rule="store.snapshot") from None
@@ -87,12 +87,12 @@ def decode_state(data: dict[str, Any], pack: RulePack | None) -> TableState:
         raise InvalidInput("the snapshot was taken under other rules than the table's pack",
                            rule="store.snapshot")
     hints = type_hints(TableState)
-    fields = {f.name: codec.decode_value(hints[f.name], data[f.name])
+    fields = {f.name: events.decode_value(hints[f.name], data[f.name])
               for f in dataclasses.fields(TableState)
               if f.name not in _SKIP and f.init and f.name in data}
     state = TableState(**fields)
     state.pack = pack
-    state.extra = {key: codec.decode_value(EXTRA_TYPES[key], value) if key in EXTRA_TYPES
+    state.extra = {key: events.decode_value(EXTRA_TYPES[key], value) if key in EXTRA_TYPES
                    else value for key, value in state.extra.items()}
     return state
 

@@ -26,7 +26,7 @@ from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.games.state import TableState
-from dicetable.rules.vocabulary import THROW_FACTS, expand_facts
+from dicetable.rules.model import THROW_FACTS, expand_facts
 
 LINE_BETS = ("pass", "dontpass")
 

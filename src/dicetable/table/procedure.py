@@ -4,6 +4,13 @@ Every command is authorised against the pack's permission matrix (``authority``)
 against the table's procedure (the shooter, the shaker, the dice, the clock), and then either
 handled here or passed to the game engine. Follow-up events the procedure requires (a new
 shooter after a seven-out, the shaker passing after a 7) are appended in the same batch.
+
+Who may do what: the permission matrix is rule-pack data with citations (spec §6).
+
+Each command maps to an action; the pack's ``authority.<action>`` rule (or, for the no roll,
+``noroll.callers``) lists the roles that may give it. The actor must also hold that role at
+this table: staff are assigned, players have joined, and ``system`` acts only at an electronic
+table. A refusal raises ``RoleNotPermitted`` naming the rule, and changes nothing.
 """
 
 from __future__ import annotations
@@ -11,23 +18,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.games.catalogue import decides, handlers, require_handlers
-from dicetable.games.engine import Emitter, Engine
+from dicetable.games.engine import Emitter, Engine, owner_of
 from dicetable.games.state import Phase, TableState
-from dicetable.rules.model import RulePack
-from dicetable.rules.vocabulary import NO_ROLL_GROUNDS, THROW_FACTS
-from dicetable.table import authority
+from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
-from dicetable.table.catalogue import PROCEDURE_ENTRIES
-from dicetable.table.clockwork import dice_expired, dice_limit
+from dicetable.table import procedure_state
+from dicetable.table.catalogue import CATALOGUE, PROCEDURE_ENTRIES
 from dicetable.table.grounds import held_against_throw
-from dicetable.table.procedure_state import Procedure, procedure
-from dicetable.table.seating import next_shaker_holder, offer_order
+from dicetable.table.procedure_state import (
+    Procedure,
+    dice_expired,
+    dice_limit,
+    next_shaker_holder,
+    offer_order,
+    procedure,
+)
 
 STAFF_ROLES = frozenset(Role) - {Role.PLAYER, Role.SYSTEM}
 
@@ -39,7 +50,6 @@ PLAY = (gcmd.PlaceBet, gcmd.CloseBetting, gcmd.RecordRoll, tcmd.OfferDice, tcmd.
         tcmd.ShakeShaker, tcmd.OfferShaker, tcmd.PlayerShake, tcmd.ReturnShaker,
         tcmd.UncoverShaker)
 """Commands that put the dice in play; refused while play is blocked."""
-
 
 def by_matrix(state: TableState, command: gcmd.Command) -> None:
     """The authorizer of a game engine under the procedure: none of its own, the procedure
@@ -76,7 +86,7 @@ class ProcedureEngine:
             if command.mode == "bare":
                 raise InvalidInput("a table with procedure runs 'live' or 'electronic'",
                                    rule="table.mode")
-            authority.authorize(state, command)
+            authorize(state, command)
             events = self.game.decide(state, command, now)
             out = Emitter(state, command, now, table=command.table, events=events)
             out.emit(tev.StaffAssigned, rule=command.pack.cite("authority.open_table"),
@@ -84,7 +94,7 @@ class ProcedureEngine:
             return out.events
         if state.phase is Phase.NEW:
             raise ProcedureViolation("the table is not open", rule="table.open")
-        authority.authorize(state, command)
+        authorize(state, command)
         if isinstance(command, PLAY):
             self._play_allowed(state, now)
         handler = self._handlers.get(type(command))
@@ -118,7 +128,7 @@ class ProcedureEngine:
                     or type(command) in self._handlers:
                 self.decide(state, command, now)
                 return True
-            authority.authorize(state, command)
+            authorize(state, command)
             if isinstance(command, PLAY):
                 self._play_allowed(state, now)
             if isinstance(command, BEFORE_GAME):
@@ -150,7 +160,7 @@ class ProcedureEngine:
         probe = gcmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="",
                               amount=0)
         try:
-            authority.authorize(state, probe)
+            authorize(state, probe)
             self._play_allowed(state, now)
             self._wagers_open(state)
         except ValueError:
@@ -609,3 +619,77 @@ def _last_throw(state: TableState) -> gev.DiceRolled | None:
 
 
 require_handlers(ProcedureEngine, PROCEDURE_ENTRIES)
+
+
+ACTION_RULE: dict[type[gcmd.Command], str] = {
+    e.command: e.authority for e in CATALOGUE if e.authority is not None}
+"""Every command of the live table and the rule that says who may give it (the catalogue's)."""
+
+AUTOMATABLE = frozenset(e.authority for e in CATALOGUE if e.automatable and e.authority)
+"""What an electronic table's own automation (role ``system``) does in place of staff."""
+
+_PLAYER_SUBJECT = (gcmd.JoinTable, gcmd.LeaveTable, gcmd.PlaceBet, gcmd.ChangeBet,
+                   gcmd.RemoveBet, gcmd.SetWorking)
+
+
+def rule_for(command: gcmd.Command) -> str | None:
+    """The rule id that lists who may give ``command`` (None: the system's own tick)."""
+    return CATALOGUE.of(command).authority
+
+
+def allowed_roles(state: TableState, command: gcmd.Command) -> frozenset[Role]:
+    rule = rule_for(command)
+    if rule is None:
+        return frozenset({Role.SYSTEM})
+    roles = set(state.rules().roles(rule))
+    if state.mode == "electronic" and rule in AUTOMATABLE:
+        roles.add(Role.SYSTEM)
+    return frozenset(roles)
+
+
+def authorize(state: TableState, command: gcmd.Command) -> None:
+    """Raise ``RoleNotPermitted`` unless ``command.role`` may give ``command`` here."""
+    rule = rule_for(command)
+    role = command.role
+    pack = state.pack
+    citation = pack.cite(rule) if pack is not None and rule else ""
+    if isinstance(command, gcmd.OpenTable):
+        if role not in command.pack.roles("authority.open_table"):
+            raise RoleNotPermitted(f"a {role} may not open the table",
+                                   rule="authority.open_table",
+                                   citation=command.pack.cite("authority.open_table"))
+        return
+    if role not in allowed_roles(state, command):
+        what = type(command).__name__
+        where = f"{state.game} ({pack.id})" if pack is not None else state.game
+        raise RoleNotPermitted(f"a {role} may not {what} at {where}",
+                               rule=rule or "authority.system", citation=citation)
+    _holds_role(state, command, rule or "authority.system", citation)
+    procedure_state.check(state, command)
+
+
+def _holds_role(state: TableState, command: gcmd.Command, rule: str, citation: str) -> None:
+    role, actor = command.role, command.actor
+    if role is Role.SYSTEM:
+        if state.mode != "electronic" and not isinstance(command, tcmd.Tick):
+            raise RoleNotPermitted("only an electronic table acts on its own",
+                                   rule=rule, citation=citation)
+        return
+    if role is Role.PLAYER:
+        subject = owner_of(state, command)
+        if isinstance(command, gcmd.JoinTable):
+            if actor != command.player:
+                raise RoleNotPermitted(f"{actor} may not seat {command.player}",
+                                       rule=rule, citation=citation)
+            return
+        if actor not in state.players:
+            raise RoleNotPermitted(f"{actor} is not a player at this table", rule=rule,
+                                   citation=citation)
+        if isinstance(command, _PLAYER_SUBJECT) and subject is not None and subject != actor:
+            raise RoleNotPermitted(f"{actor} may not act for {subject}", rule=rule,
+                                   citation=citation)
+        return
+    if not procedure(state).holds(actor, role):
+        raise RoleNotPermitted(f"{actor} is not assigned as {role} at this table",
+                               rule="authority.staff", citation=state.rules().cite(
+                                   "authority.staff"))

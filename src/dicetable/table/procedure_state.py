@@ -1,17 +1,54 @@
 """The procedure's part of the table state, folded from its events like the game's.
 
 It lives in ``TableState.extra["procedure"]`` so the game layer need not know about it.
+
+Time at the table: dice that have been out longer than the rules allow.
+
+Positions at the table, and whose turn it is to shoot or to shake.
+
+Craps positions are numbered clockwise from the position immediately to the boxperson's left
+(68 IAC 10-4-3(b) counts from there); the position immediately to the stickperson's left is the
+first one past half way round. Props & Hops seats are numbered from the seat farthest to the
+dealer's left (58 Pa. Code 585.3(e)); a player's left, facing the dealer, is the next seat up,
+so 'the next player to the left' (585.3(j)) is the next occupied seat with a higher number.
+
+Separation of duties (spec/standards.md SEC-5): who may assign whom, and who may not play.
+
+The permission matrix (``authority``) says which roles may give a command; this module adds
+what the matrix cannot express, read from the pack's ``duties.*`` rules:
+
+- ``duties.no_self``: nobody assigns or relieves themselves;
+- ``duties.rank`` with ``duties.assign_below_own``: a supervisor assigns or relieves only roles
+  ranked below the role they act in (a floorperson cannot make anyone, herself least of all,
+  a pit boss);
+- ``duties.staff_no_wager``: a person working the table may not join it, buy chips or wager
+  there, and a player at the table is not assigned to work it;
+- ``duties.two_person``: dice brought to the table are witnessed by a second, distinct person
+  working it (a house rule at Craps; at Props & Hops the regulation itself names the witness,
+  the dealer, and the procedure checks it).
+
+The opening roster (the staff named when the table is opened, before anything else happens)
+comes from the shift's schedule and is not ranked against the opener; ``no_self`` and
+``staff_no_wager`` still hold for it. A pack without these rules gets the safe defaults.
+A refusal raises ``RoleNotPermitted`` naming the rule and its citation, and changes nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from dicetable.core.clock import over_limit
+from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
+from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
 from dicetable.games.fold import register, register_after
 from dicetable.games.state import TableState
+from dicetable.rules.model import RulePack
+from dicetable.table import commands as tcmd
 from dicetable.table import events as ev
 
 KEY = "procedure"
@@ -258,3 +295,195 @@ for _gtype, _gfn in {
     gev.BetPlaced: _bet_changed, gev.BetChanged: _bet_changed, gev.BetRemoved: _bet_changed,
 }.items():
     register_after(_gtype, _handler(_gfn))
+
+
+def expired(dice: Mapping[str, str], max_hours: int, now: str) -> bool:
+    """True when the oldest of ``dice`` (serial -> ISO time it arrived) is past ``max_hours``.
+
+    >>> expired({"D1": "2026-01-01T00:00:00+00:00"}, 24, "2026-01-02T00:00:01+00:00")
+    True
+    >>> expired({"D1": "2026-01-01T00:00:00+00:00"}, 24, "2026-01-02T00:00:00+00:00")
+    False
+    """
+    if not dice or not now:
+        return False
+    oldest = min(datetime.fromisoformat(t) for t in dice.values())
+    return over_limit(oldest, datetime.fromisoformat(now), max_hours)
+
+
+def dice_limit(state: TableState) -> tuple[int, str]:
+    """The table's ``dice.max_hours`` and its citation: the one limit the table and custody
+    both judge its dice by (58 Pa. Code 585.3(b)(1) / 668a.3(b)(1) for a Props & Hops
+    shaker; cited stand-ins for Craps)."""
+    pack = state.rules()
+    return int(pack.get("dice.max_hours", 24)), pack.cite("dice.max_hours")
+
+
+def dice_expired(state: TableState, now: str, dice: Mapping[str, str] | None = None) -> bool:
+    """True when any die at the table has been there longer than ``dice.max_hours``.
+
+    58 Pa. Code 585.3(b)(1) for a Props & Hops shaker; cited stand-ins for Craps.
+    """
+
+    if state.pack is None:
+        return False
+    held = procedure(state).dice if dice is None else dice
+    return expired(held, int(state.pack.get("dice.max_hours", 24)), now)
+
+
+def occupied(state: TableState) -> list[tuple[int, str]]:
+    return sorted((info.seat, name) for name, info in state.players.items()
+                  if info.seat is not None)
+
+
+def _start_position(state: TableState) -> int:
+    pack = state.rules()
+    positions = int(pack.value("table.positions"))
+    first = pack.get("shooter.first_offer", "left-of-boxperson")
+    return positions // 2 + 1 if first == "left-of-stickperson" else 1
+
+
+def offer_order(state: TableState) -> list[str]:
+    """Patrons in the order the dice are to be offered, those who declined left out.
+
+    >>> from dicetable.table import Table
+    >>> t = Table.open("in-craps", "x", mode="live")
+    >>> for seat, name in ((3, "c"), (1, "a"), (9, "z")):
+    ...     _ = t.join(name, seat)
+    >>> offer_order(t.state)
+    ['a', 'c', 'z']
+    """
+
+    p = procedure(state)
+    seats = occupied(state)
+    if not seats:
+        return []
+    start = _start_position(state)
+    if state.rules().get("shooter.next_offer") == "clockwise-from-last" and p.last_shooter:
+        last = state.players.get(p.last_shooter)
+        if last is not None and last.seat is not None:
+            start = last.seat + 1
+    ordered = [name for seat, name in seats if seat >= start] + \
+              [name for seat, name in seats if seat < start]
+    remaining = [name for name in ordered if name not in p.declined]
+    return remaining or ordered
+
+
+def next_shaker_holder(state: TableState, after: str | None, first: bool = False) -> str | None:
+    """Who shakes next: the first player (585.3(e)) or the next one to the left (585.3(j))."""
+    seats = occupied(state)
+    if not seats:
+        return None
+    pack = state.rules()
+    if after is None or after not in state.players or state.players[after].seat is None:
+        if first and pack.flag("shaker.six_eight_shake"):
+            return seats[-1][1]  # 668a.3(e): begins with the player to the dealer's right
+        if after is None or first:
+            return seats[0][1]
+    position = state.players[after].seat if after in state.players else None
+    if position is None:
+        return seats[0][1]
+    later = [name for seat, name in seats if seat > position]
+    return later[0] if later else seats[0][1]
+
+
+DEFAULT_RANK = (Role.DEALER, Role.STICKPERSON, Role.BOXPERSON, Role.FLOORPERSON,
+                Role.PIT_BOSS, Role.SHIFT_MANAGER)
+"""``duties.rank`` when a pack does not say (lowest first)."""
+
+_PLAYS = (gcmd.JoinTable, gcmd.BuyChips, gcmd.PlaceBet)
+
+
+def rank(pack: RulePack | None) -> tuple[Role, ...]:
+    if pack is None or "duties.rank" not in pack:
+        return DEFAULT_RANK
+    return tuple(Role(r) for r in pack.value("duties.rank"))
+
+
+def may_assign(pack: RulePack | None, actor_role: Role, target_role: Role) -> bool:
+    """Whether someone acting as ``actor_role`` may assign or relieve a ``target_role``
+    (the ranking half of the rule; the matrix and ``no_self`` are checked besides)."""
+    if pack is not None and not pack.flag("duties.assign_below_own", True):
+        return True
+    order = rank(pack)
+    if actor_role not in order or target_role not in order:
+        return False
+    return order.index(target_role) < order.index(actor_role)
+
+
+def _flag(pack: RulePack | None, rule: str) -> bool:
+    return True if pack is None else pack.flag(rule, True)
+
+
+def _cite(pack: RulePack | None, rule: str) -> str:
+    return pack.cite(rule) if pack is not None else ""
+
+
+def _opening_roster(state: TableState, c: gcmd.Command) -> bool:
+    """The opener naming the roster: only the opening and its staff assignments so far."""
+    p = procedure(state)
+    return c.actor == p.opener and not state.players \
+        and state.seq == 1 + sum(len(roles) for roles in p.staff.values())
+
+
+def check(state: TableState, command: gcmd.Command) -> None:
+    """Raise ``RoleNotPermitted`` when ``command`` breaks a separation of duties."""
+    pack = state.pack
+    if isinstance(command, tcmd.AssignStaff | tcmd.RelieveStaff):
+        _staff_change(state, pack, command)
+    elif isinstance(command, _PLAYS):
+        _plays(state, pack, command.player, command)
+    elif isinstance(command, tcmd.BringDice):
+        _witness(state, pack, command)
+
+
+def _staff_change(state: TableState, pack: RulePack | None,
+                  c: tcmd.AssignStaff | tcmd.RelieveStaff) -> None:
+    verb = "assign" if isinstance(c, tcmd.AssignStaff) else "relieve"
+    if c.person == c.actor and _flag(pack, "duties.no_self"):
+        raise RoleNotPermitted(f"{c.actor} may not {verb} themselves ({c.staff_role})",
+                               rule="duties.no_self", citation=_cite(pack, "duties.no_self"))
+    if isinstance(c, tcmd.AssignStaff) and c.person in state.players \
+            and _flag(pack, "duties.staff_no_wager"):
+        raise RoleNotPermitted(f"{c.person} plays at this table and may not work it",
+                               rule="duties.staff_no_wager",
+                               citation=_cite(pack, "duties.staff_no_wager"))
+    if c.role is Role.SYSTEM or (isinstance(c, tcmd.AssignStaff) and _opening_roster(state, c)):
+        return
+    if not may_assign(pack, c.role, c.staff_role):
+        raise RoleNotPermitted(f"a {c.role} may not {verb} a {c.staff_role}: only a role "
+                               "ranked above it may", rule="duties.rank",
+                               citation=_cite(pack, "duties.rank"))
+
+
+def _plays(state: TableState, pack: RulePack | None, player: str,
+           c: gcmd.Command) -> None:
+    if not _flag(pack, "duties.staff_no_wager"):
+        return
+    working = procedure(state).staff.get(player)
+    if working:
+        roles = ", ".join(sorted(r.value for r in working))
+        raise RoleNotPermitted(f"{player} works this table ({roles}) and may not "
+                               f"{type(c).__name__} here", rule="duties.staff_no_wager",
+                               citation=_cite(pack, "duties.staff_no_wager"))
+
+
+def _witness(state: TableState, pack: RulePack | None, c: tcmd.BringDice) -> None:
+    if state.variant.has_shaker:
+        # 58 Pa. Code 585.3(d) / 668a.3(d) name the witness themselves: the floorperson loads
+        # the shaker in the presence of the dealer. The procedure holds that regulation
+        # (``authority.dice``), and a house rule must not answer in its place.
+        return
+    # A pack stored before the rule existed (an old table's log) ran without it: replaying
+    # that log must not refuse what it then allowed (tests/fixtures/v1_tables.db).
+    needs = "dice" in (pack.get("duties.two_person", []) if pack is not None else ["dice"])
+    if not needs:
+        return
+    if c.witness is not None and c.witness == c.actor:
+        raise RoleNotPermitted(f"{c.actor} may not witness their own dice",
+                               rule="duties.two_person",
+                               citation=_cite(pack, "duties.two_person"))
+    if c.witness is None or not procedure(state).staff.get(c.witness):
+        raise RoleNotPermitted("dice come to the table before a second person working it: "
+                               "name the witness", rule="duties.two_person",
+                               citation=_cite(pack, "duties.two_person"))

@@ -70,9 +70,8 @@ from dicetable.table import commands as tcmd
 from dicetable.table import script_custody as custody_steps
 from dicetable.table import script_expect as expectations
 from dicetable.table import script_v2 as v2
-from dicetable.table.automation import AROUND_THE_ROLL, automations_for, parse_automations
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.table import MODES, Table
+from dicetable.table.table import AROUND_THE_ROLL, MODES, Table, automations_for, parse_automations
 
 VERSION = 3
 """The newest format; every version in ``script_v2.VERSIONS`` is read. Format 3 makes a no

@@ -51,10 +51,9 @@ from dicetable.games import events as gev
 from dicetable.rules.loader import PRESETS, load_preset, pack_from_dict
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
-from dicetable.table.automation import automations_for, parse_automations
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.script import VERSION
-from dicetable.table.table import Table
+from dicetable.table.table import Table, automations_for, parse_automations
 
 _IGNORED_FIELDS = frozenset({"seq", "at", "table"})
 """What may differ between a logged event and its replay: the clock and the envelope."""
