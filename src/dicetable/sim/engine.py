@@ -208,8 +208,8 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
     buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
     money = limits.money
     # Without money limits a lane stops betting only at its length (the last roll or two).
-    deciding = range(0, chunk) if money else range(limits.rolls - 1 - step,
-                                                   limits.rolls + 1 - step)
+    deciding = range(chunk) if money else range(limits.rolls - 1 - step,
+                                                limits.rolls + 1 - step)
     for t in range(chunk):
         r = rolls[t]
         now = step + t  # every lane of a shard throws its n-th roll together
