@@ -102,6 +102,8 @@ def arena_chips(i: int) -> int:
     $20,000): what each can afford, and so each one's own part, differs."""
     return 100_00 + (i * 7_919_00) % 2_000_000
 SERVER_CORE, GENERATOR_CORE = 0, 1
+GENERATORS = 2
+"""Processes sending (d)'s open-loop schedule, each its share."""
 A = "(a) 200 clients, 4 tables"
 CEILING = "(a) on a bare ASGI app (ceiling)"
 D = "(d) 2x overload"
@@ -292,6 +294,8 @@ class Run:
         self.tokens, self.groups, self.seconds = tokens, groups, seconds
         self.warmup = warmup
         self.window_cpu: float | None = None
+        self.child_cpu = 0.0
+        """CPU seconds of the generator processes of the scenario being measured."""
         """The server's CPU seconds in (a)'s counted window."""
         self.spots = spots()
         self.acked: dict[str, int] = {}
@@ -346,7 +350,8 @@ class Run:
         finally:
             gc.enable()
             gc.unfreeze()
-        g1, s1, w1 = cpu_seconds(), self.server.cpu(), now()
+        g1, s1, w1 = cpu_seconds() + self.child_cpu, self.server.cpu(), now()
+        self.child_cpu = 0.0
         self.results[name] = report(f"{name} [{self.label}]", stats, seconds, g1 - g0, s1 - s0,
                                     self.lost(tables, before), extra(), wall=w1 - w0)
         if self.window_cpu is not None:
@@ -598,56 +603,67 @@ class Run:
     # (d) -------------------------------------------------------------------------------------
     async def scenario_d(self, capacity: float, fleet_size: int = 2000,
                          most_connections: int = 2000) -> None:
+        """Open loop at twice ``capacity``, sent by ``GENERATORS`` processes of their own
+        (``bench.loadgen``, pinned to the generator's core): each sends its share of the
+        schedule and reports its CPU and how late it sent (its own lag, not the server's)."""
         tables = list(BENCH_TABLES)
         players = [(t, p) for t in tables for p in self.groups[f"over-{t}"]]
         rate = 2 * capacity
-
-        async def work(stats: Stats) -> float:
-            # Open loop: requests are due on a schedule and each is sent when due, over a
-            # keep-alive connection that is free, or a new one when none is (up to
-            # ``most_connections``, past which one waits for a free connection): the offered
-            # load reaches the server whatever its latency, and a request's latency counts
-            # from when it was due (no coordinated omission).
-            fleet = asyncio.Queue[Connection]()
-            conns = [Connection("127.0.0.1", self.server.port, "x") for _ in range(fleet_size)]
-            for i in range(0, fleet_size, 200):
-                await asyncio.gather(*(c.open() for c in conns[i:i + 200]))
-            for c in conns:
-                fleet.put_nowait(c)
-            made = [fleet_size]
-            total = int(rate * self.seconds)
-            start = now() + 0.5
-            tasks = []
-
-            async def one(k: int, due: float) -> None:
-                table, player = players[k % len(players)]
-                code, amount = self.spots[(k // len(players)) % len(self.spots)]
-                if fleet.empty() and made[0] < most_connections:
-                    made[0] += 1
-                    conn = Connection("127.0.0.1", self.server.port, "x")
-                else:
-                    conn = await fleet.get()
-                conn.auth = f"Authorization: Bearer {self.tokens[player]}\r\n".encode()
-                await self.bet(conn, stats, table, code, amount, True, since=due)
-                fleet.put_nowait(conn)
-
-            for k in range(total):
-                due = start + k / rate
-                delay = due - now()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                tasks.append(asyncio.create_task(one(k, due)))
-            await asyncio.gather(*tasks)
-            while not fleet.empty():
-                await fleet.get_nowait().close()
-            extra.append(f"offered {rate:.0f}/s over {made[0]} connections")
-            return self.seconds
-
+        requests = [[f"/api/tables/{t}/bets", self.tokens[p], {"wager": code, "amount": amount}]
+                    for code, amount in self.spots for t, p in players]
         extra: list[str] = []
 
-        def share() -> str:
-            self.results.get("(d)")
-            return ""
+        async def work(stats: Stats) -> float:
+            folder = Path(tempfile.mkdtemp(prefix="dt-openloop-"))
+            procs = []
+            for share in range(GENERATORS):
+                spec = {"port": self.server.port, "rate": rate, "seconds": self.seconds,
+                        "share": share, "shares": GENERATORS,
+                        "requests": requests, "fleet": fleet_size // GENERATORS,
+                        "most": most_connections // GENERATORS}
+                (folder / f"spec{share}.json").write_text(json.dumps(spec))
+                procs.append(await asyncio.create_subprocess_exec(
+                    "taskset", "-c", str(GENERATOR_CORE), sys.executable, "-m", "bench.loadgen",
+                    str(folder / f"spec{share}.json"), str(folder / f"out{share}.json"),
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE))
+            for proc in procs:  # every share's connections open
+                assert proc.stdout is not None
+                if await proc.stdout.readline() != b"ready\n":
+                    raise RuntimeError("an open-loop generator did not start")
+            start = time.monotonic() + 0.2
+            for proc in procs:
+                assert proc.stdin is not None
+                proc.stdin.write(f"{start!r}\n".encode())
+                await proc.stdin.drain()
+            for proc in procs:
+                if await proc.wait():
+                    raise RuntimeError("an open-loop generator failed")
+            late: list[float] = []
+            cpu, wall, made = [], [], 0
+            for share in range(GENERATORS):
+                out = json.loads((folder / f"out{share}.json").read_text())
+                stats.ok += out["ok"]
+                stats.ok_sent += out["ok_sent"]
+                stats.busy += out["busy"]
+                stats.busy_sent += out["busy_sent"]
+                stats.refused += out["refused"]
+                for kind, n in out["errors"].items():
+                    stats.errors += n
+                    stats.error_kinds[kind] = stats.error_kinds.get(kind, 0) + n
+                for path, n in out["acked"].items():
+                    table = path.split("/")[3]
+                    self.acked[table] = self.acked.get(table, 0) + n
+                late += out["late"]
+                cpu.append(out["cpu"])
+                wall.append(out["wall"])
+                made += out["connections"]
+            shutil.rmtree(folder, ignore_errors=True)
+            self.child_cpu = sum(cpu)
+            extra.append(f"offered {rate:.0f}/s over {made} connections by {GENERATORS} "
+                         f"generator processes (each {100 * max(cpu) / max(wall):.0f}% of a "
+                         f"core at most; sent late p50 {fmt_ms(pct(late, 50)).strip()} ms, "
+                         f"p99 {fmt_ms(pct(late, 99)).strip()} ms)")
+            return self.seconds
 
         async def measured(stats: Stats) -> float:
             seconds = await work(stats)
@@ -656,7 +672,9 @@ class Run:
             extra.append(f"503s {len(stats.busy)}/{total} = "
                          f"{100 * len(stats.busy) / max(1, total):.0f}%, 503 p99 "
                          f"{fmt_ms(pct(stats.busy, 99)).strip()} ms from due, "
-                         f"{fmt_ms(pct(stats.busy_sent, 99)).strip()} ms from sent")
+                         f"{fmt_ms(pct(stats.busy_sent, 99)).strip()} ms from sent; "
+                         f"503s over 20 ms from due: "
+                         f"{sum(1 for b in stats.busy if b > 0.020)}")
             return seconds
 
         await self.measure(D, measured, tables, lambda: "; ".join(extra))

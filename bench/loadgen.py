@@ -4,6 +4,15 @@ installed), one connection per client, latency per request, and its own CPU shar
 The generator must not compete with the server for the CPU: ``load_bench`` pins it to a
 different core from the server (``taskset``/``sched_setaffinity``) and reports what share of
 its core it used, beside the figures.
+
+An open-loop share runs as a process of its own (``python -m bench.loadgen SPEC OUT``,
+``open_loop``): it opens its connections, says ``ready`` and reads the schedule's start (a
+``time.monotonic`` instant, the same clock in every process) from its standard input; then
+the requests due at ``rate`` from then, every ``shares``-th of them from index ``share``, each sent
+when due over a free keep-alive connection (or a new one, up to ``most``); latencies count
+from when a request was due. It writes the latencies by outcome, how late each request was
+sent (its own lag: a generator that cannot keep up shows it here, not as the server's
+latency), its CPU seconds and the bets acknowledged per path.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import contextlib
 import json
 import os
 import resource
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -169,3 +179,89 @@ async def bare_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         more = message.get("more_body", False)
     await send({"type": "http.response.start", "status": 200, "headers": _BARE_HEAD})
     await send({"type": "http.response.body", "body": _BARE_BODY})
+
+
+async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
+    """One share of an open-loop schedule (see the module's text); ``spec``: ``port``,
+    ``rate`` (requests a second in all shares), ``seconds``, ``share``, ``shares``,
+    ``requests`` (``[path, token, body]``, taken in turn), ``fleet`` and ``most``
+    (connections opened first, and at most)."""
+    port, rate, shares = spec["port"], spec["rate"], spec["shares"]
+    requests = spec["requests"]
+    out: dict[str, Any] = {"ok": [], "ok_sent": [], "busy": [], "busy_sent": [], "late": [],
+                           "refused": 0, "errors": {}, "acked": {}}
+    fleet = asyncio.Queue[Connection]()
+    made = [0]
+    for _ in range(spec["fleet"]):
+        conn = Connection("127.0.0.1", port, "x")
+        await conn.open()
+        fleet.put_nowait(conn)
+        made[0] += 1
+
+    async def one(k: int, due: float) -> None:
+        path, token, body = requests[k % len(requests)]
+        if fleet.empty() and made[0] < spec["most"]:
+            made[0] += 1
+            conn = Connection("127.0.0.1", port, "x")
+        else:
+            conn = await fleet.get()
+        conn.auth = f"Authorization: Bearer {token}\r\n".encode()
+        sent = time.monotonic()
+        out["late"].append(sent - due)
+        try:
+            status, _, _ = await conn.request("POST", path, body)
+        except (OSError, asyncio.IncompleteReadError, ValueError) as e:
+            kind = type(e).__name__
+            out["errors"][kind] = out["errors"].get(kind, 0) + 1
+            await conn.close()
+            fleet.put_nowait(conn)
+            return
+        done = time.monotonic()
+        if status == 200:
+            out["ok"].append(done - due)
+            out["ok_sent"].append(done - sent)
+            out["acked"][path] = out["acked"].get(path, 0) + 1
+        elif status == 503:
+            out["busy"].append(done - due)
+            out["busy_sent"].append(done - sent)
+        elif status in (409, 422):
+            out["refused"] += 1
+        else:
+            out["errors"][f"HTTP {status}"] = out["errors"].get(f"HTTP {status}", 0) + 1
+        fleet.put_nowait(conn)
+
+    # Ready once the fleet is open; the schedule's start (a ``time.monotonic`` instant shared
+    # by every share) comes back on standard input.
+    print("ready", flush=True)
+    start = float(sys.stdin.readline())
+    c0 = cpu_seconds()
+    tasks = []
+    for k in range(spec["share"], int(rate * spec["seconds"]), shares):
+        due = start + k / rate
+        delay = due - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(k, due)))
+    await asyncio.gather(*tasks)
+    out["cpu"] = cpu_seconds() - c0
+    out["wall"] = time.monotonic() - start
+    out["connections"] = made[0]
+    while not fleet.empty():
+        await fleet.get_nowait().close()
+    return out
+
+
+def _main(spec_path: str, out_path: str) -> None:
+    with open(spec_path) as f:
+        spec = json.load(f)
+    install_uvloop()
+    import gc
+
+    gc.disable()  # a collection mid-window would count as the server's latency
+    result = asyncio.run(open_loop(spec))
+    with open(out_path, "w") as f:
+        json.dump(result, f)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1], sys.argv[2])

@@ -2,7 +2,9 @@
 
 Each command's module is imported only when that command runs (``--help`` lists them from the
 table below), so ``dicetable --help``, ``rules`` and ``odds`` start without NumPy, SciPy or the
-server; ``bench/cli_startup.py`` measures it.
+server; ``bench/cli_startup.py`` measures it. Typer itself is imported when ``app`` is first
+used: the console entry point runs ``odds`` and ``simulate`` given plain arguments without it
+(``cli.fast``), since building a command's parameters costs more than those commands' work.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import importlib
 import os
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-from typer.core import TyperGroup
+if TYPE_CHECKING:
+    import typer
+
+    app: typer.Typer
 
 SUBCOMMAND_STYLE: dict[str, Any] = {"rich_markup_mode": None, "add_completion": False,
                                     "pretty_exceptions_show_locals": False}
@@ -75,6 +79,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 def load_command(name: str) -> Any:
     """The (click) command for ``name``, importing its module now."""
+    import typer
+
     module, attribute, _ = COMMANDS[name]
     target: Any = getattr(importlib.import_module(module), attribute)
     command: Any
@@ -109,71 +115,94 @@ def _plain_usage(command: Any) -> None:
         _plain_usage(sub)
 
 
-class LazyGroup(TyperGroup):
-    """A group whose commands are imported when invoked, listed from ``COMMANDS``.
+def _build_app() -> typer.Typer:
+    """The Typer app of every command (Typer and click are imported here)."""
+    import typer
+    from typer.core import TyperGroup
 
-    (Typer may vendor its own click, so the click types are left as ``Any`` here.)
-    """
+    class LazyGroup(TyperGroup):
+        """A group whose commands are imported when invoked, listed from ``COMMANDS``.
 
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
+        (Typer may vendor its own click, so the click types are left as ``Any`` here.)
+        """
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in COMMANDS:
-            return None
-        return load_command(cmd_name)
+        def list_commands(self, ctx: Any) -> list[str]:
+            return list(COMMANDS)
 
-    def invoke(self, ctx: Any) -> Any:
-        """Run the command; bad input ends in one clean line and exit 2 (``refusal``)."""
-        try:
-            return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, typer.TyperException):
-            raise  # the commands' own exits and Typer's usage errors (already exit 2)
-        except Exception as e:
-            if ctx.meta.get(DEBUG) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
-                raise
-            from dicetable.cli.refusal import refusal  # only when something went wrong
+        def get_command(self, ctx: Any, cmd_name: str) -> Any:
+            if cmd_name not in COMMANDS:
+                return None
+            return load_command(cmd_name)
 
-            code, message = refusal(e)
-            if code is None:
-                raise  # a broken pipe: Typer closes quietly
-            typer.echo(f"dicetable: {message}", err=True)
-            raise typer.Exit(code) from None
+        def invoke(self, ctx: Any) -> Any:
+            """Run the command; bad input ends in one clean line and exit 2 (``refusal``)."""
+            try:
+                return super().invoke(ctx)
+            except (typer.Exit, typer.Abort, typer.TyperException):
+                raise  # the commands' own exits and Typer's usage errors (already exit 2)
+            except Exception as e:
+                if ctx.meta.get(DEBUG) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+                    raise
+                from dicetable.cli.refusal import refusal  # only when something went wrong
 
-    def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
-                     **extra: Any) -> Any:
-        """Off a terminal (a pipe, a file) help is not wrapped, whatever COLUMNS says: each
-        option's line stays whole for grep; the subcommands' contexts inherit the width."""
-        if parent is None and "terminal_width" not in extra and not sys.stdout.isatty():
-            extra["terminal_width"] = UNWRAPPED
-        return super().make_context(info_name, args, parent, **extra)
+                code, message = refusal(e)
+                if code is None:
+                    raise  # a broken pipe: Typer closes quietly
+                typer.echo(f"dicetable: {message}", err=True)
+                raise typer.Exit(code) from None
 
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+        def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
+                         **extra: Any) -> Any:
+            """Off a terminal (a pipe, a file) help is not wrapped, whatever COLUMNS says: each
+            option's line stays whole for grep; the subcommands' contexts inherit the width."""
+            if parent is None and "terminal_width" not in extra and not sys.stdout.isatty():
+                extra["terminal_width"] = UNWRAPPED
+            return super().make_context(info_name, args, parent, **extra)
+
+        def format_commands(self, ctx: Any, formatter: Any) -> None:
+            rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    built = typer.Typer(
+        name="dicetable",
+        cls=LazyGroup,
+        help="Casino dice tables run exactly as the PA and IN regulations write them.",
+        no_args_is_help=True,
+        rich_markup_mode=None,  # plain help: Rich is imported by the commands that print tables
+        pretty_exceptions_show_locals=False,  # never print secrets in a traceback (standards §4)
+    )
+
+    @built.callback()
+    def _root(ctx: typer.Context,
+              debug: bool = typer.Option(False, "--debug", envvar=DEBUG_ENV,
+                                         help="Show the traceback of an internal error")) -> None:
+        """Casino dice tables run exactly as the PA and IN regulations write them."""
+        ctx.meta[DEBUG] = debug
+
+    # Typer reads the parameters' types from the annotations, which this module's globals
+    # cannot resolve (Typer is not imported at its top): give them as objects.
+    _root.__annotations__ = {"ctx": typer.Context, "debug": bool, "return": None}
+    return built
 
 
-app = typer.Typer(
-    name="dicetable",
-    cls=LazyGroup,
-    help="Casino dice tables run exactly as the PA and IN regulations write them.",
-    no_args_is_help=True,
-    rich_markup_mode=None,  # plain help: Rich is imported by the commands that print tables
-    pretty_exceptions_show_locals=False,  # never print secrets in a traceback (standards §4)
-)
-
-
-@app.callback()
-def _root(ctx: typer.Context,
-          debug: bool = typer.Option(False, "--debug", envvar=DEBUG_ENV,
-                                     help="Show the traceback of an internal error")) -> None:
-    """Casino dice tables run exactly as the PA and IN regulations write them."""
-    ctx.meta[DEBUG] = debug
+def __getattr__(name: str) -> Any:
+    """``app``, built on first use."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    built = _build_app()
+    globals()["app"] = built
+    return built
 
 
 def main() -> None:
-    app()
+    if DEBUG_ENV not in os.environ:  # else Typer reads it (and a traceback may be shown)
+        from dicetable.cli.fast import dispatch
+
+        code = dispatch(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
+    __getattr__("app")()
 
 
 if __name__ == "__main__":

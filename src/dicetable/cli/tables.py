@@ -4,6 +4,7 @@ fractions shown short (their exact value is in ``--json``)."""
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,13 @@ def console(wide: bool = False) -> Console:
     from dicetable.cli.output import UNBOUNDED, Output, output
 
     return Output(width=UNBOUNDED, soft_wrap=True) if wide else output()
+
+
+def echo(text: str, nl: bool = True) -> None:
+    """Plain text on standard output, flushed now (as ``typer.echo`` writes it), so a closed
+    pipe is met here, where the command's error handling sees it, not at exit."""
+    sys.stdout.write(text + "\n" if nl else text)
+    sys.stdout.flush()
 
 
 def fit(table: Table) -> Table:

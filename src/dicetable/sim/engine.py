@@ -206,18 +206,22 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
     chunk, active = rolls.shape
     ncomp = len(flats)
     buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
+    money = limits.money
+    # Without money limits a lane stops betting only at its length (the last roll or two).
+    deciding = range(chunk) if money else range(limits.rolls - 1 - step,
+                                                limits.rolls + 1 - step)
     for t in range(chunk):
         r = rolls[t]
         now = step + t  # every lane of a shard throws its n-th roll together
         rows = [buffers[k][t] for k in range(ncomp)]
         for k in range(ncomp):
             np.add(j36[k], r, out=rows[k])
-        if betting:
+        if betting and t in deciding:
             stop_now = _decide(flats, rows, net, stopped, reason, lane_ids, limits, now)
             if stop_now is not None:
                 for k, c in enumerate(flats):
                     rows[k] += stop_now * c.rows
-        if now < limits.rolls and not limits.money:
+        if now < limits.rolls and not money:
             rolls_thrown += 1  # nobody has stopped yet: every lane throws
         else:
             alive = j36[0] != flats[0].empty36

@@ -18,13 +18,10 @@ import atexit
 import importlib
 import importlib.util
 import math
-import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -35,6 +32,9 @@ from dicetable.sim.engine import LaneResult, Limits, group_count, run_lanes
 from dicetable.sim.kernel import Kernel
 from dicetable.sim.session import SessionSpec
 from dicetable.sim.worker import ShardPlan, run_shard
+
+if TYPE_CHECKING:  # the process pool's modules are imported when a pool is started
+    from concurrent.futures import ProcessPoolExecutor
 
 SESSIONS_PER_SHARD = 4096
 LANES_PER_SHARD = 4096
@@ -54,16 +54,19 @@ runs. The two give the same totals to the cent, so the choice never shows in a r
 
 def choose_kernel(plans: Sequence[ShardPlan], fused: bool | None) -> bool:
     """``fused`` if given; else the fused kernel where Numba is installed and the run is long."""
-    have = importlib.util.find_spec("numba") is not None
     if fused:
-        if not have:
+        if not _have_numba():
             raise InvalidInput("the fused kernel needs the 'numba' package (pip install numba); "
                                "or use the NumPy reference", rule="sim.kernel")
         return True
     if fused is not None:
         return False
     total = sum(p.lanes * p.limits.rolls + p.limits.longer for p in plans)
-    return total >= FUSED_FROM and have
+    return total >= FUSED_FROM and _have_numba()
+
+
+def _have_numba() -> bool:
+    return importlib.util.find_spec("numba") is not None
 
 
 def plan_rolls(total: int, trace: int = 0, checkpoints: int = 100) -> list[ShardPlan]:
@@ -115,6 +118,9 @@ def _local(kernel: Kernel, plans: Sequence[ShardPlan],
             yield plan.index, run_lanes(kernel, dice, plan.lanes, plan.limits, plan.trace,
                                         plan.every, groups, tick=progress, fused=fused)
         return
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = local_pool(workers)
     try:
         futures = {pool.submit(run_shard, kernel, plan, seed, groups, fused): plan
@@ -140,12 +146,16 @@ def local_pool(workers: int) -> ProcessPoolExecutor:
     """
     pool = _POOLS.get(workers)
     if pool is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        atexit.unregister(_close_pools)  # registered once, however many pools
+        atexit.register(_close_pools)
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         _POOLS[workers] = pool
     return pool
 
 
-@atexit.register
 def _close_pools() -> None:
     for pool in _POOLS.values():
         pool.shutdown(cancel_futures=True)
