@@ -5,7 +5,8 @@ out on the WebSocket, as a reviewer would: a profile hook over every thread of a
     python tools/trace_bet.py --json     # {"modules": N, "names": [...]}
 
 The server is `dicetable serve`'s own: a demo floor on a fresh SQLite file, the app as
-`serve` builds it, uvicorn with the project's HTTP protocol, on a loopback port. A player
+`serve` builds it (without the electronic table's rolling loop and the clock, whose work is
+not the bet's), uvicorn with the project's HTTP protocol, on a loopback port. A player
 opens the table's WebSocket, places a Pass Line bet to warm every lazy import and cache, and then a
 Field bet is traced: every Python function called in any thread between sending the request
 and reading the push is recorded by its module.
@@ -43,8 +44,10 @@ def _serve(db: Path) -> tuple[Any, int, Any]:
     from dicetable.server.main import admission_from_env, build_floor, impatience_from_env
 
     floor, _ = build_floor(db)
-    app = create_app(floor, clock_seconds=None, admission=admission_from_env(),
-                     impatience=impatience_from_env())
+    # No electronic table's loop and no scheduler: only the bet's own work is in the window
+    # (an RNG roll landing in it added six modules under load).
+    app = create_app(floor, electronic_loop=False, clock_seconds=None,
+                     admission=admission_from_env(), impatience=impatience_from_env())
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", http=HTTP_PROTOCOL))
