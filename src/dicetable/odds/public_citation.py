@@ -39,11 +39,13 @@ _SOURCES: dict[tuple[str, str], str] = {
     ("standards", "§1.3"): "dice suppliers' stated tolerances",
     ("standards", "§3.1"): "dice-fairness monitoring practice",
     ("standards", "§0 item 8"): "die-by-die custody practice",
+    ("table-bank", "§8"): "trade press on pit ratings (Global Gaming Business; E. Krigman)",
+    ("table-bank", "§7 item 3"): "the rating formula of table-games management systems",
 }
 
 _POINTER = re.compile(
     r"(?:see )?spec/(?P<file>[a-z-]+)\.md(?:\s+(?P<part>Appendix A item \d+|§[\d.]+(?: item \d+)?"
-    r"|[A-Z]+-\d+))?")
+    r"|[A-Z]+-\d+))?(?:, (?P<more>§[\d.]+))?")
 
 
 def public_citation(text: str) -> str:
@@ -52,12 +54,16 @@ def public_citation(text: str) -> str:
     Raises ``InvalidInput`` for a pointer with no public wording (rule ``submission.citations``).
     """
     def word(match: re.Match[str]) -> str:
-        key = (match.group("file"), match.group("part") or "")
-        found = _SOURCES.get(key)
-        if found is None:
-            raise InvalidInput(f"no public wording for the citation pointer {match.group(0)!r}",
-                               rule="submission.citations")
-        return found
+        words = []
+        for part in (match.group("part") or "", match.group("more")):
+            if part is None:
+                continue
+            found = _SOURCES.get((match.group("file"), part))
+            if found is None:
+                raise InvalidInput("no public wording for the citation pointer "
+                                   f"{match.group(0)!r}", rule="submission.citations")
+            words.append(found)
+        return "; ".join(words)
     return _POINTER.sub(word, text)
 
 
