@@ -23,6 +23,7 @@ from dicetable.store import base as streams
 from dicetable.store import (
     fault_stream,
     operations_stream,
+    player_money_stream,
     request_stream,
     staff_stream,
 )
@@ -93,6 +94,20 @@ def _operations() -> list[Event]:
                                                name="key-rotation", detail="-")]
 
 
+def _wallet() -> list[Event]:
+    return [player_money_stream.WalletDeposited(account="alice", seq=i, at=AT, amount=i * 5000,
+                                                reason="cage deposit") for i in (1, 2, 3)]
+
+
+def _seat_requests() -> list[Event]:
+    return [player_money_stream.RequestMade(table="t1", seq=1, at=AT, request=1,
+                                            player="alice", what="colour-up"),
+            player_money_stream.RequestMade(table="t1", seq=2, at=AT, request=2,
+                                            player="bob", what="leave"),
+            player_money_stream.RequestSettled(table="t1", seq=3, at=AT, request=1,
+                                               outcome="confirmed", detail="dee")]
+
+
 def _requests() -> list[Event]:
     return [request_stream.RequestRecorded(account="dee", seq=i, at=AT, scope=f"dee:k{i}",
                                            fingerprint=f"f{i}", status=200,
@@ -113,7 +128,8 @@ def _bank() -> list[Event]:
 
 SAMPLES: dict[str, Callable[[], list[Event]]] = {
     "table": _table, "custody": _custody, "account": _account, "staff": _staff,
-    "faults": _faults, "requests": _requests, "bank": _bank, "operations": _operations}
+    "faults": _faults, "requests": _requests, "bank": _bank, "operations": _operations,
+    "wallet": _wallet, "seat-requests": _seat_requests}
 
 
 def test_every_registered_kind_is_in_the_suite() -> None:
