@@ -11,7 +11,7 @@ server resolves a bare ``NAME`` from its staff list); a list ``a,b``; drop items
 >>> format_chips(((250, 4), (2500, 800)))
 '250x4,2500x800'
 >>> sorted(VERBS)[:4]
-['carry', 'close', 'colour-change', 'count']
+['acknowledge', 'carry', 'close', 'colour-change']
 >>> parse_words(["kind=fill", "chips=2500x80", "shift=06:00"], VERBS["request"])["chips"]
 ((2500, 80),)
 """
