@@ -268,7 +268,7 @@ def test_refusals_a_player_meets_read_as_player_words(
     over = alice.http.post("/api/tables/craps-pa-1/bets", json={"wager": "place8",
                                                                  "amount": 600_00})
     refusals.append(over.json())
-    page.wait_for_function("() => window.dicetable && window.dicetable.playerSentence")  # page started
+    page.wait_for_function("() => window.dicetable && window.dicetable.playerSentence")
     said = page.evaluate("(rs) => rs.map((r) => window.dicetable.playerSentence(r))", refusals)
     for refusal, words in zip(refusals, said, strict=True):
         assert "alice" not in words, (refusal["message"], words)
