@@ -109,6 +109,12 @@ def write_checkpoint(path: str | Path, key: bytes | None, heads: dict[str, Head]
         number = len(previous) + 1
     data = {"n": number, "at": at, "prev": prev_mac,
             "heads": {name: [h.seq, h.hash] for name, h in sorted(heads.items())}}
+    _append_signed(target, key, data)
+    return number
+
+
+def _append_signed(target: Path, key: bytes, data: dict[str, Any]) -> None:
+    """Append ``data`` with its MAC as one line, durable before it returns."""
     line = canonical({**data, "mac": _mac(key, data)})
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
@@ -116,7 +122,6 @@ def write_checkpoint(path: str | Path, key: bytes | None, heads: dict[str, Head]
         os.fsync(fd)
     finally:
         os.close(fd)
-    return number
 
 
 def write_restore(path: str | Path, key: bytes | None, restore: dict[str, Any], *,
@@ -134,13 +139,7 @@ def write_restore(path: str | Path, key: bytes | None, restore: dict[str, Any], 
     prev_mac = str(last.get("mac", GENESIS)) if last else GENESIS
     number = int(last["n"]) + 1 if last and isinstance(last.get("n"), int) else len(previous) + 1
     data = {"n": number, "at": at, "prev": prev_mac, "heads": {}, "restore": restore}
-    line = canonical({**data, "mac": _mac(key, data)})
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(fd, (line + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    _append_signed(target, key, data)
     return number
 
 
