@@ -183,11 +183,9 @@ def _with_newer_rules(raw_rules: dict[str, Any]) -> dict[str, Any]:
     shipped rule."""
     if all(rid in raw_rules for rid in WRITTEN_SINCE):
         return raw_rules
-    raw = raw_rules.get("jurisdiction")
-    key = str(raw.get("value", "") if isinstance(raw, dict) else "").lower()
-    if key not in PRESETS:
+    shipped = KIND.shipped_for(raw_rules)
+    if shipped is None:
         return raw_rules
-    shipped = KIND.preset(PRESETS[key])
     return {**{rid: shipped.rules[rid].to_dict() for rid in WRITTEN_SINCE
                if rid not in raw_rules and rid in shipped.rules}, **raw_rules}
 

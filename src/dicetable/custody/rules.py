@@ -242,11 +242,9 @@ def _upcast(raw_rules: dict[str, Any]) -> dict[str, Any]:
     taken from the shipped pack of its jurisdiction, so an old custody log still replays."""
     if not any(rid in raw_rules for rid in RETIRED) and all(rid in raw_rules for rid in SCHEMA):
         return raw_rules
-    juris = raw_rules.get("jurisdiction")
-    code = str(juris.get("value", "") if isinstance(juris, dict) else "").lower()
-    if code not in PRESETS:
+    shipped = KIND.shipped_for(raw_rules)
+    if shipped is None:
         return raw_rules
-    shipped = KIND.preset(PRESETS[code])
     out = {rid: raw for rid, raw in raw_rules.items() if rid not in RETIRED}
     for rid in SCHEMA:
         if rid not in out:

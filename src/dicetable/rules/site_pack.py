@@ -196,6 +196,13 @@ class SiteKind(Generic[P]):
         made: P = _preset(self, file)
         return made
 
+    def shipped_for(self, raw_rules: Mapping[str, Any]) -> P | None:
+        """The shipped preset of the jurisdiction a stored pack's rules name (None: none is
+        shipped for it), which upcasting takes rules added since the pack was stored from."""
+        raw = raw_rules.get("jurisdiction")
+        key = str(raw.get("value", "") if isinstance(raw, dict) else "").lower()
+        return self.preset(self.presets[key]) if key in self.presets else None
+
     def overridden(self, base: P, pack_id: str, overrides: Mapping[str, Any]
                    ) -> tuple[dict[str, Rule], Problems]:
         """``base``'s rules with stand-ins changed (regulation text cannot be), and every
