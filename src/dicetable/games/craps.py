@@ -34,9 +34,7 @@ class CrapsEngine(Engine):
 
     @decides(cmd.MovePuck)
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
-        self._pending_step(state, 2, "move the puck")
-        pending = state.pending
-        assert pending is not None
+        pending = self._pending_step(state, 2, "move the puck")
         out.emit(ev.PuckMoved, rule=state.rules().cite("settlement.order"),
                  point=pending.point_after, moves=pending.moves, seven_out=pending.seven_out)
 

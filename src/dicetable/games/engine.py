@@ -33,7 +33,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
-from dicetable.games.state import Bet, Phase, TableState
+from dicetable.games.state import Bet, Pending, Phase, TableState
 from dicetable.games.variant import Variant, variant_of, variants
 from dicetable.rules.model import RulePack, expand_facts, family_of, is_code
 from dicetable.wagers.compile import (
@@ -814,7 +814,8 @@ class Engine:
         self.after_no_roll(state, out)
 
     # -- settlement chores ---------------------------------------------------------------------
-    def _pending_step(self, state: TableState, step: int, what: str) -> None:
+    def _pending_step(self, state: TableState, step: int, what: str) -> Pending:
+        """The settlement waiting for chore ``step``; refused when another chore is due."""
         pending = state.pending
         if state.phase is not Phase.SETTLING or pending is None:
             raise ProcedureViolation(f"there is no roll to {what}", rule="settlement.order")
@@ -824,20 +825,19 @@ class Engine:
                 f"{what}: settlement goes losers, winners, then the next roll; now: "
                 f"{order[pending.step]}", rule="settlement.order",
                 citation=state.rules().cite("settlement.order"))
+        return pending
 
     @decides(cmd.CollectLosers)
     def _collect(self, state: TableState, c: cmd.CollectLosers, out: Emitter) -> None:
-        self._pending_step(state, 0, "collect the losers")
-        assert state.pending is not None
+        pending = self._pending_step(state, 0, "collect the losers")
         out.emit(ev.LosersCollected, rule=state.rules().cite("settlement.order"),
-                 items=state.pending.losers)
+                 items=pending.losers)
 
     @decides(cmd.PayWinners)
     def _pay(self, state: TableState, c: cmd.PayWinners, out: Emitter) -> None:
-        self._pending_step(state, 1, "pay the winners")
-        assert state.pending is not None
+        pending = self._pending_step(state, 1, "pay the winners")
         out.emit(ev.WinnersPaid, rule=state.rules().cite("settlement.order"),
-                 items=state.pending.payments)
+                 items=pending.payments)
 
     # -- queries ----------------------------------------------------------------------------------
     def can(self, state: TableState, command: cmd.Command, now: str = "") -> bool:

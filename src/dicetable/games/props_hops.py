@@ -41,9 +41,7 @@ class PropsHopsEngine(Engine):
 
     @decides(cmd.CompleteRound)
     def _complete(self, state: TableState, c: cmd.CompleteRound, out: Emitter) -> None:
-        self._pending_step(state, 2, "complete the round")
-        pending = state.pending
-        assert pending is not None
+        pending = self._pending_step(state, 2, "complete the round")
         out.emit(ev.RoundCompleted, rule=state.rules().cite("settlement.order"),
                  round=state.round, total=pending.roll.total)
 
