@@ -162,15 +162,21 @@ def _close_pools() -> None:
     _POOLS.clear()
 
 
+def _engine_module(engine: str, module: str, package: str) -> Any:
+    """The optional package a cluster engine runs on, or a refusal that says how to get it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise InvalidInput(f"--engine {engine} needs the {package!r} package (pip install "
+                           f"{package!r}); or run on local cores with --engine local",
+                           rule="sim.engine") from None
+
+
 def _ray(kernel: Kernel, plans: Sequence[ShardPlan],
          shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
          address: str | None, fused: bool | None,
          progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
-    try:
-        ray: Any = importlib.import_module("ray")
-    except ImportError:
-        raise InvalidInput("--engine ray needs the 'ray' package (pip install 'ray'); "
-                           "or run on local cores with --engine local", rule="sim.engine") from None
+    ray = _engine_module("ray", "ray", "ray")
     started = not ray.is_initialized()
     if started:
         # A cluster's address, or a private local Ray with this many worker slots.
@@ -199,12 +205,7 @@ def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
           shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
           address: str | None, fused: bool | None,
           progress: Progress | None) -> Iterator[tuple[int, LaneResult]]:
-    try:
-        distributed: Any = importlib.import_module("dask.distributed")
-    except ImportError:
-        raise InvalidInput("--engine dask needs the 'dask[distributed]' package "
-                           "(pip install 'dask[distributed]'); or run on local cores with "
-                           "--engine local", rule="sim.engine") from None
+    distributed = _engine_module("dask", "dask.distributed", "dask[distributed]")
     # A scheduler's address, or a private LocalCluster of single-threaded worker processes.
     client = distributed.Client(address) if address else distributed.Client(
         n_workers=max(1, workers), threads_per_worker=1, dashboard_address=None)
