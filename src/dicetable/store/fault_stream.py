@@ -21,18 +21,15 @@ from typing import Any
 
 from dicetable.core import events as envelope
 from dicetable.store.record_codec import roundtrips as roundtrips
-from dicetable.store.record_stream import RecordEvent
+from dicetable.store.record_stream import FLOOR, FloorEvent
 
 KIND = "faults"
-FLOOR = "floor"
 STREAM = f"{KIND}:{FLOOR}"
 
 
 @dataclass(frozen=True, kw_only=True)
-class FaultEvent(RecordEvent, abstract=True):
+class FaultEvent(FloorEvent, abstract=True):
     stream_kind = KIND
-    owner_field = "floor"
-    floor: str = FLOOR
     subject: str
     """The faulted stream (a table id, ``account:NAME``, ``checkpoints``)."""
 

@@ -23,18 +23,15 @@ from typing import Any
 
 from dicetable.core import events as envelope
 from dicetable.store.record_codec import roundtrips as roundtrips
-from dicetable.store.record_stream import RecordEvent
+from dicetable.store.record_stream import FLOOR, FloorEvent
 
 KIND = "operations"
-FLOOR = "floor"
 STREAM = f"{KIND}:{FLOOR}"
 
 
 @dataclass(frozen=True, kw_only=True)
-class OperationsEvent(RecordEvent, abstract=True):
+class OperationsEvent(FloorEvent, abstract=True):
     stream_kind = KIND
-    owner_field = "floor"
-    floor: str = FLOOR
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -43,6 +43,18 @@ class RecordEvent(envelope.Event, abstract=True):
         return f"{self.stream_kind}{SEPARATOR}{getattr(self, self.owner_field)}"
 
 
+FLOOR = "floor"
+"""The owner of a stream the floor has only one of (``faults:floor``, ``operations:floor``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloorEvent(RecordEvent, abstract=True):
+    """The envelope of a floor-wide stream's events: the floor owns the stream."""
+
+    owner_field = "floor"
+    floor: str = FLOOR
+
+
 def register_record_kind(base: type[RecordEvent], state: type[Any],
                          fold: Callable[[Any, envelope.Event], None],
                          invariants: Callable[[Any], list[str]],
