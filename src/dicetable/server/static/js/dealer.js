@@ -162,6 +162,7 @@ function build(v) {
     el.removeReason = h("input", { type: "text", id: "remove-reason", "aria-label": "reason the dice are taken from the table", value: "replaced", size: 12 });
     cards.push(card("dice-card", "Dice", "authority.dice", el.dice,
       h("div", { class: "row" }, el.bringSerials, el.witness, button("Bring dice", "bring-dice", bringDice)),
+      el.bringCheck = h("div", { class: "muted", id: "bring-check", "aria-live": "polite" }),
       h("div", { class: "row" }, el.removeReason, button("Remove the ticked dice", "remove-dice", removeDice, "btn danger"))));
   }
 
@@ -414,8 +415,32 @@ function drawInputBound(v) {
     call.title = ticked.length ? "" : "tick the grounds first";
   }
   const bring = document.getElementById("bring-dice");
-  // the serials are checked against custody when sent: here, whether this role may bring dice
-  if (bring && el.bringSerials) bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !el.bringSerials.value.trim();
+  // lit only when the table (asking custody) would take these very dice now
+  if (bring && el.bringSerials) {
+    const text = el.bringSerials.value.trim();
+    const c = st.diceCheck;
+    const current = c && c.text === text && c.seq === v.seq;
+    bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !text || !(current && c.ok);
+    if (text && !current) checkDice(text, v.seq);
+    const why = text && current && !c.ok ? c.answer : null;
+    replace(el.bringCheck, why ? `Not accepted: ${why.message} — ${why.rule}${why.citation ? `, ${why.citation}` : ""}` : "");
+  }
+}
+
+/** Ask the table whether it would take the typed serials (custody issued them to it, in
+ * time): once the typing pauses, and again whenever the table moves on. */
+function checkDice(text, seq) {
+  clearTimeout(st.diceCheckTimer);
+  st.diceCheckTimer = setTimeout(async () => {
+    let answer;
+    try {
+      answer = await get(tablePath(tableId, `/dice/check?action=bring&serials=${encodeURIComponent(text)}`));
+    } catch (e) {
+      answer = { ok: false, message: e.message || String(e), rule: e.rule || "", citation: e.citation || "" };
+    }
+    st.diceCheck = { text, seq, ok: !!answer.ok, answer };
+    if (st.view) drawInputBound(st.view);
+  }, 250);
 }
 
 function drawChips(v) {
