@@ -205,6 +205,13 @@ def test_the_boxperson_settles_a_disputed_throw(crew: Crew) -> None:
     page.check("#noroll-observed")  # the box saw it: the call records it
     page.click("#call-no-roll")
     expect(page.locator("#dispute-standing")).to_have_text("no roll")
+    # the grounds on the card, each with its citation, and who called under which rule
+    pack = crew.server.floor.tables[CRAPS].table.pack
+    ground = page.locator('#dispute-grounds li[data-ground="die-on-rail"]')
+    expect(ground).to_contain_text("seen by bo")
+    expect(ground).to_contain_text(pack.cite("noroll.grounds"))
+    expect(page.locator("#dispute-window")).to_contain_text("called by bo (boxperson)")
+    expect(page.locator("#dispute-window")).to_contain_text(pack.cite("noroll.callers"))
     expect(page.locator("#call-no-roll")).to_be_disabled()
     page.click("#recall")
     expect(page.locator("#dispute-recall")).to_contain_text("no roll")
@@ -221,9 +228,12 @@ def test_in_the_boxperson_overturns_the_stickpersons_no_roll(crew: Crew) -> None
     crew.say(sam, INDIANA, "/roll", {"faces": "6-5"})
     crew.say(sam, INDIANA, "/no-roll", {"grounds": ["slid"], "observed": ["slid"]})
     expect(page.locator("#dispute-standing")).to_have_text("no roll")
+    expect(page.locator('#dispute-grounds li[data-ground="slid"]')).to_contain_text(
+        crew.server.floor.tables[INDIANA].table.pack.cite("noroll.grounds"))
     page.fill("#overturn-reason", "surveillance shows the dice tumbled")
     page.click("#overturn")
     expect(page.locator("#dispute-standing")).to_have_text("stands")
+    expect(page.locator("#dispute-window")).to_contain_text("overturned by bo (boxperson)")
     expect(page.locator("#overturn")).to_be_disabled()
 
 

@@ -462,9 +462,26 @@ function drawDispute(v) {
     h("dt", {}, "Throw"), h("dd", { class: "row", style: "gap:4px" }, ...(last.roll ? faces(last.roll) : []).map((n) => dieIcon(n, 20)), h("b", {}, ` ${last.total ?? "?"}`),
       last.valid === false ? h("span", { class: "tag red", id: "dispute-standing" }, "no roll") : h("span", { class: "tag green", id: "dispute-standing" }, "stands")),
     h("dt", {}, "Shot by"), h("dd", {}, last.shooter || v.shooter || "—"),
-    h("dt", {}, "No roll"), h("dd", { id: "dispute-window" }, last.valid === false ? `called${last.grounds ? `: ${last.grounds.join(", ")}` : ""}`
-      : w && w.open ? "may still be called (until the losers are collected)" : "can no longer be called: the roll stands"))
+    h("dt", {}, "No roll"), h("dd", { id: "dispute-window" }, last.valid === false ? noRollCall(last.no_roll)
+      : last.no_roll && last.no_roll.overturned ? `overturned by ${last.no_roll.overturned.by} (${last.no_roll.overturned.role})${last.no_roll.overturned.reason ? `: ${last.no_roll.overturned.reason}` : ""}`
+        : w && w.open ? "may still be called (until the losers are collected)" : "can no longer be called: the roll stands"),
+    last.no_roll ? [h("dt", {}, "Grounds"), h("dd", {}, h("ul", { id: "dispute-grounds", class: "plain" }, last.no_roll.grounds.map((g) => groundLine(v, g, last.no_roll))))] : null)
     : h("p", { class: "muted" }, "No throw recorded yet."));
+}
+
+/** Who called the no roll, and the rule that lets them. */
+function noRollCall(call) {
+  if (!call) return "called";
+  return call.automatic ? `void by rule (automatic)` : `called by ${call.by} (${call.role}) · ${call.citation}`;
+}
+
+/** One ground of a no roll: what it means, whether the caller saw it, and its citation. */
+function groundLine(v, ground, call) {
+  const listed = v.rules.noroll_grounds.find((g) => g.ground === ground);
+  const automatic = v.rules.noroll_automatic.includes(ground);
+  const citation = automatic && !listed ? v.rules.noroll_automatic_citation : v.rules.noroll_citation;
+  const seen = call.observed.includes(ground) ? ` · seen by ${call.by}` : "";
+  return h("li", { dataset: { ground } }, h("b", {}, listed ? listed.text : ground), ` (${ground})${seen} — `, h("span", { class: "muted citation" }, citation));
 }
 
 async function drawRecall() {
