@@ -19,6 +19,7 @@ from tests.browser.conftest import SCREENSHOTS, LiveServer
 
 CRAPS = "craps-pa-1"
 INDIANA = "craps-in-1"
+PROPS = "props-pa-1"
 TABLET: ViewportSize = {"width": 1024, "height": 768}
 SHOTS = Path("/work/helpers/shots/consoles31")
 
@@ -313,3 +314,35 @@ def test_the_floorperson_watches_the_table_and_removes_a_shooter(crew: Crew) -> 
     fran.shot("floorperson-console-1024x768")
     page.click("#remove-shooter")
     expect(page.locator("#shooter-info")).to_contain_text("—")
+
+
+def _props_round_to_a_no_roll(crew: Crew, dee: APIRequestContext, alice: APIRequestContext,
+                              bet: bool) -> None:
+    """A Props & Hops round (PA 585.3) up to a no roll on a die resting on the other."""
+    crew.say(dee, PROPS, "/shake", {})
+    if bet:
+        crew.say(alice, PROPS, "/bets", {"wager": "any7", "amount": 500})
+    crew.say(dee, PROPS, "/no-more-bets", {})
+    crew.say(dee, PROPS, "/offer-shaker", {"player": "alice"})
+    crew.say(alice, PROPS, "/player-shake", {"times": 3})
+    crew.say(alice, PROPS, "/return-shaker", {})
+    crew.say(dee, PROPS, "/uncover", {})
+    crew.say(dee, PROPS, "/roll", {"faces": "5-2"})
+    crew.say(dee, PROPS, "/no-roll", {"grounds": ["die-on-die"], "observed": ["die-on-die"]})
+
+
+def test_the_dealer_is_told_when_a_no_roll_left_nothing_to_return(crew: Crew) -> None:
+    dealer = crew.console("dee", PROPS)
+    page = dealer.page
+    dee, alice = crew.player("dee"), crew.player("alice")
+    # nobody bet: the engine leaves no return to do, and the console says so in one line
+    _props_round_to_a_no_roll(crew, dee, alice, bet=False)
+    expect(page.locator("#skipped-chores")).to_contain_text(
+        "nothing to return (58 Pa. Code § 585.3")
+    expect(page.locator("#return-wagers")).to_have_count(0)
+    # a wager on the layout: the return is the dealer's click, lit, and taken
+    _props_round_to_a_no_roll(crew, dee, alice, bet=True)
+    expect(page.locator("#return-wagers")).to_be_enabled()
+    page.click("#return-wagers")
+    expect(page.locator("#return-wagers")).to_have_count(0)
+    assert crew.server.floor.tables[PROPS].table.state.bets == {}

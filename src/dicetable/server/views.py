@@ -288,6 +288,9 @@ def _console_rules(pack: RulePack) -> dict[str, Any]:
         "noroll_automatic": listed("noroll.automatic"),
         "noroll_excluded": listed("noroll.excluded_grounds"),
         "noroll_citation": pack.cite("noroll.grounds"),
+        "noroll_effect": pack.get("noroll.effect", None),
+        "noroll_effect_citation": pack.cite("noroll.effect") if "noroll.effect" in pack.rules
+        else "",
         "noroll_automatic_citation": pack.cite("noroll.automatic")
         if "noroll.automatic" in pack.rules else "",
         "throw_facts": [{"fact": f, "text": text} for f, text in THROW_FACTS.items()],
@@ -319,6 +322,8 @@ def roll_history(events: Iterable[Event], keep: int = 60,
             out[-1]["no_roll"] = {"grounds": list(e.grounds), "observed": list(e.observed),
                                   "automatic": e.automatic, "by": e.actor,
                                   "role": e.role.value, "citation": e.rule}
+        elif isinstance(e, gev.WagersReturned) and out and "no_roll" in out[-1]:
+            out[-1]["no_roll"] = {**out[-1]["no_roll"], "returned": len(e.items)}
         elif isinstance(e, tev.NoRollOverturned) and out:
             out[-1]["valid"] = True
             if "no_roll" in out[-1]:  # a new dict: the history before this event is shared

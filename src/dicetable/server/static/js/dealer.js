@@ -595,6 +595,7 @@ const CHORE_LABELS = { "return-wagers": "Return the wagers (no roll)", "pass-sha
 function drawSettlement(v) {
   const p = v.pending;
   const chores = (v.chores || []).filter((c) => CHORE_LABELS[c]);
+  sayEmptyReturn(v, v.chores || []);
   if (!p && chores.length) {
     replace(el.settle, h("div", { class: "row" }, chores.map((c) =>
       h("button", { class: "btn primary", id: c, disabled: !(v.can || {})[c], onclick: () => act(`/${c}`) }, CHORE_LABELS[c]))));
@@ -639,6 +640,15 @@ function runEmptyPay(v, p) {
     replace(el.skipped, `Roll ${p.roll}: no winning wagers — the empty pay step was done by itself.`);
     setView(r.view);
   }).catch(() => { /* someone else did it first: the next view shows it */ });
+}
+
+/** A no roll whose wagers go back, with none on the layout: the engine leaves no return to
+ * do (a chore that would move nothing is not a chore); the console says so in one line. */
+function sayEmptyReturn(v, chores) {
+  const last = v.history[v.history.length - 1];
+  const call = last && last.valid === false ? last.no_roll : null;
+  if (!call || v.rules.noroll_effect !== "wagers-returned" || "returned" in call || chores.includes("return-wagers")) return;
+  replace(el.skipped, `No roll on ${last.roll || "an unreadable throw"}: no wagers were on the layout, so there was nothing to return (${v.rules.noroll_effect_citation}).`);
 }
 
 function itemsTable(items, kind, amount) {
