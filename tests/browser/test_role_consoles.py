@@ -346,3 +346,22 @@ def test_the_dealer_is_told_when_a_no_roll_left_nothing_to_return(crew: Crew) ->
     page.click("#return-wagers")
     expect(page.locator("#return-wagers")).to_have_count(0)
     assert crew.server.floor.tables[PROPS].table.state.bets == {}
+
+
+def test_bring_dice_is_lit_only_for_dice_custody_issued_to_the_table(crew: Crew) -> None:
+    bo = crew.console("bo")  # the boxperson brings the dice at PA Craps
+    page = bo.page
+    page.fill("#bring-serials", "PA1-S1 PA1-S2")
+    # inspected spares in the pit, not issued to this table: dark, and the rule says why
+    expect(page.locator("#bring-check")).to_contain_text("storage.source_only")
+    expect(page.locator("#bring-dice")).to_be_disabled()
+    pat = crew.player("pat")
+    answer = pat.post(f"{crew.server.url}/api/dice-room/demo-pa/issue-table", data={
+        "dice": ["PA1-S1", "PA1-S2"], "table": CRAPS, "received_by": "bo"})
+    assert answer.ok, answer.text()
+    # custody issued them: asked again, the table takes them
+    expect(page.locator("#bring-dice")).to_be_enabled(timeout=10000)
+    expect(page.locator("#bring-check")).to_have_text("")
+    page.click("#bring-dice")
+    expect(page.locator("#bring-serials")).to_have_value("")
+    assert {"PA1-S1", "PA1-S2"} <= set(crew.server.floor.tables[CRAPS].table.procedure.dice)

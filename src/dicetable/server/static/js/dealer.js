@@ -421,7 +421,8 @@ function drawInputBound(v) {
     const c = st.diceCheck;
     const current = c && c.text === text && c.seq === v.seq;
     bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !text || !(current && c.ok);
-    if (text && !current) checkDice(text, v.seq);
+    // custody moves without the table's: an answer is asked again after a few seconds
+    if (text && (!current || performance.now() - c.at > 3000)) checkDice(text, v.seq);
     const why = text && current && !c.ok ? c.answer : null;
     replace(el.bringCheck, why ? `Not accepted: ${why.message} — ${why.rule}${why.citation ? `, ${why.citation}` : ""}` : "");
   }
@@ -438,10 +439,11 @@ function checkDice(text, seq) {
     } catch (e) {
       answer = { ok: false, message: e.message || String(e), rule: e.rule || "", citation: e.citation || "" };
     }
-    st.diceCheck = { text, seq, ok: !!answer.ok, answer };
+    st.diceCheck = { text, seq, ok: !!answer.ok, answer, at: performance.now() };
     if (st.view) drawInputBound(st.view);
   }, 250);
 }
+setInterval(() => { if (st.view && el.bringSerials && el.bringSerials.value.trim()) drawInputBound(st.view); }, 3000);
 
 function drawChips(v) {
   if (!v || !el.chipPlayer || !el.chipPlayer.isConnected) return;
