@@ -218,7 +218,7 @@ function removeExpired(t, serials) {
         const r = await attempt(() => post(tablePath(t.table, "/dice/remove"), { serials, reason: "expired" }));
         if (r) { st.removeChecks[t.table] = null; refresh(); }
       } }, `Remove expired dice (${serials.join(", ")})`),
-    why ? h("span", { class: "muted", dataset: { removeRefused: t.table } }, `Not yours to remove: ${why}`) : null);
+    why ? h("span", { class: "muted", style: "font-size:.75rem", dataset: { removeRefused: t.table } }, `Not lit: ${why}`) : null);
 }
 
 async function openReplace(t) {
