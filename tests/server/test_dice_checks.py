@@ -5,6 +5,8 @@ decision, changes nothing, and agrees with what the command meets when it is sen
 
 from __future__ import annotations
 
+from fastapi.testclient import TestClient
+
 from dicetable.server.floor import Floor
 from tests.server.conftest import Login
 from tests.server.test_api import refused
@@ -97,3 +99,12 @@ def test_bad_serials_are_refused_with_the_rule(login: Login) -> None:
                         params={"serials": "A1", "action": "juggle"})
     assert reply.status_code == 422
     assert _check(bo, "")["rule"] == "dice.serials"  # nothing named: the engine's own rule
+
+
+def test_the_checks_answer_only_who_is_signed_in(http: TestClient, login: Login) -> None:
+    assert http.get(f"{T}/dice/check", params={"serials": "PA1-1"}).status_code == 401
+    assert http.post(f"{ROOM}/issue-table/check", json={}).status_code == 401
+    alice = login("alice")  # a player: the dice room is for the site's staff
+    refused(alice.post(f"{ROOM}/issue-table/check", {"dice": ["PA1-1"], "table": "craps-pa-1",
+                                                     "received_by": "bo"}),
+            403, "RoleNotPermitted", "custody.staff")

@@ -208,8 +208,7 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
     body_type = body_model(entry)
     keys = {f.json_key: f.name for f in entry.all_fields if f.json_key}
 
-    async def step(site: str, request: Request) -> tuple[Person, dict[str, Any]]:
-        me = staff(account(request))
+    async def step(site: str, request: Request, me: Person) -> tuple[Person, dict[str, Any]]:
         pack = custody.site(site).ledger.pack
         if not CATALOGUE.allowed(entry, me.role, pack):  # before the body is read
             rule = entry.authority or "custody.staff"
@@ -220,7 +219,7 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
         return me, {keys[k]: v for k, v in body.model_dump().items()}
 
     async def endpoint(site: str, request: Request) -> dict[str, Any]:
-        me, values = await step(site, request)
+        me, values = await step(site, request, staff(account(request)))
 
         def work() -> dict[str, Any]:
             command = entry.make(me.name, me.role, me.licence, values, roster)
@@ -235,8 +234,9 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
     async def check(site: str, request: Request) -> dict[str, Any]:
         """The same step decided and not taken: ``{"ok"}``, or the refusal the step would
         meet (``message``, ``rule``, ``citation``). A page lights its button on it."""
+        me = staff(account(request))  # who asks is never an answer: signed out stays 401
         try:
-            me, values = await step(site, request)
+            me, values = await step(site, request, me)
         except DicetableError as refusal:
             return {"ok": False, **refusal.to_dict()}
 
