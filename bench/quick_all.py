@@ -32,6 +32,7 @@ BENCHMARKS = (
     "scale_bench",
     "server_bench",
     "sim_bench",
+    "staff_view_cost",
     "store_bench",
     "tamper_cases",
 )

@@ -34,7 +34,9 @@ def open_room(browser: Browser, live_server: LiveServer) -> Iterator[object]:
         room.sent = []
 
         def sent(request: Request) -> None:
-            if request.method == "POST" and "/api/dice-room/" in request.url:
+            # a step taken (the ledger's check of a step before it is sent takes nothing)
+            if request.method == "POST" and "/api/dice-room/" in request.url \
+                    and not request.url.endswith("/check"):
                 room.sent.append(request.url)
 
         room.page.on("request", sent)
@@ -104,6 +106,16 @@ def test_pa_603a_13_a_the_room_says_who_and_refuses_early_when_someone_is_missin
     expect(page.locator("#result [data-event='DiceStored']")).to_be_visible()
     expect(page.locator("#report-table tr[data-serial='T0003']")).to_have_attribute(
         "data-state", "in-storage")
+    # the same dice stored again: everyone needed is here, but the ledger's check refuses
+    # it, with its rule, and the step is never sent
+    taken = len(ann.sent)
+    store.locator("[name='dice']").fill("T0001")
+    store.locator("[name='present']").fill("sid")
+    store.locator("button[type=submit]").click()
+    refusal = page.locator(".refusal").last
+    expect(refusal).to_contain_text("Not sent")
+    expect(refusal).to_have_attribute("data-rule", re.compile(r"\w"))
+    assert len(ann.sent) == taken
 
     # dates with their day and the site's zone; headers in words
     until = page.locator("#report-table tr[data-serial='PA1-1'] td.until")

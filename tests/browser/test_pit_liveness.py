@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Route, expect
 
@@ -104,6 +105,37 @@ def test_the_pit_replaces_dice_after_the_24_hour_alert(
     expect(card.locator("#replace-done")).to_contain_text("Issued PA1-S1, PA1-S2")
     ledger = live.floor.custody.ledger_for_table(CRAPS).ledger
     assert ledger.state.dice["PA1-S1"].table == CRAPS
+
+
+def test_the_pit_removes_expired_dice_only_when_the_table_would_take_it(
+        pit: Console, clocked: tuple[LiveServer, FixedClock]) -> None:
+    live, clock = clocked
+    page = pit.page
+    card = page.locator(f".table-card[data-table='{CRAPS}']")
+    clock.advance(hours=1)
+    live.app.state.scheduler.tick()
+    expect(card.locator("[data-alert='dice-expired']")).to_be_visible()
+    remove = card.locator(f"[data-remove='{CRAPS}']")
+    # a pit boss is not the boxperson, who handles the dice at PA Craps: dark, and why
+    expect(remove).to_contain_text("Remove expired dice (PA1-1")
+    expect(remove).to_be_disabled()
+    expect(card.locator(f"[data-remove-refused='{CRAPS}']")).to_contain_text("authority.dice")
+    # the floorperson puts the pit boss on the box (nobody assigns themselves): now the
+    # table takes it from him
+    with httpx.Client(base_url=live.url) as http:
+        token = http.post("/api/login", json={"username": "fran",
+                                              "password": DEMO_PASSWORD}).json()["token"]
+        answer = http.post(f"/api/tables/{CRAPS}/staff", json={"person": "pat",
+                                                              "role": "boxperson"},
+                           headers={"authorization": f"Bearer {token}"})
+        assert answer.status_code == 200, answer.text
+    expect(remove).to_be_enabled()
+    expect(card.locator(f"[data-remove-refused='{CRAPS}']")).to_have_count(0)
+    pit.shot("pit-remove-expired-dice-1024x768")
+    remove.click()
+    expect(card.locator(".dice-timers")).to_contain_text("no dice at the table")
+    assert live.floor.tables[CRAPS].table.procedure.dice == {}
+    expect(page.locator("#awaiting-removal")).to_contain_text(f"PA1-1 ({CRAPS})")
 
 
 def test_the_pit_clears_a_fault_and_says_when_the_server_stops_answering(

@@ -19,6 +19,7 @@ from tests.browser.conftest import SCREENSHOTS, LiveServer
 
 CRAPS = "craps-pa-1"
 INDIANA = "craps-in-1"
+PROPS = "props-pa-1"
 TABLET: ViewportSize = {"width": 1024, "height": 768}
 SHOTS = Path("/work/helpers/shots/consoles31")
 
@@ -205,6 +206,13 @@ def test_the_boxperson_settles_a_disputed_throw(crew: Crew) -> None:
     page.check("#noroll-observed")  # the box saw it: the call records it
     page.click("#call-no-roll")
     expect(page.locator("#dispute-standing")).to_have_text("no roll")
+    # the grounds on the card, each with its citation, and who called under which rule
+    pack = crew.server.floor.tables[CRAPS].table.pack
+    ground = page.locator('#dispute-grounds li[data-ground="die-on-rail"]')
+    expect(ground).to_contain_text("seen by bo")
+    expect(ground).to_contain_text(pack.cite("noroll.grounds"))
+    expect(page.locator("#dispute-window")).to_contain_text("called by bo (boxperson)")
+    expect(page.locator("#dispute-window")).to_contain_text(pack.cite("noroll.callers"))
     expect(page.locator("#call-no-roll")).to_be_disabled()
     page.click("#recall")
     expect(page.locator("#dispute-recall")).to_contain_text("no roll")
@@ -221,9 +229,12 @@ def test_in_the_boxperson_overturns_the_stickpersons_no_roll(crew: Crew) -> None
     crew.say(sam, INDIANA, "/roll", {"faces": "6-5"})
     crew.say(sam, INDIANA, "/no-roll", {"grounds": ["slid"], "observed": ["slid"]})
     expect(page.locator("#dispute-standing")).to_have_text("no roll")
+    expect(page.locator('#dispute-grounds li[data-ground="slid"]')).to_contain_text(
+        crew.server.floor.tables[INDIANA].table.pack.cite("noroll.grounds"))
     page.fill("#overturn-reason", "surveillance shows the dice tumbled")
     page.click("#overturn")
     expect(page.locator("#dispute-standing")).to_have_text("stands")
+    expect(page.locator("#dispute-window")).to_contain_text("overturned by bo (boxperson)")
     expect(page.locator("#overturn")).to_be_disabled()
 
 
@@ -303,3 +314,54 @@ def test_the_floorperson_watches_the_table_and_removes_a_shooter(crew: Crew) -> 
     fran.shot("floorperson-console-1024x768")
     page.click("#remove-shooter")
     expect(page.locator("#shooter-info")).to_contain_text("—")
+
+
+def _props_round_to_a_no_roll(crew: Crew, dee: APIRequestContext, alice: APIRequestContext,
+                              bet: bool) -> None:
+    """A Props & Hops round (PA 585.3) up to a no roll on a die resting on the other."""
+    crew.say(dee, PROPS, "/shake", {})
+    if bet:
+        crew.say(alice, PROPS, "/bets", {"wager": "any7", "amount": 500})
+    crew.say(dee, PROPS, "/no-more-bets", {})
+    crew.say(dee, PROPS, "/offer-shaker", {"player": "alice"})
+    crew.say(alice, PROPS, "/player-shake", {"times": 3})
+    crew.say(alice, PROPS, "/return-shaker", {})
+    crew.say(dee, PROPS, "/uncover", {})
+    crew.say(dee, PROPS, "/roll", {"faces": "5-2"})
+    crew.say(dee, PROPS, "/no-roll", {"grounds": ["die-on-die"], "observed": ["die-on-die"]})
+
+
+def test_the_dealer_is_told_when_a_no_roll_left_nothing_to_return(crew: Crew) -> None:
+    dealer = crew.console("dee", PROPS)
+    page = dealer.page
+    dee, alice = crew.player("dee"), crew.player("alice")
+    # nobody bet: the engine leaves no return to do, and the console says so in one line
+    _props_round_to_a_no_roll(crew, dee, alice, bet=False)
+    expect(page.locator("#skipped-chores")).to_contain_text(
+        "nothing to return (58 Pa. Code § 585.3")
+    expect(page.locator("#return-wagers")).to_have_count(0)
+    # a wager on the layout: the return is the dealer's click, lit, and taken
+    _props_round_to_a_no_roll(crew, dee, alice, bet=True)
+    expect(page.locator("#return-wagers")).to_be_enabled()
+    page.click("#return-wagers")
+    expect(page.locator("#return-wagers")).to_have_count(0)
+    assert crew.server.floor.tables[PROPS].table.state.bets == {}
+
+
+def test_bring_dice_is_lit_only_for_dice_custody_issued_to_the_table(crew: Crew) -> None:
+    bo = crew.console("bo")  # the boxperson brings the dice at PA Craps
+    page = bo.page
+    page.fill("#bring-serials", "PA1-S1 PA1-S2")
+    # inspected spares in the pit, not issued to this table: dark, and the rule says why
+    expect(page.locator("#bring-check")).to_contain_text("storage.source_only")
+    expect(page.locator("#bring-dice")).to_be_disabled()
+    pat = crew.player("pat")
+    answer = pat.post(f"{crew.server.url}/api/dice-room/demo-pa/issue-table", data={
+        "dice": ["PA1-S1", "PA1-S2"], "table": CRAPS, "received_by": "bo"})
+    assert answer.ok, answer.text()
+    # custody issued them: asked again, the table takes them
+    expect(page.locator("#bring-dice")).to_be_enabled(timeout=10000)
+    expect(page.locator("#bring-check")).to_have_text("")
+    page.click("#bring-dice")
+    expect(page.locator("#bring-serials")).to_have_value("")
+    assert {"PA1-S1", "PA1-S2"} <= set(crew.server.floor.tables[CRAPS].table.procedure.dice)

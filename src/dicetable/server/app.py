@@ -39,6 +39,7 @@ from dicetable.games import commands as g
 from dicetable.server import (
     bank_api,
     commands_api,
+    dice_checks,
     dice_room,
     faults_api,
     observe,
@@ -483,6 +484,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             else RedirectResponse("/docs")
 
     dice_room.install(app, floor.custody, session_account)
+    dice_checks.install(app, floor, session_account)
     bank_api.install(app, floor, session_account)
     submission.install(app, floor, session_account)
     pages.install(app)

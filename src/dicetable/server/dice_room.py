@@ -24,7 +24,7 @@ from fastapi import APIRouter, FastAPI, Request
 from pydantic import BaseModel, Field, create_model
 
 from dicetable.bank.rules import site_gaming_day
-from dicetable.core.errors import InvalidInput, RoleNotPermitted
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.custody import reports
 from dicetable.custody.catalogue import CATALOGUE, Entry, Kind, Part
 from dicetable.custody.catalogue import Context as CustodyContext
@@ -208,8 +208,7 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
     body_type = body_model(entry)
     keys = {f.json_key: f.name for f in entry.all_fields if f.json_key}
 
-    async def endpoint(site: str, request: Request) -> dict[str, Any]:
-        me = staff(account(request))
+    async def step(site: str, request: Request, me: Person) -> tuple[Person, dict[str, Any]]:
         pack = custody.site(site).ledger.pack
         if not CATALOGUE.allowed(entry, me.role, pack):  # before the body is read
             rule = entry.authority or "custody.staff"
@@ -217,7 +216,10 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
                                    rule=rule, citation=pack.cite(rule)
                                    if entry.authority else "")
         body = body_type.model_validate(await request.json())
-        values = {keys[k]: v for k, v in body.model_dump().items()}
+        return me, {keys[k]: v for k, v in body.model_dump().items()}
+
+    async def endpoint(site: str, request: Request) -> dict[str, Any]:
+        me, values = await step(site, request, staff(account(request)))
 
         def work() -> dict[str, Any]:
             command = entry.make(me.name, me.role, me.licence, values, roster)
@@ -229,12 +231,39 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
 
         return await asyncio.to_thread(work)
 
+    async def check(site: str, request: Request) -> dict[str, Any]:
+        """The same step decided and not taken: ``{"ok"}``, or the refusal the step would
+        meet (``message``, ``rule``, ``citation``). A page lights its button on it."""
+        me = staff(account(request))  # who asks is never an answer: signed out stays 401
+        try:
+            me, values = await step(site, request, me)
+        except DicetableError as refusal:
+            return {"ok": False, **refusal.to_dict()}
+
+        def work() -> dict[str, Any]:
+            try:
+                command = entry.make(me.name, me.role, me.licence, values, roster)
+                durable = custody.site(site)
+                with durable.lock:
+                    durable.refresh()
+                    durable.ledger.verify(command)
+            except DicetableError as refusal:
+                return {"ok": False, **refusal.to_dict()}
+            return {"ok": True}
+
+        return await asyncio.to_thread(work)
+
     endpoint.__name__ = "dice_room_" + path.replace("-", "_")
     alias = f" (the older name of {entry.name})" if path != entry.name else ""
     endpoint.__doc__ = f"{entry.help}{alias} ({entry.command.__name__})."
     router.post(f"/{{site}}/{path}", openapi_extra={"requestBody": {
         "content": {"application/json": {"schema": body_type.model_json_schema()}}}}
     )(endpoint)
+    check.__name__ = endpoint.__name__ + "_check"
+    check.__doc__ = f"Would this step be taken now? ({entry.command.__name__}, decided, not taken)."
+    router.post(f"/{{site}}/{path}/check", openapi_extra={"requestBody": {
+        "content": {"application/json": {"schema": body_type.model_json_schema()}}}}
+    )(check)
 
 
 def pit_custody(floor: Floor) -> dict[str, Any]:

@@ -288,6 +288,11 @@ def _console_rules(pack: RulePack) -> dict[str, Any]:
         "noroll_automatic": listed("noroll.automatic"),
         "noroll_excluded": listed("noroll.excluded_grounds"),
         "noroll_citation": pack.cite("noroll.grounds"),
+        "noroll_effect": pack.get("noroll.effect", None),
+        "noroll_effect_citation": pack.cite("noroll.effect") if "noroll.effect" in pack.rules
+        else "",
+        "noroll_automatic_citation": pack.cite("noroll.automatic")
+        if "noroll.automatic" in pack.rules else "",
         "throw_facts": [{"fact": f, "text": text} for f, text in THROW_FACTS.items()],
         "removal_grounds": listed("shooter.removal_grounds"),
         "dice_offered": pack.get("shooter.dice_offered"),
@@ -312,9 +317,19 @@ def roll_history(events: Iterable[Event], keep: int = 60,
                         "total": e.roll.total if e.roll else None, "valid": True,
                         "serials": list(e.serials), "at": e.at, "end_of_hand": False})
         elif isinstance(e, gev.NoRollCalled) and out:
+            # the call's grounds and who made it under which rule: the dispute card shows them
             out[-1]["valid"] = False
+            out[-1]["no_roll"] = {"grounds": list(e.grounds), "observed": list(e.observed),
+                                  "automatic": e.automatic, "by": e.actor,
+                                  "role": e.role.value, "citation": e.rule}
+        elif isinstance(e, gev.WagersReturned) and out and "no_roll" in out[-1]:
+            out[-1]["no_roll"] = {**out[-1]["no_roll"], "returned": len(e.items)}
         elif isinstance(e, tev.NoRollOverturned) and out:
             out[-1]["valid"] = True
+            if "no_roll" in out[-1]:  # a new dict: the history before this event is shared
+                out[-1]["no_roll"] = {**out[-1]["no_roll"], "overturned": {
+                    "by": e.actor, "role": e.role.value, "reason": e.reason,
+                    "citation": e.rule}}
         elif out and ((isinstance(e, gev.PuckMoved) and e.seven_out)
                       or isinstance(e, tev.ShooterEnded)):
             out[-1]["end_of_hand"] = True

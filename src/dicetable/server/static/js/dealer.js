@@ -162,6 +162,7 @@ function build(v) {
     el.removeReason = h("input", { type: "text", id: "remove-reason", "aria-label": "reason the dice are taken from the table", value: "replaced", size: 12 });
     cards.push(card("dice-card", "Dice", "authority.dice", el.dice,
       h("div", { class: "row" }, el.bringSerials, el.witness, button("Bring dice", "bring-dice", bringDice)),
+      el.bringCheck = h("div", { class: "muted", id: "bring-check", "aria-live": "polite" }),
       h("div", { class: "row" }, el.removeReason, button("Remove the ticked dice", "remove-dice", removeDice, "btn danger"))));
   }
 
@@ -414,9 +415,35 @@ function drawInputBound(v) {
     call.title = ticked.length ? "" : "tick the grounds first";
   }
   const bring = document.getElementById("bring-dice");
-  // the serials are checked against custody when sent: here, whether this role may bring dice
-  if (bring && el.bringSerials) bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !el.bringSerials.value.trim();
+  // lit only when the table (asking custody) would take these very dice now
+  if (bring && el.bringSerials) {
+    const text = el.bringSerials.value.trim();
+    const c = st.diceCheck;
+    const current = c && c.text === text && c.seq === v.seq;
+    bring.disabled = v.mode !== "live" || !mayRule(v, "authority.dice") || !text || !(current && c.ok);
+    // custody moves without the table's: an answer is asked again after a few seconds
+    if (text && (!current || performance.now() - c.at > 3000)) checkDice(text, v.seq);
+    const why = text && current && !c.ok ? c.answer : null;
+    replace(el.bringCheck, why ? `Not accepted: ${why.message} — ${why.rule}${why.citation ? `, ${why.citation}` : ""}` : "");
+  }
 }
+
+/** Ask the table whether it would take the typed serials (custody issued them to it, in
+ * time): once the typing pauses, and again whenever the table moves on. */
+function checkDice(text, seq) {
+  clearTimeout(st.diceCheckTimer);
+  st.diceCheckTimer = setTimeout(async () => {
+    let answer;
+    try {
+      answer = await get(tablePath(tableId, `/dice/check?action=bring&serials=${encodeURIComponent(text)}`));
+    } catch (e) {
+      answer = { ok: false, message: e.message || String(e), rule: e.rule || "", citation: e.citation || "" };
+    }
+    st.diceCheck = { text, seq, ok: !!answer.ok, answer, at: performance.now() };
+    if (st.view) drawInputBound(st.view);
+  }, 250);
+}
+setInterval(() => { if (st.view && el.bringSerials && el.bringSerials.value.trim()) drawInputBound(st.view); }, 3000);
 
 function drawChips(v) {
   if (!v || !el.chipPlayer || !el.chipPlayer.isConnected) return;
@@ -437,9 +464,26 @@ function drawDispute(v) {
     h("dt", {}, "Throw"), h("dd", { class: "row", style: "gap:4px" }, ...(last.roll ? faces(last.roll) : []).map((n) => dieIcon(n, 20)), h("b", {}, ` ${last.total ?? "?"}`),
       last.valid === false ? h("span", { class: "tag red", id: "dispute-standing" }, "no roll") : h("span", { class: "tag green", id: "dispute-standing" }, "stands")),
     h("dt", {}, "Shot by"), h("dd", {}, last.shooter || v.shooter || "—"),
-    h("dt", {}, "No roll"), h("dd", { id: "dispute-window" }, last.valid === false ? `called${last.grounds ? `: ${last.grounds.join(", ")}` : ""}`
-      : w && w.open ? "may still be called (until the losers are collected)" : "can no longer be called: the roll stands"))
+    h("dt", {}, "No roll"), h("dd", { id: "dispute-window" }, last.valid === false ? noRollCall(last.no_roll)
+      : last.no_roll && last.no_roll.overturned ? `overturned by ${last.no_roll.overturned.by} (${last.no_roll.overturned.role})${last.no_roll.overturned.reason ? `: ${last.no_roll.overturned.reason}` : ""}`
+        : w && w.open ? "may still be called (until the losers are collected)" : "can no longer be called: the roll stands"),
+    last.no_roll ? [h("dt", {}, "Grounds"), h("dd", {}, h("ul", { id: "dispute-grounds", class: "plain" }, last.no_roll.grounds.map((g) => groundLine(v, g, last.no_roll))))] : null)
     : h("p", { class: "muted" }, "No throw recorded yet."));
+}
+
+/** Who called the no roll, and the rule that lets them. */
+function noRollCall(call) {
+  if (!call) return "called";
+  return call.automatic ? `void by rule (automatic)` : `called by ${call.by} (${call.role}) · ${call.citation}`;
+}
+
+/** One ground of a no roll: what it means, whether the caller saw it, and its citation. */
+function groundLine(v, ground, call) {
+  const listed = v.rules.noroll_grounds.find((g) => g.ground === ground);
+  const automatic = v.rules.noroll_automatic.includes(ground);
+  const citation = automatic && !listed ? v.rules.noroll_automatic_citation : v.rules.noroll_citation;
+  const seen = call.observed.includes(ground) ? ` · seen by ${call.by}` : "";
+  return h("li", { dataset: { ground } }, h("b", {}, listed ? listed.text : ground), ` (${ground})${seen} — `, h("span", { class: "muted citation" }, citation));
 }
 
 async function drawRecall() {
@@ -553,6 +597,7 @@ const CHORE_LABELS = { "return-wagers": "Return the wagers (no roll)", "pass-sha
 function drawSettlement(v) {
   const p = v.pending;
   const chores = (v.chores || []).filter((c) => CHORE_LABELS[c]);
+  sayEmptyReturn(v, v.chores || []);
   if (!p && chores.length) {
     replace(el.settle, h("div", { class: "row" }, chores.map((c) =>
       h("button", { class: "btn primary", id: c, disabled: !(v.can || {})[c], onclick: () => act(`/${c}`) }, CHORE_LABELS[c]))));
@@ -597,6 +642,15 @@ function runEmptyPay(v, p) {
     replace(el.skipped, `Roll ${p.roll}: no winning wagers — the empty pay step was done by itself.`);
     setView(r.view);
   }).catch(() => { /* someone else did it first: the next view shows it */ });
+}
+
+/** A no roll whose wagers go back, with none on the layout: the engine leaves no return to
+ * do (a chore that would move nothing is not a chore); the console says so in one line. */
+function sayEmptyReturn(v, chores) {
+  const last = v.history[v.history.length - 1];
+  const call = last && last.valid === false ? last.no_roll : null;
+  if (!call || v.rules.noroll_effect !== "wagers-returned" || "returned" in call || chores.includes("return-wagers")) return;
+  replace(el.skipped, `No roll on ${last.roll || "an unreadable throw"}: no wagers were on the layout, so there was nothing to return (${v.rules.noroll_effect_citation}).`);
 }
 
 function itemsTable(items, kind, amount) {

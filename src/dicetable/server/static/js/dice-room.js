@@ -171,7 +171,16 @@ function stepCard(spec) {
       showRefusal(new Refusal(0, { error: "Not sent", ...early }));
       return;
     }
-    const r = await attempt(() => post(`/api/dice-room/${encodeURIComponent(st.site)}/${spec.step}`, spec.body(form)));
+    // the ledger decides the step first without taking it: refused, nothing is sent
+    const path = `/api/dice-room/${encodeURIComponent(st.site)}/${spec.step}`;
+    const body = spec.body(form);
+    const check = await attempt(() => post(`${path}/check`, body));
+    if (!check) return;
+    if (!check.ok) {
+      showRefusal(new Refusal(0, { error: "Not sent", message: check.message, rule: check.rule, citation: check.citation }));
+      return;
+    }
+    const r = await attempt(() => post(path, body));
     if (r) {
       st.result = r.events;
       drawResult();

@@ -184,10 +184,41 @@ function diceActions(t) {
     || t.alerts.some((a) => a.name === "dice-expired")
     || ((st.pit.custody || {}).alerts || []).some((a) => (a.dice || []).some((serial) => serial in t.dice));
   const stop = (e) => e.stopPropagation();
+  // dice past their hours (the table's clock, on the server's time): the pit may take them off
+  const expired = Object.entries(t.dice).filter(([, since]) => Date.parse(since) + maxH * 3600_000 <= serverNow()).map(([serial]) => serial);
   return h("div", { class: "row dice-actions", onclick: stop },
     due ? h("button", { class: "btn small primary", dataset: { replace: t.table }, onclick: () => openReplace(t) }, "Replace dice") : null,
+    expired.length ? removeExpired(t, expired) : null,
     h("a", { class: "btn small", href: `/dice-room?table=${encodeURIComponent(t.table)}`, dataset: { diceRoom: t.table } }, "Dice room at this table"),
     st.replacing && st.replacing.table === t.table ? st.replacing.el : null);
+}
+
+/** "Remove expired dice": the table's own remove-dice command for the dice past their hours,
+ * lit only when the table would take it from this account now (asked, not sent, on each
+ * move of the table); refused, it stays dark and says which rule and who may. */
+function removeExpired(t, serials) {
+  const key = `${t.table}|${serials.join(",")}|${t.seq}`;
+  const check = (st.removeChecks ||= {})[t.table];
+  if (!check || check.key !== key) {
+    st.removeChecks[t.table] = { key, answer: null };
+    get(tablePath(t.table, `/dice/check?action=remove&serials=${encodeURIComponent(serials.join(","))}`))
+      .then((answer) => answer, (e) => ({ ok: false, message: e.message || String(e), rule: e.rule || "", citation: e.citation || "" }))
+      .then((answer) => {
+        if (st.removeChecks[t.table].key !== key) return;
+        st.removeChecks[t.table].answer = answer;
+        st.drawn = null;
+        drawFloor();
+      });
+  }
+  const answer = st.removeChecks[t.table].answer;
+  const why = answer && !answer.ok ? `${answer.message} — ${answer.rule}${answer.citation ? `, ${answer.citation}` : ""}` : "";
+  return h("span", { class: "row", style: "gap:4px" },
+    h("button", { class: "btn small danger", dataset: { remove: t.table }, disabled: !(answer && answer.ok), title: why || `take ${serials.join(", ")} off ${t.table}`,
+      onclick: async () => {
+        const r = await attempt(() => post(tablePath(t.table, "/dice/remove"), { serials, reason: "expired" }));
+        if (r) { st.removeChecks[t.table] = null; refresh(); }
+      } }, `Remove expired dice (${serials.join(", ")})`),
+    why ? h("span", { class: "muted", style: "font-size:.75rem", dataset: { removeRefused: t.table } }, `Not lit: ${why}`) : null);
 }
 
 async function openReplace(t) {
