@@ -382,3 +382,38 @@ def test_money_balance_a_bets_press_raise_and_odds_are_the_engines_for_each_bala
         shared = controls.controls_for(table, name, Role.PLAYER, name)
         assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
             name, table.state.balance(name))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(rolls=st.lists(st.sampled_from(_DICE), min_size=1, max_size=12),
+       moves=st.lists(st.tuples(st.sampled_from(["ann", "ben", "cat"]),
+                                st.sampled_from(["pass", "come", "dontpass", "dontcome",
+                                                 "field", "place6", "odds"])),
+                      min_size=12, max_size=12))
+def test_wagers_odds_the_bets_that_take_odds_remembered_are_the_engines(
+        rolls: list[str], moves: list[tuple[str, str]]) -> None:
+    """menu.odds, wagers.odds: odds stand behind a line or put bet with a point and no odds
+    yet. Which of a player's bets take odds is remembered for players alike (the bets' wagers
+    and states, the odds behind them, not their ids or amounts); after every roll and bet,
+    each player's remembered answer is the engine's own, asked afresh."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    for name in ("ann", "ben", "cat"):
+        table.join(name)
+        table.buy_in(name, 1_000_000)
+    for dice, (who, wager) in zip(rolls, moves, strict=False):
+        base = None
+        if wager == "odds":
+            lines = [b.id for b in table.state.bets_of(who) if b.base is None]
+            base = lines[-1] if lines else None
+        with contextlib.suppress(ValueError):
+            table.bet(who, wager, 1_000, base=base)
+        for moment in ("before", "after"):
+            for name in ("ann", "ben", "cat"):
+                mine = table.state.bets_of(name)
+                assert controls.odds_bases(table, name, mine) == table.odds_bases(
+                    name, [b.id for b in mine]), (moment, name, dice)
+            if moment == "before":
+                table.roll(dice)
+                table.settle()
