@@ -417,3 +417,41 @@ def test_wagers_odds_the_bets_that_take_odds_remembered_are_the_engines(
             if moment == "before":
                 table.roll(dice)
                 table.settle()
+
+
+def test_wagers_odds_a_come_bet_takes_odds_once_it_moves_to_its_number_and_not_twice() -> None:
+    """menu.odds, wagers.one-per-spot: players whose bets are alike share the remembered
+    answer, and a bet that moves (a Come bet to its number) or gets odds behind it changes it,
+    while the table's own situation (the point, the counters) stays as it was."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    for name in ("ann", "ben", "cat"):
+        table.join(name)
+        table.buy_in(name, 1_000_000)
+
+    def check() -> dict[str, list[str]]:
+        out = {}
+        for name in ("ann", "ben", "cat"):
+            mine = table.state.bets_of(name)
+            out[name] = controls.odds_bases(table, name, mine)
+            assert out[name] == table.odds_bases(name, [b.id for b in mine]), name
+        return out
+
+    table.bet("ann", "pass", 1_000)
+    table.roll("2-2")
+    table.settle()
+    for name in ("ann", "ben", "cat"):
+        table.bet(name, "come", 1_000)
+    before = check()
+    assert before["ben"] == before["cat"] == []  # a Come bet with no number yet
+    table.roll("3-3")
+    table.settle()
+    moved = check()
+    assert len(moved["ann"]) == 2
+    assert len(moved["ben"]) == len(moved["cat"]) == 1
+    come = moved["ben"][0]
+    table.bet("ben", "odds", 1_000, base=come)
+    after = check()
+    assert after["ben"] == []
+    assert after["cat"] == moved["cat"]
