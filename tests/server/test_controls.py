@@ -382,3 +382,76 @@ def test_money_balance_a_bets_press_raise_and_odds_are_the_engines_for_each_bala
         shared = controls.controls_for(table, name, Role.PLAYER, name)
         assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
             name, table.state.balance(name))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(rolls=st.lists(st.sampled_from(_DICE), min_size=1, max_size=12),
+       moves=st.lists(st.tuples(st.sampled_from(["ann", "ben", "cat"]),
+                                st.sampled_from(["pass", "come", "dontpass", "dontcome",
+                                                 "field", "place6", "odds"])),
+                      min_size=12, max_size=12))
+def test_wagers_odds_the_bets_that_take_odds_remembered_are_the_engines(
+        rolls: list[str], moves: list[tuple[str, str]]) -> None:
+    """menu.odds, wagers.odds: odds stand behind a line or put bet with a point and no odds
+    yet. Which of a player's bets take odds is remembered for players alike (the bets' wagers
+    and states, the odds behind them, not their ids or amounts); after every roll and bet,
+    each player's remembered answer is the engine's own, asked afresh."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    for name in ("ann", "ben", "cat"):
+        table.join(name)
+        table.buy_in(name, 1_000_000)
+    for dice, (who, wager) in zip(rolls, moves, strict=False):
+        base = None
+        if wager == "odds":
+            lines = [b.id for b in table.state.bets_of(who) if b.base is None]
+            base = lines[-1] if lines else None
+        with contextlib.suppress(ValueError):
+            table.bet(who, wager, 1_000, base=base)
+        for moment in ("before", "after"):
+            for name in ("ann", "ben", "cat"):
+                mine = table.state.bets_of(name)
+                assert controls.odds_bases(table, name, mine) == table.odds_bases(
+                    name, [b.id for b in mine]), (moment, name, dice)
+            if moment == "before":
+                table.roll(dice)
+                table.settle()
+
+
+def test_wagers_odds_a_come_bet_takes_odds_once_it_moves_to_its_number_and_not_twice() -> None:
+    """menu.odds, wagers.one-per-spot: players whose bets are alike share the remembered
+    answer, and a bet that moves (a Come bet to its number) or gets odds behind it changes it,
+    while the table's own situation (the point, the counters) stays as it was."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    for name in ("ann", "ben", "cat"):
+        table.join(name)
+        table.buy_in(name, 1_000_000)
+
+    def check() -> dict[str, list[str]]:
+        out = {}
+        for name in ("ann", "ben", "cat"):
+            mine = table.state.bets_of(name)
+            out[name] = controls.odds_bases(table, name, mine)
+            assert out[name] == table.odds_bases(name, [b.id for b in mine]), name
+        return out
+
+    table.bet("ann", "pass", 1_000)
+    table.roll("2-2")
+    table.settle()
+    for name in ("ann", "ben", "cat"):
+        table.bet(name, "come", 1_000)
+    before = check()
+    assert before["ben"] == before["cat"] == []  # a Come bet with no number yet
+    table.roll("3-3")
+    table.settle()
+    moved = check()
+    assert len(moved["ann"]) == 2
+    assert len(moved["ben"]) == len(moved["cat"]) == 1
+    come = moved["ben"][0]
+    table.bet("ben", "odds", 1_000, base=come)
+    after = check()
+    assert after["ben"] == []
+    assert after["cat"] == moved["cat"]

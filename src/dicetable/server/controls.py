@@ -586,6 +586,37 @@ class _RichBet:
     """Those the engine takes but for the balance."""
 
 
+_ODDS_BASES: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
+"""``odds_bases``: which of a player's bets take odds, as positions in their bets, by what
+the answer depends on."""
+
+
+def odds_bases(table: Table, player: str, mine: list[Bet]) -> list[str]:
+    """``table.odds_bases(player, mine)``: which of ``mine`` (all of ``player``'s bets)
+    ``player`` may put odds behind now, whatever the amount. The engine's answer depends on
+    what ``_opening`` holds of the table and the player, and on each bet's wager and state
+    and whether odds stand behind it (``_odds_refusal``), not on the bet's id or amount or
+    the balance: players alike in these are asked of the engine once per table situation, as
+    positions in their bets, not once per player after every roll (a quarter of a roll's
+    push to 1,000 players who each hold bets)."""
+    ids = [b.id for b in mine]
+    if not mine:
+        return []
+    if _game(table) is None:
+        return table.odds_bases(player, ids)
+    at = {b.id: i for i, b in enumerate(mine)}
+    shape: list[tuple[str, int, int | None]] = []
+    for bet in mine:
+        behind = None if bet.base is None else at.get(bet.base)
+        if bet.base is not None and behind is None:  # not one of ``mine``: asked as it is
+            return table.odds_bases(player, ids)
+        shape.append((bet.wager, bet.state, behind))
+    key = (*_opening(table, player), tuple(shape))
+    found = _remembered(_ODDS_BASES, key,
+                        lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
+    return [ids[i] for i in found]
+
+
 _BETS: OrderedDict[tuple[Any, ...], _RichBet] = OrderedDict()
 """``_rich_bet``, by what it depends on (``_bet_situation``)."""
 

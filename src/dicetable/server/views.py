@@ -49,7 +49,13 @@ from dicetable.games.events import Event
 from dicetable.games.paytable import paytable_of
 from dicetable.games.state import Bet, TableState
 from dicetable.rules.model import NO_ROLL_GROUNDS, THROW_FACTS, RulePack, display_name, family_of
-from dicetable.server.controls import controls_for, placard, rules_panel, wager_ladders
+from dicetable.server.controls import (
+    controls_for,
+    odds_bases,
+    placard,
+    rules_panel,
+    wager_ladders,
+)
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.catalogue import CATALOGUE
@@ -429,7 +435,7 @@ def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
         "seat": state.players[viewer].seat,
         "bets": [_bet_view(table, b.id) for b in mine],
         "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
-        "odds_bases": table.odds_bases(viewer, [b.id for b in mine]) if mine else [],
+        "odds_bases": odds_bases(table, viewer, mine),
         "controls": controls_for(table, viewer, Role.PLAYER, viewer),
     }
 
