@@ -190,6 +190,8 @@ class FileCheck:
         self.path, self.key, self.mac, self.spans = path, key, mac, spans
         self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self._offset = 0
+        self._tail = b""
+        """Compressed bytes read but not yet inflated (a step stops at its budget)."""
         self._head = b""
         self._manifest: dict[str, Any] | None = None
         self._digest = hashlib.sha256()
@@ -203,12 +205,18 @@ class FileCheck:
             with open(self.path, "rb") as f:
                 f.seek(self._offset)
                 while not self.done and used < budget:
-                    raw = f.read(CHUNK)
-                    self._offset += len(raw)
-                    data = self._inflate.decompress(raw) if raw else self._inflate.flush()
-                    used += len(data) + (0 if raw else 1)
+                    if not self._tail:
+                        self._tail = f.read(CHUNK)
+                        self._offset += len(self._tail)
+                        if not self._tail:
+                            self._feed(self._inflate.flush())
+                            self._finish(extra=False)
+                            break
+                    data = self._inflate.decompress(self._tail, budget - used)
+                    self._tail = self._inflate.unconsumed_tail
+                    used += len(data)
                     self._feed(data)
-                    if not raw or self._inflate.eof:
+                    if self._inflate.eof:
                         self._finish(extra=bool(self._inflate.unused_data or f.read(1)))
         except FileNotFoundError:
             raise ArchiveError(f"archive {self.path} is missing", rule="archive.file") from None
