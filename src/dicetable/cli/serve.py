@@ -108,7 +108,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     if (certfile is None) != (keyfile is None):
         typer.echo("--certfile and --keyfile go together", err=True)
         raise typer.Exit(2)
+    from dicetable.store.serving import hold_serving
+
     try:
+        # Held (shared) while this process serves: a restore is refused meanwhile.
+        serving = hold_serving(db, schema)
         floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
                                          schema=schema,
                                          checkpoints=checkpoints, progress=_progress)
@@ -145,6 +149,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                     workers=workers, log_level="warning", ssl_certfile=certfile,
                     log_config=None if log_format == "json" else LOGGING_CONFIG,
                     ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
+        serving.release()
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
@@ -155,6 +160,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
                 log_config=None if log_format == "json" else LOGGING_CONFIG,
                 ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
+    serving.release()
 
 
 def named_proxies(forwarded_allow_ips: str) -> str:
