@@ -274,3 +274,40 @@ def _record_version(conn: StoreSql, key: bytes | None) -> Step:
 
 STEPS: dict[int, Callable[[StoreSql, bytes | None], Step]] = {
     1: _keyed_chain, 2: _record_version}
+
+UPGRADE_MODES = ("auto", "refuse")
+UPGRADE_ENV = "DICETABLE_UPGRADE"
+"""``dicetable serve --upgrade``'s default: ``auto`` (industry-default: a release brings the
+stores it serves to its layout, recorded) or ``refuse`` (an operator who upgrades by hand)."""
+
+
+def upgrade_on_start(db: str, key: bytes | None, *, schema: str = "dicetable",
+                     mode: str = "auto") -> list[Step]:
+    """What ``dicetable serve`` does before it opens a store: one at an older layout is
+    upgraded (``upgrade``: each step once, recorded) holding the store alone (refused while
+    another server serves it), or, with ``mode`` ``refuse``, not served. A store with no
+    log yet (a new one) is left as it is."""
+    if mode not in UPGRADE_MODES:
+        raise InvalidInput(f"--upgrade {mode!r}: one of {', '.join(UPGRADE_MODES)}",
+                           rule="store.version")
+    if db == "memory":
+        return []
+    try:
+        store = open_store(db, schema=schema, create=False, group_commit=False)
+    except InvalidInput:
+        return []
+    try:
+        fresh = not store.stream_ids()
+    finally:
+        store.close()
+    version = 0 if fresh else version_of(db, schema)
+    if fresh or version >= CURRENT:
+        return []
+    if mode == "refuse":
+        raise InvalidInput(f"{db} is at store version {version}; this dicetable serves version "
+                           f"{CURRENT}: back it up and run dicetable upgrade, or serve with "
+                           "--upgrade auto", rule="store.version")
+    from dicetable.store.serving import exclusive
+
+    with exclusive(db, "upgrade", schema):
+        return upgrade(db, key, schema=schema)
