@@ -32,7 +32,7 @@ from typing import Any
 from dicetable.core.errors import InvalidInput
 from dicetable.store import operations_stream
 from dicetable.store.audit import verify_store
-from dicetable.store.chain import canonical, key_id, link_hash, snapshot_digest
+from dicetable.store.chain import StoredEvent, canonical, key_id, link_hash, snapshot_digest
 from dicetable.store.open import is_postgres, open_store
 
 CURRENT = 3
@@ -222,14 +222,17 @@ def _keyed_chain(conn: StoreSql, key: bytes | None) -> Step:
 
 
 def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int, name: str,
-           replaced: str) -> Step:
+           replaced: str, *, archived: dict[str, list[StoredEvent]] | None = None,
+           renamed: dict[str, str] | None = None) -> Step:
     """Every stream's links re-made under ``key`` from the stored bodies, its snapshots
     re-signed and its head moved, in ``conn``'s transaction; the heads replaced are kept in
-    the step's detail (``replaced``)."""
+    the step's detail (``replaced``). A store with archives is re-linked only given their
+    rows (``archived``, each stream's, verified, in order): the chain runs through them, and
+    ``renamed`` is given every old hash's new one, for the files to be written again."""
     assert key is not None
-    if conn.run(f"SELECT 1 FROM {conn.q('archives')} LIMIT 1"):
-        raise InvalidInput("a store with archives cannot be re-keyed (each archive file is "
-                           "signed with the key it was written with)", rule="store.upgrade")
+    if archived is None and conn.run(f"SELECT 1 FROM {conn.q('archives')} LIMIT 1"):
+        raise InvalidInput("a store with archives cannot be re-keyed here (each archive file "
+                           "is signed with the key it was written with)", rule="store.upgrade")
     old_heads: dict[str, list[Any]] = {}
     streams = [str(r[0]) for r in conn.run(f"SELECT table_id FROM {conn.q('table_heads')} "
                                            "ORDER BY table_id")]
@@ -240,6 +243,8 @@ def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int
         prev = "0" * 64
         new: list[tuple[Any, ...]] = []
         by_old: dict[str, str] = {}
+        for row in (archived or {}).get(stream, []):  # the archived links come first
+            prev = by_old[row.hash] = link_hash(prev, row.body, key)
         for seq, body, old in rows:
             h = link_hash(prev, body, key)
             new.append((prev, h, stream, seq))
@@ -251,7 +256,7 @@ def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int
                         (stream,))[0]
         old_heads[stream] = [int(head[0]), str(head[1])]
         conn.run(f"UPDATE {conn.q('table_heads')} SET hash = ? WHERE table_id = ?",
-                 (by_old[str(head[1])] if rows else head[1], stream))
+                 (by_old.get(str(head[1]), head[1]), stream))
         snaps = conn.run(f"SELECT seq, event_hash, body FROM {conn.q('snapshots')} "
                          "WHERE table_id = ?", (stream,))
         conn.many(f"UPDATE {conn.q('snapshots')} SET event_hash = ?, digest = ? "
@@ -259,7 +264,9 @@ def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int
                   [(by_old[str(eh)], snapshot_digest(stream, int(s), by_old[str(eh)], str(b),
                                                      key), stream, s)
                    for s, eh, b in snaps if str(eh) in by_old])
-        events += len(rows)
+        events += len(rows) + len((archived or {}).get(stream, []))
+        if renamed is not None:
+            renamed.update(by_old)
     conn.set_meta("key_id", key_id(key))
     digest = hashlib.sha256(canonical(old_heads).encode()).hexdigest()
     return Step(version_from, version_to, name, json.dumps({
