@@ -164,7 +164,7 @@ def test_a_postgresql_store_is_not_restored_while_a_server_holds_it(
     first, second = hold_serving(url, schema), hold_serving(url, schema)  # two workers
     try:
         busy = _restore(url, tmp_path / "bk", cp, "--schema", schema, "--key",
-                        str(tmp_path / "k"))
+                        str(tmp_path / "k"), "--report", str(tmp_path / "r.json"))
         assert busy.exit_code == 2
         assert "store.serving" in busy.output or "a server is serving" in busy.output
         with exclusive(url, "restore", f"{schema}_other"):  # another schema is another store
@@ -179,4 +179,4 @@ def test_a_postgresql_store_is_not_restored_while_a_server_holds_it(
     with exclusive(url, "restore", schema), pytest.raises(InvalidInput, match="being restored"):
         hold_serving(url, schema)
     assert _restore(url, tmp_path / "bk", cp, "--schema", schema, "--key",
-                    str(tmp_path / "k")).exit_code == 0
+                    str(tmp_path / "k"), "--report", str(tmp_path / "r.json")).exit_code == 0
