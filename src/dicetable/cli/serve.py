@@ -118,8 +118,8 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
 
     try:
         for step in upgrade_on_start(db, find_key(key, db), schema=schema, mode=upgrade):
-            typer.echo(f"dicetable: migrated store version {step.version_from} -> "
-                       f"{step.version_to} ({step.name}), recorded")
+            typer.echo(f"dicetable: migrated {db} {step.version_from} -> {step.version_to} "
+                       f"({step.name}), recorded")
         # Held (shared) while this process serves: a restore is refused meanwhile.
         serving = hold_serving(db, schema)
         floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
