@@ -58,7 +58,8 @@ def _facts(db: Path, key: bytes | None) -> dict[str, object]:
             out["custody"] = encode_custody(load_custody_state(store, "river"))
         if "bank:bare-1" in store.stream_ids():
             out["bank"] = encode_bank(DurableBank.resume(store, "bare-1").bank.state)
-    return json.loads(json.dumps(out))  # as the expected file holds it (lists, not tuples)
+    read_back: dict[str, object] = json.loads(json.dumps(out))  # lists, as the file holds
+    return read_back
 
 
 @pytest.mark.parametrize("name", sorted(STORES))
