@@ -148,3 +148,35 @@ def test_a_postgresql_floor_backs_up_and_restores(pg_schema: tuple[str, str], tm
     assert report["previous"].startswith(f"{schema}_before_restore_")
     assert cli("audit", "verify", url, "--schema", schema, "--key", str(tmp_path / "k"),
                "--checkpoints", str(cp)).exit_code == 0
+
+
+def test_a_postgresql_store_is_not_restored_while_a_server_holds_it(
+        pg_schema: tuple[str, str], tmp_path: Path) -> None:
+    from dicetable.store.serving import exclusive, hold_serving
+
+    url, schema = pg_schema
+    key = small_floor(url, tmp_path / "k", schema=schema)
+    cp = tmp_path / "cp.jsonl"
+    checkpoint(url, key, cp, schema=schema)
+    made = cli("backup", "--db", url, "--schema", schema, "--to", str(tmp_path / "bk"),
+               "--key", str(tmp_path / "k"), "--checkpoints", str(cp))
+    assert made.exit_code == 0, made.output
+    first, second = hold_serving(url, schema), hold_serving(url, schema)  # two workers
+    try:
+        busy = _restore(url, tmp_path / "bk", cp, "--schema", schema, "--key",
+                        str(tmp_path / "k"), "--report", str(tmp_path / "r.json"))
+        assert busy.exit_code == 2
+        assert "store.serving" in busy.output or "a server is serving" in busy.output
+        with exclusive(url, "restore", f"{schema}_other"):  # another schema is another store
+            pass
+        first.release()
+        with pytest.raises(InvalidInput, match="a server is serving"), \
+                exclusive(url, "restore", schema):
+            pass
+    finally:
+        first.release()
+        second.release()
+    with exclusive(url, "restore", schema), pytest.raises(InvalidInput, match="being restored"):
+        hold_serving(url, schema)
+    assert _restore(url, tmp_path / "bk", cp, "--schema", schema, "--key",
+                    str(tmp_path / "k"), "--report", str(tmp_path / "r.json")).exit_code == 0

@@ -44,3 +44,52 @@ def test_a_rotated_store_verifies_under_the_new_key_only(tmp_path: Path) -> None
         assert not all(r.ok for r in verify_store(store, replay=False))
         with pytest.raises(InvalidInput, match="store.key|chained with"):
             DurableTable.resume(store, "t2").table.buy_in("alice", 1_00)
+
+
+def test_a_store_with_archives_is_rotated_its_archives_re_signed(tmp_path: Path) -> None:
+    import gzip
+
+    from dicetable.store.archive import archive_through
+    from dicetable.store.archive_file import read_archive
+    from dicetable.store.incremental import ChainVerifier
+    from dicetable.store.recall import recall_day
+    from dicetable.store.sqlite import SqliteStore
+    from tests.store.test_archive import DAYS, KEY, _play_days
+
+    db = tmp_path / "floor.db"
+    (tmp_path / "old.key").write_text(KEY.hex())
+    with SqliteStore(db, synchronous="OFF", key=KEY) as store:
+        _play_days(store)
+        archive_through(store, DAYS[1], tmp_path / "arch", today=DAYS[2])
+        bodies = {t: [r.body for r in store.records(t)] for t in store.stream_ids()}
+        days = {d: recall_day(store, "t1", d) for d in DAYS}
+        old_files = sorted({s.file for t in store.stream_ids() for s in store.archive_spans(t)})
+    cp = tmp_path / "cp.jsonl"
+    checkpoint(str(db), KEY, cp)
+    new_file = init_key(tmp_path / "new.key")
+    out = cli("keys", "rotate", "--db", str(db), "--key", str(tmp_path / "old.key"),
+              "--new-key", str(new_file), "--checkpoints", str(cp))
+    assert out.exit_code == 0, out.output
+    new = read_key(new_file)
+    with SqliteStore(db, key=new, create=False) as store:
+        assert all(r.ok for r in verify_store(store)), [r.to_dict() for r in verify_store(store)]
+        assert {t: [r.body for r in store.records(t)] for t in bodies} == bodies
+        assert {d: recall_day(store, "t1", d) for d in DAYS} == days
+        files = sorted({s.file for t in store.stream_ids() for s in store.archive_spans(t)})
+        assert len(files) == len(old_files)
+        assert not set(files) & set(old_files)  # the index names the re-signed files
+        chains = ChainVerifier(store, slice_events=50)
+        assert all(chains.check_new(s) is None for s in store.stream_ids())
+        while chains.passes < 1:
+            assert chains.roll() == []
+        assert verify_checkpoints(cp, new, [store]) == []
+        DurableTable.resume(store, "t1").table.join("newcomer")  # appends go on
+    for path in files:
+        read_archive(Path(path), new)
+        with pytest.raises(InvalidInput, match="signature"):
+            read_archive(Path(path), KEY)
+    for path in old_files:  # kept as they were, signed by the old key
+        read_archive(Path(path), KEY)
+        assert gzip.decompress(Path(path).read_bytes())
+    with SqliteStore(db, key=KEY, create=False) as store:
+        assert not all(r.ok for r in verify_store(store, replay=False))

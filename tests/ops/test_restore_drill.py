@@ -97,6 +97,16 @@ def test_restore_drill_under_load_loses_nothing_silently(demo_db: Path, tmp_path
         players.until(30)  # the floor kept playing after the backup
         players.halt()
         time.sleep(2.5)  # a checkpoint after the last command (one each second)
+        # while the server serves the store a restore is refused, naming the rule, and
+        # changes nothing
+        busy = cli("restore", "--db", str(db), "--from", str(tmp_path / "bk"), "--by", "pat",
+                   "--approved-by", "ann", "--reason", "drill", "--checkpoints", str(cp),
+                   "--passwords-from-stdin", stdin=f"{DEMO_PASSWORD}\n{DEMO_PASSWORD}\n")
+        assert busy.returncode == 2, busy.stdout
+        assert "store.serving" in busy.stderr
+        assert "a server is serving" in busy.stderr
+        assert not list(tmp_path.glob("floor.db.before-restore-*"))
+        assert httpx.get(f"{server.base}/readyz", timeout=TIMEOUT).status_code == 200
     finally:
         server.stop()
     manifest = json.loads((tmp_path / "bk" / "manifest.json").read_text())

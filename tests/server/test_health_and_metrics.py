@@ -152,3 +152,27 @@ def test_log_format_is_text_or_json_and_anything_else_is_refused() -> None:
         root.handlers[:] = handlers
         root.setLevel(level)
         REQUESTS.setLevel(logging.NOTSET)
+
+
+def test_metrics_count_websocket_connections_and_messages(floor: Floor) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    app = create_app(floor, electronic_loop=False)
+    with TestClient(app) as http:
+        alice = Client(http, "alice")
+        with http.websocket_connect(f"/ws/tables/craps-pa-1?token={alice.token}") as ws:
+            assert ws.receive_json()["type"] == "hello"
+            assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+            assert [e["type"] for e in ws.receive_json()["events"]] == ["BetPlaced"]
+            during = _samples(http.get("/metrics").text)
+            ws.send_text("hello from the page")  # the page sends nothing; counted if it did
+        with pytest.raises(WebSocketDisconnect), \
+                http.websocket_connect("/ws/tables/craps-pa-1?token=nope") as ws:
+            ws.receive_json()
+        after = _samples(http.get("/metrics").text)
+    assert during[("dicetable_websocket_open", ())] == 1
+    assert after[("dicetable_websocket_open", ())] == 0
+    assert after[("dicetable_websocket_connections_total", (("outcome", "accepted"),))] == 1
+    assert after[("dicetable_websocket_connections_total", (("outcome", "refused"),))] == 1
+    assert after[("dicetable_websocket_messages_total", (("direction", "out"),))] == 2
+    assert after[("dicetable_websocket_messages_total", (("direction", "in"),))] == 1

@@ -5,6 +5,9 @@ back, with every build; ``dicetable upgrade`` brings each to the current layout 
 commit's own code (a worktree of it): 602672c (before the keyed chain), 60eb732 (the keyed
 chain, before custody and accounts lived in the store as streams) and the current layout.
 ``.expected.json`` is what that commit read back: each table's seq, phase, point, balances.
+``store-8a00413.db`` (``write_golden.py --keyed --streams``) also holds streams other than
+tables - the site's dice custody ledger and a table's bank - and what that code read back of
+each (its whole state).
 """
 
 from __future__ import annotations
@@ -16,16 +19,20 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dicetable.bank.state import encode_state as encode_bank
 from dicetable.cli.main import app
 from dicetable.core.errors import InvalidInput
 from dicetable.store import open_store, verify_store
+from dicetable.store.bank_stream import DurableBank
+from dicetable.store.custody import load_custody_state
+from dicetable.store.custody_codec import encode_state as encode_custody
 from dicetable.store.keys import read_key
 from dicetable.store.operations_stream import STREAM, MigrationApplied
 from dicetable.store.replay import load_state
 from dicetable.store.schema_version import CURRENT, upgrade, version_of
 
 GOLDEN = Path(__file__).parent.parent / "fixtures" / "golden"
-STORES = {"602672c": 1, "60eb732": 2, "current": 2}
+STORES = {"602672c": 1, "60eb732": 2, "current": 2, "8a00413": 2}
 """Each golden store and the layout version it was written in."""
 
 
@@ -47,7 +54,12 @@ def _facts(db: Path, key: bytes | None) -> dict[str, object]:
             out[table] = {"seq": state.seq, "phase": state.phase.value, "point": state.point,
                           "balances": {p: state.balance(p) for p in sorted(state.players)},
                           "on_layout": state.on_layout(), "house": state.house}
-    return out
+        if "custody:river" in store.stream_ids():
+            out["custody"] = encode_custody(load_custody_state(store, "river"))
+        if "bank:bare-1" in store.stream_ids():
+            out["bank"] = encode_bank(DurableBank.resume(store, "bare-1").bank.state)
+    read_back: dict[str, object] = json.loads(json.dumps(out))  # lists, as the file holds
+    return read_back
 
 
 @pytest.mark.parametrize("name", sorted(STORES))

@@ -113,7 +113,10 @@ def upgrade(db: str = typer.Option(..., "--db", help=DB_HELP + " (the server sto
             console.print(f"store version {version_of(db, schema)}; this dicetable writes "
                           f"version {CURRENT}")
             return
-        steps = upgrade(db, find_key(key_file, db), schema=schema)
+        from dicetable.store.serving import exclusive
+
+        with exclusive(db, "upgrade", schema):  # never under a running server
+            steps = upgrade(db, find_key(key_file, db), schema=schema)
     if not steps:
         console.print(f"{db} is at store version {CURRENT}; nothing to do")
     for step in steps:

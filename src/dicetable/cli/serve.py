@@ -59,6 +59,10 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               "used for the failed-login limit); default none: those headers are ignored"),
           schema: str = typer.Option("dicetable", "--schema", help="PostgreSQL: the schema "
                                      "that holds the floor"),
+          upgrade: str = typer.Option(
+              os.environ.get("DICETABLE_UPGRADE", "auto"), "--upgrade",
+              help="A store at an older layout: auto - upgrade it first (each migration once, "
+              "recorded; env DICETABLE_UPGRADE); refuse - do not serve it"),
           log_format: str = typer.Option(
               "text", "--log-format", help="text: warnings and errors; json: one JSON line "
               "per record, and one per request (method, path, status, ms, table, command "
@@ -108,10 +112,28 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     if (certfile is None) != (keyfile is None):
         typer.echo("--certfile and --keyfile go together", err=True)
         raise typer.Exit(2)
+    from dicetable.store.keys import find_key
+    from dicetable.store.schema_version import upgrade_on_start
+    from dicetable.store.serving import hold_serving
+
     try:
+        for step in upgrade_on_start(db, find_key(key, db), schema=schema, mode=upgrade):
+            typer.echo(f"dicetable: migrated {db} {step.version_from} -> {step.version_to} "
+                       f"({step.name}), recorded")
+        # Held (shared) while this process serves: a restore is refused meanwhile.
+        serving = hold_serving(db, schema)
         floor, credentials = build_floor(db, bet_seconds=bet_seconds, key_file=key,
                                          schema=schema,
                                          checkpoints=checkpoints, progress=_progress)
+        if credentials:  # a store made just now: brought to this layout before it is served
+            floor.close()
+            floor.store.close()
+            floor.accounts.close()
+            serving.release()
+            upgrade_on_start(db, find_key(key, db), schema=schema)
+            serving = hold_serving(db, schema)
+            floor, _ = build_floor(db, bet_seconds=bet_seconds, key_file=key, schema=schema,
+                                   checkpoints=checkpoints)
     except DicetableError as e:
         typer.echo(f"dicetable: {e}", err=True)
         raise typer.Exit(2) from None
@@ -145,6 +167,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                     workers=workers, log_level="warning", ssl_certfile=certfile,
                     log_config=None if log_format == "json" else LOGGING_CONFIG,
                     ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
+        serving.release()
         return
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
@@ -155,6 +178,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                 host=host, port=port, log_level="warning", ssl_certfile=certfile,
                 log_config=None if log_format == "json" else LOGGING_CONFIG,
                 ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
+    serving.release()
 
 
 def named_proxies(forwarded_allow_ips: str) -> str:

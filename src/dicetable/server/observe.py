@@ -6,7 +6,8 @@ request.
 load balancer's probe is never shed and needs no account. Every other request passes through
 to the door, timed; its status, its command's kind and a refusal's rule are counted, and with
 ``--log-format json`` one JSON line is logged for it (method, path, status, milliseconds,
-table, kind, the ``Idempotency-Key``, the refusal's rule).
+table, kind, the ``Idempotency-Key``, the refusal's rule). A WebSocket is counted too: its
+connection accepted or refused, while it is open, and its messages each way.
 
 ``/healthz`` says the process is alive. ``/readyz`` says it is verified and serving: 503
 until the start-up verification has finished, while the server drains (shutting down), while
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -105,6 +106,14 @@ class Meters:
         self.latency = Histogram("dicetable_request_seconds", "Seconds from a request's "
                                  "arrival at the app to its answer", ["route"],
                                  buckets=LATENCY_BUCKETS, registry=r)
+        self.sockets = Counter("dicetable_websocket_connections", "WebSocket connections "
+                               "by outcome (accepted; refused: closed or denied before "
+                               "being accepted)", ["outcome"], registry=r)
+        self.sockets_open = Gauge("dicetable_websocket_open", "WebSocket connections "
+                                  "accepted and not yet ended", registry=r)
+        self.socket_messages = Counter("dicetable_websocket_messages", "WebSocket messages "
+                                       "by direction (out: pushed to the client; in: from "
+                                       "it)", ["direction"], registry=r)
 
 
 def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
@@ -192,6 +201,9 @@ class Observer:
         meters.registry.register(FloorCollector(figures))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.door(scope, receive, send)
             return
@@ -232,6 +244,35 @@ class Observer:
                 "method": method, "path": path, "status": seen.status,
                 "ms": round(seconds * 1000, 3), "table": table, "kind": kind,
                 "idempotency_key": key.decode("latin-1") if key else None, "rule": rule}})
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket passes through, its acceptance and its messages counted."""
+        m = self.meters
+        accepted = False
+
+        async def sent(message: Message) -> None:
+            nonlocal accepted
+            if message["type"] == "websocket.accept" and not accepted:
+                accepted = True
+                m.sockets.labels("accepted").inc()
+                m.sockets_open.inc()
+            elif message["type"] == "websocket.send":
+                m.socket_messages.labels("out").inc()
+            await send(message)
+
+        async def received() -> Message:
+            message = await receive()
+            if message["type"] == "websocket.receive":
+                m.socket_messages.labels("in").inc()
+            return message
+
+        try:
+            await self.door(scope, received, sent)
+        finally:
+            if accepted:
+                m.sockets_open.dec()
+            else:
+                m.sockets.labels("refused").inc()
 
     async def _probe(self, path: str, send: Send) -> None:
         if path == "/healthz":

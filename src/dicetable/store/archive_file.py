@@ -109,10 +109,10 @@ def write_archive(path: Path, key: bytes | None, day: str,
             for s, (a, b) in ends.items()]
 
 
-def read_manifest_and_rows(path: Path, key: bytes | None) -> tuple[dict[str, Any],
-                                                                   dict[str, list[StoredEvent]]]:
-    """The verified manifest and rows of an archive file; ``ArchiveError`` if it is missing,
-    unreadable, or its signature or its rows' digest does not hold."""
+def read_verified(path: Path, key: bytes | None) -> tuple[dict[str, Any], bytes]:
+    """The verified manifest of an archive file and its rows' text (one row a line, not yet
+    parsed); ``ArchiveError`` if it is missing, unreadable, or its signature or its rows'
+    digest does not hold."""
     if not key:
         raise ArchiveError(f"archive {path} is verified with the chain key (--key)",
                            rule="store.key")
@@ -124,6 +124,14 @@ def read_manifest_and_rows(path: Path, key: bytes | None) -> tuple[dict[str, Any
     except (OSError, EOFError, zlib.error) as e:
         raise ArchiveError(f"archive {path} cannot be read ({e})", rule="archive.file") from None
     head, _, body = data.partition(b"\n")
+    manifest = _signed_manifest(path, key, head)
+    if hashlib.sha256(body).hexdigest() != manifest.get("rows_sha256"):
+        raise ArchiveError(f"archive {path}: its events are not the ones signed (the file "
+                           "was altered)", rule="archive.signature")
+    return manifest, body
+
+
+def _signed_manifest(path: Path, key: bytes, head: bytes) -> dict[str, Any]:
     try:
         manifest = json.loads(head)
     except ValueError:
@@ -134,18 +142,114 @@ def read_manifest_and_rows(path: Path, key: bytes | None) -> tuple[dict[str, Any
     if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(key, manifest)):
         raise ArchiveError(f"archive {path}: its manifest's signature does not verify under "
                            "the key", rule="archive.signature")
-    if hashlib.sha256(body).hexdigest() != manifest.get("rows_sha256"):
-        raise ArchiveError(f"archive {path}: its events are not the ones signed (the file "
-                           "was altered)", rule="archive.signature")
+    manifest["mac"] = mac
+    return manifest
+
+
+def _row(line: bytes) -> StoredEvent:
+    table, seq, kind, text, prev, digest = json.loads(line)
+    return StoredEvent(str(table), int(seq), str(kind), str(text), str(prev), str(digest))
+
+
+def stream_rows(body: bytes, stream: str) -> list[StoredEvent]:
+    """The rows of one stream in a verified body: only its lines are parsed (a day's file
+    holds every table's events, each stream's lines together and in order)."""
+    prefix = canonical([stream])[:-1].encode("utf-8") + b","
+    return [_row(line) for line in body.splitlines() if line.startswith(prefix)]
+
+
+def read_manifest_and_rows(path: Path, key: bytes | None) -> tuple[dict[str, Any],
+                                                                   dict[str, list[StoredEvent]]]:
+    """The verified manifest and rows of an archive file; ``ArchiveError`` if it is missing,
+    unreadable, or its signature or its rows' digest does not hold."""
+    manifest, body = read_verified(path, key)
     out: dict[str, list[StoredEvent]] = {}
     for line in body.splitlines():
-        table, seq, kind, text, prev, digest = json.loads(line)
-        out.setdefault(str(table), []).append(
-            StoredEvent(str(table), int(seq), str(kind), str(text), str(prev), str(digest)))
-    manifest["mac"] = mac
+        row = _row(line)
+        out.setdefault(row.table, []).append(row)
     return manifest, out
 
 
 def read_archive(path: Path, key: bytes | None) -> dict[str, list[StoredEvent]]:
     """The verified rows of an archive file, by stream."""
     return read_manifest_and_rows(path, key)[1]
+
+
+CHUNK = 1 << 16
+
+
+class FileCheck:
+    """A check of one archive file in steps: its manifest's signature, that it is the file
+    the index names (``mac``) with the spans the index records, and the digest of its rows -
+    decompressed and hashed a budget of bytes at a time, without parsing a row (the rows'
+    links were verified before the file was written, and the signed digest holds them), so a
+    file of any size is checked at a bounded cost per step. Nothing is held open between
+    steps."""
+
+    def __init__(self, path: Path, key: bytes, mac: str, spans: list[Span]) -> None:
+        self.path, self.key, self.mac, self.spans = path, key, mac, spans
+        self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._offset = 0
+        self._tail = b""
+        """Compressed bytes read but not yet inflated (a step stops at its budget)."""
+        self._head = b""
+        self._manifest: dict[str, Any] | None = None
+        self._digest = hashlib.sha256()
+        self.done = False
+
+    def step(self, budget: int) -> int:
+        """Check up to ``budget`` more decompressed bytes; returns the bytes checked.
+        ``ArchiveError`` names what does not hold; ``done`` once the whole file held."""
+        used = 0
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self._offset)
+                while not self.done and used < budget:
+                    if not self._tail:
+                        self._tail = f.read(CHUNK)
+                        self._offset += len(self._tail)
+                        if not self._tail:
+                            self._feed(self._inflate.flush())
+                            self._finish(extra=False)
+                            break
+                    data = self._inflate.decompress(self._tail, budget - used)
+                    self._tail = self._inflate.unconsumed_tail
+                    used += len(data)
+                    self._feed(data)
+                    if self._inflate.eof:
+                        self._finish(extra=bool(self._inflate.unused_data or f.read(1)))
+        except FileNotFoundError:
+            raise ArchiveError(f"archive {self.path} is missing", rule="archive.file") from None
+        except (OSError, zlib.error) as e:
+            raise ArchiveError(f"archive {self.path} cannot be read ({e})",
+                               rule="archive.file") from None
+        return used
+
+    def _feed(self, data: bytes) -> None:
+        if self._manifest is None:
+            self._head += data
+            head, found, rest = self._head.partition(b"\n")
+            if not found:
+                return
+            self._manifest = _signed_manifest(self.path, self.key, head)
+            self._matches_index(self._manifest)
+            self._head, data = b"", rest
+        self._digest.update(data)
+
+    def _matches_index(self, manifest: dict[str, Any]) -> None:
+        streams = manifest.get("streams")
+        held = {s.stream: [s.first, s.first_prev, s.last, s.last_hash] for s in self.spans}
+        if manifest["mac"] != self.mac or not isinstance(streams, dict) or any(
+                streams.get(name) != span for name, span in held.items()):
+            raise ArchiveError(f"archive {self.path} is not the file the store's index names "
+                               "(another signed file stands in its place)",
+                               rule="archive.index")
+
+    def _finish(self, *, extra: bool) -> None:
+        if self._manifest is None or not self._inflate.eof or extra:
+            raise ArchiveError(f"archive {self.path} cannot be read (cut short, or more than "
+                               "one file's data)", rule="archive.file")
+        if self._digest.hexdigest() != self._manifest.get("rows_sha256"):
+            raise ArchiveError(f"archive {self.path}: its events are not the ones signed (the "
+                               "file was altered)", rule="archive.signature")
+        self.done = True

@@ -41,7 +41,7 @@ from typing import Any
 from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.games.events import Event as TableEvent
-from dicetable.store.archive_file import ArchiveError, Span, read_manifest_and_rows
+from dicetable.store.archive_file import ArchiveError, Span, read_verified, stream_rows
 from dicetable.store.chain import (
     EMPTY,
     Head,
@@ -178,8 +178,7 @@ class EventStore(ABC):
         self._listeners: dict[int, Listener] = {}
         self._listener_lock = threading.Lock()
         self._next_listener = 0
-        self._archive_files: OrderedDict[
-            str, tuple[tuple[int, int, int] | None, dict[str, list[StoredEvent]]]] = OrderedDict()
+        self._archive_files: OrderedDict[str, _HeldArchive] = OrderedDict()
         self._archive_lock = threading.Lock()
         self._spans_seen: dict[str, list[Span]] = {}
 
@@ -363,21 +362,27 @@ class EventStore(ABC):
             stamp = None
         with self._archive_lock:
             held = self._archive_files.get(span.mac)
-            if held is not None and held[0] == stamp:
+            if held is not None and held.stamp == stamp:
                 self._archive_files.move_to_end(span.mac)
-        if held is not None and held[0] == stamp:
-            streams_in = held[1]
-        else:
-            manifest, streams_in = read_manifest_and_rows(path, self.key)
+            else:
+                held = None
+        if held is None:
+            manifest, body = read_verified(path, self.key)
             if manifest["mac"] != span.mac:
                 raise ArchiveError(f"archive {span.file} is not the file the store's index "
                                    "names (another signed file stands in its place)",
                                    rule="archive.index")
+            held = _HeldArchive(stamp, body, {})
             with self._archive_lock:
-                self._archive_files[span.mac] = (stamp, streams_in)
+                self._archive_files[span.mac] = held
                 while len(self._archive_files) > ARCHIVE_FILES_KEPT:
                     self._archive_files.popitem(last=False)
-        rows = streams_in.get(span.stream, [])
+        with self._archive_lock:
+            rows = held.streams.get(span.stream)
+        if rows is None:  # only this stream's lines are parsed, once
+            rows = stream_rows(held.body, span.stream)
+            with self._archive_lock:
+                held.streams[span.stream] = rows
         if not rows or (rows[0].seq, rows[0].prev_hash, rows[-1].seq, rows[-1].hash) != (
                 span.first, span.first_prev, span.last, span.last_hash):
             raise ArchiveError(f"archive {span.file} does not hold {span.stream} seqs "
@@ -444,8 +449,18 @@ def check_head(request: AppendRequest, head: Head) -> None:
         raise stale(request.table, request.expected, head)
 
 
-ARCHIVE_FILES_KEPT = 4
-"""Archive files kept decoded in memory (a recall or a pass reads one day at a time)."""
+ARCHIVE_FILES_KEPT = 8
+"""Archive files kept verified in memory (a recall or a start reads a few days back, each
+table in turn; a table's rows are parsed from a file only when that table is read)."""
+
+
+@dataclass
+class _HeldArchive:
+    """An archive file as verified: its stamp on disk, its rows' text, the streams parsed."""
+
+    stamp: tuple[int, int, int] | None
+    body: bytes
+    streams: dict[str, list[StoredEvent]]
 
 LEGACY_TABLES = ("accounts", "sessions", "stream_log")
 """Where accounts, sessions and the side streams were kept before they were streams of the

@@ -1,6 +1,7 @@
 """Restoring a floor from a backup: a recorded, two-person, signed event, with its loss listed.
 
-``restore`` (the server stopped) does, in order:
+``restore`` (every server on the store stopped: it holds the store alone,
+``store/serving.py``, and is refused while a server serves it) does, in order:
 
 1. reads the backup (``backup.read_backup``: the manifest's signature, every file's digest) and
    verifies the backed-up store's every stream and its own checkpoints;
@@ -53,6 +54,7 @@ from dicetable.store.base import EventStore
 from dicetable.store.chain import Head
 from dicetable.store.checkpoints import signed_heads, verify_checkpoints, write_restore
 from dicetable.store.open import is_postgres, open_store
+from dicetable.store.serving import exclusive
 
 RESTORE_APPROVERS = 2
 """People who must authenticate for a restore: the one who restores and another who approves
@@ -230,9 +232,18 @@ def restore(db: str, directory: str | Path, key: bytes, *, by: tuple[str, str],
             schema: str = "dicetable", report: Path | None = None,
             now: str | None = None) -> dict[str, Any]:
     """Restore the floor at ``db`` from the backup at ``directory`` (see the module).
-    Returns the report (also written to ``report``, default beside the store)."""
+    Returns the report (also written to ``report``, default beside the store). Refused while
+    a server serves the store (``store.serving``): the restore holds it alone throughout."""
     if not reason.strip():
         raise InvalidInput("a restore says why (--reason)", rule="restore.reason")
+    with exclusive(db, "restore", schema):
+        return _restore(db, directory, key, by=by, approved_by=approved_by, reason=reason,
+                        checkpoints=checkpoints, schema=schema, report=report, now=now)
+
+
+def _restore(db: str, directory: str | Path, key: bytes, *, by: tuple[str, str],
+             approved_by: tuple[str, str], reason: str, checkpoints: Path | None,
+             schema: str, report: Path | None, now: str | None) -> dict[str, Any]:
     at = now or datetime.now(UTC).isoformat()
     stamp = at.replace(":", "").replace("-", "")[:15]
     if is_postgres(db):

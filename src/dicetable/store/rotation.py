@@ -5,20 +5,29 @@ one transaction re-makes every link from the stored bodies under the new key, re
 snapshots and records the new key's id; the rotation is recorded in ``operations:floor``
 (``MigrationApplied`` named ``key-rotation``, with the old heads and the old key's id). The
 checkpoint file is signed by the old key: it is kept beside the new one (renamed) and the new
-file starts with a checkpoint of the re-linked heads. A store with archive files keeps its key
-(each file is signed by the key it was written with).
+file starts with a checkpoint of the re-linked heads.
+
+Archived days are re-signed: the chain runs through them, so their links are re-made too.
+Each archive file is read and verified under the old key, written again beside it with the
+re-made links and signed by the new key (``DAY.KEYID.jsonl.gz``), and the index names the new
+files in the same transaction as the re-linked log - a rotation cut short before it commits
+leaves the store, its index and its old files as they were (the new files unnamed). The old
+files are kept, unchanged and signed by the old key, until the operator removes them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from dicetable.core.errors import InvalidInput
 from dicetable.store import operations_stream
-from dicetable.store.chain import key_id
+from dicetable.store.archive_file import ArchiveError, Span, read_manifest_and_rows, write_archive
+from dicetable.store.chain import StoredEvent, key_id
 from dicetable.store.checkpoints import heads_of, write_checkpoint
 from dicetable.store.open import open_store
 from dicetable.store.schema_version import StoreSql, relink, verify_whole, version_in
@@ -40,15 +49,25 @@ def rotate(db: str, old: bytes, new: bytes, *, schema: str = "dicetable",
         raise InvalidInput(f"the store is chained with {recorded or 'no key'}, not with the "
                            "old key given", rule="store.key")
     verify_whole(db, schema, old, "log under the old key")
+    archived, files = _archives(db, schema, old)
     conn = StoreSql(db, schema)
     try:
         version = version_in(conn)
         conn.begin()
-        step = relink(conn, new, version, version, ROTATION, "old_heads")
+        renamed: dict[str, str] = {}
+        step = relink(conn, new, version, version, ROTATION, "old_heads",
+                      archived=archived if files else None, renamed=renamed)
+        spans = [s for path, held in files for s in _resign(path, held, new, renamed)]
+        if files:
+            conn.run(f"DELETE FROM {conn.q('archives')}")
+            conn.many(f"INSERT INTO {conn.q('archives')} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      [(s.stream, s.first, s.first_prev, s.last, s.last_hash, s.day, s.file,
+                        s.mac) for s in spans])
         conn.commit()
     finally:
         conn.close()
-    detail = json.loads(step.detail) | {"old_key_id": key_id(old)}
+    detail = json.loads(step.detail) | {"old_key_id": key_id(old),
+                                        "archive_files": len(files)}
     store = open_store(db, schema=schema, create=False, key=new)
     try:
         state = operations_stream.OperationsState()
@@ -66,4 +85,50 @@ def rotate(db: str, old: bytes, new: bytes, *, schema: str = "dicetable",
     finally:
         store.close()
     return {"key_id": key_id(new), "old_key_id": key_id(old), "events": detail["events"],
-            "streams": detail["streams"], "checkpoints_kept": str(kept) if kept else None}
+            "streams": detail["streams"], "checkpoints_kept": str(kept) if kept else None,
+            "archive_files": [s.file for s in spans]}
+
+
+Archive = tuple[dict[str, Any], dict[str, list[StoredEvent]]]
+
+
+def _archives(db: str, schema: str, old: bytes
+              ) -> tuple[dict[str, list[StoredEvent]], list[tuple[Path, Archive]]]:
+    """Every stream's archived rows in order, and each archive file with its manifest and
+    rows, all verified under the old key (the index's spans checked against each file)."""
+    store = open_store(db, schema=schema, create=False, key=old, group_commit=False)
+    try:
+        by_mac: dict[str, tuple[Path, Archive]] = {}
+        archived: dict[str, list[StoredEvent]] = {}
+        for stream in store.stream_ids():
+            for span in store.archive_spans(stream):
+                if span.mac not in by_mac:
+                    path = Path(span.file)
+                    manifest, rows = read_manifest_and_rows(path, old)
+                    if manifest["mac"] != span.mac:
+                        raise ArchiveError(f"archive {path} is not the file the store's index "
+                                           "names", rule="archive.index")
+                    by_mac[span.mac] = (path, (manifest, rows))
+                held = by_mac[span.mac][1][1].get(stream, [])
+                if not held or (held[0].seq, held[-1].seq) != (span.first, span.last):
+                    raise ArchiveError(f"archive {span.file} does not hold {stream} seqs "
+                                       f"{span.first}-{span.last}", rule="archive.index")
+                archived.setdefault(stream, []).extend(held)
+    finally:
+        store.close()
+    return archived, list(by_mac.values())
+
+
+def _resign(path: Path, archive: Archive, new: bytes, renamed: dict[str, str]) -> list[Span]:
+    """The archive at ``path`` written again beside it, its links re-made, signed by
+    ``new``; returns its spans for the index."""
+    manifest, rows = archive
+    streams = {stream: [dataclasses.replace(r, prev_hash=renamed.get(r.prev_hash, r.prev_hash),
+                                            hash=renamed[r.hash]) for r in held]
+               for stream, held in rows.items()}
+    stem = path.name.removesuffix(".jsonl.gz")
+    target, n = path.with_name(f"{stem}.{key_id(new)}.jsonl.gz"), 1
+    while target.exists():  # left by a rotation cut short (never named by the index)
+        n += 1
+        target = path.with_name(f"{stem}.{key_id(new)}.{n}.jsonl.gz")
+    return write_archive(target, new, str(manifest["day"]), streams, manifest["retention"])

@@ -32,7 +32,7 @@ from typing import Any
 from dicetable.core.errors import InvalidInput
 from dicetable.store import operations_stream
 from dicetable.store.audit import verify_store
-from dicetable.store.chain import canonical, key_id, link_hash, snapshot_digest
+from dicetable.store.chain import StoredEvent, canonical, key_id, link_hash, snapshot_digest
 from dicetable.store.open import is_postgres, open_store
 
 CURRENT = 3
@@ -222,14 +222,17 @@ def _keyed_chain(conn: StoreSql, key: bytes | None) -> Step:
 
 
 def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int, name: str,
-           replaced: str) -> Step:
+           replaced: str, *, archived: dict[str, list[StoredEvent]] | None = None,
+           renamed: dict[str, str] | None = None) -> Step:
     """Every stream's links re-made under ``key`` from the stored bodies, its snapshots
     re-signed and its head moved, in ``conn``'s transaction; the heads replaced are kept in
-    the step's detail (``replaced``)."""
+    the step's detail (``replaced``). A store with archives is re-linked only given their
+    rows (``archived``, each stream's, verified, in order): the chain runs through them, and
+    ``renamed`` is given every old hash's new one, for the files to be written again."""
     assert key is not None
-    if conn.run(f"SELECT 1 FROM {conn.q('archives')} LIMIT 1"):
-        raise InvalidInput("a store with archives cannot be re-keyed (each archive file is "
-                           "signed with the key it was written with)", rule="store.upgrade")
+    if archived is None and conn.run(f"SELECT 1 FROM {conn.q('archives')} LIMIT 1"):
+        raise InvalidInput("a store with archives cannot be re-keyed here (each archive file "
+                           "is signed with the key it was written with)", rule="store.upgrade")
     old_heads: dict[str, list[Any]] = {}
     streams = [str(r[0]) for r in conn.run(f"SELECT table_id FROM {conn.q('table_heads')} "
                                            "ORDER BY table_id")]
@@ -240,6 +243,8 @@ def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int
         prev = "0" * 64
         new: list[tuple[Any, ...]] = []
         by_old: dict[str, str] = {}
+        for row in (archived or {}).get(stream, []):  # the archived links come first
+            prev = by_old[row.hash] = link_hash(prev, row.body, key)
         for seq, body, old in rows:
             h = link_hash(prev, body, key)
             new.append((prev, h, stream, seq))
@@ -251,7 +256,7 @@ def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int
                         (stream,))[0]
         old_heads[stream] = [int(head[0]), str(head[1])]
         conn.run(f"UPDATE {conn.q('table_heads')} SET hash = ? WHERE table_id = ?",
-                 (by_old[str(head[1])] if rows else head[1], stream))
+                 (by_old.get(str(head[1]), head[1]), stream))
         snaps = conn.run(f"SELECT seq, event_hash, body FROM {conn.q('snapshots')} "
                          "WHERE table_id = ?", (stream,))
         conn.many(f"UPDATE {conn.q('snapshots')} SET event_hash = ?, digest = ? "
@@ -259,7 +264,9 @@ def relink(conn: StoreSql, key: bytes | None, version_from: int, version_to: int
                   [(by_old[str(eh)], snapshot_digest(stream, int(s), by_old[str(eh)], str(b),
                                                      key), stream, s)
                    for s, eh, b in snaps if str(eh) in by_old])
-        events += len(rows)
+        events += len(rows) + len((archived or {}).get(stream, []))
+        if renamed is not None:
+            renamed.update(by_old)
     conn.set_meta("key_id", key_id(key))
     digest = hashlib.sha256(canonical(old_heads).encode()).hexdigest()
     return Step(version_from, version_to, name, json.dumps({
@@ -274,3 +281,40 @@ def _record_version(conn: StoreSql, key: bytes | None) -> Step:
 
 STEPS: dict[int, Callable[[StoreSql, bytes | None], Step]] = {
     1: _keyed_chain, 2: _record_version}
+
+UPGRADE_MODES = ("auto", "refuse")
+UPGRADE_ENV = "DICETABLE_UPGRADE"
+"""``dicetable serve --upgrade``'s default: ``auto`` (industry-default: a release brings the
+stores it serves to its layout, recorded) or ``refuse`` (an operator who upgrades by hand)."""
+
+
+def upgrade_on_start(db: str, key: bytes | None, *, schema: str = "dicetable",
+                     mode: str = "auto") -> list[Step]:
+    """What ``dicetable serve`` does before it opens a store: one at an older layout is
+    upgraded (``upgrade``: each step once, recorded) holding the store alone (refused while
+    another server serves it), or, with ``mode`` ``refuse``, not served. A store with no
+    log yet (a new one) is left as it is."""
+    if mode not in UPGRADE_MODES:
+        raise InvalidInput(f"--upgrade {mode!r}: one of {', '.join(UPGRADE_MODES)}",
+                           rule="store.version")
+    if db == "memory":
+        return []
+    try:
+        store = open_store(db, schema=schema, create=False, group_commit=False)
+    except InvalidInput:
+        return []
+    try:
+        fresh = not store.stream_ids()
+    finally:
+        store.close()
+    version = 0 if fresh else version_of(db, schema)
+    if fresh or version >= CURRENT:
+        return []
+    if mode == "refuse":
+        raise InvalidInput(f"{db} is at store version {version}; this dicetable serves version "
+                           f"{CURRENT}: back it up and run dicetable upgrade, or serve with "
+                           "--upgrade auto", rule="store.version")
+    from dicetable.store.serving import exclusive
+
+    with exclusive(db, "upgrade", schema):
+        return upgrade(db, key, schema=schema)
