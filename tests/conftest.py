@@ -12,10 +12,11 @@ from dicetable.games.packs import load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
 from dicetable.table.table import Automation
-from tests import profiles
+from tests import profiles, shared_adapters
 from tests.demo_floor import CHEAP_HASHER, record_creation_order
 
 profiles.register()
+shared_adapters.install()  # create_app's route adapters: built once per test process
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -18,6 +18,7 @@ from dicetable.store import DurableTable, open_store
 from dicetable.store.base import request_in_progress
 from dicetable.store.checkpoints import heads_of, write_checkpoint
 from dicetable.store.keys import init_key, read_key
+from tests.demo_floor import CHEAP_HASHER
 
 PASSWORD = "correct horse battery"
 
@@ -32,7 +33,7 @@ def small_floor(db: str, key_file: Path, *, schema: str = "dicetable",
             t = DurableTable.open(store, "pa-craps", table).table
             t.join("alice")
             t.buy_in("alice", 100_00)
-        accounts = Accounts(store)
+        accounts = Accounts(store, hasher=CHEAP_HASHER)  # what a restore decides, not Argon2
         accounts.create("pat", password, Kind.STAFF)
         accounts.create("ann", password, Kind.STAFF)
         accounts.create("alice", PASSWORD, Kind.PLAYER)

@@ -82,6 +82,31 @@ class Players:
             t.join(timeout=120)
 
 
+def until_checkpointed(cp: Path, seq: int, *, after_line: int = 0) -> None:
+    """Until a checkpoint after line ``after_line`` signs table ``T`` at ``seq`` or later: the
+    server writes one after each periodic verification that finds no fault (``--verify-every
+    1``), so a condition, not a pause that a loaded machine can outlast."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if _signed_seq(cp, after_line) >= seq:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"no checkpoint signed {T} at seq {seq}")
+
+
+def _signed_seq(cp: Path, after_line: int) -> int:
+    """The seq of ``T`` in the newest checkpoint after line ``after_line`` (0: none yet)."""
+    lines = cp.read_text().splitlines()[after_line:] if cp.exists() else []
+    for line in reversed(lines):
+        try:
+            heads = json.loads(line).get("heads")
+        except ValueError:  # the line being written
+            continue
+        if isinstance(heads, dict) and T in heads:
+            return int(heads[T][0])
+    return 0
+
+
 def test_restore_drill_under_load_loses_nothing_silently(demo_db: Path, tmp_path: Path) -> None:
     db = copy_demo_db(demo_db, tmp_path / "floor.db")
     cp = tmp_path / "checkpoints.jsonl"
@@ -96,7 +121,7 @@ def test_restore_drill_under_load_loses_nothing_silently(demo_db: Path, tmp_path
         assert made.returncode == 0, made.stderr
         players.until(30)  # the floor kept playing after the backup
         players.halt()
-        time.sleep(2.5)  # a checkpoint after the last command (one each second)
+        until_checkpointed(cp, max(players.acked.values()))  # the last command signed for
         # while the server serves the store a restore is refused, naming the rule, and
         # changes nothing
         busy = cli("restore", "--db", str(db), "--from", str(tmp_path / "bk"), "--by", "pat",
@@ -169,7 +194,8 @@ def test_restore_drill_under_load_loses_nothing_silently(demo_db: Path, tmp_path
                                     "idempotency-key": "after-restore"}, timeout=TIMEOUT)
         assert reply.status_code == 200, reply.text
         assert reply.json()["seq"] == backed + 1  # play resumes from the backup's head
-        time.sleep(2.5)  # a periodic check and checkpoint after the restore: still no fault
+        # a periodic check and checkpoint after the restore's first command: still no fault
+        until_checkpointed(cp, backed + 1, after_line=len(cp.read_text().splitlines()))
         ready = httpx.get(f"{server.base}/readyz", timeout=TIMEOUT)
         assert ready.status_code == 200, ready.text
         assert ready.json()["faulted"] == []

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from dicetable.cli.main import app as cli
+from dicetable.core.errors import InvalidInput
 from dicetable.server.accounts import LOCK_AFTER, Accounts, Kind, NotAuthenticated
 from dicetable.server.app import COOKIE, create_app
 from dicetable.server.demo import DEMO_PASSWORD
@@ -125,6 +126,28 @@ def test_sec_4_a_floors_passwords_are_hashed_at_argon2s_own_cost(tmp_path: Path)
         assert extract_parameters(stored) == extract_parameters(own.hash("x"))
         assert (own.time_cost, own.memory_cost, own.parallelism) == (3, 65536, 4)
         assert accounts.login("zed", "zed-password")
+    finally:
+        accounts.close()
+
+
+def test_sec_4_a_a_password_hashed_once_for_many_accounts_is_at_argon2s_own_cost(
+        tmp_path: Path) -> None:
+    """``hash_password`` (the demo floor hashes its one published password once) hashes at
+    the same cost as ``create``, refuses a short password naming the rule, and each account
+    given the hash logs in with the password."""
+    accounts = Accounts(tmp_path / "a.db")
+    try:
+        with pytest.raises(InvalidInput) as refused_short:
+            accounts.hash_password("short")
+        assert refused_short.value.rule == "accounts.password"
+        hashed = accounts.hash_password("shared-password")
+        assert extract_parameters(hashed) == extract_parameters(PasswordHasher().hash("x"))
+        for name in ("yan", "zed"):
+            accounts.create(name, "", Kind.PLAYER, password_hash=hashed)
+        assert accounts.login("yan", "shared-password")
+        assert accounts.login("zed", "shared-password")
+        with pytest.raises(NotAuthenticated):
+            accounts.login("zed", "shared-passwore")
     finally:
         accounts.close()
 

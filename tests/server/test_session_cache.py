@@ -19,13 +19,14 @@ from dicetable.server.accounts import (
     NotAuthenticated,
     SessionCache,
 )
+from tests.demo_floor import CHEAP_HASHER
 from tests.server.conftest import Login
 
 PASSWORD = "correct horse"
 
 
 def _accounts(path: Path, **kw: object) -> Accounts:
-    accounts = Accounts(path, **kw)  # type: ignore[arg-type]
+    accounts = Accounts(path, **{"hasher": CHEAP_HASHER, **kw})  # type: ignore[arg-type]
     if accounts.get("ann") is None:
         accounts.create("ann", PASSWORD, Kind.PLAYER)
         accounts.create("pit", PASSWORD, Kind.STAFF)

@@ -437,6 +437,13 @@ class Accounts:
             return False
 
     # -- accounts ----------------------------------------------------------------------------
+    def hash_password(self, password: str) -> str:
+        """An Argon2 hash of ``password`` at this object's cost, for ``create(...,
+        password_hash=)``: set-up that gives many accounts one password hashes it once."""
+        if len(password) < 8:
+            raise InvalidInput("a password has at least 8 characters", rule="accounts.password")
+        return str(self._hasher.hash(password))
+
     def create(self, username: str, password: str, kind: Kind, display: str = "", *,
                password_hash: str | None = None) -> Account:
         """A new account (``password_hash``: an Argon2 hash already made, for bulk set-up)."""
