@@ -11,11 +11,10 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.catalogue import decides
+from dicetable.games.catalogue import DiceAtTable, Variant, decides, register
 from dicetable.games.engine import Emitter, Engine, plays
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
-from dicetable.games.variant import DiceAtTable, Variant, register
 from dicetable.rules.model import RulePack
 
 

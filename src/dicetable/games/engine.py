@@ -32,9 +32,16 @@ from dicetable.core.money import (
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
+from dicetable.games.catalogue import (
+    GAME_ENTRIES,
+    Variant,
+    decided_by,
+    decides,
+    handlers,
+    variant_of,
+    variants,
+)
 from dicetable.games.state import Bet, Phase, TableState
-from dicetable.games.variant import Variant, variant_of, variants
 from dicetable.rules.model import RulePack, expand_facts, family_of, is_code
 from dicetable.wagers.compile import (
     ODDS_LAY,
