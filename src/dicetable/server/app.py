@@ -91,7 +91,7 @@ from dicetable.server.door import (
     collect_when_quiet,
     watch_lag,
 )
-from dicetable.server.floor import Chore, Floor, Given, Hub, NotFound
+from dicetable.server.floor import ADVANCE, Floor, Given, NotFound
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,
@@ -393,9 +393,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     refused for load waits for its next 503 (``server.door``); ``connections`` bounds
     the open connections and their read deadlines (``server.connections``); ``proxies``
     are those whose ``X-Forwarded-For``/``-Proto`` are honoured (``security.Proxies``)."""
-    hub = Hub(floor)
+    hub = floor.hub
     limiter = login_limiter or FailureLimiter()
-    floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
     split = Split()
@@ -679,10 +678,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         assert token is not None
         await ws.accept()
         sock = sockets.open(who.username, token)  # closed when the session ends (a lock)
-        watcher, hello = await asyncio.to_thread(hub.join, table_id, who, after)
+        feed = await asyncio.to_thread(floor.subscribe, table_id, who, after)
         try:
-            await ws.send_text(hello)
-            pusher = asyncio.create_task(hub.pump(watcher, ws))
+            await ws.send_text(feed.hello)
+            pusher = asyncio.create_task(feed.pump(ws))
             ending = asyncio.create_task(sock.ended.wait())
             # The browser sends nothing; listening notices a closed connection at once,
             # not at the next batch (an idle handler would otherwise hold up shutdown).
@@ -696,14 +695,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                                              RuntimeError):
                         await task
             if sock.ended.is_set():
-                hub.leave(watcher)
+                feed.close()
                 await ws.close(code=SESSION_ENDED,
                                reason=f"the session has ended: {sock.why}"[:120])
         except (WebSocketDisconnect, RuntimeError):  # gone, or closed for being too slow
             pass
         finally:
             sockets.leave(sock)
-            hub.leave(watcher)
+            feed.close()
 
     # -- pages ------------------------------------------------------------------------------
     static = _static_dir()
@@ -815,6 +814,6 @@ async def _electronic(floor: Floor, table_id: str) -> None:
     while True:
         await asyncio.sleep(ELECTRONIC_TICK_S)
         try:
-            await asyncio.wrap_future(floor.submit(table_id, Chore(advance=Table.advance)))
+            await asyncio.wrap_future(floor.submit(table_id, ADVANCE))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)
