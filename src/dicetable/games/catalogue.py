@@ -377,19 +377,37 @@ class Decides(Protocol[C]):
                  ) -> Callable[[Owner, State, C, Out], None]: ...
 
 
-def decides(command: type[C]) -> Decides[C]:
+_NEEDS = "_decides_needs"
+
+
+def decides(command: type[C], *, needs: Callable[[Any], bool] | None = None) -> Decides[C]:
     """Mark a method of an engine (or of the procedure) as the one that decides ``command``:
     mypy checks that the method takes that command, and a command that is not catalogued is
-    refused when the class is defined."""
+    refused when the class is defined.
+
+    ``needs`` is what the table's state must be for the method to accept the command at all
+    (the settlement step, the phase), asked of the state without raising: a control that asks
+    whether the command would be taken (``can``) is answered no at once when it fails, without
+    building the refusal that deciding would raise. It must never be false where the method
+    would accept."""
     if command not in CATALOGUE.by_command:
         raise TypeError(f"{command.__name__} is not in the command catalogue")
 
     def mark(method: Callable[[Owner, State, C, Out], None]
              ) -> Callable[[Owner, State, C, Out], None]:
         setattr(method, _DECIDES, command)
+        if needs is not None:
+            setattr(method, _NEEDS, needs)
         return method
 
     return mark
+
+
+def needs_of(owner: type) -> dict[type[cmd.Command], Callable[[Any], bool]]:
+    """What the state must be for the marked methods of class ``owner`` to accept their
+    commands (``decides(..., needs=...)``), by command."""
+    return {command: getattr(method, _NEEDS) for command, method in _marked(owner).items()
+            if hasattr(method, _NEEDS)}
 
 
 def decided_by(owner: type) -> dict[type[cmd.Command], str]:

@@ -12,7 +12,7 @@ from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
 from dicetable.games.catalogue import DiceAtTable, Variant, decides, register
-from dicetable.games.engine import Emitter, Engine, plays
+from dicetable.games.engine import Emitter, Engine, at_step, plays
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
 from dicetable.rules.model import RulePack
@@ -31,7 +31,7 @@ class CrapsEngine(Engine):
                                      rule="settlement.order",
                                      citation=state.rules().cite("settlement.order"))
 
-    @decides(cmd.MovePuck)
+    @decides(cmd.MovePuck, needs=at_step(2))
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
         self._pending_step(state, 2, "move the puck")
         pending = state.pending

@@ -59,7 +59,7 @@ from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermi
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
-from dicetable.games.catalogue import decides, handlers, require_handlers
+from dicetable.games.catalogue import decides, handlers, needs_of, require_handlers
 from dicetable.games.engine import Emitter, Engine, owner_of
 from dicetable.games.fold import register, register_after
 from dicetable.games.state import Phase, TableState
@@ -547,6 +547,7 @@ class ProcedureEngine:
                             "authorizer=by_matrix (the permission matrix decides roles)")
         self._handlers: dict[type[gcmd.Command], Callable[[TableState, Any, Emitter], None]] = \
             handlers(self, PROCEDURE_ENTRIES)
+        self._needs = needs_of(type(self))
 
     # -- entry point ---------------------------------------------------------------------------
     def decide(self, state: TableState, command: gcmd.Command, now: str) -> list[gev.Event]:
@@ -590,8 +591,18 @@ class ProcedureEngine:
 
     def can(self, state: TableState, command: gcmd.Command, now: str = "") -> bool:
         """True exactly when ``decide`` would accept ``command`` at ``now``: every check it
-        makes, none of the events only a decided command gets from the procedure afterwards."""
+        makes, none of the events only a decided command gets from the procedure afterwards.
+        A command whose handler's need (``decides(needs=...)``, here or in the game) the
+        state does not meet is answered no at once, without building its refusal."""
         try:
+            if not isinstance(command, gcmd.OpenTable) and state.phase is not Phase.NEW \
+                    and command.role not in allowed_roles(state, command):
+                return False  # what ``authorize`` refuses first, asked without raising
+            need = self._needs.get(type(command))
+            if need is not None and not need(state):
+                return False
+            if type(command) not in self._handlers and not self.game.may(state, command):
+                return False
             if isinstance(command, gcmd.OpenTable) or state.phase is Phase.NEW \
                     or type(command) in self._handlers:
                 self.decide(state, command, now)
@@ -969,7 +980,8 @@ class ProcedureEngine:
             raise ProcedureViolation("there is no shaker at this table", rule="table.mode")
         return procedure(state)
 
-    @decides(tcmd.ShakeShaker)
+    @decides(tcmd.ShakeShaker, needs=lambda state: state.phase is Phase.BETTING
+             and procedure(state).shaker in ("covered", "uncovered"))
     def _dealer_shake(self, state: TableState, c: tcmd.ShakeShaker, out: Emitter) -> None:
         p = self._shaker_live(state)
         self.game.returns_first(state)  # a no roll's wagers go back before the next round
@@ -1067,7 +1079,7 @@ class ProcedureEngine:
                 rule="shaker.min_shakes", citation=pack.cite("shaker.min_shakes"))
         out.emit(tev.ShakerReturned, rule=pack.cite("shaker.min_shakes"), player=c.actor)
 
-    @decides(tcmd.UncoverShaker)
+    @decides(tcmd.UncoverShaker, needs=lambda state: procedure(state).shaker == "returned")
     def _uncover(self, state: TableState, c: tcmd.UncoverShaker, out: Emitter) -> None:
         p = self._shaker_live(state)
         pack = state.rules()
