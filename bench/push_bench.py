@@ -36,7 +36,7 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
     from bench.load_bench import ARENA, DEALER, prepare, run_chore
     from dicetable.core.roles import Role
     from dicetable.games import commands as g
-    from dicetable.server.floor import Hub
+    from dicetable.server.floor import ROUND_NOW, Hub
     from dicetable.server.main import build_floor
 
     db = Path(tempfile.mkdtemp(prefix="dt-push-")) / "floor.db"
@@ -81,7 +81,7 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
             pushes = len(times)
             bet_again()
             del times[pushes:]  # the bets' own push is not a roll's
-        floor.electronic_round(ARENA)
+        floor.submit(ARENA, ROUND_NOW).result()
         rounds += 1
     floor.close()
     return {"publish_ms": times, "rounds": rounds}

@@ -442,7 +442,7 @@ def _choices(rule_id: str) -> list[Any]:
     """The options of a choice rule, read off its checker's complaint (the games are the
     variant registry's, which the rules layer's checker cannot list)."""
     if rule_id == "game":
-        from dicetable.games.variant import variants
+        from dicetable.games.catalogue import variants
         return [v.name for v in variants()]
     message = SPECS[rule_id].check(object()) or ""
     _, _, listed = message.partition("expected one of ")
@@ -473,7 +473,7 @@ def conditioned(pack: RulePack, rule_id: str) -> RulePack:
 def _for_wagers_the_game_lacks(pack: RulePack) -> set[str]:
     """Rules that only wagers the pack's game does not have would read (Crapless Craps: the
     Don't side, Put, Lay, Fire, the bonus bets), checked against what its menu needs."""
-    from dicetable.games.variant import known_variant
+    from dicetable.games.catalogue import known_variant
     from dicetable.rules.model import CODES, family_of
     from dicetable.rules.validation import required_rules
 

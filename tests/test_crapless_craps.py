@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from dicetable.cli.main import app
 from dicetable.core.dice import ALL_ROLLS
 from dicetable.core.errors import IllegalWager, RulePackInvalid
+from dicetable.games.catalogue import variant_of
 from dicetable.games.packs import compile_pack, derive_pack, load_preset
-from dicetable.games.variant import variant_of
 from dicetable.odds.exact import wager_odds
 from dicetable.rules.model import Status
 from dicetable.sim.automaton import compile_strategy

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dicetable.games.variant import variants
+from dicetable.games.catalogue import variants
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "dicetable"

@@ -25,7 +25,7 @@ from dicetable.cli.main import app
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.table import Table
-from dicetable.table.procedure_state import offer_order
+from dicetable.table.procedure import offer_order
 
 runner = CliRunner()
 STAFF = {"sam": Role.STICKPERSON, "bo": Role.BOXPERSON, "dee": Role.DEALER}

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from dicetable.games import commands as gcmd
-from dicetable.games.variant import variants
+from dicetable.games.catalogue import variants
 from dicetable.table import commands as tcmd
 from dicetable.table.catalogue import CATALOGUE
 

@@ -13,7 +13,7 @@ from dicetable.custody.rules import SCHEMA, dice_limit
 from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
-from dicetable.table.procedure_state import dice_limit as table_limit
+from dicetable.table.procedure import dice_limit as table_limit
 from tests.custody.scenario import in_play
 
 

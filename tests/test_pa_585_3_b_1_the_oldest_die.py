@@ -15,7 +15,7 @@ from dicetable.custody import commands as cmd
 from dicetable.custody.model import PlayMode, RemovalReason
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
-from dicetable.table.procedure_state import expired
+from dicetable.table.procedure import expired
 from tests.custody.scenario import (
     FLO,
     PAT,

@@ -136,7 +136,7 @@ class LiveTable(RuleBasedStateMachine):
     def get_ready(self) -> None:
         """The regular way into play: dice at the table, then a shooter or a shaken shaker."""
         table, p = self.table, self.table.procedure
-        from dicetable.table.procedure_state import offer_order
+        from dicetable.table.procedure import offer_order
 
         if not p.dice:
             self.attempt(t.BringDice(**self.staff(t.BringDice), witness="dee",
@@ -155,7 +155,7 @@ class LiveTable(RuleBasedStateMachine):
                                       serials=tuple(p.offered[:2])))
 
     def shaker_step(self) -> None:
-        from dicetable.table.procedure_state import next_shaker_holder
+        from dicetable.table.procedure import next_shaker_holder
 
         table, p = self.table, self.table.procedure
         dealer = self.staff(t.ShakeShaker)

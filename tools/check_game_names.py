@@ -1,7 +1,7 @@
 """Fail when a game's name is compared outside its variant module, in Python or JavaScript.
 
 Every difference between the games is a fact or hook of the game's variant
-(``dicetable.games.variant``); the pages read those facts from the view (``view.variant``:
+(``dicetable.games.catalogue``); the pages read those facts from the view (``view.variant``:
 ``has_shooter``, ``has_shaker``, ``has_puck``, ``layout``, ``points``, ``round_ends``,
 ``final_chore``). So nothing else may ask *which* game a table plays:
 
@@ -130,7 +130,7 @@ def problems(src: Path) -> list[str]:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         out += [f"{rel}:{line}: a game's name is compared outside its variant module; use "
-                "the variant's hooks (dicetable.games.variant)"
+                "the variant's hooks (dicetable.games.catalogue)"
                 for line in game_comparisons(tree, games)]
     for path, text, first in _scripts(src / "server" / "static"):
         rel = path.relative_to(src).as_posix()

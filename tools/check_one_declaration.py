@@ -7,10 +7,11 @@ or JavaScript, is ``tools/check_game_names.py``'s):
   commands module and catalogued in ``dicetable.table.catalogue``; no other module keeps its
   own list of verbs or routes (a dict literal keyed by command classes or by the catalogue's
   verbs outside the catalogue).
-- **routes and methods**: no server route outside ``server/commands_api.py`` (which registers
-  the catalogue's) gives a catalogued command by its class, and the ``Table`` facade builds
-  none by hand (its command methods are generated: ``tools/gen_table_methods.py``, checked to
-  be what the catalogue gives); ``OpenTable``, the opening, is the one it builds itself.
+- **routes and methods**: no server route outside ``install`` in ``server/app.py`` (which
+  registers the catalogue's) gives a catalogued command by its class, and the ``Table``
+  facade builds none by hand (its command methods are generated:
+  ``tools/gen_table_methods.py``, checked to be what the catalogue gives); ``OpenTable``, the
+  opening, is the one it builds itself.
 
 - **custody commands**: every custody command class (deriving from ``CustodyCommand``) is
   declared in ``custody/commands.py`` or ``custody/transport.py`` and catalogued in
@@ -59,7 +60,8 @@ def command_tables(tree: ast.AST) -> list[int]:
     return lines
 
 
-ROUTE_MODULE = "server/commands_api.py"
+ROUTE_MODULE = "server/app.py"
+ROUTE_INSTALLER = "install"  # the function of ROUTE_MODULE that registers the catalogue's
 TABLE_MODULE = "table/table.py"
 ROUTE_DECORATORS = frozenset({"get", "post", "put", "patch", "delete", "api_route"})
 BUILT_BY_THE_TABLE = frozenset({"OpenTable"})
@@ -81,10 +83,17 @@ def _used_commands(node: ast.AST, commands: frozenset[str]) -> list[tuple[int, s
             or (isinstance(n, ast.Name) and n.id in commands)]
 
 
-def hand_written_routes(tree: ast.AST, commands: frozenset[str]) -> list[tuple[int, str]]:
-    """Route functions (``@app.post(...)`` and the like) that give a catalogued command."""
+def hand_written_routes(tree: ast.AST, commands: frozenset[str], *,
+                        installer: str | None = None) -> list[tuple[int, str]]:
+    """Route functions (``@app.post(...)`` and the like) that give a catalogued command,
+    outside the module-level function ``installer`` (the catalogue's own)."""
     out = []
+    skipped = {id(n) for top in getattr(tree, "body", ())
+               if isinstance(top, ast.FunctionDef) and top.name == installer
+               for n in ast.walk(top)}
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
                 isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute)
                 and d.func.attr in ROUTE_DECORATORS for d in node.decorator_list):
@@ -221,10 +230,12 @@ def main(argv: list[str]) -> int:
             for line in command_tables(tree):
                 problems.append(f"{rel}:{line}: a table keyed by command classes; derive it "
                                 "from dicetable.table.catalogue")
-        if rel.startswith("server/") and rel != ROUTE_MODULE:
-            for line, name in hand_written_routes(tree, commands):
+        if rel.startswith("server/"):
+            installer = ROUTE_INSTALLER if rel == ROUTE_MODULE else None
+            for line, name in hand_written_routes(tree, commands, installer=installer):
                 problems.append(f"{rel}:{line}: a hand-written route gives {name}; declare its "
-                                "route in the catalogue (server/commands_api.py registers it)")
+                                f"route in the catalogue ({ROUTE_MODULE}'s {ROUTE_INSTALLER} "
+                                "registers it)")
         if rel == TABLE_MODULE:
             for line, name in hand_built_commands(tree, commands):
                 problems.append(f"{rel}:{line}: the Table builds {name} by hand; give it "

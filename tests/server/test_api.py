@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dicetable.server.accounts import LOCK_AFTER
-from dicetable.server.floor import Floor
+from dicetable.server.floor import ROUND_NOW, Floor
 from tests.server.conftest import Login
 
 T = "/api/tables/craps-pa-1"
@@ -314,7 +314,7 @@ def test_electronic_table_cycle(login: Login, floor: Floor) -> None:
     alice.post("/api/tables/craps-pa-e1/bets", {"wager": "field", "amount": 100})
     refused(alice.post("/api/tables/craps-pa-e1/roll", {"faces": "3-4"}), 403,
             "RoleNotPermitted")
-    events = floor.electronic_round("craps-pa-e1")
+    events = floor.submit("craps-pa-e1", ROUND_NOW).result()
     kinds = [e.kind for e in events]
     assert kinds[:2] == ["BettingClosed", "DiceRolled"]
     assert kinds[-1] == "PuckMoved"

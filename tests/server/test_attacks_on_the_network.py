@@ -26,10 +26,9 @@ from dicetable.custody.model import MAX_SERIAL, expand_serials, serial_range
 from dicetable.server.app import COOKIE, create_app
 from dicetable.server.connections import ConnectionGuard
 from dicetable.server.demo import DEMO_PASSWORD
-from dicetable.server.door import FailureLimiter, Proxies
+from dicetable.server.door import Admission, FailureLimiter, Proxies
 from dicetable.server.floor import Floor
 from dicetable.server.main import connections_from_env
-from dicetable.server.shedding import Admission
 from tests.uvicorn_thread import serving
 
 T = "/api/tables/craps-pa-1"

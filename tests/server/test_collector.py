@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from dicetable.server.shedding import QUIET_LAG, Admission, collect_when_quiet
+from dicetable.server.door import QUIET_LAG, Admission, collect_when_quiet
 
 
 def _run(steps: list[tuple[int, float, int]], *, max_defer: float = 300.0) -> list[float]:

@@ -6,7 +6,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from dicetable.games.commands import OpenTable
-from dicetable.server.floor import Floor
+from dicetable.server.floor import ADVANCE, Floor
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
@@ -90,9 +90,9 @@ def test_design_3_the_server_only_supplies_time_to_an_electronic_table(login: Lo
     alice.post("/api/tables/craps-pa-e1/bets", {"wager": "field", "amount": 500})
     table = floor.tables["craps-pa-e1"].table
     table.betting_seconds = 3600  # the timer has not run out: time passing does nothing
-    assert floor.advance("craps-pa-e1") == []
+    assert floor.submit("craps-pa-e1", ADVANCE).result() == []
     table.betting_seconds = 0
-    kinds = [e.kind for e in floor.advance("craps-pa-e1")]
+    kinds = [e.kind for e in floor.submit("craps-pa-e1", ADVANCE).result()]
     assert kinds[:2] == ["BettingClosed", "DiceRolled"]
     assert kinds[-1] == "PuckMoved"
 

@@ -208,3 +208,21 @@ def test_authority_staff_a_relieved_dealer_is_no_longer_offered_a_players_wagers
         assert not controls._may_handle_wagers(info.table, "dee", Role.DEALER, "alice")
         assert not controls._asks_permit(info.table, "dee", Role.DEALER, "alice", None)
     floor.close()
+
+
+def test_a_subscription_through_the_floor_is_its_hello_then_a_push_per_batch() -> None:
+    floor = small_floor(chips=500_00)
+    floor.hub.bind(InlineLoop())  # type: ignore[arg-type]
+    feed = floor.subscribe(T, account("alice"), 0)
+    hello = json.loads(feed.hello)
+    assert hello["type"] == "hello"
+    assert hello["view"] == _normal(floor.view(T, account("alice")))
+    floor.submit(T, Given(account("alice"), bet("pass", 10_00), g.PlaceBet)).result(10)
+    pushed(floor)
+    assert [json.loads(text)["type"] for _, text in feed.watcher.buffer] == ["events"]
+    feed.close()
+    assert feed.watcher not in floor.hub.watchers
+    floor.submit(T, Given(account("alice"), bet("field", 5_00), g.PlaceBet)).result(10)
+    pushed(floor)
+    assert len(feed.watcher.buffer) == 1  # nothing more once closed
+    assert floor.hub is floor.hub  # one hub, listening once

@@ -21,9 +21,9 @@ from fastapi.testclient import TestClient
 
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.server.app import create_app
+from dicetable.server.door import SERVER_BUSY, TABLE_BUSY, Admission, Impatience
 from dicetable.server.floor import Floor
 from dicetable.server.refusing_http import RefusingHttp
-from dicetable.server.shedding import SERVER_BUSY, TABLE_BUSY, Admission, Impatience
 from tests.server.conftest import Client
 from tests.server.pipeline_helpers import HeldCommits
 from tests.uvicorn_thread import serving

@@ -19,10 +19,7 @@ from dicetable.application.pipeline import ANSWERS_PER_TURN
 from dicetable.application.pipeline import answer as _answer
 from dicetable.core.errors import InvalidInput
 from dicetable.server.app import GC_THRESHOLDS, create_app
-from dicetable.server.door import Door
-from dicetable.server.floor import Floor
-from dicetable.server.main import admission_from_env, impatience_from_env
-from dicetable.server.shedding import (
+from dicetable.server.door import (
     FIRST_GUESS,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
@@ -30,9 +27,12 @@ from dicetable.server.shedding import (
     RETRY_HOLD,
     SERVER_MAX_WAIT,
     Admission,
+    Door,
     Impatience,
     watch_lag,
 )
+from dicetable.server.floor import Floor
+from dicetable.server.main import admission_from_env, impatience_from_env
 from tests.server.conftest import Client
 
 T = "/api/tables/craps-pa-1"

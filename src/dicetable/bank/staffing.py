@@ -23,7 +23,7 @@ from typing import Protocol
 
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
-from dicetable.games.variant import variant_of
+from dicetable.games.catalogue import variant_of
 
 
 class _Pack(Protocol):

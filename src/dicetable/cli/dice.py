@@ -360,7 +360,7 @@ def _assigned_staff(location: str, table_id: str) -> tuple[str, ...]:
     """Who the table's own log has assigned at ``table_id`` now."""
     from dicetable.store.durable import DurableTable
     from dicetable.store.open import open_store
-    from dicetable.table.procedure_state import procedure
+    from dicetable.table.procedure import procedure
 
     try:
         with open_store(location, create=False) as store:

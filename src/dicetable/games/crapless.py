@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from dicetable.games.catalogue import register
 from dicetable.games.craps import Craps, CrapsEngine
 from dicetable.games.engine import plays
-from dicetable.games.variant import register
 
 
 class CraplessEngine(CrapsEngine):

@@ -11,11 +11,10 @@ from dicetable.core.dice import Roll
 from dicetable.core.errors import ProcedureViolation
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.catalogue import decides
-from dicetable.games.engine import Emitter, Engine, plays
+from dicetable.games.catalogue import DiceAtTable, Variant, decides, register
+from dicetable.games.engine import Emitter, Engine, at_step, plays
 from dicetable.games.settlement import next_point
 from dicetable.games.state import Phase, TableState
-from dicetable.games.variant import DiceAtTable, Variant, register
 from dicetable.rules.model import RulePack
 
 
@@ -32,7 +31,7 @@ class CrapsEngine(Engine):
                                      rule="settlement.order",
                                      citation=state.rules().cite("settlement.order"))
 
-    @decides(cmd.MovePuck)
+    @decides(cmd.MovePuck, needs=at_step(2))
     def _move_puck(self, state: TableState, c: cmd.MovePuck, out: Emitter) -> None:
         pending = self._pending_step(state, 2, "move the puck")
         out.emit(ev.PuckMoved, rule=state.rules().cite("settlement.order"),

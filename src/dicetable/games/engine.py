@@ -32,9 +32,17 @@ from dicetable.core.money import (
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.catalogue import GAME_ENTRIES, decided_by, decides, handlers
+from dicetable.games.catalogue import (
+    GAME_ENTRIES,
+    Variant,
+    decided_by,
+    decides,
+    handlers,
+    needs_of,
+    variant_of,
+    variants,
+)
 from dicetable.games.state import Bet, Pending, Phase, TableState
-from dicetable.games.variant import Variant, variant_of, variants
 from dicetable.rules.model import RulePack, expand_facts, family_of, is_code
 from dicetable.wagers.compile import (
     ODDS_LAY,
@@ -283,6 +291,14 @@ class Emitter:
         return event
 
 
+def at_step(step: int) -> Callable[[TableState], bool]:
+    """A settlement chore's need (``decides(needs=...)``): a roll being settled, at step
+    ``step`` (0 losers, 1 winners, 2 the roll's last chore); ``Engine._pending_step`` refuses
+    every other state."""
+    return lambda state: state.phase is Phase.SETTLING and state.pending is not None \
+        and state.pending.step == step
+
+
 class Engine:
     """Rules shared by every dice game: players, chips, wagers, settlement order."""
 
@@ -294,6 +310,7 @@ class Engine:
         # is found on its subclass.
         self._handlers: dict[type[cmd.Command], Callable[[TableState, Any, Emitter], None]] = \
             handlers(self, GAME_ENTRIES)
+        self._needs = needs_of(type(self))
 
     # -- entry point ---------------------------------------------------------------------------
     def decide(self, state: TableState, command: cmd.Command, now: str) -> list[ev.Event]:
@@ -722,7 +739,7 @@ class Engine:
                  working=c.working)
 
     # -- the roll ---------------------------------------------------------------------------------
-    @decides(cmd.CloseBetting)
+    @decides(cmd.CloseBetting, needs=lambda state: state.phase is Phase.BETTING)
     def _close(self, state: TableState, c: cmd.CloseBetting, out: Emitter) -> None:
         self.returns_first(state)
         if state.phase is not Phase.BETTING:
@@ -768,7 +785,7 @@ class Engine:
     def after_return(self, state: TableState, out: Emitter) -> None:
         """What follows the return of a no roll's wagers (Props & Hops: the round ends)."""
 
-    @decides(cmd.ReturnWagers)
+    @decides(cmd.ReturnWagers, needs=lambda state: state.returns_due)
     def _return_wagers(self, state: TableState, c: cmd.ReturnWagers, out: Emitter) -> None:
         pack = state.rules()
         if not state.returns_due:
@@ -827,21 +844,32 @@ class Engine:
                 citation=state.rules().cite("settlement.order"))
         return pending
 
-    @decides(cmd.CollectLosers)
+    @decides(cmd.CollectLosers, needs=at_step(0))
     def _collect(self, state: TableState, c: cmd.CollectLosers, out: Emitter) -> None:
         pending = self._pending_step(state, 0, "collect the losers")
         out.emit(ev.LosersCollected, rule=state.rules().cite("settlement.order"),
                  items=pending.losers)
 
-    @decides(cmd.PayWinners)
+    @decides(cmd.PayWinners, needs=at_step(1))
     def _pay(self, state: TableState, c: cmd.PayWinners, out: Emitter) -> None:
         pending = self._pending_step(state, 1, "pay the winners")
         out.emit(ev.WinnersPaid, rule=state.rules().cite("settlement.order"),
                  items=pending.payments)
 
     # -- queries ----------------------------------------------------------------------------------
+    def may(self, state: TableState, command: cmd.Command) -> bool:
+        """False when the game has no handler for the command, or the state is not what the
+        handler needs at all (its ``decides(needs=...)``): ``decide`` would refuse it. Asked
+        without raising; True says nothing more."""
+        if type(command) not in self._handlers:
+            return False  # not a command of this game
+        need = self._needs.get(type(command))
+        return need is None or need(state)
+
     def can(self, state: TableState, command: cmd.Command, now: str = "") -> bool:
         """True exactly when ``decide`` would accept ``command`` (for greying out controls)."""
+        if not self.may(state, command):
+            return False
         try:
             self.decide(state, command, now)
         except ValueError:

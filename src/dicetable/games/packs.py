@@ -29,7 +29,7 @@ from typing import Any
 
 from dicetable.core.dice import POINTS
 from dicetable.core.errors import InvalidInput, RulePackInvalid
-from dicetable.games.variant import Variant, known_variant, variants
+from dicetable.games.catalogue import Variant, known_variant, variants
 from dicetable.rules.model import Rule, RulePack, Status, family_of
 from dicetable.rules.packfile import override_rules, pack_file, preset_data, rule_from
 from dicetable.rules.validation import Problem, on_a_point, validate_rules

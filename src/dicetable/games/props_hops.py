@@ -12,11 +12,10 @@ from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
 from dicetable.games import events as ev
-from dicetable.games.catalogue import decides
-from dicetable.games.engine import Emitter, Engine, plays
+from dicetable.games.catalogue import DiceAtTable, Variant, decides, register
+from dicetable.games.engine import Emitter, Engine, at_step, plays
 from dicetable.games.fold import returns_follow
 from dicetable.games.state import Phase, TableState
-from dicetable.games.variant import DiceAtTable, Variant, register
 from dicetable.rules.model import RulePack
 
 
@@ -39,7 +38,7 @@ class PropsHopsEngine(Engine):
         out.emit(ev.RoundCompleted, rule=state.rules().cite("noroll.effect"),
                  round=state.round, total=None)
 
-    @decides(cmd.CompleteRound)
+    @decides(cmd.CompleteRound, needs=at_step(2))
     def _complete(self, state: TableState, c: cmd.CompleteRound, out: Emitter) -> None:
         pending = self._pending_step(state, 2, "complete the round")
         out.emit(ev.RoundCompleted, rule=state.rules().cite("settlement.order"),

@@ -19,8 +19,8 @@ from typing import Any
 
 from dicetable.core.dice import Roll
 from dicetable.games import events as ev
+from dicetable.games.catalogue import Variant, variant_of
 from dicetable.games.phase import Phase as Phase
-from dicetable.games.variant import Variant, variant_of
 from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import CompiledWager, compile_pack
 

@@ -39,7 +39,7 @@ class RuleSpec:
 # Which code consumes each rule id, by prefix (the longest matching prefix wins). A rule that
 # is only cited is INFORMATIONAL; ``rules show`` says so, and the rule-read test skips it.
 READERS: tuple[tuple[str, str], ...] = (
-    ("game", "dicetable.games.variant"),
+    ("game", "dicetable.games.catalogue"),
     ("jurisdiction", "dicetable.table.procedure"),
     ("menu.", "dicetable.games.engine"),
     ("paytable.", "dicetable.wagers.compile"),
@@ -66,12 +66,12 @@ READERS: tuple[tuple[str, str], ...] = (
     ("noroll.", "dicetable.table.procedure"),
     ("settlement.automatic", "dicetable.table.table"),
     ("authority.", "dicetable.table.procedure"),
-    ("table.positions", "dicetable.table.procedure_state"),
+    ("table.positions", "dicetable.table.procedure"),
     ("shooter.", "dicetable.table.procedure"),
-    ("dice.max_hours", "dicetable.table.procedure_state"),
+    ("dice.max_hours", "dicetable.table.procedure"),
     ("dice.", "dicetable.table.procedure"),
-    ("shaker.first_to", "dicetable.table.procedure_state"),
-    ("shaker.six_eight_shake", "dicetable.table.procedure_state"),
+    ("shaker.first_to", "dicetable.table.procedure"),
+    ("shaker.six_eight_shake", "dicetable.table.procedure"),
     ("shaker.", "dicetable.table.procedure"),
 )
 INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.placement",

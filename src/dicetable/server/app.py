@@ -2,18 +2,33 @@
 
 Requests only map to engine commands (``Floor``); no game rule lives here. Refusals come back
 as structured JSON naming the rule and its citation, with a 4xx status, never a 5xx.
+
+Routes derived from the command catalogue (``dicetable.table.catalogue``).
+
+``POST /api/tables/{id}/commands`` takes any catalogued command by name, with its fields as
+JSON; each readable route the catalogue declares (``CATALOGUE.routes``: a path, a method, the
+command or commands it gives, its body's fields and their limits) is registered here, its
+request model built from those declarations so OpenAPI documents it. ``POST .../settle`` gives
+the dealer's chores now due (``dicetable.table.table.settle_commands``). The role a
+command is given in comes from the account's assignment at the table, never from the request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import gc
+import inspect
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Iterable
+import types
+import typing
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,10 +37,11 @@ from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSo
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.types import ASGIApp
 
 from dicetable.application.pipeline import Busy
+from dicetable.core.dice import Roll
 from dicetable.core.errors import (
     DicetableError,
     IllegalWager,
@@ -34,11 +50,13 @@ from dicetable.core.errors import (
     RoleNotPermitted,
     StaleVersion,
 )
+from dicetable.core.events import type_hints
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.games.catalogue import MAX_ITEM_TEXT, MAX_ITEMS, MAX_TEXT, Entry, Route
+from dicetable.games.catalogue import Field as CatalogueField
 from dicetable.server import (
     bank_api,
-    commands_api,
     dice_checks,
     dice_room,
     faults_api,
@@ -60,8 +78,21 @@ from dicetable.server.accounts import (
 )
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
-from dicetable.server.door import WANT_VIEW, BetRoute, Door, FailureLimiter, Proxies
-from dicetable.server.floor import Chore, Floor, Given, Hub, NotFound
+from dicetable.server.door import (
+    GATE_STATE,
+    NEVER,
+    WANT_VIEW,
+    Admission,
+    BetRoute,
+    Door,
+    FailureLimiter,
+    Impatience,
+    LoadGate,
+    Proxies,
+    collect_when_quiet,
+    watch_lag,
+)
+from dicetable.server.floor import ADVANCE, Floor, Given, NotFound
 from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,
@@ -71,22 +102,224 @@ from dicetable.server.limits import (
 )
 from dicetable.server.owners import DECIDED_BY, Split
 from dicetable.server.scheduler import FloorScheduler, run_clock
-from dicetable.server.shedding import (
-    GATE_STATE,
-    NEVER,
-    Admission,
-    Impatience,
-    LoadGate,
-    collect_when_quiet,
-    watch_lag,
-)
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
+from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.commands import AssignStaff, RelieveStaff
 from dicetable.table.procedure import ACTION_RULE
+from dicetable.table.table import chores_left, settle_commands
+
+Build = Callable[[str, Role], g.Command | Iterable[g.Command]]
+Act = Callable[[str, Account, type[g.Command], Build], Awaitable[dict[str, Any]]]
+Session = Callable[[Request], Account]
+TableOf = Callable[[str], Table]
+
+NOT_BY_REQUEST = frozenset({g.OpenTable})
+"""Commands no request gives: the floor opens tables."""
+
+
+class CommandIn(BaseModel):
+    command: str = Field(max_length=40, examples=["place-bet", "no-more-bets"])
+    fields: dict[str, Any] = Field(default_factory=dict, max_length=16,
+                                           examples=[{"wager": "pass", "amount": 1000}])
+
+
+def _build(entry: Entry, who: Account, fields: dict[str, Any]
+           ) -> Callable[[str, Role], g.Command]:
+    if entry.command in NOT_BY_REQUEST:
+        raise InvalidInput(f"{entry.name} is not given through the API", rule="api.request")
+    data = dict(fields)
+    if "player" in entry.fields and "player" not in data and who.kind is Kind.PLAYER:
+        data["player"] = who.username  # a player acts for themselves
+    return lambda actor, role: entry.from_json(actor, role, data)
+
+
+def install(app: FastAPI, act: Act, session: Session, table_of: TableOf) -> None:
+    """Add the generic command route, the catalogue's readable routes and ``settle``."""
+
+    @app.post("/api/tables/{table_id}/commands", tags=["commands"])
+    async def command(table_id: str, body: CommandIn, request: Request) -> dict[str, Any]:
+        """Give any catalogued command: ``{"command": NAME, "fields": {...}}``
+        (``GET /api/commands`` lists them)."""
+        who = session(request)
+        entry = CATALOGUE.named(body.command)
+        return await act(table_id, who, entry.command, _build(entry, who, body.fields))
+
+    @app.get("/api/commands", tags=["commands"])
+    def commands() -> list[dict[str, Any]]:
+        """The command catalogue: name, fields, the rule naming who may give it, help."""
+        routes = {name: r for r in CATALOGUE.routes for name in r.commands}
+        return [{"command": e.name, "fields": list(e.fields), "authority": e.authority,
+                 "verb": e.verb, "route": routes[e.name].path if e.name in routes else None,
+                 "help": e.help}
+                for e in CATALOGUE if e.command not in NOT_BY_REQUEST]
+
+    @app.post("/api/tables/{table_id}/settle", tags=["dealer"])
+    async def settle(table_id: str, request: Request) -> dict[str, Any]:
+        """The dealer's chores now due, in order: a no roll's wagers returned, the losers
+        collected, the winners paid, the roll completed, the shaker passed on."""
+        who = session(request)
+
+        def chores(a: str, r: Role) -> Iterator[g.Command]:
+            state = table_of(table_id).state
+            if not chores_left(state):
+                raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
+            return settle_commands(state, a, r)
+
+        return await act(table_id, who, g.CollectLosers, chores)
+
+    for route in CATALOGUE.routes:
+        _route(app, act, session, route)
+
+
+# -- a readable route from its declaration ------------------------------------------------------
+def _json_type(hint: Any) -> Any:
+    """The JSON shape of a command field's type (rolls and fractions as text; each text of
+    a list at most the catalogue's ``MAX_ITEM_TEXT``)."""
+    options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    shapes: list[Any] = []
+    for option in options:
+        if option is type(None):
+            shapes.append(type(None))
+        elif typing.get_origin(option) is tuple:
+            shapes.append(list[Annotated[str, Field(max_length=MAX_ITEM_TEXT)]])
+        elif option in (Roll, Fraction):
+            shapes.append(str)
+        else:
+            shapes.append(option)
+    return functools.reduce(lambda a, b: a | b, shapes)
+
+
+def _command_default(entry: Entry, name: str) -> tuple[Any, ...]:
+    for f in dataclasses.fields(entry.command):
+        if f.name == name:
+            if f.default is not dataclasses.MISSING:
+                value = f.default
+                return (list(value) if isinstance(value, tuple) else value,)
+            return ()
+    return ()
+
+
+def _body_fields(route: Route, entries: list[Entry]) -> tuple[CatalogueField, ...]:
+    if route.body is not None:
+        return route.body
+    # the command's own fields
+    return tuple(CatalogueField(name) for e in entries for name in e.fields)
+
+
+def _model(route: Route, entries: list[Entry]) -> type[BaseModel] | None:
+    fields = _body_fields(route, entries)
+    if not fields:
+        return None
+    spec: dict[str, Any] = {}
+    for f in fields:
+        owner = next(e for e in entries if f.name in e.fields)
+        shape = _json_type(type_hints(owner.command)[f.name])
+        default = f.default or _command_default(owner, f.name)
+        if not default and (f.optional or f.name in route.from_caller):
+            default, shape = (None,), shape | None
+        limits = {k: v for k in ("max_length", "min_length", "gt", "ge", "lt", "le")
+                  if (v := getattr(f, k)) is not None}
+        if "max_length" not in limits:  # every text and list is bounded (the catalogue's)
+            bare = typing.get_args(shape) if isinstance(shape, types.UnionType) else (shape,)
+            if str in bare:
+                limits["max_length"] = MAX_TEXT
+            elif any(typing.get_origin(b) is list for b in bare):
+                limits["max_length"] = MAX_ITEMS
+        info = Field(*default, description=f.description or None,
+                             examples=list(f.examples) or None, **limits)
+        spec[f.key] = (shape, info)
+    name = "".join(p.title() for p in route.commands[0].split("-")) + "In"
+    model: type[BaseModel] = create_model(name, __config__=ConfigDict(extra="ignore"),
+                                          __module__=PUBLISHED_UNDER, **spec)
+    return model
+
+
+PUBLISHED_UNDER = "dicetable.server.commands_api"  # follow-moves: keep
+"""The module the catalogue's request models were published under: OpenAPI names a schema
+whose name another shares by its module (``dicetable__server__commands_api__CashOutIn``), and
+clients generated from the document know it by that name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """A readable route as its declaration makes it: the request model and what a request
+    gives. The framework's route and the bet fast path (``server.door``) both answer
+    through ``give``, so there is one implementation of each."""
+
+    route: Route
+    entries: tuple[Entry, ...]
+    model: type[BaseModel] | None
+    fields: tuple[CatalogueField, ...]
+
+    async def give(self, act: Act, table_id: str, who: Account, body: BaseModel | None,
+                   params: dict[str, Any]) -> dict[str, Any]:
+        """Queue the command(s) a request with ``body`` and path ``params`` gives."""
+        fields, route = self.fields, self.route
+        given = body.model_dump(exclude_unset=False) if body is not None else {}
+        data = {f.name: given[f.key] for f in fields
+                if f.key in given and (given[f.key] is not None or not f.optional)}
+        data |= params  # the path's own fields (``bets/{bet}``)
+        for name in route.from_caller:
+            if data.get(name) is None:
+                data[name] = who.username  # a player acts for themselves
+        entries = self.entries
+        chosen = [e for e in entries if len(entries) == 1
+                  or any(f.name in data for f in fields if f.name in e.fields)]
+        if not chosen:
+            raise InvalidInput(f"give {' or '.join(f.key for f in fields)}", rule="api.request")
+
+        def build(actor: str, role: Role) -> list[g.Command]:
+            return [e.from_json(actor, role, {k: v for k, v in data.items() if k in e.fields})
+                    for e in chosen]
+
+        def one_or_all(actor: str, role: Role) -> g.Command | list[g.Command]:
+            built = build(actor, role)
+            return built[0] if len(built) == 1 else built
+
+        return await act(table_id, who, chosen[0].command, one_or_all)
+
+
+@functools.cache
+def declared(path: str, method: str = "POST") -> Declared:
+    """The catalogue's route at ``path`` (``bets``), built once: one model object per route."""
+    route = next((r for r in CATALOGUE.routes if r.path == path and r.method == method), None)
+    if route is None:
+        raise KeyError(f"{method} {path}")
+    entries = tuple(CATALOGUE.named(n) for n in route.commands)
+    return Declared(route, entries, _model(route, list(entries)),
+                    _body_fields(route, list(entries)))
+
+
+def _route(app: FastAPI, act: Act, session: Session, route: Route) -> None:
+    spec = declared(route.path, route.method)
+    entries, model = spec.entries, spec.model
+
+    async def endpoint(request: Request, **params: Any) -> dict[str, Any]:
+        who = session(request)
+        table_id = params.pop("table_id")
+        body = params.pop("body", None)
+        return await spec.give(act, table_id, who, body, params)
+
+    parameters = [inspect.Parameter("request", inspect.Parameter.KEYWORD_ONLY,
+                                    annotation=Request),
+                  inspect.Parameter("table_id", inspect.Parameter.KEYWORD_ONLY, annotation=str)]
+    parameters += [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=str)
+                   for p in route.path_fields]
+    if model is not None:
+        parameters.append(inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY,
+                                            annotation=model | None, default=None))
+    endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    endpoint.__name__ = "_".join(n.replace("-", "_") for n in route.commands)
+    endpoint.__doc__ = route.help or entries[0].help
+    tag = next((e.tags[0] for e in entries if e.tags), "commands")
+    app.add_api_route(f"/api/tables/{{table_id}}/{route.path}", endpoint,
+                      methods=[route.method], tags=[tag],
+                      name=f"command_{endpoint.__name__}_{route.method.lower()}")
+
 
 log = logging.getLogger(__name__)
 
@@ -158,12 +391,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets at the door
     (``server.fast_route``) (off: only through the framework's route, for comparison);
     ``admission`` sets the load shedding's limits and ``impatience`` how long a client
-    refused for load waits for its next 503 (``server.shedding``); ``connections`` bounds
+    refused for load waits for its next 503 (``server.door``); ``connections`` bounds
     the open connections and their read deadlines (``server.connections``); ``proxies``
     are those whose ``X-Forwarded-For``/``-Proto`` are honoured (``security.Proxies``)."""
-    hub = Hub(floor)
+    hub = floor.hub
     limiter = login_limiter or FailureLimiter()
-    floor.listen(hub.publish)
     scheduler = FloorScheduler(floor)
 
     split = Split()
@@ -282,7 +514,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             # the future that holds the refusal: a cycle left to the collector.
             del answer
 
-    bets = commands_api.declared("bets")  # the catalogue's bet route, model and all
+    bets = declared("bets")  # the catalogue's bet route, model and all
     assert bets.model is not None
 
     async def bet(table_id: str, who: Account, body: BaseModel) -> dict[str, Any]:
@@ -428,7 +660,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 "now": floor.clock.now().isoformat()}
 
     # -- commands: the generic route, every readable route the catalogue declares, settle ----
-    commands_api.install(app, act, session_account, lambda table_id: floor.get(table_id).table)
+    install(app, act, session_account, lambda table_id: floor.get(table_id).table)
 
     # -- live push --------------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
@@ -447,10 +679,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         assert token is not None
         await ws.accept()
         sock = sockets.open(who.username, token)  # closed when the session ends (a lock)
-        watcher, hello = await asyncio.to_thread(hub.join, table_id, who, after)
+        feed = await asyncio.to_thread(floor.subscribe, table_id, who, after)
         try:
-            await ws.send_text(hello)
-            pusher = asyncio.create_task(hub.pump(watcher, ws))
+            await ws.send_text(feed.hello)
+            pusher = asyncio.create_task(feed.pump(ws))
             ending = asyncio.create_task(sock.ended.wait())
             # The browser sends nothing; listening notices a closed connection at once,
             # not at the next batch (an idle handler would otherwise hold up shutdown).
@@ -464,14 +696,14 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                                              RuntimeError):
                         await task
             if sock.ended.is_set():
-                hub.leave(watcher)
+                feed.close()
                 await ws.close(code=SESSION_ENDED,
                                reason=f"the session has ended: {sock.why}"[:120])
         except (WebSocketDisconnect, RuntimeError):  # gone, or closed for being too slow
             pass
         finally:
             sockets.leave(sock)
-            hub.leave(watcher)
+            feed.close()
 
     # -- pages ------------------------------------------------------------------------------
     static = _static_dir()
@@ -584,6 +816,6 @@ async def _electronic(floor: Floor, table_id: str) -> None:
     while True:
         await asyncio.sleep(ELECTRONIC_TICK_S)
         try:
-            await asyncio.wrap_future(floor.submit(table_id, Chore(advance=Table.advance)))
+            await asyncio.wrap_future(floor.submit(table_id, ADVANCE))
         except DicetableError as e:  # e.g. blocked play: wait for staff, keep the loop alive
             log.warning("electronic table %s: %s", table_id, e)

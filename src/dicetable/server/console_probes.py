@@ -12,7 +12,7 @@ from dicetable.games import commands as g
 from dicetable.rules.model import THROW_FACTS
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
-from dicetable.table.procedure_state import next_shaker_holder, offer_order, procedure
+from dicetable.table.procedure import next_shaker_holder, offer_order, procedure
 
 PROBE_ROLL = Roll.parse("2-3")
 """Any valid faces: whether a throw may be recorded does not depend on what it shows."""

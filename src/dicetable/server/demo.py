@@ -20,8 +20,8 @@ from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody.model import Box, DieCheck, Key, Manufacturer, Person, PlayMode
 from dicetable.games import commands as g
+from dicetable.games.catalogue import variant_of
 from dicetable.games.packs import derive_pack, load_preset
-from dicetable.games.variant import variant_of
 from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
 from dicetable.server.bank_floor import banks_of

@@ -15,6 +15,11 @@ number it has seen (a stale writer gets ``StaleVersion``, catches up and decides
 hears the others' commits through the store's notices (LISTEN/NOTIFY); ``server/owners.py``
 splits the tables between them so that each table is decided in one process.
 
+The floor's public surface is one way in and one way out: ``submit`` (a caller's ``Given``
+command or the table's own ``Chore``; ``ADVANCE`` and ``ROUND_NOW`` give the table the time),
+``view`` and ``subscribe`` (the view, then a push per batch). The HTTP routes and the
+WebSocket are adapters over them.
+
 WebSocket push: every batch of a table's events goes to the browsers watching that table.
 
 The floor tells the hub on the table's own thread, its lock held, right after the commit. The
@@ -125,6 +130,26 @@ class Chore:
     advance: Advance | None = None
 
 
+def _round_now(table: Table) -> list[Event]:
+    """One whole cycle of an electronic table now, whatever its timer says (the pit's 'roll
+    now', tests): the timer is treated as run out."""
+    if table.mode != "electronic":
+        raise InvalidInput(f"{table.id} is not electronic", rule="table.mode")
+    saved = table.betting_seconds
+    table.betting_seconds = 0
+    try:
+        return table.advance()
+    finally:
+        table.betting_seconds = saved
+
+
+ADVANCE = Chore(advance=lambda table: table.advance())
+"""Give a table the time: its own automations do the rest (close betting when its timer is
+up, a CSPRNG roll, the settlement). ``floor.submit(table_id, ADVANCE)`` like any command."""
+ROUND_NOW = Chore(advance=_round_now)
+"""One whole cycle of an electronic table now (``_round_now``)."""
+
+
 class _Owned:
     """The bets ``viewer`` owns, as a container (by the owners a batch saw, or the state)."""
 
@@ -179,6 +204,7 @@ class Floor:
         self.tables: dict[str, FloorTable] = {}
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
+        self._hub: Hub | None = None
         self._lock = threading.Lock()
         self.faults = Faults(store)
         # A faulted account (its own stream, by itself) grants nothing: no login, no session.
@@ -538,33 +564,6 @@ class Floor:
         finally:
             info.lock.release()
 
-    # -- electronic tables --------------------------------------------------------------------
-    def advance(self, table_id: str) -> list[Event]:
-        """Give an electronic table the time: the table's own automations do the rest
-        (close betting when its timer is up, a CSPRNG roll, the settlement). Queued on the
-        table's pipeline like any command (never refused for load)."""
-        return self._advance(table_id, lambda table: table.advance())
-
-    def electronic_round(self, table_id: str) -> list[Event]:
-        """One whole cycle of an electronic table now, whatever its timer says (tests, the
-        pit's 'roll now'): the timer is treated as run out."""
-        info = self.get(table_id)
-        if info.table.mode != "electronic":
-            raise InvalidInput(f"{table_id} is not electronic", rule="table.mode")
-
-        def now(table: Table) -> list[Event]:
-            saved = table.betting_seconds
-            table.betting_seconds = 0
-            try:
-                return table.advance()
-            finally:
-                table.betting_seconds = saved
-
-        return self._advance(table_id, now)
-
-    def _advance(self, table_id: str, step: Advance) -> list[Event]:
-        return self.submit(table_id, Chore(advance=step)).result()
-
     # -- listeners ---------------------------------------------------------------------------
     def listen(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -577,7 +576,25 @@ class Floor:
             except Exception:  # a listener's fault never undoes a committed command
                 log.exception("listener failed")
 
-    # -- views -------------------------------------------------------------------------------
+    # -- the one way out: a view, and the pushes that follow it --------------------------------
+    @property
+    def hub(self) -> Hub:
+        """The floor's pushes to the connections watching its tables (made on first use; the
+        app binds it to its event loop)."""
+        with self._lock:
+            if self._hub is None:
+                self._hub = Hub(self)
+                self.listen(self._hub.publish)
+            return self._hub
+
+    def subscribe(self, table_id: str, account: Account, after: int = 0) -> Subscription:
+        """The table as ``account`` may see it, live: the hello (the events after ``after``
+        and the view), then every committed batch as a patch of that view. Called off the
+        event loop; ``Subscription.close`` ends it."""
+        hub = self.hub
+        watcher, hello = hub.join(table_id, account, after)
+        return Subscription(hub, watcher, hello)
+
     def view(self, table_id: str, account: Account) -> dict[str, Any]:
         info = self.get(table_id)
         with info.lock:
@@ -727,6 +744,23 @@ class Watcher:
         else:
             self.buffer.append((seq, text))
         self.wake.set()
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One connection's live view of a table (``Floor.subscribe``): its hello, then its
+    pushes, sent by ``pump``, until ``close``."""
+
+    hub: Hub
+    watcher: Watcher
+    hello: str
+
+    async def pump(self, socket: Socket) -> None:
+        """Send the pushes in order; close the socket when it fell behind."""
+        await self.hub.pump(self.watcher, socket)
+
+    def close(self) -> None:
+        self.hub.leave(self.watcher)
 
 
 class Hub:

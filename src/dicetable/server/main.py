@@ -25,15 +25,9 @@ from dicetable.server.connections import (
 )
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
-from dicetable.server.door import Proxies
+from dicetable.server.door import RETRY_HOLD, SERVER_MAX_WAIT, Admission, Impatience, Proxies
 from dicetable.server.floor import Floor
 from dicetable.server.observe import LOG_ENV, configure_logging
-from dicetable.server.shedding import (
-    RETRY_HOLD,
-    SERVER_MAX_WAIT,
-    Admission,
-    Impatience,
-)
 from dicetable.store.base import key_mismatch
 from dicetable.store.chain import key_id
 from dicetable.store.keys import default_key_path, find_key, init_key, read_key
@@ -176,14 +170,14 @@ def _positive_int(name: str, default: int) -> int:
 
 def impatience_from_env() -> Impatience:
     """How long a client refused for load waits, at least, for its next 503:
-    ``DICETABLE_SHED_HOLD_MS``, in milliseconds; unset, ``shedding.RETRY_HOLD``."""
+    ``DICETABLE_SHED_HOLD_MS``, in milliseconds; unset, ``door.RETRY_HOLD``."""
     return Impatience(hold=_positive_ms("DICETABLE_SHED_HOLD_MS", RETRY_HOLD))
 
 
 def admission_from_env() -> Admission:
     """The load shedding's bound: ``DICETABLE_SHED_WAIT_MS``, the wait (in milliseconds) a
     command may expect behind the work already admitted; unset, the industry-default one
-    (``server.shedding``)."""
+    (``server.door``)."""
     return Admission(max_wait=_positive_ms("DICETABLE_SHED_WAIT_MS", SERVER_MAX_WAIT))
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 import threading
 import time
 import zlib
@@ -34,7 +33,6 @@ log = logging.getLogger(__name__)
 REBALANCE_SECONDS = 2.0
 FORWARDED = "x-dicetable-forwarded"
 DECIDED_BY = "x-dicetable-decided-by"
-_COMMAND = re.compile(r"^/api/tables/([^/]+)/")
 
 
 def _key(schema: str, table: str) -> int:
@@ -132,12 +130,6 @@ class TableOwners:
                 conn.close()  # the advisory locks go with the session
             except Exception:
                 log.exception("closing the owners' connection failed")
-
-
-def table_of(path: str) -> str | None:
-    """The table a command's path names (``/api/tables/ID/...``), or None."""
-    match = _COMMAND.match(path)
-    return match.group(1) if match else None
 
 
 _HOP = frozenset((b"connection", b"keep-alive", b"transfer-encoding", b"content-length"))

@@ -31,8 +31,8 @@ protocol cannot answer on its own - one pipelined behind an answer still being w
 that asked ``Expect: 100-continue`` - is also left to the door.
 
 A client refused for load that sends again at once, ignoring ``Retry-After``, is refused at
-most once per ``shedding.RETRY_HOLD``: its next 503 is written that long after its last
-(``shedding.Impatience``; the client is its session, else its connection). The 503s of a read
+most once per ``door.RETRY_HOLD``: its next 503 is written that long after its last
+(``door.Impatience``; the client is its session, else its connection). The 503s of a read
 are written once all of it is parsed, so that only the last, with nothing read behind it,
 can be held, and the answers keep their order.
 
@@ -51,8 +51,8 @@ import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from dicetable.server.connections import GUARD_STATE, MAX_HEAD, ConnectionGuard
+from dicetable.server.door import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER, Impatience
 from dicetable.server.limits import MAX_BODY
-from dicetable.server.shedding import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER, Impatience
 
 _COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
 """``COMMAND_METHODS`` as the parser gives them (a read is passed on before its URL is parsed)."""
@@ -305,7 +305,7 @@ class RefusingHttp(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         # The 503s of the requests read here are written once all of it is read: the last
-        # one may then be held (``shedding.Impatience``) when nothing was read behind it.
+        # one may then be held (``door.Impatience``) when nothing was read behind it.
         if self._shut:
             return
         if self._reading != "body":

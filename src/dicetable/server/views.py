@@ -59,8 +59,7 @@ from dicetable.server.controls import (
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.procedure import ACTION_RULE
-from dicetable.table.procedure_state import next_shaker_holder, offer_order
+from dicetable.table.procedure import ACTION_RULE, next_shaker_holder, offer_order
 from dicetable.table.table import chores_left
 
 PRIVATE_ITEMS = (gev.LosersCollected, gev.WinnersPaid, gev.WagersReturned)

@@ -26,13 +26,13 @@ from typing import Any
 
 from dicetable.core.errors import InvalidInput
 from dicetable.games import events as ev
+from dicetable.games.catalogue import variant_of
 from dicetable.games.engine import is_working
 from dicetable.games.state import TableState
-from dicetable.games.variant import variant_of
 from dicetable.store.base import EventStore
 from dicetable.store.replay import load_state, opening
 from dicetable.store.state_codec import fold
-from dicetable.table.procedure_state import procedure
+from dicetable.table.procedure import procedure
 
 _OUTCOME = (ev.DiceRolled, ev.NoRollCalled, ev.LosersCollected, ev.WinnersPaid,
             ev.WagersReturned, ev.PuckMoved, ev.RoundCompleted)

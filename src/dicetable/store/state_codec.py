@@ -32,8 +32,8 @@ from dicetable.games.packs import pack_from_dict
 from dicetable.games.state import TableState
 from dicetable.rules.model import RulePack
 from dicetable.store.pack_cache import PackCache
-from dicetable.table.procedure_state import KEY as PROCEDURE_KEY
-from dicetable.table.procedure_state import Procedure
+from dicetable.table.procedure import KEY as PROCEDURE_KEY
+from dicetable.table.procedure import Procedure
 
 _SKIP = {"pack"}
 

@@ -32,11 +32,9 @@ LINE_BETS = ("pass", "dontpass")
 
 
 def held_against_throw(state: TableState, c: gcmd.CallNoRoll,
-                       thrown: gev.DiceRolled | None) -> None:
+                       thrown: gev.DiceRolled | None, shooter: str | None) -> None:
     """Raise unless every ground of ``c`` is on the record of ``thrown`` (or observed by the
-    caller), and none is contradicted by it."""
-    from dicetable.table.procedure_state import procedure
-
+    caller), and none is contradicted by it; ``shooter`` is the table's shooter now."""
     if thrown is None:
         return
     pack = state.rules()
@@ -47,7 +45,6 @@ def held_against_throw(state: TableState, c: gcmd.CallNoRoll,
     recorded = expand_facts(thrown.facts)
     seen = expand_facts(c.observed)
     throw = str(thrown.roll) if thrown.roll is not None else "unreadable"
-    shooter = procedure(state).shooter
     for ground in dict.fromkeys((*c.grounds, *c.observed)):
         if ground in recorded:
             continue                    # the recorder put it on the record with the throw

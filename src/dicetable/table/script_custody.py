@@ -13,7 +13,7 @@ from dicetable.core.errors import DicetableError
 from dicetable.custody import events as cev
 from dicetable.custody.catalogue import CATALOGUE, Context
 from dicetable.custody.model import Person
-from dicetable.games.variant import variant_of
+from dicetable.games.catalogue import variant_of
 from dicetable.table.script_v2 import Runner, parse_role, syntax_error
 
 CUSTODY_VERBS = CATALOGUE.by_verb

@@ -59,7 +59,6 @@ from dicetable.custody.rules import PRESETS, load_custody_pack
 from dicetable.custody.rules import pack_from_dict as custody_pack_from_dict
 from dicetable.games.events import Event
 from dicetable.games.state import TableState
-from dicetable.table.procedure_state import Procedure
 
 VERSIONS = (1, 2, 3)
 """The script format versions ``run_script`` reads (the first line names one)."""
@@ -90,6 +89,22 @@ class Extras:
                                f"version {self.version})")
 
 
+class ProcedureSeen(Protocol):
+    """What the steps read of the table's live procedure (``dicetable.table.procedure.Procedure``;
+    named here so that this module, which the catalogue imports, does not import it)."""
+
+    @property
+    def staff(self) -> dict[str, set[Role]]: ...
+    @property
+    def offer_to(self) -> str | None: ...
+    @property
+    def shaker_holder(self) -> str | None: ...
+    @property
+    def shaker(self) -> str: ...
+    @property
+    def lid_off(self) -> bool: ...
+
+
 class ScriptTable(Protocol):
     """What the version-2 steps read of the script's table (``dicetable.table.Table``)."""
 
@@ -98,7 +113,7 @@ class ScriptTable(Protocol):
     @property
     def state(self) -> TableState: ...
     @property
-    def procedure(self) -> Procedure: ...
+    def procedure(self) -> ProcedureSeen: ...
     @property
     def log(self) -> list[Event]: ...
 

@@ -66,11 +66,13 @@ from dicetable.table.command_methods import CommandMethods
 from dicetable.table.procedure import (
     ACTION_RULE,
     AUTOMATABLE,
+    KEY,
     DiceRegistry,
+    Procedure,
     ProcedureEngine,
     by_matrix,
+    procedure,
 )
-from dicetable.table.procedure_state import KEY, Procedure, procedure
 
 
 class Automation(StrEnum):
@@ -476,7 +478,7 @@ class Table(CommandMethods):
 
     def blocked(self) -> bool:
         """Play is blocked: an alert stands, or the dice are past their time now."""
-        from dicetable.table.procedure_state import dice_expired
+        from dicetable.table.procedure import dice_expired
 
         return bool(self.procedure.blocked) or (self.mode == "live"
                                                 and dice_expired(self.state, self.now()))
@@ -567,7 +569,7 @@ class Table(CommandMethods):
     def shaker_round(self, roll: str | Roll | None, *, shakes: int = 3,
                      facts: Sequence[str] = ()) -> list[ev.Event]:
         """Props & Hops, live: no more bets, offer, shake, return, uncover, read, settle."""
-        from dicetable.table.procedure_state import next_shaker_holder
+        from dicetable.table.procedure import next_shaker_holder
 
         dealer, role = self.who(tcmd.OfferShaker)
         p = self.procedure
