@@ -497,10 +497,7 @@ class TableBank:
         retired = set(self.state.retired_sets)
         if self.retired_elsewhere is not None:
             retired.update(self.retired_elsewhere())
-        if chip_set in retired and self.pack.flag("chips.retired_refused"):
-            raise self._refuse("chips.retired_refused",
-                               f"chip set {chip_set} is retired: it is redeemed only at the "
-                               "cage and cannot be wagered or moved")
+        check_chip_set(self.pack, chip_set, retired)
 
     # -- fills and credits --------------------------------------------------------------------
     def request(self, kind: str, chips: Iterable[tuple[int, int]], *, shift: str, actor: str,
@@ -806,3 +803,18 @@ def _place(purpose: str) -> str:
             "closing": "locked container", "shift": "drop box (shift compartment)",
             "closed-daily": "locked container"}[purpose]
 
+
+def check_chip_set(pack: BankPack, chip_set: str, retired: Iterable[str],
+                   what: str = "wagered or moved") -> None:
+    """Refuse chips of a retired set (603a.10(b)): they are redeemed only at the cage. Used by
+    every bank step that names its set and by the bet path (a buy-in, a wager) that does.
+
+    >>> check_chip_set(load_bank_pack("pa"), "old", ["old"], "bought")
+    Traceback (most recent call last):
+    ...
+    dicetable.core.errors.ProcedureViolation: chip set old is retired: ... cannot be bought ...
+    """
+    if chip_set and chip_set in set(retired) and pack.flag("chips.retired_refused"):
+        raise ProcedureViolation(f"chip set {chip_set} is retired: it is redeemed only at the "
+                                 f"cage and cannot be {what}", rule="chips.retired_refused",
+                                 citation=pack.cite("chips.retired_refused"))

@@ -19,7 +19,7 @@ from typing import Any
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
 from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
-from dicetable.bank.ledger import TableBank
+from dicetable.bank.ledger import TableBank, check_chip_set
 from dicetable.bank.model import money
 from dicetable.bank.notices import REGULATOR_DESK, receives, recipients
 from dicetable.bank.reports import (
@@ -35,7 +35,7 @@ from dicetable.bank.slips import slip_citations, slip_document
 from dicetable.bank.staffing import check_crew, check_span
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
-from dicetable.games.commands import Command
+from dicetable.games.commands import BuyChips, Command
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
@@ -250,6 +250,29 @@ class FloorBanks:
                 if isinstance(c, AssignStaff) and c.staff_role is Role.FLOORPERSON:
                     check_span(bank.pack, [(bank.state.game, [r for _, r in crew]),
                                            *self.supervised(c.person, table_id)])
+            return commands
+        return checked
+
+    def guard_chips(self, table_id: str, build: Any) -> Any:
+        """``build`` (a buy-in or a wager), refused when it names a chip set retired at any
+        table of the floor (603a.10(b): redeemed only at the cage). Nothing is read unless a
+        set is named, so the bet path pays one closure call."""
+        def checked(actor: str, role: Role) -> Any:
+            built = build(actor, role)
+            commands = [built] if isinstance(built, Command) else list(built)
+            named = [(c, s) for c in commands if (s := str(getattr(c, "chip_set", "")))]
+            if named:
+                for durable in list(self.banks.values()):
+                    durable.refresh()  # a set retired by another process counts too
+                retired = self.retired_sets()
+                own = self.banks.get(table_id)
+                pack = own.bank.pack if own is not None else load_bank_pack(
+                    self.floor.get(table_id).table.pack.jurisdiction.lower()) \
+                    if retired else None
+                for c, chip_set in named:
+                    if pack is not None:
+                        check_chip_set(pack, chip_set, retired,
+                                       "sold" if isinstance(c, BuyChips) else "wagered")
             return commands
         return checked
 
