@@ -77,6 +77,8 @@ class TableBank:
         self.series: Series | None = None
         """The casino-wide serial series of each slip kind (the floor's); without one, the
         table's own."""
+        self.chip_set = ""
+        """The chip set the step being decided named (``set=``): its chip events record it."""
 
     @classmethod
     def open(cls, pack: BankPack | str | Path, table: str, *, site: str, game: str,
@@ -130,6 +132,9 @@ class TableBank:
         # a step's events are recorded at one moment (its first event's)
         events = [e if e.at == events[0].at else dataclasses.replace(e, at=events[0].at)
                   for e in events]
+        if self.chip_set:
+            events = [dataclasses.replace(e, chip_set=self.chip_set)
+                      if isinstance(e, bev.CHIP_STEPS) else e for e in events]
         if self.sink is not None:
             self.sink(events)
         for e in events:
