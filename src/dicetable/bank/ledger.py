@@ -63,6 +63,11 @@ class Series(Protocol):
 
     def used(self, kind: str, serial: int) -> bool: ...
 
+    def take(self, kind: str, serial: int | None, *, table: str, request: int, at: str,
+             actor: str = "chip-bank", citation: str = "") -> int:
+        """Take ``serial`` (None: the next) durably, refusing one already taken."""
+        ...
+
 
 class TableBank:
     """One table's bank: its rules, its state, its log."""
@@ -546,8 +551,8 @@ class TableBank:
                 events.append(self._event(
                     bev.SlipIssued, 2, cashier or "chip-bank", Role.SYSTEM,
                     rule=self.pack.cite("fill.electronic"), request=number,
-                    serial=self._next_serial(kind), slip_kind=kind, chips=counts,
-                    value=chips_value(counts)))
+                    serial=self._take_serial(kind, None, number, cashier or "chip-bank"),
+                    slip_kind=kind, chips=counts, value=chips_value(counts)))
         return self._commit(events)
 
     def _progress(self, request: int) -> SlipProgress:
@@ -593,6 +598,15 @@ class TableBank:
             return self.series.next(kind)
         return 1 + max(self.state.serials_of.get(kind, ()), default=0)
 
+    def _take_serial(self, kind: str, serial: int | None, request: int, actor: str) -> int:
+        """The serial for ``request``: with the casino's series, taken there (durably, so no
+        other table or process issues it too); without one, the table's own next."""
+        if self.series is None:
+            return self._next_serial(kind) if serial is None else serial
+        return self.series.take(kind, serial, table=self.table, request=request,
+                                at=self._now(), actor=actor,
+                                citation=self.pack.cite("slips.serial_sequence"))
+
     def issue(self, request: int, *, actor: str, role: Role,
               serial: int | None = None) -> list[bev.BankEvent]:
         """The chip bank's Fill Slip or Credit Slip, from a signed request."""
@@ -616,6 +630,7 @@ class TableBank:
         if number <= 0:
             raise InvalidInput("a slip serial is a whole number above zero",
                                rule="slips.serial_sequence")
+        number = self._take_serial(p.kind, serial, request, actor)
         return self._commit([self._event(
             bev.SlipIssued, 0, actor, role, rule=self.pack.cite("slips.serial_sequence"),
             request=request, serial=number, slip_kind=p.kind, chips=p.chips, value=p.value)])

@@ -39,6 +39,7 @@ from dicetable.games.commands import BuyChips, Command
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
+from dicetable.store.slip_serials_stream import SlipSerials
 from dicetable.table.commands import AssignStaff, RelieveStaff
 from dicetable.table.events import StaffAssigned, StaffRelieved
 
@@ -65,12 +66,15 @@ class FloorBanks:
         self.banks: dict[str, DurableBank] = {}
         self.followed: dict[str, Followed] = {}
         self._lock = threading.RLock()
+        self.series = SlipSerials(floor.store, also=self.serials)
+        """The casino's serial series, taken on the store at the version read (no two
+        processes issue one serial); serials the banks issued before it are kept after."""
         for stream in floor.store.streams(bev.KIND):
             table = stream.split(":", 1)[1]
             self._keep(table, DurableBank.resume(floor.store, table, clock=floor.clock))
 
     def _keep(self, table_id: str, durable: DurableBank) -> DurableBank:
-        durable.bank.series = self
+        durable.bank.series = self.series
         durable.bank.retired_elsewhere = self.retired_sets
         self.banks[table_id] = durable
         return durable
@@ -79,13 +83,6 @@ class FloorBanks:
     def serials(self, kind: str) -> list[int]:
         """Every serial of ``kind`` the floor's tables have used, in one list."""
         return [n for d in self.banks.values() for n in d.bank.state.serials_of.get(kind, ())]
-
-    def next(self, kind: str) -> int:
-        """The next serial of the casino-wide ``kind`` series (one series per slip kind)."""
-        return 1 + max(self.serials(kind), default=0)
-
-    def used(self, kind: str, serial: int) -> bool:
-        return serial in self.serials(kind)
 
     def retired_sets(self) -> list[str]:
         """The chip sets retired anywhere on the floor (603a.10(b))."""
