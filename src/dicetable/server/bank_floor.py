@@ -301,14 +301,26 @@ class FloorBanks:
 
     # -- the pit's view -----------------------------------------------------------------------
     def players_chips(self, table_id: str) -> int:
+        """The players' chips (balances and stakes); the table's lock held (its worker
+        changes the state under it)."""
         state = self.floor.get(table_id).table.state
         return sum(p.balance for p in state.players.values()) + state.on_layout()
+
+    def followed_with_chips(self, table_id: str) -> tuple[Totals, int]:
+        """The table's log folded and the players' chips at one seq: read under the table's
+        lock, or a bet committed between the two reads (or during the second: "dictionary
+        changed size") breaks the conservation check. The bulk is folded first, unlocked."""
+        self.follow(table_id)
+        info = self.floor.get(table_id)
+        with info.lock:
+            self.floor.catch_up(table_id)
+            return self.follow(table_id), self.players_chips(table_id)
 
     def detail(self, table_id: str) -> dict[str, Any]:
         bank = self.get(table_id).bank
         s = bank.state
-        totals = self.follow(table_id)
-        books = conservation(s, totals, self.players_chips(table_id))
+        totals, chips = self.followed_with_chips(table_id)
+        books = conservation(s, totals, chips)
         day, shift = bank.day_and_shift()
         last = s.last_count
         expected = bank.expected(totals=totals) if last is not None else None
