@@ -270,6 +270,12 @@ class Server:
     def cpu(self) -> float:
         return proc_cpu_seconds(self.proc.pid)
 
+    def said(self, chars: int = 1500) -> str:
+        """The end of what the server wrote to its stderr (a traceback, for an HTTP 500)."""
+        self.errors.flush()
+        self.errors.seek(0)
+        return self.errors.read().decode(errors="replace")[-chars:]
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
@@ -407,7 +413,8 @@ class Run:
                     for table in tables:
                         status, _, _ = await conn.request("GET", f"/api/bank/{table}")
                         if status != 200:
-                            raise RuntimeError(f"the pit's view of {table}: HTTP {status}")
+                            raise RuntimeError(f"the pit's view of {table}: HTTP {status}; "
+                                               f"the server said: {self.server.said()}")
                         self.pit_views += 1
                     await asyncio.sleep(1.0)
                 await conn.close()

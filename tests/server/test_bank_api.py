@@ -325,8 +325,8 @@ def test_the_pit_reads_a_table_s_state_under_the_table_s_lock(floor: Floor,
                                                               login: Login) -> None:
     """The pit's view reads the players' chips and the folded log at one seq, under the
     table's lock: while the table's worker holds it (committing a batch of bets) the view
-    waits, instead of reading a state half-changed (a bench run under load answered the pit
-    HTTP 500: "dictionary changed size during iteration")."""
+    waits, instead of reading a state half-changed (a bench run under load, load_bench
+    --pit, got HTTP 500s from this view while bets were committed)."""
     login("fran")
     banks, info = banks_of(floor), floor.get(T)
     answered: list[dict[str, Any]] = []
