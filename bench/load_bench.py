@@ -49,6 +49,7 @@ import resource
 import shutil
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -269,6 +270,12 @@ class Server:
     def cpu(self) -> float:
         return proc_cpu_seconds(self.proc.pid)
 
+    def said(self, chars: int = 1500) -> str:
+        """The end of what the server wrote to its stderr (a traceback, for an HTTP 500)."""
+        self.errors.flush()
+        self.errors.seek(0)
+        return self.errors.read().decode(errors="replace")[-chars:]
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
@@ -357,6 +364,8 @@ class Run:
         if self.window_cpu is not None:
             answered = len(stats.ok) + len(stats.busy) + stats.refused + stats.errors
             self.results[name]["cpu_ms_per_answer"] = 1000 * self.window_cpu / max(1, answered)
+            self.results[name]["cpu_ms_per_accepted"] = 1000 * self.window_cpu / max(
+                1, len(stats.ok))
             self.window_cpu = None
         spy.finish(self.sampler)
 
@@ -404,7 +413,8 @@ class Run:
                     for table in tables:
                         status, _, _ = await conn.request("GET", f"/api/bank/{table}")
                         if status != 200:
-                            raise RuntimeError(f"the pit's view of {table}: HTTP {status}")
+                            raise RuntimeError(f"the pit's view of {table}: HTTP {status}; "
+                                               f"the server said: {self.server.said()}")
                         self.pit_views += 1
                     await asyncio.sleep(1.0)
                 await conn.close()
@@ -780,6 +790,48 @@ def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
                       f"p99 {line['p99_ms']:7.1f} ms{refused}{ratio}", flush=True)
 
 
+def pit_summary(rounds: list[dict[str, dict[str, dict[str, Any]]]], loads: list[float]
+                ) -> None:
+    """(a) with and without the pit (``--pit``), side by side over the rounds: each design's
+    accepted/s and server CPU per accepted answer (median, with the lowest and highest), and
+    the pit's cost as the median of the rounds' own ratios (each round ran both in turn, under
+    the load average it names). On a machine shared with other work the rates swing with the
+    neighbours; the CPU per answer much less: read that first."""
+    kept = [(r["this"][A], r["this+pit"][A], load) for r, load in zip(rounds, loads,
+                                                                       strict=True)
+            if A in r.get("this", {}) and A in r.get("this+pit", {})]
+    if not kept:
+        return
+    bare = [a for a, _, _ in kept]
+    pit = [b for _, b, _ in kept]
+
+    def spread(values: list[float], fmt: str) -> str:
+        return (f"median {format(statistics.median(values), fmt)} "
+                f"[{format(min(values), fmt)} .. {format(max(values), fmt)}]")
+
+    print(f"\nthe pit's cost on (a), {len(kept)} rounds (this and this+pit in turn, order "
+          "alternating; load average per round "
+          + ", ".join(f"{x:.1f}" for _, _, x in kept) + ")", flush=True)
+    for label, lines in (("this", bare), ("this+pit", pit)):
+        rates = [float(x["per_s"]) for x in lines]
+        cpus = [float(x["cpu_ms_per_accepted"]) for x in lines
+                if x.get("cpu_ms_per_accepted")]
+        print(f"  {label:<9} accepted/s {spread(rates, '.0f')}"
+              + (f"; server CPU ms per accepted answer {spread(cpus, '.3f')}" if cpus else ""),
+              flush=True)
+    pairs = list(zip(bare, pit, strict=True))
+    rate_ratio = [p[1]["per_s"] / p[0]["per_s"] for p in pairs if p[0]["per_s"]]
+    cpu_ratio = [p[1]["cpu_ms_per_accepted"] / p[0]["cpu_ms_per_accepted"] for p in pairs
+                 if p[0].get("cpu_ms_per_accepted") and p[1].get("cpu_ms_per_accepted")]
+    if rate_ratio:
+        print(f"  with the pit, accepted/s is {spread([100 * (1 - x) for x in rate_ratio], '+.1f')}"
+              "% lower (per-round ratios; negative: higher)", flush=True)
+    if cpu_ratio:
+        print(f"  with the pit, server CPU per accepted answer is "
+              f"{spread([100 * (x - 1) for x in cpu_ratio], '+.1f')}% higher (per-round ratios)",
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -852,10 +904,13 @@ def main() -> None:
         if src is not None:
             designs.append((ref[:12], src))
     rounds: list[dict[str, dict[str, dict[str, Any]]]] = []
+    loads: list[float] = []
     for k in range(args.rounds):
         results: dict[str, dict[str, dict[str, Any]]] = {}
-        print(f"round {k + 1} of {args.rounds}: load average {os.getloadavg()[0]:.1f}",
-              flush=True)
+        loads.append(os.getloadavg()[0])
+        print(f"round {k + 1} of {args.rounds}: load average {loads[-1]:.1f}", flush=True)
+        if args.pit and k:  # this and this+pit in turn, each first every other round
+            designs[0], designs[1] = designs[1], designs[0]
         if "a" in args.only:
             results["bare ASGI"] = asyncio.run(run_ceiling(tokens, groups, args.seconds, warmup))
         capacity = args.capacity
@@ -871,6 +926,8 @@ def main() -> None:
             capacity = capacity or results[label].get(A, {}).get("per_s")
         rounds.append(results)
     headline(rounds)
+    if args.pit:
+        pit_summary(rounds, loads)
     print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
     shutil.rmtree(base_dir, ignore_errors=True)
     shutil.rmtree(prepared_dir, ignore_errors=True)

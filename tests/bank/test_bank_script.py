@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import pytest
 
+from dicetable.bank import events as bev
 from dicetable.bank.script import export_bank_script, run_bank_script
 from dicetable.core.errors import DicetableError
 from dicetable.core.events import event_to_dict
@@ -71,3 +72,26 @@ def test_a_changed_script_does_not_replay_to_the_log() -> None:
     other = text.replace("chips=2500x40 officer=sid", "chips=2500x41 officer=sid")
     with pytest.raises(DicetableError):
         run_bank_script(other, p.log)
+
+
+def test_603a_10_b_the_chip_set_a_step_names_is_exported_and_replays() -> None:
+    p = a_day()
+    text = export_bank_script(p.bank.state.log, p.log)
+    named = ("open", "colour-change", "counter-check", "request", "receive", "count", "drop",
+             "close")
+    lines = [f"{line} set=A-1" if i > 1 and line.split()[3] in named else line
+             for i, line in enumerate(text.splitlines())]
+    bank = run_bank_script("\n".join(lines) + "\n", p.log)
+    chip_events = [e for e in bank.state.log
+                   if isinstance(e, bev.CHIP_STEPS) and not isinstance(e, bev.SlipIssued)]
+    assert len(chip_events) >= 7
+    assert {e.chip_set for e in chip_events} == {"A-1"}
+    # exported with its set= words, the script replays to the very same events
+    again = export_bank_script(bank.state.log, p.log)
+    assert sum("set=A-1" in line for line in again.splitlines()) == sum(
+        1 for line in lines if "set=A-1" in line)
+    assert [event_to_dict(e) for e in run_bank_script(again, p.log).state.log] == [
+        event_to_dict(e) for e in bank.state.log]
+    # and a script without the word gives other events (the set is part of the record)
+    plain = [event_to_dict(e) for e in run_bank_script(text, p.log).state.log]
+    assert plain != [event_to_dict(e) for e in bank.state.log]

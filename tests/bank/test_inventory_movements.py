@@ -10,6 +10,8 @@ from dicetable.bank.model import Movement, Reason, Source, SourceKind
 from dicetable.bank.reports import serial_problems
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
+from dicetable.games import commands as g
+from dicetable.table.catalogue import CATALOGUE
 
 from .helpers import B, D, F, pit
 
@@ -78,3 +80,21 @@ def test_separation_of_duties_the_cashier_does_not_carry_or_receive() -> None:
         p.bank.carry(1, officer="cass", role=Role.SECURITY)
     with pytest.raises(InvalidInput):
         p.bank.request("fill", ((2600, 4),), shift="06:00", actor="fran", role=F)
+
+
+@pytest.mark.parametrize("command", [
+    g.BuyChips(actor="dee", role=Role.DEALER, player="alice", amount=100_00, chip_set="A"),
+    g.PlaceBet(actor="alice", role=Role.PLAYER, player="alice", wager="pass", amount=10_00,
+               chip_set="B-2"),
+    g.PlaceBet(actor="alice", role=Role.PLAYER, player="alice", wager="odds", amount=10_00,
+               base="b1", chip_set="A"),
+])
+def test_603a_10_b_a_buy_in_or_wager_names_its_chip_set_in_a_script(
+        command: g.Command) -> None:
+    assert isinstance(command, g.BuyChips | g.PlaceBet)
+    verb = CATALOGUE.verb_for(command)
+    words = verb.format_words(None, command)
+    assert f"set={command.chip_set}" in words
+    args = [w for w in words if "=" not in w]
+    opts = dict(w.split("=", 1) for w in words if "=" in w)
+    assert verb.parse_words(None, command.actor, command.role, args, opts) == command

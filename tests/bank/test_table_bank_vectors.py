@@ -11,6 +11,7 @@ from dicetable.bank import events as bev
 from dicetable.bank.follow import Totals, movements
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.model import Reason, SourceKind
+from dicetable.bank.notices import receives
 from dicetable.bank.reports import (
     day_report,
     drop_collection_problems,
@@ -342,3 +343,8 @@ def test_tb31_comar_36_05_03_25b_a_hold_outside_the_band_is_investigated() -> No
     assert rec.hold == "45.00%"
     assert "COMAR 36.05.03.25B" in rec.rule
     assert "[other-jurisdiction]" in rec.rule
+    # the record is a notice, and its copy waits in the regulator desk's outbox
+    assert rec in p.bank.notices()
+    told = p.bank.notified_of(rec)
+    assert receives(p.bank.pack, told, [Role.REVENUE_AUDITOR]) == "regulator-copy"
+    assert receives(p.bank.pack, told, [F]) == "told"

@@ -1,6 +1,6 @@
 """ONE conformance suite for EVERY registered aggregate kind on EVERY backend: tables, dice
-custody ledgers, accounts (sessions, locks), staff changes, faults, kept request answers and
-table banks,
+custody ledgers, accounts (sessions, locks), staff changes, faults, kept request answers,
+table banks and the slip serial series,
 each on memory, SQLite and PostgreSQL (DESIGN.md lesson 9). Each kind gives a sample stream
 of its own events; the same tests then run on it: append and read back, a stale writer
 refused, racing writers, the chain verified, tampering found, a snapshot that round-trips and
@@ -25,6 +25,7 @@ from dicetable.store import (
     operations_stream,
     player_money_stream,
     request_stream,
+    slip_serials_stream,
     staff_stream,
 )
 from dicetable.store.audit import verify_table
@@ -126,10 +127,16 @@ def _bank() -> list[Event]:
     return list(p.bank.state.log)
 
 
+def _serials() -> list[Event]:
+    return [slip_serials_stream.SerialTaken(slip_kind="fill", seq=i, at=AT, actor="cass",
+                                            serial=i, table=f"t{i % 2}", request=i)
+            for i in (1, 2, 3)]
+
+
 SAMPLES: dict[str, Callable[[], list[Event]]] = {
     "table": _table, "custody": _custody, "account": _account, "staff": _staff,
     "faults": _faults, "requests": _requests, "bank": _bank, "operations": _operations,
-    "wallet": _wallet, "seat-requests": _seat_requests}
+    "wallet": _wallet, "seat-requests": _seat_requests, "serials": _serials}
 
 
 def test_every_registered_kind_is_in_the_suite() -> None:

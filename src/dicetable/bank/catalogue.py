@@ -401,9 +401,15 @@ def _with_chip_set(verb: Verb) -> Verb:
 
     def run(bank: TableBank, me: Person, a: dict[str, Any], ctx: Context
             ) -> list[bev.BankEvent]:
-        if a.get("set"):
-            bank.check_chip_set(str(a["set"]))
-        return runner(bank, me, a, ctx)
+        chip_set = str(a.get("set") or "")
+        if not chip_set:
+            return runner(bank, me, a, ctx)
+        bank.check_chip_set(chip_set)
+        bank.chip_set = chip_set  # recorded on the step's chip events (the script's set=)
+        try:
+            return runner(bank, me, a, ctx)
+        finally:
+            bank.chip_set = ""
 
     return dataclasses.replace(verb, fields=(*verb.fields, CHIP_SET), run=run)
 
@@ -518,6 +524,10 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
                                                _kv("history", ",".join(e.history))]
         else:
             raise InvalidInput(f"{e.kind} is not the start of a bank step", rule="script.export")
+        named = next((x.chip_set for x in events[i:i + take]
+                      if isinstance(x, bev.CHIP_STEPS) and x.chip_set), "")
+        if named:
+            words.append(_kv("set", named))
         out.append((e, verb, words))
         i += take
     return out

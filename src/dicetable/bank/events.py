@@ -49,6 +49,8 @@ class InventoryMoved(BankEvent):
     value: int
     table_seq: int
     gaming_day: str
+    chip_set: str = ""
+    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +80,8 @@ class InventoryCounted(BankEvent):
     table_change: int = 0
     """What the table's log had moved in and out of the inventory by then, since its first
     event (``Totals.inventory_change``): the next count's expected inventory starts here."""
+    chip_set: str = ""
+    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,6 +156,8 @@ class SlipRequested(BankEvent):
     gaming_day: str
     shift: str
     electronic: bool = False
+    chip_set: str = ""
+    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,6 +180,8 @@ class SlipIssued(BankEvent):
     slip_kind: str
     chips: Chips
     value: int
+    chip_set: str = ""
+    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -205,6 +213,8 @@ class SlipCompleted(BankEvent):
     officer: str
     gaming_day: str
     table_seq: int
+    chip_set: str = ""
+    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,3 +266,7 @@ class HoldInvestigated(BankEvent):
     high: str
     hold_exact: str = ""
     history: tuple[str, ...] = ()
+
+
+CHIP_STEPS = (InventoryMoved, InventoryCounted, SlipRequested, SlipIssued, SlipCompleted)
+"""The events that carry chips: each records the chip set its step named."""

@@ -63,6 +63,11 @@ class Series(Protocol):
 
     def used(self, kind: str, serial: int) -> bool: ...
 
+    def take(self, kind: str, serial: int | None, *, table: str, request: int, at: str,
+             actor: str = "chip-bank", citation: str = "") -> int:
+        """Take ``serial`` (None: the next) durably, refusing one already taken."""
+        ...
+
 
 class TableBank:
     """One table's bank: its rules, its state, its log."""
@@ -77,6 +82,8 @@ class TableBank:
         self.series: Series | None = None
         """The casino-wide serial series of each slip kind (the floor's); without one, the
         table's own."""
+        self.chip_set = ""
+        """The chip set the step being decided named (``set=``): its chip events record it."""
 
     @classmethod
     def open(cls, pack: BankPack | str | Path, table: str, *, site: str, game: str,
@@ -130,6 +137,9 @@ class TableBank:
         # a step's events are recorded at one moment (its first event's)
         events = [e if e.at == events[0].at else dataclasses.replace(e, at=events[0].at)
                   for e in events]
+        if self.chip_set:
+            events = [dataclasses.replace(e, chip_set=self.chip_set)
+                      if isinstance(e, bev.CHIP_STEPS) else e for e in events]
         if self.sink is not None:
             self.sink(events)
         for e in events:
@@ -497,10 +507,7 @@ class TableBank:
         retired = set(self.state.retired_sets)
         if self.retired_elsewhere is not None:
             retired.update(self.retired_elsewhere())
-        if chip_set in retired and self.pack.flag("chips.retired_refused"):
-            raise self._refuse("chips.retired_refused",
-                               f"chip set {chip_set} is retired: it is redeemed only at the "
-                               "cage and cannot be wagered or moved")
+        check_chip_set(self.pack, chip_set, retired)
 
     # -- fills and credits --------------------------------------------------------------------
     def request(self, kind: str, chips: Iterable[tuple[int, int]], *, shift: str, actor: str,
@@ -544,8 +551,8 @@ class TableBank:
                 events.append(self._event(
                     bev.SlipIssued, 2, cashier or "chip-bank", Role.SYSTEM,
                     rule=self.pack.cite("fill.electronic"), request=number,
-                    serial=self._next_serial(kind), slip_kind=kind, chips=counts,
-                    value=chips_value(counts)))
+                    serial=self._take_serial(kind, None, number, cashier or "chip-bank"),
+                    slip_kind=kind, chips=counts, value=chips_value(counts)))
         return self._commit(events)
 
     def _progress(self, request: int) -> SlipProgress:
@@ -591,6 +598,15 @@ class TableBank:
             return self.series.next(kind)
         return 1 + max(self.state.serials_of.get(kind, ()), default=0)
 
+    def _take_serial(self, kind: str, serial: int | None, request: int, actor: str) -> int:
+        """The serial for ``request``: with the casino's series, taken there (durably, so no
+        other table or process issues it too); without one, the table's own next."""
+        if self.series is None:
+            return self._next_serial(kind) if serial is None else serial
+        return self.series.take(kind, serial, table=self.table, request=request,
+                                at=self._now(), actor=actor,
+                                citation=self.pack.cite("slips.serial_sequence"))
+
     def issue(self, request: int, *, actor: str, role: Role,
               serial: int | None = None) -> list[bev.BankEvent]:
         """The chip bank's Fill Slip or Credit Slip, from a signed request."""
@@ -614,6 +630,7 @@ class TableBank:
         if number <= 0:
             raise InvalidInput("a slip serial is a whole number above zero",
                                rule="slips.serial_sequence")
+        number = self._take_serial(p.kind, serial, request, actor)
         return self._commit([self._event(
             bev.SlipIssued, 0, actor, role, rule=self.pack.cite("slips.serial_sequence"),
             request=request, serial=number, slip_kind=p.kind, chips=p.chips, value=p.value)])
@@ -806,3 +823,18 @@ def _place(purpose: str) -> str:
             "closing": "locked container", "shift": "drop box (shift compartment)",
             "closed-daily": "locked container"}[purpose]
 
+
+def check_chip_set(pack: BankPack, chip_set: str, retired: Iterable[str],
+                   what: str = "wagered or moved") -> None:
+    """Refuse chips of a retired set (603a.10(b)): they are redeemed only at the cage. Used by
+    every bank step that names its set and by the bet path (a buy-in, a wager) that does.
+
+    >>> check_chip_set(load_bank_pack("pa"), "old", ["old"], "bought")
+    Traceback (most recent call last):
+    ...
+    dicetable.core.errors.ProcedureViolation: chip set old is retired: ... cannot be bought ...
+    """
+    if chip_set and chip_set in set(retired) and pack.flag("chips.retired_refused"):
+        raise ProcedureViolation(f"chip set {chip_set} is retired: it is redeemed only at the "
+                                 f"cage and cannot be {what}", rule="chips.retired_refused",
+                                 citation=pack.cite("chips.retired_refused"))

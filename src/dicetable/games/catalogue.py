@@ -474,7 +474,7 @@ def _player_opt(c: Any) -> list[str]:
 def _parse_bet(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
     return {"player": o.get("for") or o[ACTOR], "wager": a[0],
             "amount": parse_money(a[1]), "working": _working(a[2:]),
-            "medium": o.get("with", "chips")}
+            "medium": o.get("with", "chips"), "chip_set": o.get("set", "")}
 
 
 def _format_bet(ctx: ScriptContext | None, c: Any) -> list[str]:
@@ -483,16 +483,20 @@ def _format_bet(ctx: ScriptContext | None, c: Any) -> list[str]:
         words.append("on" if c.working else "off")
     if c.medium != "chips":
         words.append(f"with={c.medium}")
-    return words + _player_opt(c)
+    return words + _chip_set_opt(c) + _player_opt(c)
+
+
+def _chip_set_opt(c: Any) -> list[str]:
+    return [f"set={c.chip_set}"] if c.chip_set else []
 
 
 def _parse_odds(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
     return {"player": o.get("for") or o[ACTOR], "wager": "odds",
-            "base": _ref(ctx, a[0]), "amount": parse_money(a[1])}
+            "base": _ref(ctx, a[0]), "amount": parse_money(a[1]), "chip_set": o.get("set", "")}
 
 
 def _format_odds(ctx: ScriptContext | None, c: Any) -> list[str]:
-    return [str(c.base), dollars(c.amount), *_player_opt(c)]
+    return [str(c.base), dollars(c.amount), *_chip_set_opt(c), *_player_opt(c)]
 
 
 def _parse_roll(ctx: ScriptContext | None, a: list[str], o: dict[str, str]) -> dict[str, Any]:
@@ -530,6 +534,9 @@ def _format_bet_only(ctx: ScriptContext | None, c: Any) -> list[str]:
 _PLAYER = Field("player", max_length=64)
 _CENTS = Field("amount", gt=0, lt=10**12, description="cents")
 _CHIPS = Route("", (), body=(_PLAYER, _CENTS))
+_CHIP_SET = Field("chip_set", max_length=32,
+                  description="the chip set the chips are from (a retired set is refused)")
+_BUY = Route("chips", ("buy-chips",), body=(_PLAYER, _CENTS, _CHIP_SET))
 
 declare(cmd.OpenTable, "open-table", "authority.open_table",
         "Open the table under a rules pack (written as a script's header).")
@@ -544,9 +551,11 @@ declare(cmd.LeaveTable, "leave", "authority.seat", "A player leaves the table.",
         verb="leave", parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
         route="leave", method=Method("leave", ("player",)), tags=("players",))
 declare(cmd.BuyChips, "buy-chips", "authority.chips", "Sell a player chips (cents).",
-        verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
-        format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
-        route=dataclasses.replace(_CHIPS, path="chips", commands=("buy-chips",)),
+        verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1]),
+                                           "chip_set": o.get("set", "")},
+        format=lambda x, c: [c.player, dollars(c.amount), *_chip_set_opt(c)],
+        automatable=True,
+        route=_BUY,
         method=Method("buy_in", ("player", "amount")), tags=("dealer",))
 declare(cmd.CashOut, "cash-out", "authority.chips", "Cash a player's chips out.",
         verb="cashout", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
@@ -560,7 +569,8 @@ declare(cmd.PlaceBet, "place-bet", "authority.wager",
             Field("wager", max_length=32, examples=("pass", "place6", "hop2-3")), _CENTS,
             Field("base", max_length=16, description="odds: the line bet's id"),
             Field("working"),
-            Field("player", max_length=64, description="staff booking for a player")),
+            Field("player", max_length=64, description="staff booking for a player"),
+            _CHIP_SET),
             from_caller=("player",)),
         method=Method("bet", ("player", "wager", "amount"), returns_bet=True), tags=("wagers",))
 declare_verb("odds", cmd.PlaceBet, _parse_odds, _format_odds, claims=lambda c: c.base is not None)

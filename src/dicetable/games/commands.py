@@ -44,6 +44,9 @@ class LeaveTable(Command):
 class BuyChips(Command):
     player: str
     amount: int
+    chip_set: str = ""
+    """The chip set the dealer issues from, when named (a retired set is refused where the
+    floor keeps the table's bank: 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +65,9 @@ class PlaceBet(Command):
     working: bool | None = None
     """The player's call: on or off. None follows the table's policy."""
     medium: str = "chips"
+    chip_set: str = ""
+    """The chip set the wager's chips are from, when named (a retired set is refused where
+    the floor keeps the table's bank: 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -505,6 +505,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             build = _only_staff_accounts(floor, table_id, build)
         if issubclass(command_type, AssignStaff | RelieveStaff):
             build = banks_of(floor).guard_staff(table_id, build)
+        if issubclass(command_type, g.BuyChips | g.PlaceBet):
+            build = banks_of(floor).guard_chips(table_id, build)
         floor.submit(table_id, Given(who, build, command_type), with_view=WANT_VIEW.get(),
                      waiter=(loop, answer))
         try:

@@ -19,7 +19,7 @@ from typing import Any
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
 from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
-from dicetable.bank.ledger import TableBank
+from dicetable.bank.ledger import TableBank, check_chip_set
 from dicetable.bank.model import money
 from dicetable.bank.notices import REGULATOR_DESK, receives, recipients
 from dicetable.bank.reports import (
@@ -35,10 +35,11 @@ from dicetable.bank.slips import slip_citations, slip_document
 from dicetable.bank.staffing import check_crew, check_span
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
-from dicetable.games.commands import Command
+from dicetable.games.commands import BuyChips, Command
 from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
+from dicetable.store.slip_serials_stream import SlipSerials
 from dicetable.table.commands import AssignStaff, RelieveStaff
 from dicetable.table.events import StaffAssigned, StaffRelieved
 
@@ -65,12 +66,15 @@ class FloorBanks:
         self.banks: dict[str, DurableBank] = {}
         self.followed: dict[str, Followed] = {}
         self._lock = threading.RLock()
+        self.series = SlipSerials(floor.store, also=self.serials)
+        """The casino's serial series, taken on the store at the version read (no two
+        processes issue one serial); serials the banks issued before it are kept after."""
         for stream in floor.store.streams(bev.KIND):
             table = stream.split(":", 1)[1]
             self._keep(table, DurableBank.resume(floor.store, table, clock=floor.clock))
 
     def _keep(self, table_id: str, durable: DurableBank) -> DurableBank:
-        durable.bank.series = self
+        durable.bank.series = self.series
         durable.bank.retired_elsewhere = self.retired_sets
         self.banks[table_id] = durable
         return durable
@@ -79,13 +83,6 @@ class FloorBanks:
     def serials(self, kind: str) -> list[int]:
         """Every serial of ``kind`` the floor's tables have used, in one list."""
         return [n for d in self.banks.values() for n in d.bank.state.serials_of.get(kind, ())]
-
-    def next(self, kind: str) -> int:
-        """The next serial of the casino-wide ``kind`` series (one series per slip kind)."""
-        return 1 + max(self.serials(kind), default=0)
-
-    def used(self, kind: str, serial: int) -> bool:
-        return serial in self.serials(kind)
 
     def retired_sets(self) -> list[str]:
         """The chip sets retired anywhere on the floor (603a.10(b))."""
@@ -253,6 +250,29 @@ class FloorBanks:
             return commands
         return checked
 
+    def guard_chips(self, table_id: str, build: Any) -> Any:
+        """``build`` (a buy-in or a wager), refused when it names a chip set retired at any
+        table of the floor (603a.10(b): redeemed only at the cage). Nothing is read unless a
+        set is named, so the bet path pays one closure call."""
+        def checked(actor: str, role: Role) -> Any:
+            built = build(actor, role)
+            commands = [built] if isinstance(built, Command) else list(built)
+            named = [(c, s) for c in commands if (s := str(getattr(c, "chip_set", "")))]
+            if named:
+                for durable in list(self.banks.values()):
+                    durable.refresh()  # a set retired by another process counts too
+                retired = self.retired_sets()
+                own = self.banks.get(table_id)
+                pack = own.bank.pack if own is not None else load_bank_pack(
+                    self.floor.get(table_id).table.pack.jurisdiction.lower()) \
+                    if retired else None
+                for c, chip_set in named:
+                    if pack is not None:
+                        check_chip_set(pack, chip_set, retired,
+                                       "sold" if isinstance(c, BuyChips) else "wagered")
+            return commands
+        return checked
+
     def slip(self, table_id: str, kind: str, number: int) -> dict[str, Any]:
         """One slip's printable document (a fill, a credit or a Table Inventory Slip)."""
         bank = self.get(table_id).bank
@@ -281,14 +301,26 @@ class FloorBanks:
 
     # -- the pit's view -----------------------------------------------------------------------
     def players_chips(self, table_id: str) -> int:
+        """The players' chips (balances and stakes); the table's lock held (its worker
+        changes the state under it)."""
         state = self.floor.get(table_id).table.state
         return sum(p.balance for p in state.players.values()) + state.on_layout()
+
+    def followed_with_chips(self, table_id: str) -> tuple[Totals, int]:
+        """The table's log folded and the players' chips at one seq: read under the table's
+        lock, or a bet committed between the two reads (or during the second: "dictionary
+        changed size") breaks the conservation check. The bulk is folded first, unlocked."""
+        self.follow(table_id)
+        info = self.floor.get(table_id)
+        with info.lock:
+            self.floor.catch_up(table_id)
+            return self.follow(table_id), self.players_chips(table_id)
 
     def detail(self, table_id: str) -> dict[str, Any]:
         bank = self.get(table_id).bank
         s = bank.state
-        totals = self.follow(table_id)
-        books = conservation(s, totals, self.players_chips(table_id))
+        totals, chips = self.followed_with_chips(table_id)
+        books = conservation(s, totals, chips)
         day, shift = bank.day_and_shift()
         last = s.last_count
         expected = bank.expected(totals=totals) if last is not None else None

@@ -1,7 +1,7 @@
 """The aggregates dicetable ships: tables, the site's dice custody ledger, accounts (with
 their sessions and locks), staff changes, the floor's faults, kept request answers, players'
-wallet deposits, live tables' requests to the dealer and each table's bank (its chip
-inventory, slips and drop)."""
+wallet deposits, live tables' requests to the dealer, each table's bank (its chip
+inventory, slips and drop) and the casino's slip serial series."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from dicetable.store import (
     operations_stream,
     player_money_stream,
     request_stream,
+    slip_serials_stream,
     staff_stream,
 )
 from dicetable.store.base import TABLE, Aggregate, register
@@ -74,6 +75,8 @@ register_record_kind(player_money_stream.RequestEvent, player_money_stream.Reque
                      player_money_stream.apply_request, player_money_stream.request_invariants)
 register_record_kind(operations_stream.OperationsEvent, operations_stream.OperationsState,
                      operations_stream.apply, operations_stream.invariants)
+register_record_kind(slip_serials_stream.SerialsEvent, slip_serials_stream.SerialsState,
+                     slip_serials_stream.apply, slip_serials_stream.invariants)
 register(Aggregate(bank_stream.KIND, BankEvent, "table", bank_state.BankState,
                    bank_state.apply, bank_state.encode_state, bank_stream.decode_state,
                    bank_state.invariants, bank_state.roundtrips))

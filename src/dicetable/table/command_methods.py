@@ -61,6 +61,7 @@ class CommandMethods:
         player: str,
         amount: int,
         *,
+        chip_set: str = "",
         actor: str | None = None,
         role: Role | None = None,
     ) -> list[ev.Event]:
@@ -69,7 +70,8 @@ class CommandMethods:
                        actor=actor,
                        role=role,
                        player=player,
-                       amount=amount)
+                       amount=amount,
+                       chip_set=chip_set)
 
     def cash_out(
         self,
@@ -95,6 +97,7 @@ class CommandMethods:
         base: str | None = None,
         working: bool | None = None,
         medium: str = "chips",
+        chip_set: str = "",
         actor: str | None = None,
         role: Role | None = None,
     ) -> str:
@@ -107,7 +110,8 @@ class CommandMethods:
                                    amount=amount,
                                    base=base,
                                    working=working,
-                                   medium=medium))
+                                   medium=medium,
+                                   chip_set=chip_set))
 
     def change(
         self,
