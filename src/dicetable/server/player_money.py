@@ -7,15 +7,19 @@ the dealer may cash a player out in full (the amount is the player's whole table
 read when the command is decided: nobody types it).
 
 Every move is a table command (``buy-chips``/``cash-out``, by the electronic table's own
-``system`` role or by the dealer), so the table's log holds it; the wallet's balance is its
-deposits less what its owner moved onto electronic tables, folded from those logs. One
-account's wallet moves are taken one at a time in this process.
+``system`` role or by the dealer), so the table's log holds it. Money leaving a wallet is
+first an event of the wallet's own stream, appended only at the version its balance was read
+at (``take``): two server processes on one store cannot overdraw one wallet. A buy-in the
+table then refuses comes back whole (``WalletReturned``); one whose process stopped between
+the two appends stays "in transit" (shown, never spendable twice).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
+import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
@@ -23,7 +27,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
@@ -34,7 +38,7 @@ from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.player_money import PlayerMoneyRules
+from dicetable.table.player_money import ELECTRONIC, PlayerMoneyRules
 
 SYSTEM_SELLER = "table"
 """The actor an electronic table's own buy-ins and cash-outs are recorded under."""
@@ -50,47 +54,60 @@ def kind(name: str) -> type[g.Command]:
 
 
 class Ledger:
-    """Each player's wallet deposits, and their net moves onto electronic tables."""
+    """Each player's wallet: its own stream (deposits, withdrawals, buy-ins) and what the
+    electronic tables loaded here cashed out to it."""
 
     def __init__(self, floor: Floor) -> None:
         self.floor = floor
         self._seq: dict[str, int] = {}
-        self._moved: dict[str, int] = defaultdict(int)
+        self._credits: dict[str, int] = defaultdict(int)
+        self._bought: dict[tuple[str, str], int] = defaultdict(int)
         self._last_out: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._account_locks: dict[str, asyncio.Lock] = {}
 
     def account_lock(self, account: str) -> asyncio.Lock:
+        """Moves of one account in this process wait for each other (fewer re-decisions);
+        across processes the wallet stream's version decides (``take``)."""
         return self._account_locks.setdefault(account, asyncio.Lock())
 
     def _follow(self) -> None:
         for table_id, info in list(self.floor.tables.items()):
-            electronic = info.table.mode == "electronic"
+            electronic = info.table.mode == ELECTRONIC
             after = self._seq.get(table_id, 0)
             for e in self.floor.store.table_events(table_id, after=after):
                 if isinstance(e, ev.ChipsBought) and electronic:
-                    self._moved[e.player] += e.amount
+                    self._bought[(table_id, e.player)] += e.amount
                 elif isinstance(e, ev.ChipsCashedOut):
                     if electronic:
-                        self._moved[e.player] -= e.amount
+                        self._credits[e.player] += e.amount
                     self._last_out[(table_id, e.player)] = {
                         "amount": e.amount, "by": e.actor, "role": e.role.value, "seq": e.seq,
                         "at": e.at}
                 after = e.seq
             self._seq[table_id] = after
 
-    def deposited(self, account: str) -> int:
-        state = pms.WalletState()
-        for e in self.floor.store.events(f"{pms.WALLET}:{account}"):
-            pms.apply_wallet(state, e)
-        return state.deposited
-
-    def wallet(self, account: str) -> int:
-        """Deposits less net moves onto electronic tables (cents)."""
+    def credits(self, account: str) -> int:
+        """What electronic tables cashed out to ``account`` (cents)."""
         with self._lock:
             self._follow()
-            moved = self._moved[account]
-        return self.deposited(account) - moved
+            return self._credits[account]
+
+    def state(self, account: str) -> pms.WalletState:
+        return wallet_state(self.floor.store, account)
+
+    def wallet(self, account: str) -> int:
+        """The wallet's balance (cents): its own stream plus the tables' cash-outs to it."""
+        return self.state(account).own() + self.credits(account)
+
+    def in_transit(self, account: str) -> int:
+        """Cents that left the wallet for a table whose ``ChipsBought`` this process has not
+        seen: a buy-in under way, or one whose process stopped between the two appends."""
+        state = self.state(account)
+        with self._lock:
+            self._follow()
+            return sum(max(0, n - self._bought[(t, account)])
+                       for t, n in state.to_tables.items())
 
     def last_cash_out(self, table_id: str, player: str) -> dict[str, Any] | None:
         with self._lock:
@@ -98,23 +115,75 @@ class Ledger:
             return self._last_out.get((table_id, player))
 
 
+_LEDGERS: weakref.WeakKeyDictionary[Floor, Ledger] = weakref.WeakKeyDictionary()
+_LEDGERS_LOCK = threading.Lock()
+
+
+def ledger_of(floor: Floor) -> Ledger:
+    """The one ``Ledger`` of ``floor`` (its wallet routes and the cage's share it)."""
+    with _LEDGERS_LOCK:
+        found = _LEDGERS.get(floor)
+        if found is None:
+            found = _LEDGERS[floor] = Ledger(floor)
+        return found
+
+
+def wallet_state(store: EventStore, account: str) -> pms.WalletState:
+    state = pms.WalletState()
+    for e in store.events(f"{pms.WALLET}:{account}"):
+        pms.apply_wallet(state, e)
+    return state
+
+
 def deposit(store: EventStore, account: str, amount: int, reason: str, at: str) -> None:
     """The cage puts money into a player's wallet."""
     if amount <= 0:
         raise InvalidInput("a deposit is more than $0", rule="money.amount")
     _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
-            lambda seq: pms.WalletDeposited(seq=seq, at=at, account=account, amount=amount,
-                                            reason=reason))
+            lambda st: pms.WalletDeposited(seq=st.seq + 1, at=at, account=account,
+                                           amount=amount, reason=reason))
+
+
+def take(store: EventStore, account: str, amount: int, at: str, *, credits: int,
+         check: Callable[[int], None], table: str = "", transfer: str = "",
+         reason: str = "", actor: str = "system", role: Role = Role.SYSTEM) -> None:
+    """Take ``amount`` out of a wallet: onto electronic table ``table`` (a buy-in), or paid
+    out by the cage (no table). ``check`` is given the balance read at the stream's version
+    v and refuses by raising; the event is appended only if the stream is still at v, else
+    the balance is read again and ``check`` decides again (another process spent meanwhile).
+    ``credits``: the tables' cash-outs to the wallet, read before (a late read only
+    understates)."""
+
+    def decide(state: pms.WalletState) -> Event:
+        check(state.own() + credits)
+        if table:
+            return pms.WalletToTable(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                     table=table, transfer=transfer, actor=actor, role=role)
+        return pms.WalletWithdrawn(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                   reason=reason, actor=actor, role=role)
+
+    _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet, decide)
+
+
+def give_back(store: EventStore, account: str, amount: int, table: str, transfer: str,
+              reason: str, at: str) -> None:
+    """A buy-in the table refused: its money back in the wallet."""
+    _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
+            lambda st: pms.WalletReturned(seq=st.seq + 1, at=at, account=account,
+                                          amount=amount, table=table, transfer=transfer,
+                                          reason=reason[:200]))
 
 
 def _append(store: EventStore, stream: str, state_type: type[Any],
-            fold: Callable[[Any, Event], None], make: Callable[[int], Event]) -> None:
-    for _ in range(50):  # another process wrote meanwhile: fold again and retry
+            fold: Callable[[Any, Event], None], decide: Callable[[Any], Event]) -> None:
+    """Fold ``stream``, decide its next event from the state, append it only if the stream is
+    still at the version folded; another writer got there first: fold and decide again."""
+    for _ in range(50):
         state = state_type()
         for e in store.events(stream):
             fold(state, e)
         try:
-            store.append(stream, [make(state.seq + 1)], expected=state.seq, request="")
+            store.append(stream, [decide(state)], expected=state.seq, request="")
             return
         except StaleVersion:
             continue
@@ -150,10 +219,6 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
     """The player-money routes (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(prefix="/api/tables/{table_id}/money", tags=["tables"])
     house = rules or PlayerMoneyRules()
-    ledgers: dict[int, Ledger] = {}
-
-    def ledger_of(floor: Floor) -> Ledger:
-        return ledgers.setdefault(id(floor), Ledger(floor))
 
     def floor_of(request: Request) -> Floor:
         floor: Floor = request.app.state.floor
@@ -190,6 +255,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         if who.kind is Kind.PLAYER:
             me = state.players.get(who.username)
             out["wallet"] = ledger.wallet(who.username)
+            out["in_transit"] = ledger.in_transit(who.username)
             out["balance"] = me.balance if me else 0
             out["seated"] = bool(me and me.seat is not None)
             out["joined"] = me is not None
@@ -218,12 +284,23 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
         ledger = ledger_of(floor)
+        mode = floor.get(table_id).table.mode
+        house.self_service(mode, "buy-in")
+        transfer, at = uuid.uuid4().hex, floor.clock.now().isoformat()
         async with ledger.account_lock(who.username):
-            house.check_buy_in(floor.get(table_id).table.mode, body.amount,
-                               wallet=ledger.wallet(who.username))
-            await run(floor, table_id, Chore(lambda: give(
-                "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
-                amount=body.amount)))
+            credits = await asyncio.to_thread(ledger.credits, who.username)
+            await asyncio.to_thread(
+                take, floor.store, who.username, body.amount, at, credits=credits,
+                check=lambda balance: house.check_buy_in(mode, body.amount, wallet=balance),
+                table=table_id, transfer=transfer)
+            try:
+                await run(floor, table_id, Chore(lambda: give(
+                    "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                    amount=body.amount)))
+            except DicetableError as refused:  # decided and refused: nothing on the table
+                await asyncio.to_thread(give_back, floor.store, who.username, body.amount,
+                                        table_id, transfer, str(refused), at)
+                raise
         return money_view(floor, table_id, who)
 
     @api.post("/cash-out")
@@ -280,8 +357,8 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
                                rule="requests.confirmed_by")
         at = floor.clock.now().isoformat()
         _append(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState,
-                pms.apply_request, lambda seq: pms.RequestMade(
-                    seq=seq, at=at, table=table_id, actor=who.username, role=Role.PLAYER,
+                pms.apply_request, lambda st: pms.RequestMade(
+                    seq=st.seq + 1, at=at, table=table_id, actor=who.username, role=Role.PLAYER,
                     request=_next(floor.store, table_id), player=who.username,
                     what=body.what))
         return money_view(floor, table_id, who)
@@ -357,7 +434,7 @@ def _settle(floor: Floor, table_id: str, who: Account, role: Role, number: int,
             outcome: str, detail: str) -> None:
     at = floor.clock.now().isoformat()
     _append(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState, pms.apply_request,
-            lambda seq: pms.RequestSettled(seq=seq, at=at, table=table_id, actor=who.username,
+            lambda st: pms.RequestSettled(seq=st.seq + 1, at=at, table=table_id, actor=who.username,
                                            role=role, request=number, outcome=outcome,
                                            detail=detail))
 
