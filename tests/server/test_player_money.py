@@ -142,3 +142,22 @@ def test_the_dealer_cashes_a_player_out_in_full_without_typing_an_amount(login: 
             "money.balance")
     refused(alice.post(f"{T}/money/cash-out-all", {"player": "alice"}), 403,
             "RoleNotPermitted", "authority.chips")
+
+
+def test_staff_do_not_sell_chips_at_an_electronic_table_and_its_cash_outs_reach_the_wallet(
+        login: Login) -> None:
+    alice, dee = login("alice"), login("dee")
+    before = money(alice)
+    body = refused(dee.post(f"{E}/chips", {"player": "alice", "amount": 100_00}), 409,
+                   "ProcedureViolation", "wallet.buy_in.by")
+    assert "buys in from their wallet" in body["message"]
+    assert "605a.2" in body["citation"]
+    assert (money(alice)["wallet"], money(alice)["balance"]) == (before["wallet"],
+                                                                 before["balance"])
+    # The same sale at a live table is the dealer's (603a.10(c)).
+    assert dee.post(f"{T}/chips", {"player": "alice", "amount": 100_00}).status_code == 200
+    # A cash-out staff give at an electronic table goes to the player's wallet.
+    assert dee.post(f"{E}/cash-out", {"player": "alice", "amount": 100_00}).status_code == 200
+    after = money(alice)
+    assert (after["wallet"], after["balance"]) == (before["wallet"] + 100_00,
+                                                   before["balance"] - 100_00)

@@ -32,7 +32,8 @@ from types import MappingProxyType
 
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.money import format_cents
-from dicetable.rules.model import Citation, Status
+from dicetable.core.roles import Role
+from dicetable.rules.model import Citation, RulePack, Status
 
 ELECTRONIC = "electronic"
 REQUESTS = ("colour-up", "leave")
@@ -66,6 +67,13 @@ DEFAULTS: tuple[HouseRule, ...] = (
         "IN text on wallets was read"),
         "Where the player moves money between wallet and table themselves: only at an "
         "electronic table."),
+    HouseRule("wallet.buy_in.by", "wallet", _industry(
+        "house practice: an electronic table's credits come from the player's wallet, as an "
+        "electronic wagering system credits a game account on buy-in (spec/standards.md "
+        "MET-2, 58 Pa. Code 605a.2, which does not say who may sell credits)"),
+        "Who puts money on an electronic table: 'wallet' (only the player, from their "
+        "wallet: staff may not sell chips there) or 'wallet-or-staff' (staff may also sell "
+        "chips against cash). Cash-outs there always go to the player's wallet."),
     HouseRule("wallet.buy_in.minimum", 20_00, _industry(
         "house practice: the smallest buy-in is a few table minimums"),
         "The smallest amount moved from the wallet to the table at once (cents)."),
@@ -98,6 +106,22 @@ class PlayerMoneyRules:
 
     rules: MappingProxyType[str, HouseRule] = field(
         default_factory=lambda: MappingProxyType({r.id: r for r in DEFAULTS}))
+
+    @classmethod
+    def from_pack(cls, pack: RulePack) -> PlayerMoneyRules:
+        """The rules as ``pack`` sets them (its value, citation and status for each id it
+        holds; a pack without them keeps the defaults here).
+
+        >>> from dicetable.games.packs import load_preset
+        >>> PlayerMoneyRules.from_pack(load_preset("pa-craps")).rule("press.unit").value
+        'wager-minimum'
+        """
+        rules = {}
+        for default in DEFAULTS:
+            found = pack.rules.get(default.id)
+            rules[default.id] = default if found is None else dataclasses.replace(
+                default, value=found.value, citation=found.cite)
+        return cls(MappingProxyType(rules))
 
     def rule(self, rule_id: str) -> HouseRule:
         return self.rules[rule_id]
@@ -144,6 +168,17 @@ class PlayerMoneyRules:
                  "you take your chips to the cage: ask the dealer to colour you up, or tell "
                  "the dealer you are leaving")
         raise ProcedureViolation(f"At a live table {words}.", rule=rule.id, citation=rule.cite())
+
+    def check_sale(self, mode: str, role: Role) -> None:
+        """Refuse staff selling chips at an electronic table, where money comes from the
+        player's wallet (``wallet.buy_in.by``); the table's own wallet moves are ``system``."""
+        rule = self.rule("wallet.buy_in.by")
+        if mode != self.rule("wallet.tables").value or role is Role.SYSTEM \
+                or rule.value != "wallet":
+            return
+        raise ProcedureViolation(
+            "At an electronic table the player buys in from their wallet; staff do not sell "
+            "chips here.", rule=rule.id, citation=rule.cite())
 
     def check_buy_in(self, mode: str, amount: int, *, wallet: int) -> None:
         self.self_service(mode, "buy-in")
