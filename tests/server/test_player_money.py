@@ -5,6 +5,7 @@ only by wagers."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tests.server.conftest import Client, Login
@@ -161,3 +162,58 @@ def test_staff_do_not_sell_chips_at_an_electronic_table_and_its_cash_outs_reach_
     after = money(alice)
     assert (after["wallet"], after["balance"]) == (before["wallet"] + 100_00,
                                                    before["balance"] - 100_00)
+
+
+C = "/api/cage/wallets"
+
+
+def test_the_cage_deposits_and_withdraws_and_the_player_sees_it_at_the_table(
+        login: Login) -> None:
+    cass, alice = login("cass"), login("alice")
+    shown = cass.get(f"{C}/alice").json()
+    assert (shown["balance"], shown["deposited"], shown["to_tables"]) == (1_000_00, 1_500_00,
+                                                                          500_00)
+    assert shown["in_transit"] == 0
+    after = cass.post(f"{C}/alice/deposit", {"amount": 200_00, "reason": "cash"}).json()
+    assert after["balance"] == 1_200_00
+    assert after["moves"][-1]["type"] == "WalletDeposited"
+    assert after["moves"][-1]["by"] == "cass"
+    after = cass.post(f"{C}/alice/withdraw", {"amount": 50_00}).json()
+    assert (after["balance"], after["withdrawn"]) == (1_150_00, 50_00)
+    assert money(alice)["wallet"] == 1_150_00
+    listed = {w["account"]: w["balance"] for w in cass.get(C).json()}
+    assert listed["alice"] == 1_150_00
+    assert "cass" not in listed
+
+
+def test_the_cage_refuses_naming_the_rule_and_changes_nothing(login: Login) -> None:
+    cass = login("cass")
+    before = cass.get(f"{C}/alice").json()
+    body = refused(cass.post(f"{C}/alice/withdraw", {"amount": 1_000_01}), 422, "InvalidInput",
+                   "wallet.balance")
+    assert "The wallet holds $1,000.00" in body["message"]
+    refused(cass.post(f"{C}/nobody/deposit", {"amount": 10_00}), 422, "InvalidInput",
+            "wallet.account")
+    refused(cass.post(f"{C}/dee/deposit", {"amount": 10_00}), 422, "InvalidInput",
+            "wallet.account")  # a staff account has no wallet
+    for who in ("dee", "alice"):  # a dealer, the player herself: not the cage
+        refused(login(who).post(f"{C}/alice/deposit", {"amount": 10_00}), 403,
+                "RoleNotPermitted", "wallet.cage")
+        refused(login(who).get(f"{C}/alice"), 403, "RoleNotPermitted", "wallet.cage")
+    assert cass.post(f"{C}/alice/deposit", {"amount": 0}).status_code == 422
+    assert cass.post(f"{C}/alice/deposit", {"amount": -5}).status_code == 422
+    after = cass.get(f"{C}/alice").json()
+    assert (after["balance"], after["version"]) == (before["balance"], before["version"])
+
+
+def test_a_withdrawal_and_a_buy_in_at_once_cannot_both_spend_the_wallet(
+        login: Login) -> None:
+    cass, alice = login("cass"), login("alice")
+    cass.post(f"{C}/alice/withdraw", {"amount": 900_00})  # leaves $100
+    with ThreadPoolExecutor(2) as pool:
+        out = cass.post
+        spent = [pool.submit(out, f"{C}/alice/withdraw", {"amount": 80_00}),
+                 pool.submit(alice.post, f"{E}/money/buy-in", {"amount": 80_00})]
+        codes = sorted(f.result().status_code for f in spent)
+    assert codes == [200, 422]
+    assert cass.get(f"{C}/alice").json()["balance"] == 20_00

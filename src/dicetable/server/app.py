@@ -238,6 +238,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.include_router(faults_api.router(session_account))
     app.include_router(ratings_api.router(session_account))
     app.include_router(player_money.router(session_account))
+    app.include_router(player_money.cage_router(session_account))
     app.include_router(rules_sheet.router(session_account))
     offline_docs.install(app)
 

@@ -135,13 +135,47 @@ def wallet_state(store: EventStore, account: str) -> pms.WalletState:
     return state
 
 
-def deposit(store: EventStore, account: str, amount: int, reason: str, at: str) -> None:
+def deposit(store: EventStore, account: str, amount: int, reason: str, at: str, *,
+            actor: str = "system", role: Role = Role.SYSTEM) -> None:
     """The cage puts money into a player's wallet."""
     if amount <= 0:
         raise InvalidInput("a deposit is more than $0", rule="money.amount")
     _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
             lambda st: pms.WalletDeposited(seq=st.seq + 1, at=at, account=account,
-                                           amount=amount, reason=reason))
+                                           amount=amount, reason=reason, actor=actor,
+                                           role=role))
+
+
+def table_credits(store: EventStore, account: str) -> int:
+    """What the electronic tables of ``store`` cashed out to ``account`` (cents), read from
+    every table's log (the CLI's read; a server follows its loaded tables: ``Ledger``)."""
+    total = 0
+    for table in store.tables():
+        electronic = False
+        for e in store.table_events(table):
+            if isinstance(e, ev.TableOpened):
+                electronic = e.mode == ELECTRONIC
+            elif electronic and isinstance(e, ev.ChipsCashedOut) and e.player == account:
+                total += e.amount
+    return total
+
+
+def wallet_summary(store: EventStore, account: str, credits: int,
+                   in_transit: int | None = None) -> dict[str, Any]:
+    """A wallet as the cage sees it: balance, its parts, and its last moves."""
+    state = wallet_state(store, account)
+    moves = []
+    for e in list(store.events(f"{pms.WALLET}:{account}"))[-20:]:
+        fields = {k: getattr(e, k) for k in ("amount", "table", "reason", "transfer")
+                  if hasattr(e, k)}
+        moves.append({"seq": e.seq, "at": e.at, "type": e.kind, "by": e.actor, **fields})
+    out: dict[str, Any] = {
+        "account": account, "balance": state.own() + credits, "deposited": state.deposited,
+        "withdrawn": state.withdrawn, "to_tables": sum(state.to_tables.values()),
+        "from_tables": credits, "version": state.seq, "moves": moves}
+    if in_transit is not None:
+        out["in_transit"] = in_transit
+    return out
 
 
 def take(store: EventStore, account: str, amount: int, at: str, *, credits: int,
@@ -439,3 +473,79 @@ def _settle(floor: Floor, table_id: str, who: Account, role: Role, number: int,
                                            detail=detail))
 
 
+
+
+class CageMove(BaseModel):
+    amount: int = Field(gt=0, lt=10**12, description="cents")
+    reason: str = Field(default="", max_length=200)
+
+
+def cage_router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None = None,
+                ) -> APIRouter:
+    """The cage's wallet routes: show, deposit and withdraw, for the cage's role
+    (``wallet.cage``); a withdrawal is decided on the balance at the wallet's version, as a
+    buy-in is (``take``)."""
+    api = APIRouter(prefix="/api/cage/wallets", tags=["cage"])
+    house = rules or PlayerMoneyRules()
+
+    def cashier(floor: Floor, who: Account) -> Role:
+        person = floor.custody.roster.get(who.username)
+        role = person.role if person is not None and who.kind is Kind.STAFF else None
+        house.check_cage(who.username, role)
+        assert role is not None
+        return role
+
+    def holder(floor: Floor, name: str) -> str:
+        found = floor.accounts.get(name)
+        if found is None or found.kind is not Kind.PLAYER:
+            raise InvalidInput(f"there is no player account {name!r}", rule="wallet.account")
+        return found.username
+
+    def summary(floor: Floor, name: str) -> dict[str, Any]:
+        ledger = ledger_of(floor)
+        out = wallet_summary(floor.store, name, ledger.credits(name), ledger.in_transit(name))
+        out["rules"] = [r for r in house.as_list() if r["id"] in ("wallet.cage",)]
+        return out
+
+    @api.get("")
+    def players(request: Request) -> list[dict[str, Any]]:
+        """Every player account's wallet balance, for the cage."""
+        floor: Floor = request.app.state.floor
+        cashier(floor, account(request))
+        ledger = ledger_of(floor)
+        return [{"account": a.username, "name": a.display, "balance": ledger.wallet(a.username)}
+                for a in floor.accounts.all() if a.kind is Kind.PLAYER]
+
+    @api.get("/{name}")
+    def show(name: str, request: Request) -> dict[str, Any]:
+        """One wallet: balance, deposits, withdrawals, moves to and from tables, in transit."""
+        floor: Floor = request.app.state.floor
+        cashier(floor, account(request))
+        return summary(floor, holder(floor, name))
+
+    @api.post("/{name}/deposit")
+    def put_in(name: str, body: CageMove, request: Request) -> dict[str, Any]:
+        """The cage takes the player's cash and puts ``amount`` into their wallet."""
+        floor: Floor = request.app.state.floor
+        who = account(request)
+        role = cashier(floor, who)
+        player = holder(floor, name)
+        deposit(floor.store, player, body.amount, body.reason or "cage deposit",
+                floor.clock.now().isoformat(), actor=who.username, role=role)
+        return summary(floor, player)
+
+    @api.post("/{name}/withdraw")
+    def pay_out(name: str, body: CageMove, request: Request) -> dict[str, Any]:
+        """The cage pays the player ``amount`` out of their wallet (never more than it
+        holds at the version it is decided on)."""
+        floor: Floor = request.app.state.floor
+        who = account(request)
+        role = cashier(floor, who)
+        player = holder(floor, name)
+        take(floor.store, player, body.amount, floor.clock.now().isoformat(),
+             credits=ledger_of(floor).credits(player),
+             check=lambda balance: house.check_withdrawal(body.amount, wallet=balance),
+             reason=body.reason or "cage withdrawal", actor=who.username, role=role)
+        return summary(floor, player)
+
+    return api

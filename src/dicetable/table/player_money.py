@@ -30,7 +30,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.rules.model import Citation, RulePack, Status
@@ -80,6 +80,11 @@ DEFAULTS: tuple[HouseRule, ...] = (
     HouseRule("wallet.buy_in.maximum", 5_000_00, _industry(
         "house practice: larger amounts go through the cage"),
         "The largest amount moved from the wallet to the table at once (cents)."),
+    HouseRule("wallet.cage", "chip-bank-cashier", _industry(
+        "house practice: the cage's cashier takes deposits to and pays withdrawals from a "
+        "player's wallet; no PA or IN text on wallets was read"),
+        "The staff role (on the site's staff list) that deposits to and withdraws from "
+        "players' wallets at the cage."),
     HouseRule("live.buy_in", "dealer", _regulation("58 Pa. Code 603a.10(c)"),
         "At a live table chips are issued by the dealer, when the patron asks, against a "
         "tender."),
@@ -179,6 +184,20 @@ class PlayerMoneyRules:
         raise ProcedureViolation(
             "At an electronic table the player buys in from their wallet; staff do not sell "
             "chips here.", rule=rule.id, citation=rule.cite())
+
+    def check_cage(self, username: str, role: Role | None) -> None:
+        """Refuse a wallet deposit or withdrawal by anyone but the cage's role."""
+        rule = self.rule("wallet.cage")
+        if role is None or role.value != rule.value:
+            raise RoleNotPermitted(
+                f"{username} is not the cage's {rule.value}: only the cage deposits to and "
+                "withdraws from a wallet", rule=rule.id, citation=rule.cite())
+
+    def check_withdrawal(self, amount: int, *, wallet: int) -> None:
+        if amount > wallet:
+            raise InvalidInput(f"The wallet holds {format_cents(wallet)}; the cage cannot pay "
+                               f"out {format_cents(amount)}.", rule="wallet.balance",
+                               citation=self.rule("wallet.cage").cite())
 
     def check_buy_in(self, mode: str, amount: int, *, wallet: int) -> None:
         self.self_service(mode, "buy-in")
