@@ -8,6 +8,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from dicetable.core.roles import Role
+from dicetable.games.packs import derive_pack
+from dicetable.server.demo import electronic_pack
+from dicetable.server.floor import Floor
 from tests.server.conftest import Client, Login
 from tests.server.test_api import T, refused
 
@@ -217,3 +221,26 @@ def test_a_withdrawal_and_a_buy_in_at_once_cannot_both_spend_the_wallet(
         codes = sorted(f.result().status_code for f in spent)
     assert codes == [200, 422]
     assert cass.get(f"{C}/alice").json()["balance"] == 20_00
+
+
+def test_a_house_pack_sets_the_money_rules_the_table_follows(login: Login,
+                                                             floor: Floor) -> None:
+    """The money rules are the pack's (``rules show`` lists them): a house pack that raises
+    the smallest buy-in and lets staff sell credits changes what the table allows."""
+    house = derive_pack(electronic_pack(), "house-e", {"wallet.buy_in.minimum": 100_00,
+                                                       "wallet.buy_in.by": "wallet-or-staff"})
+    floor.open_table(house, "house-e1", mode="electronic", opener="fran",
+                     staff={"dee": Role.DEALER})
+    h = "/api/tables/house-e1"
+    alice, dee = login("alice"), login("dee")
+    assert alice.post(f"{h}/join", {"seat": 1}).status_code == 200
+    body = refused(alice.post(f"{h}/money/buy-in", {"amount": 50_00}), 422, "InvalidInput",
+                   "wallet.buy_in.minimum")
+    assert "smallest buy-in is $100.00" in body["message"]
+    assert alice.post(f"{E}/money/buy-in", {"amount": 50_00}).status_code == 200  # the preset
+    assert alice.post(f"{h}/money/buy-in", {"amount": 100_00}).status_code == 200
+    assert dee.post(f"{h}/chips", {"player": "alice", "amount": 10_00}).status_code == 200
+    rules = {r["id"]: r for r in money(alice, h)["rules"]}
+    assert (rules["wallet.buy_in.minimum"]["value"], rules["wallet.buy_in.by"]["value"]) == (
+        100_00, "wallet-or-staff")
+    assert rules["live.cash_out"]["status"] == "regulation"

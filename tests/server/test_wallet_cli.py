@@ -57,3 +57,15 @@ def test_the_command_line_refuses_naming_the_rule_and_changes_nothing(
         assert "refused" in out.output, (argv, out.output)
         assert rule in out.output, (argv, out.output)
     assert _own(Path(db)) == 1_000_00
+
+
+def test_rules_show_lists_the_money_rules_with_citation_and_status() -> None:
+    for pack in ("pa-craps", "pa-props-and-hops"):
+        out = runner.invoke(app, ["rules", "show", pack, "--section", "wallet"])
+        assert out.exit_code == 0, out.output
+        for rule_id in ("wallet.buy_in.minimum", "wallet.buy_in.maximum", "wallet.buy_in.by"):
+            assert rule_id in out.output
+        assert "industry-default" in out.output
+        live = runner.invoke(app, ["rules", "show", pack, "--section", "live"]).output
+        assert "603a.10(d)" in live
+        assert "regulation" in live

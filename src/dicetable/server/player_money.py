@@ -252,7 +252,9 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
            ) -> APIRouter:
     """The player-money routes (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(prefix="/api/tables/{table_id}/money", tags=["tables"])
-    house = rules or PlayerMoneyRules()
+    def house_at(floor: Floor, table_id: str) -> PlayerMoneyRules:
+        """The rules the table's pack sets (``rules``, when given, instead)."""
+        return rules or PlayerMoneyRules.from_pack(floor.get(table_id).table.pack)
 
     def floor_of(request: Request) -> Floor:
         floor: Floor = request.app.state.floor
@@ -282,6 +284,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         info = floor.get(table_id)
         state, mode = info.table.state, info.table.mode
         ledger = ledger_of(floor)
+        house = house_at(floor, table_id)
         out: dict[str, Any] = {"table": table_id, "mode": mode,
                                "self_service": mode == house.rule("wallet.tables").value,
                                "rules": house.as_list()}
@@ -318,7 +321,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
         ledger = ledger_of(floor)
-        mode = floor.get(table_id).table.mode
+        mode, house = floor.get(table_id).table.mode, house_at(floor, table_id)
         house.self_service(mode, "buy-in")
         transfer, at = uuid.uuid4().hex, floor.clock.now().isoformat()
         async with ledger.account_lock(who.username):
@@ -349,11 +352,11 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         def build() -> g.Command:
             balance = table.state.balance(who.username)
             amount = balance if body.amount is None else body.amount
-            house.check_cash_out(table.mode, amount, balance=balance)
+            house_at(floor, table_id).check_cash_out(table.mode, amount, balance=balance)
             return give("cash-out", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
                         amount=amount)
 
-        house.self_service(table.mode, "cash-out")
+        house_at(floor, table_id).self_service(table.mode, "cash-out")
         async with ledger.account_lock(who.username):
             await run(floor, table_id, Chore(build))
         return money_view(floor, table_id, who)
@@ -364,7 +367,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
         table = floor.get(table_id).table
-        house.self_service(table.mode, "cash-out")
+        house_at(floor, table_id).self_service(table.mode, "cash-out")
 
         def build() -> Iterator[g.Command]:
             # Leaving first: if it is refused (wagers on the layout) nothing has moved.
@@ -383,7 +386,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         """Live table: ask the dealer to colour you up, or tell them you are leaving."""
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
-        house.check_request(floor.get(table_id).table.mode, body.what)
+        house_at(floor, table_id).check_request(floor.get(table_id).table.mode, body.what)
         current = requests_of(floor.store, table_id)
         if any(r["player"] == who.username and r["what"] == body.what
                for r in current.pending.values()):

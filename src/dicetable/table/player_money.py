@@ -63,14 +63,14 @@ def _regulation(text: str) -> Citation:
 
 DEFAULTS: tuple[HouseRule, ...] = (
     HouseRule("wallet.tables", ELECTRONIC, _industry(
-        "spec/standards.md (electronic craps: credits update on the machine's meter); no PA or "
-        "IN text on wallets was read"),
+        "house practice: an electronic craps machine keeps the player's credits on its meter; "
+        "no PA or IN text on wallets was read"),
         "Where the player moves money between wallet and table themselves: only at an "
         "electronic table."),
     HouseRule("wallet.buy_in.by", "wallet", _industry(
         "house practice: an electronic table's credits come from the player's wallet, as an "
-        "electronic wagering system credits a game account on buy-in (spec/standards.md "
-        "MET-2, 58 Pa. Code 605a.2, which does not say who may sell credits)"),
+        "electronic wagering system credits a game account on buy-in (58 Pa. Code 605a.2, "
+        "which does not say who may sell credits)"),
         "Who puts money on an electronic table: 'wallet' (only the player, from their "
         "wallet: staff may not sell chips there) or 'wallet-or-staff' (staff may also sell "
         "chips against cash). Cash-outs there always go to the player's wallet."),
