@@ -244,3 +244,24 @@ def test_a_house_pack_sets_the_money_rules_the_table_follows(login: Login,
     assert (rules["wallet.buy_in.minimum"]["value"], rules["wallet.buy_in.by"]["value"]) == (
         100_00, "wallet-or-staff")
     assert rules["live.cash_out"]["status"] == "regulation"
+
+
+def test_465a_36_b_4_a_confirmed_colour_up_with_its_chips_is_a_bank_colour_change(
+        login: Login) -> None:
+    alice, dee = login("alice"), login("dee")
+    alice.post(f"{T}/money/requests", {"what": "colour-up"})
+    [pending] = money(dee, T)["requests"]
+    confirm = f"{T}/money/requests/{pending['id']}/confirm"
+    before = dee.get("/api/bank/craps-pa-1").json()
+    refused(dee.post(confirm, {"chips": "500x20,10000x-2"}), 409, "ProcedureViolation",
+            "inventory.reasons")  # not equal in value
+    refused(dee.post(confirm, {"chips": "2500x24,50000x-1,10000x-1"}), 422, "InvalidInput",
+            "colour_up.value")  # more than the $500 she has at the table
+    assert len(money(dee, T)["requests"]) == 1  # still pending; the bank unchanged
+    assert dee.get("/api/bank/craps-pa-1").json() == before
+    done = dee.post(confirm, {"chips": "500x20,10000x-1"}).json()
+    assert done["requests"] == []
+    bank = dee.get("/api/bank/craps-pa-1").json()
+    assert "colour-change" in str(bank)
+    assert f"request {pending['id']} (alice)" in str(bank)
+    assert money(alice, T)["balance"] == 500_00  # equal value: the balance is unchanged

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from dicetable.bank.catalogue import parse_chips
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.money import format_cents
@@ -34,6 +35,7 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games import events as ev
 from dicetable.server.accounts import Account, Kind
+from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
@@ -244,6 +246,11 @@ class RequestIn(BaseModel):
     what: Annotated[str, Field(max_length=16, examples=["colour-up", "leave"])]
 
 
+class ConfirmIn(BaseModel):
+    chips: str = Field(default="", max_length=400,
+                       description="a colour-up's exchange: DENOMxCOUNT, + in, - out")
+
+
 class PlayerIn(BaseModel):
     player: str = Field(max_length=64)
 
@@ -411,10 +418,15 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         return money_view(floor, table_id, who)
 
     @api.post("/requests/{number}/confirm")
-    async def confirm(table_id: str, number: int, request: Request) -> dict[str, Any]:
+    async def confirm(table_id: str, number: int, request: Request,
+                      body: ConfirmIn | None = None) -> dict[str, Any]:
         """The dealer confirms a pending request: a colour-up (equal value: the balance does
         not change) or a player leaving (seat given up, the whole balance cashed out in
-        chips the player takes to the cage)."""
+        chips the player takes to the cage).
+
+        A colour-up with ``chips`` (the exchange: the player's chips in, +, the table's out,
+        -, e.g. ``500x20,10000x-1``) is also recorded in the table's bank as a colour change
+        (465a.36(b)(4)), refused unless equal in value and within the player's balance."""
         floor, who = floor_of(request), account(request)
         role = dealer_at(floor, who, table_id)
         found = requests_of(floor.store, table_id).pending.get(str(number))
@@ -422,8 +434,24 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
         player = found["player"]
         table = floor.get(table_id).table
+        chips = body.chips if body is not None else ""
         if found["what"] == "colour-up":
-            detail = f"coloured up {format_cents(table.state.balance(player))} at equal value"
+            balance = table.state.balance(player)
+            detail = f"coloured up {format_cents(balance)} at equal value"
+            if chips:
+                handed = sum(d * n for d, n in parse_chips(chips) if n > 0)
+                if handed > balance:
+                    rule = house_at(floor, table_id).rule("colour_up.value")
+                    raise InvalidInput(
+                        f"{player} has {format_cents(balance)} at the table; the exchange "
+                        f"takes in {format_cents(handed)}", rule=rule.id, citation=rule.cite())
+                await asyncio.to_thread(banks_of(floor).step, table_id, who, "colour-change",
+                                        {"ref": f"request {number} ({player})",
+                                         "chips": chips})
+                detail += f", recorded in the bank ({format_cents(handed)} exchanged)"
+        elif chips:
+            raise InvalidInput("chips are given only with a colour-up",
+                               rule="requests.confirmed_by")
         else:
             events = await run(floor, table_id, Given(who, _leaving(table, player),
                                                       kind("leave")))
