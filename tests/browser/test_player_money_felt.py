@@ -209,6 +209,32 @@ def test_603a_10_a_live_player_asks_to_colour_up_and_leave_and_the_dealer_confir
     assert state.balance("alice") == 0
 
 
+def test_requests_reach_the_dealer_by_push_and_the_console_does_not_poll_while_it_is_open(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    dealer = open_screen("dee", width=1440, height=1000).page
+    frames: list[str] = []
+    fetched: list[str] = []
+    dealer.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
+        str(f))) if ws.url.endswith("/money") else None)
+    dealer.on("request", lambda r: fetched.append(r.url) if r.url.endswith(
+        "/tables/craps-pa-1/money") else None)
+    dealer.goto(dealer.url.split("?")[0] + "?table=craps-pa-1")
+    expect(dealer.locator("#no-requests")).to_be_visible()
+    for _ in range(50):  # the push's hello (no speed is asserted: only what arrived)
+        if frames:
+            break
+        dealer.wait_for_timeout(200)
+    assert frames
+    fetched.clear()
+    dealer.wait_for_timeout(7000)  # more than two polling intervals with nothing changing
+    assert fetched == []  # the push is open: no polling
+    Staff(live_server, "alice").do("/money/requests", {"what": "colour-up"})
+    expect(dealer.locator('#requests li[data-what="colour-up"]')).to_contain_text(
+        "alice asks to colour up")
+    assert len(frames) >= 2  # the hello and the change
+    assert len(fetched) == 1  # read once, on the push
+
+
 def test_the_dealer_cashes_out_all_and_the_player_is_told(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     page = play(open_screen, "bob", "craps-pa-1")

@@ -8,6 +8,9 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+from fastapi.testclient import TestClient
+
 from dicetable.core.roles import Role
 from dicetable.games.packs import derive_pack
 from dicetable.server.demo import electronic_pack
@@ -265,3 +268,22 @@ def test_465a_36_b_4_a_confirmed_colour_up_with_its_chips_is_a_bank_colour_chang
     assert "colour-change" in str(bank)
     assert f"request {pending['id']} (alice)" in str(bank)
     assert money(alice, T)["balance"] == 500_00  # equal value: the balance is unchanged
+
+
+def test_money_changes_are_pushed_to_the_dealer_and_the_player(http: TestClient,
+                                                               login: Login) -> None:
+    alice, dee, cass = login("alice"), login("dee"), login("cass")
+    with http.websocket_connect(f"/ws/tables/craps-pa-1/money?token={dee.token}") as desk, \
+            http.websocket_connect(f"/ws/tables/craps-pa-1/money?token={alice.token}") as me:
+        assert desk.receive_json() == {"type": "money", "table": "craps-pa-1"}  # the hello
+        assert me.receive_json()["type"] == "money"
+        alice.post(f"{T}/money/requests", {"what": "colour-up"})
+        assert desk.receive_json()["type"] == "money"  # the dealer's list, without polling
+        assert me.receive_json()["type"] == "money"
+        cass.post(f"{C}/alice/deposit", {"amount": 10_00})
+        assert me.receive_json()["type"] == "money"  # her wallet
+    from starlette.websockets import WebSocketDisconnect
+
+    with pytest.raises(WebSocketDisconnect), \
+            http.websocket_connect("/ws/tables/craps-pa-1/money?token=nope") as ws:
+        ws.receive_json()
