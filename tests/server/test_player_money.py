@@ -287,3 +287,25 @@ def test_money_changes_are_pushed_to_the_dealer_and_the_player(http: TestClient,
     with pytest.raises(WebSocketDisconnect), \
             http.websocket_connect("/ws/tables/craps-pa-1/money?token=nope") as ws:
         ws.receive_json()
+
+
+def test_a_buy_in_the_table_refuses_after_the_wallet_paid_comes_back_whole(
+        login: Login, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dicetable.server.player_money as pm
+
+    real = pm.give
+
+    def refused_by_the_table(name: str, actor: str, role: Role, **fields: object) -> object:
+        if name == "buy-chips":  # the table refuses the sale (decided after the wallet paid)
+            fields["amount"] = 0
+        return real(name, actor, role, **fields)
+
+    monkeypatch.setattr(pm, "give", refused_by_the_table)
+    alice = login("alice")
+    before = money(alice)
+    assert alice.post(f"{E}/money/buy-in", {"amount": 50_00}).status_code == 422
+    after = money(alice)
+    assert (after["wallet"], after["balance"], after["in_transit"]) == (
+        before["wallet"], before["balance"], 0)
+    kinds = [m["type"] for m in login("cass").get(f"{C}/alice").json()["moves"]]
+    assert kinds[-2:] == ["WalletToTable", "WalletReturned"]
