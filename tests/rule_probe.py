@@ -16,6 +16,7 @@ from typing import Any
 
 from dicetable.core.clock import FixedClock
 from dicetable.core.dice import ALL_ROLLS, Roll
+from dicetable.core.errors import DicetableError
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.engine import commission_for
@@ -355,7 +356,31 @@ def _shooters(pack: RulePack, out: list[Any]) -> None:
                 sorted(table.procedure.staff)))
 
 
-PARTS = (("compiled", None, 0), ("authority", None, 0), ("situations", None, 0),
+def _money(pack: RulePack) -> list[Any]:
+    """What the player's money rules allow: wallet buy-ins of probe amounts, a dealer's sale,
+    a unit to press by, at an electronic and a live table."""
+    from dicetable.table.player_money import PlayerMoneyRules
+
+    rules, out = PlayerMoneyRules.from_pack(pack), list[Any]()
+    for mode in ("electronic", "live"):
+        for amount in (1_00, 19_99, 20_00, 20_01, 99_99, 100_00, 4_999_99, 5_000_00,
+                       5_000_01, 10_000_00):
+            try:
+                rules.check_buy_in(mode, amount, wallet=10**9)
+                out.append((mode, amount, "ok"))
+            except DicetableError as e:
+                out.append((mode, amount, e.rule))
+        try:
+            rules.check_sale(mode, Role.DEALER)
+            out.append((mode, "sale", "ok"))
+        except DicetableError as e:
+            out.append((mode, "sale", e.rule))
+    out.append(("press", rules.press_unit(first=6_00, step=1_00)))
+    return out
+
+
+PARTS = (("compiled", None, 0), ("authority", None, 0), ("money", None, 0),
+         ("situations", None, 0),
          ("scenario-bare", None, 0),
          ("scenario-live", None, 0),
          *((mode, seed, 200) for seed in (1, 2, 3) for mode in ("bare", "live")))
@@ -368,6 +393,8 @@ def part(pack: RulePack, which: tuple[str, int | None, int]) -> list[Any]:
         return _compiled(pack)
     if name == "authority":
         return _authority(pack)
+    if name == "money":
+        return _money(pack)
     if name == "situations":
         return _situations(pack)
     if name.startswith("scenario-"):

@@ -21,9 +21,13 @@ _PA_THROW = {"game": "623a", "jurisdiction": "58 Pa. Code", "table.description":
              "throw.line_bet_required": "623a.8(a)", "shooter.line_bet": "623a.8(a)",
              "noroll.automatic": "623a.8(b)", "noroll.grounds": "623a.8(c)(1)-(6)",
              "noroll.excluded_grounds": "623a.8(d)", "noroll.improper_callers": "623a.8(c)(6)"}
+_PA_MONEY = {"live.buy_in": "603a.10(c)", "live.cash_out": "603a.10(d)",
+             "colour_up.value": "465a.36(b)(4)"}
+"""The player's money at a live table (``dicetable.table.player_money``): PA text; Indiana's
+pack follows it as other-jurisdiction text, the Crapless house game as industry default."""
 REGULATION = {
-    "pa-craps": _PA_THROW | {"noroll.callers": "623a.8(e)(1)"},
-    "pa-mini-craps": _PA_THROW | {"noroll.callers": "623a.8(e)(2)"},
+    "pa-craps": _PA_THROW | _PA_MONEY | {"noroll.callers": "623a.8(e)(1)"},
+    "pa-mini-craps": _PA_THROW | _PA_MONEY | {"noroll.callers": "623a.8(e)(2)"},
     "in-craps": {
         "game": "10-4", "jurisdiction": "68 IAC", "table.description": "10-4",
         "throw.line_bet_required": "10-4-3(c)", "shooter.line_bet": "10-4-3(c)",
@@ -47,7 +51,7 @@ REGULATION = {
         "authority.shaker": "585.3(c)-(f), (i)", "authority.shake": "585.3(e)",
         "dice.max_hours": "585.3(b)(1)", "dice.never_unattended": "585.3(c)",
         "shaker.min_shakes": "585.3(e)", "shaker.first_to": "585.3(e)",
-        "shaker.passes_on": "585.3(j)"},
+        "shaker.passes_on": "585.3(j)"} | _PA_MONEY,
     "crapless-craps": {},  # a house game: every rule industry default, none presented as PA text
 }
 

@@ -90,6 +90,52 @@ def test_chips_and_the_puck_never_cover_the_numeral_place_or_price_of_a_number_b
         shot(page, f"felt-{width}")
 
 
+@pytest.mark.parametrize(("width", "height"), WIDTHS)
+def test_no_chip_covers_a_label_of_any_number_box_4_to_10(
+        live_server: LiveServer, open_screen: OpenScreen, width: int, height: int) -> None:
+    """Every number box (4, 5, 6, 8, 9, 10) with a place bet, come bets with odds on three
+    of them and the puck on a fourth: no chip nor the puck covers a box's numeral, PLACE
+    label or price."""
+    alice, sam, dee = (Staff(live_server, who) for who in ("alice", "sam", "dee"))
+    alice.do("/bets", {"wager": "pass", "amount": 1000})
+    sam.do("/offer-dice", {"patron": "alice"})
+    alice.do("/select-dice", {"serials": ["PA1-1", "PA1-2"]})
+    throw(sam, dee, "2-2")                          # the point is 4: the puck on the 4
+    state = live_server.floor.tables["craps-pa-1"].table.state
+    for faces in ("2-3", "4-5", "5-5"):             # come bets travel to the 5, 9 and 10
+        alice.do("/bets", {"wager": "come", "amount": 1000})
+        throw(sam, dee, faces)
+    for come in [b for b in state.bets_of("alice") if b.wager == "come"]:
+        alice.do("/bets", {"wager": "odds", "amount": 1000, "base": come.id})
+    for number in (4, 5, 6, 8, 9, 10):
+        alice.do("/bets", {"wager": f"place{number}",
+                           "amount": 1200 if number in (6, 8) else 1000})
+    page = play(open_screen, "alice", "craps-pa-1", width, height)
+    expect(page.locator("svg.layout .chip")).to_have_count(13)
+    boxes = page.evaluate("""() => {
+        const box = (el) => { const r = el.getBoundingClientRect();
+                              return { x: r.x, y: r.y, w: r.width, h: r.height }; };
+        const labels = [];
+        for (const n of [4, 5, 6, 8, 9, 10]) for (const t of document.querySelectorAll(
+                `svg.layout .spot[data-code="place${n}"] text`)) {
+            const text = t.textContent.trim();
+            if (text) labels.push({ text: `${n}: ${text}`, ...box(t) });
+        }
+        const chips = [...document.querySelectorAll(
+            'svg.layout .chip circle.outer, #layout-puck circle.puck-face')].map((c) => ({
+                id: (c.closest('[data-bet]') || {dataset: {bet: 'puck'}}).dataset.bet,
+                ...box(c) }));
+        return { labels, chips };
+    }""")
+    texts = [label["text"] for label in boxes["labels"]]
+    for n in (4, 5, 6, 8, 9, 10):
+        assert any(t.startswith(f"{n}: ") and "PLACE" in t for t in texts), (n, texts)
+    assert len(boxes["chips"]) == 14  # pass, 3 come, 3 odds, 6 place and the puck
+    covered = [(c["id"], label["text"]) for c in boxes["chips"] for label in boxes["labels"]
+               if _overlaps(c, label)]
+    assert not covered, covered
+
+
 def test_electronic_table_buy_in_and_cash_out_through_the_dialog_conserve_money(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     page = play(open_screen, "alice", E)
@@ -161,6 +207,32 @@ def test_603a_10_a_live_player_asks_to_colour_up_and_leave_and_the_dealer_confir
     state = live_server.floor.tables["craps-pa-1"].table.state
     assert state.players["alice"].seat is None
     assert state.balance("alice") == 0
+
+
+def test_requests_reach_the_dealer_by_push_and_the_console_does_not_poll_while_it_is_open(
+        live_server: LiveServer, open_screen: OpenScreen) -> None:
+    dealer = open_screen("dee", width=1440, height=1000).page
+    frames: list[str] = []
+    fetched: list[str] = []
+    dealer.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
+        str(f))) if ws.url.endswith("/money") else None)
+    dealer.on("request", lambda r: fetched.append(r.url) if r.url.endswith(
+        "/tables/craps-pa-1/money") else None)
+    dealer.goto(dealer.url.split("?")[0] + "?table=craps-pa-1")
+    expect(dealer.locator("#no-requests")).to_be_visible()
+    for _ in range(50):  # the push's hello (no speed is asserted: only what arrived)
+        if frames:
+            break
+        dealer.wait_for_timeout(200)
+    assert frames
+    fetched.clear()
+    dealer.wait_for_timeout(7000)  # more than two polling intervals with nothing changing
+    assert fetched == []  # the push is open: no polling
+    Staff(live_server, "alice").do("/money/requests", {"what": "colour-up"})
+    expect(dealer.locator('#requests li[data-what="colour-up"]')).to_contain_text(
+        "alice asks to colour up")
+    assert len(frames) >= 2  # the hello and the change
+    assert len(fetched) == 1  # read once, on the push
 
 
 def test_the_dealer_cashes_out_all_and_the_player_is_told(

@@ -72,6 +72,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "The chain key kept outside the database (keys init)."),
     "ratings": ("dicetable.cli.ratings", "ratings",
                 "Player ratings: exact theo of every wager beside the industry formula."),
+    "wallet": ("dicetable.cli.wallet", "app",
+               "Players' wallets at the cage: show, deposit, withdraw."),
     "accounts": ("dicetable.cli.integrity_cmds", "accounts_app",
                  "Accounts on a store: the break-glass unlock."),
 }

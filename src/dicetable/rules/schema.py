@@ -73,6 +73,11 @@ READERS: tuple[tuple[str, str], ...] = (
     ("shaker.first_to", "dicetable.table.procedure"),
     ("shaker.six_eight_shake", "dicetable.table.procedure"),
     ("shaker.", "dicetable.table.procedure"),
+    ("wallet.", "dicetable.table.player_money"),
+    ("live.", "dicetable.table.player_money"),
+    ("colour_up.", "dicetable.table.player_money"),
+    ("requests.", "dicetable.table.player_money"),
+    ("press.", "dicetable.table.player_money"),
 )
 INFORMATIONAL = frozenset({"settlement.order", "shooter.keeps_dice", "fire.placement",
                            "table.description", "wagering.late_bets", "jurisdiction"})
@@ -212,6 +217,12 @@ def _roles_or_none(v: Any) -> str | None:
 
 def _text(v: Any) -> str | None:
     return None if isinstance(v, str) and v else "expected text"
+
+
+def _press_unit(v: Any) -> str | None:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return None if 1 <= v <= 100_000_00 else f"{v} is outside 1..10000000"
+    return _choice("wager-minimum", "step")(v)
 
 
 def _build() -> dict[str, RuleSpec]:
@@ -405,6 +416,23 @@ def _build() -> dict[str, RuleSpec]:
          _int(2, 12))
     spec("shaker.six_eight_shake", "bool", "The Six Eight Shake procedure (668a.3(e))",
          yes_no)
+
+    # The player's money (dicetable.table.player_money): wallets, buy-ins, requests, presses.
+    spec("wallet.tables", "choice",
+         "Where players move money between wallet and table themselves", _choice("electronic"))
+    spec("wallet.buy_in.by", "choice",
+         "Who puts money on an electronic table: wallet (the player only) or wallet-or-staff",
+         _choice("wallet", "wallet-or-staff"))
+    spec("wallet.buy_in.minimum", "int", "The smallest wallet buy-in (cents)", cents)
+    spec("wallet.buy_in.maximum", "int", "The largest wallet buy-in (cents)", cents)
+    spec("live.buy_in", "choice", "Who sells chips at a live table", _choice("dealer"))
+    spec("live.cash_out", "choice", "Where a live table's chips are redeemed", _choice("cage"))
+    spec("colour_up.value", "choice", "A colour-up's value", _choice("equal"))
+    spec("requests.confirmed_by", "choice",
+         "Who confirms a colour-up or leaving request at a live table", _choice("dealer"))
+    spec("press.unit", "choice",
+         "One unit of 'press by a unit': wager-minimum, step, or an amount in cents",
+         _press_unit)
     return specs
 
 

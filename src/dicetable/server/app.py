@@ -105,6 +105,7 @@ from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
 from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
+from dicetable.store.base import Notice
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
 from dicetable.table.catalogue import CATALOGUE
@@ -471,6 +472,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.include_router(faults_api.router(session_account))
     app.include_router(ratings_api.router(session_account))
     app.include_router(player_money.router(session_account))
+    app.include_router(player_money.cage_router(session_account))
     app.include_router(rules_sheet.router(session_account))
     offline_docs.install(app)
 
@@ -706,6 +708,58 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         finally:
             sockets.leave(sock)
             feed.close()
+
+    @app.websocket("/ws/tables/{table_id}/money")
+    async def money_push(ws: WebSocket, table_id: str) -> None:
+        """``{"type": "money"}`` whenever the table's seat requests or the caller's wallet
+        change (the store's notices: this process's appends, and every process's on
+        PostgreSQL): the page then reads ``/money`` again, polling only while this is shut."""
+        params = ws.query_params
+        token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
+        try:
+            who = floor.accounts.session(token)
+            floor.get(table_id)
+        except DicetableError as e:
+            await ws.close(code=SESSION_ENDED if isinstance(e, NotAuthenticated) else 4404,
+                           reason=e.message[:120])
+            return
+        assert token is not None
+        await ws.accept()
+        sock = sockets.open(who.username, token)
+        watched = {f"seat-requests:{table_id}", f"wallet:{who.username}"}
+        loop, changed = asyncio.get_running_loop(), asyncio.Event()
+
+        def heard(notice: Notice) -> None:
+            if notice.table in watched:
+                loop.call_soon_threadsafe(changed.set)
+
+        subscription = floor.store.subscribe(heard)
+        listening = asyncio.create_task(_until_disconnect(ws))
+        ending = asyncio.create_task(sock.ended.wait())
+        try:
+            await ws.send_json({"type": "money", "table": table_id})
+            while True:
+                waiting = asyncio.create_task(changed.wait())
+                done, _ = await asyncio.wait({waiting, listening, ending},
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if waiting not in done:
+                    waiting.cancel()
+                    break
+                changed.clear()
+                await ws.send_json({"type": "money", "table": table_id})
+            if sock.ended.is_set():
+                await ws.close(code=SESSION_ENDED,
+                               reason=f"the session has ended: {sock.why}"[:120])
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            subscription.close()
+            for task in (listening, ending):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
+                                         RuntimeError):
+                    await task
+            sockets.leave(sock)
 
     # -- pages ------------------------------------------------------------------------------
     static = _static_dir()

@@ -26,7 +26,7 @@ from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor
-from dicetable.server.player_money import deposit
+from dicetable.server.player_money import deposit, take
 from dicetable.table import commands as t
 
 DEMO_PASSWORD = "dicetable-demo"
@@ -217,6 +217,10 @@ def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = Non
             commands.append(g.JoinTable(actor=player, role=Role.PLAYER, player=player,
                                         seat=seat))
             seller = ("dee", Role.DEALER) if demo.mode == "live" else ("table", Role.SYSTEM)
+            if demo.mode == "electronic":  # the buy-in leaves the wallet first, as a player's
+                take(floor.store, player, BUY_IN, floor.clock.now().isoformat(), credits=0,
+                     check=lambda balance: None, table=demo.table,
+                     transfer=f"demo-{demo.table}-{player}")
             commands.append(g.BuyChips(actor=seller[0], role=seller[1], player=player,
                                        amount=BUY_IN))
         if demo.game_is_props:

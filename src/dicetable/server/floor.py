@@ -93,6 +93,7 @@ from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
 from dicetable.table import Table
 from dicetable.table.events import StaffAssigned, StaffRelieved
+from dicetable.table.player_money import PlayerMoneyRules
 from dicetable.table.procedure import ACTION_RULE
 
 log = logging.getLogger(__name__)
@@ -395,10 +396,14 @@ class Floor:
                     "balance": state.balance(viewer) if viewer in state.players else None}
 
         view = (lambda: self._view_locked(table_id, account)) if with_view else None
-        # The role is found when the command is decided: from the log as it is then.
-        return info.pipeline.queue(
-            lambda: build(viewer, self.role_for(account, table_id, command_type)), reply,
-            view=view, waiter=waiter)
+        def decided() -> gcmd.Command | Iterable[gcmd.Command]:
+            # The role is found when the command is decided: from the log as it is then.
+            role = self.role_for(account, table_id, command_type)
+            if issubclass(command_type, gcmd.BuyChips):  # electronic: the wallet's money
+                PlayerMoneyRules.from_pack(info.table.pack).check_sale(info.table.mode, role)
+            return build(viewer, role)
+
+        return info.pipeline.queue(decided, reply, view=view, waiter=waiter)
 
     @staticmethod
     def _owner_of(info: FloorTable, events: list[Event],

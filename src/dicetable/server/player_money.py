@@ -7,15 +7,19 @@ the dealer may cash a player out in full (the amount is the player's whole table
 read when the command is decided: nobody types it).
 
 Every move is a table command (``buy-chips``/``cash-out``, by the electronic table's own
-``system`` role or by the dealer), so the table's log holds it; the wallet's balance is its
-deposits less what its owner moved onto electronic tables, folded from those logs. One
-account's wallet moves are taken one at a time in this process.
+``system`` role or by the dealer), so the table's log holds it. Money leaving a wallet is
+first an event of the wallet's own stream, appended only at the version its balance was read
+at (``take``): two server processes on one store cannot overdraw one wallet. A buy-in the
+table then refuses comes back whole (``WalletReturned``); one whose process stopped between
+the two appends stays "in transit" (shown, never spendable twice).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
+import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
@@ -23,18 +27,20 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from dicetable.core.errors import InvalidInput, RoleNotPermitted, StaleVersion
+from dicetable.bank.catalogue import parse_chips
+from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games import events as ev
 from dicetable.server.accounts import Account, Kind
+from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.player_money import PlayerMoneyRules
+from dicetable.table.player_money import ELECTRONIC, PlayerMoneyRules
 
 SYSTEM_SELLER = "table"
 """The actor an electronic table's own buy-ins and cash-outs are recorded under."""
@@ -50,47 +56,60 @@ def kind(name: str) -> type[g.Command]:
 
 
 class Ledger:
-    """Each player's wallet deposits, and their net moves onto electronic tables."""
+    """Each player's wallet: its own stream (deposits, withdrawals, buy-ins) and what the
+    electronic tables loaded here cashed out to it."""
 
     def __init__(self, floor: Floor) -> None:
         self.floor = floor
         self._seq: dict[str, int] = {}
-        self._moved: dict[str, int] = defaultdict(int)
+        self._credits: dict[str, int] = defaultdict(int)
+        self._bought: dict[tuple[str, str], int] = defaultdict(int)
         self._last_out: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._account_locks: dict[str, asyncio.Lock] = {}
 
     def account_lock(self, account: str) -> asyncio.Lock:
+        """Moves of one account in this process wait for each other (fewer re-decisions);
+        across processes the wallet stream's version decides (``take``)."""
         return self._account_locks.setdefault(account, asyncio.Lock())
 
     def _follow(self) -> None:
         for table_id, info in list(self.floor.tables.items()):
-            electronic = info.table.mode == "electronic"
+            electronic = info.table.mode == ELECTRONIC
             after = self._seq.get(table_id, 0)
             for e in self.floor.store.table_events(table_id, after=after):
                 if isinstance(e, ev.ChipsBought) and electronic:
-                    self._moved[e.player] += e.amount
+                    self._bought[(table_id, e.player)] += e.amount
                 elif isinstance(e, ev.ChipsCashedOut):
                     if electronic:
-                        self._moved[e.player] -= e.amount
+                        self._credits[e.player] += e.amount
                     self._last_out[(table_id, e.player)] = {
                         "amount": e.amount, "by": e.actor, "role": e.role.value, "seq": e.seq,
                         "at": e.at}
                 after = e.seq
             self._seq[table_id] = after
 
-    def deposited(self, account: str) -> int:
-        state = pms.WalletState()
-        for e in self.floor.store.events(f"{pms.WALLET}:{account}"):
-            pms.apply_wallet(state, e)
-        return state.deposited
-
-    def wallet(self, account: str) -> int:
-        """Deposits less net moves onto electronic tables (cents)."""
+    def credits(self, account: str) -> int:
+        """What electronic tables cashed out to ``account`` (cents)."""
         with self._lock:
             self._follow()
-            moved = self._moved[account]
-        return self.deposited(account) - moved
+            return self._credits[account]
+
+    def state(self, account: str) -> pms.WalletState:
+        return wallet_state(self.floor.store, account)
+
+    def wallet(self, account: str) -> int:
+        """The wallet's balance (cents): its own stream plus the tables' cash-outs to it."""
+        return self.state(account).own() + self.credits(account)
+
+    def in_transit(self, account: str) -> int:
+        """Cents that left the wallet for a table whose ``ChipsBought`` this process has not
+        seen: a buy-in under way, or one whose process stopped between the two appends."""
+        state = self.state(account)
+        with self._lock:
+            self._follow()
+            return sum(max(0, n - self._bought[(t, account)])
+                       for t, n in state.to_tables.items())
 
     def last_cash_out(self, table_id: str, player: str) -> dict[str, Any] | None:
         with self._lock:
@@ -98,23 +117,109 @@ class Ledger:
             return self._last_out.get((table_id, player))
 
 
-def deposit(store: EventStore, account: str, amount: int, reason: str, at: str) -> None:
+_LEDGERS: weakref.WeakKeyDictionary[Floor, Ledger] = weakref.WeakKeyDictionary()
+_LEDGERS_LOCK = threading.Lock()
+
+
+def ledger_of(floor: Floor) -> Ledger:
+    """The one ``Ledger`` of ``floor`` (its wallet routes and the cage's share it)."""
+    with _LEDGERS_LOCK:
+        found = _LEDGERS.get(floor)
+        if found is None:
+            found = _LEDGERS[floor] = Ledger(floor)
+        return found
+
+
+def wallet_state(store: EventStore, account: str) -> pms.WalletState:
+    state = pms.WalletState()
+    for e in store.events(f"{pms.WALLET}:{account}"):
+        pms.apply_wallet(state, e)
+    return state
+
+
+def deposit(store: EventStore, account: str, amount: int, reason: str, at: str, *,
+            actor: str = "system", role: Role = Role.SYSTEM) -> None:
     """The cage puts money into a player's wallet."""
     if amount <= 0:
         raise InvalidInput("a deposit is more than $0", rule="money.amount")
     _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
-            lambda seq: pms.WalletDeposited(seq=seq, at=at, account=account, amount=amount,
-                                            reason=reason))
+            lambda st: pms.WalletDeposited(seq=st.seq + 1, at=at, account=account,
+                                           amount=amount, reason=reason, actor=actor,
+                                           role=role))
+
+
+def table_credits(store: EventStore, account: str) -> int:
+    """What the electronic tables of ``store`` cashed out to ``account`` (cents), read from
+    every table's log (the CLI's read; a server follows its loaded tables: ``Ledger``)."""
+    total = 0
+    for table in store.tables():
+        electronic = False
+        for e in store.table_events(table):
+            if isinstance(e, ev.TableOpened):
+                electronic = e.mode == ELECTRONIC
+            elif electronic and isinstance(e, ev.ChipsCashedOut) and e.player == account:
+                total += e.amount
+    return total
+
+
+def wallet_summary(store: EventStore, account: str, credits: int,
+                   in_transit: int | None = None) -> dict[str, Any]:
+    """A wallet as the cage sees it: balance, its parts, and its last moves."""
+    state = wallet_state(store, account)
+    moves = []
+    for e in list(store.events(f"{pms.WALLET}:{account}"))[-20:]:
+        fields = {k: getattr(e, k) for k in ("amount", "table", "reason", "transfer")
+                  if hasattr(e, k)}
+        moves.append({"seq": e.seq, "at": e.at, "type": e.kind, "by": e.actor, **fields})
+    out: dict[str, Any] = {
+        "account": account, "balance": state.own() + credits, "deposited": state.deposited,
+        "withdrawn": state.withdrawn, "to_tables": sum(state.to_tables.values()),
+        "from_tables": credits, "version": state.seq, "moves": moves}
+    if in_transit is not None:
+        out["in_transit"] = in_transit
+    return out
+
+
+def take(store: EventStore, account: str, amount: int, at: str, *, credits: int,
+         check: Callable[[int], None], table: str = "", transfer: str = "",
+         reason: str = "", actor: str = "system", role: Role = Role.SYSTEM) -> None:
+    """Take ``amount`` out of a wallet: onto electronic table ``table`` (a buy-in), or paid
+    out by the cage (no table). ``check`` is given the balance read at the stream's version
+    v and refuses by raising; the event is appended only if the stream is still at v, else
+    the balance is read again and ``check`` decides again (another process spent meanwhile).
+    ``credits``: the tables' cash-outs to the wallet, read before (a late read only
+    understates)."""
+
+    def decide(state: pms.WalletState) -> Event:
+        check(state.own() + credits)
+        if table:
+            return pms.WalletToTable(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                     table=table, transfer=transfer, actor=actor, role=role)
+        return pms.WalletWithdrawn(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                   reason=reason, actor=actor, role=role)
+
+    _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet, decide)
+
+
+def give_back(store: EventStore, account: str, amount: int, table: str, transfer: str,
+              reason: str, at: str) -> None:
+    """A buy-in the table refused: its money back in the wallet."""
+    _append(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
+            lambda st: pms.WalletReturned(seq=st.seq + 1, at=at, account=account,
+                                          amount=amount, table=table, transfer=transfer,
+                                          reason=reason[:200]))
 
 
 def _append(store: EventStore, stream: str, state_type: type[Any],
-            fold: Callable[[Any, Event], None], make: Callable[[int], Event]) -> None:
-    for _ in range(50):  # another process wrote meanwhile: fold again and retry
+            fold: Callable[[Any, Event], None], decide: Callable[[Any], Event]) -> None:
+    """Fold ``stream``, decide its next event from the state, append it only if the stream is
+    still at the version folded; another writer got there first: fold and decide again."""
+    for _ in range(50):
         state = state_type()
         for e in store.events(stream):
             fold(state, e)
         try:
-            store.append(stream, [make(state.seq + 1)], expected=state.seq, request="")
+            store.append(stream, [decide(state)], expected=state.seq, request="")
             return
         except StaleVersion:
             continue
@@ -141,6 +246,11 @@ class RequestIn(BaseModel):
     what: Annotated[str, Field(max_length=16, examples=["colour-up", "leave"])]
 
 
+class ConfirmIn(BaseModel):
+    chips: str = Field(default="", max_length=400,
+                       description="a colour-up's exchange: DENOMxCOUNT, + in, - out")
+
+
 class PlayerIn(BaseModel):
     player: str = Field(max_length=64)
 
@@ -149,11 +259,9 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
            ) -> APIRouter:
     """The player-money routes (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(prefix="/api/tables/{table_id}/money", tags=["tables"])
-    house = rules or PlayerMoneyRules()
-    ledgers: dict[int, Ledger] = {}
-
-    def ledger_of(floor: Floor) -> Ledger:
-        return ledgers.setdefault(id(floor), Ledger(floor))
+    def house_at(floor: Floor, table_id: str) -> PlayerMoneyRules:
+        """The rules the table's pack sets (``rules``, when given, instead)."""
+        return rules or PlayerMoneyRules.from_pack(floor.get(table_id).table.pack)
 
     def floor_of(request: Request) -> Floor:
         floor: Floor = request.app.state.floor
@@ -183,6 +291,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         info = floor.get(table_id)
         state, mode = info.table.state, info.table.mode
         ledger = ledger_of(floor)
+        house = house_at(floor, table_id)
         out: dict[str, Any] = {"table": table_id, "mode": mode,
                                "self_service": mode == house.rule("wallet.tables").value,
                                "rules": house.as_list()}
@@ -190,6 +299,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         if who.kind is Kind.PLAYER:
             me = state.players.get(who.username)
             out["wallet"] = ledger.wallet(who.username)
+            out["in_transit"] = ledger.in_transit(who.username)
             out["balance"] = me.balance if me else 0
             out["seated"] = bool(me and me.seat is not None)
             out["joined"] = me is not None
@@ -218,12 +328,23 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
         ledger = ledger_of(floor)
+        mode, house = floor.get(table_id).table.mode, house_at(floor, table_id)
+        house.self_service(mode, "buy-in")
+        transfer, at = uuid.uuid4().hex, floor.clock.now().isoformat()
         async with ledger.account_lock(who.username):
-            house.check_buy_in(floor.get(table_id).table.mode, body.amount,
-                               wallet=ledger.wallet(who.username))
-            await run(floor, table_id, Chore(lambda: give(
-                "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
-                amount=body.amount)))
+            credits = await asyncio.to_thread(ledger.credits, who.username)
+            await asyncio.to_thread(
+                take, floor.store, who.username, body.amount, at, credits=credits,
+                check=lambda balance: house.check_buy_in(mode, body.amount, wallet=balance),
+                table=table_id, transfer=transfer)
+            try:
+                await run(floor, table_id, Chore(lambda: give(
+                    "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
+                    amount=body.amount)))
+            except DicetableError as refused:  # decided and refused: nothing on the table
+                await asyncio.to_thread(give_back, floor.store, who.username, body.amount,
+                                        table_id, transfer, str(refused), at)
+                raise
         return money_view(floor, table_id, who)
 
     @api.post("/cash-out")
@@ -238,11 +359,11 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         def build() -> g.Command:
             balance = table.state.balance(who.username)
             amount = balance if body.amount is None else body.amount
-            house.check_cash_out(table.mode, amount, balance=balance)
+            house_at(floor, table_id).check_cash_out(table.mode, amount, balance=balance)
             return give("cash-out", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
                         amount=amount)
 
-        house.self_service(table.mode, "cash-out")
+        house_at(floor, table_id).self_service(table.mode, "cash-out")
         async with ledger.account_lock(who.username):
             await run(floor, table_id, Chore(build))
         return money_view(floor, table_id, who)
@@ -253,7 +374,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
         table = floor.get(table_id).table
-        house.self_service(table.mode, "cash-out")
+        house_at(floor, table_id).self_service(table.mode, "cash-out")
 
         def build() -> Iterator[g.Command]:
             # Leaving first: if it is refused (wagers on the layout) nothing has moved.
@@ -272,7 +393,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         """Live table: ask the dealer to colour you up, or tell them you are leaving."""
         floor, who = floor_of(request), account(request)
         player_at(floor, who, table_id)
-        house.check_request(floor.get(table_id).table.mode, body.what)
+        house_at(floor, table_id).check_request(floor.get(table_id).table.mode, body.what)
         current = requests_of(floor.store, table_id)
         if any(r["player"] == who.username and r["what"] == body.what
                for r in current.pending.values()):
@@ -280,8 +401,8 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
                                rule="requests.confirmed_by")
         at = floor.clock.now().isoformat()
         _append(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState,
-                pms.apply_request, lambda seq: pms.RequestMade(
-                    seq=seq, at=at, table=table_id, actor=who.username, role=Role.PLAYER,
+                pms.apply_request, lambda st: pms.RequestMade(
+                    seq=st.seq + 1, at=at, table=table_id, actor=who.username, role=Role.PLAYER,
                     request=_next(floor.store, table_id), player=who.username,
                     what=body.what))
         return money_view(floor, table_id, who)
@@ -297,10 +418,15 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         return money_view(floor, table_id, who)
 
     @api.post("/requests/{number}/confirm")
-    async def confirm(table_id: str, number: int, request: Request) -> dict[str, Any]:
+    async def confirm(table_id: str, number: int, request: Request,
+                      body: ConfirmIn | None = None) -> dict[str, Any]:
         """The dealer confirms a pending request: a colour-up (equal value: the balance does
         not change) or a player leaving (seat given up, the whole balance cashed out in
-        chips the player takes to the cage)."""
+        chips the player takes to the cage).
+
+        A colour-up with ``chips`` (the exchange: the player's chips in, +, the table's out,
+        -, e.g. ``500x20,10000x-1``) is also recorded in the table's bank as a colour change
+        (465a.36(b)(4)), refused unless equal in value and within the player's balance."""
         floor, who = floor_of(request), account(request)
         role = dealer_at(floor, who, table_id)
         found = requests_of(floor.store, table_id).pending.get(str(number))
@@ -308,8 +434,24 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
         player = found["player"]
         table = floor.get(table_id).table
+        chips = body.chips if body is not None else ""
         if found["what"] == "colour-up":
-            detail = f"coloured up {format_cents(table.state.balance(player))} at equal value"
+            balance = table.state.balance(player)
+            detail = f"coloured up {format_cents(balance)} at equal value"
+            if chips:
+                handed = sum(d * n for d, n in parse_chips(chips) if n > 0)
+                if handed > balance:
+                    rule = house_at(floor, table_id).rule("colour_up.value")
+                    raise InvalidInput(
+                        f"{player} has {format_cents(balance)} at the table; the exchange "
+                        f"takes in {format_cents(handed)}", rule=rule.id, citation=rule.cite())
+                await asyncio.to_thread(banks_of(floor).step, table_id, who, "colour-change",
+                                        {"ref": f"request {number} ({player})",
+                                         "chips": chips})
+                detail += f", recorded in the bank ({format_cents(handed)} exchanged)"
+        elif chips:
+            raise InvalidInput("chips are given only with a colour-up",
+                               rule="requests.confirmed_by")
         else:
             events = await run(floor, table_id, Given(who, _leaving(table, player),
                                                       kind("leave")))
@@ -357,8 +499,84 @@ def _settle(floor: Floor, table_id: str, who: Account, role: Role, number: int,
             outcome: str, detail: str) -> None:
     at = floor.clock.now().isoformat()
     _append(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState, pms.apply_request,
-            lambda seq: pms.RequestSettled(seq=seq, at=at, table=table_id, actor=who.username,
+            lambda st: pms.RequestSettled(seq=st.seq + 1, at=at, table=table_id, actor=who.username,
                                            role=role, request=number, outcome=outcome,
                                            detail=detail))
 
 
+
+
+class CageMove(BaseModel):
+    amount: int = Field(gt=0, lt=10**12, description="cents")
+    reason: str = Field(default="", max_length=200)
+
+
+def cage_router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None = None,
+                ) -> APIRouter:
+    """The cage's wallet routes: show, deposit and withdraw, for the cage's role
+    (``wallet.cage``); a withdrawal is decided on the balance at the wallet's version, as a
+    buy-in is (``take``)."""
+    api = APIRouter(prefix="/api/cage/wallets", tags=["cage"])
+    house = rules or PlayerMoneyRules()
+
+    def cashier(floor: Floor, who: Account) -> Role:
+        person = floor.custody.roster.get(who.username)
+        role = person.role if person is not None and who.kind is Kind.STAFF else None
+        house.check_cage(who.username, role)
+        assert role is not None
+        return role
+
+    def holder(floor: Floor, name: str) -> str:
+        found = floor.accounts.get(name)
+        if found is None or found.kind is not Kind.PLAYER:
+            raise InvalidInput(f"there is no player account {name!r}", rule="wallet.account")
+        return found.username
+
+    def summary(floor: Floor, name: str) -> dict[str, Any]:
+        ledger = ledger_of(floor)
+        out = wallet_summary(floor.store, name, ledger.credits(name), ledger.in_transit(name))
+        out["rules"] = [r for r in house.as_list() if r["id"] in ("wallet.cage",)]
+        return out
+
+    @api.get("")
+    def players(request: Request) -> list[dict[str, Any]]:
+        """Every player account's wallet balance, for the cage."""
+        floor: Floor = request.app.state.floor
+        cashier(floor, account(request))
+        ledger = ledger_of(floor)
+        return [{"account": a.username, "name": a.display, "balance": ledger.wallet(a.username)}
+                for a in floor.accounts.all() if a.kind is Kind.PLAYER]
+
+    @api.get("/{name}")
+    def show(name: str, request: Request) -> dict[str, Any]:
+        """One wallet: balance, deposits, withdrawals, moves to and from tables, in transit."""
+        floor: Floor = request.app.state.floor
+        cashier(floor, account(request))
+        return summary(floor, holder(floor, name))
+
+    @api.post("/{name}/deposit")
+    def put_in(name: str, body: CageMove, request: Request) -> dict[str, Any]:
+        """The cage takes the player's cash and puts ``amount`` into their wallet."""
+        floor: Floor = request.app.state.floor
+        who = account(request)
+        role = cashier(floor, who)
+        player = holder(floor, name)
+        deposit(floor.store, player, body.amount, body.reason or "cage deposit",
+                floor.clock.now().isoformat(), actor=who.username, role=role)
+        return summary(floor, player)
+
+    @api.post("/{name}/withdraw")
+    def pay_out(name: str, body: CageMove, request: Request) -> dict[str, Any]:
+        """The cage pays the player ``amount`` out of their wallet (never more than it
+        holds at the version it is decided on)."""
+        floor: Floor = request.app.state.floor
+        who = account(request)
+        role = cashier(floor, who)
+        player = holder(floor, name)
+        take(floor.store, player, body.amount, floor.clock.now().isoformat(),
+             credits=ledger_of(floor).credits(player),
+             check=lambda balance: house.check_withdrawal(body.amount, wallet=balance),
+             reason=body.reason or "cage withdrawal", actor=who.username, role=role)
+        return summary(floor, player)
+
+    return api

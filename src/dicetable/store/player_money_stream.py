@@ -1,9 +1,13 @@
-"""A player's wallet deposits (``wallet:ACCOUNT``) and a live table's requests to its dealer
+"""A player's wallet (``wallet:ACCOUNT``) and a live table's requests to its dealer
 (``seat-requests:TABLE``) as streams of the one store.
 
-The wallet's balance is its deposits less what its owner moved onto electronic tables (their
-``ChipsBought`` less ``ChipsCashedOut``): every move is one event of a table's log, so a move
-cannot take money from the wallet without putting it on a table. Deposits are the cage's.
+Every move that takes money out of a wallet (a buy-in at an electronic table, a withdrawal at
+the cage) is an event of the wallet's own stream, appended only if the stream is still at the
+version its balance was read at (``EventStore.append``'s ``expected``): two processes deciding
+on the same wallet cannot both spend the same money, the second decides again on the new
+balance (NJAC 13:69E-1.37A: no overdraft, no simultaneous transactions on one account). Money
+coming back (an electronic table's ``ChipsCashedOut``) is read from the table logs: a credit
+read late can only understate the balance. Deposits and withdrawals are the cage's.
 
 A request (a colour-up, "I'm leaving") stays pending until the dealer confirms it or the player
 withdraws it.
@@ -11,8 +15,13 @@ withdraws it.
 >>> AT = "2026-01-01T00:00:00+00:00"
 >>> w = WalletState()
 >>> apply_wallet(w, WalletDeposited(seq=1, at=AT, account="al", amount=100_00, reason="demo"))
->>> w.deposited, wallet_invariants(w), roundtrips(w)
-(10000, [], True)
+>>> apply_wallet(w, WalletToTable(seq=2, at=AT, account="al", amount=30_00, table="e1",
+...                                 transfer="x1"))
+>>> apply_wallet(w, WalletReturned(seq=3, at=AT, account="al", amount=30_00, table="e1",
+...                                transfer="x1", reason="table closed"))
+>>> apply_wallet(w, WalletWithdrawn(seq=4, at=AT, account="al", amount=20_00, reason="cash"))
+>>> w.deposited, w.own(), w.to_tables, wallet_invariants(w), roundtrips(w)
+(10000, 8000, {'e1': 0}, [], True)
 >>> r = RequestsState()
 >>> apply_request(r, RequestMade(seq=1, at=AT, table="t1", actor="al", request=1,
 ...                              player="al", what="colour-up"))
@@ -52,21 +61,67 @@ class WalletDeposited(WalletEvent):
     reason: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class WalletWithdrawn(WalletEvent):
+    """The cage paid the player ``amount`` out of the wallet."""
+
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WalletToTable(WalletEvent):
+    """``amount`` left the wallet for an electronic table's buy-in (written before the table's
+    ``ChipsBought``; ``transfer`` names the move)."""
+
+    amount: int
+    table: str
+    transfer: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WalletReturned(WalletEvent):
+    """A ``WalletToTable`` the table refused came back whole."""
+
+    amount: int
+    table: str
+    transfer: str
+    reason: str
+
+
 @dataclass
 class WalletState:
     seq: int = 0
     deposited: int = 0
+    withdrawn: int = 0
+    to_tables: dict[str, int] = field(default_factory=dict)
+    """Electronic table -> cents moved onto it from this wallet (less those returned)."""
+
+    def own(self) -> int:
+        """What the wallet's own stream holds: deposits less withdrawals and buy-ins (the
+        tables' cash-outs come on top)."""
+        return self.deposited - self.withdrawn - sum(self.to_tables.values())
 
 
 def apply_wallet(state: WalletState, event: envelope.Event) -> None:
-    if not isinstance(event, WalletDeposited):
+    if isinstance(event, WalletDeposited):
+        state.deposited += event.amount
+    elif isinstance(event, WalletWithdrawn):
+        state.withdrawn += event.amount
+    elif isinstance(event, WalletToTable):
+        state.to_tables[event.table] = state.to_tables.get(event.table, 0) + event.amount
+    elif isinstance(event, WalletReturned):
+        state.to_tables[event.table] = state.to_tables.get(event.table, 0) - event.amount
+    else:
         raise ValueError(f"a {event.kind} is not a wallet event")
-    state.deposited += event.amount
     state.seq = event.seq
 
 
 def wallet_invariants(state: Any) -> list[str]:
-    return ["a wallet's deposits are negative"] if state.deposited < 0 else []
+    out = ["a wallet's deposits are negative"] if state.deposited < 0 else []
+    out += [f"more came back from {t} than went to it" for t, n in state.to_tables.items()
+            if n < 0]
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)

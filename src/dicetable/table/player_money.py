@@ -30,9 +30,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.money import format_cents
-from dicetable.rules.model import Citation, Status
+from dicetable.core.roles import Role
+from dicetable.rules.model import Citation, RulePack, Status
 
 ELECTRONIC = "electronic"
 REQUESTS = ("colour-up", "leave")
@@ -62,16 +63,28 @@ def _regulation(text: str) -> Citation:
 
 DEFAULTS: tuple[HouseRule, ...] = (
     HouseRule("wallet.tables", ELECTRONIC, _industry(
-        "spec/standards.md (electronic craps: credits update on the machine's meter); no PA or "
-        "IN text on wallets was read"),
+        "house practice: an electronic craps machine keeps the player's credits on its meter; "
+        "no PA or IN text on wallets was read"),
         "Where the player moves money between wallet and table themselves: only at an "
         "electronic table."),
+    HouseRule("wallet.buy_in.by", "wallet", _industry(
+        "house practice: an electronic table's credits come from the player's wallet, as an "
+        "electronic wagering system credits a game account on buy-in (58 Pa. Code 605a.2, "
+        "which does not say who may sell credits)"),
+        "Who puts money on an electronic table: 'wallet' (only the player, from their "
+        "wallet: staff may not sell chips there) or 'wallet-or-staff' (staff may also sell "
+        "chips against cash). Cash-outs there always go to the player's wallet."),
     HouseRule("wallet.buy_in.minimum", 20_00, _industry(
         "house practice: the smallest buy-in is a few table minimums"),
         "The smallest amount moved from the wallet to the table at once (cents)."),
     HouseRule("wallet.buy_in.maximum", 5_000_00, _industry(
         "house practice: larger amounts go through the cage"),
         "The largest amount moved from the wallet to the table at once (cents)."),
+    HouseRule("wallet.cage", "chip-bank-cashier", _industry(
+        "house practice: the cage's cashier takes deposits to and pays withdrawals from a "
+        "player's wallet; no PA or IN text on wallets was read"),
+        "The staff role (on the site's staff list) that deposits to and withdraws from "
+        "players' wallets at the cage."),
     HouseRule("live.buy_in", "dealer", _regulation("58 Pa. Code 603a.10(c)"),
         "At a live table chips are issued by the dealer, when the patron asks, against a "
         "tender."),
@@ -98,6 +111,22 @@ class PlayerMoneyRules:
 
     rules: MappingProxyType[str, HouseRule] = field(
         default_factory=lambda: MappingProxyType({r.id: r for r in DEFAULTS}))
+
+    @classmethod
+    def from_pack(cls, pack: RulePack) -> PlayerMoneyRules:
+        """The rules as ``pack`` sets them (its value, citation and status for each id it
+        holds; a pack without them keeps the defaults here).
+
+        >>> from dicetable.games.packs import load_preset
+        >>> PlayerMoneyRules.from_pack(load_preset("pa-craps")).rule("press.unit").value
+        'wager-minimum'
+        """
+        rules = {}
+        for default in DEFAULTS:
+            found = pack.rules.get(default.id)
+            rules[default.id] = default if found is None else dataclasses.replace(
+                default, value=found.value, citation=found.cite)
+        return cls(MappingProxyType(rules))
 
     def rule(self, rule_id: str) -> HouseRule:
         return self.rules[rule_id]
@@ -144,6 +173,31 @@ class PlayerMoneyRules:
                  "you take your chips to the cage: ask the dealer to colour you up, or tell "
                  "the dealer you are leaving")
         raise ProcedureViolation(f"At a live table {words}.", rule=rule.id, citation=rule.cite())
+
+    def check_sale(self, mode: str, role: Role) -> None:
+        """Refuse staff selling chips at an electronic table, where money comes from the
+        player's wallet (``wallet.buy_in.by``); the table's own wallet moves are ``system``."""
+        rule = self.rule("wallet.buy_in.by")
+        if mode != self.rule("wallet.tables").value or role is Role.SYSTEM \
+                or rule.value != "wallet":
+            return
+        raise ProcedureViolation(
+            "At an electronic table the player buys in from their wallet; staff do not sell "
+            "chips here.", rule=rule.id, citation=rule.cite())
+
+    def check_cage(self, username: str, role: Role | None) -> None:
+        """Refuse a wallet deposit or withdrawal by anyone but the cage's role."""
+        rule = self.rule("wallet.cage")
+        if role is None or role.value != rule.value:
+            raise RoleNotPermitted(
+                f"{username} is not the cage's {rule.value}: only the cage deposits to and "
+                "withdraws from a wallet", rule=rule.id, citation=rule.cite())
+
+    def check_withdrawal(self, amount: int, *, wallet: int) -> None:
+        if amount > wallet:
+            raise InvalidInput(f"The wallet holds {format_cents(wallet)}; the cage cannot pay "
+                               f"out {format_cents(amount)}.", rule="wallet.balance",
+                               citation=self.rule("wallet.cage").cite())
 
     def check_buy_in(self, mode: str, amount: int, *, wallet: int) -> None:
         self.self_service(mode, "buy-in")

@@ -169,3 +169,24 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
     get connected() { return socket !== null && socket.readyState === WebSocket.OPEN; },
   };
 }
+
+/** Push of a table's money changes (seat requests, the caller's wallet): ``onChange`` on each
+ *  message; reconnects with backoff. Returns a function telling whether the push is open (the
+ *  page polls only while it is not). */
+export function moneyPush(tableId, onChange) {
+  let open = false;
+  let delay = 1000;
+  const connect = () => {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}/money`);
+    socket.onopen = () => { open = true; delay = 1000; };
+    socket.onmessage = () => onChange();
+    socket.onclose = () => {
+      open = false;
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 30000);
+    };
+  };
+  connect();
+  return () => open;
+}

@@ -2,7 +2,7 @@
 // settlement in its order, the shooter and the shaker, the dice, chips, and every player's
 // wagers and balance. The server picks the role from the account's assignment at the table.
 
-import { del, get, patch, post, tablePath, whoami } from "./api.js";
+import { del, get, moneyPush, patch, post, tablePath, whoami } from "./api.js";
 import { ROLE_TITLES, cardsFor, consoleRole } from "./console-roles.js";
 import { startTable } from "./table-start.js";
 import {
@@ -711,5 +711,7 @@ const live = await startTable(tableId, {
 });
 window.dicetable = { live, st, tableId };
 await loadRequests();
-// Requests are not table events: looked for every few seconds, and after every table change.
-setInterval(loadRequests, 3000);
+// Requests are not table events: pushed on their own socket (polled only while it is shut),
+// and looked for after every table change.
+const requestsPushed = moneyPush(tableId, loadRequests);
+setInterval(() => { if (!requestsPushed()) loadRequests(); }, 3000);

@@ -3,6 +3,7 @@
 // and unlocking a locked account.
 
 import { get, post, tablePath, whoami } from "./api.js";
+import { cageSection } from "./pit-cage.js";
 import { ratingsSection } from "./pit-ratings.js";
 import { attempt, describe, dieIcon, faces, fmtTime, h, money, replace, showRefusal, topbar } from "./ui.js";
 
@@ -31,6 +32,7 @@ main.append(
   h("section", { class: "stack" }, h("h2", {}, "The floor"), floorEl),
   h("section", { class: "card", id: "custody-card" }, h("header", {}, h("h2", {}, "Dice custody"), h("a", { class: "btn small", href: "/dice-room" }, "Dice room")), custodyEl),
   ratingsSection(),
+  cageSection(),
   detail,
   h("section", { class: "card", id: "accounts-card" }, h("header", {}, h("h2", {}, "Accounts"), h("span", { class: "muted" }, "an account locks after repeated failed logins")), accountsEl));
 // the pit's books follow the floor (its module may have run before this page's main existed)

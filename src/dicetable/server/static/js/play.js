@@ -1,7 +1,7 @@
 // The player's page: the layout, chips, the player's own wagers and balance, the dice and the
 // shaker when it is the player's turn, the last rolls, hot and cold numbers, and game recall.
 
-import { Refusal, del, get, patch, post, tablePath, whoami } from "./api.js";
+import { Refusal, del, get, moneyPush, patch, post, tablePath, whoami } from "./api.js";
 import { startTable } from "./table-start.js";
 import {
   Feed, attempt, dieIcon, faces, fmtTime, frequencyChart, h, money, parseMoney, playerSentence, refusalStyle, replace,
@@ -907,8 +907,10 @@ const live = await startTable(tableId, {
 // For the browser tests and the curious: the page's state and its live connection.
 window.dicetable = { live, st, tableId, confirm: confirmBuilder, loadMoney, playerSentence };
 await loadMoney();
-// Requests and wallets are not table events: looked at again every few seconds.
-setInterval(loadMoney, 4000);
+// Requests and wallets are not table events: pushed on their own socket, polled only while it
+// is shut.
+const moneyPushed = moneyPush(tableId, loadMoney);
+setInterval(() => { if (!moneyPushed()) loadMoney(); }, 4000);
 
 // the player's own rating (exact theo beside the formula), below their bets
 if (account.kind === "player") import("./my-rating.js");
