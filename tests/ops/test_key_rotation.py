@@ -93,3 +93,50 @@ def test_a_store_with_archives_is_rotated_its_archives_re_signed(tmp_path: Path)
         assert gzip.decompress(Path(path).read_bytes())
     with SqliteStore(db, key=KEY, create=False) as store:
         assert not all(r.ok for r in verify_store(store, replay=False))
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_store_is_not_rotated_while_a_server_serves_it(backend: str, tmp_path: Path) -> None:
+    """``dicetable serve`` holds the serving lock shared (a flock on ``DB.serving``, an advisory
+    lock on a PostgreSQL schema); a rotation under it is refused, naming ``store.serving``,
+    and changes nothing: not the chain, not the checkpoint file."""
+    import uuid
+
+    from dicetable.store.chain import key_id
+    from dicetable.store.postgres import drop_schema
+    from dicetable.store.serving import hold_serving
+    from tests.store.conftest import pg_url_or_skip
+
+    db, schema = str(tmp_path / "floor.db"), "dicetable"
+    if backend == "postgresql":
+        db, schema = pg_url_or_skip(), f"rot_{uuid.uuid4().hex[:10]}"
+    try:
+        old = small_floor(db, tmp_path / "old.key", schema=schema)
+        cp = tmp_path / "cp.jsonl"
+        checkpoint(db, old, cp, schema=schema)
+        signed = cp.read_bytes()
+        new_file = init_key(tmp_path / "new.key")
+        args = ("keys", "rotate", "--db", db, "--schema", schema, "--key",
+                str(tmp_path / "old.key"), "--new-key", str(new_file), "--checkpoints", str(cp))
+        serving = hold_serving(db, schema)  # what a running `dicetable serve` holds
+        try:
+            busy = cli(*args)
+            with pytest.raises(InvalidInput, match="a server is serving") as refused:
+                rotate(db, old, read_key(new_file), schema=schema)
+        finally:
+            serving.release()
+        assert busy.exit_code == 2, busy.output
+        assert "rule store.serving" in busy.output
+        assert "stop every server on it before the key rotation" in busy.output
+        assert refused.value.rule == "store.serving"
+        assert cp.read_bytes() == signed
+        assert not list(tmp_path.glob("cp.jsonl.before-rotation-*"))
+        with open_store(db, schema=schema, create=False, key=old) as store:
+            assert store.recorded_key_id() == key_id(old)
+            assert all(r.ok for r in verify_store(store, replay=False))
+            assert not [e for e in store.events(STREAM) if isinstance(e, MigrationApplied)]
+        done = cli(*args)  # the server stopped: the same command rotates
+        assert done.exit_code == 0, done.output
+    finally:
+        if backend == "postgresql":
+            drop_schema(db, schema)

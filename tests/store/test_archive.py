@@ -252,3 +252,42 @@ def test_dicetable_archive_then_verify_recall_a_day_and_export(backend: str,
     broken = run.invoke(app, ["audit", "verify", str(db)])
     assert broken.exit_code == 1
     assert "archive" in broken.output
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_dicetable_archive_is_refused_while_a_server_serves_the_store(
+        backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The serving lock ``dicetable serve`` holds shared (``DB.serving``'s flock, a PostgreSQL
+    schema's advisory lock) refuses an archive run, naming ``store.serving``: nothing moves."""
+    from dicetable.store.open import open_store
+    from dicetable.store.postgres import drop_schema
+    from dicetable.store.serving import hold_serving
+
+    (tmp_path / "k").write_text(KEY.hex())
+    db, schema = str(tmp_path / "floor.db"), "dicetable"
+    if backend == "postgresql":
+        db, schema = request.getfixturevalue("pg_url"), f"dt_arch_{uuid.uuid4().hex[:10]}"
+    args = ["archive", "--db", db, "--schema", schema, "--key", str(tmp_path / "k"),
+            "--through", DAYS[1], "--today", DAYS[2], "--dir", str(tmp_path / "arch")]
+    try:
+        with open_store(db, schema=schema, key=KEY) as store:
+            _play_days(store)
+            before = _export(store)
+        serving = hold_serving(db, schema)  # what a running `dicetable serve` holds
+        try:
+            busy = CliRunner().invoke(app, args)
+        finally:
+            serving.release()
+        assert busy.exit_code == 2, busy.output
+        assert "rule store.serving" in busy.output
+        assert "stop every server on it before the archive" in busy.output
+        assert not (tmp_path / "arch").exists() or not list((tmp_path / "arch").iterdir())
+        with open_store(db, schema=schema, create=False, key=KEY) as store:
+            assert _export(store) == before
+            assert not store.archive_spans("t1")
+        done = CliRunner().invoke(app, args)  # the server stopped: the same command archives
+        assert done.exit_code == 0, done.output
+        assert (tmp_path / "arch" / f"{DAYS[0]}.jsonl.gz").exists()
+    finally:
+        if backend == "postgresql":
+            drop_schema(db, schema)

@@ -287,9 +287,11 @@ def archive(db: str = typer.Option(..., "--db", help=DB_HELP),
             key_file: Path | None = typer.Option(None, "--key", help="The chain key")) -> None:
     """Move the closed gaming days' table events up to --through out of the live log into
     signed, compressed archive files (one a day), each anchored in the chain at both ends.
-    Recall, export, audit verify and the adjudication read them as before."""
+    Recall, export, audit verify and the adjudication read them as before. Refused while a
+    server serves the store (stop it first)."""
     from dicetable.store.archive import archive_through
     from dicetable.store.open import is_postgres
+    from dicetable.store.serving import exclusive
 
     key = _key(key_file, db)
     if directory is None:
@@ -297,7 +299,9 @@ def archive(db: str = typer.Option(..., "--db", help=DB_HELP),
             err.print("[red]--dir is required for a PostgreSQL store[/red]")
             raise typer.Exit(2)
         directory = Path(f"{db}.archive")
-    with opened(db, schema, key) as store:
+    # opened first: a store that is not there is refused before its lock file is made
+    with opened(db, schema, key) as store, refused_in_red(err), \
+            exclusive(db, "archive", schema):  # a serving floor walks the days it would move
         try:
             done = archive_through(store, through, directory, today=today, starts=day_starts,
                                    retention_years=retention_years)

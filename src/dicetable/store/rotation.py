@@ -1,11 +1,12 @@
 """Rotating the chain key: every stream re-linked under a new key, recorded.
 
-``rotate(db, old, new)`` (the server stopped) verifies the whole log under the old key, then in
-one transaction re-makes every link from the stored bodies under the new key, re-signs the
-snapshots and records the new key's id; the rotation is recorded in ``operations:floor``
-(``MigrationApplied`` named ``key-rotation``, with the old heads and the old key's id). The
-checkpoint file is signed by the old key: it is kept beside the new one (renamed) and the new
-file starts with a checkpoint of the re-linked heads.
+``rotate(db, old, new)`` (the server stopped: it holds the store's serving lock alone,
+``store/serving.py``, so it is refused while a server serves the store) verifies the whole
+log under the old key, then in one transaction re-makes every link from the stored bodies
+under the new key, re-signs the snapshots and records the new key's id; the rotation is
+recorded in ``operations:floor`` (``MigrationApplied`` named ``key-rotation``, with the old
+heads and the old key's id). The checkpoint file is signed by the old key: it is kept beside
+the new one (renamed) and the new file starts with a checkpoint of the re-linked heads.
 
 Archived days are re-signed: the chain runs through them, so their links are re-made too.
 Each archive file is read and verified under the old key, written again beside it with the
@@ -31,6 +32,7 @@ from dicetable.store.chain import StoredEvent, key_id
 from dicetable.store.checkpoints import heads_of, write_checkpoint
 from dicetable.store.open import open_store
 from dicetable.store.schema_version import StoreSql, relink, verify_whole, version_in
+from dicetable.store.serving import exclusive
 
 ROTATION = "key-rotation"
 
@@ -48,6 +50,13 @@ def rotate(db: str, old: bytes, new: bytes, *, schema: str = "dicetable",
     if recorded != key_id(old):
         raise InvalidInput(f"the store is chained with {recorded or 'no key'}, not with the "
                            "old key given", rule="store.key")
+    # a serving process would go on appending under the old key to a log re-linked under the new
+    with exclusive(db, "key rotation", schema):
+        return _rotate(db, old, new, schema=schema, checkpoints=checkpoints, at=at)
+
+
+def _rotate(db: str, old: bytes, new: bytes, *, schema: str, checkpoints: Path | None,
+            at: str) -> dict[str, object]:
     verify_whole(db, schema, old, "log under the old key")
     archived, files = _archives(db, schema, old)
     conn = StoreSql(db, schema)

@@ -3,9 +3,10 @@
 ``dicetable serve`` holds the store's serving lock, shared, for as long as it runs (workers
 and several machines on one PostgreSQL store share it together); ``dicetable restore`` takes
 it exclusively for the whole restore, so it is refused while any server serves the store, and
-no server starts on a store being restored. The lock is the operating system's or the
-database's, never a file's contents: a process killed lets it go at once, so a crash leaves
-nothing stale to clear by hand.
+no server starts on a store being restored. ``dicetable upgrade``, ``dicetable keys rotate``
+and ``dicetable archive`` rewrite the store too and take it the same way. The lock is the
+operating system's or the database's, never a file's contents: a process killed lets it go at
+once, so a crash leaves nothing stale to clear by hand.
 
 - SQLite: ``flock`` on the file ``DB.serving`` beside the store (created, never removed);
 - PostgreSQL: an advisory lock on the store's schema (``pg_advisory_lock_shared`` on a
@@ -99,7 +100,8 @@ def hold_serving(db: str, schema: str = "dicetable") -> Held:
 
 @contextmanager
 def exclusive(db: str, what: str, schema: str = "dicetable") -> Iterator[None]:
-    """The store alone for ``what`` (a restore): refused while a server serves it."""
+    """The store alone for ``what`` (a restore, an upgrade, a key rotation, an archive run):
+    refused while a server serves it."""
     why = (f"a server is serving {db}" + (f" (schema {schema})" if is_postgres(db) else "")
            + f"; stop every server on it before the {what}")
     if is_postgres(db):
