@@ -254,6 +254,7 @@ def test_465a_36_b_4_a_confirmed_colour_up_with_its_chips_is_a_bank_colour_chang
     alice, dee = login("alice"), login("dee")
     alice.post(f"{T}/money/requests", {"what": "colour-up"})
     [pending] = money(dee, T)["requests"]
+    assert pending["suggested_out"] == "10000x5"  # $500 in the tray's largest chips ($100)
     confirm = f"{T}/money/requests/{pending['id']}/confirm"
     before = dee.get("/api/bank/craps-pa-1").json()
     refused(dee.post(confirm, {"chips": "500x20,10000x-2"}), 409, "ProcedureViolation",

@@ -27,7 +27,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from dicetable.bank.catalogue import parse_chips
+from dicetable.bank.catalogue import format_chips, parse_chips
+from dicetable.bank.model import breakdown
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.money import format_cents
@@ -311,6 +312,9 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             out["requests"] = [{"id": int(n), **r,
                                 "balance": state.balance(r["player"])}
                                for n, r in sorted(pending.items(), key=lambda x: int(x[0]))]
+            for r in out["requests"]:
+                if r["what"] == "colour-up":
+                    r["suggested_out"] = _suggested_out(floor, table_id, r["balance"])
             out["players"] = [{"player": p, "balance": info_.balance, "seat": info_.seat}
                               for p, info_ in sorted(state.players.items())]
         return out
@@ -489,6 +493,19 @@ def _leaving(table: Any, player: str) -> Callable[[str, Role], Iterator[g.Comman
         if balance > 0:
             yield give("cash-out", actor, role, player=player, amount=balance)
     return build
+
+
+def _suggested_out(floor: Floor, table_id: str, balance: int) -> str:
+    """The colour-up's chips out, for the dealer to check: the balance in the fewest
+    chips the tray holds (the bank pack's ``chips.breakdown``, largest first). Only a
+    suggestion: what the player pushes in is the dealer's count, never guessed here."""
+    try:
+        bank = banks_of(floor).get(table_id).bank
+    except DicetableError:
+        return ""  # no bank at this table: nothing to suggest
+    held = [d for d, n in bank.state.inventory if n > 0]
+    chips, _ = breakdown(balance, held or bank.pack.value("chips.denominations"))
+    return format_chips(chips)
 
 
 def _next(store: EventStore, table_id: str) -> int:
