@@ -292,12 +292,20 @@ function drawRequests() {
   if (!el.requests || !st.money) return;
   const pending = st.money.requests || [];
   const words = { "colour-up": "colour up", leave: "is leaving" };
+  // A push redraws the list: the field being typed in keeps its focus.
+  const active = el.requests.contains(document.activeElement) ? document.activeElement : null;
+  const typing = active && active.id ? [active.id, active.selectionStart, active.selectionEnd] : null;
   replace(el.requests, pending.length ? h("ul", { class: "request-list" }, pending.map((r) => h("li", { class: "request", dataset: { request: r.id, player: r.player, what: r.what } },
     h("span", {}, h("b", {}, r.player), ` asks to ${r.what === "leave" ? "leave" : "colour up"} · balance ${money(r.balance)}`),
     r.what === "colour-up" ? exchangeInputs(r) : null,
     h("button", { class: "btn primary small", id: `confirm-request-${r.id}`, title: r.what === "leave" ? "seat given up, whole balance cashed out in chips" : "equal value: the balance does not change", onclick: () => confirmRequest(r) },
       `Confirm: ${r.player} ${words[r.what]}`))))
     : h("div", { class: "muted", id: "no-requests" }, "No requests waiting."));
+  const again = typing && document.getElementById(typing[0]);
+  if (again) {
+    again.focus();
+    if (again.setSelectionRange && typing[1] !== null) again.setSelectionRange(typing[1], typing[2]);
+  }
 }
 
 // A colour-up's exchange for the bank's record (465a.36(b)(4)): the chips the dealer counted in
@@ -305,7 +313,10 @@ function drawRequests() {
 // the dealer types survives the console's redraws; both empty confirms without a bank record.
 const typedExchange = {};
 function exchangeInputs(r) {
-  const typed = typedExchange[r.id] || (typedExchange[r.id] = { in: "", out: r.suggested_out || "" });
+  const typed = typedExchange[r.id] || (typedExchange[r.id] = { in: "", out: r.suggested_out || "", suggested: r.suggested_out || "" });
+  if (typed.out === typed.suggested && r.suggested_out !== undefined) {  // not edited: follow the balance
+    typed.out = typed.suggested = r.suggested_out;
+  }
   const field = (side, words, hint) => h("label", { class: "exchange-field" }, h("span", { class: "muted" }, words),
     h("input", { type: "text", id: `chips-${side}-${r.id}`, size: 14, value: typed[side], placeholder: hint,
       title: "DENOMINATION_CENTSxCOUNT, comma-separated, e.g. 500x20,2500x4", oninput: (ev) => { typed[side] = ev.target.value; } }));
