@@ -421,6 +421,8 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         _settle(floor, table_id, who, Role.PLAYER, number, "withdrawn", "")
         return money_view(floor, table_id, who)
 
+    confirming: dict[str, asyncio.Lock] = {}  # per table, in this process
+
     @api.post("/requests/{number}/confirm")
     async def confirm(table_id: str, number: int, request: Request,
                       body: ConfirmIn | None = None) -> dict[str, Any]:
@@ -433,36 +435,39 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         (465a.36(b)(4)), refused unless equal in value and within the player's balance."""
         floor, who = floor_of(request), account(request)
         role = dealer_at(floor, who, table_id)
-        found = requests_of(floor.store, table_id).pending.get(str(number))
-        if found is None:
-            raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
-        player = found["player"]
-        table = floor.get(table_id).table
-        chips = body.chips if body is not None else ""
-        if found["what"] == "colour-up":
-            balance = table.state.balance(player)
-            detail = f"coloured up {format_cents(balance)} at equal value"
-            if chips:
-                handed = sum(d * n for d, n in parse_chips(chips) if n > 0)
-                if handed > balance:
-                    rule = house_at(floor, table_id).rule("colour_up.value")
-                    raise InvalidInput(
-                        f"{player} has {format_cents(balance)} at the table; the exchange "
-                        f"takes in {format_cents(handed)}", rule=rule.id, citation=rule.cite())
-                await asyncio.to_thread(banks_of(floor).step, table_id, who, "colour-change",
-                                        {"ref": f"request {number} ({player})",
-                                         "chips": chips})
-                detail += f", recorded in the bank ({format_cents(handed)} exchanged)"
-        elif chips:
-            raise InvalidInput("chips are given only with a colour-up",
-                               rule="requests.confirmed_by")
-        else:
-            events = await run(floor, table_id, Given(who, _leaving(table, player),
-                                                      kind("leave")))
-            out = [e for e in events["events"] if e.get("type") == "ChipsCashedOut"]
-            detail = "left the table" + (
-                f", cashed out {format_cents(out[0]['amount'])} in chips" if out else "")
-        _settle(floor, table_id, who, role, number, "confirmed", detail)
+        # One confirm of a request at a time (a double click, two dealers): the second finds
+        # it settled, so the bank records the colour change once.
+        async with confirming.setdefault(table_id, asyncio.Lock()):
+            found = requests_of(floor.store, table_id).pending.get(str(number))
+            if found is None:
+                raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
+            player = found["player"]
+            table = floor.get(table_id).table
+            chips = body.chips if body is not None else ""
+            if found["what"] == "colour-up":
+                balance = table.state.balance(player)
+                detail = f"coloured up {format_cents(balance)} at equal value"
+                if chips:
+                    handed = sum(d * n for d, n in parse_chips(chips) if n > 0)
+                    if handed > balance:
+                        rule = house_at(floor, table_id).rule("colour_up.value")
+                        raise InvalidInput(
+                            f"{player} has {format_cents(balance)} at the table; the exchange "
+                            f"takes in {format_cents(handed)}", rule=rule.id, citation=rule.cite())
+                    await asyncio.to_thread(banks_of(floor).step, table_id, who, "colour-change",
+                                            {"ref": f"request {number} ({player})",
+                                             "chips": chips})
+                    detail += f", recorded in the bank ({format_cents(handed)} exchanged)"
+            elif chips:
+                raise InvalidInput("chips are given only with a colour-up",
+                                   rule="requests.confirmed_by")
+            else:
+                events = await run(floor, table_id, Given(who, _leaving(table, player),
+                                                          kind("leave")))
+                out = [e for e in events["events"] if e.get("type") == "ChipsCashedOut"]
+                detail = "left the table" + (
+                    f", cashed out {format_cents(out[0]['amount'])} in chips" if out else "")
+            _settle(floor, table_id, who, role, number, "confirmed", detail)
         return money_view(floor, table_id, who)
 
     @api.post("/cash-out-all")
