@@ -191,11 +191,31 @@ def test_603a_10_a_live_player_asks_to_colour_up_and_leave_and_the_dealer_confir
     dealer.goto(dealer.url.split("?")[0] + "?table=craps-pa-1")
     request = dealer.locator('#requests li[data-what="colour-up"]')
     expect(request).to_contain_text("alice asks to colour up · balance $500.00")
+    # The exchange for the bank (465a.36(b)(4)): out is suggested from the tray, largest
+    # first ($1-$100 chips in the demo's opening count); in is the dealer's own count.
+    expect(request.locator('input[id^="chips-out-"]')).to_have_value("10000x5")
     shot(dealer, "dealer-confirming-colour-up-1440")
     axe_clean(dealer, "the dealer's pending requests")
+    bank = Staff(live_server, "dee").http
+    before = bank.get("/api/bank/craps-pa-1").json()
+    number = request.get_attribute("data-request")
+    request.locator('input[id^="chips-in-"]').fill("500x20")  # $100 in for $500 out
+    request.locator("button").click()
+    refusal = dealer.locator('.refusal[data-rule="inventory.reasons"]')
+    expect(refusal).to_contain_text("a colour change is an exchange of equal value")
+    axe_clean(dealer, "the refused colour-up")
+    expect(request).to_be_visible()  # still pending, what was typed kept
+    expect(request.locator('input[id^="chips-in-"]')).to_have_value("500x20")
+    assert bank.get("/api/bank/craps-pa-1").json() == before
+    request.locator('input[id^="chips-in-"]').fill("500x100")
     request.locator("button").click()
     expect(dealer.locator("#no-requests")).to_be_visible()
     assert live_server.balance("craps-pa-1", "alice") == 50000  # equal value
+    ref = f"request {number} (alice)"  # the bank's record names the request
+    after = str(bank.get("/api/bank/craps-pa-1").json())
+    assert "colour-change" in after
+    assert ref in after
+    assert ref not in str(before)
     page.click("#ask-leave")
     expect(dealer.locator('#requests li[data-what="leave"]')).to_be_visible(timeout=8000)
     dealer.locator('#requests li[data-what="leave"] button').click()

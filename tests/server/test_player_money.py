@@ -254,6 +254,7 @@ def test_465a_36_b_4_a_confirmed_colour_up_with_its_chips_is_a_bank_colour_chang
     alice, dee = login("alice"), login("dee")
     alice.post(f"{T}/money/requests", {"what": "colour-up"})
     [pending] = money(dee, T)["requests"]
+    assert pending["suggested_out"] == "10000x5"  # $500 in the tray's largest chips ($100)
     confirm = f"{T}/money/requests/{pending['id']}/confirm"
     before = dee.get("/api/bank/craps-pa-1").json()
     refused(dee.post(confirm, {"chips": "500x20,10000x-2"}), 409, "ProcedureViolation",
@@ -268,6 +269,22 @@ def test_465a_36_b_4_a_confirmed_colour_up_with_its_chips_is_a_bank_colour_chang
     assert "colour-change" in str(bank)
     assert f"request {pending['id']} (alice)" in str(bank)
     assert money(alice, T)["balance"] == 500_00  # equal value: the balance is unchanged
+
+
+def test_two_confirms_of_one_colour_up_at_once_record_one_bank_colour_change(
+        login: Login) -> None:
+    """A double click on the dealer's Confirm (or two dealers) sends two confirms: one is
+    recorded, the other finds the request no longer pending."""
+    alice, dee = login("alice"), login("dee")
+    alice.post(f"{T}/money/requests", {"what": "colour-up"})
+    [pending] = money(dee, T)["requests"]
+    confirm = f"{T}/money/requests/{pending['id']}/confirm"
+    with ThreadPoolExecutor(2) as pool:
+        sent = [pool.submit(dee.post, confirm, {"chips": "500x100,10000x-5"}) for _ in "ab"]
+        codes = sorted(f.result().status_code for f in sent)
+    assert codes == [200, 422]
+    bank = str(dee.get("/api/bank/craps-pa-1").json())
+    assert bank.count(f"request {pending['id']} (alice)") == 1
 
 
 def test_money_changes_are_pushed_to_the_dealer_and_the_player(http: TestClient,

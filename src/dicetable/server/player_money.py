@@ -27,7 +27,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from dicetable.bank.catalogue import parse_chips
+from dicetable.bank.catalogue import format_chips, parse_chips
+from dicetable.bank.model import breakdown
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted, StaleVersion
 from dicetable.core.events import Event
 from dicetable.core.money import format_cents
@@ -311,6 +312,9 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             out["requests"] = [{"id": int(n), **r,
                                 "balance": state.balance(r["player"])}
                                for n, r in sorted(pending.items(), key=lambda x: int(x[0]))]
+            for r in out["requests"]:
+                if r["what"] == "colour-up":
+                    r["suggested_out"] = _suggested_out(floor, table_id, r["balance"])
             out["players"] = [{"player": p, "balance": info_.balance, "seat": info_.seat}
                               for p, info_ in sorted(state.players.items())]
         return out
@@ -417,6 +421,8 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         _settle(floor, table_id, who, Role.PLAYER, number, "withdrawn", "")
         return money_view(floor, table_id, who)
 
+    confirming: dict[str, asyncio.Lock] = {}  # per table, in this process
+
     @api.post("/requests/{number}/confirm")
     async def confirm(table_id: str, number: int, request: Request,
                       body: ConfirmIn | None = None) -> dict[str, Any]:
@@ -429,36 +435,39 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         (465a.36(b)(4)), refused unless equal in value and within the player's balance."""
         floor, who = floor_of(request), account(request)
         role = dealer_at(floor, who, table_id)
-        found = requests_of(floor.store, table_id).pending.get(str(number))
-        if found is None:
-            raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
-        player = found["player"]
-        table = floor.get(table_id).table
-        chips = body.chips if body is not None else ""
-        if found["what"] == "colour-up":
-            balance = table.state.balance(player)
-            detail = f"coloured up {format_cents(balance)} at equal value"
-            if chips:
-                handed = sum(d * n for d, n in parse_chips(chips) if n > 0)
-                if handed > balance:
-                    rule = house_at(floor, table_id).rule("colour_up.value")
-                    raise InvalidInput(
-                        f"{player} has {format_cents(balance)} at the table; the exchange "
-                        f"takes in {format_cents(handed)}", rule=rule.id, citation=rule.cite())
-                await asyncio.to_thread(banks_of(floor).step, table_id, who, "colour-change",
-                                        {"ref": f"request {number} ({player})",
-                                         "chips": chips})
-                detail += f", recorded in the bank ({format_cents(handed)} exchanged)"
-        elif chips:
-            raise InvalidInput("chips are given only with a colour-up",
-                               rule="requests.confirmed_by")
-        else:
-            events = await run(floor, table_id, Given(who, _leaving(table, player),
-                                                      kind("leave")))
-            out = [e for e in events["events"] if e.get("type") == "ChipsCashedOut"]
-            detail = "left the table" + (
-                f", cashed out {format_cents(out[0]['amount'])} in chips" if out else "")
-        _settle(floor, table_id, who, role, number, "confirmed", detail)
+        # One confirm of a request at a time (a double click, two dealers): the second finds
+        # it settled, so the bank records the colour change once.
+        async with confirming.setdefault(table_id, asyncio.Lock()):
+            found = requests_of(floor.store, table_id).pending.get(str(number))
+            if found is None:
+                raise InvalidInput(f"request {number} is not pending", rule="requests.confirmed_by")
+            player = found["player"]
+            table = floor.get(table_id).table
+            chips = body.chips if body is not None else ""
+            if found["what"] == "colour-up":
+                balance = table.state.balance(player)
+                detail = f"coloured up {format_cents(balance)} at equal value"
+                if chips:
+                    handed = sum(d * n for d, n in parse_chips(chips) if n > 0)
+                    if handed > balance:
+                        rule = house_at(floor, table_id).rule("colour_up.value")
+                        raise InvalidInput(
+                            f"{player} has {format_cents(balance)} at the table; the exchange "
+                            f"takes in {format_cents(handed)}", rule=rule.id, citation=rule.cite())
+                    await asyncio.to_thread(banks_of(floor).step, table_id, who, "colour-change",
+                                            {"ref": f"request {number} ({player})",
+                                             "chips": chips})
+                    detail += f", recorded in the bank ({format_cents(handed)} exchanged)"
+            elif chips:
+                raise InvalidInput("chips are given only with a colour-up",
+                                   rule="requests.confirmed_by")
+            else:
+                events = await run(floor, table_id, Given(who, _leaving(table, player),
+                                                          kind("leave")))
+                out = [e for e in events["events"] if e.get("type") == "ChipsCashedOut"]
+                detail = "left the table" + (
+                    f", cashed out {format_cents(out[0]['amount'])} in chips" if out else "")
+            _settle(floor, table_id, who, role, number, "confirmed", detail)
         return money_view(floor, table_id, who)
 
     @api.post("/cash-out-all")
@@ -489,6 +498,19 @@ def _leaving(table: Any, player: str) -> Callable[[str, Role], Iterator[g.Comman
         if balance > 0:
             yield give("cash-out", actor, role, player=player, amount=balance)
     return build
+
+
+def _suggested_out(floor: Floor, table_id: str, balance: int) -> str:
+    """The colour-up's chips out, for the dealer to check: the balance in the fewest
+    chips the tray holds (the bank pack's ``chips.breakdown``, largest first). Only a
+    suggestion: what the player pushes in is the dealer's count, never guessed here."""
+    try:
+        bank = banks_of(floor).get(table_id).bank
+    except DicetableError:
+        return ""  # no bank at this table: nothing to suggest
+    held = [d for d, n in bank.state.inventory if n > 0]
+    chips, _ = breakdown(balance, held or bank.pack.value("chips.denominations"))
+    return format_chips(chips)
 
 
 def _next(store: EventStore, table_id: str) -> int:

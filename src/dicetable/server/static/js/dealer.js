@@ -292,18 +292,53 @@ function drawRequests() {
   if (!el.requests || !st.money) return;
   const pending = st.money.requests || [];
   const words = { "colour-up": "colour up", leave: "is leaving" };
+  // A push redraws the list: the field being typed in keeps its focus.
+  const active = el.requests.contains(document.activeElement) ? document.activeElement : null;
+  const typing = active && active.id ? [active.id, active.selectionStart, active.selectionEnd] : null;
   replace(el.requests, pending.length ? h("ul", { class: "request-list" }, pending.map((r) => h("li", { class: "request", dataset: { request: r.id, player: r.player, what: r.what } },
     h("span", {}, h("b", {}, r.player), ` asks to ${r.what === "leave" ? "leave" : "colour up"} · balance ${money(r.balance)}`),
+    r.what === "colour-up" ? exchangeInputs(r) : null,
     h("button", { class: "btn primary small", id: `confirm-request-${r.id}`, title: r.what === "leave" ? "seat given up, whole balance cashed out in chips" : "equal value: the balance does not change", onclick: () => confirmRequest(r) },
       `Confirm: ${r.player} ${words[r.what]}`))))
     : h("div", { class: "muted", id: "no-requests" }, "No requests waiting."));
+  const again = typing && document.getElementById(typing[0]);
+  if (again) {
+    again.focus();
+    if (again.setSelectionRange && typing[1] !== null) again.setSelectionRange(typing[1], typing[2]);
+  }
+}
+
+// A colour-up's exchange for the bank's record (465a.36(b)(4)): the chips the dealer counted in
+// from the player, and the chips out of the tray (suggested by the server, largest first). What
+// the dealer types survives the console's redraws; both empty confirms without a bank record.
+const typedExchange = {};
+function exchangeInputs(r) {
+  const typed = typedExchange[r.id] || (typedExchange[r.id] = { in: "", out: r.suggested_out || "", suggested: r.suggested_out || "" });
+  if (typed.out === typed.suggested && r.suggested_out !== undefined) {  // not edited: follow the balance
+    typed.out = typed.suggested = r.suggested_out;
+  }
+  const field = (side, words, hint) => h("label", { class: "exchange-field" }, h("span", { class: "muted" }, words),
+    h("input", { type: "text", id: `chips-${side}-${r.id}`, size: 14, value: typed[side], placeholder: hint,
+      title: "DENOMINATION_CENTSxCOUNT, comma-separated, e.g. 500x20,2500x4", oninput: (ev) => { typed[side] = ev.target.value; } }));
+  return h("span", { class: "exchange", dataset: { request: r.id } },
+    field("in", "Chips in (counted)", "e.g. 500x100"), field("out", "Chips out", "e.g. 10000x5"));
+}
+
+function exchangeText(r) {
+  const typed = typedExchange[r.id];
+  if (!typed) return "";
+  const parts = (text) => text.split(",").map((p) => p.trim()).filter(Boolean);
+  // Out of the tray is a negative count in the bank's notation (+ in, - out).
+  return [...parts(typed.in), ...parts(typed.out).map((p) => p.replace(/x\s*-?\s*/, "x-"))].join(",");
 }
 
 async function confirmRequest(r) {
+  const chips = r.what === "colour-up" ? exchangeText(r) : "";
   try {
-    st.money = await post(tablePath(tableId, `/money/requests/${r.id}/confirm`), {});
+    st.money = await post(tablePath(tableId, `/money/requests/${r.id}/confirm`), chips ? { chips } : {});
+    delete typedExchange[r.id];
   } catch (e) {
-    showRefusal(e);
+    showRefusal(e);  // the request stays pending, with what was typed
   }
   drawRequests();
 }
