@@ -109,11 +109,11 @@ def test_465a_37_f_a_discrepancy_notice_on_the_console_and_md_36_05_03_02e_its_s
     sid.page.wait_for_selector("#bank-notice-list li.muted", timeout=12000)
     assert "read by sid" in sid.page.inner_text("#bank-notice-list")
     # the Table Inventory Slip of that count, printed from the report
+    # the trailing null matters: Playwright calls an evaluated expression that is a function, so
+    # the bare assignment printed the report at once and raced the slip's print (seen under load)
     fran.page.evaluate("window.print = () => { window.__printed = "
-                       "document.querySelector('#bank-print').innerText; }")
-    # dispatched, not clicked at coordinates: the report re-renders on each refresh, and a click
-    # that lands after a re-render hits whatever is there then (the whole run printed the report)
-    fran.page.locator("#bank-print button[data-print='inventory-2']").dispatch_event("click")
+                       "document.querySelector('#bank-print').innerText; }; null")
+    fran.page.click("#bank-print button[data-print='inventory-2']")
     fran.page.wait_for_function("window.__printed !== undefined", timeout=12000)
     printed = fran.page.evaluate("window.__printed")
     assert "Table Inventory Slip — slip 2" in printed
