@@ -302,6 +302,10 @@ class RecordDecoder:
         self.derived = frozenset(f.name for f in every if not f.init)
         self.direct = (not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
                        and not self.derived)
+        self.adopt: Callable[[dict[str, Any]], Any] = self._first_adopt
+        """Build from a dict that is the caller's to give away (freshly parsed JSON): it is
+        converted in place and, when it holds exactly the fields, becomes the object's own
+        ``__dict__`` - nothing copied. Made for the class on first use (``_adopter``)."""
 
     @property
     def convs(self) -> dict[str, Converter]:
@@ -315,21 +319,29 @@ class RecordDecoder:
             raise TypeError(f"a {self.cls.__name__} is a JSON object")
         return self.adopt(dict(data))
 
-    def adopt(self, values: dict[str, Any]) -> Any:
-        """Build from a dict that is the caller's to give away (freshly parsed JSON): it is
-        converted in place and, when it holds exactly the fields, becomes the object's own
-        ``__dict__`` - nothing copied."""
-        convs = self._convs if self._convs is not None else self.convs
-        for name, conv in convs.items():
-            if name in values:
-                values[name] = conv(values[name])
-        if self.direct and values.keys() == self.fields:
-            obj = object.__new__(self.cls)
-            object.__setattr__(obj, "__dict__", values)
-            return obj
-        for name in self.derived & values.keys():  # worked out by the class itself
-            del values[name]
-        return self.cls(**values)
+    def _first_adopt(self, values: dict[str, Any]) -> Any:
+        self.adopt = self._adopter()
+        return self.adopt(values)
+
+    def _adopter(self) -> Callable[[dict[str, Any]], Any]:
+        # One closure per class, its fields and converters bound once: a replay adopts every
+        # event it reads, and the attribute lookups were most of the cost (see bench/replay_bench).
+        convs = tuple(self.convs.items())
+        cls, fields, derived, direct = self.cls, self.fields, self.derived, self.direct
+        new, put = object.__new__, object.__setattr__
+
+        def adopt(values: dict[str, Any]) -> Any:
+            for name, conv in convs:
+                if name in values:
+                    values[name] = conv(values[name])
+            if direct and values.keys() == fields:
+                obj = new(cls)
+                put(obj, "__dict__", values)
+                return obj
+            for name in derived & values.keys():  # worked out by the class itself
+                del values[name]
+            return cls(**values)
+        return adopt
 
 
 def decode_value(tp: Any, data: Any) -> Any:
