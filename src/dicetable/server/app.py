@@ -771,7 +771,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    dice_room.install(app, floor.custody, session_account)
+    dice_room.install(app, floor.custody, session_account, floor)
     dice_checks.install(app, floor, session_account)
     bank_api.install(app, floor, session_account)
     submission.install(app, floor, session_account)
