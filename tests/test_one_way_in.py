@@ -162,3 +162,56 @@ def test_a_script_through_the_application_gives_the_librarys_transcript() -> Non
         assert via.table is not None
         assert alone.table is not None
         assert transcript(via.table, via.custody) == transcript(alone.table, alone.custody)
+
+
+def test_a_bank_step_on_a_store_goes_through_submit(tmp_path: Path,
+                                                    orders: list[tuple[str, object]]) -> None:
+    from dicetable.store.durable import DurableTable
+    from dicetable.store.open import open_store
+
+    db = str(tmp_path / "t.db")
+    store = open_store(db)
+    DurableTable.open(store, "pa-craps", "t1")
+    store.close()
+    opened = runner.invoke(app, [
+        "bank", "open", db, "t1", "--as", "fran:floorperson", "chips=2500x800",
+        "counter=bo:boxperson", "observer=fran:floorperson",
+        "crew=dee:dealer,dex:dealer,sam:stickperson,bo:boxperson"])
+    assert opened.exit_code == 0, opened.output
+    refused = runner.invoke(app, ["bank", "request", db, "t1", "--as", "dee:dealer",
+                                  "kind=fill", "chips=2500x40", "shift=06:00"])
+    assert refused.exit_code == 1
+    assert "fill.preparer_roles" in refused.output
+    assert [stream for stream, _ in orders] == ["bank:t1", "bank:t1"]
+    steps = [order for _, order in orders]
+    assert all(isinstance(s, service.Step) for s in steps)
+    assert [s.caller for s in steps if isinstance(s, service.Step)] == [
+        Acting("fran", Role.FLOORPERSON), Acting("dee", Role.DEALER)]
+
+
+def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str, object]]
+                                                         ) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from dicetable.core.clock import FixedClock
+    from dicetable.custody.model import Person
+    from dicetable.server import dice_room
+    from dicetable.server.accounts import Account
+    from dicetable.server.accounts import Kind as AccountKind
+    from dicetable.server.custody_floor import FloorCustody
+    from dicetable.store.memory import MemoryStore
+
+    custody = FloorCustody(MemoryStore(), FixedClock(),
+                           roster={"ann": Person("ann", Role.SHIFT_MANAGER, "L1")})
+    custody.open_site("pa", "river")
+    room = FastAPI()
+    dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
+    with TestClient(room) as http:
+        reply = http.post("/api/dice-room/river/key-draw", json={"key": "table-games"})
+    assert reply.status_code == 200, reply.text
+    assert [e["type"] for e in reply.json()["events"]] == ["KeyDrawn"]
+    [(stream, order)] = orders
+    assert stream == "custody:river"
+    assert isinstance(order, Acted)
+    assert order.caller == Acting("ann", Role.SHIFT_MANAGER)

@@ -67,6 +67,15 @@ class Acted:
     command: Signed | Build
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """A catalogued step on a held aggregate that is handed its caller (a bank verb:
+    ``run(bank, (name, role))``), so it acts in the caller's own name and role."""
+
+    caller: Acting
+    run: Callable[[Any, tuple[str, Role]], Any]
+
+
 def _nothing() -> list[gcmd.Command]:
     return []
 
@@ -99,7 +108,7 @@ up, a CSPRNG roll, the settlement). ``app.submit(table_id, ADVANCE)`` like any c
 ROUND_NOW = Chore(advance=_round_now)
 """One whole cycle of an electronic table now (``_round_now``)."""
 
-Order = Acted | Chore
+Order = Acted | Chore | Step
 
 
 def signed_by(caller: Acting, command: Signed) -> None:
@@ -218,11 +227,12 @@ class Application(Generic[H]):
 
         A table's orders go through its pipeline (a caller's past a full queue are refused
         at once: ``Busy``); a ``Chore`` is the table's own and never refused for load. An
-        ``Acted`` order on any other stream is taken on its held aggregate. With ``waiter``
-        (an event loop and its future) a table's answer goes there and None is returned.
+        ``Acted`` order on any other stream, and a ``Step``, are taken on its held
+        aggregate. With ``waiter`` (an event loop and its future) a table's answer goes
+        there and None is returned.
         """
         self.submitted.orders += 1
-        if isinstance(order, Acted) and kind_of(stream) != TABLE:
+        if isinstance(order, Step) or (isinstance(order, Acted) and kind_of(stream) != TABLE):
             return self._take(stream, order)
         self.submitted.tables += 1
         pipeline = self.get(stream).pipeline
@@ -236,11 +246,15 @@ class Application(Generic[H]):
         build = command if callable(command) else cast(Build, lambda: command)
         return pipeline.queue(lambda: _signed(caller, build()), waiter=waiter)
 
-    def _take(self, stream: str, order: Acted) -> Future[Any]:
+    def _take(self, stream: str, order: Acted | Step) -> Future[Any]:
         """A step on a held aggregate: decided, durable, applied, then answered."""
         self.submitted.held += 1
         answer: Future[Any] = Future()
         try:
+            if isinstance(order, Step):
+                me = (order.caller.name, order.caller.role)
+                answer.set_result(self.holder(stream).run(lambda held: order.run(held, me)))
+                return answer
             command = order.command
             if callable(command):
                 raise InvalidInput(f"{stream} takes one command at a time", rule="api.request")
