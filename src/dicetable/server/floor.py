@@ -49,6 +49,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, overload
 
+from dicetable.application.integrity import (
+    CHECKPOINTS,
+    Faults,
+    HighWater,
+    TableFaulted,
+    Verification,
+    checkpoint_file_behind,
+    clear_problems,
+    moved_back,
+    still_failing,
+)
 from dicetable.application.pipeline import MAX_QUEUE, StreamPipeline, Waiter
 from dicetable.application.service import (
     ADVANCE,
@@ -71,17 +82,6 @@ from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody
-from dicetable.server.integrity import (
-    CHECKPOINTS,
-    Faults,
-    HighWater,
-    TableFaulted,
-    Verification,
-    checkpoint_file_behind,
-    clear_problems,
-    moved_back,
-    still_failing,
-)
 from dicetable.server.live_views import Fanout, LiveViews, Patches, Sent, dumps, same
 from dicetable.server.views import (
     Caller,
