@@ -215,3 +215,22 @@ def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str,
     assert stream == "custody:river"
     assert isinstance(order, Acted)
     assert order.caller == Acting("ann", Role.SHIFT_MANAGER)
+
+
+def test_a_bank_script_gives_each_step_to_submit(orders: list[tuple[str, object]]) -> None:
+    from dicetable.application.scripts import run_bank_script
+    from dicetable.bank.script import export_bank_script
+    from dicetable.core.events import event_to_dict
+    from tests.bank.test_bank_script import a_day
+
+    day = a_day()
+    text = export_bank_script(day.bank.state.log, day.log)
+    assert orders == []  # the export's own check replays in place
+    replayed = run_bank_script(text, day.log)
+    lines = text.splitlines()[2:]
+    assert len(orders) == len(lines) > 10
+    assert {stream for stream, _ in orders} == {f"bank:{day.bank.state.table}"}
+    assert [o.caller for _, o in orders if isinstance(o, service.Step)] == [
+        Acting(line.split()[1], Role(line.split()[2])) for line in lines]
+    assert [event_to_dict(e) for e in replayed.state.log] == [
+        event_to_dict(e) for e in day.bank.state.log]

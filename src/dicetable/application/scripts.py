@@ -1,18 +1,26 @@
 """Table scripts run through the application: each line's command is an ``Acted`` order given
 to ``Application.submit`` - decided on the table's pipeline, answered after its commit, in the
 caller's name and role - the way the server runs a route's. ``dicetable replay`` and
-``dicetable script load`` run their scripts here.
+``dicetable script load`` run their scripts here, bank scripts' steps too (``Step``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from dicetable.application.service import Acted, Acting, Bare, Local
+from dicetable.application.service import Acted, Acting, Bare, Local, Step
+from dicetable.bank import script as bank_script
+from dicetable.bank.catalogue import Person
+from dicetable.bank.ledger import TableBank
+from dicetable.bank.script import BankStep
+from dicetable.core.events import Event
 from dicetable.custody import commands as ccmd
 from dicetable.custody import events as cev
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.games import events as gev
+from dicetable.store.bank_stream import bank_stream
 from dicetable.store.custody import custody_stream
 from dicetable.table import Table
 from dicetable.table import script as table_script
@@ -43,6 +51,22 @@ class Submitting:
         assert answer is not None
         events: list[cev.CustodyEvent] = answer.result()
         return events
+
+
+def run_bank_script(text: str, table_events: Sequence[Event] = (),
+                    app: Local | None = None) -> TableBank:
+    """``bank.script.run_bank_script``, every step an application's ``Step``."""
+    local = Local() if app is None else app
+
+    def runs(bank: TableBank, who: Person, step: BankStep) -> Any:
+        stream = bank_stream(bank.state.table)
+        if stream not in local.held:
+            local.hold(stream, Bare(bank))
+        answer = local.submit(stream, Step(Acting(*who), step))
+        assert answer is not None
+        return answer.result()
+
+    return bank_script.run_bank_script(text, table_events, runs)
 
 
 def run_file(path: Path | str, app: Local | None = None) -> table_script.ScriptResult:

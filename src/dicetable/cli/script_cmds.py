@@ -14,8 +14,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from dicetable.application.scripts import run_file
-from dicetable.bank.script import run_bank_script
+from dicetable.application.scripts import run_bank_script, run_file
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
