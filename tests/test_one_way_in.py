@@ -234,3 +234,66 @@ def test_a_bank_script_gives_each_step_to_submit(orders: list[tuple[str, object]
         Acting(line.split()[1], Role(line.split()[2])) for line in lines]
     assert [event_to_dict(e) for e in replayed.state.log] == [
         event_to_dict(e) for e in day.bank.state.log]
+
+
+def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same step refused by the same ledger: what ``submit`` raised for the command line
+    is, made into the server's reply (``server.app.refusal``), the very body the dice room's
+    route answers."""
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse
+    from fastapi.testclient import TestClient
+
+    from dicetable.core.clock import FixedClock
+    from dicetable.core.errors import DicetableError
+    from dicetable.custody.model import Person
+    from dicetable.server import dice_room
+    from dicetable.server.accounts import Account
+    from dicetable.server.accounts import Kind as AccountKind
+    from dicetable.server.app import refusal
+    from dicetable.server.custody_floor import FloorCustody
+    from dicetable.store.memory import MemoryStore
+
+    raised: list[BaseException] = []
+    real = Application.submit
+
+    def watched(self: Application[Any], stream: str, order: service.Order,
+                **kw: Any) -> Future[Any] | None:
+        answer = real(self, stream, order, **kw)
+        if answer is not None and answer.exception() is not None:
+            raised.append(answer.exception())  # type: ignore[arg-type]
+        return answer
+
+    monkeypatch.setattr(Application, "submit", watched)
+    db = str(tmp_path / "floor.db")
+    at = ["dice", "--db", db, "--at", "2026-03-01T08:00:00Z"]
+    draw = ["key", "draw", "table-games", "--actor", "ann", "--role", "shift-manager"]
+    runner.invoke(app, [*at, "open", "--jurisdiction", "pa", "--site", "river"])
+    assert runner.invoke(app, [*at, *draw]).exit_code == 0
+    again = runner.invoke(app, [*at, *draw])
+    assert again.exit_code == 2
+    [by_cli] = raised
+    assert isinstance(by_cli, DicetableError)
+    assert by_cli.message in again.output
+
+    custody = FloorCustody(MemoryStore(), FixedClock(),
+                           roster={"ann": Person("ann", Role.SHIFT_MANAGER)})
+    custody.open_site("pa", "river")
+    room = FastAPI()
+
+    def refused(request: Request, exc: Exception) -> JSONResponse:
+        reply = refusal(exc)
+        assert reply is not None
+        return reply
+
+    room.add_exception_handler(DicetableError, refused)
+    dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
+    with TestClient(room) as http:
+        assert http.post("/api/dice-room/river/key-draw",
+                         json={"key": "table-games"}).status_code == 200
+        reply = http.post("/api/dice-room/river/key-draw", json={"key": "table-games"})
+    answered = refusal(by_cli)
+    assert answered is not None
+    assert (reply.status_code, reply.content) == (answered.status_code, answered.body)
+    assert set(reply.json()) == {"error", "message", "rule", "citation"}
