@@ -189,7 +189,7 @@ class Application(Generic[H]):
         self.max_queue = max_queue
         self.tables: dict[str, H] = {}
         self.held: dict[str, Holds] = {}
-        """Aggregates other than tables, by stream (custody ledgers)."""
+        """Aggregates other than tables, by stream (custody ledgers, banks)."""
         self.holders = holders
         """Finds an aggregate not in ``held`` by its stream (the floor's custody sites)."""
         self.submitted = Submitted()
@@ -270,7 +270,10 @@ class Local(Application[HostedTable]):
     table's own log, and no other process writes it."""
 
     def host(self, table: Table) -> None:
-        """Host ``table``, its pipeline started."""
+        """Host ``table``, its pipeline started (one it replaces is stopped first)."""
+        before = self.tables.get(table.id)
+        if before is not None and before.pipeline is not None:
+            before.pipeline.close()
         hosted = HostedTable(table)
         hosted.pipeline = StreamPipeline(self, table.id, max_queue=self.max_queue)
         self.tables[table.id] = hosted
