@@ -30,6 +30,7 @@ BENCHMARKS = (
     "reliability_bench",
     "replay_bench",
     "scale_bench",
+    "script_submit_bench",
     "server_bench",
     "sim_bench",
     "staff_view_cost",

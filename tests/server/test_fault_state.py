@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from dicetable.application.integrity import FAULTS
 from dicetable.server.app import create_app
 from dicetable.server.floor import Floor
-from dicetable.server.integrity import FAULTS
 from dicetable.server.main import build_floor
 from tests.server.conftest import Client, close_floor, copy_floor_db
 from tests.server.test_api import refused
@@ -194,8 +194,8 @@ def test_mem_3_break_glass_clears_a_fault_with_the_key(
         tampered: tuple[Floor, Path, int, str]) -> None:
     from typer.testing import CliRunner
 
+    from dicetable.application.integrity import Faults
     from dicetable.cli.main import app as cli
-    from dicetable.server.integrity import Faults
 
     floor, db, seq, body = tampered
     runner = CliRunner()

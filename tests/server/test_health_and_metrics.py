@@ -11,9 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from dicetable.application.integrity import CHECKPOINTS
 from dicetable.server.app import create_app
 from dicetable.server.floor import Floor
-from dicetable.server.integrity import CHECKPOINTS
 from dicetable.server.observe import REQUESTS, STALE_PERIODS, JsonLines, configure_logging
 from tests.server.conftest import Client
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from dicetable.application.wallets import table_credits, wallet_state
 from dicetable.cli.main import app
-from dicetable.server.player_money import table_credits, wallet_state
 from dicetable.store.keys import find_key
 from dicetable.store.open import open_store
 from tests.server.conftest import copy_floor_db

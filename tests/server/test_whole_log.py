@@ -22,11 +22,11 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from dicetable.application.integrity import FAULTS, Faults
 from dicetable.cli.main import app as cli
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
-from dicetable.server.integrity import FAULTS, Faults
 from dicetable.server.main import build_floor
 from dicetable.store.chain import canonical, link_hash
 from dicetable.store.keys import read_key
@@ -429,7 +429,7 @@ def test_mem_2_a_rebuild_after_a_lost_race_never_adopts_a_shorter_log(
     """A command decided while the log is cut back loses its append (the head is not where
     it was) and the table would be rebuilt from the log: not from one behind what was
     committed."""
-    from dicetable.server.integrity import TableFaulted
+    from dicetable.application.integrity import TableFaulted
 
     _buy(Client(http, "dee"), 1, 2)
     truncate(Path(floor.store.location), 2)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from dicetable.application.wallets import deposit, take, wallet_state
 from dicetable.core.errors import InvalidInput
-from dicetable.server.player_money import deposit, take, wallet_state
 from dicetable.store.base import EventStore
 from dicetable.store.open import open_store
 from tests.store.conftest import StoreFactory

@@ -26,17 +26,32 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from dicetable.bank import events as bev
-from dicetable.bank.catalogue import VERBS, Context, lines_of, parse_words
+from dicetable.bank.catalogue import VERBS, Context, Person, Verb, lines_of, parse_words
 from dicetable.bank.ledger import TableBank
 from dicetable.bank.rules import PRESETS, load_bank_pack, pack_from_dict
 from dicetable.core.clock import FixedClock
 from dicetable.core.errors import InvalidInput
 from dicetable.core.events import Event, event_to_dict
 from dicetable.core.roles import Role
+
+BankStep = Callable[[TableBank, Person], Any]
+"""A verb's step, handed the bank and the person who takes it."""
+Runs = Callable[[TableBank, Person, BankStep], Any]
+"""How a bank script's step reaches its bank (``dicetable.application.scripts`` gives the
+surfaces' one way in; by default the bank takes it in place)."""
+
+
+def _in_place(bank: TableBank, who: Person, step: BankStep) -> Any:
+    return step(bank, who)
+
+
+def _step(spec: Verb, args: dict[str, Any], ctx: Context) -> BankStep:
+    return lambda bank, who: spec.run(bank, who, args, ctx)
 
 
 def _seq_of(e: bev.BankEvent) -> int:
@@ -73,8 +88,10 @@ def export_bank_script(events: Sequence[Event], table_events: Sequence[Event] = 
     return text
 
 
-def run_bank_script(text: str, table_events: Sequence[Event] = ()) -> TableBank:
-    """Replay a bank script: each step decided by the ledger at its recorded time."""
+def run_bank_script(text: str, table_events: Sequence[Event] = (),
+                    runs: Runs = _in_place) -> TableBank:
+    """Replay a bank script: each step decided by the ledger at its recorded time (taken to
+    the bank by ``runs``)."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     if len(lines) < 2 or not lines[0].startswith("bank "):
         raise InvalidInput("a bank script starts with 'bank PACK TABLE site=.. game=..' and "
@@ -106,5 +123,5 @@ def run_bank_script(text: str, table_events: Sequence[Event] = ()) -> TableBank:
         spec = VERBS[verb]
         args = parse_words(words, spec)
         ctx = Context(table_log=list(table_events), table_seq=seq)
-        spec.run(bank, (who, Role(as_role)), args, ctx)
+        runs(bank, (who, Role(as_role)), _step(spec, args, ctx))
     return bank

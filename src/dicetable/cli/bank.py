@@ -11,6 +11,7 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
+from dicetable.application.service import Acting, Local, Step
 from dicetable.bank.catalogue import (
     VERBS,
     Context,
@@ -19,7 +20,7 @@ from dicetable.bank.catalogue import (
     parse_person,
     parse_words,
 )
-from dicetable.bank.events import DiscrepancyFound
+from dicetable.bank.events import BankEvent, DiscrepancyFound
 from dicetable.bank.follow import Totals
 from dicetable.bank.model import money
 from dicetable.bank.reports import conservation, day_report, indiana_receipts
@@ -28,7 +29,7 @@ from dicetable.bank.slips import render_text, slip_citations, slip_document
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
-from dicetable.store.bank_stream import DurableBank
+from dicetable.store.bank_stream import DurableBank, bank_stream
 from dicetable.store.base import EventStore
 from dicetable.store.replay import load_state
 
@@ -51,6 +52,16 @@ def _bank(store: EventStore, table: str, verb: str, pack: str | None, site: str
                             game=state.game, electronic=state.mode == "electronic")
 
 
+def _submit(durable: DurableBank, table: str, step: Step) -> list[BankEvent]:
+    """The step through the application's one way in, as the pit console's bank routes."""
+    app = Local()
+    app.hold(bank_stream(table), durable)
+    answer = app.submit(bank_stream(table), step)
+    assert answer is not None
+    events: list[BankEvent] = answer.result()
+    return events
+
+
 def _make(verb: Verb) -> None:
     def step(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
              table: str = typer.Argument(..., metavar="TABLE", help="The table"),
@@ -69,7 +80,8 @@ def _make(verb: Verb) -> None:
                 log = list(store.table_events(table))
                 totals = durable.bank.totals_of(log)
                 ctx = Context(table_log=log, table_seq=totals.seq, totals=totals)
-                events = durable.run(lambda bank: verb.run(bank, me, args, ctx))
+                events = _submit(durable, table, Step(
+                    Acting(*me), lambda bank, who: verb.run(bank, who, args, ctx)))
             except DicetableError as e:
                 err.print(f"[red]refused: {escape(str(e))}[/red]")
                 raise typer.Exit(1) from None

@@ -36,6 +36,7 @@ from typing import Any, NoReturn
 import typer
 from rich.markup import escape
 
+from dicetable.application.service import Acted, Acting, Bare, Holds, Local
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import output
 from dicetable.core.clock import Clock, FixedClock, SystemClock
@@ -191,27 +192,43 @@ def _appender(path: Path) -> Any:
 
 
 def _ledger(ctx: typer.Context) -> CustodyLedger:
+    return _held(ctx)[1]
+
+
+def _held(ctx: typer.Context) -> tuple[Holds, CustodyLedger]:
+    """The site's ledger, held on the store (``--db``) or on its file (``--log``)."""
     o: Options = ctx.obj
     if o.db is not None:
         store = _store(ctx)
         try:
-            return DurableCustody.resume(store, _site(ctx, store), clock=_clock(o.at)).ledger
+            durable = DurableCustody.resume(store, _site(ctx, store), clock=_clock(o.at))
         except DicetableError as e:
             _fail(e)
+        return durable, durable.ledger
     try:
         events = read_events(o.log)
         if not events:
             raise InvalidInput(f"{o.log} holds no custody record; start one with "
                                "'dicetable dice open'", rule="custody.open")
-        return CustodyLedger.replay(events, clock=_clock(o.at), sink=_appender(o.log))
+        ledger = CustodyLedger.replay(events, clock=_clock(o.at), sink=_appender(o.log))
     except DicetableError as e:
         _fail(e)
+    return Bare(ledger), ledger
 
 
-def _run(ctx: typer.Context, command: cmd.CustodyCommand) -> None:
-    ledger = _ledger(ctx)
+def _run(ctx: typer.Context, command: cmd.CustodyCommand,
+         caller: Acting | None = None) -> None:
+    """Take the step through the application's one way in (``Application.submit``), as the
+    dice room's routes do: in the caller's name and role, durable before it is answered."""
+    held, ledger = _held(ctx)
+    app = Local()
+    stream = custody_stream(ledger.state.site)
+    app.hold(stream, held)
     try:
-        events = ledger.execute(command)
+        answer = app.submit(stream, Acted(caller or Acting(command.actor, command.role),
+                                          command))
+        assert answer is not None
+        events: list[ev.CustodyEvent] = answer.result()
     except DicetableError as error:
         _fail(error)
     for e in events:
@@ -279,12 +296,13 @@ def _step(entry: Entry) -> Callable[..., None]:
     def command(ctx: typer.Context, **given: Any) -> None:
         values = {f.name: given[f"{f.name}_" if keyword.iskeyword(f.name) else f.name]
                   for f in fields}
+        caller = Acting(given["actor"], _who(given["actor"], given["role"])["role"])
         try:
-            step = entry.make(given["actor"], _who(given["actor"], given["role"])["role"],
-                              given["licence"], from_text(entry, values), _Context(ctx))
+            step = entry.make(caller.name, caller.role, given["licence"],
+                              from_text(entry, values), _Context(ctx))
         except DicetableError as e:
             _fail(e)
-        _run(ctx, step)
+        _run(ctx, step, caller)
 
     who = [("actor", str, typer.Option(actor, "--actor", help="Who takes the step")),
            ("role", str, typer.Option(role if isinstance(role, str) else

@@ -122,7 +122,7 @@ def clear_fault(table: str = typer.Argument(..., metavar="TABLE",
     """Break-glass: clear an integrity fault when no pit boss can (every table faulted).
     Needs the store's key; refused while the whole log does not verify (the chain, the
     checkpoints, the adjudication of every settlement), naming what fails; recorded."""
-    from dicetable.server.integrity import Faults, clear_problems, still_failing
+    from dicetable.application.integrity import Faults, clear_problems, still_failing
     from dicetable.store.open import open_store
 
     with refused_in_red(err):

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import typer
 
+from dicetable.application.scripts import run_file
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import event_to_dict
 from dicetable.table import Table
-from dicetable.table.script import run_file, transcript
+from dicetable.table.script import transcript
 from dicetable.table.script_check import first_difference
 
 

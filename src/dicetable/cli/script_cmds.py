@@ -14,14 +14,13 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from dicetable.bank.script import run_bank_script
+from dicetable.application.scripts import run_bank_script, run_file
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
 from dicetable.core.events import Event
 from dicetable.store import base as kinds
 from dicetable.store.base import EventStore
-from dicetable.table.script import run_file
 from dicetable.table.script_export import SCRIPTED_KINDS, export_script, export_stream
 
 app = typer.Typer(

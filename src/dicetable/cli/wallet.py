@@ -12,13 +12,13 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from dicetable.application.wallets import deposit, table_credits, take, wallet_summary
 from dicetable.bank.catalogue import parse_person
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, KEY_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.clock import SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents, parse_money
-from dicetable.server.player_money import deposit, table_credits, take, wallet_summary
 from dicetable.store import account_stream
 from dicetable.store.base import EventStore
 from dicetable.table.player_money import PlayerMoneyRules

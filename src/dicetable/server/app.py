@@ -40,6 +40,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.types import ASGIApp
 
+from dicetable.application.integrity import TableFaulted
 from dicetable.application.pipeline import Busy
 from dicetable.core.dice import Roll
 from dicetable.core.errors import (
@@ -93,7 +94,6 @@ from dicetable.server.door import (
     watch_lag,
 )
 from dicetable.server.floor import ADVANCE, Floor, Given, NotFound
-from dicetable.server.integrity import TableFaulted
 from dicetable.server.limits import (
     ERROR_RESPONSES,
     MAX_SEQ,
@@ -771,7 +771,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    dice_room.install(app, floor.custody, session_account)
+    dice_room.install(app, floor.custody, session_account, floor)
     dice_checks.install(app, floor, session_account)
     bank_api.install(app, floor, session_account)
     submission.install(app, floor, session_account)

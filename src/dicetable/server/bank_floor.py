@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dicetable.application.service import Acting, Step
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
 from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
@@ -77,6 +78,7 @@ class FloorBanks:
         durable.bank.series = self.series
         durable.bank.retired_elsewhere = self.retired_sets
         self.banks[table_id] = durable
+        self.floor.hold(bank_stream(table_id), durable)  # its steps: the floor's submit
         return durable
 
     # -- the casino's slip series -------------------------------------------------------------
@@ -202,7 +204,11 @@ class FloorBanks:
         totals = self.follow(table_id)
         ctx = Context(table_log=log, table_seq=totals.seq, totals=totals if needs_log else None,
                       floor_tables=lambda person: self.supervised(person, table_id))
-        return durable.run(lambda bank: spec.run(bank, (who.username, role), args, ctx))
+        answer = self.floor.submit(bank_stream(table_id), Step(
+            Acting(who.username, role), lambda bank, me: spec.run(bank, me, args, ctx)))
+        assert answer is not None
+        events: list[bev.BankEvent] = answer.result()
+        return events
 
     def register(self) -> dict[str, list[str]]:
         """The floor-wide register: each supervisor and the open tables they supervise."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from dicetable.application.wallets import deposit, take
 from dicetable.bank.catalogue import format_chips
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
@@ -26,7 +27,6 @@ from dicetable.rules.model import RulePack
 from dicetable.server.accounts import Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor
-from dicetable.server.player_money import deposit, take
 from dicetable.table import commands as t
 
 DEMO_PASSWORD = "dicetable-demo"

@@ -23,18 +23,22 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request
 from pydantic import BaseModel, Field, create_model
 
+from dicetable.application.service import Acted, Acting, Application
 from dicetable.bank.rules import site_gaming_day
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.custody import reports
 from dicetable.custody.catalogue import CATALOGUE, Entry, Kind, Part
 from dicetable.custody.catalogue import Context as CustodyContext
 from dicetable.custody.catalogue import Field as CustodyField
+from dicetable.custody.events import CustodyEvent
 from dicetable.custody.model import Person
 from dicetable.server.accounts import Account
 from dicetable.server.accounts import Kind as AccountKind
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.dice_room_guide import step_guide
 from dicetable.server.floor import Floor
+from dicetable.store.base import name_of
+from dicetable.store.custody import custody_stream
 
 
 # -- request bodies, from the custody catalogue ----------------------------------------------------
@@ -125,9 +129,13 @@ class Roster(CustodyContext):
 
 # -- the routes ------------------------------------------------------------------------------------
 def install(app: FastAPI, custody: FloorCustody,
-            account: Callable[[Request], Account]) -> None:
-    """Add the dice room's routes to ``app``."""
+            account: Callable[[Request], Account],
+            application: Application[Any] | None = None) -> None:
+    """Add the dice room's routes to ``app``; each step is taken through ``application``'s
+    one way in (the floor's; by default one over ``custody``'s sites alone)."""
     roster = Roster(custody)
+    taker = application if application is not None else Application[Any](
+        holders=lambda stream: custody.site(name_of(stream)))
     router = APIRouter(prefix="/api/dice-room", tags=["dice room"])
 
     def staff(who: Account) -> Person:
@@ -198,13 +206,13 @@ def install(app: FastAPI, custody: FloorCustody,
 
     for entry in CATALOGUE:
         for path in entry.route_paths:
-            _route(router, custody, entry, path, staff, roster, account)
+            _route(router, custody, entry, path, staff, roster, account, taker)
     app.include_router(router)
 
 
 def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
            staff: Callable[[Account], Person], roster: Roster,
-           account: Callable[[Request], Account]) -> None:
+           account: Callable[[Request], Account], taker: Application[Any]) -> None:
     body_type = body_model(entry)
     keys = {f.json_key: f.name for f in entry.all_fields if f.json_key}
 
@@ -223,8 +231,10 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
 
         def work() -> dict[str, Any]:
             command = entry.make(me.name, me.role, me.licence, values, roster)
-            durable = custody.site(site)
-            events = durable.execute(command)
+            answer = taker.submit(custody_stream(site), Acted(Acting(me.name, me.role),
+                                                              command))
+            assert answer is not None
+            events: list[CustodyEvent] = answer.result()
             return {"events": [{"seq": e.seq, "type": e.kind, "at": e.at, "rule": e.rule,
                                 "alert": e.alert, "summary": reports.describe(e)}
                                for e in events]}

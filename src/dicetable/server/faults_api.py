@@ -9,11 +9,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from dicetable.application.integrity import CLEARERS
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
-from dicetable.server.integrity import CLEARERS
 
 
 class ClearFault(BaseModel):

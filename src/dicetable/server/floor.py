@@ -49,7 +49,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, overload
 
-from dicetable.application.pipeline import MAX_QUEUE, Advance, StreamPipeline, Waiter
+from dicetable.application.integrity import (
+    CHECKPOINTS,
+    Faults,
+    HighWater,
+    TableFaulted,
+    Verification,
+    checkpoint_file_behind,
+    clear_problems,
+    moved_back,
+    still_failing,
+)
+from dicetable.application.pipeline import MAX_QUEUE, StreamPipeline, Waiter
+from dicetable.application.service import (
+    ADVANCE,
+    ROUND_NOW,
+    Application,
+    Chore,
+    Holds,
+    NotFound,
+    Order,
+)
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
@@ -62,17 +82,6 @@ from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody
-from dicetable.server.integrity import (
-    CHECKPOINTS,
-    Faults,
-    HighWater,
-    TableFaulted,
-    Verification,
-    checkpoint_file_behind,
-    clear_problems,
-    moved_back,
-    still_failing,
-)
 from dicetable.server.live_views import Fanout, LiveViews, Patches, Sent, dumps, same
 from dicetable.server.views import (
     Caller,
@@ -87,6 +96,7 @@ from dicetable.server.views import (
 from dicetable.store.account_stream import KIND as ACCOUNT
 from dicetable.store.base import TABLE, EventStore, Notice, kind_of, name_of
 from dicetable.store.chain import Head, decode_body, link_hash
+from dicetable.store.custody import KIND as CUSTODY
 from dicetable.store.durable import DurableTable
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
@@ -104,10 +114,6 @@ Listener = Callable[[str, list[Event]], None]
 """Told of every batch of events a table gets (table id, events), on the thread that has the
 table (its lock held: the table's state is the one just after these events)."""
 
-class NotFound(InvalidInput):
-    """No such table or bet."""
-
-
 @dataclass(frozen=True, slots=True)
 class Given:
     """Command(s) an account gives: built when they are decided, as its holder, in the role
@@ -118,37 +124,10 @@ class Given:
     command_type: type[gcmd.Command]
 
 
-def _nothing() -> list[gcmd.Command]:
-    return []
-
-
-@dataclass(frozen=True, slots=True)
-class Chore:
-    """The table's own command(s) (setup, a scheduled chore) and, with ``advance``, the
-    time given to it: answered with their events, never refused for load."""
-
-    build: Callable[[], gcmd.Command | Iterable[gcmd.Command]] = _nothing
-    advance: Advance | None = None
-
-
-def _round_now(table: Table) -> list[Event]:
-    """One whole cycle of an electronic table now, whatever its timer says (the pit's 'roll
-    now', tests): the timer is treated as run out."""
-    if table.mode != "electronic":
-        raise InvalidInput(f"{table.id} is not electronic", rule="table.mode")
-    saved = table.betting_seconds
-    table.betting_seconds = 0
-    try:
-        return table.advance()
-    finally:
-        table.betting_seconds = saved
-
-
-ADVANCE = Chore(advance=lambda table: table.advance())
-"""Give a table the time: its own automations do the rest (close betting when its timer is
-up, a CSPRNG roll, the settlement). ``floor.submit(table_id, ADVANCE)`` like any command."""
-ROUND_NOW = Chore(advance=_round_now)
-"""One whole cycle of an electronic table now (``_round_now``)."""
+__all__ = ["ADVANCE", "ROUND_NOW", "Chore", "Floor", "FloorTable", "Given", "Hub", "NotFound",
+           "Subscription", "Watcher"]
+"""``Chore``, ``ADVANCE``, ``ROUND_NOW`` and ``NotFound`` are the application's
+(``application.service``), named here too for the server's modules."""
 
 
 class _Owned:
@@ -188,21 +167,21 @@ class FloorTable:
         return self.table.bets_close_at
 
 
-class Floor:
-    """Every table of a casino floor, on one store."""
+class Floor(Application[FloorTable]):
+    """Every table of a casino floor, on one store: the application (``Application``) the
+    HTTP routes and the WebSocket are adapters over."""
 
     def __init__(self, store: EventStore, accounts: Accounts, *, clock: Clock | None = None,
                  bet_seconds: int = 20, custody: FloorCustody | None = None,
                  checkpoints: Path | None = None, max_queue: int = MAX_QUEUE,
                  verify_slice: int | None = None) -> None:
+        super().__init__(max_queue=max_queue, holders=self._custody_ledger)
         self.store = store
-        self.max_queue = max_queue
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
         self.custody = custody if custody is not None else FloorCustody(store, self.clock)
         """The site's dice custody: live tables take only dice it issued to them."""
         self.bet_seconds = bet_seconds
-        self.tables: dict[str, FloorTable] = {}
         self.fairness = FairnessMonitor()
         self._listeners: list[Listener] = []
         self._hub: Hub | None = None
@@ -225,9 +204,11 @@ class Floor:
 
     def close(self) -> None:
         self._subscription.close()
-        for info in self.tables.values():
-            if info.pipeline is not None:
-                info.pipeline.close()
+        super().close()
+
+    def _custody_ledger(self, stream: str) -> Holds | None:
+        """A custody step's ledger (``submit``'s other aggregates): the site's."""
+        return self.custody.site(name_of(stream)) if kind_of(stream) == CUSTODY else None
 
     # -- integrity ---------------------------------------------------------------------------
     def verify_all(self, *, load: bool = False) -> list[str]:
@@ -325,10 +306,7 @@ class Floor:
 
     def get(self, table_id: str) -> FloorTable:
         self.faults.refuse(table_id)
-        info = self.tables.get(table_id)
-        if info is None:
-            raise NotFound(f"no table {table_id!r}", rule="api.table")
-        return info
+        return super().get(table_id)
 
     # -- who acts ----------------------------------------------------------------------------
     def roles_at(self, account: Account, table_id: str) -> list[Role]:
@@ -366,8 +344,11 @@ class Floor:
     @overload
     def submit(self, table_id: str, order: Given, *, with_view: bool = False,
                waiter: Waiter) -> None: ...
+    @overload
+    def submit(self, table_id: str, order: Order, *, waiter: Waiter | None = None
+               ) -> Future[Any] | None: ...
 
-    def submit(self, table_id: str, order: Given | Chore, *, with_view: bool = False,
+    def submit(self, table_id: str, order: Given | Order, *, with_view: bool = False,
                waiter: Waiter | None = None) -> Future[Any] | None:
         """Queue ``order`` on the table's pipeline; its future is settled after the commit.
 
@@ -377,14 +358,12 @@ class Floor:
         as the caller sees it once the batch is committed); it raises ``Busy`` at once when
         the table's queue is full. With ``waiter`` (an event loop and its future) the reply
         goes to that future (and None is returned). A ``Chore`` (the table's own commands)
-        is answered with its events and never refused for load.
+        and an ``Acted`` order are the application's own (``Application.submit``).
         """
+        if not isinstance(order, Given):
+            return super().submit(table_id, order, waiter=waiter)
         info = self.get(table_id)
         assert info.pipeline is not None
-        if isinstance(order, Chore):
-            if info.pipeline.on_worker:
-                raise RuntimeError("a chore from the table's own worker would wait on itself")
-            return info.pipeline.queue(order.build, bounded=False, advance=order.advance)
         account, build, command_type = order.account, order.build, order.command_type
         viewer = account.username
         caller = Caller(viewer, account.kind is Kind.STAFF)
@@ -414,9 +393,6 @@ class Floor:
         return owner_in(info.table.state.bets, ChainMap(placed, owners, info.owners))
 
     # -- the pipeline's host (application.pipeline.StreamHost) --------------------------------
-    def hosted(self, stream: str) -> FloorTable:
-        return self.get(stream)
-
     def catch_up(self, stream: str) -> None:
         """Fold in what another process appended since this one last looked, and tell the
         listeners (the table's lock held)."""

@@ -32,10 +32,10 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dicetable.application.integrity import CHECKPOINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.server.door import table_of
 from dicetable.server.floor import Floor
-from dicetable.server.integrity import CHECKPOINTS
 
 REQUESTS = logging.getLogger("dicetable.requests")
 """One line per request (INFO): JSON with ``--log-format json``."""

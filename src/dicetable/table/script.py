@@ -69,6 +69,7 @@ from dicetable.rules.model import RulePack
 from dicetable.table import commands as tcmd
 from dicetable.table import script_custody as custody_steps
 from dicetable.table import script_expect as expectations
+from dicetable.table import script_runs
 from dicetable.table import script_v2 as v2
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.table import AROUND_THE_ROLL, MODES, Table, automations_for, parse_automations
@@ -148,8 +149,10 @@ def _options(words: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 class _Runner:
-    def __init__(self, base_dir: Path) -> None:
+    def __init__(self, base_dir: Path, runs: script_runs.Runs) -> None:
         self.base_dir = base_dir
+        self.runs = runs
+        """How each command reaches the table or the ledger (``script_runs``)."""
         self.table: Table | None = None
         self.clock = FixedClock()
         self.aliases: dict[str, str] = {}
@@ -224,6 +227,7 @@ class _Runner:
         h = self.header
         if "prelude" in h:
             self.table = Table.replay(h["prelude"], clock=self.clock)
+            self.runs.opened(self.table)
             return self.table
         if "pack" not in h:
             raise ScriptSyntaxError("the header names a rules pack ('pack pa-craps')",
@@ -246,18 +250,20 @@ class _Runner:
         table = Table.open(pack, h["table"], mode=h["mode"], clock=self.clock, actor=opener,
                            role=opener_role, automations=automations,
                            dice_registry=self.ext.custody)
+        self.runs.opened(table)
+        run = self.runs.table
         for n, (person, role) in enumerate(h["staff"]):
             self.opening = at(("staff", n))
-            table.execute(tcmd.AssignStaff(actor=opener, role=opener_role, person=person,
-                                           staff_role=role))
+            run(table, (opener, opener_role), tcmd.AssignStaff(
+                actor=opener, role=opener_role, person=person, staff_role=role))
         for n, (player, seat, chips) in enumerate(h["players"]):
             self.opening = at(("player", n))
-            table.execute(gcmd.JoinTable(actor=player, role=Role.PLAYER, player=player,
-                                         seat=seat))
+            run(table, (player, Role.PLAYER), gcmd.JoinTable(
+                actor=player, role=Role.PLAYER, player=player, seat=seat))
             if chips is not None:
                 actor, role = table.who(gcmd.BuyChips)
-                table.execute(gcmd.BuyChips(actor=actor, role=role, player=player,
-                                            amount=parse_money(chips)))
+                run(table, (actor, role), gcmd.BuyChips(actor=actor, role=role, player=player,
+                                                        amount=parse_money(chips)))
         self.opening = None
         self.table = table
         return table
@@ -358,12 +364,14 @@ VERBS = (*sorted((*CATALOGUE.by_verb, *custody_steps.CUSTODY_VERBS)), "settle")
 
 
 
-def run_script(text: str, base_dir: Path | str = ".") -> ScriptResult:
-    """Run a script; stop at the first unmet expectation or unexpected refusal.
+def run_script(text: str, base_dir: Path | str = ".",
+               runs: script_runs.Runs | None = None) -> ScriptResult:
+    """Run a script; stop at the first unmet expectation or unexpected refusal. ``runs``
+    takes each command to its table or ledger (by default they decide it in place).
 
     A line that cannot be read raises ``ScriptSyntaxError`` naming its line number.
     """
-    runner = _Runner(Path(base_dir))
+    runner = _Runner(Path(base_dir), runs if runs is not None else script_runs.Direct())
     lines = text.splitlines()
     started = False
     result: ScriptResult | None = None
@@ -454,20 +462,23 @@ def _run_line(runner: _Runner, table: Table | None, number: int, line: str,
         if len(words) >= 3 and words[2] == "settle":
             assert table is not None
             actor, role = words[0], v2.parse_role(words[1])
-            table.settle(actor=actor, role=role)
+            runner.runs.table(table, (actor, role),
+                              lambda: table.settle_steps(actor=actor, role=role))
             alias = None
         elif len(words) >= 3 and words[2] in custody_steps.CUSTODY_VERBS:
-            custody_steps.custody_step(runner, words)
+            runner.runs.custody(*custody_steps.custody_step(runner, words))
         else:
             assert table is not None
             command, alias = runner.command(words)
-            events = table.execute(command)
+            caller = (words[0], v2.parse_role(words[1]))
+            events = runner.runs.table(table, caller, command)
             placed = [e for e in events if isinstance(e, gev.BetPlaced)]
             if alias and placed:
                 runner.aliases[alias] = placed[-1].bet
             if isinstance(command, tcmd.RemoveLid) and runner.ext.version == 1:
                 # version 1 re-covered the shaker implicitly; version 2 writes 're-cover'
-                table.execute(tcmd.RecoverShaker(actor=command.actor, role=command.role))
+                runner.runs.table(table, caller, tcmd.RecoverShaker(actor=command.actor,
+                                                                    role=command.role))
     except (ScriptSyntaxError, v2.V2SyntaxError):
         raise
     except DicetableError as e:
@@ -544,6 +555,6 @@ def transcript(table: Table, custody: CustodyLedger | None = None, *,
     return "\n".join(lines)
 
 
-def run_file(path: Path | str) -> ScriptResult:
+def run_file(path: Path | str, runs: script_runs.Runs | None = None) -> ScriptResult:
     p = Path(path)
-    return run_script(read_utf8(p, rule="script.file"), p.parent)
+    return run_script(read_utf8(p, rule="script.file"), p.parent, runs)

@@ -10,8 +10,10 @@ people, its table and its date.
 from __future__ import annotations
 
 from dicetable.core.errors import DicetableError
-from dicetable.custody import events as cev
+from dicetable.core.roles import Role
 from dicetable.custody.catalogue import CATALOGUE, Context
+from dicetable.custody.commands import CustodyCommand
+from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Person
 from dicetable.games.catalogue import variant_of
 from dicetable.table.script_v2 import Runner, parse_role, syntax_error
@@ -71,8 +73,10 @@ class ScriptContext(Context):
         return None
 
 
-def custody_step(runner: Runner, words: list[str]) -> list[cev.CustodyEvent]:
-    """Run one custody step on the script's ledger; a refusal raises, naming its rule."""
+def custody_step(runner: Runner, words: list[str]
+                 ) -> tuple[CustodyLedger, tuple[str, Role], CustodyCommand]:
+    """One custody step's line read: the script's ledger, who gives it, and its command
+    (the runner runs it; a refusal raises, naming its rule)."""
     ext = runner.ext
     ext.needs_v2(f"the custody step {words[2]!r}")
     if ext.custody is None:
@@ -88,4 +92,4 @@ def custody_step(runner: Runner, words: list[str]) -> list[cev.CustodyEvent]:
             raise
         raise syntax_error(f"cannot read {words[2]!r} arguments: {' '.join(words[3:])}") \
             from None
-    return ext.custody.execute(command)
+    return ext.custody, (actor, role), command

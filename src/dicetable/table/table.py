@@ -550,13 +550,19 @@ class Table(CommandMethods):
 
         (Where the table automates them, they are done already and this does nothing.)
         """
-        a, r = self._by(cmd.CollectLosers, actor, role)
         events: list[ev.Event] = []
-        if not chores_left(self.state) and Automation.COMPLETE_ROLL not in self.automations:
-            raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
-        for command in settle_commands(self.state, a, r):
+        for command in self.settle_steps(actor=actor, role=role):
             events += self.execute(command)
         return events
+
+    def settle_steps(self, *, actor: str | None = None, role: Role | None = None
+                     ) -> Iterator[cmd.Command]:
+        """``settle``'s commands, each made once the one before it is executed (what a
+        pipeline decides for a script's or a command line's ``settle``)."""
+        a, r = self._by(cmd.CollectLosers, actor, role)
+        if not chores_left(self.state) and Automation.COMPLETE_ROLL not in self.automations:
+            raise ProcedureViolation("there is no roll to settle", rule="settlement.order")
+        yield from settle_commands(self.state, a, r)
 
     # -- live procedure conveniences ------------------------------------------------------------
     def new_shooter(self, patron: str, first: str | None = None,

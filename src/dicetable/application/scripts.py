@@ -1,0 +1,81 @@
+"""Table scripts run through the application: each line's command is an ``Acted`` order given
+to ``Application.submit`` - decided on the table's pipeline, answered after its commit, in the
+caller's name and role - the way the server runs a route's. ``dicetable replay`` and
+``dicetable script load`` run their scripts here, bank scripts' steps too (``Step``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dicetable.application.service import Acted, Acting, Bare, Local, Step
+from dicetable.bank import script as bank_script
+from dicetable.bank.catalogue import Person
+from dicetable.bank.ledger import TableBank
+from dicetable.bank.script import BankStep
+from dicetable.core.events import Event
+from dicetable.custody import commands as ccmd
+from dicetable.custody import events as cev
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.games import events as gev
+from dicetable.store.bank_stream import bank_stream
+from dicetable.store.custody import custody_stream
+from dicetable.table import Table
+from dicetable.table import script as table_script
+from dicetable.table.script_runs import Caller, TableOrder
+
+
+class Submitting:
+    """A script's ``Runs``: every command through ``app.submit``."""
+
+    def __init__(self, app: Local) -> None:
+        self.app = app
+
+    def opened(self, table: Table) -> None:
+        self.app.host(table)
+
+    def table(self, table: Table, caller: Caller, order: TableOrder) -> list[gev.Event]:
+        answer = self.app.submit(table.id, Acted(Acting(*caller), order))
+        assert answer is not None
+        events: list[gev.Event] = answer.result()
+        return events
+
+    def custody(self, ledger: CustodyLedger, caller: Caller,
+                command: ccmd.CustodyCommand) -> list[cev.CustodyEvent]:
+        stream = custody_stream(ledger.state.site)
+        if stream not in self.app.held:
+            self.app.hold(stream, Bare(ledger))
+        answer = self.app.submit(stream, Acted(Acting(*caller), command))
+        assert answer is not None
+        events: list[cev.CustodyEvent] = answer.result()
+        return events
+
+
+def run_bank_script(text: str, table_events: Sequence[Event] = (),
+                    app: Local | None = None) -> TableBank:
+    """``bank.script.run_bank_script``, every step an application's ``Step``."""
+    local = Local() if app is None else app
+
+    def runs(bank: TableBank, who: Person, step: BankStep) -> Any:
+        stream = bank_stream(bank.state.table)
+        if stream not in local.held:
+            local.hold(stream, Bare(bank))
+        answer = local.submit(stream, Step(Acting(*who), step))
+        assert answer is not None
+        return answer.result()
+
+    return bank_script.run_bank_script(text, table_events, runs)
+
+
+def run_file(path: Path | str, app: Local | None = None) -> table_script.ScriptResult:
+    """``table.script.run_file``, every command through ``app`` (a fresh one by default,
+    closed once the script has run; the result's table and ledger stay readable)."""
+    own = app is None
+    local = Local() if app is None else app
+    try:
+        return table_script.run_file(path, Submitting(local))
+    finally:
+        if own:
+            local.close()

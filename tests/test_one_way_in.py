@@ -1,0 +1,299 @@
+"""One way in for every surface: a command line's custody step and a script's verbs reach
+``Application.submit`` (counted through it), in the caller's own name and role, and a table's
+go through its pipeline (decided, committed, answered after the commit)."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from dicetable.application import service
+from dicetable.application.scripts import run_file
+from dicetable.application.service import Acted, Acting, Application, Bare, Local
+from dicetable.cli.main import app
+from dicetable.core.errors import RoleNotPermitted
+from dicetable.core.roles import Role
+from dicetable.custody import commands as ccmd
+from dicetable.custody.ledger import CustodyLedger
+from dicetable.custody.model import Key
+from dicetable.games import commands as gcmd
+from dicetable.table import Table
+from dicetable.table.script import run_script
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "tables"
+runner = CliRunner()
+
+
+@pytest.fixture
+def orders(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, object]]:
+    """Every order given to any application's ``submit``: (stream, order)."""
+    seen: list[tuple[str, object]] = []
+    real = Application.submit
+
+    def counted(self: Application[Any], stream: str, order: service.Order,
+                **kw: Any) -> Future[Any] | None:
+        seen.append((stream, order))
+        return real(self, stream, order, **kw)
+
+    monkeypatch.setattr(Application, "submit", counted)
+    return seen
+
+
+def _commands_in(script: Path) -> int:
+    """The commands a script gives: its header's staff and players (and their buy-ins), and
+    every line of its body but expectations and the clock's."""
+    count, body = 0, False
+    for line in script.read_text().splitlines()[1:]:
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if words[0] == "staff":
+            count += 1
+        elif words[0] in ("player", "seat"):  # joins, and buys in when chips are given
+            count += 1 + (len(words) == (4 if words[0] == "seat" else 3))
+        elif words[0] not in ("pack", "table", "clock", "opener", "mode") or body:
+            body = True
+            count += words[0] not in ("expect", "advance")
+    return count
+
+
+def test_replay_gives_every_line_of_the_script_to_submit(orders: list[tuple[str, object]]
+                                                         ) -> None:
+    script = EXAMPLES / "pa_craps_hand.dts"
+    out = runner.invoke(app, ["replay", str(script)])
+    assert out.exit_code == 0, out.output
+    assert len(orders) == _commands_in(script) > 20
+    assert {stream for stream, _ in orders} == {"craps-1"}
+    settles = [o for _, o in orders if isinstance(o, Acted) and callable(o.command)]
+    assert [o.caller for o in settles] == [Acting("dee", Role.DEALER)] * 4  # the one settle
+
+
+def test_the_library_alone_decides_in_place(orders: list[tuple[str, object]]) -> None:
+    result = run_script((EXAMPLES / "pa_craps_hand.dts").read_text())
+    assert result.ok
+    assert orders == []
+
+
+def test_a_dice_step_on_a_store_goes_through_submit(tmp_path: Path,
+                                                    orders: list[tuple[str, object]]) -> None:
+    db = str(tmp_path / "floor.db")
+    at = ["dice", "--db", db, "--at", "2026-03-01T08:00:00Z"]
+    assert runner.invoke(app, [*at, "open", "--jurisdiction", "pa", "--site", "river"]
+                         ).exit_code == 0
+    assert orders == []  # opening a ledger is not a step of it
+    drawn = runner.invoke(app, [*at, "key", "draw", "table-games", "--actor", "Ann Lee",
+                                "--role", "shift-manager"])
+    assert drawn.exit_code == 0, drawn.output
+    [(stream, order)] = orders
+    assert stream == "custody:river"
+    assert isinstance(order, Acted)
+    assert order.caller == Acting("Ann Lee", Role.SHIFT_MANAGER)
+    assert isinstance(order.command, ccmd.DrawKey)
+
+
+def test_a_script_refusal_comes_back_through_the_pipeline_and_changes_nothing() -> None:
+    local = Local()
+    try:
+        result = run_file(EXAMPLES / "pa_craps_hand.dts", local)
+        assert result.ok
+        pipeline = local.get("craps-1").pipeline
+        assert pipeline is not None
+        # Every command was decided on the table's pipeline and committed there; the two
+        # lines the script expects refused were answered with their refusal.
+        assert pipeline.stats.commands == local.submitted.tables == _commands_in(
+            EXAMPLES / "pa_craps_hand.dts")
+        assert pipeline.stats.refused >= 3
+        assert pipeline.stats.commits == pipeline.stats.commands - pipeline.stats.refused
+    finally:
+        local.close()
+
+
+def test_a_command_in_another_callers_name_is_refused_before_it_is_decided() -> None:
+    table = Table.open("pa-craps", "t1", mode="bare")
+    local = Local()
+    try:
+        local.host(table)
+        before = table.state.seq
+        join = gcmd.JoinTable(actor="alice", role=Role.PLAYER, player="alice")
+        for caller in (Acting("bob", Role.PLAYER), Acting("alice", Role.DEALER)):
+            answer = local.submit("t1", Acted(caller, join))
+            assert answer is not None
+            with pytest.raises(RoleNotPermitted) as refused:
+                answer.result()
+            assert refused.value.to_dict()["rule"] == "authority.caller"
+        assert table.state.seq == before
+        answer = local.submit("t1", Acted(Acting("alice", Role.PLAYER), join))
+        assert answer is not None
+        assert [e.kind for e in answer.result()] == ["PlayerJoined"]
+    finally:
+        local.close()
+
+
+def test_a_held_aggregate_takes_one_command_in_the_callers_name() -> None:
+    ledger = CustodyLedger.open("pa", "river")
+    local = Local()
+    local.hold("custody:river", Bare(ledger))
+    draw = ccmd.DrawKey(actor="Ann", role=Role.SHIFT_MANAGER, key=Key.TABLE_GAMES)
+    answer = local.submit("custody:river", Acted(Acting("Bob", Role.SHIFT_MANAGER), draw))
+    assert answer is not None
+    with pytest.raises(RoleNotPermitted):
+        answer.result()
+    assert ledger.state.seq == 1
+    answer = local.submit("custody:river", Acted(Acting("Ann", Role.SHIFT_MANAGER), draw))
+    assert answer is not None
+    assert [e.kind for e in answer.result()] == ["KeyDrawn"]
+    assert local.submitted.held == 2
+
+
+def test_a_script_through_the_application_gives_the_librarys_transcript() -> None:
+    from dicetable.table.script import transcript
+
+    for script in sorted(EXAMPLES.glob("*.dts")):
+        local = Local()
+        try:
+            via = run_file(script, local)
+        finally:
+            local.close()
+        alone = run_script(script.read_text(), script.parent)
+        assert via.table is not None
+        assert alone.table is not None
+        assert transcript(via.table, via.custody) == transcript(alone.table, alone.custody)
+
+
+def test_a_bank_step_on_a_store_goes_through_submit(tmp_path: Path,
+                                                    orders: list[tuple[str, object]]) -> None:
+    from dicetable.store.durable import DurableTable
+    from dicetable.store.open import open_store
+
+    db = str(tmp_path / "t.db")
+    store = open_store(db)
+    DurableTable.open(store, "pa-craps", "t1")
+    store.close()
+    opened = runner.invoke(app, [
+        "bank", "open", db, "t1", "--as", "fran:floorperson", "chips=2500x800",
+        "counter=bo:boxperson", "observer=fran:floorperson",
+        "crew=dee:dealer,dex:dealer,sam:stickperson,bo:boxperson"])
+    assert opened.exit_code == 0, opened.output
+    refused = runner.invoke(app, ["bank", "request", db, "t1", "--as", "dee:dealer",
+                                  "kind=fill", "chips=2500x40", "shift=06:00"])
+    assert refused.exit_code == 1
+    assert "fill.preparer_roles" in refused.output
+    assert [stream for stream, _ in orders] == ["bank:t1", "bank:t1"]
+    steps = [order for _, order in orders]
+    assert all(isinstance(s, service.Step) for s in steps)
+    assert [s.caller for s in steps if isinstance(s, service.Step)] == [
+        Acting("fran", Role.FLOORPERSON), Acting("dee", Role.DEALER)]
+
+
+def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str, object]]
+                                                         ) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from dicetable.core.clock import FixedClock
+    from dicetable.custody.model import Person
+    from dicetable.server import dice_room
+    from dicetable.server.accounts import Account
+    from dicetable.server.accounts import Kind as AccountKind
+    from dicetable.server.custody_floor import FloorCustody
+    from dicetable.store.memory import MemoryStore
+
+    custody = FloorCustody(MemoryStore(), FixedClock(),
+                           roster={"ann": Person("ann", Role.SHIFT_MANAGER, "L1")})
+    custody.open_site("pa", "river")
+    room = FastAPI()
+    dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
+    with TestClient(room) as http:
+        reply = http.post("/api/dice-room/river/key-draw", json={"key": "table-games"})
+    assert reply.status_code == 200, reply.text
+    assert [e["type"] for e in reply.json()["events"]] == ["KeyDrawn"]
+    [(stream, order)] = orders
+    assert stream == "custody:river"
+    assert isinstance(order, Acted)
+    assert order.caller == Acting("ann", Role.SHIFT_MANAGER)
+
+
+def test_a_bank_script_gives_each_step_to_submit(orders: list[tuple[str, object]]) -> None:
+    from dicetable.application.scripts import run_bank_script
+    from dicetable.bank.script import export_bank_script
+    from dicetable.core.events import event_to_dict
+    from tests.bank.test_bank_script import a_day
+
+    day = a_day()
+    text = export_bank_script(day.bank.state.log, day.log)
+    assert orders == []  # the export's own check replays in place
+    replayed = run_bank_script(text, day.log)
+    lines = text.splitlines()[2:]
+    assert len(orders) == len(lines) > 10
+    assert {stream for stream, _ in orders} == {f"bank:{day.bank.state.table}"}
+    assert [o.caller for _, o in orders if isinstance(o, service.Step)] == [
+        Acting(line.split()[1], Role(line.split()[2])) for line in lines]
+    assert [event_to_dict(e) for e in replayed.state.log] == [
+        event_to_dict(e) for e in day.bank.state.log]
+
+
+def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same step refused by the same ledger: what ``submit`` raised for the command line
+    is, made into the server's reply (``server.app.refusal``), the very body the dice room's
+    route answers."""
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse
+    from fastapi.testclient import TestClient
+
+    from dicetable.core.clock import FixedClock
+    from dicetable.core.errors import DicetableError
+    from dicetable.custody.model import Person
+    from dicetable.server import dice_room
+    from dicetable.server.accounts import Account
+    from dicetable.server.accounts import Kind as AccountKind
+    from dicetable.server.app import refusal
+    from dicetable.server.custody_floor import FloorCustody
+    from dicetable.store.memory import MemoryStore
+
+    raised: list[BaseException] = []
+    real = Application.submit
+
+    def watched(self: Application[Any], stream: str, order: service.Order,
+                **kw: Any) -> Future[Any] | None:
+        answer = real(self, stream, order, **kw)
+        if answer is not None and answer.exception() is not None:
+            raised.append(answer.exception())  # type: ignore[arg-type]
+        return answer
+
+    monkeypatch.setattr(Application, "submit", watched)
+    db = str(tmp_path / "floor.db")
+    at = ["dice", "--db", db, "--at", "2026-03-01T08:00:00Z"]
+    draw = ["key", "draw", "table-games", "--actor", "ann", "--role", "shift-manager"]
+    runner.invoke(app, [*at, "open", "--jurisdiction", "pa", "--site", "river"])
+    assert runner.invoke(app, [*at, *draw]).exit_code == 0
+    again = runner.invoke(app, [*at, *draw])
+    assert again.exit_code == 2
+    [by_cli] = raised
+    assert isinstance(by_cli, DicetableError)
+    assert by_cli.message in again.output
+
+    custody = FloorCustody(MemoryStore(), FixedClock(),
+                           roster={"ann": Person("ann", Role.SHIFT_MANAGER)})
+    custody.open_site("pa", "river")
+    room = FastAPI()
+
+    def refused(request: Request, exc: Exception) -> JSONResponse:
+        reply = refusal(exc)
+        assert reply is not None
+        return reply
+
+    room.add_exception_handler(DicetableError, refused)
+    dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
+    with TestClient(room) as http:
+        assert http.post("/api/dice-room/river/key-draw",
+                         json={"key": "table-games"}).status_code == 200
+        reply = http.post("/api/dice-room/river/key-draw", json={"key": "table-games"})
+    answered = refusal(by_cli)
+    assert answered is not None
+    assert (reply.status_code, reply.content) == (answered.status_code, answered.body)
+    assert set(reply.json()) == {"error", "message", "rule", "citation"}
