@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.errors import DicetableError, InvalidInput, one_named
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody import events as ev
@@ -984,11 +984,8 @@ class Catalogue:
         return iter(self.entries)
 
     def named(self, name: str) -> Entry:
-        found = self.by_name.get(name)
-        if found is None:
-            raise InvalidInput(f"no custody step {name!r}; steps: "
-                               f"{', '.join(e.name for e in self.entries)}", rule="custody.request")
-        return found
+        return one_named(self.by_name, name, "custody step", "steps",
+                         (e.name for e in self.entries), rule="custody.request")
 
     def of(self, command: c.CustodyCommand) -> Entry:
         return self.by_command[type(command)]
