@@ -3,14 +3,12 @@
 // (house rule wallet.cage); anyone else is told so, in the server's words.
 
 import { get, post } from "./api.js";
-import { attempt, h, money, parseMoney, polled, replace, showRefusal } from "./ui.js";
+import { attempt, card, h, money, parseMoney, polled, replace, showRefusal } from "./ui.js";
 
 export function cageSection() {
   const body = h("div", { id: "cage" }, h("div", { class: "muted" }, "Loading wallets…"));
-  const card = h("section", { class: "card", id: "cage-card" },
-    h("header", {}, h("h2", {}, "Cage · players' wallets"),
-      h("span", { class: "muted" }, "deposits and withdrawals by the cage's cashier")),
-    body);
+  const section = card("cage-card", "Cage · players' wallets",
+    "deposits and withdrawals by the cage's cashier", body);
   const form = { player: "", amount: "", reason: "" };
   let shown = null;
 
@@ -61,5 +59,5 @@ export function cageSection() {
 
   const refresh = polled(body, "/api/cage/wallets", draw,
     { every: 5000, closedId: "cage-closed", also: () => shown });
-  return card;
+  return section;
 }

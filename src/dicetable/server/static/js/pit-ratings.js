@@ -2,14 +2,12 @@
 // wager at its own edge, over the rolls it worked) beside the industry formula's (average bet
 // x decisions per hour x hours x one edge), so the difference shows.
 
-import { h, money, polled, replace } from "./ui.js";
+import { card, h, money, polled, replace } from "./ui.js";
 
 export function ratingsSection() {
   const body = h("div", { id: "ratings" }, h("div", { class: "muted" }, "Loading ratings…"));
-  const card = h("section", { class: "card", id: "ratings-card" },
-    h("header", {}, h("h2", {}, "Player ratings"),
-      h("span", { class: "muted" }, "exact theo of every wager beside the industry formula")),
-    body);
+  const section = card("ratings-card", "Player ratings",
+    "exact theo of every wager beside the industry formula", body);
 
   function draw(data) {
     const rated = data.ratings.filter((r) => r.rolls > 0);
@@ -35,5 +33,5 @@ export function ratingsSection() {
   }
 
   polled(body, "/api/ratings", draw, { every: 3000 });
-  return card;
+  return section;
 }

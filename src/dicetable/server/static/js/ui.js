@@ -30,6 +30,13 @@ export function replace(el, ...kids) {
   return el;
 }
 
+/** A page's card: a section with its heading and, beside it, a note (text, shown muted, or an
+ * element such as a link). */
+export function card(id, title, note, ...body) {
+  const aside = typeof note === "string" ? h("span", { class: "muted" }, note) : note;
+  return h("section", { class: "card", id }, h("header", {}, h("h2", {}, title), aside), ...body);
+}
+
 /** Read `url` now and every `every` ms, and `draw` what it reads into `body`; a failed read
  * shows its reason (in an element with id `closedId`, if given). A read that is what was drawn
  * last (with `also()`, the card's own state) is not drawn again: a redraw under the pointer
