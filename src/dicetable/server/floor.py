@@ -92,7 +92,7 @@ from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
 from dicetable.table import Table
-from dicetable.table.events import StaffAssigned, StaffRelieved
+from dicetable.table.events import StaffChange
 from dicetable.table.player_money import PlayerMoneyRules
 from dicetable.table.procedure import ACTION_RULE
 
@@ -458,7 +458,7 @@ class Floor:
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
         """Staff changes made here also go to the floor's ``staff:<table>`` stream (who,
         which role, by whom), beside the table's own log."""
-        changes = [e for e in events if isinstance(e, StaffAssigned | StaffRelieved)]
+        changes = [e for e in events if isinstance(e, StaffChange)]
         if changes:
             record_staff(self.store, table_id, changes)
 
