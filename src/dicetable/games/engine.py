@@ -264,12 +264,10 @@ def default_authorizer(state: TableState, command: cmd.Command) -> None:
 
 def owner_of(state: TableState, command: cmd.Command) -> str | None:
     """The player a player's command is about (named, or the owner of its bet)."""
-    player = getattr(command, "player", None)
-    if isinstance(player, str):
-        return player
-    bet_id = getattr(command, "bet", None)
-    if isinstance(bet_id, str) and bet_id in state.bets:
-        return state.bets[bet_id].player
+    if isinstance(command, cmd.PlayerCommand):
+        return command.player
+    if isinstance(command, cmd.BetCommand) and command.bet in state.bets:
+        return state.bets[command.bet].player
     return None
 
 
