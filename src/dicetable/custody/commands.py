@@ -42,10 +42,6 @@ class DiceCommand(CustodyCommand):
     dice: tuple[str, ...]
 
 
-FIELD_GROUPS: frozenset[type[CustodyCommand]] = frozenset({DiceCommand})
-"""Bases that declare a field several custody commands share: not commands themselves."""
-
-
 @dataclass(frozen=True, kw_only=True)
 class OpenCustody(CustodyCommand):
     site: str
@@ -167,3 +163,7 @@ class RecordFairnessAlert(CustodyCommand):
     statistic: str
     threshold: str
     rolls: int
+
+
+FIELD_GROUPS: frozenset[type[CustodyCommand]] = frozenset({DiceCommand})
+"""Bases that declare a field several custody commands share: not commands themselves."""

@@ -43,11 +43,6 @@ class BetCommand(Command):
     bet: str
 
 
-FIELD_GROUPS: frozenset[type[Command]] = frozenset((PlayerCommand, BetCommand))
-"""Bases that declare a field several commands share: not commands themselves (nothing
-gives one; the catalogue lists what derives from them)."""
-
-
 @dataclass(frozen=True, kw_only=True)
 class JoinTable(PlayerCommand):
     seat: int | None = None
@@ -146,3 +141,8 @@ class CompleteRound(Command):
 @dataclass(frozen=True, kw_only=True)
 class ReturnWagers(Command):
     """After a no roll under ``noroll.effect: wagers-returned``: every wager goes back."""
+
+
+FIELD_GROUPS: frozenset[type[Command]] = frozenset((PlayerCommand, BetCommand))
+"""Bases that declare a field several commands share: not commands themselves (nothing
+gives one; the catalogue lists what derives from them)."""
