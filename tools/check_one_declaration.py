@@ -33,16 +33,20 @@ from pathlib import Path
 COMMAND_MODULES = frozenset({"games/commands.py", "table/commands.py"})
 CATALOGUE = "table/catalogue.py"
 COMMAND_BASES = frozenset({"Command"})
+COMMAND_GROUPS = frozenset({"PlayerCommand", "BetCommand"})
+"""Bases that declare a field several commands share (the player or the bet a command is
+about): not commands themselves; what derives from them is."""
 
 
 def command_declarations(tree: ast.AST) -> list[tuple[int, str]]:
-    """Classes deriving from ``Command`` (by name) declared in this module."""
+    """Classes deriving from ``Command`` or one of its field groups (by name) declared in
+    this module, the groups aside."""
     out = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
+        if isinstance(node, ast.ClassDef) and node.name not in COMMAND_GROUPS:
             bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute)
                      else "" for b in node.bases}
-            if bases & COMMAND_BASES:
+            if bases & (COMMAND_BASES | COMMAND_GROUPS):
                 out.append((node.lineno, node.name))
     return out
 
@@ -135,6 +139,9 @@ CUSTODY_COMMAND_MODULES = frozenset({"custody/commands.py", "custody/transport.p
 CUSTODY_CATALOGUE = "custody/catalogue.py"
 CUSTODY_SURFACES = frozenset({"cli/dice.py", "server/dice_room.py", "table/script_custody.py"})
 CUSTODY_BASES = frozenset({"CustodyCommand"})
+CUSTODY_GROUPS = frozenset({"DiceCommand"})
+"""Bases that declare a field several custody commands share (the dice named): not
+commands themselves."""
 OPENED_BY_THE_LEDGER = frozenset({"OpenCustody"})
 
 
@@ -147,7 +154,8 @@ def custody_declarations(tree: ast.AST) -> list[tuple[int, str]]:
             named = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute)
                      else "" for b in node.bases}
             if named & bases:
-                out.append((node.lineno, node.name))
+                if node.name not in CUSTODY_GROUPS:
+                    out.append((node.lineno, node.name))
                 bases.add(node.name)
     return out
 

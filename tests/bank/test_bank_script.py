@@ -83,7 +83,7 @@ def test_603a_10_b_the_chip_set_a_step_names_is_exported_and_replays() -> None:
              for i, line in enumerate(text.splitlines())]
     bank = run_bank_script("\n".join(lines) + "\n", p.log)
     chip_events = [e for e in bank.state.log
-                   if isinstance(e, bev.CHIP_STEPS) and not isinstance(e, bev.SlipIssued)]
+                   if isinstance(e, bev.ChipStep) and not isinstance(e, bev.SlipIssued)]
     assert len(chip_events) >= 7
     assert {e.chip_set for e in chip_events} == {"A-1"}
     # exported with its set= words, the script replays to the very same events

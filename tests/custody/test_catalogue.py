@@ -99,7 +99,7 @@ def _custody_commands() -> set[type[c.CustodyCommand]]:
     for module in (c, tr):
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, c.CustodyCommand) \
-                    and value is not c.CustodyCommand:
+                    and value is not c.CustodyCommand and value not in c.FIELD_GROUPS:
                 out.add(value)
     return out
 

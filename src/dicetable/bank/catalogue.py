@@ -525,7 +525,7 @@ def lines_of(events: Sequence[bev.BankEvent]) -> list[tuple[bev.BankEvent, str, 
         else:
             raise InvalidInput(f"{e.kind} is not the start of a bank step", rule="script.export")
         named = next((x.chip_set for x in events[i:i + take]
-                      if isinstance(x, bev.CHIP_STEPS) and x.chip_set), "")
+                      if isinstance(x, bev.ChipStep) and x.chip_set), "")
         if named:
             words.append(_kv("set", named))
         out.append((e, verb, words))

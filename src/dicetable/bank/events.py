@@ -27,6 +27,15 @@ class BankEvent(envelope.Event, abstract=True):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ChipStep(BankEvent, abstract=True):
+    """A step that moves chips: it records the chip set it named (the bank stamps it on every
+    chip step of the batch)."""
+
+    chip_set: str = ""
+    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class BankOpened(BankEvent):
     """The table's bank is set up: its site, game and the bank rules it runs under."""
 
@@ -39,7 +48,7 @@ class BankOpened(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class InventoryMoved(BankEvent):
+class InventoryMoved(ChipStep):
     """A movement the table's log does not record: a colour change, a counter check."""
 
     reason: str
@@ -49,12 +58,10 @@ class InventoryMoved(BankEvent):
     value: int
     table_seq: int
     gaming_day: str
-    chip_set: str = ""
-    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class InventoryCounted(BankEvent):
+class InventoryCounted(ChipStep):
     """A Table Inventory Slip: counted by one person, observed and signed by another."""
 
     slip: int
@@ -80,8 +87,6 @@ class InventoryCounted(BankEvent):
     table_change: int = 0
     """What the table's log had moved in and out of the inventory by then, since its first
     event (``Totals.inventory_change``): the next count's expected inventory starts here."""
-    chip_set: str = ""
-    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,7 +150,7 @@ class SupervisorAssigned(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SlipRequested(BankEvent):
+class SlipRequested(ChipStep):
     """A Fill Request Slip or a credit request, prepared at the table."""
 
     request: int
@@ -156,8 +161,6 @@ class SlipRequested(BankEvent):
     gaming_day: str
     shift: str
     electronic: bool = False
-    chip_set: str = ""
-    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,7 +175,7 @@ class SurveillanceNotified(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SlipIssued(BankEvent):
+class SlipIssued(ChipStep):
     """The chip bank's Fill Slip or Credit Slip: a serial number in sequence."""
 
     request: int
@@ -180,8 +183,6 @@ class SlipIssued(BankEvent):
     slip_kind: str
     chips: Chips
     value: int
-    chip_set: str = ""
-    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,7 +203,7 @@ class SlipSignature(BankEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class SlipCompleted(BankEvent):
+class SlipCompleted(ChipStep):
     """The receiving count: the chips entered (fill) or left (credit) the table inventory."""
 
     serial: int
@@ -213,8 +214,6 @@ class SlipCompleted(BankEvent):
     officer: str
     gaming_day: str
     table_seq: int
-    chip_set: str = ""
-    """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,6 +266,3 @@ class HoldInvestigated(BankEvent):
     hold_exact: str = ""
     history: tuple[str, ...] = ()
 
-
-CHIP_STEPS = (InventoryMoved, InventoryCounted, SlipRequested, SlipIssued, SlipCompleted)
-"""The events that carry chips: each records the chip set its step named."""

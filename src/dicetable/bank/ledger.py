@@ -139,7 +139,7 @@ class TableBank:
                   for e in events]
         if self.chip_set:
             events = [dataclasses.replace(e, chip_set=self.chip_set)
-                      if isinstance(e, bev.CHIP_STEPS) else e for e in events]
+                      if isinstance(e, bev.ChipStep) else e for e in events]
         if self.sink is not None:
             self.sink(events)
         for e in events:

@@ -55,7 +55,9 @@ def opened(db: str, schema: str, key: bytes | None = None) -> Iterator[EventStor
         store.close()
 
 
-def _key(key_file: Path | None, db: str) -> bytes | None:
+def chain_key(key_file: Path | None, db: str) -> bytes | None:
+    """The chain key ``--key`` names (or the default places), exiting 2 with why when it
+    cannot be read."""
     from dicetable.store.keys import find_key
 
     try:
@@ -227,7 +229,7 @@ def recall(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
         if not steps:
             console.print(f"{table}: no custody steps recorded")
         return
-    with opened(db, schema, _key(key_file, db)) as store:
+    with opened(db, schema, chain_key(key_file, db)) as store:
         try:
             records = recall_day(store, table, day) if day is not None \
                 else recall_rounds(store, table, rounds)
@@ -253,7 +255,7 @@ def export(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
     """Write the log as JSON Lines: one stored event a line, with its hash and its
     predecessor's, so the export can be verified on its own (archived days included, read
     from their files)."""
-    with opened(db, schema, _key(key_file, db)) as store:
+    with opened(db, schema, chain_key(key_file, db)) as store:
         names = table or store.streams()
         count = 0
         with contextlib.ExitStack() as stack:
@@ -293,7 +295,7 @@ def archive(db: str = typer.Option(..., "--db", help=DB_HELP),
     from dicetable.store.open import is_postgres
     from dicetable.store.serving import exclusive
 
-    key = _key(key_file, db)
+    key = chain_key(key_file, db)
     if directory is None:
         if is_postgres(db):
             err.print("[red]--dir is required for a PostgreSQL store[/red]")

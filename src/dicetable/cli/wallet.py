@@ -15,7 +15,7 @@ from rich.markup import escape
 from dicetable.application.wallets import deposit, table_credits, take, wallet_summary
 from dicetable.bank.catalogue import parse_person
 from dicetable.cli.main import SUBCOMMAND_STYLE
-from dicetable.cli.store_cmds import DB_HELP, KEY_HELP, SCHEMA_HELP, err, opened
+from dicetable.cli.store_cmds import DB_HELP, KEY_HELP, SCHEMA_HELP, chain_key, err, opened
 from dicetable.core.clock import SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents, parse_money
@@ -51,20 +51,10 @@ def _print(store: EventStore, name: str) -> None:
                    f"by {m['by']} {m.get('reason', '')}".rstrip())
 
 
-def _key(key_file: Path | None, db: str) -> bytes | None:
-    from dicetable.store.keys import find_key
-
-    try:
-        return find_key(key_file, db)
-    except DicetableError as e:
-        err.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
-
-
 def _move(db: str, schema: str, key_file: Path | None, who: str, name: str, amount: str,
           reason: str, taking: bool) -> None:
     house = PlayerMoneyRules()
-    with opened(db, schema, _key(key_file, db)) as store:
+    with opened(db, schema, chain_key(key_file, db)) as store:
         try:
             actor, role = parse_person(who)
             house.check_cage(actor, role)
@@ -92,7 +82,7 @@ def show(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
          key_file: Path | None = typer.Option(None, "--key", help=KEY_HELP),
          schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
     """A wallet: balance, deposits, withdrawals, moves to and from tables, last moves."""
-    with opened(db, schema, _key(key_file, db)) as store:
+    with opened(db, schema, chain_key(key_file, db)) as store:
         try:
             _print(store, _player(store, account))
         except DicetableError as e:
@@ -100,25 +90,25 @@ def show(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
             raise typer.Exit(1) from None
 
 
-@app.command("deposit")
-def deposit_cmd(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
+def _move_command(name: str, amount_help: str, reason_help: str, doc: str,
+                  taking: bool) -> None:
+    """Declare ``wallet NAME``: a cage move, in (``deposit``) or out (``withdraw``)."""
+
+    def command(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
                 account: str = typer.Argument(..., metavar="ACCOUNT", help="The player"),
-                amount: str = typer.Argument(..., metavar="AMOUNT", help="Dollars: 50, 12.50"),
+                amount: str = typer.Argument(..., metavar="AMOUNT", help=amount_help),
                 actor: str = typer.Option(..., "--as", help=AS_HELP),
-                reason: str = typer.Option("", help="What the cage took (cash, a cheque)"),
+                reason: str = typer.Option("", help=reason_help),
                 key_file: Path | None = typer.Option(None, "--key", help=KEY_HELP),
                 schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
-    """The cage puts AMOUNT into the player's wallet."""
-    _move(db, schema, key_file, actor, account, amount, reason, taking=False)
+        _move(db, schema, key_file, actor, account, amount, reason, taking=taking)
+
+    command.__doc__ = doc
+    app.command(name)(command)
 
 
-@app.command("withdraw")
-def withdraw_cmd(db: str = typer.Argument(..., metavar="DB", help=DB_HELP),
-                 account: str = typer.Argument(..., metavar="ACCOUNT", help="The player"),
-                 amount: str = typer.Argument(..., metavar="AMOUNT", help="Dollars"),
-                 actor: str = typer.Option(..., "--as", help=AS_HELP),
-                 reason: str = typer.Option("", help="How it was paid"),
-                 key_file: Path | None = typer.Option(None, "--key", help=KEY_HELP),
-                 schema: str = typer.Option("dicetable", help=SCHEMA_HELP)) -> None:
-    """The cage pays AMOUNT out of the player's wallet (never more than it holds)."""
-    _move(db, schema, key_file, actor, account, amount, reason, taking=True)
+_move_command("deposit", "Dollars: 50, 12.50", "What the cage took (cash, a cheque)",
+              "The cage puts AMOUNT into the player's wallet.", taking=False)
+_move_command("withdraw", "Dollars", "How it was paid",
+              "The cage pays AMOUNT out of the player's wallet (never more than it holds).",
+              taking=True)

@@ -5,6 +5,11 @@ A refused command changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 class DicetableError(ValueError):
     """Base of every refusal the domain raises.
@@ -64,3 +69,18 @@ class RulePackInvalid(DicetableError):
         lines = "; ".join(f"{rule}: {msg}" for rule, msg in problems)
         super().__init__(f"rule pack {pack_id!r} is invalid ({len(problems)} problems): {lines}",
                          rule=next((rule for rule, _ in problems if rule), "rules.pack"))
+
+
+def one_named(index: Mapping[str, T], name: str, what: str, whats: str, known: Iterable[str],
+              *, rule: str) -> T:
+    """``index[name]``, or a refusal that lists the ``known`` names.
+
+    >>> one_named({"a": 1}, "b", "step", "steps", ["a"], rule="r")
+    Traceback (most recent call last):
+    ...
+    dicetable.core.errors.InvalidInput: no step 'b'; steps: a [rule r]
+    """
+    found = index.get(name)
+    if found is None:
+        raise InvalidInput(f"no {what} {name!r}; {whats}: {', '.join(known)}", rule=rule)
+    return found

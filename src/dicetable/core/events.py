@@ -47,10 +47,10 @@ import enum
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.errors import InvalidInput
@@ -386,6 +386,39 @@ class Event:
     def stream(self) -> str:
         """The aggregate this event belongs to (a table id, a custody site)."""
         raise NotImplementedError
+
+
+class Sequenced(Protocol):
+    """An aggregate's state: the seq of the last event folded into it."""
+
+    seq: int
+
+
+S = TypeVar("S", bound=Sequenced)
+C = TypeVar("C")
+Ev = TypeVar("Ev", bound=Event)
+E = TypeVar("E", bound=Event)
+
+
+@dataclass
+class Emitter(Generic[S, C, Ev]):
+    """Stamps the events one command decides with the envelope: the next sequence numbers
+    after the state's, the decision's time, its rule, and what ``stamp`` takes from the
+    command (who gave it, in which role) and the stream (its owner)."""
+
+    state: S
+    command: C
+    now: str
+    events: list[Ev] = field(default_factory=list)
+
+    def stamp(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def emit(self, cls: type[E], rule: str = "", **fields: Any) -> E:
+        event = cls(seq=self.state.seq + len(self.events) + 1, at=self.now, rule=rule,
+                    **self.stamp(), **fields)
+        self.events.append(cast(Ev, event))  # cls is one of the aggregate's own events
+        return event
 
 
 class _EventWriter:

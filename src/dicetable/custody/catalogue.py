@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dicetable.core.errors import DicetableError, InvalidInput
+from dicetable.core.errors import DicetableError, InvalidInput, one_named
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody import events as ev
@@ -86,16 +86,24 @@ _UNSET: Any = object()
 
 
 @dataclass(frozen=True)
-class Part:
-    """One member of a record (a box's ``serials``, a party's ``phone``)."""
+class Value:
+    """What a step reads of one value, and how much it reads: a step's field, or a member of
+    a record; the readers below take either."""
 
     name: str
     kind: Kind
     max_length: int = TEXT_LENGTH
+    """The longest text (of each item, for a list)."""
     max_items: int = 1
+    choices: type[enum.Enum] | None = None
+
+
+@dataclass(frozen=True)
+class Part(Value):
+    """One member of a record (a box's ``serials``, a party's ``phone``)."""
+
     default: Any = _UNSET
     """Left out: required."""
-    choices: type[enum.Enum] | None = None
 
     @property
     def required(self) -> bool:
@@ -103,14 +111,9 @@ class Part:
 
 
 @dataclass(frozen=True)
-class Field:
+class Field(Value):
     """One field of a custody step, with how each surface spells it."""
 
-    name: str
-    kind: Kind
-    max_length: int = TEXT_LENGTH
-    """The longest text (of each item, for a list)."""
-    max_items: int = 1
     help: str = ""
     required: bool = False
     default: Any = None
@@ -119,7 +122,6 @@ class Field:
     """The body's default, where it differs from ``default``."""
     json_required: bool | None = None
     """Whether the body must carry it, where that differs from ``required``."""
-    choices: type[enum.Enum] | None = None
     positional: bool = False
     """Written as a plain word in a script (a list takes the rest); also a CLI argument
     unless ``cli`` names an option."""
@@ -351,7 +353,7 @@ def _person_text(p: Person) -> str:
     return ":".join([p.name, p.role.value, *([p.licence] if p.licence else [])])
 
 
-def _bounded(step: str, f: Field | Part, text: Any) -> str:
+def _bounded(step: str, f: Value, text: Any) -> str:
     if not isinstance(text, str):
         raise InvalidInput(f"{step}: {f.name} is text, not {type(text).__name__}",
                            rule="custody.request")
@@ -361,7 +363,7 @@ def _bounded(step: str, f: Field | Part, text: Any) -> str:
     return text
 
 
-def _items(step: str, f: Field | Part, raw: Any) -> list[Any]:
+def _items(step: str, f: Value, raw: Any) -> list[Any]:
     items = list(raw) if isinstance(raw, list | tuple) else [raw]
     if len(items) > f.max_items:
         raise InvalidInput(f"{step}: at most {f.max_items} {f.name.replace('_', ' ')}",
@@ -383,7 +385,7 @@ def serials(step: str, items: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _choice(step: str, f: Field | Part, raw: Any) -> Any:
+def _choice(step: str, f: Value, raw: Any) -> Any:
     assert f.choices is not None
     if isinstance(raw, f.choices):
         return raw
@@ -396,7 +398,7 @@ def _choice(step: str, f: Field | Part, raw: Any) -> Any:
                            rule="custody.request") from None
 
 
-def _flag(step: str, f: Field | Part, raw: Any) -> bool:
+def _flag(step: str, f: Value, raw: Any) -> bool:
     if isinstance(raw, bool):
         return raw
     if raw in ("yes", "no"):
@@ -405,7 +407,7 @@ def _flag(step: str, f: Field | Part, raw: Any) -> bool:
                        rule="script.syntax")
 
 
-def _int(step: str, f: Field | Part, raw: Any) -> int:
+def _int(step: str, f: Value, raw: Any) -> int:
     if isinstance(raw, int) and not isinstance(raw, bool):
         value = raw
     else:
@@ -419,7 +421,7 @@ def _int(step: str, f: Field | Part, raw: Any) -> int:
     return value
 
 
-def _one(step: str, f: Field | Part, raw: Any, ctx: Context) -> Any:
+def _one(step: str, f: Value, raw: Any, ctx: Context) -> Any:
     if f.kind is Kind.TEXT:
         return _bounded(step, f, raw)
     if f.kind is Kind.PERSON:
@@ -984,11 +986,8 @@ class Catalogue:
         return iter(self.entries)
 
     def named(self, name: str) -> Entry:
-        found = self.by_name.get(name)
-        if found is None:
-            raise InvalidInput(f"no custody step {name!r}; steps: "
-                               f"{', '.join(e.name for e in self.entries)}", rule="custody.request")
-        return found
+        return one_named(self.by_name, name, "custody step", "steps",
+                         (e.name for e in self.entries), rule="custody.request")
 
     def of(self, command: c.CustodyCommand) -> Entry:
         return self.by_command[type(command)]
@@ -1029,4 +1028,4 @@ CATALOGUE = Catalogue(ENTRIES)
 
 
 __all__ = ["CATALOGUE", "ENTRIES", "MAX_DICE", "BaseContext", "Context", "Entry", "Field",
-           "Kind", "Part", "serials"]
+           "Kind", "Part", "Value", "serials"]

@@ -36,6 +36,13 @@ class CustodyCommand:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DiceCommand(CustodyCommand):
+    """A step on dice named by serial."""
+
+    dice: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class OpenCustody(CustodyCommand):
     site: str
     pack: CustodyPack
@@ -66,21 +73,18 @@ class ReceiveShipment(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class StoreDice(CustodyCommand):
-    dice: tuple[str, ...]
+class StoreDice(DiceCommand):
     area: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class IssueForGamingDay(CustodyCommand):
-    dice: tuple[str, ...]
+class IssueForGamingDay(DiceCommand):
     gaming_day: str
     """The gaming day as YYYY-MM-DD."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReturnToStorage(CustodyCommand):
-    dice: tuple[str, ...]
+class ReturnToStorage(DiceCommand):
     area: str
 
 
@@ -92,8 +96,7 @@ class InspectDice(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class IssueToTable(CustodyCommand):
-    dice: tuple[str, ...]
+class IssueToTable(DiceCommand):
     table: str
     game: str = "craps"
     mode: PlayMode = PlayMode.TABLE
@@ -101,8 +104,7 @@ class IssueToTable(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RemoveDice(CustodyCommand):
-    dice: tuple[str, ...]
+class RemoveDice(DiceCommand):
     reason: RemovalReason
     signs: str = ""
     """For tampering: what suggests it (68 IAC 14-3-4(b)(3))."""
@@ -123,18 +125,16 @@ class DeliverEnvelope(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TransferToCancellation(CustodyCommand):
+class TransferToCancellation(DiceCommand):
     """The responsible pit manager (the actor) sends removed dice to the cancellation room."""
 
-    dice: tuple[str, ...]
     accepted_by: Person
 
 
 @dataclass(frozen=True, kw_only=True)
-class CancelDice(CustodyCommand):
+class CancelDice(DiceCommand):
     """The actor destroys dice; a surveillance employee is among the witnesses."""
 
-    dice: tuple[str, ...]
     method: CancelMethod
     hole_in: Decimal | None = None
     approval: str = ""
@@ -163,3 +163,7 @@ class RecordFairnessAlert(CustodyCommand):
     statistic: str
     threshold: str
     rolls: int
+
+
+FIELD_GROUPS: frozenset[type[CustodyCommand]] = frozenset({DiceCommand})
+"""Bases that declare a field several custody commands share: not commands themselves."""

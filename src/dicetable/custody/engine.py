@@ -7,12 +7,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from dicetable.core.clock import limit_ends, local_day, months_later, over_limit
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
+from dicetable.core.events import Emitter as Stamps
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
@@ -23,30 +24,22 @@ from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, Remov
 from dicetable.custody.rules import CustodyPack, dice_limit
 from dicetable.custody.state import CustodyState, DieRecord
 
-E = TypeVar("E", bound=ev.CustodyEvent)
-
 _ON_STOCK = (DieState.RECEIVED, DieState.QUARANTINED, DieState.IN_STORAGE, DieState.ISSUED,
              DieState.INSPECTED, DieState.AT_TABLE)
 """States a die may be removed from."""
 
 
 @dataclass
-class Emitter:
-    """Stamps events with the envelope: site, next sequence number, people, time."""
+class Emitter(Stamps[CustodyState, cmd.CustodyCommand, ev.CustodyEvent]):
+    """Stamps a site's custody events: its site, and the command's people (actor, role,
+    licence, witnesses)."""
 
-    state: CustodyState
-    command: cmd.CustodyCommand
-    now: str
     site: str = ""
-    events: list[ev.CustodyEvent] = field(default_factory=list)
 
-    def emit(self, cls: type[E], rule: str = "", **fields: Any) -> E:
+    def stamp(self) -> dict[str, Any]:
         c = self.command
-        event = cls(site=self.site or self.state.site, seq=self.state.seq + len(self.events) + 1,
-                    actor=c.actor, role=c.role, licence=c.licence, witnesses=c.witnesses,
-                    at=self.now, rule=rule, **fields)
-        self.events.append(event)
-        return event
+        return {"site": self.site or self.state.site, "actor": c.actor, "role": c.role,
+                "licence": c.licence, "witnesses": c.witnesses}
 
 
 class CustodyEngine:

@@ -49,7 +49,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from dicetable.core.dice import POINTS, Roll
-from dicetable.core.errors import InvalidInput
+from dicetable.core.errors import InvalidInput, one_named
 from dicetable.core.events import type_hints
 from dicetable.core.money import parse_money
 from dicetable.core.roles import Role
@@ -349,11 +349,8 @@ class Catalogue:
         return self.by_command[kind]
 
     def named(self, name: str) -> Entry:
-        found = self.by_name.get(name)
-        if found is None:
-            raise InvalidInput(f"no command {name!r}; commands: "
-                               f"{', '.join(sorted(self.by_name))}", rule="commands")
-        return found
+        return one_named(self.by_name, name, "command", "commands", sorted(self.by_name),
+                         rule="commands")
 
 
 CATALOGUE = Catalogue()

@@ -30,19 +30,31 @@ class OpenTable(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class JoinTable(Command):
+class PlayerCommand(Command):
+    """A command about one player, named by ``player``."""
+
     player: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BetCommand(Command):
+    """A command about one bet on the layout (its player is the bet's owner)."""
+
+    bet: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JoinTable(PlayerCommand):
     seat: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class LeaveTable(Command):
-    player: str
+class LeaveTable(PlayerCommand):
+    """The player leaves the table."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class BuyChips(Command):
-    player: str
+class BuyChips(PlayerCommand):
     amount: int
     chip_set: str = ""
     """The chip set the dealer issues from, when named (a retired set is refused where the
@@ -50,14 +62,12 @@ class BuyChips(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CashOut(Command):
-    player: str
+class CashOut(PlayerCommand):
     amount: int
 
 
 @dataclass(frozen=True, kw_only=True)
-class PlaceBet(Command):
-    player: str
+class PlaceBet(PlayerCommand):
     wager: str
     amount: int
     base: str | None = None
@@ -71,19 +81,17 @@ class PlaceBet(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChangeBet(Command):
-    bet: str
+class ChangeBet(BetCommand):
     amount: int
 
 
 @dataclass(frozen=True, kw_only=True)
-class RemoveBet(Command):
-    bet: str
+class RemoveBet(BetCommand):
+    """The bet comes down (where it may)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class SetWorking(Command):
-    bet: str
+class SetWorking(BetCommand):
     working: bool
 
 
@@ -133,3 +141,8 @@ class CompleteRound(Command):
 @dataclass(frozen=True, kw_only=True)
 class ReturnWagers(Command):
     """After a no roll under ``noroll.effect: wagers-returned``: every wager goes back."""
+
+
+FIELD_GROUPS: frozenset[type[Command]] = frozenset((PlayerCommand, BetCommand))
+"""Bases that declare a field several commands share: not commands themselves (nothing
+gives one; the catalogue lists what derives from them)."""

@@ -16,11 +16,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
+from dicetable.core.events import Emitter as Stamps
 from dicetable.core.money import (
     CommissionRounding,
     Rounding,
@@ -228,7 +229,6 @@ Refusal = Callable[[], IllegalWager]
 """A refusal found but not built: ``can`` and ``placeable_codes`` only ask whether there is
 one (no message, no citation, no exception); ``decide`` builds and raises it."""
 
-E = TypeVar("E", bound=ev.Event)
 
 PLAYER_COMMANDS = (cmd.JoinTable, cmd.LeaveTable, cmd.BuyChips, cmd.CashOut, cmd.PlaceBet,
                    cmd.ChangeBet, cmd.RemoveBet, cmd.SetWorking)
@@ -264,31 +264,22 @@ def default_authorizer(state: TableState, command: cmd.Command) -> None:
 
 def owner_of(state: TableState, command: cmd.Command) -> str | None:
     """The player a player's command is about (named, or the owner of its bet)."""
-    player = getattr(command, "player", None)
-    if isinstance(player, str):
-        return player
-    bet_id = getattr(command, "bet", None)
-    if isinstance(bet_id, str) and bet_id in state.bets:
-        return state.bets[bet_id].player
+    if isinstance(command, cmd.PlayerCommand):
+        return command.player
+    if isinstance(command, cmd.BetCommand) and command.bet in state.bets:
+        return state.bets[command.bet].player
     return None
 
 
 @dataclass
-class Emitter:
-    """Stamps events with the envelope: table, next sequence number, actor, role, time."""
+class Emitter(Stamps[TableState, cmd.Command, ev.Event]):
+    """Stamps a table's events: its table, the command's actor and role."""
 
-    state: TableState
-    command: cmd.Command
-    now: str
     table: str = ""
-    events: list[ev.Event] = field(default_factory=list)
 
-    def emit(self, cls: type[E], rule: str = "", **fields: Any) -> E:
-        event = cls(table=self.table or self.state.table_id,
-                    seq=self.state.seq + len(self.events) + 1, actor=self.command.actor,
-                    role=self.command.role, at=self.now, rule=rule, **fields)
-        self.events.append(event)
-        return event
+    def stamp(self) -> dict[str, Any]:
+        return {"table": self.table or self.state.table_id, "actor": self.command.actor,
+                "role": self.command.role}
 
 
 def at_step(step: int) -> Callable[[TableState], bool]:

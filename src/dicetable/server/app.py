@@ -102,7 +102,7 @@ from dicetable.server.limits import (
 )
 from dicetable.server.owners import DECIDED_BY, Split
 from dicetable.server.scheduler import FloorScheduler, run_clock
-from dicetable.server.socket_sessions import SESSION_ENDED, OpenSockets
+from dicetable.server.socket_sessions import SESSION_ENDED, OpenSocket, OpenSockets
 from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
 from dicetable.store.base import Notice
@@ -667,10 +667,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     install(app, act, session_account, lambda table_id: floor.get(table_id).table)
 
     # -- live push --------------------------------------------------------------------------
-    @app.websocket("/ws/tables/{table_id}")
-    async def push(ws: WebSocket, table_id: str,
-                   after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> None:
-        # A query that names a token is answered by that token alone, never the cookie.
+    async def admit(ws: WebSocket, table_id: str) -> tuple[Account, OpenSocket] | None:
+        """Accept a push socket for a live session at an existing table, and open it among the
+        session's sockets (closed when the session ends: a lock); None when refused (the
+        socket is closed with the reason). A query that names a token is answered by that
+        token alone, never the cookie."""
         params = ws.query_params
         token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
         try:
@@ -679,10 +680,17 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         except DicetableError as e:
             await ws.close(code=SESSION_ENDED if isinstance(e, NotAuthenticated) else 4404,
                            reason=e.message[:120])
-            return
+            return None
         assert token is not None
         await ws.accept()
-        sock = sockets.open(who.username, token)  # closed when the session ends (a lock)
+        return who, sockets.open(who.username, token)
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def push(ws: WebSocket, table_id: str,
+                   after: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0) -> None:
+        if (admitted := await admit(ws, table_id)) is None:
+            return
+        who, sock = admitted
         feed = await asyncio.to_thread(floor.subscribe, table_id, who, after)
         try:
             await ws.send_text(feed.hello)
@@ -714,18 +722,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         """``{"type": "money"}`` whenever the table's seat requests or the caller's wallet
         change (the store's notices: this process's appends, and every process's on
         PostgreSQL): the page then reads ``/money`` again, polling only while this is shut."""
-        params = ws.query_params
-        token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
-        try:
-            who = floor.accounts.session(token)
-            floor.get(table_id)
-        except DicetableError as e:
-            await ws.close(code=SESSION_ENDED if isinstance(e, NotAuthenticated) else 4404,
-                           reason=e.message[:120])
+        if (admitted := await admit(ws, table_id)) is None:
             return
-        assert token is not None
-        await ws.accept()
-        sock = sockets.open(who.username, token)
+        who, sock = admitted
         watched = {f"seat-requests:{table_id}", f"wallet:{who.username}"}
         loop, changed = asyncio.get_running_loop(), asyncio.Event()
 

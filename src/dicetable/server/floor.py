@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, overload
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 from dicetable.application.integrity import (
     CHECKPOINTS,
@@ -102,7 +102,7 @@ from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
 from dicetable.table import Table
-from dicetable.table.events import StaffAssigned, StaffRelieved
+from dicetable.table.events import StaffChange
 from dicetable.table.player_money import PlayerMoneyRules
 from dicetable.table.procedure import ACTION_RULE
 
@@ -434,7 +434,7 @@ class Floor(Application[FloorTable]):
     def _record_staff(self, table_id: str, events: list[Event]) -> None:
         """Staff changes made here also go to the floor's ``staff:<table>`` stream (who,
         which role, by whom), beside the table's own log."""
-        changes = [e for e in events if isinstance(e, StaffAssigned | StaffRelieved)]
+        changes = [e for e in events if isinstance(e, StaffChange)]
         if changes:
             record_staff(self.store, table_id, changes)
 
@@ -744,13 +744,51 @@ class Subscription:
         self.hub.leave(self.watcher)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Groups(Generic[K, V]):
+    """Open connections grouped by a key (a table's watchers, an account's sockets), used
+    from any thread: a connection joins its group and leaves it, and an emptied group goes."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[K, set[V]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, key: K, member: V) -> None:
+        with self._lock:
+            self._by_key.setdefault(key, set()).add(member)
+
+    def discard(self, key: K, member: V) -> None:
+        with self._lock:
+            group = self._by_key.get(key)
+            if group is not None:
+                group.discard(member)
+                if not group:
+                    del self._by_key[key]
+
+    def has(self, key: K) -> bool:
+        with self._lock:
+            return key in self._by_key
+
+    def of(self, key: K) -> list[V]:
+        with self._lock:
+            return list(self._by_key.get(key, ()))
+
+    def members(self, keys: list[K] | None = None) -> list[V]:
+        """The members of the groups of ``keys`` (None: of every group), read at one moment."""
+        with self._lock:
+            return [m for key in (list(self._by_key) if keys is None else keys)
+                    for m in self._by_key.get(key, ())]
+
+
 class Hub:
     def __init__(self, floor: Floor | None = None, *, send_buffer: int = SEND_BUFFER) -> None:
         self.floor = floor
         self.send_buffer = send_buffer
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._by_table: dict[str, set[Watcher]] = {}
-        self._lock = threading.Lock()
+        self._watching: Groups[str, Watcher] = Groups()
         self.dropped = 0
         self.batches = 0
         self.serialised = 0
@@ -760,8 +798,7 @@ class Hub:
 
     @property
     def watchers(self) -> set[Watcher]:
-        with self._lock:
-            return {w for ws in self._by_table.values() for w in ws}
+        return set(self._watching.members())
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -769,8 +806,7 @@ class Hub:
     # -- connections --------------------------------------------------------------------------
     def watch(self, table: str, account: Account) -> Watcher:
         watcher = Watcher(table, account, limit=self.send_buffer)
-        with self._lock:
-            self._by_table.setdefault(table, set()).add(watcher)
+        self._watching.add(table, watcher)
         return watcher
 
     def join(self, table: str, account: Account, after: int) -> tuple[Watcher, str]:
@@ -803,12 +839,7 @@ class Hub:
 
     def leave(self, watcher: Watcher) -> None:
         watcher.closed = True
-        with self._lock:
-            group = self._by_table.get(watcher.table)
-            if group is not None:
-                group.discard(watcher)
-                if not group:
-                    del self._by_table[watcher.table]
+        self._watching.discard(watcher.table, watcher)
 
     async def pump(self, watcher: Watcher, ws: Socket) -> None:
         """Send the connection's messages in order; close it when it fell behind."""
@@ -842,8 +873,7 @@ class Hub:
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        with self._lock:
-            group = list(self._by_table.get(table, ()))
+        group = self._watching.of(table)
         if not group:
             return
         if not events:  # a table faulted (integrity): its viewers are closed, not served

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dicetable.core.errors import DicetableError
 from dicetable.server.accounts import SESSION_CACHE_SECONDS, Accounts
+from dicetable.server.floor import Groups
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,7 @@ class OpenSockets:
         self.accounts = accounts
         self.every = every
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._by_account: dict[str, set[OpenSocket]] = {}
-        self._lock = threading.Lock()
+        self._open: Groups[str, OpenSocket] = Groups()
         self.ended = 0
         """Sockets closed because their session ended (tests and the bench count them)."""
         self._unlisten: Callable[[], None] | None = None
@@ -67,34 +66,24 @@ class OpenSockets:
 
     def open(self, username: str, token: str) -> OpenSocket:
         sock = OpenSocket(username, token)
-        with self._lock:
-            self._by_account.setdefault(username, set()).add(sock)
+        self._open.add(username, sock)
         return sock
 
     def leave(self, sock: OpenSocket) -> None:
-        with self._lock:
-            group = self._by_account.get(sock.username)
-            if group is not None:
-                group.discard(sock)
-                if not group:
-                    del self._by_account[sock.username]
+        self._open.discard(sock.username, sock)
 
     def changed(self, username: str) -> None:
         """From any thread: the account may have changed; check its sockets now."""
         loop = self.loop
-        with self._lock:
-            if username not in self._by_account:
-                return
+        if not self._open.has(username):
+            return
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(lambda: loop.create_task(self.check([username])))
 
     async def check(self, usernames: list[str] | None = None) -> int:
         """Close the sockets (of ``usernames``; None: every one) whose session has ended;
         how many were closed."""
-        with self._lock:
-            socks = [s for name in (usernames if usernames is not None
-                                    else list(self._by_account))
-                     for s in self._by_account.get(name, ())]
+        socks = self._open.members(usernames)
         if not socks:
             return 0
         ended = await asyncio.to_thread(self._ended, socks)

@@ -30,7 +30,7 @@ from typing import Any
 
 from dicetable.core import events as envelope
 from dicetable.store.record_codec import roundtrips as roundtrips
-from dicetable.store.record_stream import RecordEvent
+from dicetable.store.record_stream import AccountRecordEvent
 
 KIND = "account"
 KINDS = ("staff", "player")
@@ -38,12 +38,10 @@ KINDS = ("staff", "player")
 
 
 @dataclass(frozen=True, kw_only=True)
-class AccountEvent(RecordEvent, abstract=True):
+class AccountEvent(AccountRecordEvent, abstract=True):
     """The envelope of an account's events: the account is the stream."""
 
     stream_kind = KIND
-    owner_field = "account"
-    account: str
 
 
 @dataclass(frozen=True, kw_only=True)

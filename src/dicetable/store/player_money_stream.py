@@ -40,7 +40,7 @@ from typing import Any
 
 from dicetable.core import events as envelope
 from dicetable.store.record_codec import roundtrips as roundtrips
-from dicetable.store.record_stream import RecordEvent
+from dicetable.store.record_stream import AccountRecordEvent, RecordEvent
 
 WALLET = "wallet"
 REQUESTS = "seat-requests"
@@ -48,10 +48,8 @@ OUTCOMES = ("confirmed", "withdrawn")
 
 
 @dataclass(frozen=True, kw_only=True)
-class WalletEvent(RecordEvent, abstract=True):
+class WalletEvent(AccountRecordEvent, abstract=True):
     stream_kind = WALLET
-    owner_field = "account"
-    account: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -43,6 +43,15 @@ class RecordEvent(envelope.Event, abstract=True):
         return f"{self.stream_kind}{SEPARATOR}{getattr(self, self.owner_field)}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class AccountRecordEvent(RecordEvent, abstract=True):
+    """The envelope of a stream an account owns (``KIND:ACCOUNT``: its account, its wallet,
+    its kept answers)."""
+
+    owner_field = "account"
+    account: str
+
+
 FLOOR = "floor"
 """The owner of a stream the floor has only one of (``faults:floor``, ``operations:floor``)."""
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from dicetable.core import events as envelope
 from dicetable.store.record_codec import roundtrips as roundtrips
-from dicetable.store.record_stream import RecordEvent
+from dicetable.store.record_stream import AccountRecordEvent
 
 KIND = "requests"
 
@@ -31,10 +31,8 @@ def index_key(scope: str) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RequestEvent(RecordEvent, abstract=True):
+class RequestEvent(AccountRecordEvent, abstract=True):
     stream_kind = KIND
-    owner_field = "account"
-    account: str
 
 
 @dataclass(frozen=True, kw_only=True)

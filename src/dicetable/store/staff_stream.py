@@ -26,7 +26,7 @@ from dicetable.core import events as envelope
 from dicetable.core.errors import StaleVersion
 from dicetable.store.record_codec import roundtrips as roundtrips
 from dicetable.store.record_stream import RecordEvent
-from dicetable.table.events import StaffAssigned, StaffRelieved
+from dicetable.table.events import StaffAssigned, StaffChange
 
 if TYPE_CHECKING:
     from dicetable.store.base import EventStore
@@ -84,7 +84,7 @@ def invariants(state: Any) -> list[str]:
 
 
 def record_staff(store: EventStore, table_id: str,
-                 changes: Sequence[StaffAssigned | StaffRelieved]) -> None:
+                 changes: Sequence[StaffChange]) -> None:
     """Register a table's committed staff changes (its ``StaffAssigned``/``StaffRelieved``)
     in ``staff:TABLE``."""
     stream = f"{KIND}:{table_id}"

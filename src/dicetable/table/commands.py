@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dicetable.core.roles import Role
-from dicetable.games.commands import Command
+from dicetable.games.commands import Command, PlayerCommand
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,8 +72,8 @@ class ShakeShaker(Command):
 
 
 @dataclass(frozen=True, kw_only=True)
-class OfferShaker(Command):
-    player: str
+class OfferShaker(PlayerCommand):
+    """The dealer offers the covered shaker to ``player``."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,15 +13,21 @@ from dicetable.games.events import Event
 
 
 @dataclass(frozen=True, kw_only=True)
-class StaffAssigned(Event):
+class StaffChange(Event, abstract=True):
+    """A change of who works the table: ``person`` in ``staff_role``."""
+
     person: str
     staff_role: Role
 
 
 @dataclass(frozen=True, kw_only=True)
-class StaffRelieved(Event):
-    person: str
-    staff_role: Role
+class StaffAssigned(StaffChange):
+    """``person`` takes up ``staff_role`` at the table."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StaffRelieved(StaffChange):
+    """``person`` is relieved of ``staff_role`` at the table."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,33 +87,36 @@ class ShakerShaken(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShakerOffered(Event):
+class PlayerShakerEvent(Event, abstract=True):
+    """A step of a player's turn with the shaker: offered, shaken, lid off, re-covered,
+    returned."""
+
     player: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShakerShakenByPlayer(Event):
-    player: str
+class ShakerOffered(PlayerShakerEvent):
+    """The dealer offers the covered shaker to ``player``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShakerShakenByPlayer(PlayerShakerEvent):
     times: int
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShakerLidRemoved(Event):
+class ShakerLidRemoved(PlayerShakerEvent):
     """The player took the lid off: the shaker is re-covered and must be shaken again."""
 
-    player: str
-
 
 @dataclass(frozen=True, kw_only=True)
-class ShakerRecovered(Event):
+class ShakerRecovered(PlayerShakerEvent):
     """The lid is back on the shaker; it is shaken again from zero (585.3(e))."""
 
-    player: str
-
 
 @dataclass(frozen=True, kw_only=True)
-class ShakerReturned(Event):
-    player: str
+class ShakerReturned(PlayerShakerEvent):
+    """The player hands the shaker back to the dealer."""
 
 
 @dataclass(frozen=True, kw_only=True)

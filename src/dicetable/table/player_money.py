@@ -193,11 +193,17 @@ class PlayerMoneyRules:
                 f"{username} is not the cage's {rule.value}: only the cage deposits to and "
                 "withdraws from a wallet", rule=rule.id, citation=rule.cite())
 
+    def _at_most(self, amount: int, held: int, says: str, *, rule: str,
+                 cited: str = "") -> None:
+        """Refuse ``amount`` over what is ``held``: ``says``, with ``{held}`` and ``{amount}``
+        in dollars, cites the rule ``cited``."""
+        if amount > held:
+            raise InvalidInput(says.format(held=format_cents(held), amount=format_cents(amount)),
+                               rule=rule, citation=self.rule(cited).cite() if cited else "")
+
     def check_withdrawal(self, amount: int, *, wallet: int) -> None:
-        if amount > wallet:
-            raise InvalidInput(f"The wallet holds {format_cents(wallet)}; the cage cannot pay "
-                               f"out {format_cents(amount)}.", rule="wallet.balance",
-                               citation=self.rule("wallet.cage").cite())
+        self._at_most(amount, wallet, "The wallet holds {held}; the cage cannot pay out "
+                      "{amount}.", rule="wallet.balance", cited="wallet.cage")
 
     def check_buy_in(self, mode: str, amount: int, *, wallet: int) -> None:
         self.self_service(mode, "buy-in")
@@ -209,18 +215,15 @@ class PlayerMoneyRules:
             raise InvalidInput(f"The largest buy-in here is "
                                f"{format_cents(self._cents(high.id))}; larger amounts go "
                                "through the cage.", rule=high.id, citation=high.cite())
-        if amount > wallet:
-            raise InvalidInput(f"Your wallet holds {format_cents(wallet)}; you cannot buy in "
-                               f"for {format_cents(amount)}.", rule="wallet.balance",
-                               citation=self.rule("wallet.tables").cite())
+        self._at_most(amount, wallet, "Your wallet holds {held}; you cannot buy in for "
+                      "{amount}.", rule="wallet.balance", cited="wallet.tables")
 
     def check_cash_out(self, mode: str, amount: int, *, balance: int) -> None:
         self.self_service(mode, "cash-out")
         if amount <= 0:
             raise InvalidInput("Choose an amount to cash out.", rule="money.amount")
-        if amount > balance:
-            raise InvalidInput(f"You have {format_cents(balance)} at the table; you cannot "
-                               f"cash out {format_cents(amount)}.", rule="money.balance")
+        self._at_most(amount, balance, "You have {held} at the table; you cannot cash out "
+                      "{amount}.", rule="money.balance")
 
     def check_request(self, mode: str, what: str) -> HouseRule:
         """The rule a live table's request follows (refused at an electronic table, where

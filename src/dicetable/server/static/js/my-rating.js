@@ -4,13 +4,11 @@
 // sees them. GET /api/ratings gives a player their own sessions only.
 
 import { get } from "./api.js";
-import { h, money, replace } from "./ui.js";
+import { card, h, money, replace } from "./ui.js";
 
 const body = h("div", { id: "my-rating" }, h("div", { class: "muted" }, "Loading your rating…"));
-const card = h("section", { class: "card", id: "my-rating-card" },
-  h("header", {}, h("h2", {}, "Your rating"), h("span", { class: "muted" }, "what the casino expects you to lose, two ways")),
-  body);
-(document.querySelector("main aside") || document.querySelector("main") || document.body).append(card);
+(document.querySelector("main aside") || document.querySelector("main") || document.body).append(
+  card("my-rating-card", "Your rating", "what the casino expects you to lose, two ways", body));
 
 async function refresh() {
   let data;

@@ -3,29 +3,16 @@
 // (house rule wallet.cage); anyone else is told so, in the server's words.
 
 import { get, post } from "./api.js";
-import { attempt, h, money, parseMoney, replace, showRefusal } from "./ui.js";
+import { attempt, card, h, money, parseMoney, polled, replace, showRefusal } from "./ui.js";
 
 export function cageSection() {
   const body = h("div", { id: "cage" }, h("div", { class: "muted" }, "Loading wallets…"));
-  const card = h("section", { class: "card", id: "cage-card" },
-    h("header", {}, h("h2", {}, "Cage · players' wallets"),
-      h("span", { class: "muted" }, "deposits and withdrawals by the cage's cashier")),
-    body);
+  const section = card("cage-card", "Cage · players' wallets",
+    "deposits and withdrawals by the cage's cashier", body);
   const form = { player: "", amount: "", reason: "" };
-  let drawn = null;
   let shown = null;
 
-  async function refresh() {
-    let wallets;
-    try {
-      wallets = await get("/api/cage/wallets");
-    } catch (e) {
-      replace(body, h("div", { class: "muted", id: "cage-closed" }, e.message || String(e)));
-      return;
-    }
-    const key = JSON.stringify([wallets, shown]);
-    if (key === drawn) return;  // a redraw under the pointer would swallow a click
-    drawn = key;
+  function draw(wallets) {
     if (!form.player && wallets.length) form.player = wallets[0].account;
     const amount = h("input", { type: "text", id: "cage-amount", inputmode: "decimal", placeholder: "$0.00", "aria-label": "Amount", value: form.amount, oninput: (e) => { form.amount = e.target.value; } });
     const reason = h("input", { type: "text", id: "cage-reason", placeholder: "cash, cheque…", "aria-label": "Reason", value: form.reason, oninput: (e) => { form.reason = e.target.value; } });
@@ -70,7 +57,7 @@ export function cageSection() {
     }
   }
 
-  refresh();
-  setInterval(refresh, 5000);
-  return card;
+  const refresh = polled(body, "/api/cage/wallets", draw,
+    { every: 5000, closedId: "cage-closed", also: () => shown });
+  return section;
 }

@@ -2,28 +2,14 @@
 // wager at its own edge, over the rolls it worked) beside the industry formula's (average bet
 // x decisions per hour x hours x one edge), so the difference shows.
 
-import { get } from "./api.js";
-import { h, money, replace } from "./ui.js";
+import { card, h, money, polled, replace } from "./ui.js";
 
 export function ratingsSection() {
   const body = h("div", { id: "ratings" }, h("div", { class: "muted" }, "Loading ratings…"));
-  const card = h("section", { class: "card", id: "ratings-card" },
-    h("header", {}, h("h2", {}, "Player ratings"),
-      h("span", { class: "muted" }, "exact theo of every wager beside the industry formula")),
-    body);
-  let drawn = null;
+  const section = card("ratings-card", "Player ratings",
+    "exact theo of every wager beside the industry formula", body);
 
-  async function refresh() {
-    let data;
-    try {
-      data = await get("/api/ratings");
-    } catch (e) {
-      replace(body, h("div", { class: "muted" }, e.message || String(e)));
-      return;
-    }
-    const key = JSON.stringify(data);
-    if (key === drawn) return;  // a redraw under the pointer would swallow a click
-    drawn = key;
+  function draw(data) {
     const rated = data.ratings.filter((r) => r.rolls > 0);
     const rules = Object.fromEntries(data.rules.map((r) => [r.id, r]));
     const dph = rules["ratings.industry.decisions_per_hour"];
@@ -46,7 +32,6 @@ export function ratingsSection() {
         `Industry formula: ${dph ? dph.value : "?"} decisions an hour × ${edge ? edge.value : "?"} (${edge ? edge.status : ""}: ${edge ? edge.citation : ""}). Figures rounded ${data.rounding}.`));
   }
 
-  refresh();
-  setInterval(refresh, 3000);
-  return card;
+  polled(body, "/api/ratings", draw, { every: 3000 });
+  return section;
 }

@@ -5,7 +5,7 @@
 import { get, post, tablePath, whoami } from "./api.js";
 import { cageSection } from "./pit-cage.js";
 import { ratingsSection } from "./pit-ratings.js";
-import { attempt, describe, dieIcon, faces, fmtTime, h, money, replace, showRefusal, topbar } from "./ui.js";
+import { attempt, card, describe, dieIcon, faces, fmtTime, h, money, replace, showRefusal, topbar } from "./ui.js";
 
 const account = await whoami();
 if (account.kind === "player") location.replace("/play");  // not a player's page
@@ -30,11 +30,11 @@ main.append(
   linkEl,
   faultsEl,
   h("section", { class: "stack" }, h("h2", {}, "The floor"), floorEl),
-  h("section", { class: "card", id: "custody-card" }, h("header", {}, h("h2", {}, "Dice custody"), h("a", { class: "btn small", href: "/dice-room" }, "Dice room")), custodyEl),
+  card("custody-card", "Dice custody", h("a", { class: "btn small", href: "/dice-room" }, "Dice room"), custodyEl),
   ratingsSection(),
   cageSection(),
   detail,
-  h("section", { class: "card", id: "accounts-card" }, h("header", {}, h("h2", {}, "Accounts"), h("span", { class: "muted" }, "an account locks after repeated failed logins")), accountsEl));
+  card("accounts-card", "Accounts", "an account locks after repeated failed logins", accountsEl));
 // the pit's books follow the floor (its module may have run before this page's main existed)
 const books = document.getElementById("bank-card");
 if (books) main.append(books);
@@ -273,8 +273,8 @@ async function select(tableId) {
       return get(tablePath(tableId, `/events?after=${Math.max(0, (t ? t.seq : 0) - 60)}`));
     }),
   ]);
-  const auditCard = h("section", { class: "card", id: "audit" }, h("header", {}, h("h2", {}, `Audit · ${tableId}`),
-    h("button", { class: "btn small", onclick: () => select(tableId) }, "Verify again")));
+  const auditCard = card("audit", `Audit · ${tableId}`,
+    h("button", { class: "btn small", onclick: () => select(tableId) }, "Verify again"));
   if (audit) {
     auditCard.append(...[
       h("div", { class: "row" }, audit.ok ? h("span", { class: "tag green", id: "audit-ok" }, "hash chain verified") : h("span", { class: "tag red", id: "audit-ok" }, "PROBLEMS FOUND"),
@@ -289,7 +289,7 @@ async function select(tableId) {
       return h("div", { class: `line ${d.cls ? `ev-${d.cls}` : ""}`, title: e.rule }, h("span", { class: "seq" }, `#${e.seq}`), h("span", {}, `${fmtTime(e.at)} · ${e.actor} (${e.role}) · ${d.text}`));
     })));
   }
-  const recallCard = h("section", { class: "card", id: "pit-recall" }, h("header", {}, h("h2", {}, `Game recall · ${tableId}`)));
+  const recallCard = card("pit-recall", `Game recall · ${tableId}`, null);
   if (recall) {
     recallCard.append(h("div", { class: "scroll" }, recall.length ? [...recall].reverse().map((r) => h("div", { class: "recall-round" },
       h("div", { class: "head" }, h("span", {}, r.label, r.complete ? "" : h("span", { class: "tag gold", style: "margin-left:6px" }, "in progress")),

@@ -1,6 +1,6 @@
 // Small DOM helpers shared by the pages: element builders, money, dice, refusals, the event feed.
 
-import { Refusal, logout } from "./api.js";
+import { Refusal, get, logout } from "./api.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -28,6 +28,37 @@ export function replace(el, ...kids) {
   el.replaceChildren();
   build(el, {}, kids);
   return el;
+}
+
+/** A page's card: a section with its heading and, beside it, a note (text, shown muted, or an
+ * element such as a link). */
+export function card(id, title, note, ...body) {
+  const aside = typeof note === "string" ? h("span", { class: "muted" }, note) : note;
+  return h("section", { class: "card", id }, h("header", {}, h("h2", {}, title), aside), ...body);
+}
+
+/** Read `url` now and every `every` ms, and `draw` what it reads into `body`; a failed read
+ * shows its reason (in an element with id `closedId`, if given). A read that is what was drawn
+ * last (with `also()`, the card's own state) is not drawn again: a redraw under the pointer
+ * would swallow a click. Returns the read, for the card to call after it changes something. */
+export function polled(body, url, draw, { every, closedId, also = () => null }) {
+  let drawn = null;
+  async function refresh() {
+    let data;
+    try {
+      data = await get(url);
+    } catch (e) {
+      replace(body, h("div", { class: "muted", id: closedId }, e.message || String(e)));
+      return;
+    }
+    const key = JSON.stringify([data, also()]);
+    if (key === drawn) return;
+    drawn = key;
+    draw(data);
+  }
+  refresh();
+  setInterval(refresh, every);
+  return refresh;
 }
 
 // -- money: integer cents, never floats --------------------------------------------------------
