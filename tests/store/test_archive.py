@@ -186,8 +186,15 @@ def test_mem_2_some_seqs_of_a_day_are_read_from_their_blocks_each_checked(
 
     monkeypatch.setattr(archive_file, "BLOCK_ROWS", 16)
     before = _export(keyed)
+    rounds = {(t, d): recall_day(keyed, t, d) for t in ("t1", "t2") for d in DAYS}
+    last_rounds = recall_rounds(keyed, "t1", 5)
     done = archive_through(keyed, DAYS[1], tmp_path / "arch", today=DAYS[2])
     assert _export(keyed) == before
+    keyed._archive_files.clear()
+    # A day recalled from its blocks (and the snapshot before it from the day before's) is
+    # the day recalled from the live log.
+    assert {(t, d): recall_day(keyed, t, d) for t in ("t1", "t2") for d in DAYS} == rounds
+    assert recall_rounds(keyed, "t1", 5) == last_rounds
     span = keyed.archive_spans("t1")[1]
     fresh = keyed
     fresh._archive_files.clear()  # as a store opened afresh
