@@ -9,6 +9,11 @@ the event before it (the previous archive's last, or the start of the stream) an
 the live event after it, whose ``prev_hash`` names it - so a file swapped, edited, cut short
 or lost, or an index row removed, breaks the chain where it is read.
 
+The rows are written in blocks (``BLOCK_ROWS`` of one stream at most), each compressed after a
+full flush so that it inflates on its own, its SHA-256 in the signed manifest and where it
+starts in the gzip header's extra field: a reader of some seqs of one table (``ArchiveBlocks``)
+inflates and checks only their blocks. The file stays one ordinary gzip member.
+
 >>> import tempfile, pathlib
 >>> from dicetable.store.chain import GENESIS, chain
 >>> key = b"k" * 32
