@@ -234,9 +234,8 @@ def _parse_rows(data: bytes) -> list[Raw]:
         rows = orjson.loads(b"[" + data.rstrip(b"\n").replace(b"\n", b",") + b"]")
     except orjson.JSONDecodeError:  # what orjson refuses, the standard parser decides
         rows = [json.loads(line) for line in data.splitlines()]
-    if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == 6
-                                             for r in rows):
-        raise ValueError("a row is six values")
+    if not isinstance(rows, list):
+        raise ValueError("a block is rows")
     return rows
 
 
@@ -331,8 +330,8 @@ class ArchiveBlocks:
             rows = _parse_rows(data)
         except ValueError:
             rows = []
-        if [r[1] for r in rows] != list(range(first, last + 1)) or any(
-                r[0] != stream or type(r[3]) is not str for r in rows):
+        if [r[1] for r in rows if type(r) is list and len(r) == 6 and r[0] == stream
+                and type(r[3]) is str] != list(range(first, last + 1)):
             raise ArchiveError(f"archive {self.path} does not hold {stream} seqs {first}-{last} "
                                "as its manifest records them", rule="archive.index")
         return rows
