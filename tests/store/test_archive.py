@@ -171,8 +171,65 @@ def test_mem_2_a_table_read_from_a_day_file_parses_only_its_own_rows(
     archive_through(keyed, DAYS[0], tmp_path / "arch", today=DAYS[2])
     rows = list(keyed.records("t2", after=0, until=3))
     assert [r.seq for r in rows] == [1, 2, 3]
-    held = next(iter(keyed._archive_files.values()))  # what was parsed, seen from inside
-    assert sorted(held.streams) == ["t2"]
+    held = next(iter(keyed._archive_files.values()))  # what was read, seen from inside
+    assert held.body is None
+    assert held.blocks is not None
+    assert {held.blocks.blocks[n][0] for n in held.parsed} == {"t2"}
+
+
+def test_mem_2_some_seqs_of_a_day_are_read_from_their_blocks_each_checked(
+        keyed: EventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file is written in blocks of rows, each signed by its digest in the manifest: a
+    read inflates and checks only the blocks holding what it asks for, and a block altered
+    (its digest no longer the signed one) is found when it is read."""
+    import dicetable.store.archive_file as archive_file
+
+    monkeypatch.setattr(archive_file, "BLOCK_ROWS", 16)
+    before = _export(keyed)
+    rounds = {(t, d): recall_day(keyed, t, d) for t in ("t1", "t2") for d in DAYS}
+    last_rounds = recall_rounds(keyed, "t1", 5)
+    done = archive_through(keyed, DAYS[1], tmp_path / "arch", today=DAYS[2])
+    assert _export(keyed) == before
+    keyed._archive_files.clear()
+    # A day recalled from its blocks (and the snapshot before it from the day before's) is
+    # the day recalled from the live log.
+    assert {(t, d): recall_day(keyed, t, d) for t in ("t1", "t2") for d in DAYS} == rounds
+    assert recall_rounds(keyed, "t1", 5) == last_rounds
+    span = keyed.archive_spans("t1")[1]
+    fresh = keyed
+    fresh._archive_files.clear()  # as a store opened afresh
+    rows = list(fresh.records("t1", after=span.first + 20, until=span.first + 22))
+    assert [r.seq for r in rows] == [span.first + 21, span.first + 22]
+    held = fresh._archive_files[span.mac]
+    assert held.body is None
+    assert held.blocks is not None
+    assert len(held.parsed) == 1
+    # Alter the rows of one block of the second day's file, keeping gzip's own checks whole.
+    path = Path(done.files[1])
+    data = path.read_bytes()
+    blocks = archive_file.ArchiveBlocks.open(path, KEY)
+    assert blocks is not None
+    n = blocks.wanted(span, span.first + 40, span.first + 40)[0]
+    start, end = blocks.offsets[n + 1], blocks.offsets[n + 2]
+    import zlib
+    text = zlib.decompressobj(-zlib.MAX_WBITS).decompress(data[start:end])
+    forged = text.replace(b'"actor', b'"actres', 1)
+    squeeze = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    piece = squeeze.compress(forged) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    shift = len(piece) - (end - start)
+    import struct
+    offsets = [o + shift if o > start else o for o in blocks.offsets]
+    head = data[:16] + struct.pack(f"<{len(offsets)}Q", *offsets)
+    path.write_bytes(head + data[len(head):start] + piece + data[end:])
+    fresh._archive_files.clear()
+    assert blocks.rows(n - 1)  # the blocks around it still read
+    with pytest.raises(archive_file.ArchiveError, match="not the ones signed"):
+        archive_file.ArchiveBlocks.open(path, KEY).rows(n)  # type: ignore[union-attr]
+    # A read of it falls back to the whole file, whose own checks name the damage.
+    with pytest.raises(archive_file.ArchiveError, match="cannot be read"):
+        list(fresh.records("t1", after=span.first + 39, until=span.first + 40))
+    problems = [p for r in verify_store(keyed) for p in r.problems]
+    assert any(p.what == "archive" and "cannot be read" in p.detail for p in problems)
 
 
 def test_mem_2_another_signed_archive_in_its_place_is_found(keyed: EventStore,

@@ -4,11 +4,11 @@
 day up to DAY into one signed, compressed file per day (``store/archive_file.py``) and
 records each table's span in the store's index in the same transaction that drops them from
 the live log. Nothing else changes: ``records``, recall, export, ``audit verify`` and the
-adjudication read the archived events from their files, each file's signature and each link
-checked as it is read, and the chain runs on unbroken from the last archived event to the
-first live one. Only a day that verified (each link, from the start of the stream or the
-previous archive) is archived, and only a closed one: a day is closed once the next gaming
-day has begun.
+adjudication read the archived events from their files, each file's signature and each
+block's signed digest checked as it is read (``audit verify`` checks each file whole), and
+the chain runs on unbroken from the last archived event to the first live one. Only a day
+that verified (each link, from the start of the stream or the previous archive) is archived,
+and only a closed one: a day is closed once the next gaming day has begun.
 
 Each file records the retention rule of the jurisdictions whose tables it holds (``RETENTION``:
 the years it must be kept, the citation and its status), and the day it may be destroyed.

@@ -41,7 +41,14 @@ from typing import Any
 from dicetable.core.errors import InvalidInput, StaleVersion
 from dicetable.core.events import Event
 from dicetable.games.events import Event as TableEvent
-from dicetable.store.archive_file import ArchiveError, Span, read_verified, stream_rows
+from dicetable.store.archive_file import (
+    ArchiveBlocks,
+    ArchiveError,
+    Raw,
+    Span,
+    read_verified,
+    stream_rows,
+)
 from dicetable.store.chain import (
     EMPTY,
     Head,
@@ -290,14 +297,20 @@ class EventStore(ABC):
                  until: int | None = None) -> Iterator[StoredEvent]:
         """The live log's rows with ``after < seq <= until``, in order."""
 
-    def bodies(self, table: str, after: int = 0) -> Iterator[str]:
-        """Just the events' JSON after seq ``after`` (the replay fast path)."""
+    def bodies(self, table: str, after: int = 0, until: int | None = None) -> Iterator[str]:
+        """Just the events' JSON with ``after < seq <= until`` (the replay fast path)."""
         spans = self.archive_spans(table)
         if spans and after < spans[-1].last:
-            for row in self._archived(spans, table, after, None):
-                yield row.body
+            for span, first, last in _overlapping(spans, after, until):
+                yield from self._archive_bodies(span, first, last)
+            if until is not None and until <= spans[-1].last:
+                return
             after = spans[-1].last
-        yield from self._bodies(table, after)
+        if until is None:
+            yield from self._bodies(table, after)
+            return
+        for row in self._records(table, after, until):
+            yield row.body
 
     def _bodies(self, table: str, after: int = 0) -> Iterator[str]:
         for row in self._records(table, after):
@@ -340,18 +353,13 @@ class EventStore(ABC):
 
     def _archived(self, spans: list[Span], table: str, after: int,
                   until: int | None) -> Iterator[StoredEvent]:
-        for span in spans:
-            if span.last <= after:
-                continue
-            if until is not None and span.first > until:
-                return
-            for row in self._archive_rows(span):
-                if row.seq > after and (until is None or row.seq <= until):
-                    yield row
+        for span, first, last in _overlapping(spans, after, until):
+            yield from self._archive_rows(span, first, last)
 
-    def _archive_rows(self, span: Span) -> list[StoredEvent]:
-        """A span's rows from its file, verified under the key (a few files are kept, and
-        read again once the file on disk changes)."""
+    def _held(self, span: Span) -> _HeldArchive:
+        """The file of ``span`` as kept since it was opened (opened again once the file on
+        disk changes): its signed manifest, matched with the index, for a file written in
+        blocks; otherwise nothing yet (it is read whole when a stream of it is read)."""
         from pathlib import Path
 
         path = Path(span.file)
@@ -364,19 +372,73 @@ class EventStore(ABC):
             held = self._archive_files.get(span.mac)
             if held is not None and held.stamp == stamp:
                 self._archive_files.move_to_end(span.mac)
-            else:
-                held = None
-        if held is None:
-            manifest, body = read_verified(path, self.key)
+                return held
+        held = _HeldArchive(stamp, None, {}, ArchiveBlocks.open(path, self.key), {})
+        with self._archive_lock:
+            self._archive_files[span.mac] = held
+            while len(self._archive_files) > ARCHIVE_FILES_KEPT:
+                self._archive_files.popitem(last=False)
+        return held
+
+    def _archive_rows(self, span: Span, first: int, last: int) -> list[StoredEvent]:
+        """Rows ``first``..``last`` of a span, verified under the key (``_archive_raw``)."""
+        raw = self._archive_raw(span, first, last)
+        if raw is None:
+            return [r for r in self._whole_stream(self._held(span), span)
+                    if first <= r.seq <= last]
+        at = first - raw[0][1]
+        return [StoredEvent(*r) for r in raw[at:at + last - first + 1]]
+
+    def _archive_bodies(self, span: Span, first: int, last: int) -> list[str]:
+        """The bodies of rows ``first``..``last`` of a span (no row object built for each)."""
+        raw = self._archive_raw(span, first, last)
+        if raw is None:
+            return [r.body for r in self._whole_stream(self._held(span), span)
+                    if first <= r.seq <= last]
+        at = first - raw[0][1]
+        return [r[3] for r in raw[at:at + last - first + 1]]
+
+    def _archive_raw(self, span: Span, first: int, last: int) -> list[Raw] | None:
+        """The rows (as their lines hold them) of the blocks holding seqs ``first``..``last``
+        of a span, from a file written in blocks: the manifest's signature and the index's
+        span checked once, each block's signed digest as it is read. None: the file is read
+        whole instead (written without blocks, or a block does not read - the whole file's
+        checks then name what is wrong, or find it whole: the header's offsets are unsigned)."""
+        held = self._held(span)
+        blocks = held.blocks
+        if blocks is None or not blocks.matches(span):
+            return None
+        out: list[Raw] = []
+        try:
+            for n in blocks.wanted(span, first, last):
+                with self._archive_lock:
+                    rows = held.parsed.get(n)
+                if rows is None:
+                    rows = blocks.rows(n)
+                    with self._archive_lock:
+                        held.parsed[n] = rows
+                out += rows
+        except ArchiveError:
+            return None
+        if not out or out[0][1] > first or out[-1][1] < last or (
+                out[0][1] == span.first and out[0][4] != span.first_prev) or (
+                out[-1][1] == span.last and out[-1][5] != span.last_hash):
+            raise ArchiveError(f"archive {span.file} does not hold {span.stream} seqs "
+                               f"{span.first}-{span.last} as the store's index records them",
+                               rule="archive.index")
+        return out
+
+    def _whole_stream(self, held: _HeldArchive, span: Span) -> list[StoredEvent]:
+        from pathlib import Path
+
+        if held.body is None:
+            manifest, body = read_verified(Path(span.file), self.key)
             if manifest["mac"] != span.mac:
                 raise ArchiveError(f"archive {span.file} is not the file the store's index "
                                    "names (another signed file stands in its place)",
                                    rule="archive.index")
-            held = _HeldArchive(stamp, body, {})
             with self._archive_lock:
-                self._archive_files[span.mac] = held
-                while len(self._archive_files) > ARCHIVE_FILES_KEPT:
-                    self._archive_files.popitem(last=False)
+                held.body = body
         with self._archive_lock:
             rows = held.streams.get(span.stream)
         if rows is None:  # only this stream's lines are parsed, once
@@ -449,6 +511,19 @@ def check_head(request: AppendRequest, head: Head) -> None:
         raise stale(request.table, request.expected, head)
 
 
+def _overlapping(spans: list[Span], after: int, until: int | None
+                 ) -> Iterator[tuple[Span, int, int]]:
+    """Each span holding seqs after ``after`` (up to ``until``), with the first and last of
+    them it holds."""
+    for span in spans:
+        if span.last <= after:
+            continue
+        if until is not None and span.first > until:
+            return
+        yield span, max(span.first, after + 1), span.last if until is None \
+            else min(span.last, until)
+
+
 ARCHIVE_FILES_KEPT = 8
 """Archive files kept verified in memory (a recall or a start reads a few days back, each
 table in turn; a table's rows are parsed from a file only when that table is read)."""
@@ -456,11 +531,16 @@ table in turn; a table's rows are parsed from a file only when that table is rea
 
 @dataclass
 class _HeldArchive:
-    """An archive file as verified: its stamp on disk, its rows' text, the streams parsed."""
+    """An archive file as opened: its stamp on disk, and what was verified and parsed of it."""
 
     stamp: tuple[int, int, int] | None
-    body: bytes
+    body: bytes | None
+    """The whole file's rows' text, verified (a file written without blocks)."""
     streams: dict[str, list[StoredEvent]]
+    blocks: ArchiveBlocks | None
+    """The file's signed manifest and where its blocks lie (a file written in blocks)."""
+    parsed: dict[int, list[Raw]]
+    """The blocks read, by number."""
 
 LEGACY_TABLES = ("accounts", "sessions", "stream_log")
 """Where accounts, sessions and the side streams were kept before they were streams of the

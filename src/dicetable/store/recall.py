@@ -21,6 +21,9 @@ marked incomplete.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,14 +31,16 @@ from dicetable.core.errors import InvalidInput
 from dicetable.games import events as ev
 from dicetable.games.catalogue import variant_of
 from dicetable.games.engine import is_working
+from dicetable.games.fold import apply
 from dicetable.games.state import TableState
 from dicetable.store.base import EventStore
+from dicetable.store.chain import decode_body
 from dicetable.store.replay import load_state, opening
 from dicetable.store.state_codec import fold
 from dicetable.table.procedure import procedure
 
-_OUTCOME = (ev.DiceRolled, ev.NoRollCalled, ev.LosersCollected, ev.WinnersPaid,
-            ev.WagersReturned, ev.PuckMoved, ev.RoundCompleted)
+_OUTCOME_TYPES = frozenset({ev.DiceRolled, ev.NoRollCalled, ev.LosersCollected, ev.WinnersPaid,
+                            ev.WagersReturned, ev.PuckMoved, ev.RoundCompleted})
 
 
 @dataclass
@@ -104,11 +109,23 @@ def _items(items: tuple[Any, ...]) -> list[dict[str, Any]]:
     return [asdict(i) for i in items]
 
 
+_SETTLING = frozenset({ev.LosersCollected, ev.WinnersPaid, ev.WagersReturned, ev.PuckMoved,
+                       ev.RoundCompleted, ev.NoRollCalled})
+"""A roll's settlement: what a round records of them reads nothing of the state."""
+_ROLL_ENDS = frozenset({ev.PuckMoved, ev.RoundCompleted, ev.NoRollCalled})
+"""Where a held roll is folded with its settlement (``games.fold.apply_log`` folds whatever
+it is given exactly as ``apply`` would; these are where no settlement is pending)."""
+
+
 class _Builder:
     def __init__(self, state: TableState) -> None:
         self.state = state
         self.current: RoundRecall | None = None
         self.done: list[RoundRecall] = []
+        self.held: list[ev.Event] = []
+        """A valid roll and its settlement so far, not yet folded: folded together once the
+        settlement ends (``apply_log``: the log's settlement carried out, not worked out
+        again), or as each comes before anything reads the state."""
 
     def _start(self, event: ev.Event) -> RoundRecall:
         s = self.state
@@ -116,9 +133,18 @@ class _Builder:
                            point_before=s.point, balances_before=_balances(s),
                            house_before=s.house)
 
+    def settle(self) -> None:
+        if self.held:
+            held, self.held = self.held, []
+            fold(held, self.state)
+
     def feed(self, event: ev.Event, ends: tuple[str, ...]) -> None:
+        kind = type(event)
+        if self.held and kind not in _SETTLING:
+            self.settle()  # the state is read below
         rec = self.current = self.current or self._start(event)
-        if isinstance(event, ev.DiceRolled):
+        if kind is ev.DiceRolled:
+            assert isinstance(event, ev.DiceRolled)
             rec.label = _label(self.state)
             rec.wagers = _wagers(self.state)  # as they stood when the dice were thrown
             rec.rolls.append({"seq": event.seq, "roll": None if event.roll is None
@@ -128,34 +154,49 @@ class _Builder:
                               "serials": list(event.serials), "actor": event.actor,
                               "role": event.role.value, "at": event.at,
                               "shooter": _thrower(self.state, event)})
-        elif isinstance(event, ev.NoRollCalled):
+        elif kind is ev.NoRollCalled:
+            assert isinstance(event, ev.NoRollCalled)
             rec.no_roll = list(event.grounds)
             if not rec.label.endswith("(no roll)"):
                 # The roll number is not used up: the next throw takes it again.
                 rec.label += " (no roll)"
-        elif isinstance(event, ev.LosersCollected):
+        elif kind is ev.LosersCollected:
+            assert isinstance(event, ev.LosersCollected)
             rec.collections += _items(event.items)
-        elif isinstance(event, ev.WinnersPaid):
+        elif kind is ev.WinnersPaid:
+            assert isinstance(event, ev.WinnersPaid)
             rec.payments += _items(event.items)
-        elif isinstance(event, ev.WagersReturned):
+        elif kind is ev.WagersReturned:
+            assert isinstance(event, ev.WagersReturned)
             rec.returns += _items(event.items)
-        elif isinstance(event, ev.PuckMoved):
+        elif kind is ev.PuckMoved:
+            assert isinstance(event, ev.PuckMoved)
             rec.moves += _items(event.moves)
             rec.seven_out = event.seven_out
-        elif not isinstance(event, _OUTCOME):
+        elif kind not in _OUTCOME_TYPES:
             entry = ev.event_to_dict(event)
-            for key in ("table", "pack"):
-                entry.pop(key, None)
+            entry.pop("table", None)
+            entry.pop("pack", None)
             bet = entry.get("bet")
             if "player" not in entry and isinstance(bet, str) and bet in self.state.bets:
                 entry["player"] = self.state.bets[bet].player  # whose bet, from the log
             rec.activity.append(entry)
-        fold([event], self.state)
+        if self.held:
+            self.held.append(event)
+            if kind in _ROLL_ENDS:
+                self.settle()
+        elif kind is ev.DiceRolled and event.roll is not None:  # type: ignore[attr-defined]
+            self.held.append(event)
+        elif kind is ev.TableOpened:
+            fold([event], self.state)  # its pack shared, as a replay does
+        else:
+            apply(self.state, event)
         rec.last_seq, rec.ended = event.seq, event.at
         if event.kind in ends:
             self.close(complete=True)
 
     def close(self, complete: bool) -> None:
+        self.settle()
         rec = self.current
         if rec is None:
             return
@@ -195,7 +236,6 @@ def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
     """Every round of ``table`` on gaming ``day`` (YYYY-MM-DD), from the archive when the day
     was archived: the state before the day from the latest snapshot, then the day's events."""
     from dicetable.store.archive import day_span
-    from dicetable.store.chain import decode_body
 
     span = day_span(store, table, day)
     if span is None:
@@ -203,20 +243,37 @@ def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
     first, last = span
     game = opening(store, table).game
     ends = variant_of(game).round_ends
-    state = load_state(store, table, until=first - 1) if first > 1 else TableState()
-    builder = _Builder(state)
-    for row in store.records(table, after=first - 1, until=last):
-        event = decode_body(row.body)
-        if not isinstance(event, ev.Event):
-            raise InvalidInput(f"{table!r} holds a {event.kind}, not a table event",
-                               rule="store.stream")
-        if isinstance(event, ev.TableOpened):
-            fold([event], state)
-            continue
-        builder.feed(event, ends)
-    if builder.current is not None:
-        builder.close(complete=False)
+    with _collector_paused():
+        state = load_state(store, table, until=first - 1) if first > 1 else TableState()
+        builder = _Builder(state)
+        for body in store.bodies(table, after=first - 1, until=last):
+            event = decode_body(body)
+            if not isinstance(event, ev.Event):
+                raise InvalidInput(f"{table!r} holds a {event.kind}, not a table event",
+                                   rule="store.stream")
+            if isinstance(event, ev.TableOpened):
+                fold([event], state)
+                continue
+            builder.feed(event, ends)
+        if builder.current is not None:
+            builder.close(complete=False)
     return builder.done
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused while a day is rebuilt: a busy day is some 10^5
+    events, each leaving a few containers that are all kept (the rows read, the events, the
+    answer), which the collector would otherwise walk again and again as they pile up (a
+    third of the time). Nothing built here outlives the recall in a cycle; reference
+    counting frees the rest as before, and the collector runs again at once after."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def recall_custody(store: EventStore, stream: str, steps: int = 10,

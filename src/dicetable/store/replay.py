@@ -63,8 +63,7 @@ def load_state(store: EventStore, table: str, *, use_snapshot: bool = True,
 
 
 def _events(store: EventStore, table: str, after: int, until: int | None) -> Iterator[Event]:
-    bodies = store.bodies(table, after) if until is None \
-        else (row.body for row in store.records(table, after, until))
+    bodies = store.bodies(table, after, until)
     decode = decode_body
     for body in bodies:
         event = decode(body)
