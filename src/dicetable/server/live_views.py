@@ -47,8 +47,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import compress, filterfalse, repeat
-from operator import is_not
 from typing import Any
 
 import orjson
@@ -136,13 +134,15 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
         return new  # a value other than an object replaces the old one whole (even a null)
     if not isinstance(old, dict):
         return _whole(new, path, nulls)  # merged into an empty object
-    # The members gone, in ``old``'s order, then those changed, in ``new``'s; found in C
-    # (a player's controls hold some seventy wagers, of which a roll changes one or two).
-    out: dict[str, Any] = dict.fromkeys(filterfalse(new.__contains__, old))
-    for key in compress(new, map(is_not, map(old.get, new, repeat(_GONE)), new.values())):
-        value = new[key]
-        before = old.get(key, _GONE)
-        if before is not _GONE:
+    out: dict[str, Any] = {}
+    for key in old:
+        if key not in new:
+            out[key] = None
+    for key, value in new.items():
+        if key in old:
+            before = old[key]
+            if before is value:
+                continue
             if isinstance(value, dict) and isinstance(before, dict):
                 # Objects are merged member by member (equal ones give an empty patch); a
                 # pair shared by many documents is compared once (``memo``).
@@ -169,10 +169,6 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
         else:
             out[key] = _whole(value, (*path, key), nulls)
     return out
-
-
-_GONE = object()
-"""Not a member (a member may be None)."""
 
 
 def _whole(value: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> Any:
