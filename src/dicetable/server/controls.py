@@ -366,12 +366,7 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
             if stakes is not None:
                 rungs = bisect.bisect_right(stakes, balance, 0, rungs)
             cut.append(_rungs(first, step, first + (rungs - 1) * step) if rungs else None)
-    out: dict[str, dict[str, int]] = {}
-    for code, at in order:
-        lad = cut[at]
-        if lad is not None:
-            out[code] = lad
-    return out
+    return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
 
 @functools.lru_cache(maxsize=256)  # packs are immutable and few
