@@ -7,9 +7,13 @@ $20,000, and the dealer), 1,001 hub connections, then electronic rounds one afte
 with ``bets``, before each round every player puts back a Field and a Place 6 they can
 afford (a stadium where everyone plays: each roll settles their bets and changes their
 balance). The same is run for a baseline (``--baseline REF``: that commit's ``src``,
-exported with ``git archive``), side by side.
+exported with ``git archive``), side by side: the two trees take turns (``--repeats``), so that
+the load other work puts on the machine falls on both alike. Each push is timed in wall time
+and in the CPU time of the table's thread (which the machine's load inflates less), with the
+load average before and after each run.
 
-    .venv/bin/python -m bench.push_bench [--rolls 20] [--baseline REF|none]
+    .venv/bin/python -m bench.push_bench [--rolls 20] [--repeats 2] [--baseline REF|none]
+        [--only watch|bets]
 """
 
 from __future__ import annotations
@@ -52,10 +56,12 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
     gc.freeze()  # as the server does (``app.lifespan``)
     gc.set_threshold(20_000, 20, 100)
     times: list[float] = []
+    cpu: list[float] = []
 
     def timed(table: str, events: list[Any]) -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         hub.publish(table, events)
+        cpu.append((time.thread_time() - c0) * 1000)
         times.append((time.perf_counter() - t0) * 1000)
 
     floor.listen(timed)
@@ -76,60 +82,88 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
     for i in range(rolls + 3):
         if i == 3:
             times.clear()
+            cpu.clear()
             rounds = 0
         if bets:
             pushes = len(times)
             bet_again()
             del times[pushes:]  # the bets' own push is not a roll's
+            del cpu[pushes:]
         floor.submit(ARENA, ROUND_NOW).result()
         rounds += 1
     floor.close()
-    return {"publish_ms": times, "rounds": rounds}
+    return {"publish_ms": times, "cpu_ms": cpu, "rounds": rounds}
 
 
 def _run(src: Path | None, rolls: int, bets: bool) -> dict[str, Any]:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    load = os.getloadavg()[0]
     out = subprocess.run([sys.executable, "-m", "bench.push_bench", "--child", str(rolls),
                           "--bets" if bets else "--watch"], env=env, check=True,
                          capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    result["load"] = [load, os.getloadavg()[0]]
     return result
 
 
-def _line(label: str, result: dict[str, Any]) -> tuple[float, float]:
-    ms = sorted(result["publish_ms"])
-    p50, top = ms[len(ms) // 2], ms[-1]
-    print(f"  {label:<44} pushes {len(ms):3d}  p50 {p50:7.1f}  max {top:7.1f} ms", flush=True)
-    return p50, top
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _line(label: str, runs: list[dict[str, Any]]) -> tuple[float, float]:
+    wall = [ms for r in runs for ms in r["publish_ms"]]
+    cpu = [ms for r in runs for ms in r["cpu_ms"]]
+    loads = " ".join(f"{a:.1f}-{b:.1f}" for r in runs for a, b in [r["load"]])
+    p50, p90, top, cpu50 = _pct(wall, 0.5), _pct(wall, 0.9), max(wall), _pct(cpu, 0.5)
+    print(f"  {label:<40} pushes {len(wall):3d}  wall p50 {p50:6.1f} p90 {p90:6.1f} "
+          f"max {top:6.1f} ms  cpu p50 {cpu50:6.1f} mean {sum(cpu) / len(cpu):6.1f} ms  "
+          f"(load {loads})", flush=True)
+    return p50, cpu50
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rolls", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=2,
+                        help="runs of each tree, taking turns (their pushes pooled)")
     parser.add_argument("--baseline", default="main")
+    parser.add_argument("--only", choices=("watch", "bets"), default=None)
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bets", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true",
-                        help="3 rolls, no baseline tree (a smoke run)")
+                        help="3 rolls, once, no baseline tree (a smoke run)")
     args = parser.parse_args()
     if args.quick:
-        args.rolls, args.baseline = 3, "none"
+        args.rolls, args.baseline, args.repeats = 3, "none", 1
     if args.child is not None:
         print(json.dumps(measure(args.child, args.bets)))
         return
     base_dir = Path(tempfile.mkdtemp(prefix="dt-push-base-"))
     base = export_baseline(args.baseline, base_dir) if args.baseline != "none" else None
     print(f"a roll's push to {ARENA_PLAYERS} players and the dealer (Hub.publish, in process), "
-          f"{args.rolls} rolls after 3", flush=True)
-    for bets, what in ((False, "players who watch"), (True, "players who each hold bets")):
-        now = _line(f"{what} [this tree]", _run(None, args.rolls, bets))
+          f"{args.rolls} rolls after 3, {args.repeats} run(s) of each tree taking turns; "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
+    command = ["python", "-m", "bench.push_bench", *sys.argv[1:]]
+    print(f"  command: PYTHONPATH=src {' '.join(command)}", flush=True)
+    kinds = ((False, "players who watch"), (True, "players who each hold bets"))
+    for bets, what in kinds:
+        if args.only is not None and bets != (args.only == "bets"):
+            continue
+        now: list[dict[str, Any]] = []
+        then: list[dict[str, Any]] = []
+        for _ in range(args.repeats):
+            now.append(_run(None, args.rolls, bets))
+            if base is not None:
+                then.append(_run(base, args.rolls, bets))
+        ours = _line(f"{what} [this tree]", now)
         if base is not None:
-            then = _line(f"{what} [{args.baseline}]", _run(base, args.rolls, bets))
-            print(f"  {'':<44} p50 {then[0] / now[0]:.1f}x faster, max "
-                  f"{then[1] / now[1]:.1f}x", flush=True)
+            theirs = _line(f"{what} [{args.baseline}]", then)
+            print(f"  {'':<40} this tree: wall p50 {theirs[0] / ours[0]:.2f}x faster, "
+                  f"cpu p50 {theirs[1] / ours[1]:.2f}x", flush=True)
 
 
 if __name__ == "__main__":

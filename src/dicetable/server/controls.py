@@ -144,8 +144,7 @@ the seven the point makes (come-out, and a point on each number), and a dealer's
 finds theirs there; 4,096 were gone by the time the point came back, and every player was
 asked of the engine again at each point made or missed."""
 _SEEN_LOCK = threading.Lock()
-_OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int,
-                                           tuple[tuple[str, int, int, int], ...]]] = OrderedDict()
+_OPEN: OrderedDict[tuple[Any, ...], tuple[dict[str, dict[str, int]], int, int]] = OrderedDict()
 """The new wagers open to players alike (``_opening``), by what they are alike in, whatever
 their balance (``_rich``)."""
 _STAKES: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
@@ -167,6 +166,14 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
     """
     if role is not Role.PLAYER and not _may_handle_wagers(table, actor, role, player):
         return _controls(table, actor, role, player)
+    held = _pinned(table)
+    if held is not None:  # one push: each player's answers looked up once, not once per page
+        found: dict[str, Any] | None = held[3].get(player)
+        if found is None:
+            found = held[3][player] = _remembered(
+                _SEEN, _situation(table, player),
+                lambda: _controls(table, player, Role.PLAYER, player))
+        return found
     return _remembered(_SEEN, _situation(table, player),
                        lambda: _controls(table, player, Role.PLAYER, player))
 
@@ -201,8 +208,8 @@ def _situation(table: Table, player: str) -> tuple[Any, ...]:
 
 
 _PINNED = threading.local()
-"""The table whose push this thread is making, its situation's token and its staff
-(``pin``)."""
+"""The table whose push this thread is making, its situation's token, its staff, and the
+push's answers so far: each player's ``controls_for`` and ``_opening`` (``pin``)."""
 _TOKENS: dict[tuple[Any, ...], int] = {}
 """A number for each table situation seen (``_table_situation``): a player's key holds the
 number, hashed at once, not the situation's twenty members hashed again for each player."""
@@ -216,7 +223,7 @@ def pin(table: Table | None) -> None:
     """Hold ``table``'s situation while one push is made for its viewers (its lock held, its
     state unchanged): worked out once, not for each of 1,000 players and again for the
     dealer booking for each of them. ``None``: work it out each time again."""
-    _PINNED.held = (table, _token(table), _staff(table)) if table is not None else None
+    _PINNED.held = (table, _token(table), _staff(table), {}, {}) if table is not None else None
 
 
 def _pinned(table: Table) -> tuple[Any, ...] | None:
@@ -268,6 +275,16 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
     procedure (shooter, offered the dice, holding the shaker), and the spots their wagers
     stand on (one wager per spot). Players alike in all of these get the same answers but for
     what each can afford, so a full table asks the engine once, not once per player."""
+    held = _pinned(table)
+    if held is not None:
+        found: tuple[Any, ...] | None = held[4].get(player)
+        if found is None:
+            found = held[4][player] = _opening_now(table, player)
+        return found
+    return _opening_now(table, player)
+
+
+def _opening_now(table: Table, player: str) -> tuple[Any, ...]:
     s = table.state
     p = table.procedure
     info = s.players[player]
@@ -314,8 +331,7 @@ as posted, the stakes), and each wager's, in the answer's order."""
 _PLANS: OrderedDict[tuple[Any, ...], _Plan] = OrderedDict()
 
 
-def _plan(pack: RulePack, content: tuple[tuple[str, int, int, int], ...],
-          rich: dict[str, dict[str, int]]) -> _Plan:
+def _plan(pack: RulePack, content: int, rich: dict[str, dict[str, int]]) -> _Plan:
     """``rich`` grouped by ladder: a pack's seventy wagers stand on a dozen ladders (the
     hop bets, the props, the place bets share theirs), each cut once per balance."""
     def work_out() -> _Plan:
@@ -350,12 +366,7 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
             if stakes is not None:
                 rungs = bisect.bisect_right(stakes, balance, 0, rungs)
             cut.append(_rungs(first, step, first + (rungs - 1) * step) if rungs else None)
-    out: dict[str, dict[str, int]] = {}
-    for code, at in order:
-        lad = cut[at]
-        if lad is not None:
-            out[code] = lad
-    return out
+    return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
 
 @functools.lru_cache(maxsize=256)  # packs are immutable and few
@@ -383,11 +394,11 @@ def warm(pack: RulePack) -> None:
         _stakes(pack, code)
 
 
-def _rich(table: Table, player: str
-          ) -> tuple[dict[str, dict[str, int]], int, tuple[tuple[str, int, int, int], ...]]:
+def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int, int]:
     """The new wagers open to ``player`` as if they held ``RICH`` chips, the least balance
     that covers every rung of them (at or above it, a player's answers are these), and what
-    they are as a key (equal answers in another situation are the same object)."""
+    they are as a key (``_CONTENTS``: equal answers in another situation are the same
+    object)."""
     state = table.state
     can = _rich_probe(table, player)
 
@@ -399,8 +410,19 @@ def _rich(table: Table, player: str
     cap = max((stake(table.pack, state.compiled[code], lad["last"])
                for code, lad in found.items()), default=0)
     content = tuple((code, lad["first"], lad["step"], lad["last"]) for code, lad in found.items())
-    same = _remembered(_CUT, (table.pack, content), lambda: found)
-    return same, cap, content
+    token = _CONTENTS.get(content)
+    if token is None:
+        if len(_CONTENTS) >= _TOKENS_MAX:
+            _CONTENTS.clear()
+        token = _CONTENTS.setdefault(content, next(_NEXT_TOKEN))
+    same = _remembered(_CUT, (table.pack, token), lambda: found)
+    return same, cap, token
+
+
+_CONTENTS: dict[tuple[tuple[str, int, int, int], ...], int] = {}
+"""A number for each answer ``_rich`` found, by what it holds (never a number twice, as
+``_TOKENS``): the keys that depend on it hold the number, not seventy wagers' ladders hashed
+again for each player cut to a balance."""
 
 
 def _rich_probe(table: Table, player: str) -> Callable[[g.Command], bool]:
@@ -683,8 +705,21 @@ def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, 
         odds_top = rich.odds[2]
         odds = _affordable(rich.odds_posted, balance, lambda amount: amount <= odds_top and (
             stake(pack, odds_wager, amount) <= balance))
-    return {"working_now": rich.working_now, "remove": rich.remove, "toggle": rich.toggle,
+    key = (rich.working_now, rich.remove, rich.toggle, ladder, press, odds)
+    found = _ANSWERS.get(key)
+    if found is None:
+        if len(_ANSWERS) >= _RUNGS_MAX:  # forgetting them costs only the shortcut
+            _ANSWERS.clear()
+        found = _ANSWERS[key] = {
+            "working_now": rich.working_now, "remove": rich.remove, "toggle": rich.toggle,
             "ladder": _ladder(ladder), "press_to": press, "odds": _ladder(odds)}
+    return found
+
+
+_ANSWERS: dict[tuple[Any, ...], dict[str, Any]] = {}
+"""``_bet_cut``'s answers, one object for equal ones (never changed once made, as ``_rungs``):
+a roll that leaves a bet's answers as they were leaves them the object its player was sent,
+so that its patch is found empty by identity, not member by member."""
 
 
 def placard(table: Table) -> dict[str, Any]:

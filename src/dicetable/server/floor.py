@@ -905,6 +905,7 @@ class Hub:
         staff_part = views.staff(info.table)[0] if any(w.staff for w in group) else None
         texts: dict[tuple[str, str], str] = {}
         extras: dict[tuple[Any, ...], dict[str, Any]] = {}  # one object per class: one patch
+        compared: dict[tuple[int, int], tuple[object, object, bool]] = {}
         for w in group:
             base = w.base
             if w.closed or base is None or base.seq >= fan.seq:
@@ -913,7 +914,11 @@ class Hub:
             extra = extras.get(key)
             if extra is None:
                 extra = extras[key] = floor.extra(table, w.account)
-            if same(extra, base.extra):
+            pair = (id(extra), id(base.extra))
+            alike = compared.get(pair)
+            if alike is None:  # once per pair, not per viewer (the objects held: their ids)
+                alike = compared[pair] = (extra, base.extra, same(extra, base.extra))
+            if alike[2]:
                 extra = base.extra  # unchanged: no patch to work out
             mine = views.me_part(info.table, w.viewer) if w.viewer is not None else None
             now = Sent(fan.seq, public, staff_part if w.staff else None, mine, extra)

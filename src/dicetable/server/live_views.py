@@ -146,7 +146,6 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
             if isinstance(value, dict) and isinstance(before, dict):
                 # Objects are merged member by member (equal ones give an empty patch); a
                 # pair shared by many documents is compared once (``memo``).
-                where = (*path, key)
                 done = memo.get((id(before), id(value))) if memo is not None else None
                 if done is None:
                     mine: list[tuple[str, ...]] = []
@@ -154,7 +153,9 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
                     if memo is not None:
                         memo[(id(before), id(value))] = done
                 inner, inner_nulls = done
-                nulls.extend((*where, *rest) for rest in inner_nulls)
+                if inner_nulls:
+                    where = (*path, key)
+                    nulls.extend((*where, *rest) for rest in inner_nulls)
                 if inner:
                     out[key] = inner
             elif same(before, value):
@@ -565,6 +566,20 @@ class Sent:
 _NO_PATCH = ("", "")
 
 
+def _me_patch(base: dict[str, Any] | None, now: dict[str, Any] | None, memo: Memo) -> Patch:
+    """``merge_patch({"me": base}, {"me": now}, memo)`` (an absent part: ``{}``), without
+    wrapping the two parts in documents of their own for each of 1,000 players."""
+    if base is None or now is None:
+        return merge_patch({} if base is None else {"me": base},
+                           {} if now is None else {"me": now}, memo)
+    done = memo.get((id(base), id(now)))
+    if done is None:
+        mine: list[tuple[str, ...]] = []
+        done = memo[(id(base), id(now))] = (_diff(base, now, (), mine, memo), mine)
+    inner, inner_nulls = done
+    return Patch({"me": inner} if inner else {}, tuple(("me", *rest) for rest in inner_nulls))
+
+
 class Patches:
     """One push's merge patches (``merge_patch``), each part's worked out once per base it
     starts from, not once per connection: the public part once for every connection that
@@ -604,8 +619,7 @@ class Patches:
         if held is None:
             # ``me`` is one member of the view; the other parts are members of the view itself.
             if name == "me":
-                patch = merge_patch({} if base is None else {"me": base},
-                                    {} if now is None else {"me": now}, self._memo)
+                patch = _me_patch(base, now, self._memo)
             else:
                 patch = merge_patch(base or {}, now or {}, self._memo)
             members = dumps(patch.merge)[1:-1]
