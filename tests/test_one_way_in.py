@@ -194,11 +194,11 @@ def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str,
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
+    from dicetable.application.accounts import Account
+    from dicetable.application.accounts import Kind as AccountKind
     from dicetable.core.clock import FixedClock
     from dicetable.custody.model import Person
     from dicetable.server import dice_room
-    from dicetable.server.accounts import Account
-    from dicetable.server.accounts import Kind as AccountKind
     from dicetable.server.custody_floor import FloorCustody
     from dicetable.store.memory import MemoryStore
 
@@ -245,12 +245,12 @@ def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
     from fastapi.responses import JSONResponse
     from fastapi.testclient import TestClient
 
+    from dicetable.application.accounts import Account
+    from dicetable.application.accounts import Kind as AccountKind
     from dicetable.core.clock import FixedClock
     from dicetable.core.errors import DicetableError
     from dicetable.custody.model import Person
     from dicetable.server import dice_room
-    from dicetable.server.accounts import Account
-    from dicetable.server.accounts import Kind as AccountKind
     from dicetable.server.app import refusal
     from dicetable.server.custody_floor import FloorCustody
     from dicetable.store.memory import MemoryStore

@@ -139,10 +139,10 @@ import orjson
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dicetable.application.accounts import Account, Accounts, TooManyAttempts
 from dicetable.application.integrity import FAULT_CITATION
 from dicetable.application.pipeline import RETRY_AFTER_S, Busy, StreamPipeline
 from dicetable.core.errors import DicetableError, StaleVersion
-from dicetable.server.accounts import Account, Accounts, TooManyAttempts
 from dicetable.server.limits import MAX_BODY, replaying, too_large_body
 from dicetable.server.owners import DECIDED_BY, FORWARDED, Forwarder, Split
 from dicetable.store import request_stream

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, overload
 
+from dicetable.application.accounts import Account, Accounts, Kind
 from dicetable.application.integrity import (
     CHECKPOINTS,
     Faults,
@@ -78,7 +79,6 @@ from dicetable.games import commands as gcmd
 from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.fold import apply
 from dicetable.rules.model import RulePack
-from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from dicetable.application.accounts import Account, Kind
 from dicetable.application.wallets import (  # the cage's command line moves them too
     append_at_version,
     deposit,
@@ -42,7 +43,6 @@ from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games import events as ev
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
