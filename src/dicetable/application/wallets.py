@@ -17,8 +17,8 @@ from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.games import events as ev
 from dicetable.store import player_money_stream as pms
+from dicetable.store import versioned
 from dicetable.store.base import EventStore
-from dicetable.store.versioned import append_at_version
 from dicetable.table.player_money import ELECTRONIC
 
 T = TypeVar("T")
@@ -51,9 +51,9 @@ class Wallet:
 
     def run(self, step: Callable[[pms.WalletState], T]) -> T:
         """``step`` decides the wallet's next event (the one appended, and answered)."""
-        return cast(T, append_at_version(self.store, wallet_stream(self.account),
-                                         pms.WalletState, pms.apply_wallet,
-                                         cast(Callable[[Any], Event], step)))
+        decide = cast(Callable[[Any], Event], step)
+        return cast(T, versioned.append_at_version(
+            self.store, wallet_stream(self.account), pms.WalletState, pms.apply_wallet, decide))
 
 
 def deposited(account: str, amount: int, reason: str, at: str) -> Move:
