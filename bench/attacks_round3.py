@@ -171,8 +171,8 @@ def keyless(db: Path, port: int, serve: Serve, polls: int = 120) -> dict[str, An
     from argon2 import PasswordHasher
     from tests.server.test_rows_without_the_key import forge, rewrite
 
+    from dicetable.application.accounts import token_digest
     from dicetable.core.roles import Role
-    from dicetable.server.accounts import token_digest
     from dicetable.store import account_stream as acct
     from dicetable.store.staff_stream import StaffRoleGranted
     from dicetable.table.events import StaffAssigned

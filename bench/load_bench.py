@@ -74,10 +74,10 @@ from bench.loadgen import (
 )
 from bench.loadgen import ms as fmt_ms
 from bench.ws_viewer import OnMessage, Viewer
+from dicetable.application.accounts import Kind
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
 from dicetable.server.demo import DEMO_PASSWORD, electronic_pack
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import httpx
 
+from dicetable.application.accounts import Kind
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Chore
 from dicetable.server.main import build_floor

@@ -23,11 +23,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from dicetable.application.accounts import Account, Accounts, Kind
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.packs import derive_pack, load_preset
 from dicetable.server import floor as floor_module
-from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.floor import Chore, Floor
 from dicetable.store.memory import MemoryStore
 from dicetable.table import Table

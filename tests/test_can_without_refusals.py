@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from dicetable.application.accounts import Kind
 from dicetable.core.errors import DicetableError, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
 from dicetable.server.controls import console_can
 from dicetable.table import Table
 from dicetable.table import commands as tcmd

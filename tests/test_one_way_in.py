@@ -194,11 +194,11 @@ def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str,
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
+    from dicetable.application.accounts import Account
+    from dicetable.application.accounts import Kind as AccountKind
     from dicetable.core.clock import FixedClock
     from dicetable.custody.model import Person
     from dicetable.server import dice_room
-    from dicetable.server.accounts import Account
-    from dicetable.server.accounts import Kind as AccountKind
     from dicetable.server.custody_floor import FloorCustody
     from dicetable.store.memory import MemoryStore
 
@@ -245,12 +245,12 @@ def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
     from fastapi.responses import JSONResponse
     from fastapi.testclient import TestClient
 
+    from dicetable.application.accounts import Account
+    from dicetable.application.accounts import Kind as AccountKind
     from dicetable.core.clock import FixedClock
     from dicetable.core.errors import DicetableError
     from dicetable.custody.model import Person
     from dicetable.server import dice_room
-    from dicetable.server.accounts import Account
-    from dicetable.server.accounts import Kind as AccountKind
     from dicetable.server.app import refusal
     from dicetable.server.custody_floor import FloorCustody
     from dicetable.store.memory import MemoryStore
@@ -297,3 +297,54 @@ def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
     assert answered is not None
     assert (reply.status_code, reply.content) == (answered.status_code, answered.body)
     assert set(reply.json()) == {"error", "message", "rule", "citation"}
+
+
+def test_the_cages_wallet_routes_take_their_moves_through_submit(
+        demo_db: Path, tmp_path: Path, orders: list[tuple[str, object]]) -> None:
+    """A deposit, a withdrawal and a refused withdrawal at the cage's routes: each a ``Step``
+    on ``wallet:alice`` in the cashier's own name and role; the refusal names its rule and
+    appends nothing."""
+    from fastapi.testclient import TestClient
+
+    from dicetable.server.app import create_app
+    from dicetable.server.main import build_floor
+    from tests.demo_floor import CHEAP_HASHER
+    from tests.server.conftest import Client, close_floor, copy_floor_db
+
+    floor, _ = build_floor(copy_floor_db(demo_db, tmp_path), hasher=CHEAP_HASHER)
+    try:
+        with TestClient(create_app(floor, electronic_loop=False)) as http:
+            cass = Client(http, "cass")
+            before = len(list(floor.store.events("wallet:alice")))
+            del orders[:]  # logging in and setting up are not wallet moves
+            c = "/api/cage/wallets/alice"
+            assert cass.post(f"{c}/deposit", {"amount": 200_00}).status_code == 200
+            assert cass.post(f"{c}/withdraw", {"amount": 50_00}).status_code == 200
+            refused = cass.post(f"{c}/withdraw", {"amount": 1_000_000_00})
+            assert refused.status_code == 422
+            assert refused.json()["rule"] == "wallet.balance"
+            after = len(list(floor.store.events("wallet:alice")))
+    finally:
+        close_floor(floor)
+    moves = [(stream, o) for stream, o in orders if isinstance(o, service.Step)]
+    assert [stream for stream, _ in moves] == ["wallet:alice"] * 3
+    assert {o.caller for _, o in moves if isinstance(o, service.Step)} == {
+        Acting("cass", Role.CHIP_BANK_CASHIER)}
+    assert after - before == 2  # the refusal appended nothing
+
+
+def test_the_wallet_command_line_takes_its_moves_through_submit(
+        demo_db: Path, tmp_path: Path, orders: list[tuple[str, object]]) -> None:
+    from tests.server.conftest import copy_floor_db
+
+    db = str(copy_floor_db(demo_db, tmp_path))
+    cage = "cass:chip-bank-cashier"
+    for verb, amount, code in (("deposit", "250", 0), ("withdraw", "100", 0),
+                               ("withdraw", "1000000", 1)):
+        out = runner.invoke(app, ["wallet", verb, db, "alice", amount, "--as", cage])
+        assert out.exit_code == code, out.output
+    assert "wallet.balance" in out.output
+    assert [stream for stream, _ in orders] == ["wallet:alice"] * 3
+    assert all(isinstance(o, service.Step) and o.caller == Acting("cass",
+                                                                  Role.CHIP_BANK_CASHIER)
+               for _, o in orders)

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page
 
-from dicetable.server.accounts import Kind
+from dicetable.application.accounts import Kind
 from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import LiveServer, OpenScreen
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from dicetable.application.accounts import Accounts, Kind
 from dicetable.cli.main import app
-from dicetable.server.accounts import Accounts, Kind
 from dicetable.store import DurableTable, open_store
 from dicetable.store.base import request_in_progress
 from dicetable.store.checkpoints import heads_of, write_checkpoint

@@ -8,10 +8,10 @@ from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from dicetable.application.accounts import Account, Accounts, Kind
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.events import Event
-from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.demo import electronic_pack
 from dicetable.server.floor import Chore, Floor
 from dicetable.store.base import EventStore

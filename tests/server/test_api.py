@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from dicetable.server.accounts import LOCK_AFTER
+from dicetable.application.accounts import LOCK_AFTER
 from dicetable.server.floor import ROUND_NOW, Floor
 from tests.server.conftest import Login
 

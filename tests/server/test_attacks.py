@@ -17,9 +17,9 @@ from argon2 import PasswordHasher, extract_parameters
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from dicetable.application.accounts import LOCK_AFTER, Accounts, Kind, NotAuthenticated
 from dicetable.cli.main import app as cli
 from dicetable.core.errors import InvalidInput
-from dicetable.server.accounts import LOCK_AFTER, Accounts, Kind, NotAuthenticated
 from dicetable.server.app import COOKIE, create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.door import FailureLimiter

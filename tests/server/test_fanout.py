@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+from dicetable.application.accounts import Kind
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
 from dicetable.server.floor import TOO_SLOW, Given, Hub
 from tests.server.pipeline_helpers import T, account, bet, run_async, small_floor
 

@@ -9,11 +9,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dicetable.application.accounts import Kind
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games.events import Event
 from dicetable.server import controls
-from dicetable.server.accounts import Kind
 from dicetable.server.controls import controls_for
 from dicetable.server.floor import Chore, Floor, Given, _Owned
 from dicetable.server.live_views import Fanout

@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from dicetable.server.accounts import (
+from dicetable.application.accounts import (
     LOCK_AFTER,
     LOCKOUT,
     AccountLocked,

@@ -14,10 +14,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from dicetable.application.accounts import Kind
 from dicetable.application.pipeline import Busy
 from dicetable.core.errors import IllegalWager
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
 from dicetable.server.app import create_app
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store.durable import DurableTable

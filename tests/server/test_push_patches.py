@@ -8,9 +8,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from dicetable.application.accounts import Account, Kind
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.controls import controls_for
 from dicetable.server.floor import Chore, Floor, Given, Hub, Watcher
 from dicetable.server.live_views import PACK_CONSTANTS, Patch, apply_patch

@@ -20,10 +20,10 @@ from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from dicetable.application.accounts import NotAuthenticated, token_digest
 from dicetable.cli.main import app as cli
 from dicetable.core.events import Event
 from dicetable.core.roles import Role
-from dicetable.server.accounts import NotAuthenticated, token_digest
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.store import account_stream as acct

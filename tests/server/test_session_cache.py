@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dicetable.core.clock import FixedClock
-from dicetable.server.accounts import (
+from dicetable.application.accounts import (
     LOCK_AFTER,
     SESSION_HOURS,
     AccountLocked,
@@ -19,6 +18,7 @@ from dicetable.server.accounts import (
     NotAuthenticated,
     SessionCache,
 )
+from dicetable.core.clock import FixedClock
 from tests.demo_floor import CHEAP_HASHER
 from tests.server.conftest import Login
 

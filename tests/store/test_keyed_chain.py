@@ -115,7 +115,7 @@ def test_mem_2_every_backend_keys_its_chain_and_its_streams(backend: str,
                                                             tmp_path: Path) -> None:
     import uuid
 
-    from dicetable.server.accounts import Accounts, Kind
+    from dicetable.application.accounts import Accounts, Kind
     from dicetable.store.audit import verify_table
     from dicetable.store.durable import DurableTable
     from dicetable.store.open import open_store

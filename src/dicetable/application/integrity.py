@@ -44,6 +44,7 @@ from dicetable.store.checkpoints import (
     write_checkpoint,
 )
 from dicetable.store.incremental import ROLLING_SLICE, ChainVerifier
+from dicetable.store.versioned import retry_stale
 
 log = logging.getLogger(__name__)
 
@@ -78,16 +79,16 @@ class Faults:
             fault_stream.apply(self._state, event)
 
     def _record(self, make: Callable[[int], fault_stream.FaultEvent]) -> None:
-        for _ in range(50):  # another process recorded a fault meanwhile: fold it, again
+        def attempt() -> None:  # another process recorded a fault meanwhile: fold it, again
             try:
                 self.store.append(FAULTS, [make(self._state.seq + 1)],
                                   expected=self._state.seq, request="")
             except StaleVersion:
                 self._catch_up()
-                continue
+                raise
             self._catch_up()
-            return
-        raise StaleVersion("the faults stream is changing too fast", rule="store.sequence")
+
+        retry_stale("the faults stream", attempt)
 
     def raise_fault(self, table: str, what: str, detail: str, at: str) -> None:
         if table in self.open:

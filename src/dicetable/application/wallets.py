@@ -1,22 +1,27 @@
 """A player's wallet on the store: its own stream ``wallet:ACCOUNT`` (deposits, withdrawals,
 buy-ins) and what the electronic tables cashed out to it. Money leaves a wallet only at the
-version its balance was read at (``take``): two processes on one store cannot overdraw one
-wallet. The cage's routes (``server.player_money``) and ``dicetable wallet`` both move money
-here.
+version its balance was read at (``Wallet``, ``store.versioned``): two processes on one store
+cannot overdraw one wallet. The cage's moves (``deposited``, ``taken``) are ``Step`` orders on
+the wallet's stream, through ``Application.submit`` (``moved``), from the cage's routes
+(``server.player_money``) and ``dicetable wallet`` alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from dicetable.core.errors import InvalidInput, StaleVersion
+from dicetable.application.service import Acting, Application, Step
+from dicetable.core.errors import InvalidInput
 from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.games import events as ev
 from dicetable.store import player_money_stream as pms
+from dicetable.store import versioned
 from dicetable.store.base import EventStore
 from dicetable.table.player_money import ELECTRONIC
+
+T = TypeVar("T")
 
 
 def wallet_state(store: EventStore, account: str) -> pms.WalletState:
@@ -26,15 +31,77 @@ def wallet_state(store: EventStore, account: str) -> pms.WalletState:
     return state
 
 
+def wallet_stream(account: str) -> str:
+    return f"{pms.WALLET}:{account}"
+
+
+Move = Callable[[pms.WalletState, tuple[str, Role]], Event]
+"""A wallet move as a ``service.Step``: given the wallet's state at the version read and its
+caller (name, role), decides the one event appended at that version (or refuses)."""
+
+
+class Wallet:
+    """A player's wallet held for ``Application.submit`` (``service.Holds``): a step is
+    decided on the wallet folded at its stream's version and appended only at that version;
+    another process that appended first makes it fold and decide again."""
+
+    def __init__(self, store: EventStore, account: str) -> None:
+        self.store = store
+        self.account = account
+
+    def run(self, step: Callable[[pms.WalletState], T]) -> T:
+        """``step`` decides the wallet's next event (the one appended, and answered)."""
+        decide = cast(Callable[[Any], Event], step)
+        return cast(T, versioned.append_at_version(
+            self.store, wallet_stream(self.account), pms.WalletState, pms.apply_wallet, decide))
+
+
+def deposited(account: str, amount: int, reason: str, at: str) -> Move:
+    """The cage puts money into a player's wallet."""
+
+    def decide(state: pms.WalletState, who: tuple[str, Role]) -> Event:
+        if amount <= 0:
+            raise InvalidInput("a deposit is more than $0", rule="money.amount")
+        return pms.WalletDeposited(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                   reason=reason, actor=who[0], role=who[1])
+
+    return decide
+
+
+def taken(account: str, amount: int, at: str, *, credits: int, check: Callable[[int], None],
+          table: str = "", transfer: str = "", reason: str = "") -> Move:
+    """``amount`` out of a wallet: onto electronic table ``table`` (a buy-in), or paid out by
+    the cage (no table). ``check`` is given the balance read at the stream's version and
+    refuses by raising. ``credits``: the tables' cash-outs to the wallet, read before (a late
+    read only understates)."""
+
+    def decide(state: pms.WalletState, who: tuple[str, Role]) -> Event:
+        check(state.own() + credits)
+        if table:
+            return pms.WalletToTable(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                     table=table, transfer=transfer, actor=who[0],
+                                     role=who[1])
+        return pms.WalletWithdrawn(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                   reason=reason, actor=who[0], role=who[1])
+
+    return decide
+
+
+def moved(app: Application[Any], account: str, caller: Acting, move: Move) -> Event:
+    """A wallet move through the application's one way in (the cage's routes, ``dicetable
+    wallet``): a ``Step`` on ``wallet:ACCOUNT`` in the caller's own name and role; a refusal
+    is raised with its rule, and nothing is appended."""
+    answer = app.submit(wallet_stream(account), Step(caller, move))
+    assert answer is not None
+    event: Event = answer.result()
+    return event
+
+
 def deposit(store: EventStore, account: str, amount: int, reason: str, at: str, *,
             actor: str = "system", role: Role = Role.SYSTEM) -> None:
-    """The cage puts money into a player's wallet."""
-    if amount <= 0:
-        raise InvalidInput("a deposit is more than $0", rule="money.amount")
-    append_at_version(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
-                      lambda st: pms.WalletDeposited(seq=st.seq + 1, at=at, account=account,
-                                                     amount=amount, reason=reason, actor=actor,
-                                                     role=role))
+    """``deposited`` appended directly (the demo floor's set-up, tests)."""
+    move = deposited(account, amount, reason, at)
+    Wallet(store, account).run(lambda state: move(state, (actor, role)))
 
 
 def table_credits(store: EventStore, account: str) -> int:
@@ -72,45 +139,15 @@ def wallet_summary(store: EventStore, account: str, credits: int,
 def take(store: EventStore, account: str, amount: int, at: str, *, credits: int,
          check: Callable[[int], None], table: str = "", transfer: str = "",
          reason: str = "", actor: str = "system", role: Role = Role.SYSTEM) -> None:
-    """Take ``amount`` out of a wallet: onto electronic table ``table`` (a buy-in), or paid
-    out by the cage (no table). ``check`` is given the balance read at the stream's version
-    v and refuses by raising; the event is appended only if the stream is still at v, else
-    the balance is read again and ``check`` decides again (another process spent meanwhile).
-    ``credits``: the tables' cash-outs to the wallet, read before (a late read only
-    understates)."""
-
-    def decide(state: pms.WalletState) -> Event:
-        check(state.own() + credits)
-        if table:
-            return pms.WalletToTable(seq=state.seq + 1, at=at, account=account, amount=amount,
-                                     table=table, transfer=transfer, actor=actor, role=role)
-        return pms.WalletWithdrawn(seq=state.seq + 1, at=at, account=account, amount=amount,
-                                   reason=reason, actor=actor, role=role)
-
-    append_at_version(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
-                      decide)
+    """``taken`` appended directly (a buy-in, the demo floor's set-up)."""
+    move = taken(account, amount, at, credits=credits, check=check, table=table,
+                 transfer=transfer, reason=reason)
+    Wallet(store, account).run(lambda state: move(state, (actor, role)))
 
 
 def give_back(store: EventStore, account: str, amount: int, table: str, transfer: str,
               reason: str, at: str) -> None:
     """A buy-in the table refused: its money back in the wallet."""
-    append_at_version(store, f"{pms.WALLET}:{account}", pms.WalletState, pms.apply_wallet,
-                      lambda st: pms.WalletReturned(seq=st.seq + 1, at=at, account=account,
+    Wallet(store, account).run(lambda st: pms.WalletReturned(seq=st.seq + 1, at=at, account=account,
                                                     amount=amount, table=table, transfer=transfer,
                                                     reason=reason[:200]))
-
-
-def append_at_version(store: EventStore, stream: str, state_type: type[Any],
-                      fold: Callable[[Any, Event], None], decide: Callable[[Any], Event]) -> None:
-    """Fold ``stream``, decide its next event from the state, append it only if the stream is
-    still at the version folded; another writer got there first: fold and decide again."""
-    for _ in range(50):
-        state = state_type()
-        for e in store.events(stream):
-            fold(state, e)
-        try:
-            store.append(stream, [decide(state)], expected=state.seq, request="")
-            return
-        except StaleVersion:
-            continue
-    raise StaleVersion(f"{stream} is changing too fast", rule="store.sequence")

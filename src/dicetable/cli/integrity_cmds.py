@@ -94,7 +94,7 @@ def unlock(username: str = typer.Argument(..., metavar="USERNAME", help="The acc
                                                 help="The store's chain key (required)"),
            schema: str = typer.Option("dicetable")) -> None:
     """Break-glass unlock: needs the store's chain key; recorded in the account's stream."""
-    from dicetable.server.accounts import Accounts
+    from dicetable.application.accounts import Accounts
     from dicetable.store.open import open_store
 
     with refused_in_red(err):

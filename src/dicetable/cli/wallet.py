@@ -1,8 +1,9 @@
 """``dicetable wallet``: the cage's wallet moves on a store: ``show``, ``deposit`` and
 ``withdraw`` a player's wallet, given ``--as NAME:ROLE`` in the cage's role (house rule
-``wallet.cage``). A withdrawal is decided on the balance at the wallet stream's version and
-appended only if the stream is still there (another process spending meanwhile makes it decide
-again). A refusal prints its rule and citation and exits 1; nothing changes.
+``wallet.cage``), each a step through ``Application.submit`` as the cage's routes take it. A
+withdrawal is decided on the balance at the wallet stream's version and appended only if the
+stream is still there (another process spending meanwhile makes it decide again). A refusal
+prints its rule and citation and exits 1; nothing changes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from dicetable.application.wallets import deposit, table_credits, take, wallet_summary
+from dicetable.application.service import Acting, Local
+from dicetable.application.wallets import (
+    Wallet,
+    deposited,
+    moved,
+    table_credits,
+    taken,
+    wallet_summary,
+)
 from dicetable.bank.catalogue import parse_person
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, KEY_HELP, SCHEMA_HELP, chain_key, err, opened
@@ -20,7 +29,7 @@ from dicetable.core.clock import SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents, parse_money
 from dicetable.store import account_stream
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, name_of
 from dicetable.table.player_money import PlayerMoneyRules
 
 app = typer.Typer(**SUBCOMMAND_STYLE,
@@ -61,15 +70,14 @@ def _move(db: str, schema: str, key_file: Path | None, who: str, name: str, amou
             cents = parse_money(amount)
             player = _player(store, name)
             at = SystemClock().now().isoformat()
-            if taking:
-                if cents <= 0:
-                    raise InvalidInput("a withdrawal is more than $0", rule="money.amount")
-                take(store, player, cents, at, credits=table_credits(store, player),
-                     check=lambda balance: house.check_withdrawal(cents, wallet=balance),
-                     reason=reason or "cage withdrawal", actor=actor, role=role)
-            else:
-                deposit(store, player, cents, reason or "cage deposit", at, actor=actor,
-                        role=role)
+            if taking and cents <= 0:
+                raise InvalidInput("a withdrawal is more than $0", rule="money.amount")
+            move = (taken(player, cents, at, credits=table_credits(store, player),
+                          check=lambda balance: house.check_withdrawal(cents, wallet=balance),
+                          reason=reason or "cage withdrawal") if taking
+                    else deposited(player, cents, reason or "cage deposit", at))
+            cage = Local(holders=lambda stream: Wallet(store, name_of(stream)))
+            moved(cage, player, Acting(actor, role), move)
         except DicetableError as e:
             err.print(f"[red]refused: {escape(str(e))}[/red]")
             raise typer.Exit(1) from None

@@ -40,6 +40,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.types import ASGIApp
 
+from dicetable.application.accounts import (
+    Account,
+    AccountLocked,
+    Kind,
+    NotAuthenticated,
+    TooManyAttempts,
+)
 from dicetable.application.integrity import TableFaulted
 from dicetable.application.pipeline import Busy
 from dicetable.core.dice import Roll
@@ -70,13 +77,6 @@ from dicetable.server import (
     submission,
 )
 from dicetable.server import door as idempotency
-from dicetable.server.accounts import (
-    Account,
-    AccountLocked,
-    Kind,
-    NotAuthenticated,
-    TooManyAttempts,
-)
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.door import (

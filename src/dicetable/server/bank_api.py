@@ -13,9 +13,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Query, Request
 from pydantic import BaseModel, Field
 
+from dicetable.application.accounts import Account, Kind
 from dicetable.bank.catalogue import VERBS
 from dicetable.core.errors import RoleNotPermitted
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Floor
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dicetable.application.accounts import Account, Kind
 from dicetable.application.service import Acting, Step
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
@@ -37,7 +38,6 @@ from dicetable.bank.staffing import check_crew, check_span
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.games.commands import BuyChips, Command
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor, NotFound
 from dicetable.store.bank_stream import DurableBank, bank_stream
 from dicetable.store.slip_serials_stream import SlipSerials

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from dicetable.application.accounts import Kind
 from dicetable.application.wallets import deposit, take
 from dicetable.bank.catalogue import format_chips
 from dicetable.core.roles import Role
@@ -24,7 +25,6 @@ from dicetable.games import commands as g
 from dicetable.games.catalogue import variant_of
 from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
-from dicetable.server.accounts import Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor
 from dicetable.table import commands as t

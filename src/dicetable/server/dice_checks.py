@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
 
+from dicetable.application.accounts import Account
 from dicetable.core.errors import DicetableError, InvalidInput
-from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
 from dicetable.table import commands as tcmd
 

@@ -23,6 +23,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request
 from pydantic import BaseModel, Field, create_model
 
+from dicetable.application.accounts import Account
+from dicetable.application.accounts import Kind as AccountKind
 from dicetable.application.service import Acted, Acting, Application
 from dicetable.bank.rules import site_gaming_day
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
@@ -32,8 +34,6 @@ from dicetable.custody.catalogue import Context as CustodyContext
 from dicetable.custody.catalogue import Field as CustodyField
 from dicetable.custody.events import CustodyEvent
 from dicetable.custody.model import Person
-from dicetable.server.accounts import Account
-from dicetable.server.accounts import Kind as AccountKind
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.dice_room_guide import step_guide
 from dicetable.server.floor import Floor

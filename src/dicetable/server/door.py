@@ -139,15 +139,16 @@ import orjson
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dicetable.application.accounts import Account, Accounts, TooManyAttempts
 from dicetable.application.integrity import FAULT_CITATION
 from dicetable.application.pipeline import RETRY_AFTER_S, Busy, StreamPipeline
-from dicetable.core.errors import DicetableError, StaleVersion
-from dicetable.server.accounts import Account, Accounts, TooManyAttempts
+from dicetable.core.errors import DicetableError
 from dicetable.server.limits import MAX_BODY, replaying, too_large_body
 from dicetable.server.owners import DECIDED_BY, FORWARDED, Forwarder, Split
 from dicetable.store import request_stream
 from dicetable.store.base import EventStore, RequestRecord, request_in_progress
 from dicetable.store.chain import decode_body
+from dicetable.store.versioned import retry_stale
 
 SERVER_MAX_WAIT = 0.1
 """Seconds a command may expect to wait behind those already admitted (industry-default:
@@ -495,18 +496,17 @@ class Answers:
     def put(self, scope: str, fingerprint: str, status: int, body: str, at: str) -> None:
         account = scope.partition(":")[0]
         stream = f"{request_stream.KIND}:{account}"
-        for _ in range(50):  # the account's other requests, here or elsewhere: after them
+
+        def attempt() -> None:  # the account's other requests, here or elsewhere: after them
             if self.get(scope) is not None:
                 return  # kept already (a duplicate in another process got there first)
             head = self.store.head(stream).seq
-            try:
-                self.store.append(stream, [request_stream.RequestRecorded(
-                    account=account, seq=head + 1, at=at, scope=scope,
-                    fingerprint=fingerprint, status=status, body=body)], expected=head,
-                    request=request_stream.index_key(scope))
-                return
-            except StaleVersion:
-                continue
+            self.store.append(stream, [request_stream.RequestRecorded(
+                account=account, seq=head + 1, at=at, scope=scope,
+                fingerprint=fingerprint, status=status, body=body)], expected=head,
+                request=request_stream.index_key(scope))
+
+        retry_stale(stream, attempt, exhausted=lambda: None)  # as before: then not kept
 
 
 def _messages(status: int, data: dict[str, Any], replayed: bool = False) -> list[Message]:

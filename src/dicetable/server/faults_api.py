@@ -9,10 +9,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from dicetable.application.accounts import Account
 from dicetable.application.integrity import CLEARERS
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
-from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
 
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, overload
 
+from dicetable.application.accounts import Account, Accounts, Kind
 from dicetable.application.integrity import (
     CHECKPOINTS,
     Faults,
@@ -70,6 +71,7 @@ from dicetable.application.service import (
     NotFound,
     Order,
 )
+from dicetable.application.wallets import Wallet
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
@@ -78,7 +80,6 @@ from dicetable.games import commands as gcmd
 from dicetable.games.events import BetPlaced, DiceRolled, Event
 from dicetable.games.fold import apply
 from dicetable.rules.model import RulePack
-from dicetable.server.accounts import Account, Accounts, Kind
 from dicetable.server.controls import console_can, controls_for
 from dicetable.server.controls import warm as warm_controls
 from dicetable.server.custody_floor import FloorCustody
@@ -98,6 +99,7 @@ from dicetable.store.base import TABLE, EventStore, Notice, kind_of, name_of
 from dicetable.store.chain import Head, decode_body, link_hash
 from dicetable.store.custody import KIND as CUSTODY
 from dicetable.store.durable import DurableTable
+from dicetable.store.player_money_stream import WALLET
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
@@ -175,7 +177,7 @@ class Floor(Application[FloorTable]):
                  bet_seconds: int = 20, custody: FloorCustody | None = None,
                  checkpoints: Path | None = None, max_queue: int = MAX_QUEUE,
                  verify_slice: int | None = None) -> None:
-        super().__init__(max_queue=max_queue, holders=self._custody_ledger)
+        super().__init__(max_queue=max_queue, holders=self._held_stream)
         self.store = store
         self.accounts = accounts
         self.clock: Clock = clock or SystemClock()
@@ -206,8 +208,11 @@ class Floor(Application[FloorTable]):
         self._subscription.close()
         super().close()
 
-    def _custody_ledger(self, stream: str) -> Holds | None:
-        """A custody step's ledger (``submit``'s other aggregates): the site's."""
+    def _held_stream(self, stream: str) -> Holds | None:
+        """``submit``'s other aggregates: a custody step's ledger (the site's), a player's
+        wallet (the cage's moves)."""
+        if kind_of(stream) == WALLET:
+            return Wallet(self.store, name_of(stream))
         return self.custody.site(name_of(stream)) if kind_of(stream) == CUSTODY else None
 
     # -- integrity ---------------------------------------------------------------------------

@@ -12,9 +12,9 @@ from pathlib import Path
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 
+from dicetable.application.accounts import Accounts
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput
-from dicetable.server.accounts import Accounts
 from dicetable.server.app import create_app
 from dicetable.server.connections import (
     BODY_TIMEOUT,

@@ -27,11 +27,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from dicetable.application.accounts import Account, Kind
+from dicetable.application.service import Acting
 from dicetable.application.wallets import (  # the cage's command line moves them too
-    append_at_version,
-    deposit,
+    deposited,
     give_back,
+    moved,
     take,
+    taken,
     wallet_state,
     wallet_summary,
 )
@@ -42,11 +45,11 @@ from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.games import events as ev
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
+from dicetable.store.versioned import append_at_version
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.player_money import ELECTRONIC, PlayerMoneyRules
 
@@ -494,8 +497,9 @@ def cage_router(account: Callable[[Request], Account], rules: PlayerMoneyRules |
         who = account(request)
         role = cashier(floor, who)
         player = holder(floor, name)
-        deposit(floor.store, player, body.amount, body.reason or "cage deposit",
-                floor.clock.now().isoformat(), actor=who.username, role=role)
+        moved(floor, player, Acting(who.username, role),
+              deposited(player, body.amount, body.reason or "cage deposit",
+                        floor.clock.now().isoformat()))
         return summary(floor, player)
 
     @api.post("/{name}/withdraw")
@@ -506,10 +510,11 @@ def cage_router(account: Callable[[Request], Account], rules: PlayerMoneyRules |
         who = account(request)
         role = cashier(floor, who)
         player = holder(floor, name)
-        take(floor.store, player, body.amount, floor.clock.now().isoformat(),
-             credits=ledger_of(floor).credits(player),
-             check=lambda balance: house.check_withdrawal(body.amount, wallet=balance),
-             reason=body.reason or "cage withdrawal", actor=who.username, role=role)
+        moved(floor, player, Acting(who.username, role),
+              taken(player, body.amount, floor.clock.now().isoformat(),
+                    credits=ledger_of(floor).credits(player),
+                    check=lambda balance: house.check_withdrawal(body.amount, wallet=balance),
+                    reason=body.reason or "cage withdrawal"))
         return summary(floor, player)
 
     return api

@@ -13,13 +13,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from dicetable.application.accounts import Account, Kind
 from dicetable.bank.rules import PRESETS, BankPack, load_bank_pack
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.ratings.fold import Rating, RatingsFold
 from dicetable.ratings.formula import GamingDay, IndustryFormula, site_day
 from dicetable.ratings.report import report
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor
 
 RATERS = frozenset({Role.FLOORPERSON, Role.PIT_BOSS, Role.ASSISTANT_SHIFT_MANAGER,

@@ -24,12 +24,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from dicetable.application.accounts import Account
 from dicetable.core.money import format_cents
 from dicetable.games.paytable import paytable_of
 from dicetable.odds.exact import pack_odds
 from dicetable.odds.layout import max_odds
 from dicetable.rules.model import RulePack, display_name, family_of
-from dicetable.server.accounts import Account
 from dicetable.server.floor import Floor
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
 

@@ -19,8 +19,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dicetable.application.accounts import SESSION_CACHE_SECONDS, Accounts
 from dicetable.core.errors import DicetableError
-from dicetable.server.accounts import SESSION_CACHE_SECONDS, Accounts
 from dicetable.server.floor import Groups
 
 log = logging.getLogger(__name__)

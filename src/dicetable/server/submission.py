@@ -15,9 +15,9 @@ from collections.abc import Callable
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 
+from dicetable.application.accounts import Account, Kind
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.odds.submission import Cover, submission_html
-from dicetable.server.accounts import Account, Kind
 from dicetable.server.floor import Floor
 
 _CACHE: dict[tuple[str, Cover], str] = {}

@@ -4,7 +4,7 @@ Everything that gives an account power is an event of its keyed chain: its kind 
 hash (``AccountCreated``), each session (``SessionOpened``/``SessionClosed``, by the token's
 SHA-256 digest, never the token), each checked-and-wrong password (``LoginFailed``), each lock
 and unlock. A row written into the database without the chain key is not a link of the chain,
-so it is never folded into a state that grants anything (``server.accounts`` verifies every
+so it is never folded into a state that grants anything (``application.accounts`` verifies every
 link it folds).
 
 A lock ends every session of the account: the fold closes them all.

@@ -30,16 +30,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dicetable.core import events as envelope
-from dicetable.core.errors import ProcedureViolation, StaleVersion
+from dicetable.core.errors import ProcedureViolation
 from dicetable.store.record_codec import roundtrips as roundtrips
 from dicetable.store.record_stream import RecordEvent
+from dicetable.store.versioned import retry_stale
 
 if TYPE_CHECKING:
     from dicetable.store.base import EventStore
 
 KIND = "serials"
-RETRIES = 50
-"""How many times a taker reads again after losing a race before it gives up."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,7 +118,8 @@ class SlipSerials:
         version read; the serial this request already holds, if it took one (a step retried
         after losing a race on the bank's own stream takes nothing twice)."""
         stream = f"{KIND}:{kind}"
-        for _ in range(RETRIES):
+
+        def attempt() -> int:  # another process took one meanwhile: read again
             state = self._read(kind)
             held = next((s for s, t, r in state.taken if (t, r) == (table, request)), None)
             if held is not None and serial in (None, held):
@@ -133,9 +133,7 @@ class SlipSerials:
                     citation=citation)
             event = SerialTaken(seq=state.seq + 1, at=at, actor=actor, slip_kind=kind,
                                 serial=number, table=table, request=request)
-            try:
-                self.store.append(stream, [event], expected=state.seq, request="")
-            except StaleVersion:
-                continue  # another process took one meanwhile: read again
+            self.store.append(stream, [event], expected=state.seq, request="")
             return number
-        raise StaleVersion(f"{stream} is changing too fast", rule="store.sequence")
+
+        return retry_stale(stream, attempt)

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dicetable.core import events as envelope
-from dicetable.core.errors import StaleVersion
 from dicetable.store.record_codec import roundtrips as roundtrips
 from dicetable.store.record_stream import RecordEvent
+from dicetable.store.versioned import retry_stale
 from dicetable.table.events import StaffAssigned, StaffChange
 
 if TYPE_CHECKING:
@@ -88,15 +88,13 @@ def record_staff(store: EventStore, table_id: str,
     """Register a table's committed staff changes (its ``StaffAssigned``/``StaffRelieved``)
     in ``staff:TABLE``."""
     stream = f"{KIND}:{table_id}"
-    for _ in range(50):  # another process registered a change meanwhile: after it, then
+
+    def attempt() -> None:  # another process registered a change meanwhile: after it, then
         head = store.head(stream).seq
         events = [(StaffRoleGranted if isinstance(e, StaffAssigned) else StaffRoleWithdrawn)(
             table_id=table_id, seq=head + 1 + i, actor=e.actor, at=e.at,
             person=e.person, staff_role=e.staff_role.value,
             table_seq=e.seq, by_role=e.role.value) for i, e in enumerate(changes)]
-        try:
-            store.append(stream, events, expected=head, request="")
-            return
-        except StaleVersion:
-            continue
-    raise StaleVersion(f"{stream} is changing too fast", rule="store.sequence")
+        store.append(stream, events, expected=head, request="")
+
+    retry_stale(stream, attempt)

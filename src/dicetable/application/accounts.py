@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -67,6 +67,7 @@ from dicetable.store import account_stream as acct
 from dicetable.store.base import EventStore, Notice
 from dicetable.store.chain import EMPTY, Head, decode_body, link_hash
 from dicetable.store.open import open_store
+from dicetable.store.versioned import retry_stale
 
 SESSION_CACHE_SECONDS = 5.0
 """How long a session read from the database is trusted without reading it again
@@ -504,18 +505,17 @@ class Accounts:
             raise NotAuthenticated("wrong username or password", rule="accounts.login")
         self._refuse_locked(username, state)
         right = self._check_password(state.password_hash, password)
-        for _ in range(50):  # another process's change to the account: decide again
+
+        def attempt() -> str:  # another process's change to the account: decide again
             state = self._state(username)
             assert state is not None
             self._refuse_locked(username, state)
-            try:
-                if right:
-                    return self._open_session(username, state)
+            if not right:
                 self._failed(username, state, client)
-            except StaleVersion:
-                continue
-        raise TooManyAttempts("the account is changing too fast; try again",
-                              rule="accounts.concurrency")
+            return self._open_session(username, state)
+
+        return retry_stale(f"{STREAM}:{username}", attempt,
+                           exhausted=_too_fast("the account is changing too fast; try again"))
 
     def _refuse_locked(self, username: str, state: acct.AccountState) -> None:
         if state.locked_until and datetime.fromisoformat(state.locked_until) > self._now():
@@ -523,7 +523,8 @@ class Accounts:
                                 f"logins until {state.locked_until}", rule="accounts.lockout",
                                 citation=self.lockout.cites)
 
-    def _failed(self, username: str, state: acct.AccountState, client: str | None) -> None:
+    def _failed(self, username: str, state: acct.AccountState, client: str | None
+                ) -> NoReturn:
         expired = state.locked_until is not None  # (not refused above: the lock is over)
         attempt = (0 if expired else state.failed) + 1
         events: list[acct.AccountEvent] = [
@@ -551,16 +552,16 @@ class Accounts:
     def open_session(self, username: str) -> str:
         """A session for ``username`` without a password check: for trusted set-up in this
         process (a benchmark's thousands of players), recorded like any other."""
-        for _ in range(50):
+
+        def attempt() -> str:
             state = self._state(username)
             if state is None:
                 raise InvalidInput(f"no account {username!r}", rule="accounts.username")
             self._refuse_locked(username, state)
-            try:
-                return self._open_session(username, state)
-            except StaleVersion:
-                continue
-        raise TooManyAttempts("the account is changing too fast", rule="accounts.concurrency")
+            return self._open_session(username, state)
+
+        return retry_stale(f"{STREAM}:{username}", attempt,
+                           exhausted=_too_fast("the account is changing too fast"))
 
     def session(self, token: str | None) -> Account:
         """The account behind a session token, or ``NotAuthenticated``. Valid only while its
@@ -613,16 +614,15 @@ class Accounts:
         digest = token_digest(token)
         self.sessions.forget_session(digest)
         username = token.rpartition(".")[2]
-        for _ in range(50):
+
+        def attempt() -> None:
             state = self._state(username) if _NAME.match(username) else None
             if state is None or digest not in state.sessions:
-                break
-            try:
-                self._append(username, state, self._event(acct.SessionClosed, username, state,
-                                                          session=digest))
-                break
-            except StaleVersion:
-                continue
+                return
+            self._append(username, state, self._event(acct.SessionClosed, username, state,
+                                                      session=digest))
+
+        retry_stale(f"{STREAM}:{username}", attempt, exhausted=_given_up)
         self.sessions.forget_session(digest)  # a lookup that raced the close keeps nothing
 
     def unlock(self, username: str, *, by: str, role: str, via: str = "api") -> None:
@@ -633,17 +633,15 @@ class Accounts:
             raise RoleNotPermitted(f"{by} may not unlock their own account",
                                    rule="duties.no_self",
                                    citation="spec/standards.md SEC-5 [industry-default]")
-        for _ in range(50):
+
+        def attempt() -> None:
             state = self._state(username) if _NAME.match(username) else None
             if state is None:
                 raise InvalidInput(f"no account {username!r}", rule="accounts.username")
-            try:
-                self._append(username, state, self._event(acct.AccountUnlocked, username,
-                                                          state, actor=by, by_role=role,
-                                                          via=via))
-                break
-            except StaleVersion:
-                continue
+            self._append(username, state, self._event(acct.AccountUnlocked, username, state,
+                                                      actor=by, by_role=role, via=via))
+
+        retry_stale(f"{STREAM}:{username}", attempt, exhausted=_given_up)
         self.sessions.forget_account(username)
 
     @contextmanager
@@ -652,6 +650,16 @@ class Accounts:
             yield self
         finally:
             self.close()
+
+
+def _too_fast(message: str) -> Callable[[], NoReturn]:
+    def exhausted() -> NoReturn:
+        raise TooManyAttempts(message, rule="accounts.concurrency")
+    return exhausted
+
+
+def _given_up() -> None:
+    """As before the loops were one: a close or unlock that lost every race ends quietly."""
 
 
 def _account(state: acct.AccountState) -> Account:
