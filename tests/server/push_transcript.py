@@ -22,9 +22,9 @@ import json
 import re
 from collections.abc import Callable
 
+from dicetable.application.accounts import Kind
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
-from dicetable.server.accounts import Kind
 from dicetable.server.floor import Chore, Given, Hub, Watcher
 from tests.server.pipeline_helpers import T, account, bet, small_floor
 

@@ -221,7 +221,7 @@ class EventStore(ABC):
 
     def legacy_tables(self) -> list[str]:
         """Tables of an older layout that hold rows outside the event log (accounts,
-        sessions, the old side streams): never trusted, never migrated (``server.accounts``
+        sessions, the old side streams): never trusted, never migrated (``application.accounts``
         refuses such a store)."""
         return []
 
