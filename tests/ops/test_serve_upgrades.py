@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 
 import httpx
@@ -28,18 +29,32 @@ def _migrations(db: Path, key: bytes) -> list[tuple[int, int]]:
 @pytest.mark.parametrize("name", sorted(STORES))
 def test_serve_upgrades_an_older_store_once_and_refuses_when_told_to(
         name: str, tmp_path: Path) -> None:
+    # The refusals are asked of the CLI in this process (the option decides, not the process
+    # boundary); the port is one held here, so a serve that failed to refuse could not serve.
+    # The environment variable is read when a process starts: that one is a process of its own.
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    held = str(holder.getsockname()[1])
+    try:
+        _upgrades_once_and_refuses_when_told_to(name, tmp_path, held)
+    finally:
+        holder.close()
+
+
+def _upgrades_once_and_refuses_when_told_to(name: str, tmp_path: Path, held: str) -> None:
     db, key = _copy(name, tmp_path)
     expected = json.loads((GOLDEN / f"store-{name}.db.expected.json").read_text())
     if key is None:  # an unkeyed store is re-linked under a key: none, none served
-        bare = cli_process("serve", "--db", str(db), "--port", "1")
-        assert bare.returncode == 2, bare.stdout
+        bare = cli("serve", "--db", str(db), "--port", held)
+        assert bare.exit_code == 2, bare.output
         assert "rule store.key" in bare.stderr
         assert version_of(db) == STORES[name]
         assert cli("keys", "init", f"{db}.key").exit_code == 0
         from dicetable.store.keys import read_key
         key = read_key(f"{db}.key")
-    refused = cli_process("serve", "--db", str(db), "--upgrade", "refuse", "--port", "1")
-    assert refused.returncode == 2, refused.stdout
+    refused = cli("serve", "--db", str(db), "--upgrade", "refuse", "--port", held)
+    assert refused.exit_code == 2, refused.output
     assert "rule store.version" in refused.stderr
     assert f"store version {STORES[name]}" in refused.stderr
     os.environ["DICETABLE_UPGRADE"] = "refuse"

@@ -24,12 +24,15 @@ from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
+from tests.profiles import thorough
 from tests.server.conftest import Client, Login
 from tests.server.processes import Server, start_serve
 from tests.server.test_api import refused
 
 T = "/api/tables/craps-pa-1"
-KILLS = 3
+KILLS = 3 if thorough() else 2
+"""SIGKILLs with commands in flight: each costs a server restart that verifies the whole
+floor; two in CI, three in the thorough run (``--slow``)."""
 IN_FLIGHT = 4
 
 

@@ -88,3 +88,20 @@ def step(table: Table, rng: random.Random) -> bool:
 def play(table: Table, rng: random.Random, steps: int) -> None:
     for _ in range(steps):
         step(table, rng)
+
+
+def copy_schema(url: str, template: str, schema: str) -> None:
+    """A copy of PostgreSQL schema ``template`` (every table: rows, keys, indexes) as a new
+    ``schema``, in one transaction: whole or absent."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        tables = [row[0] for row in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s "
+            "AND table_type = 'BASE TABLE'", (template,))]
+        for table in tables:
+            new, old = sql.Identifier(schema, table), sql.Identifier(template, table)
+            conn.execute(sql.SQL("CREATE TABLE {} (LIKE {} INCLUDING ALL)").format(new, old))
+            conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(new, old))

@@ -35,10 +35,13 @@ from dicetable.store.durable import DurableTable
 from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
 from dicetable.store.state_codec import encode_state
+from tests.profiles import thorough
 from tests.store.helpers import PLAYERS, electronic, step
 
 TABLES = ("crash-1", "crash-2")
-KILLS = 40
+KILLS = 40 if thorough() else 20
+"""SIGKILLs at random instants: 20 in CI (each followed by a check of the whole log, so the
+cost grows with the square), 40 in the thorough run (``--slow``)."""
 MOST_ACKS_BEFORE_KILL = 30
 HANG_S = 120.0
 """Only a guard against a child that hangs: never reached by a slow machine that works."""

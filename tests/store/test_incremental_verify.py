@@ -17,6 +17,8 @@ from tests.store.test_tamper import Raw, body_with
 
 raw = test_tamper.raw
 """The played log and raw access to its rows (the tamper tests' fixture)."""
+played = test_tamper.played
+"""The played log itself, written once per test process (``raw`` gives each test a copy)."""
 
 SLICE = 10
 

@@ -20,7 +20,8 @@ from dicetable.store.durable import DurableTable
 from dicetable.store.memory import MemoryStore
 from dicetable.store.replay import load_state
 from dicetable.store.sqlite import SqliteStore
-from tests.store.helpers import play, seat
+from tests.store.conftest import pg_url_or_skip
+from tests.store.helpers import copy_schema, play, seat
 
 Row = tuple[int, str, str, str, str]  # seq, kind, body, prev_hash, hash
 
@@ -114,9 +115,40 @@ class SqlRaw:
         return self._open()
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The played log (``_play``) on SQLite and on PostgreSQL, each written once per test
+    process; each test tampers with a copy of it (``raw``). Where: backend -> SQLite path or
+    PostgreSQL schema (built the first time a test asks)."""
+    made: dict[str, str] = {}
+    yield made
+    if "postgres" in made:
+        from dicetable.store.postgres import drop_schema
+        drop_schema(pg_url_or_skip(), made["postgres"])
+
+
+def _template(played: dict[str, str], backend: str, tmp_path_factory: pytest.TempPathFactory,
+              ) -> str:
+    if backend not in played:
+        if backend == "sqlite":
+            path = tmp_path_factory.mktemp("tamper") / "log.db"
+            with SqliteStore(path, synchronous="OFF") as s:  # durability is not under test
+                _play(s)
+            played[backend] = str(path)
+        else:
+            import uuid
+
+            from dicetable.store.postgres import PostgresStore
+            schema = f"dt_tamper_t_{uuid.uuid4().hex[:10]}"
+            with PostgresStore(pg_url_or_skip(), schema=schema) as ps:
+                _play(ps)
+            played[backend] = schema
+    return played[backend]
+
+
 @pytest.fixture
-def raw(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Raw]:
-    """A played table's log, and raw access to it."""
+def raw(backend: str, tmp_path: Path, request: pytest.FixtureRequest,
+        played: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Raw]:
     if backend == "memory":
         mem = MemoryStore()
         _play(mem)
@@ -124,8 +156,10 @@ def raw(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterato
         return
     if backend == "sqlite":
         path = tmp_path / "log.db"
-        with SqliteStore(path, synchronous="OFF") as s:  # durability is not under test here
-            _play(s)
+        template = sqlite3.connect(_template(played, backend, tmp_path_factory))
+        with sqlite3.connect(path) as copy:
+            template.backup(copy)
+        template.close()
         conn = sqlite3.connect(path, isolation_level=None)
 
         def sx(q: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -147,8 +181,7 @@ def raw(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterato
     from dicetable.store.postgres import PostgresStore, drop_schema
     url = request.getfixturevalue("pg_url")
     schema = f"dt_tamper_{uuid.uuid4().hex[:10]}"
-    with PostgresStore(url, schema=schema) as ps:
-        _play(ps)
+    copy_schema(url, _template(played, backend, tmp_path_factory), schema)
     pconn = psycopg.connect(url, autocommit=True)
 
     def px(q: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
