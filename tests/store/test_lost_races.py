@@ -99,6 +99,15 @@ def test_an_account_logs_in_out_and_is_unlocked_after_lost_races() -> None:
     store.race("account", RETRIES)
     with pytest.raises(TooManyAttempts, match="changing too fast"):
         accounts.login("al", "password1")
+    # A close or an unlock that lost every race is refused, never reported done.
+    token = accounts.login("al", "password1")
+    store.race("account", RETRIES)
+    with pytest.raises(TooManyAttempts, match="log out again"):
+        accounts.logout(token)
+    assert accounts.session(token).username == "al"  # still open, and its holder knows it
+    store.race("account", RETRIES)
+    with pytest.raises(TooManyAttempts, match="unlock again"):
+        accounts.unlock("al", by="pat", role="pit-boss", via="cli")
     store.race("account", 1)
     accounts.unlock("al", by="pat", role="pit-boss", via="cli")
     assert store.lost == 1

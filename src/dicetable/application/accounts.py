@@ -622,7 +622,10 @@ class Accounts:
             self._append(username, state, self._event(acct.SessionClosed, username, state,
                                                       session=digest))
 
-        retry_stale(f"{STREAM}:{username}", attempt, exhausted=_given_up)
+        # A close that lost every race is refused, not reported done: the session would stay
+        # open while its holder believes it closed.
+        retry_stale(f"{STREAM}:{username}", attempt,
+                    exhausted=_too_fast("the account is changing too fast; log out again"))
         self.sessions.forget_session(digest)  # a lookup that raced the close keeps nothing
 
     def unlock(self, username: str, *, by: str, role: str, via: str = "api") -> None:
@@ -641,7 +644,8 @@ class Accounts:
             self._append(username, state, self._event(acct.AccountUnlocked, username, state,
                                                       actor=by, by_role=role, via=via))
 
-        retry_stale(f"{STREAM}:{username}", attempt, exhausted=_given_up)
+        retry_stale(f"{STREAM}:{username}", attempt,
+                    exhausted=_too_fast("the account is changing too fast; unlock again"))
         self.sessions.forget_account(username)
 
     @contextmanager
@@ -656,10 +660,6 @@ def _too_fast(message: str) -> Callable[[], NoReturn]:
     def exhausted() -> NoReturn:
         raise TooManyAttempts(message, rule="accounts.concurrency")
     return exhausted
-
-
-def _given_up() -> None:
-    """As before the loops were one: a close or unlock that lost every race ends quietly."""
 
 
 def _account(state: acct.AccountState) -> Account:
