@@ -348,3 +348,72 @@ def test_the_wallet_command_line_takes_its_moves_through_submit(
     assert all(isinstance(o, service.Step) and o.caller == Acting("cass",
                                                                   Role.CHIP_BANK_CASHIER)
                for _, o in orders)
+
+
+def test_a_players_buy_in_and_cash_out_at_the_electronic_table_go_through_submit(
+        demo_db: Path, tmp_path: Path, orders: list[tuple[str, object]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the electronic table, over HTTP: a buy-in's wallet side is a ``Step`` on
+    ``wallet:alice`` (the table's own ``system`` caller) before the table's sale; a buy-in the
+    wallet refuses reaches neither the table nor the log; one the table refuses after the
+    wallet paid comes back whole by a second ``Step``; a cash-out (an amount, all) is the
+    table's alone: the wallet reads its ``ChipsCashedOut`` and its stream gains nothing.
+    Wallet + table balance never moves."""
+    from fastapi.testclient import TestClient
+
+    import dicetable.server.player_money as pm
+    from dicetable.application.wallets import TABLES
+    from dicetable.server.app import create_app
+    from dicetable.server.main import build_floor
+    from tests.demo_floor import CHEAP_HASHER
+    from tests.server.conftest import Client, close_floor, copy_floor_db
+
+    table = "craps-pa-e1"
+    money = f"/api/tables/{table}/money"
+    floor, _ = build_floor(copy_floor_db(demo_db, tmp_path), hasher=CHEAP_HASHER)
+    seen: list[tuple[list[tuple[str, str]], list[str]]] = []  # each move: its orders, its events
+    try:
+        with TestClient(create_app(floor, electronic_loop=False)) as http:
+            alice = Client(http, "alice")
+            start = alice.get(money).json()
+            total = start["wallet"] + start["balance"]
+
+            def move(path: str, body: object, status: int = 200) -> dict[str, object]:
+                del orders[:]
+                before = len(list(floor.store.events("wallet:alice")))
+                reply = alice.post(f"{money}/{path}", body)
+                assert reply.status_code == status, reply.text
+                kinds = [e.kind for e in floor.store.events("wallet:alice")][before:]
+                seen.append(([(s, type(o).__name__) for s, o in orders], kinds))
+                assert all(o.caller == TABLES for s, o in orders if isinstance(o, service.Step))
+                after = alice.get(money).json()
+                assert after["wallet"] + after["balance"] == total
+                assert after["in_transit"] == 0
+                answered: dict[str, object] = reply.json()
+                return answered
+
+            assert move("buy-in", {"amount": 250_00})["balance"] == start["balance"] + 250_00
+            assert move("buy-in", {"amount": 1_000_00}, 422)["rule"] == "wallet.balance"
+            move("cash-out", {"amount": 100_00})
+            assert move("cash-out", {})["balance"] == 0  # all of it
+
+            real = pm.give
+
+            def refused_by_the_table(name: str, actor: str, role: Role, **fields: object
+                                     ) -> object:
+                if name == "buy-chips":  # the sale is refused, decided after the wallet paid
+                    fields["amount"] = 0
+                return real(name, actor, role, **fields)
+
+            monkeypatch.setattr(pm, "give", refused_by_the_table)
+            move("buy-in", {"amount": 50_00}, 422)
+    finally:
+        close_floor(floor)
+    wallet, chore = ("wallet:alice", "Step"), (table, "Chore")
+    assert seen == [
+        ([wallet, chore], ["WalletToTable"]),
+        ([wallet], []),  # refused on the balance read at the wallet's version
+        ([chore], []),
+        ([chore], []),
+        ([wallet, chore, wallet], ["WalletToTable", "WalletReturned"]),
+    ]

@@ -1,7 +1,8 @@
 """A wallet cannot be overdrawn by two writers at once (NJAC 13:69E-1.37A, spec/standards.md
 SEC-4: no overdraft, no simultaneous transactions on one account): money leaves a wallet only
 by an event appended at the stream version its balance was read at, and a writer that finds
-the stream moved on reads the balance again and decides again.
+the stream moved on reads the balance again and decides again. Each move is a wallet ``Step``
+through ``Application.submit`` (``wallets.moved``), as the routes give it.
 
 Raced on every backend by two store handles (two connections, as two server processes have),
 and by two real processes on one SQLite file and on one PostgreSQL schema.
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dicetable.application.wallets import deposit, take, wallet_state
+from dicetable.application.wallets import TABLES, deposit, moved, on_store, taken, wallet_state
 from dicetable.core.errors import InvalidInput
 from dicetable.store.base import EventStore
 from dicetable.store.open import open_store
@@ -48,7 +49,8 @@ def test_two_writers_deciding_on_one_balance_cannot_both_spend_it(
                 both_read.wait()
             inner(balance)  # type: ignore[operator]
         try:
-            take(store, "al", 80_00, AT, credits=0, check=check, table="e1", transfer=name)
+            moved(on_store(store), "al", TABLES,
+                  taken("al", 80_00, AT, credits=0, check=check, table="e1", transfer=name))
             outcome[name] = "taken"
         except InvalidInput as refused:
             outcome[name] = refused.rule
@@ -68,20 +70,21 @@ def test_two_writers_deciding_on_one_balance_cannot_both_spend_it(
 
 def _spend_dollars(location: str, schema: str, start: object, out: object) -> None:
     store = open_store(location, schema=schema)
-    taken = refused = 0
+    spent = refused = 0
     start.wait()  # type: ignore[attr-defined]
     try:
         while True:
             try:
-                take(store, "al", 1_00, AT, credits=0, check=_enough(1_00, []),  # type: ignore[arg-type]
-                     reason="cage")
-                taken += 1
+                moved(on_store(store), "al", TABLES, taken(
+                    "al", 1_00, AT, credits=0, check=_enough(1_00, []),  # type: ignore[arg-type]
+                    reason="cage"))
+                spent += 1
             except InvalidInput:
                 refused += 1
                 break
     finally:
         store.close()
-    out.put((taken, refused))  # type: ignore[attr-defined]
+    out.put((spent, refused))  # type: ignore[attr-defined]
 
 
 def _race_processes(location: str, schema: str) -> None:

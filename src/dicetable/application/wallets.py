@@ -1,9 +1,10 @@
 """A player's wallet on the store: its own stream ``wallet:ACCOUNT`` (deposits, withdrawals,
 buy-ins) and what the electronic tables cashed out to it. Money leaves a wallet only at the
 version its balance was read at (``Wallet``, ``store.versioned``): two processes on one store
-cannot overdraw one wallet. The cage's moves (``deposited``, ``taken``) are ``Step`` orders on
-the wallet's stream, through ``Application.submit`` (``moved``), from the cage's routes
-(``server.player_money``) and ``dicetable wallet`` alike.
+cannot overdraw one wallet. Every move (``deposited``, ``taken``, ``returned``) is a ``Step``
+order on the wallet's stream, through ``Application.submit`` (``moved``): the cage's routes and
+an electronic table's buy-ins (``server.player_money``), ``dicetable wallet``, the demo floor.
+A cash-out adds nothing here: it is the table's ``ChipsCashedOut``, read as a credit.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from dicetable.application.service import Acting, Application, Step
+from dicetable.application.service import Acting, Application, Local, Step
 from dicetable.core.errors import InvalidInput
 from dicetable.core.events import Event
 from dicetable.core.roles import Role
 from dicetable.games import events as ev
 from dicetable.store import player_money_stream as pms
 from dicetable.store import versioned
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, kind_of, name_of
 from dicetable.table.player_money import ELECTRONIC
 
 T = TypeVar("T")
@@ -34,6 +35,10 @@ def wallet_state(store: EventStore, account: str) -> pms.WalletState:
 def wallet_stream(account: str) -> str:
     return f"{pms.WALLET}:{account}"
 
+
+TABLES = Acting("system", Role.SYSTEM)
+"""The caller of an electronic table's wallet moves (a player's buy-in and its return): the
+wallet events' own ``system`` envelope, as the table's sale is by its ``system`` role."""
 
 Move = Callable[[pms.WalletState, tuple[str, Role]], Event]
 """A wallet move as a ``service.Step``: given the wallet's state at the version read and its
@@ -88,20 +93,28 @@ def taken(account: str, amount: int, at: str, *, credits: int, check: Callable[[
 
 
 def moved(app: Application[Any], account: str, caller: Acting, move: Move) -> Event:
-    """A wallet move through the application's one way in (the cage's routes, ``dicetable
-    wallet``): a ``Step`` on ``wallet:ACCOUNT`` in the caller's own name and role; a refusal
-    is raised with its rule, and nothing is appended."""
+    """A wallet move through the application's one way in (the cage's routes, an electronic
+    table's buy-in and its return, ``dicetable wallet``): a ``Step`` on ``wallet:ACCOUNT`` in
+    the caller's own name and role; a refusal is raised with its rule, and nothing is
+    appended."""
     answer = app.submit(wallet_stream(account), Step(caller, move))
     assert answer is not None
     event: Event = answer.result()
     return event
 
 
+def on_store(store: EventStore) -> Application[Any]:
+    """An application holding the wallets of ``store`` and nothing else (``dicetable
+    wallet``, tests); a server's floor holds them itself."""
+    return Local(holders=lambda stream: Wallet(store, name_of(stream))
+                 if kind_of(stream) == pms.WALLET else None)
+
+
 def deposit(store: EventStore, account: str, amount: int, reason: str, at: str, *,
             actor: str = "system", role: Role = Role.SYSTEM) -> None:
-    """``deposited`` appended directly (the demo floor's set-up, tests)."""
-    move = deposited(account, amount, reason, at)
-    Wallet(store, account).run(lambda state: move(state, (actor, role)))
+    """``deposited`` on ``store`` through ``on_store``'s way in (the demo floor's set-up,
+    tests)."""
+    moved(on_store(store), account, Acting(actor, role), deposited(account, amount, reason, at))
 
 
 def table_credits(store: EventStore, account: str) -> int:
@@ -136,18 +149,14 @@ def wallet_summary(store: EventStore, account: str, credits: int,
     return out
 
 
-def take(store: EventStore, account: str, amount: int, at: str, *, credits: int,
-         check: Callable[[int], None], table: str = "", transfer: str = "",
-         reason: str = "", actor: str = "system", role: Role = Role.SYSTEM) -> None:
-    """``taken`` appended directly (a buy-in, the demo floor's set-up)."""
-    move = taken(account, amount, at, credits=credits, check=check, table=table,
-                 transfer=transfer, reason=reason)
-    Wallet(store, account).run(lambda state: move(state, (actor, role)))
+def returned(account: str, amount: int, table: str, transfer: str, reason: str,
+             at: str) -> Move:
+    """A buy-in the table refused (``transfer``, moved by ``taken``): its money back in the
+    wallet, whole."""
 
+    def decide(state: pms.WalletState, who: tuple[str, Role]) -> Event:
+        return pms.WalletReturned(seq=state.seq + 1, at=at, account=account, amount=amount,
+                                  table=table, transfer=transfer, reason=reason[:200],
+                                  actor=who[0], role=who[1])
 
-def give_back(store: EventStore, account: str, amount: int, table: str, transfer: str,
-              reason: str, at: str) -> None:
-    """A buy-in the table refused: its money back in the wallet."""
-    Wallet(store, account).run(lambda st: pms.WalletReturned(seq=st.seq + 1, at=at, account=account,
-                                                    amount=amount, table=table, transfer=transfer,
-                                                    reason=reason[:200]))
+    return decide

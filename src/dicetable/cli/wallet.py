@@ -13,11 +13,11 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from dicetable.application.service import Acting, Local
+from dicetable.application.service import Acting
 from dicetable.application.wallets import (
-    Wallet,
     deposited,
     moved,
+    on_store,
     table_credits,
     taken,
     wallet_summary,
@@ -29,7 +29,7 @@ from dicetable.core.clock import SystemClock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents, parse_money
 from dicetable.store import account_stream
-from dicetable.store.base import EventStore, name_of
+from dicetable.store.base import EventStore
 from dicetable.table.player_money import PlayerMoneyRules
 
 app = typer.Typer(**SUBCOMMAND_STYLE,
@@ -76,8 +76,7 @@ def _move(db: str, schema: str, key_file: Path | None, who: str, name: str, amou
                           check=lambda balance: house.check_withdrawal(cents, wallet=balance),
                           reason=reason or "cage withdrawal") if taking
                     else deposited(player, cents, reason or "cage deposit", at))
-            cage = Local(holders=lambda stream: Wallet(store, name_of(stream)))
-            moved(cage, player, Acting(actor, role), move)
+            moved(on_store(store), player, Acting(actor, role), move)
         except DicetableError as e:
             err.print(f"[red]refused: {escape(str(e))}[/red]")
             raise typer.Exit(1) from None

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from dicetable.application.accounts import Kind
-from dicetable.application.wallets import deposit, take
+from dicetable.application.wallets import TABLES, deposit, moved, taken
 from dicetable.bank.catalogue import format_chips
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
@@ -218,9 +218,10 @@ def create_demo_floor(floor: Floor, progress: Callable[[str], None] | None = Non
                                         seat=seat))
             seller = ("dee", Role.DEALER) if demo.mode == "live" else ("table", Role.SYSTEM)
             if demo.mode == "electronic":  # the buy-in leaves the wallet first, as a player's
-                take(floor.store, player, BUY_IN, floor.clock.now().isoformat(), credits=0,
-                     check=lambda balance: None, table=demo.table,
-                     transfer=f"demo-{demo.table}-{player}")
+                moved(floor, player, TABLES, taken(
+                    player, BUY_IN, floor.clock.now().isoformat(), credits=0,
+                    check=lambda balance: None, table=demo.table,
+                    transfer=f"demo-{demo.table}-{player}"))
             commands.append(g.BuyChips(actor=seller[0], role=seller[1], player=player,
                                        amount=BUY_IN))
         if demo.game_is_props:

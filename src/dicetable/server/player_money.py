@@ -8,10 +8,12 @@ read when the command is decided: nobody types it).
 
 Every move is a table command (``buy-chips``/``cash-out``, by the electronic table's own
 ``system`` role or by the dealer), so the table's log holds it. Money leaving a wallet is
-first an event of the wallet's own stream, appended only at the version its balance was read
-at (``take``): two server processes on one store cannot overdraw one wallet. A buy-in the
-table then refuses comes back whole (``WalletReturned``); one whose process stopped between
-the two appends stays "in transit" (shown, never spendable twice).
+first an event of the wallet's own stream, a ``Step`` through ``Application.submit``
+(``wallets.moved``) appended only at the version its balance was read at: two server
+processes on one store cannot overdraw one wallet. A buy-in the table then refuses comes back
+whole (``WalletReturned``, the same way in); one whose process stopped between the two
+appends stays "in transit" (shown, never spendable twice). A cash-out is the table's
+``ChipsCashedOut`` alone: the wallet reads it as a credit (``Ledger``).
 """
 
 from __future__ import annotations
@@ -30,10 +32,10 @@ from pydantic import BaseModel, Field
 from dicetable.application.accounts import Account, Kind
 from dicetable.application.service import Acting
 from dicetable.application.wallets import (  # the cage's command line moves them too
+    TABLES,
     deposited,
-    give_back,
     moved,
-    take,
+    returned,
     taken,
     wallet_state,
     wallet_summary,
@@ -81,7 +83,7 @@ class Ledger:
 
     def account_lock(self, account: str) -> asyncio.Lock:
         """Moves of one account in this process wait for each other (fewer re-decisions);
-        across processes the wallet stream's version decides (``take``)."""
+        across processes the wallet stream's version decides (``wallets.Wallet``)."""
         return self._account_locks.setdefault(account, asyncio.Lock())
 
     def _follow(self) -> None:
@@ -251,17 +253,17 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         transfer, at = uuid.uuid4().hex, floor.clock.now().isoformat()
         async with ledger.account_lock(who.username):
             credits = await asyncio.to_thread(ledger.credits, who.username)
-            await asyncio.to_thread(
-                take, floor.store, who.username, body.amount, at, credits=credits,
+            await asyncio.to_thread(moved, floor, who.username, TABLES, taken(
+                who.username, body.amount, at, credits=credits,
                 check=lambda balance: house.check_buy_in(mode, body.amount, wallet=balance),
-                table=table_id, transfer=transfer)
+                table=table_id, transfer=transfer))
             try:
                 await run(floor, table_id, Chore(lambda: give(
                     "buy-chips", SYSTEM_SELLER, Role.SYSTEM, player=who.username,
                     amount=body.amount)))
             except DicetableError as refused:  # decided and refused: nothing on the table
-                await asyncio.to_thread(give_back, floor.store, who.username, body.amount,
-                                        table_id, transfer, str(refused), at)
+                await asyncio.to_thread(moved, floor, who.username, TABLES, returned(
+                    who.username, body.amount, table_id, transfer, str(refused), at))
                 raise
         return money_view(floor, table_id, who)
 
@@ -451,7 +453,7 @@ def cage_router(account: Callable[[Request], Account], rules: PlayerMoneyRules |
                 ) -> APIRouter:
     """The cage's wallet routes: show, deposit and withdraw, for the cage's role
     (``wallet.cage``); a withdrawal is decided on the balance at the wallet's version, as a
-    buy-in is (``take``)."""
+    buy-in is (``wallets.taken``)."""
     api = APIRouter(prefix="/api/cage/wallets", tags=["cage"])
     house = rules or PlayerMoneyRules()
 
