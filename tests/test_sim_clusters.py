@@ -87,7 +87,7 @@ def test_cli_simulate_on_a_dask_scheduler(dask_cluster: Any, tmp_path: Any) -> N
     assert there.exit_code == 0, there.output
     import json
 
-    a, b = json.loads(here.output), json.loads(there.output)
+    a, b = json.loads(here.stdout), json.loads(there.stdout)
     assert a["total_net_cents"] == b["total_net_cents"]
     assert a["wagers"] == b["wagers"]
     assert b["engine"] == "dask"
@@ -140,7 +140,7 @@ def test_cli_simulate_on_ray_and_misplaced_addresses(ray_local: Any, tmp_path: A
     there = CliRunner().invoke(app, [*args, "--engine", "ray"])
     assert here.exit_code == 0, here.output
     assert there.exit_code == 0, there.output
-    assert json.loads(here.output)["wagers"] == json.loads(there.output)["wagers"]
+    assert json.loads(here.stdout)["wagers"] == json.loads(there.stdout)["wagers"]
     wrong = CliRunner().invoke(app, [*args, "--engine", "ray", "--scheduler", "tcp://x:1"])
     assert wrong.exit_code == 2
     assert "--scheduler" in wrong.output
