@@ -18,6 +18,7 @@ from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from tests.demo_floor import CHEAP_HASHER, copy_demo_db
 from tests.store.conftest import pg_url_or_skip
+from tests.store.helpers import copy_schema
 
 
 class Client:
@@ -105,15 +106,7 @@ def postgres_floor(postgres_demo: tuple[str, str]) -> Iterator[tuple[str, str]]:
     """A copy of the demo floor in a fresh PostgreSQL schema, dropped afterwards."""
     url, template = postgres_demo
     schema = f"mp_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(url) as conn:  # one transaction: the copy is whole or absent
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-        tables = [row[0] for row in conn.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s "
-            "AND table_type = 'BASE TABLE'", (template,))]
-        for table in tables:
-            new, old = sql.Identifier(schema, table), sql.Identifier(template, table)
-            conn.execute(sql.SQL("CREATE TABLE {} (LIKE {} INCLUDING ALL)").format(new, old))
-            conn.execute(sql.SQL("INSERT INTO {} SELECT * FROM {}").format(new, old))
+    copy_schema(url, template, schema)  # one transaction: whole or absent
     yield url, schema
     _drop_schema(url, schema)
 
