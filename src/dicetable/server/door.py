@@ -132,6 +132,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -535,19 +536,18 @@ Then = Callable[[Send], Awaitable[None]]
 """Run the request (its body already read) answering through the ``Send`` given."""
 
 
+@dataclass(eq=False, kw_only=True)
 class Keeper:
     """Exactly-once commands, asked by ``server.door`` for a request that carries the header,
     with its body already read (bounded) and its headers parsed once."""
 
-    def __init__(self, *, answers: Answers, who: Who, applied: Applied, recover: Recover,
-                 cookie: str, now: Callable[[], str]) -> None:
-        self.answers = answers
-        self.who = who
-        self.applied = applied
-        self.recover = recover
-        self.cookie = cookie
-        self.now = now
-        self._running: dict[str, asyncio.Lock] = {}
+    answers: Answers
+    who: Who
+    applied: Applied
+    recover: Recover
+    cookie: str
+    now: Callable[[], str]
+    _running: dict[str, asyncio.Lock] = field(default_factory=dict, init=False)
 
     @staticmethod
     def applies(scope: Scope) -> bool:
@@ -799,15 +799,17 @@ def _json(kind: bytes) -> bool:
                                              and media.endswith(b"+json"))
 
 
+@dataclass(eq=False, kw_only=True)
 class BetRoute:
-    def __init__(self, *, prefix: str, suffix: str, model: type[BaseModel], act: Act,
-                 accounts: Accounts, cookie: str) -> None:
-        self.prefix = prefix
-        self.suffix = suffix
-        self.model = model
-        self.act = act
-        self.accounts = accounts
-        self.cookie = cookie
+    """The bet route's own pieces, as the door uses them: its path (``{prefix}TABLE{suffix}``),
+    request model and ``act``; the accounts and the session cookie that name the caller."""
+
+    prefix: str
+    suffix: str
+    model: type[BaseModel]
+    act: Act
+    accounts: Accounts
+    cookie: str
 
     def table(self, path: str) -> str | None:
         """The table of a path ``{prefix}TABLE{suffix}`` (one segment), else None."""
@@ -851,27 +853,25 @@ _DECIDED_BY = DECIDED_BY.encode()
 _JSON = (b"content-type", b"application/json")
 
 
+@dataclass(eq=False)
 class Door:
     """The one layer in front of the framework (``app``): see the module's text."""
 
-    def __init__(self, app: ASGIApp, *, gate: LoadGate, split: Split, cookie: str,
-                 allowed_origins: frozenset[str] = frozenset(),
-                 proxies: Proxies | None = None, keeper: Keeper,
-                 bet: BetRoute | None, refusal: Refusal, limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.gate = gate
-        self.split = split
-        self.cookie = cookie
-        self.allowed = allowed_origins
-        self.proxies = proxies
-        self.keeper = keeper
-        self.bet = bet
-        self.refusal = refusal
-        self.limit = limit
-        self.forwarder = Forwarder()
-        self.taken = 0
-        self.passed = 0
-        """Bets answered here, and handed to the framework's route (tests count them)."""
+    app: ASGIApp
+    _: KW_ONLY
+    gate: LoadGate
+    split: Split
+    cookie: str
+    keeper: Keeper
+    bet: BetRoute | None
+    refusal: Refusal
+    allowed_origins: frozenset[str] = frozenset()
+    proxies: Proxies | None = None
+    limit: int = MAX_BODY
+    forwarder: Forwarder = field(default_factory=Forwarder, init=False)
+    taken: int = field(default=0, init=False)
+    passed: int = field(default=0, init=False)
+    """Bets answered here, and handed to the framework's route (tests count them)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -881,7 +881,7 @@ class Door:
             headers = dict(scope["headers"])
             if self.proxies is not None:
                 self.proxies.apply(scope, headers)
-            if origin_refused(scope, headers, self.cookie, self.allowed):
+            if origin_refused(scope, headers, self.cookie, self.allowed_origins):
                 await receive()  # websocket.connect
                 await send({"type": "websocket.close", "code": 4403,
                             "reason": "cross-origin upgrade refused"})
@@ -976,7 +976,7 @@ class Door:
                         return
             send = _decided_here(send)
         WANT_VIEW.set(b"return=representation" in headers.get(b"prefer", b""))
-        if method not in SAFE and origin_refused(scope, headers, self.cookie, self.allowed):
+        if method not in SAFE and origin_refused(scope, headers, self.cookie, self.allowed_origins):
             await _answer(send, 403, ORIGIN_REFUSED)
             return
         if b"idempotency-key" in headers and self.keeper.applies(scope):
