@@ -657,11 +657,6 @@ def _recover_remove(log: Sequence[ev.CustodyEvent], i: int) -> dict[str, Any]:
     return out
 
 
-def _cancel(v: dict[str, Any], ctx: Context) -> dict[str, Any]:
-    return {"dice": v["dice"], "method": v["method"], "hole_in": v.get("hole_in"),
-            "approval": v.get("approval", "")}
-
-
 def _transport(v: dict[str, Any], ctx: Context) -> dict[str, Any]:
     def party(p: Mapping[str, Any] | None) -> tr.Party:
         return tr.Party(p["name"], p["address"], p["phone"]) if p else tr.Party("", "", "")
@@ -873,10 +868,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.CancelDice, "cancel", "cancellation.roles",
           "Destroy dice in the cancellation room, under surveillance (--with NAME:"
           "surveillance); the hole is written as the regulation writes it (1/4) or as a "
-          "decimal (0.25)", witnesses=True, build=_cancel, records=ev.DiceCancelled,
+          "decimal (0.25)", witnesses=True, records=ev.DiceCancelled,
           recover=_carried(st.NamedDice, st.Cancellation),
-          format=lambda x: {"dice": list(x.dice), "method": x.method,
-                            "hole_in": x.hole_in, "approval": x.approval},
           fields=(_DICE,
                   Field("method", Kind.CHOICE, choices=CancelMethod, max_length=16,
                         required=True, help="drill, shred or approved"),
@@ -938,9 +931,6 @@ ENTRIES: tuple[Entry, ...] = (
           "custody history", cli="", route=False, records=ev.FairnessAlertRaised,
           recover=lambda log, i: {"serial": log[i].serials[0]} | carried(
               log[i], st.FairnessFinding),
-          build=lambda v, x: v, format=lambda x: {
-              "serial": x.serial, "test": x.test, "detail": x.detail,
-              "statistic": x.statistic, "threshold": x.threshold, "rolls": str(x.rolls)},
           fields=(Field("serial", Kind.TEXT, max_length=SERIAL_LENGTH, required=True,
                         positional=True),
                   Field("test", Kind.TEXT, max_length=64, required=True),
