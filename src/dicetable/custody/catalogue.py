@@ -33,6 +33,7 @@ from dicetable.core.errors import DicetableError, InvalidInput, one_named
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody import events as ev
+from dicetable.custody import steps as st
 from dicetable.custody import transport as tr
 from dicetable.custody.model import (
     Box,
@@ -49,6 +50,7 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
+from dicetable.custody.steps import carried
 
 MAX_DICE = 5000
 """The most dice one step may name, ranges expanded (a shipment is a few hundred)."""
@@ -655,11 +657,6 @@ def _recover_remove(log: Sequence[ev.CustodyEvent], i: int) -> dict[str, Any]:
     return out
 
 
-def _cancel(v: dict[str, Any], ctx: Context) -> dict[str, Any]:
-    return {"dice": v["dice"], "method": v["method"], "hole_in": v.get("hole_in"),
-            "approval": v.get("approval", "")}
-
-
 def _transport(v: dict[str, Any], ctx: Context) -> dict[str, Any]:
     def party(p: Mapping[str, Any] | None) -> tr.Party:
         return tr.Party(p["name"], p["address"], p["phone"]) if p else tr.Party("", "", "")
@@ -694,17 +691,13 @@ def _format_transport(x: tr.FileTransportNotice) -> dict[str, Any]:
             "delivery_at": x.delivery_at, "notified_at": x.notified_at}
 
 
-def _fields_of(cls: type[Any], *names: str) -> Recover:
-    """Recover a command whose fields its first event carries under the same names."""
+def _carried(*groups: type[Any], **renamed: str) -> Recover:
+    """Recover a command from its first event: the field groups the two share
+    (``dicetable.custody.steps``), and each other field the command takes from the event
+    (the command's name = the event's)."""
     def recover(log: Sequence[ev.CustodyEvent], i: int) -> dict[str, Any]:
-        return {n: getattr(log[i], n) for n in names}
-
-    return recover
-
-
-def _mapped(**names: str) -> Recover:
-    def recover(log: Sequence[ev.CustodyEvent], i: int) -> dict[str, Any]:
-        return {mine: getattr(log[i], theirs) for mine, theirs in names.items()}
+        return carried(log[i], *groups) | {mine: getattr(log[i], theirs)
+                                           for mine, theirs in renamed.items()}
 
     return recover
 
@@ -740,9 +733,9 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.DrawKey, "key-draw", "storage.keys",
           "Draw one of the two storage keys (only security, or table games at assistant "
           "shift manager or above)", fields=(_KEY,), cli="key draw", records=ev.KeyDrawn,
-          recover=_fields_of(ev.KeyDrawn, "key")),
+          recover=_carried(st.KeyUse)),
     Entry(c.ReturnKey, "key-return", "storage.keys", "Return a storage key", fields=(_KEY,),
-          cli="key return", records=ev.KeyReturned, recover=_fields_of(ev.KeyReturned, "key")),
+          cli="key return", records=ev.KeyReturned, recover=_carried(st.KeyUse)),
     Entry(c.ReceiveShipment, "receive", "receipt.roles",
           "Receive a shipment: two people, every box's seal checked, failed boxes opened and "
           "inspected (exits 1 when an opened box holds non-conforming or tampered dice)",
@@ -781,11 +774,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.StoreDice, "store", "storage.keys",
           "Put received dice in the locked storage area (both key holders present)",
           witnesses=True, fields=(_DICE, _AREA), records=ev.DiceStored,
-          recover=_fields_of(ev.DiceStored, "dice", "area")),
+          recover=_carried(st.NamedDice, st.Stored)),
     Entry(c.IssueForGamingDay, "issue-day", "issue.day_roles",
           "Take the gaming day's dice out of storage (shift manager, security present)",
           witnesses=True, records=ev.DiceIssuedForGamingDay,
-          recover=_fields_of(ev.DiceIssuedForGamingDay, "dice", "gaming_day"),
+          recover=_carried(st.NamedDice, st.GamingDay),
           build=lambda v, x: {"dice": v["dice"],
                               "gaming_day": v.get("gaming_day") or x.today() or ""},
           fields=(_DICE, Field("gaming_day", Kind.TEXT, max_length=10, script="day",
@@ -793,7 +786,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.ReturnToStorage, "return-storage", "issue.day_roles",
           "Put issued dice that never reached a table back in storage", witnesses=True,
           fields=(_DICE, _AREA), records=ev.DiceReturnedToStorage,
-          recover=_fields_of(ev.DiceReturnedToStorage, "dice", "area")),
+          recover=_carried(st.NamedDice, st.Stored)),
     Entry(c.InspectDice, "inspect", "inspection.roles",
           "Inspect dice before play: three measured sides (0.750, 3/4) and the yes/no "
           "checks (exits 1 when a die fails inspection; it is recorded, and quarantined)",
@@ -818,8 +811,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.IssueToTable, "issue-table", "play.issue_roles",
           "Put inspected dice into play at a table, or load a shaker (the time limit starts)",
           witnesses=True, build=_issue_table, records=ev.DiceIssuedToTable,
-          recover=_mapped(dice="dice", table="to_table", game="game", mode="mode",
-                          received_by="received_by"),
+          recover=_carried(st.NamedDice, st.IntoPlay, table="to_table"),
           format=lambda x: {"dice": list(x.dice), "table": x.table, "game": x.game,
                             "mode": x.mode, "received_by": _person_text(x.received_by)},
           fields=(_DICE,
@@ -861,15 +853,14 @@ ENTRIES: tuple[Entry, ...] = (
                          "its log assigns there"))),
     Entry(c.DeliverEnvelope, "deliver", "removal.tamper_roles",
           "Hand a sealed tamper envelope to the enforcement agent",
-          records=ev.EnvelopeDelivered, recover=_fields_of(ev.EnvelopeDelivered, "envelope",
-                                                            "agent"),
+          records=ev.EnvelopeDelivered, recover=_carried(st.EnvelopeHandover),
           fields=(Field("envelope", Kind.TEXT, max_length=64, required=True, positional=True),
                   Field("agent", Kind.TEXT, required=True,
                         help="The enforcement agent's name"))),
     Entry(c.TransferToCancellation, "transfer", "logs.pit_manager_roles",
           "The pit manager signs removed dice over to the cancellation room",
           records=ev.DiceTransferredToCancellation,
-          recover=_fields_of(ev.DiceTransferredToCancellation, "dice", "accepted_by"),
+          recover=_carried(st.NamedDice, st.CancellationRoom),
           format=lambda x: {"dice": list(x.dice), "accepted_by": _person_text(x.accepted_by)},
           fields=(_DICE, Field("accepted_by", Kind.PERSON, max_length=NAME_LENGTH,
                                required=True,
@@ -877,10 +868,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(c.CancelDice, "cancel", "cancellation.roles",
           "Destroy dice in the cancellation room, under surveillance (--with NAME:"
           "surveillance); the hole is written as the regulation writes it (1/4) or as a "
-          "decimal (0.25)", witnesses=True, build=_cancel, records=ev.DiceCancelled,
-          recover=_fields_of(ev.DiceCancelled, "dice", "method", "hole_in", "approval"),
-          format=lambda x: {"dice": list(x.dice), "method": x.method,
-                            "hole_in": x.hole_in, "approval": x.approval},
+          "decimal (0.25)", witnesses=True, records=ev.DiceCancelled,
+          recover=_carried(st.NamedDice, st.Cancellation),
           fields=(_DICE,
                   Field("method", Kind.CHOICE, choices=CancelMethod, max_length=16,
                         required=True, help="drill, shred or approved"),
@@ -891,7 +880,7 @@ ENTRIES: tuple[Entry, ...] = (
           "The physical inventory: reconciled at once, any discrepancy raised as an alert "
           "(exits 1 when the count differs from the record)", aliases=("inventory",),
           witnesses=True, records=ev.PhysicalInventoryTaken,
-          recover=_fields_of(ev.PhysicalInventoryTaken, "counted"),
+          recover=_carried(st.Count),
           build=lambda v, x: {"counted": v.get("counted", ())},
           fields=(Field("counted", Kind.SERIALS, max_length=SERIAL_LENGTH, max_items=5000,
                         positional=True, help="Every die found"),)),
@@ -909,10 +898,7 @@ ENTRIES: tuple[Entry, ...] = (
           "Record the written notice of a dice shipment (IN: at least ten days before "
           "delivery, 14-3-10(a))", build=_transport, format=_format_transport,
           records=tr.TransportNoticeFiled,
-          recover=_fields_of(tr.TransportNoticeFiled, "notice", "supplier", "method",
-                             "carriers", "recipient", "responsible_supplier",
-                             "responsible_carrier", "responsible_recipient", "quantity",
-                             "description", "delivery_at", "notified_at"),
+          recover=_carried(tr.NoticeContent, notified_at="notified_at"),
           fields=(
               Field("notice", Kind.TEXT, max_length=64, required=True, help="The notice's id"),
               Field("supplier", Kind.RECORD, required=True, help="NAME;ADDRESS;PHONE",
@@ -936,19 +922,15 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(tr.ProveReceipt, "prove-receipt", "transport.roles",
           "Prove receipt of a shipment on the executive director's request (IN 14-3-10(b))",
           aliases=("receipt-proof",), records=tr.ReceiptProved,
-          recover=_fields_of(tr.ReceiptProved, "notice", "shipment", "requested_by"),
+          recover=_carried(tr.ProofRequest),
           fields=(Field("notice", Kind.TEXT, max_length=64, required=True),
                   Field("shipment", Kind.TEXT, max_length=64, required=True),
                   Field("requested_by", Kind.TEXT, max_length=NAME_LENGTH, required=True))),
     Entry(c.RecordFairnessAlert, "fairness-alert", "alerts.roles",
           "A die's faces drift from uniform: the fairness monitor's alert goes into its "
           "custody history", cli="", route=False, records=ev.FairnessAlertRaised,
-          recover=lambda log, i: {"serial": log[i].serials[0]} | _fields_of(
-              ev.FairnessAlertRaised, "test", "detail", "statistic", "threshold", "rolls")(
-              log, i),
-          build=lambda v, x: v, format=lambda x: {
-              "serial": x.serial, "test": x.test, "detail": x.detail,
-              "statistic": x.statistic, "threshold": x.threshold, "rolls": str(x.rolls)},
+          recover=lambda log, i: {"serial": log[i].serials[0]} | carried(
+              log[i], st.FairnessFinding),
           fields=(Field("serial", Kind.TEXT, max_length=SERIAL_LENGTH, required=True,
                         positional=True),
                   Field("test", Kind.TEXT, max_length=64, required=True),

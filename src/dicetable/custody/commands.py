@@ -1,45 +1,27 @@
 """Custody commands: what someone asks to do with dice. Each carries its actor, role and the
 other people present. ``decide`` turns a command into events or refuses it, naming the rule.
+
+What a command shares with the event it records (the dice, the key, the shipment, ...) is
+declared once, in ``dicetable.custody.steps``; a command adds only what it alone knows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 
-from dicetable.core.roles import Role
-from dicetable.custody.model import (
-    Box,
-    BoxInspection,
-    CancelMethod,
-    DieCheck,
-    Key,
-    Manufacturer,
-    Person,
-    PlayMode,
-    RemovalReason,
-)
+from dicetable.custody import steps
+from dicetable.custody.model import BoxInspection, DieCheck, Person
 from dicetable.custody.rules import CustodyPack
 
 
 @dataclass(frozen=True, kw_only=True)
-class CustodyCommand:
-    actor: str
-    role: Role
-    licence: str = ""
-    witnesses: tuple[Person, ...] = ()
-    """The other people the step needs (a security officer, a surveillance observer)."""
-
-    @property
-    def people(self) -> tuple[Person, ...]:
-        return (Person(self.actor, self.role, self.licence), *self.witnesses)
+class CustodyCommand(steps.Participants):
+    """A custody step someone asks for: the actor, role, licence and the others present."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceCommand(CustodyCommand):
+class DiceCommand(steps.NamedDice, CustodyCommand):
     """A step on dice named by serial."""
-
-    dice: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,63 +31,48 @@ class OpenCustody(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class DrawKey(CustodyCommand):
+class DrawKey(steps.KeyUse, CustodyCommand):
     """The actor draws one storage key for their own use."""
 
-    key: Key
+
+@dataclass(frozen=True, kw_only=True)
+class ReturnKey(steps.KeyUse, CustodyCommand):
+    """The holder (or security) gives a storage key back."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReturnKey(CustodyCommand):
-    key: Key
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReceiveShipment(CustodyCommand):
-    shipment: str
-    manufacturer: Manufacturer
-    boxes: tuple[Box, ...]
+class ReceiveShipment(steps.Shipment, CustodyCommand):
     opened: tuple[BoxInspection, ...] = ()
     """The inspection of every box whose seal failed, done there and then."""
-    delivery_witness: str = ""
-    """The gaming agent or Commission staff member present at the delivery (``receipt.
-    delivery_witness``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class StoreDice(DiceCommand):
-    area: str
+class StoreDice(steps.Stored, DiceCommand):
+    """Received dice put in the locked storage area."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class IssueForGamingDay(DiceCommand):
-    gaming_day: str
-    """The gaming day as YYYY-MM-DD."""
+class IssueForGamingDay(steps.GamingDay, DiceCommand):
+    """The gaming day's dice taken out of storage."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReturnToStorage(DiceCommand):
-    area: str
+class ReturnToStorage(steps.Stored, DiceCommand):
+    """Issued dice that never reached a table put back in storage."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class InspectDice(CustodyCommand):
+class InspectDice(steps.Inspection, CustodyCommand):
     checks: tuple[DieCheck, ...]
-    tools: tuple[str, ...]
-    under_surveillance: bool
 
 
 @dataclass(frozen=True, kw_only=True)
-class IssueToTable(DiceCommand):
+class IssueToTable(steps.IntoPlay, DiceCommand):
     table: str
-    game: str = "craps"
-    mode: PlayMode = PlayMode.TABLE
-    received_by: Person
 
 
 @dataclass(frozen=True, kw_only=True)
-class RemoveDice(DiceCommand):
-    reason: RemovalReason
+class RemoveDice(steps.Removal, DiceCommand):
     signs: str = ""
     """For tampering: what suggests it (68 IAC 14-3-4(b)(3))."""
     table_staff: tuple[Person, ...] = ()
@@ -115,35 +82,26 @@ class RemoveDice(DiceCommand):
     envelope's list is held against it; whoever joins the table to the ledger supplies it."""
     envelope: str = ""
     """For tampering: the envelope's number (one is made up when left empty)."""
-    detail: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
-class DeliverEnvelope(CustodyCommand):
-    envelope: str
-    agent: str
+class DeliverEnvelope(steps.EnvelopeHandover, CustodyCommand):
+    """A sealed tamper envelope handed to the enforcement agent."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class TransferToCancellation(DiceCommand):
+class TransferToCancellation(steps.CancellationRoom, DiceCommand):
     """The responsible pit manager (the actor) sends removed dice to the cancellation room."""
 
-    accepted_by: Person
-
 
 @dataclass(frozen=True, kw_only=True)
-class CancelDice(DiceCommand):
+class CancelDice(steps.Cancellation, DiceCommand):
     """The actor destroys dice; a surveillance employee is among the witnesses."""
 
-    method: CancelMethod
-    hole_in: Decimal | None = None
-    approval: str = ""
-
 
 @dataclass(frozen=True, kw_only=True)
-class TakePhysicalInventory(CustodyCommand):
-    counted: tuple[str, ...]
-    """The serial of every die physically found in the building."""
+class TakePhysicalInventory(steps.Count, CustodyCommand):
+    """Every die physically found in the building, counted."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,13 +114,8 @@ class CheckDeadlines(CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RecordFairnessAlert(CustodyCommand):
+class RecordFairnessAlert(steps.FairnessFinding, CustodyCommand):
     serial: str
-    test: str
-    detail: str
-    statistic: str
-    threshold: str
-    rolls: int
 
 
 FIELD_GROUPS: frozenset[type[CustodyCommand]] = frozenset({DiceCommand})

@@ -23,6 +23,7 @@ from dicetable.custody.inspection import judge
 from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason, parse_time
 from dicetable.custody.rules import CustodyPack, dice_limit
 from dicetable.custody.state import CustodyState, DieRecord
+from dicetable.custody.steps import Participants, carried
 
 _ON_STOCK = (DieState.RECEIVED, DieState.QUARANTINED, DieState.IN_STORAGE, DieState.ISSUED,
              DieState.INSPECTED, DieState.AT_TABLE)
@@ -37,9 +38,8 @@ class Emitter(Stamps[CustodyState, cmd.CustodyCommand, ev.CustodyEvent]):
     site: str = ""
 
     def stamp(self) -> dict[str, Any]:
-        c = self.command
-        return {"site": self.site or self.state.site, "actor": c.actor, "role": c.role,
-                "licence": c.licence, "witnesses": c.witnesses}
+        return {"site": self.site or self.state.site,
+                **carried(self.command, Participants)}
 
 
 class CustodyEngine:
@@ -215,7 +215,7 @@ class CustodyEngine:
         transport.check_delivery_witness(pack, c.delivery_witness)
         if not c.boxes:
             raise InvalidInput("a shipment has at least one box", rule="custody.shipment")
-        serials = [s for b in c.boxes for s in b.serials]
+        serials = c.serials
         boxes = [b.box for b in c.boxes]
         if any(not b.serials for b in c.boxes) or len(set(boxes)) != len(boxes):
             raise InvalidInput("every box has a unique id and at least one die",

@@ -3,9 +3,11 @@
 They share the envelope and the JSON codec of every dicetable event
 (``dicetable.core.events``), so one store holds tables and custody alike. The envelope adds
 the site and the people who took part beside the actor (``witnesses``): most custody steps
-need two people.
+need two people. What an event keeps of the command that recorded it is declared once, in
+``dicetable.custody.steps``, for both.
 
 >>> from dicetable.core.roles import Role
+>>> from dicetable.custody.model import Key
 >>> e = KeyDrawn(site="river", seq=2, actor="Ann", role=Role.SHIFT_MANAGER,
 ...              at="2026-01-01T08:00:00+00:00", key=Key.TABLE_GAMES)
 >>> d = event_to_dict(e)
@@ -22,27 +24,15 @@ from typing import Any
 from dicetable.core import events as envelope
 from dicetable.core.events import event_from_dict as event_from_dict
 from dicetable.core.events import event_to_dict as event_to_dict
-from dicetable.custody.model import (
-    Box,
-    CancelMethod,
-    Finding,
-    Key,
-    Manufacturer,
-    Person,
-    PlayMode,
-    RemovalReason,
-)
+from dicetable.custody import steps
+from dicetable.custody.model import Finding, Person
 
 
 @dataclass(frozen=True, kw_only=True)
-class CustodyEvent(envelope.Event, abstract=True):
+class CustodyEvent(envelope.Event, steps.Participants, abstract=True):
     """The custody envelope: the shared one, plus the site and everyone else present."""
 
     site: str
-    licence: str = ""
-    """The actor's occupational licence number (68 IAC 14-3-8 logs record it)."""
-    witnesses: tuple[Person, ...] = ()
-    """The other people the rule requires (security at receipt, surveillance at cancellation)."""
 
     @property
     def stream(self) -> str:
@@ -54,19 +44,10 @@ class CustodyEvent(envelope.Event, abstract=True):
         """The dice this event is about (empty for events about no particular die)."""
         return ()
 
-    @property
-    def people(self) -> tuple[Person, ...]:
-        """Everyone who took part: the actor first."""
-        return (Person(self.actor, self.role, self.licence), *self.witnesses)
-
 
 @dataclass(frozen=True, kw_only=True)
-class _DiceEvent(CustodyEvent, abstract=True):
-    dice: tuple[str, ...]
-
-    @property
-    def serials(self) -> tuple[str, ...]:
-        return self.dice
+class _DiceEvent(steps.NamedDice, CustodyEvent, abstract=True):
+    """An event about dice named by serial."""
 
 
 # -- the site -------------------------------------------------------------------------------
@@ -80,33 +61,21 @@ class CustodyOpened(CustodyEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class KeyDrawn(CustodyEvent):
+class KeyDrawn(steps.KeyUse, CustodyEvent):
     """One of the two storage keys was drawn by the actor (PA 603a.13(c))."""
-
-    key: Key
 
 
 @dataclass(frozen=True, kw_only=True)
-class KeyReturned(CustodyEvent):
-    key: Key
+class KeyReturned(steps.KeyUse, CustodyEvent):
     holder: str
 
 
 # -- receipt and storage -----------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class ShipmentReceived(CustodyEvent):
+class ShipmentReceived(steps.Shipment, CustodyEvent):
     """A shipment unloaded under two people, its seals checked (PA 603a.13(a))."""
 
-    shipment: str
-    manufacturer: Manufacturer
-    boxes: tuple[Box, ...]
     quantity: int
-    delivery_witness: str = ""
-    """The gaming agent or Commission staff member present at the delivery."""
-
-    @property
-    def serials(self) -> tuple[str, ...]:
-        return tuple(s for b in self.boxes for s in b.serials)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,23 +88,21 @@ class BoxOpenedAndInspected(_DiceEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceStored(_DiceEvent):
-    area: str
+class DiceStored(steps.Stored, _DiceEvent):
+    """Received dice locked in the storage area (both key holders present)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceIssuedForGamingDay(_DiceEvent):
+class DiceIssuedForGamingDay(steps.GamingDay, _DiceEvent):
     """The gaming day's dice taken out of storage, security present (PA 603a.13(d))."""
 
-    gaming_day: str
     area: str
+    """The storage areas they came from, comma-separated."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceReturnedToStorage(_DiceEvent):
+class DiceReturnedToStorage(steps.Stored, _DiceEvent):
     """Issued dice that never reached a table, put back in storage."""
-
-    area: str
 
 
 # -- inspection and play ---------------------------------------------------------------------
@@ -148,32 +115,25 @@ class InspectionResult:
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceInspected(_DiceEvent):
+class DiceInspected(steps.Inspection, _DiceEvent):
     """The pre-play inspection (68 IAC 14-3-7): one result per die, failures included."""
 
     results: tuple[InspectionResult, ...]
-    tools: tuple[str, ...]
-    under_surveillance: bool
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceIssuedToTable(_DiceEvent):
+class DiceIssuedToTable(steps.IntoPlay, _DiceEvent):
     to_table: str
-    game: str
-    mode: PlayMode
-    received_by: Person
     expires_at: str
     """When the dice must be out of play (the 24-hour limit)."""
 
 
 # -- removal, envelopes, cancellation ----------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class DiceRemoved(_DiceEvent):
+class DiceRemoved(steps.Removal, _DiceEvent):
     """Dice taken out of play or out of stock (68 IAC 14-3-4(a))."""
 
-    reason: RemovalReason
     from_location: str
-    detail: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,36 +154,30 @@ class TamperEnvelopeSealed(_DiceEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class EnvelopeDelivered(_DiceEvent):
-    envelope: str
-    agent: str
+class EnvelopeDelivered(steps.EnvelopeHandover, _DiceEvent):
+    """The envelope's dice out of the licensee's custody, with the enforcement agent."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceTransferredToCancellation(_DiceEvent):
+class DiceTransferredToCancellation(steps.CancellationRoom, _DiceEvent):
     """Removed dice carried to the cancellation room: a pit-log and a room-log entry."""
 
     pit_manager: Person
-    accepted_by: Person
 
 
 @dataclass(frozen=True, kw_only=True)
-class DiceCancelled(_DiceEvent):
+class DiceCancelled(steps.Cancellation, _DiceEvent):
     """Dice destroyed under surveillance (68 IAC 14-3-4(c))."""
 
-    method: CancelMethod
-    hole_in: Decimal | None = None
-    approval: str = ""
     destroyed_by: Person
     surveillance: Person
 
 
 # -- inventory and alerts -----------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class PhysicalInventoryTaken(CustodyEvent):
+class PhysicalInventoryTaken(steps.Count, CustodyEvent):
     """The physical count, reconciled with the record (68 IAC 14-3-5(d))."""
 
-    counted: tuple[str, ...]
     on_record: int
     missing: tuple[str, ...] = ()
     unexpected: tuple[str, ...] = ()
@@ -273,12 +227,7 @@ class InventoryOverdue(CustodyEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class FairnessAlertRaised(_DiceEvent):
+class FairnessAlertRaised(steps.FairnessFinding, _DiceEvent):
     """Alert to the pit: a die's faces drift from uniform (dicetable.fairness)."""
 
     alert = True
-    test: str
-    detail: str
-    statistic: str
-    threshold: str
-    rolls: int

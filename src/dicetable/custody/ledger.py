@@ -59,8 +59,7 @@ class CustodyLedger:
                sink: Sink | None = None) -> CustodyLedger:
         """Rebuild a ledger from its log; the log must start with ``CustodyOpened``."""
         ledger = cls(clock=clock, sink=sink)
-        for event in in_order(events, "custody", ev.CustodyEvent, ev.CustodyOpened):
-            ledger._apply([event])
+        ledger._apply(in_order(events, "custody", ev.CustodyEvent, ev.CustodyOpened))
         return ledger
 
     # -- verify / can / do --------------------------------------------------------------------

@@ -79,11 +79,19 @@ class FileTransportNotice(NoticeContent, CustodyCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ProveReceipt(CustodyCommand):
+class ProofRequest:
+    """The executive director's request for proof that a noticed shipment arrived
+    (14-3-10(b)): the command that answers it and the event that records it carry the same."""
+
     notice: str
     shipment: str
     requested_by: str
     """Who asked for the proof (the executive director or their staff)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProveReceipt(ProofRequest, CustodyCommand):
+    """The recipient proves receipt of the shipment, on request."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,12 +102,9 @@ class TransportNoticeFiled(NoticeContent, CustodyEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReceiptProved(CustodyEvent):
+class ReceiptProved(ProofRequest, CustodyEvent):
     """The recipient's proof of receipt, on request (14-3-10(b))."""
 
-    notice: str
-    shipment: str
-    requested_by: str
     received_at: str
     quantity: int
 
