@@ -26,7 +26,7 @@ wager-settlement +$10 wager:b1 (table seq 2)
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from dicetable.bank.model import Movement, Reason, Source, SourceKind
 from dicetable.core.events import Event
@@ -39,7 +39,6 @@ a cold read then folds at most this many rolls of the table's log."""
 KINDS = ("collect", "pay", "vig", "cash")
 """The kinds of movement the table's log records: a collection, a payout, vigorish (taken,
 or returned as a negative value) and chips issued for cash."""
-_FIELDS = ("cash_exchange", "collected", "paid", "vigorish", "cashed_out", "rolls", "seq")
 
 
 @dataclass
@@ -154,6 +153,10 @@ class Totals:
                 yield e.seq, base + self.inventory_change
             stretch.append(e)
         self.fold(stretch)
+
+
+_FIELDS = tuple(f.name for f in fields(Totals) if f.name != "values")
+"""The running totals a checkpoint carries, in their declared order."""
 
 
 def _window(events: Iterable[Event], after: int, until: int | None) -> Iterator[Event]:
