@@ -202,6 +202,8 @@ CHIPS = Field("chips", "chips", "chips by denomination, e.g. 2500x800")
 COUNTER = Field("counter", "person", "who counts (dealer or boxperson)")
 OBSERVER = Field("observer", "person", "who observes and signs (floorperson or above)")
 CONTAINER = Field("container", "text", "the locked container", required=False)
+REQUEST = Field("request", "int", "the request number")
+SLIP = Field("serial", "int", "the slip")
 
 
 def _count_args(a: dict[str, Any]) -> dict[str, Any]:
@@ -350,22 +352,16 @@ def _verbs() -> dict[str, Verb]:
               Field("shift", "text", "the shift (its start, e.g. 06:00)", required=False),
               Field("electronic", "flag", "the electronic path (465a.38(e))", required=False),
               Field("unsigned", "flag", "prepare without signing", required=False)), _request),
-        Verb("sign", "Sign a request (floorperson or above)",
-             (Field("request", "int", "the request number"),), _sign),
+        Verb("sign", "Sign a request (floorperson or above)", (REQUEST,), _sign),
         Verb("notify-surveillance", "Tell surveillance of a fill or credit",
-             (Field("request", "int", "the request number"),
-              Field("officer", "text", "the officer named", required=False)), _notify),
+             (REQUEST, Field("officer", "text", "the officer named", required=False)), _notify),
         Verb("issue", "The chip bank's Fill or Credit Slip",
-             (Field("request", "int", "the request number"),
-              Field("serial", "int", "the pre-numbered slip (default: the next)",
-                    required=False)), _issue),
-        Verb("carry", "Security takes the chips and the slip",
-             (Field("serial", "int", "the slip"),), _carry),
-        Verb("sign-slip", "Sign a Credit (or Fill) Slip",
-             (Field("serial", "int", "the slip"),), _sign_slip),
+             (REQUEST, Field("serial", "int", "the pre-numbered slip (default: the next)",
+                             required=False)), _issue),
+        Verb("carry", "Security takes the chips and the slip", (SLIP,), _carry),
+        Verb("sign-slip", "Sign a Credit (or Fill) Slip", (SLIP,), _sign_slip),
         Verb("receive", "The receiving count: the chips move",
-             (Field("serial", "int", "the slip"), CHIPS,
-              Field("officer", "text", "the officer who carried it")), _receive),
+             (SLIP, CHIPS, Field("officer", "text", "the officer who carried it")), _receive),
         Verb("void", "Void a request or slip (never edited)",
              (Field("request", "int", "the request", required=False),
               Field("serial", "int", "the slip", required=False),

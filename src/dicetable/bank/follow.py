@@ -25,8 +25,8 @@ wager-settlement +$10 wager:b1 (table seq 2)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
 
 from dicetable.bank.model import Movement, Reason, Source, SourceKind
 from dicetable.core.events import Event
@@ -39,7 +39,6 @@ a cold read then folds at most this many rolls of the table's log."""
 KINDS = ("collect", "pay", "vig", "cash")
 """The kinds of movement the table's log records: a collection, a payout, vigorish (taken,
 or returned as a negative value) and chips issued for cash."""
-_FIELDS = ("cash_exchange", "collected", "paid", "vigorish", "cashed_out", "rolls", "seq")
 
 
 @dataclass
@@ -68,17 +67,19 @@ class Totals:
         """Add the events with ``after < seq <= until``; returns self.
 
         One pass, the settlement types tested by identity in the order they are most common,
-        the sums kept in locals: a day's log is millions of events."""
+        the values of each kind gathered and tallied once at the end: a day's log is millions
+        of events."""
         if isinstance(events, Sequence) and events and events[0].seq == 1 \
                 and events[-1].seq == len(events):
             events = events[after:until]  # seq n is at index n - 1: slice, do not filter
             after, until = 0, None
         elif after or until is not None:
             events = _window(events, after, until)
-        bought, cashed, collected, paid = self.cash_exchange, self.cashed_out, \
-            self.collected, self.paid
-        vig, rolls = self.vigorish, self.rolls
-        cc, pc, vc, bc = (self.values[k] for k in KINDS)
+        collect: list[int] = []
+        pay: list[int] = []
+        vig: list[int] = []
+        cash: list[int] = []
+        cashed, rolls = self.cashed_out, self.rolls
         e: Event | None = None
         placed_t, rolled_t, lost_t, paid_t = ev.BetPlaced, ev.DiceRolled, ev.LosersCollected, \
             ev.WinnersPaid
@@ -86,52 +87,27 @@ class Totals:
             tp = type(e)
             if tp is rolled_t:
                 rolls += 1
-            elif tp is placed_t:
-                v = e.commission  # type: ignore[attr-defined]
-                if v:
-                    vig += v
-                    vc[v] = vc.get(v, 0) + 1
+            elif tp is placed_t or tp is ev.BetChanged:
+                vig.append(e.commission)  # type: ignore[attr-defined]
             elif tp is lost_t:
-                for c in e.items:  # type: ignore[attr-defined]
-                    v = c.amount
-                    if v:
-                        collected += v
-                        cc[v] = cc.get(v, 0) + 1
+                collect += [c.amount for c in e.items]  # type: ignore[attr-defined]
             elif tp is paid_t:
                 for p in e.items:  # type: ignore[attr-defined]
-                    v = p.win
-                    if v:
-                        paid += v
-                        pc[v] = pc.get(v, 0) + 1
-                    v = p.commission
-                    if v:
-                        vig += v
-                        vc[v] = vc.get(v, 0) + 1
+                    pay.append(p.win)
+                    vig.append(p.commission)
             elif tp is ev.ChipsBought:
-                v = e.amount  # type: ignore[attr-defined]
-                bought += v
-                bc[v] = bc.get(v, 0) + 1
+                cash.append(e.amount)  # type: ignore[attr-defined]
             elif tp is ev.ChipsCashedOut:
                 cashed += e.amount  # type: ignore[attr-defined]
-            elif tp is ev.BetChanged:
-                v = e.commission  # type: ignore[attr-defined]
-                if v:
-                    vig += v
-                    vc[v] = vc.get(v, 0) + 1
             elif tp is ev.BetRemoved:
-                v = e.commission_returned  # type: ignore[attr-defined]
-                if v:
-                    vig -= v
-                    vc[-v] = vc.get(-v, 0) + 1
+                vig.append(-e.commission_returned)  # type: ignore[attr-defined]
             elif tp is ev.WagersReturned:
-                for r in e.items:  # type: ignore[attr-defined]
-                    v = r.commission
-                    if v:
-                        vig -= v
-                        vc[-v] = vc.get(-v, 0) + 1
-        self.cash_exchange, self.cashed_out, self.collected, self.paid = bought, cashed, \
-            collected, paid
-        self.vigorish, self.rolls = vig, rolls
+                vig += [-r.commission for r in e.items]  # type: ignore[attr-defined]
+        self.collected += _tally(self.values["collect"], collect)
+        self.paid += _tally(self.values["pay"], pay)
+        self.vigorish += _tally(self.values["vig"], vig)
+        self.cash_exchange += _tally(self.values["cash"], cash)
+        self.cashed_out, self.rolls = cashed, rolls
         if e is not None:
             self.seq = e.seq
         return self
@@ -166,16 +142,21 @@ class Totals:
 
     def per_roll(self, events: Iterable[Event], start: int) -> Iterator[tuple[int, int]]:
         """(table seq of each roll, the expected inventory as that roll is thrown), from an
-        inventory of ``start`` before the first event."""
-        step = _STEPS
+        inventory of ``start`` before the first event: what came before each roll is folded
+        as one stretch."""
         base = start - self.inventory_change
+        stretch: list[Event] = []
         for e in events:
             if type(e) is ev.DiceRolled:
+                self.fold(stretch)
+                stretch = []
                 yield e.seq, base + self.inventory_change
-            fn = step.get(type(e))
-            if fn is not None:
-                fn(self, e)
-            self.seq = e.seq
+            stretch.append(e)
+        self.fold(stretch)
+
+
+_FIELDS = tuple(f.name for f in fields(Totals) if f.name != "values")
+"""The running totals a checkpoint carries, in their declared order."""
 
 
 def _window(events: Iterable[Event], after: int, until: int | None) -> Iterator[Event]:
@@ -187,59 +168,14 @@ def _window(events: Iterable[Event], after: int, until: int | None) -> Iterator[
         yield e
 
 
-def _tally(t: Totals, kind: str, value: int) -> None:
-    if value:
-        d = t.values[kind]
-        d[value] = d.get(value, 0) + 1
-
-
-def _bought(t: Totals, e: Event) -> None:
-    t.cash_exchange += e.amount  # type: ignore[attr-defined]
-    _tally(t, "cash", e.amount)  # type: ignore[attr-defined]
-
-
-def _cashed(t: Totals, e: Event) -> None:
-    t.cashed_out += e.amount  # type: ignore[attr-defined]
-
-
-def _placed(t: Totals, e: Event) -> None:
-    t.vigorish += e.commission  # type: ignore[attr-defined]
-    _tally(t, "vig", e.commission)  # type: ignore[attr-defined]
-
-
-def _removed(t: Totals, e: Event) -> None:
-    t.vigorish -= e.commission_returned  # type: ignore[attr-defined]
-    _tally(t, "vig", -e.commission_returned)  # type: ignore[attr-defined]
-
-
-def _returned(t: Totals, e: Event) -> None:
-    for item in e.items:  # type: ignore[attr-defined]
-        t.vigorish -= item.commission
-        _tally(t, "vig", -item.commission)
-
-
-def _collected(t: Totals, e: Event) -> None:
-    for item in e.items:  # type: ignore[attr-defined]
-        t.collected += item.amount
-        _tally(t, "collect", item.amount)
-
-
-def _paid(t: Totals, e: Event) -> None:
-    for item in e.items:  # type: ignore[attr-defined]
-        t.paid += item.win
-        t.vigorish += item.commission
-        _tally(t, "pay", item.win)
-        _tally(t, "vig", item.commission)
-
-
-def _rolled(t: Totals, e: Event) -> None:
-    t.rolls += 1
-
-
-_STEPS: dict[type, Callable[[Totals, Event], None]] = {
-    ev.ChipsBought: _bought, ev.ChipsCashedOut: _cashed, ev.BetPlaced: _placed,
-    ev.BetChanged: _placed, ev.BetRemoved: _removed, ev.WagersReturned: _returned,
-    ev.LosersCollected: _collected, ev.WinnersPaid: _paid, ev.DiceRolled: _rolled}
+def _tally(counts: dict[int, int], values: Iterable[int]) -> int:
+    """Count each movement of ``values`` by its value (zeros are no movement); their sum."""
+    total = 0
+    for v in values:
+        if v:
+            counts[v] = counts.get(v, 0) + 1
+            total += v
+    return total
 
 
 def movements(events: Iterable[Event], *, after: int = 0,

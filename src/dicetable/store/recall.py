@@ -143,8 +143,7 @@ class _Builder:
         if self.held and kind not in _SETTLING:
             self.settle()  # the state is read below
         rec = self.current = self.current or self._start(event)
-        if kind is ev.DiceRolled:
-            assert isinstance(event, ev.DiceRolled)
+        if isinstance(event, ev.DiceRolled):
             rec.label = _label(self.state)
             rec.wagers = _wagers(self.state)  # as they stood when the dice were thrown
             rec.rolls.append({"seq": event.seq, "roll": None if event.roll is None
@@ -154,23 +153,18 @@ class _Builder:
                               "serials": list(event.serials), "actor": event.actor,
                               "role": event.role.value, "at": event.at,
                               "shooter": _thrower(self.state, event)})
-        elif kind is ev.NoRollCalled:
-            assert isinstance(event, ev.NoRollCalled)
+        elif isinstance(event, ev.NoRollCalled):
             rec.no_roll = list(event.grounds)
             if not rec.label.endswith("(no roll)"):
                 # The roll number is not used up: the next throw takes it again.
                 rec.label += " (no roll)"
-        elif kind is ev.LosersCollected:
-            assert isinstance(event, ev.LosersCollected)
+        elif isinstance(event, ev.LosersCollected):
             rec.collections += _items(event.items)
-        elif kind is ev.WinnersPaid:
-            assert isinstance(event, ev.WinnersPaid)
+        elif isinstance(event, ev.WinnersPaid):
             rec.payments += _items(event.items)
-        elif kind is ev.WagersReturned:
-            assert isinstance(event, ev.WagersReturned)
+        elif isinstance(event, ev.WagersReturned):
             rec.returns += _items(event.items)
-        elif kind is ev.PuckMoved:
-            assert isinstance(event, ev.PuckMoved)
+        elif isinstance(event, ev.PuckMoved):
             rec.moves += _items(event.moves)
             rec.seven_out = event.seven_out
         elif kind not in _OUTCOME_TYPES:

@@ -55,6 +55,7 @@ from dicetable.store.chain import Head
 from dicetable.store.checkpoints import signed_heads, verify_checkpoints, write_restore
 from dicetable.store.open import is_postgres, open_store
 from dicetable.store.serving import exclusive
+from dicetable.store.versioned import folded
 
 RESTORE_APPROVERS = 2
 """People who must authenticate for a restore: the one who restores and another who approves
@@ -127,9 +128,8 @@ def check_people(store: EventStore, people: list[tuple[str, str]]) -> None:
                            "--approved-by)", rule="restore.two_person")
     hasher = PasswordHasher()
     for name, password in people:
-        state = account_stream.AccountState()
-        for event in store.events(f"{account_stream.KIND}:{name}"):
-            account_stream.apply(state, event)
+        state = folded(store, f"{account_stream.KIND}:{name}", account_stream.AccountState,
+                       account_stream.apply)
         try:
             right = state.kind == "staff" and bool(hasher.verify(state.password_hash,
                                                                  password))
@@ -291,9 +291,8 @@ def _restore(db: str, directory: str | Path, key: bytes, *, by: tuple[str, str],
                 store.close()
                 _undo_pg(db, schema, previous)
                 raise
-        state = operations_stream.OperationsState()
-        for event in store.events(operations_stream.STREAM):
-            operations_stream.apply(state, event)
+        state = folded(store, operations_stream.STREAM, operations_stream.OperationsState,
+                       operations_stream.apply)
         event = operations_stream.StoreRestored(
             seq=state.seq + 1, at=at, actor=by[0], approved_by=approved_by[0], reason=reason,
             backup=str(directory), backup_digest=found.digest, backup_at=found.manifest["at"],

@@ -33,6 +33,7 @@ from dicetable.store.checkpoints import heads_of, write_checkpoint
 from dicetable.store.open import open_store
 from dicetable.store.schema_version import StoreSql, relink, verify_whole, version_in
 from dicetable.store.serving import exclusive
+from dicetable.store.versioned import folded
 
 ROTATION = "key-rotation"
 
@@ -79,9 +80,8 @@ def _rotate(db: str, old: bytes, new: bytes, *, schema: str, checkpoints: Path |
                                         "archive_files": len(files)}
     store = open_store(db, schema=schema, create=False, key=new)
     try:
-        state = operations_stream.OperationsState()
-        for event in store.events(operations_stream.STREAM):
-            operations_stream.apply(state, event)
+        state = folded(store, operations_stream.STREAM, operations_stream.OperationsState,
+                       operations_stream.apply)
         store.append(operations_stream.STREAM, [operations_stream.MigrationApplied(
             seq=state.seq + 1, at=at, version_from=version, version_to=version, name=ROTATION,
             detail=json.dumps(detail, sort_keys=True))], expected=state.seq, request="")

@@ -34,6 +34,7 @@ from dicetable.store import operations_stream
 from dicetable.store.audit import verify_store
 from dicetable.store.chain import StoredEvent, canonical, key_id, link_hash, snapshot_digest
 from dicetable.store.open import is_postgres, open_store
+from dicetable.store.versioned import folded
 
 CURRENT = 3
 NAMES = {2: "keyed-chain", 3: "record-store-version"}
@@ -175,9 +176,8 @@ def _record(db: str, schema: str, key: bytes | None, at: str) -> None:
         return
     store = open_store(db, schema=schema, create=False, key=key)
     try:
-        state = operations_stream.OperationsState()
-        for event in store.events(operations_stream.STREAM):
-            operations_stream.apply(state, event)
+        state = folded(store, operations_stream.STREAM, operations_stream.OperationsState,
+                       operations_stream.apply)
         events = [operations_stream.MigrationApplied(
             seq=state.seq + 1 + i, at=at, version_from=step.version_from,
             version_to=step.version_to, name=step.name, detail=step.detail)

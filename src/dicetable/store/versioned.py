@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the stream modules that use this are imported by ``store.ba
     from dicetable.store.base import EventStore
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 RETRIES = 50
 """Lost races in a row before a writer gives up."""
@@ -42,6 +43,16 @@ def retry_stale(stream: str, attempt: Callable[[], T], *,
     return (exhausted or too_fast(stream))()
 
 
+def folded(store: EventStore, stream: str, state_type: Callable[[], S],
+           fold: Callable[[S, Event], None]) -> S:
+    """``stream`` folded from its first event into a new ``state_type()``: the version read
+    is the state's ``seq``."""
+    state = state_type()
+    for e in store.events(stream):
+        fold(state, e)
+    return state
+
+
 def append_at_version(store: EventStore, stream: str, state_type: type[Any],
                       fold: Callable[[Any, Event], None], decide: Callable[[Any], Event]
                       ) -> Event:
@@ -50,9 +61,7 @@ def append_at_version(store: EventStore, stream: str, state_type: type[Any],
     Returns the event appended."""
 
     def attempt() -> Event:
-        state = state_type()
-        for e in store.events(stream):
-            fold(state, e)
+        state = folded(store, stream, state_type, fold)
         event = decide(state)
         store.append(stream, [event], expected=state.seq, request="")
         return event
