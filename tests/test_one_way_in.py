@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dicetable.application import service
-from dicetable.application.scripts import run_file
+from dicetable.application.scripts import run_file, run_script
 from dicetable.application.service import Acted, Acting, Application, Bare, Local
 from dicetable.cli.main import app
 from dicetable.core.errors import RoleNotPermitted
@@ -22,7 +22,6 @@ from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Key
 from dicetable.games import commands as gcmd
 from dicetable.table import Table
-from dicetable.table.script import run_script
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "tables"
 runner = CliRunner()
@@ -72,10 +71,28 @@ def test_replay_gives_every_line_of_the_script_to_submit(orders: list[tuple[str,
     assert [o.caller for o in settles] == [Acting("dee", Role.DEALER)] * 4  # the one settle
 
 
-def test_the_library_alone_decides_in_place(orders: list[tuple[str, object]]) -> None:
-    result = run_script((EXAMPLES / "pa_craps_hand.dts").read_text())
+def test_the_librarys_run_script_gives_every_line_to_submit(
+        orders: list[tuple[str, object]]) -> None:
+    script = EXAMPLES / "pa_craps_hand.dts"
+    result = run_script(script.read_text())
     assert result.ok
-    assert orders == []
+    assert len(orders) == _commands_in(script) > 20
+    assert {stream for stream, _ in orders} == {"craps-1"}
+    assert all(isinstance(order, Acted) for _, order in orders)
+
+
+def test_no_script_runs_its_commands_in_place() -> None:
+    """The script module reads lines and hands their commands on: it has no runner of its
+    own, and ``play`` takes one that must be given."""
+    import inspect
+
+    from dicetable.table import script, script_runs
+
+    assert not hasattr(script, "run_script")
+    assert not hasattr(script, "run_file")
+    assert inspect.signature(script.play).parameters["runs"].default is inspect.Parameter.empty
+    assert [name for name, value in vars(script_runs).items()
+            if isinstance(value, type) and value.__module__ == script_runs.__name__] == ["Runs"]
 
 
 def test_a_dice_step_on_a_store_goes_through_submit(tmp_path: Path,
@@ -149,8 +166,13 @@ def test_a_held_aggregate_takes_one_command_in_the_callers_name() -> None:
     assert local.submitted.held == 2
 
 
-def test_a_script_through_the_application_gives_the_librarys_transcript() -> None:
+def test_a_script_through_a_callers_application_gives_the_same_transcript() -> None:
+    """An application of the caller's (``run_file(path, app)``) and ``run_script``'s own give
+    the same transcript, and the exporter - which replays each command it writes on a table
+    deciding in place and refuses a log it does not reproduce - reproduces the log the
+    pipeline committed."""
     from dicetable.table.script import transcript
+    from dicetable.table.script_export import export_script
 
     for script in sorted(EXAMPLES.glob("*.dts")):
         local = Local()
@@ -158,10 +180,11 @@ def test_a_script_through_the_application_gives_the_librarys_transcript() -> Non
             via = run_file(script, local)
         finally:
             local.close()
-        alone = run_script(script.read_text(), script.parent)
+        own = run_script(script.read_text(), script.parent)
         assert via.table is not None
-        assert alone.table is not None
-        assert transcript(via.table, via.custody) == transcript(alone.table, alone.custody)
+        assert own.table is not None
+        assert transcript(via.table, via.custody) == transcript(own.table, own.custody)
+        assert export_script(via.table.log).startswith("dicetable-script")
 
 
 def test_a_bank_step_on_a_store_goes_through_submit(tmp_path: Path,
