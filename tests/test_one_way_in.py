@@ -83,8 +83,8 @@ def test_the_librarys_run_script_gives_every_line_to_submit(
 
 
 def test_no_script_runs_its_commands_in_place() -> None:
-    """The script module reads lines and hands their commands on: it has no runner of its
-    own, and ``play`` takes one that must be given."""
+    """The script modules (tables', banks') read lines and hand their commands on: they have
+    no runner of their own, and ``play`` takes one that must be given."""
     import inspect
 
     from dicetable.table import script, script_runs
@@ -94,6 +94,11 @@ def test_no_script_runs_its_commands_in_place() -> None:
     assert inspect.signature(script.play).parameters["runs"].default is inspect.Parameter.empty
     assert [name for name, value in vars(script_runs).items()
             if isinstance(value, type) and value.__module__ == script_runs.__name__] == ["Runs"]
+    from dicetable.bank import script as bank_script
+
+    assert not hasattr(bank_script, "run_bank_script")
+    assert inspect.signature(bank_script.play).parameters["runs"].default is \
+        inspect.Parameter.empty
 
 
 def test_a_dice_step_on_a_store_goes_through_submit(tmp_path: Path,
@@ -528,7 +533,7 @@ def test_a_stream_is_opened_once() -> None:
     with pytest.raises(StaleVersion):
         again.result()
     assert store.head("custody:river").seq == 1
-    assert local.submitted.opened == 3
+    assert local.submitted.held == 3
 
 
 def test_an_opening_in_another_callers_name_is_refused_before_it_is_written() -> None:
@@ -546,3 +551,43 @@ def test_an_opening_in_another_callers_name_is_refused_before_it_is_written() ->
         with pytest.raises(RoleNotPermitted):
             answer.result()
     assert store.head("custody:river").seq == 0
+
+
+def test_a_live_tables_seat_requests_go_through_submit(
+        demo_db: Path, tmp_path: Path, orders: list[tuple[str, object]]) -> None:
+    """A player's colour-up request, asked and withdrawn, and the dealer's confirmation of
+    another: each a ``Step`` on ``seat-requests:TABLE`` in its caller's own name and role;
+    a second ask while one is pending is refused and appends nothing."""
+    from fastapi.testclient import TestClient
+
+    from dicetable.server.app import create_app
+    from dicetable.server.main import build_floor
+    from tests.demo_floor import CHEAP_HASHER
+    from tests.server.conftest import Client, close_floor, copy_floor_db
+    from tests.server.test_api import T
+
+    table = T.rsplit("/", 1)[1]
+    stream = f"seat-requests:{table}"
+    floor, _ = build_floor(copy_floor_db(demo_db, tmp_path), hasher=CHEAP_HASHER)
+    try:
+        with TestClient(create_app(floor, electronic_loop=False)) as http:
+            alice, dee = Client(http, "alice"), Client(http, "dee")
+            del orders[:]
+            asked = alice.post(f"{T}/money/requests", {"what": "colour-up"})
+            assert asked.status_code == 200, asked.text
+            assert alice.post(f"{T}/money/requests", {"what": "colour-up"}).status_code == 422
+            [mine] = asked.json()["requests"]
+            assert alice.delete(f"{T}/money/requests/{mine['id']}").status_code == 200
+            alice.post(f"{T}/money/requests", {"what": "colour-up"})
+            [again] = dee.get(f"{T}/money").json()["requests"]
+            confirmed = dee.post(f"{T}/money/requests/{again['id']}/confirm")
+            assert confirmed.status_code == 200, confirmed.text
+            kinds = [e.kind for e in floor.store.events(stream)]
+    finally:
+        close_floor(floor)
+    steps = [(s, o) for s, o in orders if s == stream]
+    assert all(isinstance(o, service.Step) for _, o in steps)
+    assert [o.caller for _, o in steps if isinstance(o, service.Step)] == [
+        Acting("alice", Role.PLAYER), Acting("alice", Role.PLAYER),
+        Acting("alice", Role.PLAYER), Acting("dee", Role.DEALER)]
+    assert kinds == ["RequestMade", "RequestSettled", "RequestMade", "RequestSettled"]

@@ -98,7 +98,19 @@ class Submitting:
 
 def run_bank_script(text: str, table_events: Sequence[Event] = (),
                     app: Local | None = None) -> TableBank:
-    """``bank.script.run_bank_script``, every step an application's ``Step``."""
+    """Replay a bank script (``bank.script``) against its table's log, every step an
+    application's ``Step`` through ``app`` (a fresh one by default).
+
+    >>> from dicetable.bank.script import export_bank_script
+    >>> from dicetable.core.clock import FixedClock
+    >>> from dicetable.core.roles import Role
+    >>> bank = TableBank.open("pa", "t1", site="river", game="craps", clock=FixedClock())
+    >>> _ = bank.count("closed-daily", ((2500, 800),), counter="bo",
+    ...                counter_role=Role.BOXPERSON, observer="fran",
+    ...                observer_role=Role.FLOORPERSON, container="C-1")
+    >>> run_bank_script(export_bank_script(bank.state.log)).state.log == bank.state.log
+    True
+    """
     local = Local() if app is None else app
 
     def runs(bank: TableBank, who: Person, step: BankStep) -> Any:
@@ -109,7 +121,7 @@ def run_bank_script(text: str, table_events: Sequence[Event] = (),
         assert answer is not None
         return answer.result()
 
-    return bank_script.run_bank_script(text, table_events, runs)
+    return bank_script.play(text, table_events, runs)
 
 
 def run_script(text: str, base_dir: Path | str = ".", app: Local | None = None

@@ -193,7 +193,7 @@ class Submitted:
     orders: int = 0
     tables: int = 0
     held: int = 0
-    opened: int = 0
+    """Orders taken on an aggregate held outside the pipelines (an ``Open`` on its fresh one)."""
 
 
 class Application(Generic[H]):
@@ -288,7 +288,7 @@ class Application(Generic[H]):
     def _open(self, order: Open) -> Future[Any]:
         """A stream's first command, on its fresh aggregate: decided, durable (at version 0),
         applied, then answered; the caller holds the aggregate afterwards if it goes on."""
-        self.submitted.opened += 1
+        self.submitted.held += 1
         answer: Future[Any] = Future()
         command = order.command
         try:
