@@ -20,8 +20,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from dicetable.application.scripts import run_script
 from dicetable.cli.main import app
-from dicetable.table.script import run_script
 
 DOC = Path(__file__).parent.parent / "docs" / "table-scripts.md"
 

@@ -17,13 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dicetable.application.scripts import run_file, run_script
 from dicetable.core.errors import DicetableError
 from dicetable.core.textinput import MAX_DEPTH, decode_utf8, parse_json, parse_toml
 from dicetable.custody.rules import load_custody_pack
 from dicetable.games.packs import load_pack, pack_from_data
 from dicetable.rules.model import RulePack
 from dicetable.sim.strategy import Strategy, load_strategy
-from dicetable.table.script import ScriptResult, run_file, run_script
+from dicetable.table.script import ScriptResult
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parent.parent

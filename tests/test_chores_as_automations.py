@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from dicetable.application.scripts import run_script
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.table import Table
-from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
 from dicetable.table.table import Automation, automations_for
 

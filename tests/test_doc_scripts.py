@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from dicetable.application.scripts import run_script
 from dicetable.custody.events import TamperEnvelopeSealed
-from dicetable.table.script import run_script
 
 DOC = Path(__file__).parent.parent / "docs" / "table-scripts.md"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from dicetable.application.scripts import run_script
 from dicetable.core.errors import InvalidInput, ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games.packs import PRESETS, load_preset
-from dicetable.table.script import run_script
 from tests.conftest import funded
 
 IN = """dicetable-script 1

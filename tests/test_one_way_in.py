@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from dicetable.application import service
-from dicetable.application.scripts import run_file
+from dicetable.application.scripts import run_file, run_script
 from dicetable.application.service import Acted, Acting, Application, Bare, Local
+from dicetable.application.streams import Logged, Unwritten
 from dicetable.cli.main import app
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
@@ -22,7 +23,6 @@ from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.model import Key
 from dicetable.games import commands as gcmd
 from dicetable.table import Table
-from dicetable.table.script import run_script
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "tables"
 runner = CliRunner()
@@ -72,10 +72,33 @@ def test_replay_gives_every_line_of_the_script_to_submit(orders: list[tuple[str,
     assert [o.caller for o in settles] == [Acting("dee", Role.DEALER)] * 4  # the one settle
 
 
-def test_the_library_alone_decides_in_place(orders: list[tuple[str, object]]) -> None:
-    result = run_script((EXAMPLES / "pa_craps_hand.dts").read_text())
+def test_the_librarys_run_script_gives_every_line_to_submit(
+        orders: list[tuple[str, object]]) -> None:
+    script = EXAMPLES / "pa_craps_hand.dts"
+    result = run_script(script.read_text())
     assert result.ok
-    assert orders == []
+    assert len(orders) == _commands_in(script) > 20
+    assert {stream for stream, _ in orders} == {"craps-1"}
+    assert all(isinstance(order, Acted) for _, order in orders)
+
+
+def test_no_script_runs_its_commands_in_place() -> None:
+    """The script modules (tables', banks') read lines and hand their commands on: they have
+    no runner of their own, and ``play`` takes one that must be given."""
+    import inspect
+
+    from dicetable.table import script, script_runs
+
+    assert not hasattr(script, "run_script")
+    assert not hasattr(script, "run_file")
+    assert inspect.signature(script.play).parameters["runs"].default is inspect.Parameter.empty
+    assert [name for name, value in vars(script_runs).items()
+            if isinstance(value, type) and value.__module__ == script_runs.__name__] == ["Runs"]
+    from dicetable.bank import script as bank_script
+
+    assert not hasattr(bank_script, "run_bank_script")
+    assert inspect.signature(bank_script.play).parameters["runs"].default is \
+        inspect.Parameter.empty
 
 
 def test_a_dice_step_on_a_store_goes_through_submit(tmp_path: Path,
@@ -84,7 +107,12 @@ def test_a_dice_step_on_a_store_goes_through_submit(tmp_path: Path,
     at = ["dice", "--db", db, "--at", "2026-03-01T08:00:00Z"]
     assert runner.invoke(app, [*at, "open", "--jurisdiction", "pa", "--site", "river"]
                          ).exit_code == 0
-    assert orders == []  # opening a ledger is not a step of it
+    [(stream, opening)] = orders  # the ledger's opening is its first command
+    assert stream == "custody:river"
+    assert isinstance(opening, service.Open)
+    assert opening.caller == Acting("compliance", Role.SHIFT_MANAGER)
+    assert isinstance(opening.command, ccmd.OpenCustody)
+    del orders[:]
     drawn = runner.invoke(app, [*at, "key", "draw", "table-games", "--actor", "Ann Lee",
                                 "--role", "shift-manager"])
     assert drawn.exit_code == 0, drawn.output
@@ -149,8 +177,13 @@ def test_a_held_aggregate_takes_one_command_in_the_callers_name() -> None:
     assert local.submitted.held == 2
 
 
-def test_a_script_through_the_application_gives_the_librarys_transcript() -> None:
+def test_a_script_through_a_callers_application_gives_the_same_transcript() -> None:
+    """An application of the caller's (``run_file(path, app)``) and ``run_script``'s own give
+    the same transcript, and the exporter - which replays each command it writes on a table
+    deciding in place and refuses a log it does not reproduce - reproduces the log the
+    pipeline committed."""
     from dicetable.table.script import transcript
+    from dicetable.table.script_export import export_script
 
     for script in sorted(EXAMPLES.glob("*.dts")):
         local = Local()
@@ -158,10 +191,11 @@ def test_a_script_through_the_application_gives_the_librarys_transcript() -> Non
             via = run_file(script, local)
         finally:
             local.close()
-        alone = run_script(script.read_text(), script.parent)
+        own = run_script(script.read_text(), script.parent)
         assert via.table is not None
-        assert alone.table is not None
-        assert transcript(via.table, via.custody) == transcript(alone.table, alone.custody)
+        assert own.table is not None
+        assert transcript(via.table, via.custody) == transcript(own.table, own.custody)
+        assert export_script(via.table.log).startswith("dicetable-script")
 
 
 def test_a_bank_step_on_a_store_goes_through_submit(tmp_path: Path,
@@ -182,8 +216,11 @@ def test_a_bank_step_on_a_store_goes_through_submit(tmp_path: Path,
                                   "kind=fill", "chips=2500x40", "shift=06:00"])
     assert refused.exit_code == 1
     assert "fill.preparer_roles" in refused.output
-    assert [stream for stream, _ in orders] == ["bank:t1", "bank:t1"]
-    steps = [order for _, order in orders]
+    assert [stream for stream, _ in orders] == ["bank:t1"] * 3
+    opening, *steps = [order for _, order in orders]
+    assert isinstance(opening, service.Open)  # the bank's first events, then its steps
+    assert isinstance(opening.command, Logged)
+    assert [e.kind for e in opening.command.events] == ["BankOpened"]
     assert all(isinstance(s, service.Step) for s in steps)
     assert [s.caller for s in steps if isinstance(s, service.Step)] == [
         Acting("fran", Role.FLOORPERSON), Acting("dee", Role.DEALER)]
@@ -205,6 +242,8 @@ def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str,
     custody = FloorCustody(MemoryStore(), FixedClock(),
                            roster={"ann": Person("ann", Role.SHIFT_MANAGER, "L1")})
     custody.open_site("pa", "river")
+    assert [(stream, type(o)) for stream, o in orders] == [("custody:river", service.Open)]
+    del orders[:]
     room = FastAPI()
     dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
     with TestClient(room) as http:
@@ -417,3 +456,138 @@ def test_a_players_buy_in_and_cash_out_at_the_electronic_table_go_through_submit
         ([chore], []),
         ([wallet, chore, wallet], ["WalletToTable", "WalletReturned"]),
     ]
+
+
+def test_a_script_load_and_a_dice_import_open_their_streams_through_submit(
+        tmp_path: Path, orders: list[tuple[str, object]]) -> None:
+    """``script load`` and ``dice import`` write a stream's first events as an ``Open`` (the
+    checked log, in the name of whoever opened it) and nothing else; a second load of the
+    same stream is refused and appends nothing."""
+    from dicetable.store.open import open_store
+
+    db, other = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    script = EXAMPLES / "pa_craps_hand.dts"
+    open_store(db, create=True).close()
+    loaded = runner.invoke(app, ["script", "load", db, str(script)])
+    assert loaded.exit_code == 0, loaded.output
+    opens = [(stream, o) for stream, o in orders if isinstance(o, service.Open)]
+    assert len(orders) == _commands_in(script) + 1  # each line, then the opening
+    [(stream, opening)] = opens
+    assert stream == "craps-1"
+    assert isinstance(opening.command, Logged)
+    assert isinstance(opening.fresh, Unwritten)
+    assert opening.caller == Acting("fran", Role.FLOORPERSON)  # the table's opener
+    with open_store(db) as store:
+        logged = [e.kind for e in store.events("craps-1")]
+    assert logged == [e.kind for e in opening.command.events]
+    del orders[:]
+    again = runner.invoke(app, ["script", "load", db, str(script)])
+    assert again.exit_code == 2
+    assert "already holds craps-1" in again.output
+    assert not [o for _, o in orders if isinstance(o, service.Open)]
+    with open_store(db) as store:
+        assert [e.kind for e in store.events("craps-1")] == logged
+
+    at = ["--at", "2026-03-01T08:00:00Z"]
+    assert runner.invoke(app, ["dice", "--db", db, *at, "open", "--jurisdiction", "pa",
+                               "--site", "river"]).exit_code == 0
+    out = tmp_path / "river.jsonl"
+    assert runner.invoke(app, ["dice", "--db", db, "export", "--out", str(out)]).exit_code == 0
+    del orders[:]
+    assert runner.invoke(app, ["dice", "--db", other, "import", str(out)]).exit_code == 0
+    [(stream, imported)] = orders
+    assert stream == "custody:river"
+    assert isinstance(imported, service.Open)
+    assert isinstance(imported.command, Logged)
+    assert [e.kind for e in imported.command.events] == ["CustodyOpened"]
+
+
+def test_a_stream_is_opened_once() -> None:
+    """Two openings of one stream, each on its own fresh aggregate (two processes that both
+    saw it empty): the first is taken, the second refused - by the store's version 0 and then
+    the ledger's own rule - and the stream holds one opening."""
+    from dicetable.core.errors import ProcedureViolation, StaleVersion
+    from dicetable.custody.rules import load_custody_pack
+    from dicetable.store.custody import DurableCustody
+    from dicetable.store.memory import MemoryStore
+
+    store, local = MemoryStore(), Local()
+    ann = Acting("ann", Role.SHIFT_MANAGER)
+    first, second = (DurableCustody.fresh(store, "river") for _ in range(2))
+    opening = ccmd.OpenCustody(actor="ann", role=Role.SHIFT_MANAGER, site="river",
+                               pack=load_custody_pack("pa"))
+    taken = local.submit("custody:river", service.Open(ann, opening, first))
+    assert taken is not None
+    assert [e.kind for e in taken.result()] == ["CustodyOpened"]
+    refused = local.submit("custody:river", service.Open(ann, opening, second))
+    assert refused is not None
+    with pytest.raises(ProcedureViolation) as why:
+        refused.result()
+    assert why.value.rule == "custody.open"
+    assert store.head("custody:river").seq == 1
+
+    log = Logged(tuple(first.ledger.log))
+    again = local.submit("custody:river", service.Open(
+        ann, log, Unwritten(store, "custody:river")))
+    assert again is not None
+    with pytest.raises(StaleVersion):
+        again.result()
+    assert store.head("custody:river").seq == 1
+    assert local.submitted.held == 3
+
+
+def test_an_opening_in_another_callers_name_is_refused_before_it_is_written() -> None:
+    from dicetable.custody.rules import load_custody_pack
+    from dicetable.store.custody import DurableCustody
+    from dicetable.store.memory import MemoryStore
+
+    store, local = MemoryStore(), Local()
+    opening = ccmd.OpenCustody(actor="ann", role=Role.SHIFT_MANAGER, site="river",
+                               pack=load_custody_pack("pa"))
+    for caller in (Acting("bob", Role.SHIFT_MANAGER), Acting("ann", Role.DEALER)):
+        answer = local.submit("custody:river", service.Open(
+            caller, opening, DurableCustody.fresh(store, "river")))
+        assert answer is not None
+        with pytest.raises(RoleNotPermitted):
+            answer.result()
+    assert store.head("custody:river").seq == 0
+
+
+def test_a_live_tables_seat_requests_go_through_submit(
+        demo_db: Path, tmp_path: Path, orders: list[tuple[str, object]]) -> None:
+    """A player's colour-up request, asked and withdrawn, and the dealer's confirmation of
+    another: each a ``Step`` on ``seat-requests:TABLE`` in its caller's own name and role;
+    a second ask while one is pending is refused and appends nothing."""
+    from fastapi.testclient import TestClient
+
+    from dicetable.server.app import create_app
+    from dicetable.server.main import build_floor
+    from tests.demo_floor import CHEAP_HASHER
+    from tests.server.conftest import Client, close_floor, copy_floor_db
+    from tests.server.test_api import T
+
+    table = T.rsplit("/", 1)[1]
+    stream = f"seat-requests:{table}"
+    floor, _ = build_floor(copy_floor_db(demo_db, tmp_path), hasher=CHEAP_HASHER)
+    try:
+        with TestClient(create_app(floor, electronic_loop=False)) as http:
+            alice, dee = Client(http, "alice"), Client(http, "dee")
+            del orders[:]
+            asked = alice.post(f"{T}/money/requests", {"what": "colour-up"})
+            assert asked.status_code == 200, asked.text
+            assert alice.post(f"{T}/money/requests", {"what": "colour-up"}).status_code == 422
+            [mine] = asked.json()["requests"]
+            assert alice.delete(f"{T}/money/requests/{mine['id']}").status_code == 200
+            alice.post(f"{T}/money/requests", {"what": "colour-up"})
+            [again] = dee.get(f"{T}/money").json()["requests"]
+            confirmed = dee.post(f"{T}/money/requests/{again['id']}/confirm")
+            assert confirmed.status_code == 200, confirmed.text
+            kinds = [e.kind for e in floor.store.events(stream)]
+    finally:
+        close_floor(floor)
+    steps = [(s, o) for s, o in orders if s == stream]
+    assert all(isinstance(o, service.Step) for _, o in steps)
+    assert [o.caller for _, o in steps if isinstance(o, service.Step)] == [
+        Acting("alice", Role.PLAYER), Acting("alice", Role.PLAYER),
+        Acting("alice", Role.PLAYER), Acting("dee", Role.DEALER)]
+    assert kinds == ["RequestMade", "RequestSettled", "RequestMade", "RequestSettled"]

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dicetable.application.scripts import run_script
 from dicetable.cli.main import app
 from dicetable.core.errors import ProcedureViolation
 from dicetable.core.roles import Role
 from dicetable.games.packs import derive_pack, load_preset
 from dicetable.rules.model import RulePack
 from dicetable.table import Table
-from dicetable.table.script import run_script
 
 
 def _loaded(pack: RulePack | str = "pa-props-and-hops") -> Table:

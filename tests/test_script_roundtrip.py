@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from dicetable.application.scripts import run_script
 from dicetable.cli.main import app
 from dicetable.core.clock import FixedClock
 from dicetable.core.dice import Roll
@@ -26,7 +27,6 @@ from dicetable.games.packs import derive_pack, load_preset
 from dicetable.store import DurableTable, SqliteStore
 from dicetable.table import Table
 from dicetable.table import commands as t
-from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
 from tests.profiles import examples
 

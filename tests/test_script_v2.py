@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dicetable.application.scripts import run_script
 from dicetable.cli.main import app
 from dicetable.custody.rules import load_custody_pack, pack_from_dict
-from dicetable.table.script import ScriptSyntaxError, run_script
+from dicetable.table.script import ScriptSyntaxError
 
 runner = CliRunner()
 PH = """pack pa-props-and-hops

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from dicetable.table.script import run_script
+from dicetable.application.scripts import run_script
 
 PA = """dicetable-script 1
 pack {pack}

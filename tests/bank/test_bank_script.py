@@ -7,8 +7,9 @@ from fractions import Fraction
 
 import pytest
 
+from dicetable.application.scripts import run_bank_script
 from dicetable.bank import events as bev
-from dicetable.bank.script import export_bank_script, run_bank_script
+from dicetable.bank.script import export_bank_script
 from dicetable.core.errors import DicetableError
 from dicetable.core.events import event_to_dict
 from dicetable.core.roles import Role

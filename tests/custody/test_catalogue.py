@@ -265,8 +265,8 @@ def test_a_ledger_of_every_step_exports_and_replays_to_the_same_events() -> None
     at times with microseconds: the exported script replays to the same events."""
     from datetime import timedelta
 
+    from dicetable.application.scripts import run_script
     from dicetable.core.events import event_to_dict
-    from dicetable.table.script import run_script
     from dicetable.table.script_export import export_custody_script
     from tests.custody import scenario as s
 

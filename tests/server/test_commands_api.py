@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from dicetable.application.scripts import run_script
 from dicetable.games.commands import OpenTable
 from dicetable.server.floor import ADVANCE, Floor
 from dicetable.table.catalogue import CATALOGUE
-from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
 
 from .conftest import Login

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dicetable.application.scripts import run_file, run_script
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import EVENT_TYPES, event_from_dict, event_to_dict
 from dicetable.games.packs import load_preset
 from dicetable.store.chain import VERSIONS, decode, decode_body, encode, to_dict
 from dicetable.store.state_codec import decode_state, encode_state, roundtrips, share_pack
 from dicetable.table import Table
-from dicetable.table.script import run_file, run_script
 from tests.profiles import examples
 from tests.store.helpers import electronic, seat, step
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dicetable.application.scripts import run_script
 from dicetable.cli.main import app
 from dicetable.core.errors import InvalidInput
 from dicetable.games.events import TableOpened
@@ -22,7 +23,6 @@ from dicetable.store.chain import VERSIONS, decode, encode, upcast
 from dicetable.store.replay import load_state
 from dicetable.store.state_codec import encode_state
 from dicetable.table import Table
-from dicetable.table.script import run_script
 from dicetable.table.script_export import export_script
 from dicetable.table.table import AROUND_THE_ROLL, CHORES, Automation
 

@@ -1,7 +1,8 @@
 """The application's one way in: ``Application.submit(stream, order)``, for every surface.
 
 An order is a caller's command (``Acted``: a script's line, a command line's ``--as``), the
-table's own work (``Chore``), or, on the server, an account's (``server.floor.Given``). A
+table's own work (``Chore``), or, on the server, an account's (``server.floor.Given``); a new
+stream's first one is an ``Open`` (a custody ledger's opening, an import, a script's load). A
 table's orders go through its ``StreamPipeline``: decided in order against the state that
 includes the earlier ones, committed, answered after the commit. Any other aggregate (a
 site's custody ledger) is held (``store.held.Held``, or ``Bare`` off a store): the step is
@@ -108,7 +109,22 @@ up, a CSPRNG roll, the settlement). ``app.submit(table_id, ADVANCE)`` like any c
 ROUND_NOW = Chore(advance=_round_now)
 """One whole cycle of an electronic table now (``_round_now``)."""
 
-Order = Acted | Chore | Step
+@dataclass(frozen=True, slots=True)
+class Open:
+    """A new stream's first write: ``command`` given by ``caller`` and taken on ``fresh``,
+    the aggregate before its stream holds anything - a custody ledger not opened yet, on its
+    store stream (``DurableCustody.fresh``) or its file (``Bare``), whose ``OpenCustody``
+    decides the first events; or ``streams.Unwritten``, which takes a log decided and
+    checked elsewhere (``streams.Logged``: an import, a script's run, a bank's opening). The
+    first events are appended at version 0 only, so a stream is opened once: a second
+    opening, in this process or another, is refused and appends nothing."""
+
+    caller: Acting
+    command: Signed
+    fresh: Holds
+
+
+Order = Acted | Chore | Step | Open
 
 
 def signed_by(caller: Acting, command: Signed) -> None:
@@ -177,6 +193,7 @@ class Submitted:
     orders: int = 0
     tables: int = 0
     held: int = 0
+    """Orders taken on an aggregate held outside the pipelines (an ``Open`` on its fresh one)."""
 
 
 class Application(Generic[H]):
@@ -228,10 +245,13 @@ class Application(Generic[H]):
         A table's orders go through its pipeline (a caller's past a full queue are refused
         at once: ``Busy``); a ``Chore`` is the table's own and never refused for load. An
         ``Acted`` order on any other stream, and a ``Step``, are taken on its held
-        aggregate. With ``waiter`` (an event loop and its future) a table's answer goes
-        there and None is returned.
+        aggregate; an ``Open`` on the fresh aggregate it brings (a new stream). With
+        ``waiter`` (an event loop and its future) a table's answer goes there and None is
+        returned.
         """
         self.submitted.orders += 1
+        if isinstance(order, Open):
+            return self._open(order)
         if isinstance(order, Step) or (isinstance(order, Acted) and kind_of(stream) != TABLE):
             return self._take(stream, order)
         self.submitted.tables += 1
@@ -261,6 +281,20 @@ class Application(Generic[H]):
             signed_by(order.caller, command)
             answer.set_result(self.holder(stream).run(lambda held: held.execute(command)))
         except Exception as exc:  # answered as a table's refusal is: by the future
+            answer.set_exception(exc)
+        return answer
+
+
+    def _open(self, order: Open) -> Future[Any]:
+        """A stream's first command, on its fresh aggregate: decided, durable (at version 0),
+        applied, then answered; the caller holds the aggregate afterwards if it goes on."""
+        self.submitted.held += 1
+        answer: Future[Any] = Future()
+        command = order.command
+        try:
+            signed_by(order.caller, command)
+            answer.set_result(order.fresh.run(lambda fresh: fresh.execute(command)))
+        except Exception as exc:  # answered as every refusal is: by the future
             answer.set_exception(exc)
         return answer
 

@@ -45,20 +45,37 @@ Move = Callable[[pms.WalletState, tuple[str, Role]], Event]
 caller (name, role), decides the one event appended at that version (or refuses)."""
 
 
-class Wallet:
-    """A player's wallet held for ``Application.submit`` (``service.Holds``): a step is
-    decided on the wallet folded at its stream's version and appended only at that version;
-    another process that appended first makes it fold and decide again."""
+class AtVersion:
+    """A stream held for ``Application.submit`` (``service.Holds``) whose every step decides
+    one event on the stream folded at its version, appended only at that version; another
+    process that appended first makes it fold and decide again (``store.versioned``)."""
 
-    def __init__(self, store: EventStore, account: str) -> None:
+    def __init__(self, store: EventStore, stream: str, state_type: type[Any],
+                 fold: Callable[[Any, Event], None]) -> None:
         self.store = store
-        self.account = account
+        self.stream = stream
+        self.state_type = state_type
+        self.fold = fold
 
-    def run(self, step: Callable[[pms.WalletState], T]) -> T:
-        """``step`` decides the wallet's next event (the one appended, and answered)."""
+    def run(self, step: Callable[[Any], T]) -> T:
+        """``step`` decides the stream's next event (the one appended, and answered)."""
         decide = cast(Callable[[Any], Event], step)
         return cast(T, versioned.append_at_version(
-            self.store, wallet_stream(self.account), pms.WalletState, pms.apply_wallet, decide))
+            self.store, self.stream, self.state_type, self.fold, decide))
+
+
+class Wallet(AtVersion):
+    """A player's wallet (``wallet:ACCOUNT``) held for its moves."""
+
+    def __init__(self, store: EventStore, account: str) -> None:
+        super().__init__(store, wallet_stream(account), pms.WalletState, pms.apply_wallet)
+        self.account = account
+
+
+def seat_requests(store: EventStore, table: str) -> AtVersion:
+    """A live table's players' requests to its dealer (``seat-requests:TABLE``: colour up,
+    leaving), held for their steps (``server.player_money``: made, withdrawn, confirmed)."""
+    return AtVersion(store, f"{pms.REQUESTS}:{table}", pms.RequestsState, pms.apply_request)
 
 
 def deposited(account: str, amount: int, reason: str, at: str) -> Move:

@@ -18,8 +18,12 @@ seq at that moment (``@SEQ``); the replay reads the table's own log up to it.
 >>> text = export_bank_script(bank.state.log)
 >>> text.splitlines()[2].split()[1:5]
 ['bo', 'boxperson', 'count', 'purpose=closed-daily']
->>> run_bank_script(text).state.log == bank.state.log
-True
+
+This module reads and writes the format; it runs no step itself. ``play`` hands each step to
+a ``Runs``, and the one the library's callers and the command line use is the application's
+(``dicetable.application.scripts.run_bank_script``: every step a ``Step`` through
+``Application.submit``). The exporter's own check alone replays in place, on a bank of its
+own that nothing else sees, as the table exporter's does.
 """
 
 from __future__ import annotations
@@ -43,10 +47,11 @@ BankStep = Callable[[TableBank, Person], Any]
 """A verb's step, handed the bank and the person who takes it."""
 Runs = Callable[[TableBank, Person, BankStep], Any]
 """How a bank script's step reaches its bank (``dicetable.application.scripts`` gives the
-surfaces' one way in; by default the bank takes it in place)."""
+one way in)."""
 
 
 def _in_place(bank: TableBank, who: Person, step: BankStep) -> Any:
+    """The exporter's check: its replay's bank takes each step itself."""
     return step(bank, who)
 
 
@@ -79,7 +84,7 @@ def export_bank_script(events: Sequence[Event], table_events: Sequence[Event] = 
         mark = [f"@{seq}"] if seq else []
         out.append(" ".join([first.at, first.actor, first.role.value, verb, *words, *mark]))
     text = "\n".join(out) + "\n"
-    replayed = run_bank_script(text, table_events).state.log
+    replayed = play(text, table_events, _in_place).state.log
     if [event_to_dict(e) for e in replayed] != [event_to_dict(e) for e in log]:
         bad = next((i for i, (a, b) in enumerate(zip(replayed, log, strict=False)) if a != b),
                    min(len(replayed), len(log)))
@@ -88,10 +93,9 @@ def export_bank_script(events: Sequence[Event], table_events: Sequence[Event] = 
     return text
 
 
-def run_bank_script(text: str, table_events: Sequence[Event] = (),
-                    runs: Runs = _in_place) -> TableBank:
+def play(text: str, table_events: Sequence[Event], runs: Runs) -> TableBank:
     """Replay a bank script: each step decided by the ledger at its recorded time (taken to
-    the bank by ``runs``)."""
+    the bank by ``runs``; ``application.scripts.run_bank_script`` is the entry)."""
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     if len(lines) < 2 or not lines[0].startswith("bank "):
         raise InvalidInput("a bank script starts with 'bank PACK TABLE site=.. game=..' and "

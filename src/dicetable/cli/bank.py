@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from dicetable.application.service import Acting, Local, Step
+from dicetable.application.streams import open_bank
 from dicetable.bank.catalogue import (
     VERBS,
     Context,
@@ -48,8 +49,9 @@ def _bank(store: EventStore, table: str, verb: str, pack: str | None, site: str
         raise typer.Exit(2)
     state = load_state(store, table)
     jurisdiction = pack or state.rules().jurisdiction.lower()
-    return DurableBank.open(store, load_bank_pack(jurisdiction), table, site=site or jurisdiction,
-                            game=state.game, electronic=state.mode == "electronic")
+    return open_bank(Local(), store, load_bank_pack(jurisdiction), table,
+                     site=site or jurisdiction, game=state.game,
+                     electronic=state.mode == "electronic")
 
 
 def _submit(durable: DurableBank, table: str, step: Step) -> list[BankEvent]:

@@ -37,6 +37,7 @@ import typer
 from rich.markup import escape
 
 from dicetable.application.service import Acted, Acting, Bare, Holds, Local
+from dicetable.application.streams import open_custody, open_log, opened
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.output import output
 from dicetable.core.clock import Clock, FixedClock, SystemClock
@@ -347,12 +348,13 @@ def open_(ctx: typer.Context,
           role: str = typer.Option(Role.SHIFT_MANAGER.value, "--role")) -> None:
     """Start a site's custody record under the PA or IN custody rules."""
     o: Options = ctx.obj
+    # The opening is the ledger's OpenCustody, given to Application.submit as an Open.
     if o.db is not None:
         store = _store(ctx, create=True)
+        who = _who(actor, role)
         try:
-            who = _who(actor, role)
-            durable = DurableCustody.open(store, jurisdiction, site, clock=_clock(o.at),
-                                          actor=who["actor"], role=who["role"])
+            durable = open_custody(Local(), store, jurisdiction, site,
+                                   Acting(who["actor"], who["role"]), clock=_clock(o.at))
         except DicetableError as e:
             _fail(e)
         first = durable.ledger.log[0]
@@ -366,10 +368,12 @@ def open_(ctx: typer.Context,
         if time_zone is not None and time_zone != pack.value("site.time_zone"):
             pack = derive_custody_pack(pack, f"{pack.id}-{site}", {"site.time_zone": time_zone})
         ledger = CustodyLedger(clock=_clock(o.at), sink=_appender(o.log))
-        events = ledger.execute(cmd.OpenCustody(**_who(actor, role), site=site, pack=pack))
+        opened(Local(), custody_stream(site),
+               cmd.OpenCustody(**_who(actor, role), site=site, pack=pack), Bare(ledger))
     except DicetableError as e:
         _fail(e)
-    console.print(f"#{events[0].seq} {escape(reports.describe(events[0]))} -> {o.log}",
+    first = ledger.log[0]
+    console.print(f"#{first.seq} {escape(reports.describe(first))} -> {o.log}",
                   highlight=False)
 
 
@@ -569,7 +573,7 @@ def import_(ctx: typer.Context,
         _fail(InvalidInput(f"{o.db} already holds the custody ledger of "
                            f"{ledger.state.site!r}", rule="custody.open"))
     try:
-        store.append(stream, ledger.log, expected=0)
+        open_log(Local(), store, ledger.log)
     except DicetableError as e:
         _fail(e)
     console.print(f"{len(ledger.log)} custody events of {ledger.state.site} imported into "

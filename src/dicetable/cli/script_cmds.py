@@ -15,6 +15,8 @@ import typer
 from rich.markup import escape
 
 from dicetable.application.scripts import run_bank_script, run_file
+from dicetable.application.service import Local
+from dicetable.application.streams import open_log
 from dicetable.cli.main import SUBCOMMAND_STYLE
 from dicetable.cli.store_cmds import DB_HELP, SCHEMA_HELP, err, opened
 from dicetable.core.errors import DicetableError
@@ -140,12 +142,13 @@ def _load_bank(store: EventStore, path: Path) -> None:
 
 
 def _store_log(store: EventStore, path: Path, log: Sequence[Event]) -> None:
-    """A script's log as a new stream of the store; one the store holds already is refused."""
+    """A script's log as a new stream of the store, opened through ``Application.submit``
+    (``streams.open_log``); one the store holds already is refused."""
     sid = log[0].stream
     if store.head(sid).seq:
         err.print(f"[red]{path}: the store already holds {sid}[/red]")
         raise typer.Exit(2)
-    store.append(sid, log, expected=0)
+    open_log(Local(), store, log)
     err.print(f"{path}: {len(log)} events -> {sid}")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from dicetable.application.accounts import Account, Kind
 from dicetable.application.service import Acting, Step
+from dicetable.application.streams import open_bank
 from dicetable.bank import events as bev
 from dicetable.bank.catalogue import VERBS, Context, parse_fields, parse_float
 from dicetable.bank.follow import CHECKPOINT_ROLLS, Totals
@@ -111,9 +112,9 @@ class FloorBanks:
             jurisdiction = table.pack.jurisdiction.lower()
             site = self.floor.custody.site_for(jurisdiction.upper())
             name = site.ledger.state.site if site is not None else jurisdiction
-            return self._keep(table_id, DurableBank.open(
-                self.floor.store, load_bank_pack(jurisdiction), table_id, site=name,
-                game=table.state.game, electronic=table.mode == "electronic",
+            return self._keep(table_id, open_bank(
+                self.floor, self.floor.store, load_bank_pack(jurisdiction), table_id,
+                site=name, game=table.state.game, electronic=table.mode == "electronic",
                 clock=self.floor.clock))
 
     def get(self, table_id: str) -> DurableBank:

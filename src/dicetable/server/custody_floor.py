@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dicetable.application.service import Acting, Application
+from dicetable.application.streams import open_custody
 from dicetable.core.clock import Clock
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.roles import Role
@@ -67,13 +69,17 @@ class FloorCustody:
             self.sites[site] = DurableCustody.resume(store, site, clock=clock)
 
     # -- ledgers ----------------------------------------------------------------------------
-    def open_site(self, pack: str, site: str, *, actor: str = "compliance") -> DurableCustody:
+    def open_site(self, pack: str, site: str, *, actor: str = "compliance",
+                  application: Application[Any] | None = None) -> DurableCustody:
+        """The site's ledger opened by ``actor`` (a shift manager): its ``OpenCustody``
+        given to ``application.submit`` (the floor's; by default a plain one)."""
         with self._lock:
             if site in self.sites:
                 raise InvalidInput(f"site {site!r} already has a custody ledger",
                                    rule="custody.open")
-            durable = DurableCustody.open(self.store, pack, site, clock=self.clock,
-                                          actor=actor)
+            taker = application if application is not None else Application[Any]()
+            durable = open_custody(taker, self.store, pack, site,
+                                   Acting(actor, Role.SHIFT_MANAGER), clock=self.clock)
             self.sites[site] = durable
             return durable
 

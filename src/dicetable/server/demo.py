@@ -125,7 +125,7 @@ def stock_demo_dice(floor: Floor) -> None:
     day = floor.clock.now().date().isoformat()
     for jurisdiction, site in SITES.items():
         mine = [d for d in tables if d.pack.jurisdiction.lower() == jurisdiction]
-        ledger = floor.custody.open_site(jurisdiction, site, actor="ann")
+        ledger = floor.custody.open_site(jurisdiction, site, actor="ann", application=floor)
         boxes = tuple(Box(f"{d.table}-box", (*d.dice, *spares(d))) for d in mine)
         every = tuple(s for b in boxes for s in b.serials)
         side = Decimal("0.750")

@@ -71,7 +71,7 @@ from dicetable.application.service import (
     NotFound,
     Order,
 )
-from dicetable.application.wallets import Wallet
+from dicetable.application.wallets import Wallet, seat_requests
 from dicetable.core.clock import Clock, SystemClock
 from dicetable.core.errors import InvalidInput, RoleNotPermitted
 from dicetable.core.roles import Role
@@ -99,7 +99,7 @@ from dicetable.store.base import TABLE, EventStore, Notice, kind_of, name_of
 from dicetable.store.chain import Head, decode_body, link_hash
 from dicetable.store.custody import KIND as CUSTODY
 from dicetable.store.durable import DurableTable
-from dicetable.store.player_money_stream import WALLET
+from dicetable.store.player_money_stream import REQUESTS, WALLET
 from dicetable.store.replay import opening
 from dicetable.store.staff_stream import record_staff
 from dicetable.store.state_codec import pack_for
@@ -210,9 +210,11 @@ class Floor(Application[FloorTable]):
 
     def _held_stream(self, stream: str) -> Holds | None:
         """``submit``'s other aggregates: a custody step's ledger (the site's), a player's
-        wallet (the cage's moves)."""
+        wallet (the cage's moves), a live table's seat requests."""
         if kind_of(stream) == WALLET:
             return Wallet(self.store, name_of(stream))
+        if kind_of(stream) == REQUESTS:
+            return seat_requests(self.store, name_of(stream))
         return self.custody.site(name_of(stream)) if kind_of(stream) == CUSTODY else None
 
     # -- integrity ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from dicetable.application.accounts import Account, Kind
-from dicetable.application.service import Acting
+from dicetable.application.service import Acting, Step
 from dicetable.application.wallets import (  # the cage's command line moves them too
     TABLES,
     deposited,
@@ -43,6 +43,7 @@ from dicetable.application.wallets import (  # the cage's command line moves the
 from dicetable.bank.catalogue import format_chips, parse_chips
 from dicetable.bank.model import breakdown
 from dicetable.core.errors import DicetableError, InvalidInput, RoleNotPermitted
+from dicetable.core.events import Event
 from dicetable.core.money import format_cents
 from dicetable.core.roles import Role
 from dicetable.games import commands as g
@@ -51,7 +52,6 @@ from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor, Given
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
-from dicetable.store.versioned import append_at_version
 from dicetable.table.catalogue import CATALOGUE
 from dicetable.table.player_money import ELECTRONIC, PlayerMoneyRules
 
@@ -320,11 +320,10 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
             raise InvalidInput("You have already asked; the dealer will confirm it shortly.",
                                rule="requests.confirmed_by")
         at = floor.clock.now().isoformat()
-        append_at_version(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState,
-                          pms.apply_request, lambda st: pms.RequestMade(
-                              seq=st.seq + 1, at=at, table=table_id, actor=who.username,
-                              role=Role.PLAYER, request=_next(floor.store, table_id),
-                              player=who.username, what=body.what))
+        _request(floor, table_id, Acting(who.username, Role.PLAYER),
+                 lambda st, me: pms.RequestMade(
+                     seq=st.seq + 1, at=at, table=table_id, actor=me[0], role=me[1],
+                     request=st.made + 1, player=who.username, what=body.what))
         return money_view(floor, table_id, who)
 
     @api.delete("/requests/{number}")
@@ -429,17 +428,21 @@ def _suggested_out(floor: Floor, table_id: str, balance: int) -> str:
     return format_chips(chips)
 
 
-def _next(store: EventStore, table_id: str) -> int:
-    return requests_of(store, table_id).made + 1
+def _request(floor: Floor, table_id: str, caller: Acting,
+             decide: Callable[[pms.RequestsState, tuple[str, Role]], Event]) -> None:
+    """A step on the table's seat requests, through the floor's ``submit`` in the caller's
+    name and role (``wallets.seat_requests``: decided at the stream's version)."""
+    answer = floor.submit(f"{pms.REQUESTS}:{table_id}", Step(caller, decide))
+    assert answer is not None
+    answer.result()
 
 
 def _settle(floor: Floor, table_id: str, who: Account, role: Role, number: int,
             outcome: str, detail: str) -> None:
     at = floor.clock.now().isoformat()
-    append_at_version(floor.store, f"{pms.REQUESTS}:{table_id}", pms.RequestsState,
-                      pms.apply_request, lambda st: pms.RequestSettled(
-                          seq=st.seq + 1, at=at, table=table_id, actor=who.username,
-                          role=role, request=number, outcome=outcome, detail=detail))
+    _request(floor, table_id, Acting(who.username, role), lambda st, me: pms.RequestSettled(
+        seq=st.seq + 1, at=at, table=table_id, actor=me[0], role=me[1], request=number,
+        outcome=outcome, detail=detail))
 
 
 

@@ -56,15 +56,25 @@ class DurableBank(Held[TableBank]):
     def open(cls, store: EventStore, pack: BankPack | str | Path, table: str, *, site: str,
              game: str, electronic: bool = False, clock: Clock | None = None,
              ) -> DurableBank:
-        stream = bank_stream(table)
-        if store.head(stream).seq:
+        bank, first = cls.opening(store, pack, table, site=site, game=game,
+                                  electronic=electronic, clock=clock)
+        store.append(bank_stream(table), first, expected=0)
+        return cls(store, bank)
+
+    @staticmethod
+    def opening(store: EventStore, pack: BankPack | str | Path, table: str, *, site: str,
+                game: str, electronic: bool = False, clock: Clock | None = None,
+                ) -> tuple[TableBank, Sequence[bev.BankEvent]]:
+        """The bank of ``table`` opened and its first events, not written yet (the
+        surfaces give them to ``Application.submit`` as an ``Open``, appended at version 0;
+        ``DurableBank(store, bank)`` holds it after). Refused when the store holds it."""
+        if store.head(bank_stream(table)).seq:
             raise ProcedureViolation(f"table {table!r} already has a bank; resume it",
                                      rule="bank.open")
         holder: list[Sequence[bev.BankEvent]] = []
         bank = TableBank.open(pack, table, site=site, game=game, electronic=electronic,
                               clock=clock, sink=holder.append)
-        store.append(stream, holder[0], expected=0)
-        return cls(store, bank)
+        return bank, holder[0]
 
     @classmethod
     def resume(cls, store: EventStore, table: str, *, clock: Clock | None = None,

@@ -99,14 +99,22 @@ class DurableCustody(Held[CustodyLedger]):
              role: Role = Role.SHIFT_MANAGER,
              snapshot_every: int = SNAPSHOT_EVERY) -> DurableCustody:
         rules = pack if isinstance(pack, CustodyPack) else load_custody_pack(pack)
+        durable = cls.fresh(store, site, clock=clock, snapshot_every=snapshot_every)
+        durable.ledger.execute(cmd.OpenCustody(actor=actor, role=role, site=site, pack=rules))
+        return durable
+
+    @classmethod
+    def fresh(cls, store: EventStore, site: str, *, clock: Clock | None = None,
+              snapshot_every: int = SNAPSHOT_EVERY) -> DurableCustody:
+        """The ledger of ``site`` before it is opened, on its stream: its first step is its
+        ``OpenCustody`` (appended at version 0; the surfaces give it to
+        ``Application.submit`` as an ``Open``). Refused when the store holds the ledger."""
         stream = custody_stream(site)
         if store.head(stream).seq:
             raise ProcedureViolation(f"site {site!r} already has a custody ledger; resume it",
                                      rule="custody.open")
-        ledger = CustodyLedger(clock=clock)
-        durable = cls(store, ledger, snapshot_every=snapshot_every)
+        durable = cls(store, CustodyLedger(clock=clock), snapshot_every=snapshot_every)
         durable.stream = stream
-        ledger.execute(cmd.OpenCustody(actor=actor, role=role, site=site, pack=rules))
         return durable
 
     @classmethod

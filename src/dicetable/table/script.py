@@ -26,19 +26,10 @@ each with its actor and role, plus ``expect`` lines that assert the state at tha
 A line ending in ``! [ErrorName] [rule.id]`` must be refused (with that error and rule, if
 given). Running stops at the first unmet expectation or unexpected refusal, naming the line.
 
->>> result = run_script('''
-... dicetable-script 1
-... pack pa-craps
-... mode bare
-... player alice 100
-... alice player bet pass 10
-... stick stickperson roll 5-6
-... dealer dealer settle
-... expect balance alice 110
-... alice player bet pass 3 ! IllegalWager limits.default
-... ''')
->>> result.ok, result.table.balance("alice") if result.table else None
-(True, 11000)
+This module reads a script and says which command each line gives, in whose name; it runs
+none of them. ``play`` hands each to a ``script_runs.Runs``, and the one that exists is the
+application's (``dicetable.application.scripts``: ``run_script``, ``run_file``), which gives
+every command to ``Application.submit``.
 """
 
 from __future__ import annotations
@@ -59,7 +50,7 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.events import event_from_dict
 from dicetable.core.money import format_cents, parse_money
 from dicetable.core.roles import Role
-from dicetable.core.textinput import decode_utf8, parse_json, read_utf8
+from dicetable.core.textinput import decode_utf8, parse_json
 from dicetable.custody.ledger import CustodyLedger
 from dicetable.custody.reports import describe as custody_describe
 from dicetable.games import commands as gcmd
@@ -364,14 +355,13 @@ VERBS = (*sorted((*CATALOGUE.by_verb, *custody_steps.CUSTODY_VERBS)), "settle")
 
 
 
-def run_script(text: str, base_dir: Path | str = ".",
-               runs: script_runs.Runs | None = None) -> ScriptResult:
-    """Run a script; stop at the first unmet expectation or unexpected refusal. ``runs``
-    takes each command to its table or ledger (by default they decide it in place).
+def play(text: str, base_dir: Path | str, runs: script_runs.Runs) -> ScriptResult:
+    """Read a script, giving each of its commands to ``runs``; stop at the first unmet
+    expectation or unexpected refusal (``application.scripts.run_script`` is the entry).
 
     A line that cannot be read raises ``ScriptSyntaxError`` naming its line number.
     """
-    runner = _Runner(Path(base_dir), runs if runs is not None else script_runs.Direct())
+    runner = _Runner(Path(base_dir), runs)
     lines = text.splitlines()
     started = False
     result: ScriptResult | None = None
@@ -554,7 +544,3 @@ def transcript(table: Table, custody: CustodyLedger | None = None, *,
                   for e in custody.log]
     return "\n".join(lines)
 
-
-def run_file(path: Path | str, runs: script_runs.Runs | None = None) -> ScriptResult:
-    p = Path(path)
-    return run_script(read_utf8(p, rule="script.file"), p.parent, runs)

@@ -1,10 +1,9 @@
 """How a table script's commands are run (``Runs``).
 
 The script runner reads lines; it does not decide how a command reaches its table or ledger.
-The surfaces (``dicetable replay``, ``dicetable script load``) run a script's commands through
-the application's one way in (``dicetable.application.scripts``), as the server runs its
-routes'; ``Direct`` - the table and the ledger deciding them in place - is what a script run
-from the library alone gets.
+Every script runs its commands through the application's one way in
+(``dicetable.application.scripts.Submitting``), as the server runs its routes': the library's
+``run_script``, ``dicetable replay`` and ``dicetable script load`` alike.
 """
 
 from __future__ import annotations
@@ -37,21 +36,3 @@ class Runs(Protocol):
                 command: ccmd.CustodyCommand) -> list[cev.CustodyEvent]:
         """Run a custody step on the script's ledger; a refusal raises, changing nothing."""
 
-
-class Direct:
-    """The table and the ledger decide each command in place."""
-
-    def opened(self, table: Table) -> None:
-        pass
-
-    def table(self, table: Table, caller: Caller, order: TableOrder) -> list[gev.Event]:
-        if isinstance(order, gcmd.Command):
-            return table.execute(order)
-        events: list[gev.Event] = []
-        for command in order():
-            events += table.execute(command)
-        return events
-
-    def custody(self, ledger: CustodyLedger, caller: Caller,
-                command: ccmd.CustodyCommand) -> list[cev.CustodyEvent]:
-        return ledger.execute(command)

@@ -15,31 +15,8 @@ Version 2 keeps every version-1 line and adds (``docs/table-scripts.md``):
 
 Declared apart from the version-1 verbs, so the command catalogue can take them over: this
 module (the version, the header lines, the table verbs), ``script_custody`` (the custody
-steps) and ``script_expect`` (the expectations).
-
->>> from dicetable.table.script import run_script
->>> r = run_script('''
-... dicetable-script 2
-... pack pa-props-and-hops
-... opener fran floorperson
-... staff dee dealer
-... seat 1 amy 100
-... fran floorperson bring-dice P1 P2 witness=dee
-... dee dealer shake
-... dee dealer no-more-bets
-... dee dealer offer-shaker amy
-... expect shaker-with amy
-... amy player player-shake 3
-... amy player remove-lid
-... expect shaker-state lid-off
-... amy player return-shaker ! ProcedureViolation shaker.min_shakes
-... amy player re-cover
-... amy player player-shake 3
-... amy player return-shaker
-... expect shaker-with dealer
-... ''')
->>> r.ok, str(r.failure or "")
-(True, '')
+steps) and ``script_expect`` (the expectations). ``dicetable.application.scripts`` shows a
+version-2 scenario run.
 """
 
 from __future__ import annotations
