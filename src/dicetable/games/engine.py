@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.events import Emitter as Stamps
@@ -52,6 +52,8 @@ from dicetable.wagers.compile import (
     odds_code_for,
     point_state_name,
 )
+
+K = TypeVar("K")
 
 
 def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: str, *,
@@ -459,26 +461,25 @@ class Engine:
     def placeable_codes(self, state: TableState, player: str, codes: Iterable[str],
                         base: str | None = None) -> list[str]:
         """The wagers of ``codes`` that ``player`` may make now, whatever the amount."""
-        probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
-        try:
-            self._may_wager(state, probe)
-        except ValueError:
-            return []
-        return [code for code in codes if self._wager_refusal(state, cmd.PlaceBet(
-            actor=player, role=Role.PLAYER, player=player, wager=code, amount=0,
-            base=base)) is None]
+        return self._placeable(state, player, ((code, code, base) for code in codes))
 
     def odds_bases(self, state: TableState, player: str, bets: Iterable[str]) -> list[str]:
         """The bets of ``bets`` that ``player`` may put odds behind now, whatever the amount
-        (``placeable_codes`` of the odds behind each, the checks of the player asked once)."""
+        (``placeable_codes`` of the odds behind each)."""
+        return self._placeable(state, player, ((bet, "odds", bet) for bet in bets))
+
+    def _placeable(self, state: TableState, player: str,
+                   wagers: Iterable[tuple[K, str, str | None]]) -> list[K]:
+        """The keys of the ``(key, wager code, base)`` that ``player`` may place now, whatever
+        the amount: the checks of the player asked once, then each wager's own."""
         probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
         try:
             self._may_wager(state, probe)
         except ValueError:
             return []
-        return [bet for bet in bets if self._wager_refusal(state, cmd.PlaceBet(
-            actor=player, role=Role.PLAYER, player=player, wager="odds", amount=0,
-            base=bet)) is None]
+        return [key for key, code, base in wagers if self._wager_refusal(state, cmd.PlaceBet(
+            actor=player, role=Role.PLAYER, player=player, wager=code, amount=0,
+            base=base)) is None]
 
     def placement(self, state: TableState,
                   c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
