@@ -401,8 +401,8 @@ class Engine:
         if c.amount <= 0:
             raise InvalidInput(f"cannot buy {format_cents(c.amount)} in chips",
                                rule="money.amount")
-        out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"), player=c.player,
-                 amount=c.amount)
+        out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"),
+                 **ev.carried(ev.Chips, c))
 
     @decides(cmd.CashOut)
     def _cash_out(self, state: TableState, c: cmd.CashOut, out: Emitter) -> None:
@@ -412,7 +412,7 @@ class Engine:
                                f"{c.player} has {format_cents(state.balance(c.player))}",
                                rule="money.balance")
         out.emit(ev.ChipsCashedOut, rule=state.rules().cite("authority.chips"),
-                 player=c.player, amount=c.amount)
+                 **ev.carried(ev.Chips, c))
 
     # -- placing wagers ----------------------------------------------------------------------------
     @staticmethod
@@ -759,9 +759,8 @@ class Engine:
         if c.distance is not None and not 0 <= c.distance <= 1:
             raise InvalidInput("distance is a fraction of the table's length, 0 to 1",
                                rule="throw.distance")
-        out.emit(ev.DiceRolled, rule=pack.cite("authority.record_roll"), roll=c.roll,
-                 source=c.source, facts=tuple(c.facts),
-                 serials=tuple(c.serials), distance=c.distance, thrower=c.thrower)
+        out.emit(ev.DiceRolled, rule=pack.cite("authority.record_roll"),
+                 **ev.carried(ev.Throw, c))
         if grounds:
             out.emit(ev.NoRollCalled, rule=pack.cite("noroll.automatic"), grounds=grounds,
                      automatic=True)
