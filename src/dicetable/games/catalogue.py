@@ -461,6 +461,15 @@ def handlers(owner: object, kinds: Iterable[Entry]
     return out
 
 
+def declare_by_name(command: type[cmd.Command], name: str, authority: str | None, help: str,
+                    **kw: Any) -> Entry:
+    """``declare`` a command that takes no arguments and is given by its name alone
+    everywhere: its script verb, its route (``POST /api/tables/{id}/<name>``) and its
+    ``Table`` method (the name in snake case)."""
+    return declare(command, name, authority, help, verb=name, route=name,
+                   method=Method(name.replace("-", "_")), **kw)
+
+
 def declare_route(route: Route) -> Route:
     """A readable route that gives several catalogued commands (``PATCH bets/{bet}``)."""
     return CATALOGUE.add_route(route)
@@ -611,9 +620,9 @@ declare_verb("on", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "worki
              lambda x, c: [c.bet], claims=lambda c: False)
 declare_verb("off", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": False},
              lambda x, c: [c.bet], claims=lambda c: False)
-declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting",
-        "Announce 'no more bets'.", verb="no-more-bets", route="no-more-bets",
-        method=Method("no_more_bets"), automatable=True, tags=("dealer",), records=ev.BettingClosed)
+declare_by_name(cmd.CloseBetting, "no-more-bets", "authority.close_betting",
+                "Announce 'no more bets'.", automatable=True, tags=("dealer",),
+                records=ev.BettingClosed)
 declare(cmd.RecordRoll, "roll", "authority.record_roll",
         "Record the throw: both faces (or '-' when unreadable) and the facts seen.",
         verb="roll", parse=_parse_roll, format=_format_roll, automatable=True,
@@ -644,25 +653,22 @@ declare(cmd.CallNoRoll, "no-roll", "noroll.callers",
             Field("observed", max_length=10, description="throw facts the caller saw that the "
                                                          "recorded throw does not carry"))),
         method=Method("call_no_roll", varargs="grounds"), tags=("dealer",), records=ev.NoRollCalled)
-declare(cmd.CollectLosers, "collect", "authority.settle",
-        "Collect the losing wagers (the first settlement chore).", verb="collect",
-        route="collect", method=Method("collect"), automatable=True, tags=("dealer",),
-        records=ev.LosersCollected)
-declare(cmd.PayWinners, "pay", "authority.settle",
-        "Pay the winning wagers (the second settlement chore).", verb="pay", route="pay",
-        method=Method("pay"), automatable=True, tags=("dealer",), records=ev.WinnersPaid)
-declare(cmd.MovePuck, "move-puck", "authority.settle",
-        "Craps: come bets travel and the puck moves (the last settlement chore).",
-        verb="move-puck", route="move-puck", method=Method("move_puck"), automatable=True,
-        tags=("dealer",), records=ev.PuckMoved)
-declare(cmd.CompleteRound, "complete-round", "authority.settle",
-        "Props & Hops: the round is complete (the last settlement chore).",
-        verb="complete-round", route="complete-round", method=Method("complete_round"),
-        automatable=True, tags=("dealer",), records=ev.RoundCompleted)
-declare(cmd.ReturnWagers, "return-wagers", "authority.settle",
-        "After a no roll that returns the wagers (noroll.effect): give every wager back.",
-        verb="return-wagers", route="return-wagers", method=Method("return_wagers"),
-        automatable=True, tags=("dealer",), since=3, records=ev.WagersReturned)
+declare_by_name(cmd.CollectLosers, "collect", "authority.settle",
+                "Collect the losing wagers (the first settlement chore).", automatable=True,
+                tags=("dealer",), records=ev.LosersCollected)
+declare_by_name(cmd.PayWinners, "pay", "authority.settle",
+                "Pay the winning wagers (the second settlement chore).", automatable=True,
+                tags=("dealer",), records=ev.WinnersPaid)
+declare_by_name(cmd.MovePuck, "move-puck", "authority.settle",
+                "Craps: come bets travel and the puck moves (the last settlement chore).",
+                automatable=True, tags=("dealer",), records=ev.PuckMoved)
+declare_by_name(cmd.CompleteRound, "complete-round", "authority.settle",
+                "Props & Hops: the round is complete (the last settlement chore).",
+                automatable=True, tags=("dealer",), records=ev.RoundCompleted)
+declare_by_name(cmd.ReturnWagers, "return-wagers", "authority.settle",
+                "After a no roll that returns the wagers (noroll.effect): give every wager "
+                "back.", automatable=True, tags=("dealer",), since=3,
+                records=ev.WagersReturned)
 
 GAME_ENTRIES: tuple[Entry, ...] = tuple(CATALOGUE)
 """The game's own commands (decided by ``dicetable.games.engine``)."""

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicetable.games.catalogue import CATALOGUE, Entry, Field, Method, Route, ScriptContext, declare
+from dicetable.games.catalogue import (
+    CATALOGUE,
+    Entry,
+    Field,
+    Method,
+    Route,
+    ScriptContext,
+    declare,
+    declare_by_name,
+)
 from dicetable.table import commands as tcmd
 from dicetable.table import events as tev
 from dicetable.table.script_v2 import parse_role
@@ -104,9 +113,9 @@ PROCEDURE_ENTRIES: tuple[Entry, ...] = (
             format=lambda x, c: [c.reason] if c.reason else [],
             route=Route("overturn", ("overturn",), body=(Field("reason", max_length=200),)),
             method=Method("overturn", ("reason",)), tags=("dealer",), records=tev.NoRollOverturned),
-    declare(tcmd.ShakeShaker, "shake", "authority.shaker",
-            "The dealer shakes the covered shaker.", verb="shake", route="shake",
-            method=Method("shake"), tags=("dealer",), records=tev.ShakerShaken),
+    declare_by_name(tcmd.ShakeShaker, "shake", "authority.shaker",
+                    "The dealer shakes the covered shaker.", tags=("dealer",),
+                    records=tev.ShakerShaken),
     declare(tcmd.OfferShaker, "offer-shaker", "authority.shaker",
             "Offer the covered shaker to the player whose turn it is.", verb="offer-shaker",
             parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
@@ -122,28 +131,24 @@ PROCEDURE_ENTRIES: tuple[Entry, ...] = (
                 Field("times", ge=1, le=100, default=(3,)),)),
             method=Method("player_shake", ("times",)), tags=("players",),
             records=tev.ShakerShakenByPlayer),
-    declare(tcmd.RemoveLid, "remove-lid", "authority.shake",
-            "The player takes the lid off the shaker (a violation).", verb="remove-lid",
-            route="remove-lid", method=Method("remove_lid"), tags=("players",),
-            records=tev.ShakerLidRemoved),
+    declare_by_name(tcmd.RemoveLid, "remove-lid", "authority.shake",
+                    "The player takes the lid off the shaker (a violation).",
+                    tags=("players",), records=tev.ShakerLidRemoved),
     declare(tcmd.RecoverShaker, "re-cover-shaker", "authority.shake",
             "The player who took the lid off puts it back; the shaker is shaken again before "
             "it is returned (58 Pa. Code 585.3(e)).", verb="re-cover",
             route="re-cover-shaker", method=Method("re_cover_shaker"), tags=("players",),
             since=2, records=tev.ShakerRecovered),
-    declare(tcmd.ReturnShaker, "return-shaker", "authority.shake",
-            "The player returns the covered shaker to the dealer.", verb="return-shaker",
-            route="return-shaker", method=Method("return_shaker"), tags=("players",),
-            records=tev.ShakerReturned),
-    declare(tcmd.UncoverShaker, "uncover", "authority.shaker",
-            "The dealer uncovers the shaker in the designated circle.", verb="uncover",
-            route="uncover", method=Method("uncover"), tags=("dealer",),
-            records=tev.ShakerUncovered),
-    declare(tcmd.PassShaker, "pass-shaker", "authority.shaker",
-            "Props & Hops: after a round ending on the passing total (shaker.passes_on), the "
-            "shaker goes to the next player to the left.", verb="pass-shaker",
-            route="pass-shaker", method=Method("pass_shaker"), automatable=True,
-            tags=("dealer",), since=3, records=tev.ShakerPassed),
+    declare_by_name(tcmd.ReturnShaker, "return-shaker", "authority.shake",
+                    "The player returns the covered shaker to the dealer.",
+                    tags=("players",), records=tev.ShakerReturned),
+    declare_by_name(tcmd.UncoverShaker, "uncover", "authority.shaker",
+                    "The dealer uncovers the shaker in the designated circle.",
+                    tags=("dealer",), records=tev.ShakerUncovered),
+    declare_by_name(tcmd.PassShaker, "pass-shaker", "authority.shaker",
+                    "Props & Hops: after a round ending on the passing total "
+                    "(shaker.passes_on), the shaker goes to the next player to the left.",
+                    automatable=True, tags=("dealer",), since=3, records=tev.ShakerPassed),
     declare(tcmd.Tick, "tick", None,
             "The table's clock ticks: raise what time has made due.", verb="tick",
             method=Method("tick"), records=tev.AlertRaised),
