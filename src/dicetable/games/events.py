@@ -163,35 +163,46 @@ class ChipsCashedOut(Chips, Event):
 
 
 # -- wagers --------------------------------------------------------------------------------------
-class BetPlaced(Event):
-    bet: str
+@dataclass(frozen=True, kw_only=True)
+class BetTerms:
+    """A wager on the layout: as placed (``BetPlaced``) and as it stands (the table state's
+    ``Bet``, which the later events change)."""
+
     player: str
     wager: str
+    """The compiled wager code (``odds:take``/``odds:lay`` for odds)."""
     amount: int
     state: int
     base: str | None = None
     working: bool | None = None
     commission: int = 0
-    """Commission paid up front with the bet (buy and lay), kept by the house."""
+    """Commission paid up front (buy and lay), kept by the house: for the next decision,
+    refundable while the bet is taken down before it."""
+
+
+class BetEvent(Event, abstract=True):
+    """An event about one bet on the layout, named by ``bet``."""
+
+    bet: str
+
+
+class BetPlaced(BetTerms, BetEvent):
     medium: str = "chips"
 
 
-class BetChanged(Event):
-    bet: str
+class BetChanged(BetEvent):
     amount: int
     """The new amount on the layout."""
     commission: int = 0
     """Extra up-front commission paid (positive) or refunded (negative)."""
 
 
-class BetRemoved(Event):
-    bet: str
+class BetRemoved(BetEvent):
     returned: int
     commission_returned: int = 0
 
 
-class BetWorkingSet(Event):
-    bet: str
+class BetWorkingSet(BetEvent):
     working: bool
 
 

@@ -27,18 +27,11 @@ from dicetable.wagers.compile import CompiledWager, compile_pack
 _MISSING: Any = object()
 
 
-@dataclass
-class Bet:
+@dataclass(frozen=True, kw_only=True)
+class Bet(ev.BetTerms):
+    """A bet on the layout as it stands; the fold replaces it when an event changes it."""
+
     id: str
-    player: str
-    wager: str
-    """The compiled wager code (``odds:take``/``odds:lay`` for odds)."""
-    amount: int
-    state: int
-    base: str | None = None
-    working: bool | None = None
-    commission: int = 0
-    """Commission paid in advance for the next decision (refundable on removal)."""
     placed_seq: int = 0
 
     @property
