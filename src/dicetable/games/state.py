@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from dicetable.core.dice import Roll
@@ -25,6 +25,8 @@ from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import CompiledWager, compile_pack
 
 _MISSING: Any = object()
+_TERMS = tuple(f.name for f in fields(ev.BetTerms))
+"""A bet's terms, in order: what a snapshot records of each bet."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -221,7 +223,7 @@ class TableState:
             "chips_in": self.chips_in,
             "balances": {k: v.balance for k, v in sorted(self.players.items())},
             "seats": {k: v.seat for k, v in sorted(self.players.items())},
-            "bets": {k: (b.player, b.wager, b.amount, b.state, b.base, b.working, b.commission)
+            "bets": {k: tuple(getattr(b, name) for name in _TERMS)
                      for k, b in sorted(self.bets.items())},
             "pending": None if self.pending is None else (str(self.pending.roll),
                                                           self.pending.step),
