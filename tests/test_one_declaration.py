@@ -76,6 +76,30 @@ def test_every_script_verb_formats_what_it_parses() -> None:
         assert again == command, verb
 
 
+def test_an_event_that_records_a_command_carries_its_fields_by_name() -> None:
+    """``Entry.records``: the script export writes such an event back as its command from
+    the event's fields of the same names, so each field the command must be given is one of
+    the event's, of the same type; and no event records two commands."""
+    import dataclasses
+
+    from dicetable.core.events import type_hints
+
+    recorded = [e for e in CATALOGUE if e.records is not None]
+    assert len(recorded) >= 30
+    assert len({e.records for e in recorded}) == len(recorded)
+    for entry in recorded:
+        assert entry.records is not None
+        event = type_hints(entry.records)
+        hints = type_hints(entry.command)
+        for f in dataclasses.fields(entry.command):
+            if f.name in ("actor", "role"):
+                continue
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                assert f.name in event, (entry.name, f.name)
+            if f.name in event:
+                assert event[f.name] == hints[f.name], (entry.name, f.name)
+
+
 def test_each_game_is_a_variant_with_its_own_module() -> None:
     names = {v.name for v in variants()}
     assert names == {"craps", "mini-craps", "props-and-hops", "crapless-craps"}

@@ -54,6 +54,7 @@ from dicetable.core.events import type_hints
 from dicetable.core.money import parse_money
 from dicetable.core.roles import Role
 from dicetable.games import commands as cmd
+from dicetable.games import events as ev
 from dicetable.games.phase import Phase
 from dicetable.rules.model import RulePack
 
@@ -199,6 +200,10 @@ class Entry:
     tags: tuple[str, ...] = ()
     since: int = 1
     """The table-script format version that brought its verb."""
+    records: type[ev.Event] | None = None
+    """The event that records the command by itself, carrying its fields under their own
+    names: a log's event of that kind is written back as this command, with the event's values
+    of them (a field the event does not carry keeps its default; ``script export``)."""
 
     @functools.cached_property
     def fields(self) -> tuple[str, ...]:
@@ -296,6 +301,8 @@ class Catalogue:
     by_command: dict[type[cmd.Command], Entry] = field(default_factory=dict)
     by_name: dict[str, Entry] = field(default_factory=dict)
     by_verb: dict[str, Verb] = field(default_factory=dict)
+    by_record: dict[type[ev.Event], Entry] = field(default_factory=dict)
+    """By the event that records the command by itself (``Entry.records``)."""
     routes: list[Route] = field(default_factory=list)
     """Every readable route, in declaration order."""
 
@@ -303,9 +310,13 @@ class Catalogue:
         for index, key in ((self.by_command, entry.command), (self.by_name, entry.name)):
             if key in index:
                 raise ValueError(f"{key} is declared twice in the command catalogue")
+        if entry.records in self.by_record:
+            raise ValueError(f"{entry.records} records two commands in the catalogue")
         self.entries.append(entry)
         self.by_command[entry.command] = entry
         self.by_name[entry.name] = entry
+        if entry.records is not None:
+            self.by_record[entry.records] = entry
         if entry.verb is not None:
             self.add_verb(Verb(entry.verb, entry, entry.parse, entry.format))
         if entry.route is not None:
@@ -347,6 +358,10 @@ class Catalogue:
     def of(self, command: type[cmd.Command] | cmd.Command) -> Entry:
         kind = command if isinstance(command, type) else type(command)
         return self.by_command[kind]
+
+    def recorded_by(self, event: type[ev.Event]) -> Entry | None:
+        """The command an event of kind ``event`` records by itself, if any."""
+        return self.by_record.get(event)
 
     def named(self, name: str) -> Entry:
         return one_named(self.by_name, name, "command", "commands", sorted(self.by_name),
@@ -446,6 +461,15 @@ def handlers(owner: object, kinds: Iterable[Entry]
     return out
 
 
+def declare_by_name(command: type[cmd.Command], name: str, authority: str | None, help: str,
+                    **kw: Any) -> Entry:
+    """``declare`` a command that takes no arguments and is given by its name alone
+    everywhere: its script verb, its route (``POST /api/tables/{id}/<name>``) and its
+    ``Table`` method (the name in snake case)."""
+    return declare(command, name, authority, help, verb=name, route=name,
+                   method=Method(name.replace("-", "_")), **kw)
+
+
 def declare_route(route: Route) -> Route:
     """A readable route that gives several catalogued commands (``PATCH bets/{bet}``)."""
     return CATALOGUE.add_route(route)
@@ -543,22 +567,24 @@ declare(cmd.JoinTable, "join", "authority.seat", "A player joins, at a seat or s
         format=lambda x, c: [c.player] + ([str(c.seat)] if c.seat is not None else []),
         route=Route("join", ("join",), body=(Field("seat", ge=1, le=30),),
                     from_caller=("player",)),
-        method=Method("join", ("player", "seat")), tags=("players",))
+        method=Method("join", ("player", "seat")), tags=("players",), records=ev.PlayerJoined)
 declare(cmd.LeaveTable, "leave", "authority.seat", "A player leaves the table.",
         verb="leave", parse=lambda x, a, o: {"player": a[0]}, format=lambda x, c: [c.player],
-        route="leave", method=Method("leave", ("player",)), tags=("players",))
+        route="leave", method=Method("leave", ("player",)), tags=("players",),
+        records=ev.PlayerLeft)
 declare(cmd.BuyChips, "buy-chips", "authority.chips", "Sell a player chips (cents).",
         verb="buy", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1]),
                                            "chip_set": o.get("set", "")},
         format=lambda x, c: [c.player, dollars(c.amount), *_chip_set_opt(c)],
         automatable=True,
         route=_BUY,
-        method=Method("buy_in", ("player", "amount")), tags=("dealer",))
+        method=Method("buy_in", ("player", "amount")), tags=("dealer",), records=ev.ChipsBought)
 declare(cmd.CashOut, "cash-out", "authority.chips", "Cash a player's chips out.",
         verb="cashout", parse=lambda x, a, o: {"player": a[0], "amount": parse_money(a[1])},
         format=lambda x, c: [c.player, dollars(c.amount)], automatable=True,
         route=dataclasses.replace(_CHIPS, path="cash-out", commands=("cash-out",)),
-        method=Method("cash_out", ("player", "amount")), tags=("dealer",))
+        method=Method("cash_out", ("player", "amount")), tags=("dealer",),
+        records=ev.ChipsCashedOut)
 declare(cmd.PlaceBet, "place-bet", "authority.wager",
         "Place a wager (odds: name the line or put bet it stands behind).",
         verb="bet", parse=_parse_bet, format=_format_bet,
@@ -575,7 +601,7 @@ declare(cmd.ChangeBet, "change-bet", "authority.wager",
         "Increase or reduce a wager (cents).", verb="change",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "amount": parse_money(a[1])},
         format=lambda x, c: [c.bet, dollars(c.amount)], method=Method("change", ("bet", "amount")),
-        tags=("wagers",))
+        tags=("wagers",), records=ev.BetChanged)
 declare(cmd.RemoveBet, "remove-bet", "authority.wager", "Take a wager down.",
         verb="remove", parse=_bet_only, format=_format_bet_only,
         route=Route("bets/{bet}", ("remove-bet",), method="DELETE", body=()),
@@ -584,7 +610,8 @@ declare(cmd.SetWorking, "set-working", "authority.wager",
         "Call a wager on or off.", verb="working",
         parse=lambda x, a, o: {"bet": _ref(x, a[0]), "working": {"on": True, "off": False}[a[1]]},
         format=lambda x, c: [c.bet, "on" if c.working else "off"],
-        method=Method("set_working", ("bet", "working")), tags=("wagers",))
+        method=Method("set_working", ("bet", "working")), tags=("wagers",),
+        records=ev.BetWorkingSet)
 declare_route(Route("bets/{bet}", ("change-bet", "set-working"), method="PATCH", body=(
     dataclasses.replace(_CENTS, optional=True), Field("working", optional=True)),
     help="Change a wager's amount, its working status, or both."))
@@ -593,9 +620,9 @@ declare_verb("on", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "worki
              lambda x, c: [c.bet], claims=lambda c: False)
 declare_verb("off", cmd.SetWorking, lambda x, a, o: {"bet": _ref(x, a[0]), "working": False},
              lambda x, c: [c.bet], claims=lambda c: False)
-declare(cmd.CloseBetting, "no-more-bets", "authority.close_betting",
-        "Announce 'no more bets'.", verb="no-more-bets", route="no-more-bets",
-        method=Method("no_more_bets"), automatable=True, tags=("dealer",))
+declare_by_name(cmd.CloseBetting, "no-more-bets", "authority.close_betting",
+                "Announce 'no more bets'.", automatable=True, tags=("dealer",),
+                records=ev.BettingClosed)
 declare(cmd.RecordRoll, "roll", "authority.record_roll",
         "Record the throw: both faces (or '-' when unreadable) and the facts seen.",
         verb="roll", parse=_parse_roll, format=_format_roll, automatable=True,
@@ -604,7 +631,7 @@ declare(cmd.RecordRoll, "roll", "authority.record_roll",
                   description="both faces; null when unreadable"),
             Field("facts", max_length=20), Field("distance", max_length=16, examples=("2/5",)),
             Field("thrower", max_length=64), Field("serials", max_length=3))),
-        method=Method("roll", ("roll",)), tags=("dealer",))
+        method=Method("roll", ("roll",)), tags=("dealer",), records=ev.DiceRolled)
 
 
 def _parse_no_roll(ctx: ScriptContext | None, a: list[str], o: dict[str, str]
@@ -625,25 +652,23 @@ declare(cmd.CallNoRoll, "no-roll", "noroll.callers",
             Field("grounds", min_length=1, max_length=10),
             Field("observed", max_length=10, description="throw facts the caller saw that the "
                                                          "recorded throw does not carry"))),
-        method=Method("call_no_roll", varargs="grounds"), tags=("dealer",))
-declare(cmd.CollectLosers, "collect", "authority.settle",
-        "Collect the losing wagers (the first settlement chore).", verb="collect",
-        route="collect", method=Method("collect"), automatable=True, tags=("dealer",))
-declare(cmd.PayWinners, "pay", "authority.settle",
-        "Pay the winning wagers (the second settlement chore).", verb="pay", route="pay",
-        method=Method("pay"), automatable=True, tags=("dealer",))
-declare(cmd.MovePuck, "move-puck", "authority.settle",
-        "Craps: come bets travel and the puck moves (the last settlement chore).",
-        verb="move-puck", route="move-puck", method=Method("move_puck"), automatable=True,
-        tags=("dealer",))
-declare(cmd.CompleteRound, "complete-round", "authority.settle",
-        "Props & Hops: the round is complete (the last settlement chore).",
-        verb="complete-round", route="complete-round", method=Method("complete_round"),
-        automatable=True, tags=("dealer",))
-declare(cmd.ReturnWagers, "return-wagers", "authority.settle",
-        "After a no roll that returns the wagers (noroll.effect): give every wager back.",
-        verb="return-wagers", route="return-wagers", method=Method("return_wagers"),
-        automatable=True, tags=("dealer",), since=3)
+        method=Method("call_no_roll", varargs="grounds"), tags=("dealer",), records=ev.NoRollCalled)
+declare_by_name(cmd.CollectLosers, "collect", "authority.settle",
+                "Collect the losing wagers (the first settlement chore).", automatable=True,
+                tags=("dealer",), records=ev.LosersCollected)
+declare_by_name(cmd.PayWinners, "pay", "authority.settle",
+                "Pay the winning wagers (the second settlement chore).", automatable=True,
+                tags=("dealer",), records=ev.WinnersPaid)
+declare_by_name(cmd.MovePuck, "move-puck", "authority.settle",
+                "Craps: come bets travel and the puck moves (the last settlement chore).",
+                automatable=True, tags=("dealer",), records=ev.PuckMoved)
+declare_by_name(cmd.CompleteRound, "complete-round", "authority.settle",
+                "Props & Hops: the round is complete (the last settlement chore).",
+                automatable=True, tags=("dealer",), records=ev.RoundCompleted)
+declare_by_name(cmd.ReturnWagers, "return-wagers", "authority.settle",
+                "After a no roll that returns the wagers (noroll.effect): give every wager "
+                "back.", automatable=True, tags=("dealer",), since=3,
+                records=ev.WagersReturned)
 
 GAME_ENTRIES: tuple[Entry, ...] = tuple(CATALOGUE)
 """The game's own commands (decided by ``dicetable.games.engine``)."""

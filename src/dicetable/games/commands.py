@@ -7,20 +7,27 @@ nothing changes until the events are applied.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import Any, dataclass_transform
 
-from dicetable.core.dice import Roll
 from dicetable.core.roles import Role
+from dicetable.games.events import Chips, Throw
 from dicetable.rules.model import RulePack
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 @dataclass(frozen=True, kw_only=True)
 class Command:
+    """Who gives the command, in which role. A class deriving from ``Command`` is made a
+    frozen, keyword-only dataclass of the fields it annotates."""
+
     actor: str
     role: Role
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclass(frozen=True, kw_only=True)(cls)
 
-@dataclass(frozen=True, kw_only=True)
+
 class OpenTable(Command):
     table: str
     pack: RulePack
@@ -29,44 +36,36 @@ class OpenTable(Command):
     """What the table does by itself (the table layer fills in its mode's own)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlayerCommand(Command):
     """A command about one player, named by ``player``."""
 
     player: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class BetCommand(Command):
     """A command about one bet on the layout (its player is the bet's owner)."""
 
     bet: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class JoinTable(PlayerCommand):
     seat: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class LeaveTable(PlayerCommand):
     """The player leaves the table."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class BuyChips(PlayerCommand):
-    amount: int
+class BuyChips(Chips, PlayerCommand):
     chip_set: str = ""
     """The chip set the dealer issues from, when named (a retired set is refused where the
     floor keeps the table's bank: 603a.10(b))."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class CashOut(PlayerCommand):
-    amount: int
+class CashOut(Chips, PlayerCommand):
+    """The player cashes chips out (cents)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlaceBet(PlayerCommand):
     wager: str
     amount: int
@@ -80,37 +79,27 @@ class PlaceBet(PlayerCommand):
     the floor keeps the table's bank: 603a.10(b))."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ChangeBet(BetCommand):
     amount: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class RemoveBet(BetCommand):
     """The bet comes down (where it may)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class SetWorking(BetCommand):
     working: bool
 
 
-@dataclass(frozen=True, kw_only=True)
 class CloseBetting(Command):
     """'No more bets'."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class RecordRoll(Command):
-    roll: Roll | None
+class RecordRoll(Throw, Command):
     source: str = "manual"
-    facts: tuple[str, ...] = ()
-    serials: tuple[str, ...] = ()
-    distance: Fraction | None = None
-    thrower: str | None = None
+    """Recorded by hand unless the dice source says otherwise."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class CallNoRoll(Command):
     grounds: tuple[str, ...]
     observed: tuple[str, ...] = ()
@@ -118,27 +107,22 @@ class CallNoRoll(Command):
     them, and the log shows who saw them (the caller)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class CollectLosers(Command):
     pass
 
 
-@dataclass(frozen=True, kw_only=True)
 class PayWinners(Command):
     pass
 
 
-@dataclass(frozen=True, kw_only=True)
 class MovePuck(Command):
     """Craps: the last settlement chore; come bets travel and the puck moves."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class CompleteRound(Command):
     """Props & Hops: the last settlement chore of a round."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReturnWagers(Command):
     """After a no roll under ``noroll.effect: wagers-returned``: every wager goes back."""
 

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.events import Emitter as Stamps
@@ -52,6 +52,8 @@ from dicetable.wagers.compile import (
     odds_code_for,
     point_state_name,
 )
+
+K = TypeVar("K")
 
 
 def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: str, *,
@@ -399,8 +401,8 @@ class Engine:
         if c.amount <= 0:
             raise InvalidInput(f"cannot buy {format_cents(c.amount)} in chips",
                                rule="money.amount")
-        out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"), player=c.player,
-                 amount=c.amount)
+        out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"),
+                 **ev.carried(ev.Chips, c))
 
     @decides(cmd.CashOut)
     def _cash_out(self, state: TableState, c: cmd.CashOut, out: Emitter) -> None:
@@ -410,7 +412,7 @@ class Engine:
                                f"{c.player} has {format_cents(state.balance(c.player))}",
                                rule="money.balance")
         out.emit(ev.ChipsCashedOut, rule=state.rules().cite("authority.chips"),
-                 player=c.player, amount=c.amount)
+                 **ev.carried(ev.Chips, c))
 
     # -- placing wagers ----------------------------------------------------------------------------
     @staticmethod
@@ -459,26 +461,25 @@ class Engine:
     def placeable_codes(self, state: TableState, player: str, codes: Iterable[str],
                         base: str | None = None) -> list[str]:
         """The wagers of ``codes`` that ``player`` may make now, whatever the amount."""
-        probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
-        try:
-            self._may_wager(state, probe)
-        except ValueError:
-            return []
-        return [code for code in codes if self._wager_refusal(state, cmd.PlaceBet(
-            actor=player, role=Role.PLAYER, player=player, wager=code, amount=0,
-            base=base)) is None]
+        return self._placeable(state, player, ((code, code, base) for code in codes))
 
     def odds_bases(self, state: TableState, player: str, bets: Iterable[str]) -> list[str]:
         """The bets of ``bets`` that ``player`` may put odds behind now, whatever the amount
-        (``placeable_codes`` of the odds behind each, the checks of the player asked once)."""
+        (``placeable_codes`` of the odds behind each)."""
+        return self._placeable(state, player, ((bet, "odds", bet) for bet in bets))
+
+    def _placeable(self, state: TableState, player: str,
+                   wagers: Iterable[tuple[K, str, str | None]]) -> list[K]:
+        """The keys of the ``(key, wager code, base)`` that ``player`` may place now, whatever
+        the amount: the checks of the player asked once, then each wager's own."""
         probe = cmd.PlaceBet(actor=player, role=Role.PLAYER, player=player, wager="", amount=0)
         try:
             self._may_wager(state, probe)
         except ValueError:
             return []
-        return [bet for bet in bets if self._wager_refusal(state, cmd.PlaceBet(
-            actor=player, role=Role.PLAYER, player=player, wager="odds", amount=0,
-            base=bet)) is None]
+        return [key for key, code, base in wagers if self._wager_refusal(state, cmd.PlaceBet(
+            actor=player, role=Role.PLAYER, player=player, wager=code, amount=0,
+            base=base)) is None]
 
     def placement(self, state: TableState,
                   c: cmd.PlaceBet) -> tuple[CompiledWager, int, str | None]:
@@ -758,9 +759,8 @@ class Engine:
         if c.distance is not None and not 0 <= c.distance <= 1:
             raise InvalidInput("distance is a fraction of the table's length, 0 to 1",
                                rule="throw.distance")
-        out.emit(ev.DiceRolled, rule=pack.cite("authority.record_roll"), roll=c.roll,
-                 source=c.source, facts=tuple(c.facts),
-                 serials=tuple(c.serials), distance=c.distance, thrower=c.thrower)
+        out.emit(ev.DiceRolled, rule=pack.cite("authority.record_roll"),
+                 **ev.carried(ev.Throw, c))
         if grounds:
             out.emit(ev.NoRollCalled, rule=pack.cite("noroll.automatic"), grounds=grounds,
                      automatic=True)

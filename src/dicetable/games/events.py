@@ -15,9 +15,10 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, dataclass_transform
 
 from dicetable.core import events as envelope
 from dicetable.core.dice import Roll
@@ -26,15 +27,61 @@ from dicetable.core.events import event_from_dict as event_from_dict
 from dicetable.core.events import event_to_dict as event_to_dict
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 @dataclass(frozen=True, kw_only=True)
 class Event(envelope.Event, abstract=True):
-    """The envelope every table event shares: ``dicetable.core.events.Event`` plus the table."""
+    """The envelope every table event shares: ``dicetable.core.events.Event`` plus the table.
+    A class deriving from ``Event`` is made a frozen, keyword-only dataclass of the fields it
+    annotates."""
 
     table: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclass(frozen=True, kw_only=True)(cls)
 
     @property
     def stream(self) -> str:
         return self.table
+
+
+# -- fields a command and the event it records both carry ---------------------------------------
+def carried(group: type[Any], value: Any) -> dict[str, Any]:
+    """The fields of the field group ``group`` as ``value`` (a command) holds them, a list
+    as a tuple: what the event that records the command takes over from it.
+
+    >>> from dicetable.core.roles import Role
+    >>> carried(Chips, ChipsBought(table="t1", seq=1, actor="ann", role=Role.PLAYER,
+    ...                            at="2026-01-01T00:00:00+00:00", player="ann", amount=500))
+    {'player': 'ann', 'amount': 500}
+    """
+    return {f.name: tuple(v) if isinstance(v := getattr(value, f.name), list) else v
+            for f in dataclasses.fields(group)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chips:
+    """Chips a player buys from or cashes out at the table (cents)."""
+
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Throw:
+    """A throw of the dice as recorded (``RecordRoll``, ``DiceRolled``)."""
+
+    roll: Roll | None
+    """The faces read, or None when they could not be (a die off the table)."""
+    source: str
+    facts: tuple[str, ...] = ()
+    """Physical facts of the throw as recorded (e.g. 'die-off-table')."""
+    serials: tuple[str, ...] = ()
+    """The serials of the dice thrown (first die, second die)."""
+    distance: Fraction | None = None
+    """How far the dice travelled, as a fraction of the table's length (IN 10-4-4(c)(10))."""
+    thrower: str | None = None
+    """Who threw the dice, when recorded (IN 10-4-4(c)(2): a patron other than the shooter)."""
 
 
 # -- items carried by settlement events ---------------------------------------------------------
@@ -87,7 +134,6 @@ class Return:
 
 
 # -- table and players --------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
 class TableOpened(Event):
     game: str
     pack: dict[str, Any] = field(hash=False)
@@ -99,90 +145,78 @@ class TableOpened(Event):
     schema version 2; None only in events built without the table layer."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlayerJoined(Event):
     player: str
     seat: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlayerLeft(Event):
     player: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class ChipsBought(Event):
-    player: str
-    amount: int
+class ChipsBought(Chips, Event):
+    """A player buys chips at the table."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ChipsCashedOut(Event):
-    player: str
-    amount: int
+class ChipsCashedOut(Chips, Event):
+    """A player cashes chips out at the table."""
 
 
 # -- wagers --------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
-class BetPlaced(Event):
-    bet: str
+class BetTerms:
+    """A wager on the layout: as placed (``BetPlaced``) and as it stands (the table state's
+    ``Bet``, which the later events change)."""
+
     player: str
     wager: str
+    """The compiled wager code (``odds:take``/``odds:lay`` for odds)."""
     amount: int
     state: int
     base: str | None = None
     working: bool | None = None
     commission: int = 0
-    """Commission paid up front with the bet (buy and lay), kept by the house."""
+    """Commission paid up front (buy and lay), kept by the house: for the next decision,
+    refundable while the bet is taken down before it."""
+
+
+class BetEvent(Event, abstract=True):
+    """An event about one bet on the layout, named by ``bet``."""
+
+    bet: str
+
+
+class BetPlaced(BetTerms, BetEvent):
     medium: str = "chips"
 
 
-@dataclass(frozen=True, kw_only=True)
-class BetChanged(Event):
-    bet: str
+class BetChanged(BetEvent):
     amount: int
     """The new amount on the layout."""
     commission: int = 0
     """Extra up-front commission paid (positive) or refunded (negative)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class BetRemoved(Event):
-    bet: str
+class BetRemoved(BetEvent):
     returned: int
     commission_returned: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
-class BetWorkingSet(Event):
-    bet: str
+class BetWorkingSet(BetEvent):
     working: bool
 
 
 # -- the roll and its settlement -----------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
 class BettingClosed(Event):
     """'No more bets' (Props & Hops 585.3(e); electronic tables at the end of the countdown)."""
 
     round: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
-class DiceRolled(Event):
-    roll: Roll | None
-    """The faces read, or None when they could not be (a die off the table)."""
-    source: str
-    facts: tuple[str, ...] = ()
-    """Physical facts of the throw as recorded (e.g. 'die-off-table')."""
-    serials: tuple[str, ...] = ()
-    """The serials of the dice thrown (first die, second die)."""
-    distance: Fraction | None = None
-    """How far the dice travelled, as a fraction of the table's length (IN 10-4-4(c)(10))."""
-    thrower: str | None = None
-    """Who threw the dice, when recorded (IN 10-4-4(c)(2): a patron other than the shooter)."""
+class DiceRolled(Throw, Event):
+    """The throw, as recorded; its settlement follows."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class NoRollCalled(Event):
     """The roll does not count. ``automatic`` when the rules void it without anyone's call."""
 
@@ -192,22 +226,18 @@ class NoRollCalled(Event):
     """Facts of the throw the caller (the event's actor) saw and recorded with the call."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class WagersReturned(Event):
     items: tuple[Return, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class LosersCollected(Event):
     items: tuple[Collection, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class WinnersPaid(Event):
     items: tuple[Payment, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class PuckMoved(Event):
     """Ends a Craps roll: come bets travel, the puck goes on or off."""
 
@@ -216,7 +246,6 @@ class PuckMoved(Event):
     seven_out: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
 class RoundCompleted(Event):
     """Ends a Props & Hops round."""
 

@@ -7,6 +7,7 @@ through ``apply`` rebuilds exactly the state the live table had.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from dicetable.games import events as ev
@@ -133,8 +134,7 @@ def _cashed(state: TableState, e: ev.Event) -> None:
 
 def _placed(state: TableState, e: ev.Event) -> None:
     assert isinstance(e, ev.BetPlaced)
-    state.bets[e.bet] = Bet(e.bet, e.player, e.wager, e.amount, e.state, e.base, e.working,
-                            e.commission, e.seq)
+    state.bets[e.bet] = Bet(id=e.bet, placed_seq=e.seq, **ev.carried(ev.BetTerms, e))
     state.bet_counter += 1
     state.players[e.player].balance -= e.amount + e.commission
     state.house += e.commission
@@ -146,8 +146,7 @@ def _changed(state: TableState, e: ev.Event) -> None:
     delta = e.amount - bet.amount
     state.players[bet.player].balance -= delta + e.commission
     state.house += e.commission
-    bet.amount = e.amount
-    bet.commission += e.commission
+    state.bets[e.bet] = replace(bet, amount=e.amount, commission=bet.commission + e.commission)
 
 
 def _removed(state: TableState, e: ev.Event) -> None:
@@ -159,7 +158,7 @@ def _removed(state: TableState, e: ev.Event) -> None:
 
 def _working(state: TableState, e: ev.Event) -> None:
     assert isinstance(e, ev.BetWorkingSet)
-    state.bets[e.bet].working = e.working
+    state.bets[e.bet] = replace(state.bets[e.bet], working=e.working)
 
 
 def _closed(state: TableState, e: ev.Event) -> None:
@@ -222,13 +221,14 @@ def _paid(state: TableState, e: ev.Event) -> None:
         if bet is None:
             continue
         if item.stake_returned:
-            bet.amount -= item.stake_returned
-            if bet.amount <= 0:
+            if bet.amount <= item.stake_returned:
                 state.bets.pop(item.bet)
+            else:
+                state.bets[item.bet] = replace(bet, amount=bet.amount - item.stake_returned)
         elif bet.commission:
             # An up-front commission covered the decision just made; the commission for the
             # next decision was taken from this win (item.commission).
-            bet.commission = item.commission
+            state.bets[item.bet] = replace(bet, commission=item.commission)
     if state.pending is not None:
         state.pending.step = 2
 
@@ -244,7 +244,7 @@ def _puck(state: TableState, e: ev.Event) -> None:
     for move in e.moves:
         bet = state.bets.get(move.bet)
         if bet is not None:
-            bet.state = move.state
+            state.bets[move.bet] = replace(bet, state=move.state)
     roll = state.last_roll
     state.point = e.point
     state.hand_rolls += 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from dicetable.core.dice import Roll
@@ -25,20 +25,15 @@ from dicetable.rules.model import RulePack
 from dicetable.wagers.compile import CompiledWager, compile_pack
 
 _MISSING: Any = object()
+_TERMS = tuple(f.name for f in fields(ev.BetTerms))
+"""A bet's terms, in order: what a snapshot records of each bet."""
 
 
-@dataclass
-class Bet:
+@dataclass(frozen=True, kw_only=True)
+class Bet(ev.BetTerms):
+    """A bet on the layout as it stands; the fold replaces it when an event changes it."""
+
     id: str
-    player: str
-    wager: str
-    """The compiled wager code (``odds:take``/``odds:lay`` for odds)."""
-    amount: int
-    state: int
-    base: str | None = None
-    working: bool | None = None
-    commission: int = 0
-    """Commission paid in advance for the next decision (refundable on removal)."""
     placed_seq: int = 0
 
     @property
@@ -228,7 +223,7 @@ class TableState:
             "chips_in": self.chips_in,
             "balances": {k: v.balance for k, v in sorted(self.players.items())},
             "seats": {k: v.seat for k, v in sorted(self.players.items())},
-            "bets": {k: (b.player, b.wager, b.amount, b.state, b.base, b.working, b.commission)
+            "bets": {k: tuple(getattr(b, name) for name in _TERMS)
                      for k, b in sorted(self.bets.items())},
             "pending": None if self.pending is None else (str(self.pending.roll),
                                                           self.pending.step),

@@ -12,34 +12,40 @@ from dicetable.core.roles import Role
 from dicetable.games.events import Event
 
 
+# -- fields a command and the event it records both carry (``dicetable.games.events.carried``)
 @dataclass(frozen=True, kw_only=True)
-class StaffChange(Event, abstract=True):
-    """A change of who works the table: ``person`` in ``staff_role``."""
+class Staffing:
+    """Who works the table: ``person`` in ``staff_role``."""
 
     person: str
     staff_role: Role
 
 
 @dataclass(frozen=True, kw_only=True)
-class StaffAssigned(StaffChange):
-    """``person`` takes up ``staff_role`` at the table."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class StaffRelieved(StaffChange):
-    """``person`` is relieved of ``staff_role`` at the table."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class DiceBrought(Event):
-    """Dice arrive at the table (into the bowl at Craps; into the shaker at Props & Hops)."""
+class DiceLoad:
+    """Dice brought to the table, by serial."""
 
     serials: tuple[str, ...]
     witness: str | None = None
     """Props & Hops: the dealer in whose presence the floorperson loads the shaker."""
 
 
-@dataclass(frozen=True, kw_only=True)
+class StaffChange(Staffing, Event, abstract=True):
+    """A change of who works the table: ``person`` in ``staff_role``."""
+
+
+class StaffAssigned(StaffChange):
+    """``person`` takes up ``staff_role`` at the table."""
+
+
+class StaffRelieved(StaffChange):
+    """``person`` is relieved of ``staff_role`` at the table."""
+
+
+class DiceBrought(DiceLoad, Event):
+    """Dice arrive at the table (into the bowl at Craps; into the shaker at Props & Hops)."""
+
+
 class DiceTakenFromTable(Event):
     """Dice leave the table (replaced, lost, removed from play); custody takes them from here."""
 
@@ -47,25 +53,21 @@ class DiceTakenFromTable(Event):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceOffered(Event):
     patron: str
     serials: tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceDeclined(Event):
     patron: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShooterSelected(Event):
     shooter: str
     dice: tuple[str, ...]
     returned_to_bowl: tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShooterEnded(Event):
     """The shooter gives up the dice: seven-out, removal, or relinquished."""
 
@@ -73,7 +75,6 @@ class ShooterEnded(Event):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class NoRollOverturned(Event):
     """A declaration that a roll was invalid is overturned: the roll counts after all."""
 
@@ -81,12 +82,10 @@ class NoRollOverturned(Event):
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerShaken(Event):
     """The dealer shakes the covered shaker: before play and after each round (585.3(d),(i))."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlayerShakerEvent(Event, abstract=True):
     """A step of a player's turn with the shaker: offered, shaken, lid off, re-covered,
     returned."""
@@ -94,37 +93,30 @@ class PlayerShakerEvent(Event, abstract=True):
     player: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerOffered(PlayerShakerEvent):
     """The dealer offers the covered shaker to ``player``."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerShakenByPlayer(PlayerShakerEvent):
     times: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerLidRemoved(PlayerShakerEvent):
     """The player took the lid off: the shaker is re-covered and must be shaken again."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerRecovered(PlayerShakerEvent):
     """The lid is back on the shaker; it is shaken again from zero (585.3(e))."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerReturned(PlayerShakerEvent):
     """The player hands the shaker back to the dealer."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerUncovered(Event):
     """The dealer removes the lid and places the shaker in the designated circle."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ShakerPassed(Event):
     """After a 7 the shaker goes to the next player to the left (585.3(j))."""
 
@@ -132,7 +124,6 @@ class ShakerPassed(Event):
     to_player: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
 class AlertRaised(Event):
     name: str
     message: str
@@ -141,6 +132,5 @@ class AlertRaised(Event):
     alert: ClassVar[bool] = True
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlayUnblocked(Event):
     name: str

@@ -50,7 +50,7 @@ A refusal raises ``RoleNotPermitted`` naming the rule and its citation, and chan
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -710,9 +710,7 @@ class ProcedureEngine:
             return c
         serials, facts = state.variant.thrown(procedure(state), c.serials, c.thrower,
                                               tuple(c.facts))
-        return gcmd.RecordRoll(actor=c.actor, role=c.role, roll=c.roll, source=c.source,
-                               facts=facts, serials=serials, distance=c.distance,
-                               thrower=c.thrower)
+        return replace(c, facts=facts, serials=serials)
 
     @staticmethod
     def _line_bet_when(pack: RulePack) -> str | None:
@@ -782,7 +780,7 @@ class ProcedureEngine:
             raise InvalidInput(f"{c.person} is already {c.staff_role} here",
                                rule="authority.staff")
         out.emit(tev.StaffAssigned, rule=state.rules().cite("authority.staff"),
-                 person=c.person, staff_role=c.staff_role)
+                 **gev.carried(tev.Staffing, c))
 
     @decides(tcmd.RelieveStaff)
     def _relieve(self, state: TableState, c: tcmd.RelieveStaff, out: Emitter) -> None:
@@ -799,8 +797,8 @@ class ProcedureEngine:
                 raise ProcedureViolation(
                     f"the dice may not be left unattended at the table: {who}",
                     rule="dice.never_unattended", citation=pack.cite("dice.never_unattended"))
-        out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"), person=c.person,
-                 staff_role=c.staff_role)
+        out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"),
+                 **gev.carried(tev.Staffing, c))
 
     # -- dice at the table ----------------------------------------------------------------------
     @decides(tcmd.BringDice)
@@ -817,8 +815,8 @@ class ProcedureEngine:
         state.variant.check_brought(p, pack, serials, c.witness, c.actor)
         if self.dice_registry is not None:
             self.dice_registry.check_dice_in_play(state.table_id, serials, dice_limit(state))
-        out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"), serials=serials,
-                 witness=c.witness)
+        out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"),
+                 **gev.carried(tev.DiceLoad, c))
         held = {**p.dice, **dict.fromkeys(serials, out.now)}
         if "dice-expired" in p.blocked and not dice_expired(state, out.now, held):
             # the expired dice were replaced: play resumes with the new ones

@@ -77,25 +77,16 @@ def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Comma
     the replay so far (the state the command was given in)."""
     e = events[i]
     who: dict[str, Any] = {"actor": e.actor, "role": e.role}
+    entry = CATALOGUE.recorded_by(type(e))
+    if entry is not None:
+        recorded = {f.name for f in dataclasses.fields(e)}
+        return entry.command(**who, **{name: getattr(e, name) for name in entry.fields
+                                       if name in recorded})
     match e:
-        case tev.StaffAssigned():
-            return tcmd.AssignStaff(**who, person=e.person, staff_role=e.staff_role)
-        case tev.StaffRelieved():
-            return tcmd.RelieveStaff(**who, person=e.person, staff_role=e.staff_role)
-        case gev.PlayerJoined():
-            return gcmd.JoinTable(**who, player=e.player, seat=e.seat)
-        case gev.PlayerLeft():
-            return gcmd.LeaveTable(**who, player=e.player)
-        case gev.ChipsBought():
-            return gcmd.BuyChips(**who, player=e.player, amount=e.amount)
-        case gev.ChipsCashedOut():
-            return gcmd.CashOut(**who, player=e.player, amount=e.amount)
         case gev.BetPlaced():
             return gcmd.PlaceBet(**who, player=e.player, wager="odds" if e.base else e.wager,
                                  amount=e.amount, base=e.base, working=e.working,
                                  medium=e.medium)
-        case gev.BetChanged():
-            return gcmd.ChangeBet(**who, bet=e.bet, amount=e.amount)
         case gev.BetRemoved():
             bet = table.state.bets[e.bet]
             if e.rule == table.pack.cite("leaving.wagers"):  # taken down as the player left
@@ -104,59 +95,12 @@ def command_for(events: Sequence[gev.Event], i: int, table: Table) -> gcmd.Comma
             if bet.base is not None and isinstance(nxt, gev.BetRemoved) and nxt.bet == bet.base:
                 return gcmd.RemoveBet(**who, bet=bet.base)  # odds come down with their base
             return gcmd.RemoveBet(**who, bet=e.bet)
-        case gev.BetWorkingSet():
-            return gcmd.SetWorking(**who, bet=e.bet, working=e.working)
-        case gev.BettingClosed():
-            return gcmd.CloseBetting(**who)
-        case gev.DiceRolled():
-            return gcmd.RecordRoll(**who, roll=e.roll, source=e.source, facts=e.facts,
-                                   serials=e.serials, distance=e.distance, thrower=e.thrower)
-        case gev.NoRollCalled():
-            return gcmd.CallNoRoll(**who, grounds=e.grounds, observed=e.observed)
-        case gev.LosersCollected():
-            return gcmd.CollectLosers(**who)
-        case gev.WinnersPaid():
-            return gcmd.PayWinners(**who)
-        case gev.PuckMoved():
-            return gcmd.MovePuck(**who)
-        case gev.RoundCompleted():
-            return gcmd.CompleteRound(**who)
-        case tev.DiceBrought():
-            return tcmd.BringDice(**who, serials=e.serials, witness=e.witness)
-        case tev.DiceTakenFromTable():
-            return tcmd.RemoveDice(**who, serials=e.serials, reason=e.reason)
-        case tev.DiceOffered():
-            return tcmd.OfferDice(**who, patron=e.patron, serials=e.serials)
-        case tev.DiceDeclined():
-            return tcmd.DeclineDice(**who)
         case tev.ShooterSelected():
             return tcmd.SelectDice(**who, serials=e.dice)
         case tev.ShooterEnded() if e.reason == "relinquished":
             return tcmd.RelinquishDice(**who)
         case tev.ShooterEnded():
             return tcmd.RemoveShooter(**who, ground=e.reason)
-        case tev.NoRollOverturned():
-            return tcmd.OverturnNoRoll(**who, reason=e.reason)
-        case tev.ShakerShaken():
-            return tcmd.ShakeShaker(**who)
-        case tev.ShakerOffered():
-            return tcmd.OfferShaker(**who, player=e.player)
-        case tev.ShakerShakenByPlayer():
-            return tcmd.PlayerShake(**who, times=e.times)
-        case tev.ShakerLidRemoved():
-            return tcmd.RemoveLid(**who)
-        case tev.ShakerRecovered():
-            return tcmd.RecoverShaker(**who)
-        case tev.ShakerReturned():
-            return tcmd.ReturnShaker(**who)
-        case tev.ShakerUncovered():
-            return tcmd.UncoverShaker(**who)
-        case tev.ShakerPassed():  # format 3: the pass is a chore of its own (pass-shaker)
-            return tcmd.PassShaker(**who)
-        case tev.AlertRaised():
-            return tcmd.Tick(**who)
-        case gev.WagersReturned():  # a no roll's return of the wagers, a chore of its own
-            return gcmd.ReturnWagers(**who)
     raise InvalidInput(f"seq {e.seq}: no command writes a {e.kind} event by itself",
                        rule="script.export")
 
