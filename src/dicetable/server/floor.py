@@ -909,7 +909,7 @@ class Hub:
         patches = Patches()
         views = info.views
         public = views.public(info.table, info.history, lean=True)[0]
-        staff_part = views.staff(info.table)[0] if any(w.staff for w in group) else None
+        staff_part = views.staff_part(info.table) if any(w.staff for w in group) else None
         texts: dict[tuple[str, str], str] = {}
         extras: dict[tuple[Any, ...], dict[str, Any]] = {}  # one object per class: one patch
         compared: dict[tuple[int, int], tuple[object, object, bool]] = {}

@@ -45,6 +45,7 @@ shared with the result):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +102,8 @@ def same(a: Any, b: Any) -> bool:
         # through). A player's placeable codes are compared in one step, not code by code.
         if len(a) != len(b) or a != b:
             return False
+        if all(map(operator.is_, a, b)):  # the same members (a player's bets' views)
+            return True
         types = list(map(type, a))
         if types != list(map(type, b)):
             return False
@@ -134,24 +137,25 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
         return new  # a value other than an object replaces the old one whole (even a null)
     if not isinstance(old, dict):
         return _whole(new, path, nulls)  # merged into an empty object
-    out: dict[str, Any] = {}
-    for key in old:
-        if key not in new:
-            out[key] = None
+    # The members gone, in ``old``'s order (asked in one step first: most are none).
+    out: dict[str, Any] = {} if old.keys() <= new.keys() else {
+        key: None for key in old if key not in new}
+    held = old.get
     for key, value in new.items():
-        if key in old:
-            before = old[key]
+        before = held(key, _ABSENT)
+        if before is not _ABSENT:
             if before is value:
                 continue
             if isinstance(value, dict) and isinstance(before, dict):
                 # Objects are merged member by member (equal ones give an empty patch); a
                 # pair shared by many documents is compared once (``memo``).
-                done = memo.get((id(before), id(value))) if memo is not None else None
+                pair = (id(before), id(value))
+                done = memo.get(pair) if memo is not None else None
                 if done is None:
                     mine: list[tuple[str, ...]] = []
                     done = (_diff(before, value, (), mine, memo), mine)
                     if memo is not None:
-                        memo[(id(before), id(value))] = done
+                        memo[pair] = done
                 inner, inner_nulls = done
                 if inner_nulls:
                     where = (*path, key)
@@ -169,6 +173,9 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
         else:
             out[key] = _whole(value, (*path, key), nulls)
     return out
+
+
+_ABSENT: Any = object()
 
 
 def _whole(value: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> Any:
@@ -229,8 +236,13 @@ every push (the page keeps them: ``static/js/api.js``)."""
 def dumps(data: object) -> str:
     """Compact JSON text, as ``json.dumps(data, separators=(",", ":"), ensure_ascii=False)``
     writes it, by ``orjson`` (a push to 1,000 players serialises 1,000 patches; the standard
-    library took a fifth of a roll's push)."""
-    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    library took a fifth of a roll's push). Keys other than ``str`` are written as the
+    standard library writes them; ``orjson`` takes over half as long again when asked to
+    allow them, so it is asked only for a document that holds one."""
+    try:
+        return orjson.dumps(data).decode()
+    except orjson.JSONEncodeError:
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _merge(base: str, *parts: str) -> str:
@@ -251,7 +263,8 @@ class LiveViews:
         self.rebuilt = 0
         """How many per-player parts were built (tests count them)."""
         self._public: tuple[bool, dict[str, Any], str, dict[str, Any], str] | None = None
-        self._staff: tuple[dict[str, Any], str] | None = None
+        self._staff: tuple[dict[str, Any], str | None] | None = None
+        """The staff part and, once asked for (a hello), its text: a push sends a patch."""
         self._me: dict[str, tuple[bool, dict[str, Any]]] = {}
         self._index: dict[str, list[Bet]] | None = None
         self._pinned: bool | None = None
@@ -326,10 +339,18 @@ class LiveViews:
         return (fixed, fixed_text) if lean else (data, full)
 
     def staff(self, table: Table) -> tuple[dict[str, Any], str]:
+        data = self.staff_part(table)
+        text = self._staff[1] if self._staff is not None else None
+        if text is None:
+            text = dumps(data)
+            self._staff = (data, text)
+        return data, text
+
+    def staff_part(self, table: Table) -> dict[str, Any]:
+        """The staff part (``staff``, without its text)."""
         if self._staff is None:
-            data = staff_view(table)
-            self._staff = (data, dumps(data))
-        return self._staff
+            self._staff = (staff_view(table), None)
+        return self._staff[0]
 
     def me(self, table: Table, viewer: str) -> tuple[dict[str, Any], str] | None:
         """A seated player's own part and its text (``me_part``, serialised once)."""
@@ -417,7 +438,7 @@ class LiveViews:
              staff: bool, extra: Mapping[str, Any]) -> dict[str, Any]:
         data = dict(self.public(table, history)[0])
         if staff:
-            data.update(self.staff(table)[0])
+            data.update(self.staff_part(table))
         mine = self.me_part(table, viewer) if viewer is not None else None
         if mine is not None:
             data["me"] = mine
@@ -429,7 +450,7 @@ class LiveViews:
         """The parts of the view a connection is sent now (the lean public part): the base
         of its next push's patch."""
         return Sent(seq, self.public(table, history, lean=True)[0],
-                    self.staff(table)[0] if staff else None,
+                    self.staff_part(table) if staff else None,
                     self.me_part(table, viewer) if viewer is not None else None, extra)
 
     def view_text(self, table: Table, history: list[dict[str, Any]], viewer: str | None,

@@ -219,13 +219,35 @@ def event_for_viewer(viewer: str | None, staff: bool, event: Event,
     return event_for(Caller(viewer, staff), event, owner_of)
 
 
+_BET_VIEWS: dict[tuple[Any, ...], dict[str, Any]] = {}
+"""``_bet_view``'s answers, by all that they are made of: one object for a bet while it is
+as it was (never changed once made), so that a push after a roll neither makes every bet's
+view again, for its player's part and for the staff part, nor compares it with the one sent
+member by member (an unchanged bet's view is the one sent)."""
+_BET_VIEWS_MAX = 65_536
+
+
 def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
     state = table.state
     bet = state.bets[bet_id]
+    base = state.bets.get(bet.base) if bet.base is not None else None
+    working_now = is_working(state, bet)
+    key = (state.pack, state.game, bet.id, bet.player, bet.wager, bet.amount, bet.state,
+           bet.base, bet.working, bet.commission,
+           None if base is None else (base.wager, base.state), working_now)
+    found = _BET_VIEWS.get(key)
+    if found is None:
+        if len(_BET_VIEWS) >= _BET_VIEWS_MAX:  # forgetting them costs only the shortcut
+            _BET_VIEWS.clear()
+        found = _BET_VIEWS[key] = _bet_view_now(state, bet, base, working_now)
+    return found
+
+
+def _bet_view_now(state: TableState, bet: Bet, base: Bet | None, working_now: bool
+                  ) -> dict[str, Any]:
     wager = state.compiled[bet.wager]
     where = wager.states[bet.state]
     point = _number_of(where)
-    base = state.bets.get(bet.base) if bet.base is not None else None
     if base is not None:
         base_wager = state.compiled[base.wager]
         base_point = _number_of(base_wager.states[base.state])
@@ -237,7 +259,7 @@ def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
     return {"id": bet.id, "player": bet.player, "wager": bet.layout_code,
             "name": name, "label": bet_label(name, where, base is not None),
             "amount": bet.amount, "state": where, "point": point, "base": bet.base,
-            "working": bet.working, "working_now": is_working(state, bet),
+            "working": bet.working, "working_now": working_now,
             "commission": bet.commission}
 
 
