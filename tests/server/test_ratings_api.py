@@ -3,7 +3,9 @@ rated player's exact theo beside the industry formula's; a player sees their own
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 from tests.server.conftest import Login
 from tests.server.test_api import T, refused, shooter_ready
@@ -56,14 +58,32 @@ def test_8_bad_rating_parameters_are_refused_naming_the_rule(login: Login) -> No
     assert day["day"] == "2000-01-01"
 
 
+def _gaming_day(at: datetime) -> str:
+    """The PA site pack's gaming day of ``at``: it starts at 06:00 in New York (asserted below
+    from the pack's own rule)."""
+    local = at.astimezone(ZoneInfo("America/New_York"))
+    return str(local.date() - timedelta(1) if local.time() < time(6) else local.date())
+
+
 def test_465a_31_ratings_count_the_bank_s_site_gaming_day_and_the_packs_rule_values(
         login: Login) -> None:
     """One gaming day: the site pack's zone and start (the pit's books count the same day),
     not a parameter of the ratings; the formula's values are the pack's, cited."""
     pat = login("pat")
+    before = _gaming_day(datetime.now(UTC))
     books_day = pat.get("/api/bank/craps-pa-1").json()["gaming_day"]
-    body = pat.get(f"/api/ratings?table=craps-pa-1&day={books_day}").json()
-    assert {r["player"] for r in body["ratings"]} >= {"alice"}  # today's sessions, the books' day
+    assert books_day in {before, _gaming_day(datetime.now(UTC))}  # the books count the site's day
+    # The demo floor's sessions were started when it was built, which may be the gaming day
+    # before this test's (a run crossing 06:00 New York): ask for the day alice's started in.
+    every = pat.get("/api/ratings?table=craps-pa-1").json()["ratings"]
+    started = min(r["started"] for r in every if r["player"] == "alice")
+    day = _gaming_day(datetime.fromisoformat(started))
+    body = pat.get(f"/api/ratings?table=craps-pa-1&day={day}").json()
+    assert body["day"] == day
+    assert {r["player"] for r in body["ratings"]} >= {"alice"}
+    after = pat.get(f"/api/ratings?table=craps-pa-1&day={date.fromisoformat(day) + timedelta(1)}")
+    assert "alice" not in {r["player"] for r in after.json()["ratings"]
+                           if r["started"] == started}  # a session counts in one day only
     rules = {r["id"]: r for r in body["rules"]}
     start = rules["ratings.gaming_day.start"]
     assert start["value"] == "06:00 America/New_York"
@@ -73,5 +93,5 @@ def test_465a_31_ratings_count_the_bank_s_site_gaming_day_and_the_packs_rule_val
     assert "465a.7" in dph["citation"]  # the pack's citation, not a hard-coded one
     assert rules["ratings.industry.edge"]["value"] == "1.41%"
     # a zone is no longer the ratings' own parameter: it is ignored, the site's day holds
-    same = pat.get(f"/api/ratings?table=craps-pa-1&day={books_day}&zone=Asia/Tokyo").json()
+    same = pat.get(f"/api/ratings?table=craps-pa-1&day={day}&zone=Asia/Tokyo").json()
     assert same["ratings"] == body["ratings"]
