@@ -31,7 +31,24 @@ def pytest_configure(config: pytest.Config) -> None:
         profiles.set_thorough(True)
 
 
+LONGEST_FIRST = (
+    "tests/ops/test_operators_guide.py",
+    "tests/ops/test_restore_drill.py",
+    "tests/ops/test_serve_upgrades.py",
+    "tests/server/test_schemathesis.py",
+    "tests/test_rules_submission.py",
+    "tests/server/test_exactly_once.py",
+    "tests/store/test_crash.py",
+)
+"""Modules whose tests each take a minute or more (servers started and stopped, a PDF drawn):
+collected first, so that the parallel run (``-n``, which hands tests out in collection order)
+starts them at once instead of finishing on one of them while the other workers wait. Whole
+modules move, in their own order, so their module-scoped fixtures are still built once."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
     if profiles.thorough():
         return
     skip = pytest.mark.skip(reason="thorough (nightly) run only: pytest --slow; its lean twin "

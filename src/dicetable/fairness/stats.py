@@ -22,9 +22,12 @@ from math import sqrt
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, stats
 
 from dicetable.core.dice import WAYS
+
+# SciPy is imported by the functions that use it, not here: every server process imports this
+# module (the fairness monitor) and scipy.stats is a large part of its start-up, while the
+# p-values are first wanted when a die has rolls to judge.
 
 Faces = npt.NDArray[np.integer]
 """An array of die faces, 1 to 6."""
@@ -65,6 +68,8 @@ def chi_square(observed: npt.ArrayLike, probs: npt.ArrayLike, name: str,
     expected = n * p
     statistic = float(((obs - expected) ** 2 / expected).sum())
     df = len(obs) - 1
+    from scipy import stats
+
     return TestResult(name, statistic, float(stats.chi2.sf(statistic, df)), n, df, detail)
 
 
@@ -119,6 +124,8 @@ def runs_test(faces: Faces, name: str = "runs") -> TestResult:
     mean = 1 + 2 * n1 * n2 / n
     var = 2 * n1 * n2 * (2 * n1 * n2 - n) / (n * n * (n - 1))
     z = (runs - mean) / sqrt(var)
+    from scipy import stats
+
     return TestResult(name, z, float(2 * stats.norm.sf(abs(z))), n, None,
                       f"{runs} runs, {mean:.1f} expected")
 
@@ -142,6 +149,8 @@ def serial_correlation(x: Faces, y: Faces | None = None, lag: int = 1,
     denom = sqrt(float((da * da).sum()) * float((db * db).sum()))
     r = float((da * db).sum()) / denom if denom else 0.0
     z = (r - mean0) * sqrt(n)
+    from scipy import stats
+
     return TestResult(name, z, float(2 * stats.norm.sf(abs(z))), n, None, f"r = {r:.6f}")
 
 
@@ -158,6 +167,8 @@ def rolls_needed(probs: Sequence[float], alpha: float = 0.01, power: float = 0.9
     per_roll = float(((p - q) ** 2 / q).sum())
     if per_roll == 0:
         raise ValueError("a fair die cannot be told from a fair die")
+    from scipy import optimize, stats
+
     critical = float(stats.chi2.ppf(1 - alpha, df))
 
     def shortfall(n: float) -> float:
