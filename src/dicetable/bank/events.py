@@ -8,7 +8,7 @@ from the table's log (``dicetable.bank.follow``), so the bet path writes nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from dicetable.bank.model import Chips
@@ -17,7 +17,6 @@ from dicetable.core import events as envelope
 KIND = "bank"
 
 
-@dataclass(frozen=True, kw_only=True)
 class BankEvent(envelope.Event, abstract=True):
     table: str
 
@@ -26,7 +25,6 @@ class BankEvent(envelope.Event, abstract=True):
         return f"{KIND}:{self.table}"
 
 
-@dataclass(frozen=True, kw_only=True)
 class ChipStep(BankEvent, abstract=True):
     """A step that moves chips: it records the chip set it named (the bank stamps it on every
     chip step of the batch)."""
@@ -35,7 +33,6 @@ class ChipStep(BankEvent, abstract=True):
     """The chip set the step named (``set=``; a retired set is refused, 603a.10(b))."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class BankOpened(BankEvent):
     """The table's bank is set up: its site, game and the bank rules it runs under."""
 
@@ -47,7 +44,6 @@ class BankOpened(BankEvent):
     """A fully automated table: outside the table inventory rules; win from its own log."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class InventoryMoved(ChipStep):
     """A movement the table's log does not record: a colour change, a counter check."""
 
@@ -60,7 +56,6 @@ class InventoryMoved(ChipStep):
     gaming_day: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class InventoryCounted(ChipStep):
     """A Table Inventory Slip: counted by one person, observed and signed by another."""
 
@@ -89,7 +84,6 @@ class InventoryCounted(ChipStep):
     event (``Totals.inventory_change``): the next count's expected inventory starts here."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class TotalsNoted(BankEvent):
     """A checkpoint of what the table's log had moved by ``table_seq`` (``Totals``): a bank
     read cold folds the table's log on from here instead of from its first event."""
@@ -100,7 +94,6 @@ class TotalsNoted(BankEvent):
     """(kind, value, how many) of the movements so far, for a variance's suspects."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiscrepancyFound(BankEvent):
     """A count that disagrees with the ledger, who was told, and the movements that differ."""
 
@@ -116,7 +109,6 @@ class DiscrepancyFound(BankEvent):
     """The movements since the last count that would explain the variance."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class TableStatusChanged(BankEvent):
     """The table opened for play or closed (its inventory locked in its container)."""
 
@@ -130,7 +122,6 @@ class TableStatusChanged(BankEvent):
     """The security employee who brought the container from the cage (465a.37(a))."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class NoticeAcknowledged(BankEvent):
     """A recipient read a notice (the bank event ``notice`` is its seq) on their console."""
 
@@ -139,7 +130,6 @@ class NoticeAcknowledged(BankEvent):
     person_role: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class SupervisorAssigned(BankEvent):
     """The floorperson who supervises this open table from now on: the floor-wide register of
     who supervises which open tables (465a.35(c)) is every open bank's supervisor. At opening
@@ -149,7 +139,6 @@ class SupervisorAssigned(BankEvent):
     person_role: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class SlipRequested(ChipStep):
     """A Fill Request Slip or a credit request, prepared at the table."""
 
@@ -163,18 +152,15 @@ class SlipRequested(ChipStep):
     electronic: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
 class RequestSigned(BankEvent):
     request: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class SurveillanceNotified(BankEvent):
     request: int
     officer: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class SlipIssued(ChipStep):
     """The chip bank's Fill Slip or Credit Slip: a serial number in sequence."""
 
@@ -185,7 +171,6 @@ class SlipIssued(ChipStep):
     value: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class SlipCarried(BankEvent):
     """The security employee who carries the chips (and the slip)."""
 
@@ -193,7 +178,6 @@ class SlipCarried(BankEvent):
     officer: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class SlipSignature(BankEvent):
     """A signature on a Credit Slip (68 IAC 15-12-4(5)) or a Fill Slip."""
 
@@ -202,7 +186,6 @@ class SlipSignature(BankEvent):
     signer_role: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class SlipCompleted(ChipStep):
     """The receiving count: the chips entered (fill) or left (credit) the table inventory."""
 
@@ -216,7 +199,6 @@ class SlipCompleted(ChipStep):
     table_seq: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class SlipVoided(BankEvent):
     """A request or slip voided; it stays in the record (never edited)."""
 
@@ -225,7 +207,6 @@ class SlipVoided(BankEvent):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class DropBoxCollected(BankEvent):
     """The drop box came off the table (and a replacement went on)."""
 
@@ -237,7 +218,6 @@ class DropBoxCollected(BankEvent):
     team_roles: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
 class DropBoxCounted(BankEvent):
     """The count room's count of one box, typed (currency, counter checks, chips, coupons)."""
 
@@ -248,12 +228,10 @@ class DropBoxCounted(BankEvent):
     counter_roles: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
 class ChipSetRetired(BankEvent):
     chip_set: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class HoldInvestigated(BankEvent):
     """A win-to-drop outside the band (COMAR 36.05.03.25B stand-in): the record, queued for
     the regulator."""

@@ -6,8 +6,7 @@ holds every stream: ``event_to_dict``/``event_from_dict`` round-trip any registe
 through plain JSON types. Each concrete event class registers itself under its class name;
 a base that only adds envelope fields is declared with ``abstract=True``.
 
->>> @dataclass(frozen=True, kw_only=True)
-... class Noted(Event):
+>>> class Noted(Event):
 ...     text: str
 ...     @property
 ...     def stream(self) -> str:
@@ -54,6 +53,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.errors import InvalidInput
+from dicetable.core.frozen import Frozen
 from dicetable.core.roles import Role
 
 Converter = Callable[[Any], Any]
@@ -353,9 +353,9 @@ def decode_value(tp: Any, data: Any) -> Any:
 EVENT_TYPES: dict[str, type[Event]] = {}
 """Every concrete event class by name: what ``event_from_dict`` can rebuild."""
 
-@dataclass(frozen=True, kw_only=True)
-class Event:
-    """The envelope: sequence number, who and in which role, when, and under which rule."""
+class Event(Frozen):
+    """The envelope: sequence number, who and in which role, when, and under which rule. Each
+    event class is a frozen, keyword-only dataclass by deriving from it (``Frozen``)."""
 
     seq: int
     actor: str

@@ -7,71 +7,57 @@ declared once, in ``dicetable.custody.steps``; a command adds only what it alone
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from dicetable.custody import steps
 from dicetable.custody.model import BoxInspection, DieCheck, Person
 from dicetable.custody.rules import CustodyPack
 
 
-@dataclass(frozen=True, kw_only=True)
 class CustodyCommand(steps.Participants):
     """A custody step someone asks for: the actor, role, licence and the others present."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceCommand(steps.NamedDice, CustodyCommand):
     """A step on dice named by serial."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class OpenCustody(CustodyCommand):
     site: str
     pack: CustodyPack
 
 
-@dataclass(frozen=True, kw_only=True)
 class DrawKey(steps.KeyUse, CustodyCommand):
     """The actor draws one storage key for their own use."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReturnKey(steps.KeyUse, CustodyCommand):
     """The holder (or security) gives a storage key back."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReceiveShipment(steps.Shipment, CustodyCommand):
     opened: tuple[BoxInspection, ...] = ()
     """The inspection of every box whose seal failed, done there and then."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class StoreDice(steps.Stored, DiceCommand):
     """Received dice put in the locked storage area."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class IssueForGamingDay(steps.GamingDay, DiceCommand):
     """The gaming day's dice taken out of storage."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReturnToStorage(steps.Stored, DiceCommand):
     """Issued dice that never reached a table put back in storage."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class InspectDice(steps.Inspection, CustodyCommand):
     checks: tuple[DieCheck, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class IssueToTable(steps.IntoPlay, DiceCommand):
     table: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class RemoveDice(steps.Removal, DiceCommand):
     signs: str = ""
     """For tampering: what suggests it (68 IAC 14-3-4(b)(3))."""
@@ -84,27 +70,22 @@ class RemoveDice(steps.Removal, DiceCommand):
     """For tampering: the envelope's number (one is made up when left empty)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DeliverEnvelope(steps.EnvelopeHandover, CustodyCommand):
     """A sealed tamper envelope handed to the enforcement agent."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class TransferToCancellation(steps.CancellationRoom, DiceCommand):
     """The responsible pit manager (the actor) sends removed dice to the cancellation room."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class CancelDice(steps.Cancellation, DiceCommand):
     """The actor destroys dice; a surveillance employee is among the witnesses."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class TakePhysicalInventory(steps.Count, CustodyCommand):
     """Every die physically found in the building, counted."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class CheckDeadlines(CustodyCommand):
     """The sweep that raises alerts for dice past their time limit and an overdue inventory."""
 
@@ -113,7 +94,6 @@ class CheckDeadlines(CustodyCommand):
     (``rules.dice_limit``); dice at a table not named keep the limit they were issued under."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class RecordFairnessAlert(steps.FairnessFinding, CustodyCommand):
     serial: str
 

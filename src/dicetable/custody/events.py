@@ -28,7 +28,6 @@ from dicetable.custody import steps
 from dicetable.custody.model import Finding, Person
 
 
-@dataclass(frozen=True, kw_only=True)
 class CustodyEvent(envelope.Event, steps.Participants, abstract=True):
     """The custody envelope: the shared one, plus the site and everyone else present."""
 
@@ -45,13 +44,11 @@ class CustodyEvent(envelope.Event, steps.Participants, abstract=True):
         return ()
 
 
-@dataclass(frozen=True, kw_only=True)
 class _DiceEvent(steps.NamedDice, CustodyEvent, abstract=True):
     """An event about dice named by serial."""
 
 
 # -- the site -------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
 class CustodyOpened(CustodyEvent):
     """The site's custody record begins, under these rules."""
 
@@ -60,25 +57,21 @@ class CustodyOpened(CustodyEvent):
     pack_digest: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class KeyDrawn(steps.KeyUse, CustodyEvent):
     """One of the two storage keys was drawn by the actor (PA 603a.13(c))."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class KeyReturned(steps.KeyUse, CustodyEvent):
     holder: str
 
 
 # -- receipt and storage -----------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
 class ShipmentReceived(steps.Shipment, CustodyEvent):
     """A shipment unloaded under two people, its seals checked (PA 603a.13(a))."""
 
     quantity: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class BoxOpenedAndInspected(_DiceEvent):
     """A box whose seal failed, opened at once and its dice inspected (PA 603a.13(a))."""
 
@@ -87,12 +80,10 @@ class BoxOpenedAndInspected(_DiceEvent):
     findings: tuple[Finding, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceStored(steps.Stored, _DiceEvent):
     """Received dice locked in the storage area (both key holders present)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceIssuedForGamingDay(steps.GamingDay, _DiceEvent):
     """The gaming day's dice taken out of storage, security present (PA 603a.13(d))."""
 
@@ -100,7 +91,6 @@ class DiceIssuedForGamingDay(steps.GamingDay, _DiceEvent):
     """The storage areas they came from, comma-separated."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceReturnedToStorage(steps.Stored, _DiceEvent):
     """Issued dice that never reached a table, put back in storage."""
 
@@ -114,14 +104,12 @@ class InspectionResult:
     problems: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceInspected(steps.Inspection, _DiceEvent):
     """The pre-play inspection (68 IAC 14-3-7): one result per die, failures included."""
 
     results: tuple[InspectionResult, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceIssuedToTable(steps.IntoPlay, _DiceEvent):
     to_table: str
     expires_at: str
@@ -129,14 +117,12 @@ class DiceIssuedToTable(steps.IntoPlay, _DiceEvent):
 
 
 # -- removal, envelopes, cancellation ----------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
 class DiceRemoved(steps.Removal, _DiceEvent):
     """Dice taken out of play or out of stock (68 IAC 14-3-4(a))."""
 
     from_location: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class TamperEnvelopeSealed(_DiceEvent):
     """Suspected tampering: dice sealed in an envelope marked as 68 IAC 14-3-4(b) requires."""
 
@@ -153,19 +139,16 @@ class TamperEnvelopeSealed(_DiceEvent):
     recipient: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class EnvelopeDelivered(steps.EnvelopeHandover, _DiceEvent):
     """The envelope's dice out of the licensee's custody, with the enforcement agent."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceTransferredToCancellation(steps.CancellationRoom, _DiceEvent):
     """Removed dice carried to the cancellation room: a pit-log and a room-log entry."""
 
     pit_manager: Person
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceCancelled(steps.Cancellation, _DiceEvent):
     """Dice destroyed under surveillance (68 IAC 14-3-4(c))."""
 
@@ -174,7 +157,6 @@ class DiceCancelled(steps.Cancellation, _DiceEvent):
 
 
 # -- inventory and alerts -----------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
 class PhysicalInventoryTaken(steps.Count, CustodyEvent):
     """The physical count, reconciled with the record (68 IAC 14-3-5(d))."""
 
@@ -187,7 +169,6 @@ class PhysicalInventoryTaken(steps.Count, CustodyEvent):
         return tuple(sorted(set(self.counted) | set(self.missing)))
 
 
-@dataclass(frozen=True, kw_only=True)
 class InventoryDiscrepancyReported(CustodyEvent):
     """Alert: the count differs from the record; reported at once (68 IAC 14-3-5(d))."""
 
@@ -202,7 +183,6 @@ class InventoryDiscrepancyReported(CustodyEvent):
         return tuple(sorted(set(self.missing) | set(self.unexpected)))
 
 
-@dataclass(frozen=True, kw_only=True)
 class DiceOverdue(_DiceEvent):
     """Alert: dice still in play past their time limit."""
 
@@ -213,7 +193,6 @@ class DiceOverdue(_DiceEvent):
     limit_hours: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class InventoryOverdue(CustodyEvent):
     """Alert: no physical inventory within the required interval."""
 
@@ -226,7 +205,6 @@ class InventoryOverdue(CustodyEvent):
     """The site's time zone the calendar is counted in."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class FairnessAlertRaised(steps.FairnessFinding, _DiceEvent):
     """Alert to the pit: a die's faces drift from uniform (dicetable.fairness)."""
 

@@ -20,10 +20,10 @@ True
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from dicetable.core.frozen import Frozen
 from dicetable.core.roles import Role
 from dicetable.custody.model import (
     Box,
@@ -41,8 +41,7 @@ def carried(source: Any, *groups: type[Any]) -> dict[str, Any]:
     return {f.name: getattr(source, f.name) for g in groups for f in dataclasses.fields(g)}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Participants:
+class Participants(Frozen):
     """Who takes a custody step: the actor, in a role, and everyone else the rule needs."""
 
     actor: str
@@ -58,8 +57,7 @@ class Participants:
         return (Person(self.actor, self.role, self.licence), *self.witnesses)
 
 
-@dataclass(frozen=True, kw_only=True)
-class NamedDice:
+class NamedDice(Frozen):
     """A step on dice named by serial."""
 
     dice: tuple[str, ...]
@@ -69,15 +67,13 @@ class NamedDice:
         return self.dice
 
 
-@dataclass(frozen=True, kw_only=True)
-class KeyUse:
+class KeyUse(Frozen):
     """One of the two storage keys, drawn or returned (PA 603a.13(c))."""
 
     key: Key
 
 
-@dataclass(frozen=True, kw_only=True)
-class Shipment:
+class Shipment(Frozen):
     """A shipment as it arrives: its boxes with their seals (PA 603a.13(a))."""
 
     shipment: str
@@ -92,29 +88,25 @@ class Shipment:
         return tuple(s for b in self.boxes for s in b.serials)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Stored:
+class Stored(Frozen):
     """Dice put in (or back in) the locked storage area."""
 
     area: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class GamingDay:
+class GamingDay(Frozen):
     gaming_day: str
     """The gaming day as YYYY-MM-DD."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Inspection:
+class Inspection(Frozen):
     """How the pre-play inspection was done (68 IAC 14-3-7)."""
 
     tools: tuple[str, ...]
     under_surveillance: bool
 
 
-@dataclass(frozen=True, kw_only=True)
-class IntoPlay:
+class IntoPlay(Frozen):
     """Dice put into play: the game, how they are thrown, and who at the table took them."""
 
     game: str = "craps"
@@ -122,31 +114,27 @@ class IntoPlay:
     received_by: Person
 
 
-@dataclass(frozen=True, kw_only=True)
-class Removal:
+class Removal(Frozen):
     """Why dice leave play or stock (68 IAC 14-3-4(a))."""
 
     reason: RemovalReason
     detail: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class EnvelopeHandover:
+class EnvelopeHandover(Frozen):
     """A sealed tamper envelope handed to the enforcement agent."""
 
     envelope: str
     agent: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class CancellationRoom:
+class CancellationRoom(Frozen):
     """Who in the cancellation room accepted the removed dice."""
 
     accepted_by: Person
 
 
-@dataclass(frozen=True, kw_only=True)
-class Cancellation:
+class Cancellation(Frozen):
     """How dice were destroyed (68 IAC 14-3-4(c))."""
 
     method: CancelMethod
@@ -154,14 +142,12 @@ class Cancellation:
     approval: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Count:
+class Count(Frozen):
     counted: tuple[str, ...]
     """The serial of every die physically found in the building."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class FairnessFinding:
+class FairnessFinding(Frozen):
     """What the fairness monitor found of a die's faces (dicetable.fairness)."""
 
     test: str

@@ -34,6 +34,7 @@ from datetime import timedelta
 from typing import Any
 
 from dicetable.core.errors import InvalidInput, ProcedureViolation
+from dicetable.core.frozen import Frozen
 from dicetable.custody.authority import require_role
 from dicetable.custody.commands import CustodyCommand
 from dicetable.custody.events import CustodyEvent
@@ -53,8 +54,7 @@ class Party:
         return all(x.strip() for x in (self.name, self.address, self.phone))
 
 
-@dataclass(frozen=True, kw_only=True)
-class NoticeContent:
+class NoticeContent(Frozen):
     """What a written notice of a dice shipment says (14-3-10(a)(1)-(7)): the command that
     files it and the event that records it carry the same."""
 
@@ -72,14 +72,12 @@ class NoticeContent:
     """(7) the expected date and time of delivery (ISO 8601)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class FileTransportNotice(NoticeContent, CustodyCommand):
     notified_at: str = ""
     """When the executive director was notified in writing (default: now)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProofRequest:
+class ProofRequest(Frozen):
     """The executive director's request for proof that a noticed shipment arrived
     (14-3-10(b)): the command that answers it and the event that records it carry the same."""
 
@@ -89,19 +87,16 @@ class ProofRequest:
     """Who asked for the proof (the executive director or their staff)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ProveReceipt(ProofRequest, CustodyCommand):
     """The recipient proves receipt of the shipment, on request."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class TransportNoticeFiled(NoticeContent, CustodyEvent):
     """Written notice of a dice shipment given to the executive director (14-3-10(a))."""
 
     notified_at: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReceiptProved(ProofRequest, CustodyEvent):
     """The recipient's proof of receipt, on request (14-3-10(b))."""
 

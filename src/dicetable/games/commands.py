@@ -6,26 +6,18 @@ nothing changes until the events are applied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, dataclass_transform
-
+from dicetable.core.frozen import Frozen
 from dicetable.core.roles import Role
 from dicetable.games.events import Chips, Throw
 from dicetable.rules.model import RulePack
 
 
-@dataclass_transform(kw_only_default=True, frozen_default=True)
-@dataclass(frozen=True, kw_only=True)
-class Command:
-    """Who gives the command, in which role. A class deriving from ``Command`` is made a
-    frozen, keyword-only dataclass of the fields it annotates."""
+class Command(Frozen):
+    """Who gives the command, in which role. Each command class is a frozen, keyword-only
+    dataclass by deriving from it (``Frozen``)."""
 
     actor: str
     role: Role
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        dataclass(frozen=True, kw_only=True)(cls)
 
 
 class OpenTable(Command):

@@ -18,27 +18,20 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, dataclass_transform
+from typing import Any
 
 from dicetable.core import events as envelope
 from dicetable.core.dice import Roll
 from dicetable.core.events import EVENT_TYPES as EVENT_TYPES  # re-exported: one codec for all
 from dicetable.core.events import event_from_dict as event_from_dict
 from dicetable.core.events import event_to_dict as event_to_dict
+from dicetable.core.frozen import Frozen
 
 
-@dataclass_transform(kw_only_default=True, frozen_default=True)
-@dataclass(frozen=True, kw_only=True)
 class Event(envelope.Event, abstract=True):
-    """The envelope every table event shares: ``dicetable.core.events.Event`` plus the table.
-    A class deriving from ``Event`` is made a frozen, keyword-only dataclass of the fields it
-    annotates."""
+    """The envelope every table event shares: ``dicetable.core.events.Event`` plus the table."""
 
     table: str
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        dataclass(frozen=True, kw_only=True)(cls)
 
     @property
     def stream(self) -> str:
@@ -59,16 +52,14 @@ def carried(group: type[Any], value: Any) -> dict[str, Any]:
             for f in dataclasses.fields(group)}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Chips:
+class Chips(Frozen):
     """Chips a player buys from or cashes out at the table (cents)."""
 
     player: str
     amount: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class Throw:
+class Throw(Frozen):
     """A throw of the dice as recorded (``RecordRoll``, ``DiceRolled``)."""
 
     roll: Roll | None
@@ -163,8 +154,7 @@ class ChipsCashedOut(Chips, Event):
 
 
 # -- wagers --------------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
-class BetTerms:
+class BetTerms(Frozen):
     """A wager on the layout: as placed (``BetPlaced``) and as it stands (the table state's
     ``Bet``, which the later events change)."""
 

@@ -29,7 +29,6 @@ _TERMS = tuple(f.name for f in fields(ev.BetTerms))
 """A bet's terms, in order: what a snapshot records of each bet."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class Bet(ev.BetTerms):
     """A bet on the layout as it stands; the fold replaces it when an event changes it."""
 

@@ -37,14 +37,12 @@ KINDS = ("staff", "player")
 """What an account may be (a staff member's role at a table is the table's own log)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class AccountEvent(AccountRecordEvent, abstract=True):
     """The envelope of an account's events: the account is the stream."""
 
     stream_kind = KIND
 
 
-@dataclass(frozen=True, kw_only=True)
 class AccountCreated(AccountEvent):
     account_kind: str
     """``staff`` or ``player``."""
@@ -53,19 +51,16 @@ class AccountCreated(AccountEvent):
     """Argon2id: the chain vouches for it, so a hash written in without the key checks nothing."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class SessionOpened(AccountEvent):
     session: str
     """SHA-256 of the session token."""
     expires: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class SessionClosed(AccountEvent):
     session: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class LoginFailed(AccountEvent):
     """A password that was checked and was wrong (a login refused for capacity or rate is
     not one)."""
@@ -74,13 +69,11 @@ class LoginFailed(AccountEvent):
     client: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class AccountLocked(AccountEvent):
     until: str
     after: int
 
 
-@dataclass(frozen=True, kw_only=True)
 class AccountUnlocked(AccountEvent):
     by_role: str
     via: str = "api"

@@ -27,20 +27,17 @@ KIND = "faults"
 STREAM = f"{KIND}:{FLOOR}"
 
 
-@dataclass(frozen=True, kw_only=True)
 class FaultEvent(FloorEvent, abstract=True):
     stream_kind = KIND
     subject: str
     """The faulted stream (a table id, ``account:NAME``, ``checkpoints``)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class FaultRaised(FaultEvent):
     what: str
     detail: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class FaultCleared(FaultEvent):
     by_role: str
     reason: str

@@ -29,12 +29,10 @@ KIND = "operations"
 STREAM = f"{KIND}:{FLOOR}"
 
 
-@dataclass(frozen=True, kw_only=True)
 class OperationsEvent(FloorEvent, abstract=True):
     stream_kind = KIND
 
 
-@dataclass(frozen=True, kw_only=True)
 class StoreRestored(OperationsEvent):
     """The store was replaced by a backup. ``actor`` restored it, ``approved_by`` (another
     person) approved; both were authenticated against the backup's own accounts."""
@@ -57,7 +55,6 @@ class StoreRestored(OperationsEvent):
     """Where the replaced store was kept (it is never deleted)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class MigrationApplied(OperationsEvent):
     """The store's layout went from ``version_from`` to ``version_to`` (run once)."""
 

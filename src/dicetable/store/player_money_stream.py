@@ -47,19 +47,16 @@ REQUESTS = "seat-requests"
 OUTCOMES = ("confirmed", "withdrawn")
 
 
-@dataclass(frozen=True, kw_only=True)
 class WalletEvent(AccountRecordEvent, abstract=True):
     stream_kind = WALLET
 
 
-@dataclass(frozen=True, kw_only=True)
 class WalletDeposited(WalletEvent):
     amount: int
     """Cents, more than 0."""
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class WalletWithdrawn(WalletEvent):
     """The cage paid the player ``amount`` out of the wallet."""
 
@@ -67,7 +64,6 @@ class WalletWithdrawn(WalletEvent):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class WalletToTable(WalletEvent):
     """``amount`` left the wallet for an electronic table's buy-in (written before the table's
     ``ChipsBought``; ``transfer`` names the move)."""
@@ -77,7 +73,6 @@ class WalletToTable(WalletEvent):
     transfer: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class WalletReturned(WalletEvent):
     """A ``WalletToTable`` the table refused came back whole."""
 
@@ -122,7 +117,6 @@ def wallet_invariants(state: Any) -> list[str]:
     return out
 
 
-@dataclass(frozen=True, kw_only=True)
 class RequestEvent(RecordEvent, abstract=True):
     stream_kind = REQUESTS
     owner_field = "table"
@@ -131,14 +125,12 @@ class RequestEvent(RecordEvent, abstract=True):
     """The request's number at its table (1, 2, ...)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class RequestMade(RequestEvent):
     player: str
     what: str
     """``colour-up`` or ``leave``."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class RequestSettled(RequestEvent):
     outcome: str
     """``confirmed`` (by the dealer) or ``withdrawn`` (by the player)."""

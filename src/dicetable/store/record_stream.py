@@ -2,14 +2,11 @@
 answers): one envelope for their events, and one way to register a kind whose state is a plain
 record (a snapshot is its fields).
 
->>> from dataclasses import dataclass
->>> @dataclass(frozen=True, kw_only=True)
-... class NoteEvent(RecordEvent, abstract=True):
+>>> class NoteEvent(RecordEvent, abstract=True):
 ...     stream_kind = "notes"
 ...     owner_field = "desk"
 ...     desk: str
->>> @dataclass(frozen=True, kw_only=True)
-... class NoteWritten(NoteEvent):
+>>> class NoteWritten(NoteEvent):
 ...     text: str
 >>> e = NoteWritten(seq=1, at="2026-01-01T00:00:00+00:00", desk="front", text="hi")
 >>> e.stream, e.actor, e.role.value
@@ -19,7 +16,6 @@ record (a snapshot is its fields).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dicetable.core import events as envelope
@@ -28,7 +24,6 @@ from dicetable.store.base import SEPARATOR, Aggregate, register
 from dicetable.store.record_codec import decode_fields, encode_fields, roundtrips
 
 
-@dataclass(frozen=True, kw_only=True)
 class RecordEvent(envelope.Event, abstract=True):
     """The envelope: written by ``system`` unless said otherwise, to ``KIND:OWNER``, where
     OWNER is the value of the event's ``owner_field`` (the account, the table)."""
@@ -43,7 +38,6 @@ class RecordEvent(envelope.Event, abstract=True):
         return f"{self.stream_kind}{SEPARATOR}{getattr(self, self.owner_field)}"
 
 
-@dataclass(frozen=True, kw_only=True)
 class AccountRecordEvent(RecordEvent, abstract=True):
     """The envelope of a stream an account owns (``KIND:ACCOUNT``: its account, its wallet,
     its kept answers)."""
@@ -56,7 +50,6 @@ FLOOR = "floor"
 """The owner of a stream the floor has only one of (``faults:floor``, ``operations:floor``)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class FloorEvent(RecordEvent, abstract=True):
     """The envelope of a floor-wide stream's events: the floor owns the stream."""
 

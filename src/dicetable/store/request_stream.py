@@ -30,12 +30,10 @@ def index_key(scope: str) -> str:
     return f"answer:{scope}"
 
 
-@dataclass(frozen=True, kw_only=True)
 class RequestEvent(AccountRecordEvent, abstract=True):
     stream_kind = KIND
 
 
-@dataclass(frozen=True, kw_only=True)
 class RequestRecorded(RequestEvent):
     scope: str
     """``ACCOUNT:KEY``."""

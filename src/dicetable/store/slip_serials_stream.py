@@ -41,14 +41,12 @@ if TYPE_CHECKING:
 KIND = "serials"
 
 
-@dataclass(frozen=True, kw_only=True)
 class SerialsEvent(RecordEvent, abstract=True):
     stream_kind = KIND
     owner_field = "slip_kind"
     slip_kind: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class SerialTaken(SerialsEvent):
     """``serial`` of the ``slip_kind`` series went to ``table``'s request ``request``."""
 

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 KIND = "staff"
 
 
-@dataclass(frozen=True, kw_only=True)
 class StaffEvent(RecordEvent, abstract=True):
     stream_kind = KIND
     owner_field = "table_id"
@@ -47,12 +46,10 @@ class StaffEvent(RecordEvent, abstract=True):
     by_role: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class StaffRoleGranted(StaffEvent):
     """The table's log assigned ``person`` to ``staff_role``."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class StaffRoleWithdrawn(StaffEvent):
     """The table's log relieved ``person`` of ``staff_role``."""
 

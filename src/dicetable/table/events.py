@@ -5,24 +5,22 @@ They share the game events' envelope and codec (``dicetable.games.events``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
+from dicetable.core.frozen import Frozen
 from dicetable.core.roles import Role
 from dicetable.games.events import Event
 
 
 # -- fields a command and the event it records both carry (``dicetable.games.events.carried``)
-@dataclass(frozen=True, kw_only=True)
-class Staffing:
+class Staffing(Frozen):
     """Who works the table: ``person`` in ``staff_role``."""
 
     person: str
     staff_role: Role
 
 
-@dataclass(frozen=True, kw_only=True)
-class DiceLoad:
+class DiceLoad(Frozen):
     """Dice brought to the table, by serial."""
 
     serials: tuple[str, ...]
