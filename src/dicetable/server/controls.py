@@ -68,21 +68,34 @@ def _ladder(ladder: tuple[int, int, int] | None) -> dict[str, int] | None:
     return None if ladder is None else _rungs(*ladder)
 
 
+K = TypeVar("K")
+V = TypeVar("V")
+SHARED_MAX = 65_536
+"""How many values one ``shared`` cache keeps before it forgets them all."""
+
+
+def shared(cache: dict[K, V], key: K, make: Callable[[], V]) -> V:
+    """The one value ``make`` gave for ``key``, kept in ``cache``: equal keys are answered the
+    same object (never changed once made), so a push after a roll finds what is unchanged by
+    identity, not member by member. At ``SHARED_MAX`` values the cache is forgotten whole:
+    forgetting costs only the shortcut. Two threads making one key keep the first's value
+    (``setdefault``)."""
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= SHARED_MAX:
+            cache.clear()
+        found = cache.setdefault(key, make())
+    return found
+
+
 _RUNGS: dict[tuple[int, int, int], dict[str, int]] = {}
-_RUNGS_MAX = 65_536
 
 
 def _rungs(first: int, step: int, last: int) -> dict[str, int]:
-    """``{"first", "step", "last"}``, one object for equal ladders (never changed once made):
-    a push after a roll compares 1,000 players' controls with the ones they were sent, and
-    equal ladders are then the same object, not compared member by member."""
-    key = (first, step, last)
-    found = _RUNGS.get(key)
-    if found is None:
-        if len(_RUNGS) >= _RUNGS_MAX:  # forgetting them costs only the shortcut
-            _RUNGS.clear()
-        found = _RUNGS[key] = {"first": first, "step": step, "last": last}
-    return found
+    """``{"first", "step", "last"}``, one object for equal ladders (``shared``): a push after
+    a roll compares 1,000 players' controls with the ones they were sent."""
+    return shared(_RUNGS, (first, step, last),
+                  lambda: {"first": first, "step": step, "last": last})
 
 
 def wager_ladders(table: Table) -> dict[str, dict[str, Any]]:
@@ -213,7 +226,6 @@ push's answers so far: each player's ``controls_for`` and ``_opening`` (``pin``)
 _TOKENS: dict[tuple[Any, ...], int] = {}
 """A number for each table situation seen (``_table_situation``): a player's key holds the
 number, hashed at once, not the situation's twenty members hashed again for each player."""
-_TOKENS_MAX = 65_536
 _NEXT_TOKEN = itertools.count()
 """Never a number twice: once ``_TOKENS`` is cleared, a situation seen again gets a new one
 (what was remembered under the old one is not found again, never wrongly found)."""
@@ -238,13 +250,7 @@ def _table_situation(table: Table) -> int:
 
 
 def _token(table: Table) -> int:
-    situation = _table_situation_now(table)
-    token = _TOKENS.get(situation)
-    if token is None:
-        if len(_TOKENS) >= _TOKENS_MAX:
-            _TOKENS.clear()
-        token = _TOKENS.setdefault(situation, next(_NEXT_TOKEN))
-    return token
+    return shared(_TOKENS, _table_situation_now(table), lambda: next(_NEXT_TOKEN))
 
 
 def _staff(table: Table) -> tuple[tuple[str, tuple[Role, ...]], ...]:
@@ -410,11 +416,7 @@ def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int, in
     cap = max((stake(table.pack, state.compiled[code], lad["last"])
                for code, lad in found.items()), default=0)
     content = tuple((code, lad["first"], lad["step"], lad["last"]) for code, lad in found.items())
-    token = _CONTENTS.get(content)
-    if token is None:
-        if len(_CONTENTS) >= _TOKENS_MAX:
-            _CONTENTS.clear()
-        token = _CONTENTS.setdefault(content, next(_NEXT_TOKEN))
+    token = shared(_CONTENTS, content, lambda: next(_NEXT_TOKEN))
     same = _remembered(_CUT, (table.pack, token), lambda: found)
     return same, cap, token
 
@@ -705,21 +707,16 @@ def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, 
         odds_top = rich.odds[2]
         odds = _affordable(rich.odds_posted, balance, lambda amount: amount <= odds_top and (
             stake(pack, odds_wager, amount) <= balance))
-    key = (rich.working_now, rich.remove, rich.toggle, ladder, press, odds)
-    found = _ANSWERS.get(key)
-    if found is None:
-        if len(_ANSWERS) >= _RUNGS_MAX:  # forgetting them costs only the shortcut
-            _ANSWERS.clear()
-        found = _ANSWERS[key] = {
-            "working_now": rich.working_now, "remove": rich.remove, "toggle": rich.toggle,
-            "ladder": _ladder(ladder), "press_to": press, "odds": _ladder(odds)}
-    return found
+    return shared(_ANSWERS, (rich.working_now, rich.remove, rich.toggle, ladder, press, odds),
+                  lambda: {"working_now": rich.working_now, "remove": rich.remove,
+                           "toggle": rich.toggle, "ladder": _ladder(ladder), "press_to": press,
+                           "odds": _ladder(odds)})
 
 
 _ANSWERS: dict[tuple[Any, ...], dict[str, Any]] = {}
-"""``_bet_cut``'s answers, one object for equal ones (never changed once made, as ``_rungs``):
-a roll that leaves a bet's answers as they were leaves them the object its player was sent,
-so that its patch is found empty by identity, not member by member."""
+"""``_bet_cut``'s answers, one object for equal ones (``shared``): a roll that leaves a bet's
+answers as they were leaves them the object its player was sent, so that its patch is found
+empty by identity."""
 
 
 def placard(table: Table) -> dict[str, Any]:

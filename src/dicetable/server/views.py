@@ -54,6 +54,7 @@ from dicetable.server.controls import (
     odds_bases,
     placard,
     rules_panel,
+    shared,
     wager_ladders,
 )
 from dicetable.table import Table
@@ -221,10 +222,9 @@ def event_for_viewer(viewer: str | None, staff: bool, event: Event,
 
 _BET_VIEWS: dict[tuple[Any, ...], dict[str, Any]] = {}
 """``_bet_view``'s answers, by all that they are made of: one object for a bet while it is
-as it was (never changed once made), so that a push after a roll neither makes every bet's
-view again, for its player's part and for the staff part, nor compares it with the one sent
+as it was (``controls.shared``), so that a push after a roll neither makes every bet's view
+again, for its player's part and for the staff part, nor compares it with the one sent
 member by member (an unchanged bet's view is the one sent)."""
-_BET_VIEWS_MAX = 65_536
 
 
 def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
@@ -235,12 +235,7 @@ def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
     key = (state.pack, state.game, bet.id, bet.player, bet.wager, bet.amount, bet.state,
            bet.base, bet.working, bet.commission,
            None if base is None else (base.wager, base.state), working_now)
-    found = _BET_VIEWS.get(key)
-    if found is None:
-        if len(_BET_VIEWS) >= _BET_VIEWS_MAX:  # forgetting them costs only the shortcut
-            _BET_VIEWS.clear()
-        found = _BET_VIEWS[key] = _bet_view_now(state, bet, base, working_now)
-    return found
+    return shared(_BET_VIEWS, key, lambda: _bet_view_now(state, bet, base, working_now))
 
 
 def _bet_view_now(state: TableState, bet: Bet, base: Bet | None, working_now: bool
