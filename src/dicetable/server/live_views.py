@@ -147,16 +147,8 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
             if before is value:
                 continue
             if isinstance(value, dict) and isinstance(before, dict):
-                # Objects are merged member by member (equal ones give an empty patch); a
-                # pair shared by many documents is compared once (``memo``).
-                pair = (id(before), id(value))
-                done = memo.get(pair) if memo is not None else None
-                if done is None:
-                    mine: list[tuple[str, ...]] = []
-                    done = (_diff(before, value, (), mine, memo), mine)
-                    if memo is not None:
-                        memo[pair] = done
-                inner, inner_nulls = done
+                # Objects are merged member by member (equal ones give an empty patch).
+                inner, inner_nulls = _member_diff(before, value, memo)
                 if inner_nulls:
                     where = (*path, key)
                     nulls.extend((*where, *rest) for rest in inner_nulls)
@@ -176,6 +168,20 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
 
 
 _ABSENT: Any = object()
+
+
+def _member_diff(old: dict[str, Any], new: dict[str, Any], memo: Memo | None
+                 ) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+    """``_diff`` of two objects from an empty path: the patch and its nulls, relative. A pair
+    shared by many documents is compared once (``memo``)."""
+    pair = (id(old), id(new))
+    done = memo.get(pair) if memo is not None else None
+    if done is None:
+        nulls: list[tuple[str, ...]] = []
+        done = (_diff(old, new, (), nulls, memo), nulls)
+        if memo is not None:
+            memo[pair] = done
+    return done
 
 
 def _whole(value: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> Any:
@@ -593,11 +599,7 @@ def _me_patch(base: dict[str, Any] | None, now: dict[str, Any] | None, memo: Mem
     if base is None or now is None:
         return merge_patch({} if base is None else {"me": base},
                            {} if now is None else {"me": now}, memo)
-    done = memo.get((id(base), id(now)))
-    if done is None:
-        mine: list[tuple[str, ...]] = []
-        done = memo[(id(base), id(now))] = (_diff(base, now, (), mine, memo), mine)
-    inner, inner_nulls = done
+    inner, inner_nulls = _member_diff(base, now, memo)
     return Patch({"me": inner} if inner else {}, tuple(("me", *rest) for rest in inner_nulls))
 
 
