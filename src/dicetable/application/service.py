@@ -278,25 +278,27 @@ class Application(Generic[H]):
             command = order.command
             if callable(command):
                 raise InvalidInput(f"{stream} takes one command at a time", rule="api.request")
-            signed_by(order.caller, command)
-            answer.set_result(self.holder(stream).run(lambda held: held.execute(command)))
+            answer.set_result(_executed(self.holder(stream), order.caller, command))
         except Exception as exc:  # answered as a table's refusal is: by the future
             answer.set_exception(exc)
         return answer
-
 
     def _open(self, order: Open) -> Future[Any]:
         """A stream's first command, on its fresh aggregate: decided, durable (at version 0),
         applied, then answered; the caller holds the aggregate afterwards if it goes on."""
         self.submitted.held += 1
         answer: Future[Any] = Future()
-        command = order.command
         try:
-            signed_by(order.caller, command)
-            answer.set_result(order.fresh.run(lambda fresh: fresh.execute(command)))
+            answer.set_result(_executed(order.fresh, order.caller, order.command))
         except Exception as exc:  # answered as every refusal is: by the future
             answer.set_exception(exc)
         return answer
+
+
+def _executed(holds: Holds, caller: Acting, command: Signed) -> Any:
+    """``command``, in ``caller``'s name, executed by the aggregate ``holds`` holds."""
+    signed_by(caller, command)
+    return holds.run(lambda held: held.execute(command))
 
 
 class Local(Application[HostedTable]):

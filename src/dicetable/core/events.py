@@ -350,6 +350,23 @@ def decode_value(tp: Any, data: Any) -> Any:
     return data if conv is None else conv(data)
 
 
+def carried(source: Any, *groups: type[Any]) -> dict[str, Any]:
+    """The values of the field groups' fields on ``source`` (a command or an event that
+    derives from them), by name, a list as a tuple: what the event recording a command takes
+    over from it, or the command an event records recovers from it.
+
+    >>> class Chips(Frozen):
+    ...     player: str
+    ...     amount: int
+    >>> class BuyChips(Chips):
+    ...     chip_set: str = ""
+    >>> carried(BuyChips(player="ann", amount=500, chip_set="A"), Chips)
+    {'player': 'ann', 'amount': 500}
+    """
+    return {f.name: tuple(v) if isinstance(v := getattr(source, f.name), list) else v
+            for g in groups for f in dataclasses.fields(g)}
+
+
 EVENT_TYPES: dict[str, type[Event]] = {}
 """Every concrete event class by name: what ``event_from_dict`` can rebuild."""
 

@@ -39,3 +39,4 @@ class Frozen:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         dataclass(frozen=True, kw_only=True)(cls)
+

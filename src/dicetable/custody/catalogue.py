@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dicetable.core.errors import DicetableError, InvalidInput, one_named
+from dicetable.core.events import carried
 from dicetable.core.roles import Role
 from dicetable.custody import commands as c
 from dicetable.custody import events as ev
@@ -50,7 +51,6 @@ from dicetable.custody.model import (
     expand_serials,
     parse_inches,
 )
-from dicetable.custody.steps import carried
 
 MAX_DICE = 5000
 """The most dice one step may name, ranges expanded (a shipment is a few hundred)."""

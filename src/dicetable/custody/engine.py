@@ -14,6 +14,7 @@ from typing import Any
 from dicetable.core.clock import limit_ends, local_day, months_later, over_limit
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.events import Emitter as Stamps
+from dicetable.core.events import carried
 from dicetable.core.roles import Role
 from dicetable.custody import commands as cmd
 from dicetable.custody import events as ev
@@ -23,7 +24,7 @@ from dicetable.custody.inspection import judge
 from dicetable.custody.model import CancelMethod, DieState, Key, PlayMode, RemovalReason, parse_time
 from dicetable.custody.rules import CustodyPack, dice_limit
 from dicetable.custody.state import CustodyState, DieRecord
-from dicetable.custody.steps import Participants, carried
+from dicetable.custody.steps import Participants
 
 _ON_STOCK = (DieState.RECEIVED, DieState.QUARANTINED, DieState.IN_STORAGE, DieState.ISSUED,
              DieState.INSPECTED, DieState.AT_TABLE)

@@ -8,6 +8,7 @@ derive from; what only one side knows (the command's choices, the event's comput
 stays on that side. The events' field names are their JSON keys, so a group's names are the
 persisted names.
 
+>>> from dicetable.core.events import carried
 >>> from dicetable.core.roles import Role
 >>> from dicetable.custody import commands, events
 >>> asked = commands.StoreDice(actor="Ann", role=Role.SECURITY, dice=("D1",), area="vault")
@@ -19,9 +20,7 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 from decimal import Decimal
-from typing import Any
 
 from dicetable.core.frozen import Frozen
 from dicetable.core.roles import Role
@@ -34,11 +33,6 @@ from dicetable.custody.model import (
     PlayMode,
     RemovalReason,
 )
-
-
-def carried(source: Any, *groups: type[Any]) -> dict[str, Any]:
-    """The values of the groups' fields on ``source`` (a command or an event), by name."""
-    return {f.name: getattr(source, f.name) for g in groups for f in dataclasses.fields(g)}
 
 
 class Participants(Frozen):

@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 from dicetable.core.errors import IllegalWager, InvalidInput, ProcedureViolation, RoleNotPermitted
 from dicetable.core.events import Emitter as Stamps
+from dicetable.core.events import carried
 from dicetable.core.money import (
     CommissionRounding,
     Rounding,
@@ -402,7 +403,7 @@ class Engine:
             raise InvalidInput(f"cannot buy {format_cents(c.amount)} in chips",
                                rule="money.amount")
         out.emit(ev.ChipsBought, rule=state.rules().cite("authority.chips"),
-                 **ev.carried(ev.Chips, c))
+                 **carried(c, ev.Chips))
 
     @decides(cmd.CashOut)
     def _cash_out(self, state: TableState, c: cmd.CashOut, out: Emitter) -> None:
@@ -412,7 +413,7 @@ class Engine:
                                f"{c.player} has {format_cents(state.balance(c.player))}",
                                rule="money.balance")
         out.emit(ev.ChipsCashedOut, rule=state.rules().cite("authority.chips"),
-                 **ev.carried(ev.Chips, c))
+                 **carried(c, ev.Chips))
 
     # -- placing wagers ----------------------------------------------------------------------------
     @staticmethod
@@ -760,7 +761,7 @@ class Engine:
             raise InvalidInput("distance is a fraction of the table's length, 0 to 1",
                                rule="throw.distance")
         out.emit(ev.DiceRolled, rule=pack.cite("authority.record_roll"),
-                 **ev.carried(ev.Throw, c))
+                 **carried(c, ev.Throw))
         if grounds:
             out.emit(ev.NoRollCalled, rule=pack.cite("noroll.automatic"), grounds=grounds,
                      automatic=True)

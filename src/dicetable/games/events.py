@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -38,20 +37,7 @@ class Event(envelope.Event, abstract=True):
         return self.table
 
 
-# -- fields a command and the event it records both carry ---------------------------------------
-def carried(group: type[Any], value: Any) -> dict[str, Any]:
-    """The fields of the field group ``group`` as ``value`` (a command) holds them, a list
-    as a tuple: what the event that records the command takes over from it.
-
-    >>> from dicetable.core.roles import Role
-    >>> carried(Chips, ChipsBought(table="t1", seq=1, actor="ann", role=Role.PLAYER,
-    ...                            at="2026-01-01T00:00:00+00:00", player="ann", amount=500))
-    {'player': 'ann', 'amount': 500}
-    """
-    return {f.name: tuple(v) if isinstance(v := getattr(value, f.name), list) else v
-            for f in dataclasses.fields(group)}
-
-
+# -- fields a command and the event it records both carry (``core.frozen.carried``) ------
 class Chips(Frozen):
     """Chips a player buys from or cashes out at the table (cents)."""
 

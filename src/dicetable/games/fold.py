@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from dicetable.core.events import carried
 from dicetable.games import events as ev
 from dicetable.games.packs import pack_from_dict
 from dicetable.games.settlement import pending_for
@@ -134,7 +135,7 @@ def _cashed(state: TableState, e: ev.Event) -> None:
 
 def _placed(state: TableState, e: ev.Event) -> None:
     assert isinstance(e, ev.BetPlaced)
-    state.bets[e.bet] = Bet(id=e.bet, placed_seq=e.seq, **ev.carried(ev.BetTerms, e))
+    state.bets[e.bet] = Bet(id=e.bet, placed_seq=e.seq, **carried(e, ev.BetTerms))
     state.bet_counter += 1
     state.players[e.player].balance -= e.amount + e.commission
     state.house += e.commission

@@ -56,6 +56,7 @@ from typing import Any, Protocol
 
 from dicetable.core.clock import over_limit
 from dicetable.core.errors import InvalidInput, ProcedureViolation, RoleNotPermitted
+from dicetable.core.events import carried
 from dicetable.core.roles import Role
 from dicetable.games import commands as gcmd
 from dicetable.games import events as gev
@@ -780,7 +781,7 @@ class ProcedureEngine:
             raise InvalidInput(f"{c.person} is already {c.staff_role} here",
                                rule="authority.staff")
         out.emit(tev.StaffAssigned, rule=state.rules().cite("authority.staff"),
-                 **gev.carried(tev.Staffing, c))
+                 **carried(c, tev.Staffing))
 
     @decides(tcmd.RelieveStaff)
     def _relieve(self, state: TableState, c: tcmd.RelieveStaff, out: Emitter) -> None:
@@ -798,7 +799,7 @@ class ProcedureEngine:
                     f"the dice may not be left unattended at the table: {who}",
                     rule="dice.never_unattended", citation=pack.cite("dice.never_unattended"))
         out.emit(tev.StaffRelieved, rule=pack.cite("authority.staff"),
-                 **gev.carried(tev.Staffing, c))
+                 **carried(c, tev.Staffing))
 
     # -- dice at the table ----------------------------------------------------------------------
     @decides(tcmd.BringDice)
@@ -816,7 +817,7 @@ class ProcedureEngine:
         if self.dice_registry is not None:
             self.dice_registry.check_dice_in_play(state.table_id, serials, dice_limit(state))
         out.emit(tev.DiceBrought, rule=pack.cite("authority.dice"),
-                 **gev.carried(tev.DiceLoad, c))
+                 **carried(c, tev.DiceLoad))
         held = {**p.dice, **dict.fromkeys(serials, out.now)}
         if "dice-expired" in p.blocked and not dice_expired(state, out.now, held):
             # the expired dice were replaced: play resumes with the new ones
