@@ -84,7 +84,19 @@ def _advisory(db: str, schema: str, shared: bool, why: str) -> Held:
     if not row or not row[0]:
         conn.close()
         raise InvalidInput(why, rule=RULE)
-    return Held(conn.close)  # the session's end lets the lock go
+    unlock = "pg_advisory_unlock_shared" if shared else "pg_advisory_unlock"
+
+    def release() -> None:
+        # Unlocked in the session, not left to the backend's exit after the close: that is
+        # asynchronous, and a restore asked for at once was refused while it lingered.
+        try:
+            conn.execute(f"SELECT {unlock}(%s, hashtext(%s))", (LOCK_CLASS, schema))
+        except psycopg.Error:
+            pass  # a broken session holds nothing: its end let the lock go
+        finally:
+            conn.close()
+
+    return Held(release)
 
 
 def hold_serving(db: str, schema: str = "dicetable") -> Held:
