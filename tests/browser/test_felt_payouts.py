@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from dicetable.games.paytable import paytable_of
+from dicetable.server.floor import ROUND_NOW
 from tests.browser.conftest import LiveServer, OpenScreen, screenshot
 
 TABLES = ("craps-pa-1", "minicraps-pa-1", "props-pa-1", "craps-in-1", "craps-pa-e1")
@@ -166,7 +167,9 @@ def test_electronic_table_shows_the_recorded_roll_large_with_a_ring_and_a_quiet_
     page.goto(page.url.split("?")[0] + "?table=craps-pa-e1")
     expect(page.locator(".countdown-ring")).to_be_visible()
     first = page.locator("#big-dice").get_attribute("data-roll")
-    # The table rolls when betting closes (15 s on this floor): the dice land on its faces.
+    # The table rolls when betting closes: closed now, as the pit's "roll now" does (the
+    # timer's own close is the same ``advance``; waiting out its 15 s held a worker idle).
+    live_server.floor.submit("craps-pa-e1", ROUND_NOW).result()
     page.wait_for_function(
         "(first) => { const d = document.getElementById('big-dice');"
         " const r = d && d.dataset.roll; return Boolean(r) && r !== first; }",

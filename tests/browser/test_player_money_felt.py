@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from dicetable.server.floor import ROUND_NOW
 from tests.browser.conftest import LiveServer, OpenScreen
 from tests.browser.test_accessibility import _violations
 from tests.browser.test_felt import Staff, throw
@@ -174,6 +175,8 @@ def test_electronic_table_mid_roll_screenshot(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     page = play(open_screen, "alice", E)
     first = page.locator("#big-dice").get_attribute("data-roll") or ""
+    # Betting closed now, as the pit's "roll now" does, not by waiting out the 15 s timer.
+    live_server.floor.submit(E, ROUND_NOW).result()
     page.wait_for_function(
         "(first) => { const d = document.getElementById('big-dice');"
         " return d && d.classList.contains('rolling') && d.dataset.roll !== first; }",
