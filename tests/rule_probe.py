@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
+from collections.abc import Iterator
 from fractions import Fraction
+from itertools import zip_longest
 from typing import Any
 
 from dicetable.core.clock import FixedClock
@@ -60,8 +62,9 @@ def _record(table: Table, out: list[Any], action: Any) -> None:
                     if f.name not in ("at", "table", "seq")})
 
 
-def _session(pack: RulePack, mode: str, seed: int, steps: int) -> list[Any]:
-    """A seeded session: people try everything, refusals included."""
+def _session(pack: RulePack, mode: str, seed: int, steps: int) -> Iterator[Any]:
+    """A seeded session: people try everything, refusals included (its records as they are
+    made: a comparison stops at the first that differs)."""
     rng = random.Random(seed)
     clock = FixedClock()
     out: list[Any] = []
@@ -140,8 +143,9 @@ def _session(pack: RulePack, mode: str, seed: int, steps: int) -> list[Any]:
                      table.execute(t.Tick(actor="table", role=Role.SYSTEM)))[1],
         ]
         _record(table, out, actions[choice])
-    out.append(("balances", table.balances, table.state.house))
-    return out
+        yield from out
+        out.clear()
+    yield ("balances", table.balances, table.state.house)
 
 
 def _shaker(table: Table, rng: random.Random, p: str, who: str, role: Role) -> Any:
@@ -158,10 +162,11 @@ _ROLLS = ("2-2", "3-3", "4-4", "1-1", "6-6", "5-6", "2-3", "4-6", "3-4", "1-3", 
           "2-4", "4-5", "1-2", "3-4")
 
 
-def _scenario(pack: RulePack, mode: str) -> list[Any]:
+def _scenario(pack: RulePack, mode: str) -> Iterator[Any]:
     """A fixed walk over the game: every wager tried at many amounts between rolls, then
     called on and off, reduced, raised and taken down; odds behind every line bet; a no roll;
-    the shooter's and the shaker's steps; players at every position; the clock run on."""
+    the shooter's and the shaker's steps; players at every position; the clock run on. Its
+    records as they are made, roll by roll."""
     clock = FixedClock()
     out: list[Any] = []
     staff = {k: v for k, v in STAFF.items() if k != "fl"} if mode == "live" else {}
@@ -256,8 +261,9 @@ def _scenario(pack: RulePack, mode: str) -> list[Any]:
                                      ("dl", Role.DEALER), ("pb", Role.PIT_BOSS)):
                     _record(table, out, lambda x=person, r=role: table.execute(t.RelieveStaff(
                         actor="fl", role=Role.FLOORPERSON, person=x, staff_role=r)))
-    out.append(("balances", table.balances, table.state.house))
-    return out
+        yield from out
+        out.clear()
+    yield ("balances", table.balances, table.state.house)
 
 
 def _situations(pack: RulePack) -> list[Any]:
@@ -379,6 +385,9 @@ def _money(pack: RulePack) -> list[Any]:
     return out
 
 
+_END = object()
+"""Past the end of the shorter of two parts' records."""
+
 PARTS = (("compiled", None, 0), ("authority", None, 0), ("money", None, 0),
          ("situations", None, 0),
          ("scenario-bare", None, 0),
@@ -388,15 +397,20 @@ PARTS = (("compiled", None, 0), ("authority", None, 0), ("money", None, 0),
 
 
 def part(pack: RulePack, which: tuple[str, int | None, int]) -> list[Any]:
+    return list(records(pack, which))
+
+
+def records(pack: RulePack, which: tuple[str, int | None, int]) -> Iterator[Any]:
+    """One part's records (the walks' as they are made)."""
     name, seed, steps = which
     if name == "compiled":
-        return _compiled(pack)
+        return iter(_compiled(pack))
     if name == "authority":
-        return _authority(pack)
+        return iter(_authority(pack))
     if name == "money":
-        return _money(pack)
+        return iter(_money(pack))
     if name == "situations":
-        return _situations(pack)
+        return iter(_situations(pack))
     if name.startswith("scenario-"):
         return _scenario(pack, name.removeprefix("scenario-"))
     assert seed is not None
@@ -416,9 +430,14 @@ class Fingerprint:
         return self._parts[which]
 
     def differs(self, other: Fingerprint) -> str | None:
-        """The first part in which the two packs behave differently, or None."""
+        """The first part in which the two packs behave differently, or None. ``other``'s
+        parts are compared as they are made, up to the first record that differs: most rules
+        show early in a walk, and walking on to its end showed nothing more."""
         for which in PARTS:
-            if self[which] != other[which]:
+            made = other._parts.get(which)
+            ours = iter(self[which])
+            theirs = iter(made) if made is not None else records(other.pack, which)
+            if any(a != b for a, b in zip_longest(ours, theirs, fillvalue=_END)):
                 return which[0]
         return None
 
