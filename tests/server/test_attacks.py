@@ -130,6 +130,37 @@ def test_sec_4_a_floors_passwords_are_hashed_at_argon2s_own_cost(tmp_path: Path)
         accounts.close()
 
 
+class _Recording(PasswordHasher):
+    """A hasher that keeps the hashes it is asked to check against."""
+
+    def __init__(self, **cost: int) -> None:
+        super().__init__(**cost)
+        self.checked: list[str] = []
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        self.checked.append(str(hash))
+        return super().verify(hash, password)
+
+
+@pytest.mark.parametrize("cost", [{}, {"time_cost": 1, "memory_cost": 1024, "parallelism": 1}])
+def test_sec_4_an_unknown_user_costs_a_check_at_the_hashers_own_cost(
+        tmp_path: Path, cost: dict[str, int]) -> None:
+    """A login for an account that does not exist checks the password against a hash made at
+    the accounts' own Argon2 cost (made when first needed, not at import), as a real check
+    would: no answer comes back sooner for a name that is not there."""
+    hasher = _Recording(**cost)
+    accounts = Accounts(tmp_path / "a.db", hasher=hasher)
+    try:
+        for name in ("nobody", "nobody-else"):
+            with pytest.raises(NotAuthenticated):
+                accounts.login(name, "guess-guess")
+        assert len(hasher.checked) == 2
+        for stored in hasher.checked:
+            assert extract_parameters(stored) == extract_parameters(hasher.hash("x"))
+    finally:
+        accounts.close()
+
+
 def test_sec_4_a_a_password_hashed_once_for_many_accounts_is_at_argon2s_own_cost(
         tmp_path: Path) -> None:
     """``hash_password`` (the demo floor hashes its one published password once) hashes at

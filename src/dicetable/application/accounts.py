@@ -226,8 +226,23 @@ class Account:
     locked_until: str | None = None
 
 
-_DUMMY_HASH = PasswordHasher().hash("dicetable: no such account")
-"""Checked against for unknown users, so they cost what a real check costs."""
+_DUMMY_TEXT = "dicetable: no such account"
+
+
+_DUMMY_HASHES: dict[tuple[object, ...], str] = {}
+
+
+def _dummy_hash(hasher: PasswordHasher) -> str:
+    """What an unknown user's password is checked against, so that they cost what a real
+    check costs: one per Argon2 cost, made the first time it is asked for, not at import
+    (every server, CLI command and test process imports this module, and a hash at the
+    production cost is 0.16 CPU-s)."""
+    cost = (hasher.time_cost, hasher.memory_cost, hasher.parallelism, hasher.hash_len,
+            hasher.salt_len, hasher.type)
+    found = _DUMMY_HASHES.get(cost)
+    if found is None:
+        found = _DUMMY_HASHES.setdefault(cost, hasher.hash(_DUMMY_TEXT))
+    return found
 
 
 class FairChecks:
@@ -335,7 +350,6 @@ class Accounts:
         self._hasher = hasher or PasswordHasher()
         """Argon2's cost for the hashes this object makes (a login pays what its stored hash
         says); another ``hasher`` only where the cost is not what is tested."""
-        self._dummy = _DUMMY_HASH if hasher is None else hasher.hash("dicetable: no such account")
         self.clock: Clock = clock or SystemClock()
         self._subscription = self.store.subscribe(self._on_notice)
 
@@ -501,7 +515,8 @@ class Accounts:
         known = _NAME.match(username) is not None
         state = self._state(username) if known else None
         if state is None:
-            self._check_password(self._dummy, password)  # spend the time a real check takes
+            # Spend the time a real check takes.
+            self._check_password(_dummy_hash(self._hasher), password)
             raise NotAuthenticated("wrong username or password", rule="accounts.login")
         self._refuse_locked(username, state)
         right = self._check_password(state.password_hash, password)
