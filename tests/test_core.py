@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dicetable.core.dice import ALL_ROLLS, COMBINATIONS, WAYS, Roll
 from dicetable.core.dice_sources import (
@@ -82,6 +85,22 @@ def test_commission_five_percent_floored_to_dollar_with_dollar_minimum(base: int
     # spec/standards.md §5.2: $1 on $20-$39, $2 on $40-$59, still $1 on a $10 buy.
     assert commission(base, Fraction(1, 20), 100, 100,
                       CommissionRounding.FLOOR_TO_UNIT) == expected
+
+
+@given(base=st.one_of(st.integers(0, 10**9), st.fractions(0, 10**7, max_denominator=36)),
+       rate=st.fractions(0, 1, max_denominator=1000), unit=st.sampled_from([1, 5, 25, 100, 500]),
+       minimum=st.integers(0, 500), rounding=st.sampled_from(list(CommissionRounding)))
+def test_commission_is_the_exact_amount_rounded(base: int | Fraction, rate: Fraction, unit: int,
+                                                minimum: int, rounding: CommissionRounding
+                                                ) -> None:
+    """Worked out in integers, the commission is what the exact rational amount gives."""
+    exact = Fraction(base) * rate
+    expected = {CommissionRounding.EXACT_CENTS: math.floor(exact),
+                CommissionRounding.FLOOR_TO_UNIT: math.floor(exact / unit) * unit,
+                CommissionRounding.CEIL_TO_UNIT: math.ceil(exact / unit) * unit}[rounding]
+    got = commission(base, rate, unit, minimum, rounding)
+    assert got == max(expected, minimum)
+    assert type(got) is int
 
 
 def test_commission_other_roundings() -> None:

@@ -175,13 +175,21 @@ def commission_kind(wager: str) -> str | None:
 
 def commission_for(pack: RulePack, wager: CompiledWager, amount: int) -> int:
     """The commission on a buy or lay bet of ``amount`` (buy: on the wager; lay: on the win)."""
+    terms = _commission_basis(pack, wager)
+    if terms is None:
+        return 0
+    per, rate, unit, minimum, rounding = terms
+    return commission(amount * per, rate, unit, minimum, rounding)
+
+
+def _commission_basis(pack: RulePack, wager: CompiledWager
+                      ) -> tuple[Fraction | int, Fraction, int, int, CommissionRounding] | None:
+    """What a commission on ``wager`` is charged on per unit of the amount (buy: the wager;
+    lay: the win), then its rate, unit, minimum and rounding; None: no commission."""
     kind = commission_kind(wager.code)
     if kind is None:
-        return 0
-    base: Fraction | int = amount
-    if kind == "lay":
-        base = amount * max(wager.payouts)
-    return commission(base, *_commission_terms(pack, kind))
+        return None
+    return (max(wager.payouts) if kind == "lay" else 1, *_commission_terms(pack, kind))
 
 
 @functools.lru_cache(maxsize=256)  # packs are immutable: their terms are read once
@@ -203,6 +211,23 @@ def stake(pack: RulePack, wager: CompiledWager, amount: int) -> int:
     if commission_up_front(pack, wager.code):
         return amount + commission_for(pack, wager, amount)
     return amount
+
+
+def stakes(pack: RulePack, wager: CompiledWager, amounts: Iterable[int]) -> tuple[int, ...]:
+    """``stake`` of each of ``amounts``, the rules looked up once (a ladder's every rung).
+
+    >>> from dicetable.games.packs import compile_pack, load_preset
+    >>> pack = load_preset("pa-craps")
+    >>> buy4 = compile_pack(pack)["buy4"]
+    >>> [stakes(pack, buy4, (2000, 4000))] == [tuple(stake(pack, buy4, a) for a in (2000, 4000))]
+    True
+    """
+    terms = _commission_basis(pack, wager) if commission_up_front(pack, wager.code) else None
+    if terms is None:
+        return tuple(amounts)
+    per, rate, unit, minimum, rounding = terms
+    return tuple(amount + commission(amount * per, rate, unit, minimum, rounding)
+                 for amount in amounts)
 
 
 def change_cost(pack: RulePack, wager: CompiledWager, bet: Bet, amount: int) -> int:

@@ -29,6 +29,7 @@ from dicetable.games.engine import (
     is_working,
     legal_amounts,
     stake,
+    stakes,
 )
 from dicetable.games.packs import compile_pack
 from dicetable.games.state import Bet, Player
@@ -345,12 +346,12 @@ def _plan(pack: RulePack, content: int, rich: dict[str, dict[str, int]]) -> _Pla
         groups: list[tuple[int, int, int, dict[str, int], tuple[int, ...] | None]] = []
         order: list[tuple[str, int]] = []
         for code, lad in rich.items():
-            stakes = _stakes(pack, code)
-            key = (lad["first"], lad["step"], lad["last"], id(stakes))
+            rung_stakes = _stakes(pack, code)
+            key = (lad["first"], lad["step"], lad["last"], id(rung_stakes))
             at = ladders.get(key)
             if at is None:
                 at = ladders[key] = len(groups)
-                groups.append((lad["first"], lad["step"], lad["last"], lad, stakes))
+                groups.append((lad["first"], lad["step"], lad["last"], lad, rung_stakes))
             order.append((code, at))
         return tuple(groups), tuple(order)
     return _remembered(_PLANS, (pack, content), work_out)
@@ -362,15 +363,15 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
     it covers are left out."""
     groups, order = plan
     cut: list[dict[str, int] | None] = []
-    for first, step, last, posted, stakes in groups:
+    for first, step, last, posted, rung_stakes in groups:
         if balance < first:
             cut.append(None)
-        elif stakes is None and balance >= last:
+        elif rung_stakes is None and balance >= last:
             cut.append(posted)  # every rung covered: the answer whatever the balance
         else:
             rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
-            if stakes is not None:
-                rungs = bisect.bisect_right(stakes, balance, 0, rungs)
+            if rung_stakes is not None:
+                rungs = bisect.bisect_right(rung_stakes, balance, 0, rungs)
             cut.append(_rungs(first, step, first + (rungs - 1) * step) if rungs else None)
     return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
@@ -388,9 +389,8 @@ def _stakes(pack: RulePack, code: str) -> tuple[int, ...] | None:
     if ladder is None:
         return None
     wager = compile_pack(pack)[code]
-    return _remembered(_STAKES, (pack.digest, code), lambda: tuple(
-        stake(pack, wager, amount)
-        for amount in range(ladder["first"], ladder["last"] + 1, ladder["step"])))
+    return _remembered(_STAKES, (pack.digest, code), lambda: stakes(
+        pack, wager, range(ladder["first"], ladder["last"] + 1, ladder["step"])))
 
 
 def warm(pack: RulePack) -> None:
