@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import httpx
+from argon2 import PasswordHasher
 
 from dicetable.application.accounts import Kind
 from dicetable.core.roles import Role
@@ -33,9 +34,10 @@ from dicetable.server.main import build_floor
 TABLES = ("craps-pa-1", "craps-in-1", "minicraps-pa-1", "craps-pa-e1")
 
 
-def prepare(db: Path, players: int) -> None:
-    """The demo floor plus ``players`` bench players, each at one table with chips."""
-    floor, _ = build_floor(db)
+def prepare(db: Path, players: int, hasher: PasswordHasher | None = None) -> None:
+    """The demo floor plus ``players`` bench players, each at one table with chips
+    (``hasher``: the accounts' Argon2 cost; a login pays what its stored hash says)."""
+    floor, _ = build_floor(db, hasher=hasher)
     for i in range(players):
         name = f"bench{i:03d}"
         floor.accounts.create(name, DEMO_PASSWORD, Kind.PLAYER)
@@ -116,14 +118,20 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--quick", action="store_true",
-                        help="a few seconds: 20 clients for 2 s (a smoke run; figures only)")
+                        help="a few seconds: 10 clients for 1 s, passwords hashed at a test's "
+                        "Argon2 cost (a smoke run; figures only)")
     args = parser.parse_args()
+    hasher: PasswordHasher | None = None
     if args.quick:
-        args.clients, args.seconds = min(args.clients, 20), min(args.seconds, 2)
+        args.clients, args.seconds = min(args.clients, 10), min(args.seconds, 1)
+        # The logins are set-up, not what is measured; at full cost they are checked one at
+        # a time from this one address (0.4 CPU-s each) and took most of a quick run.
+        from tests.demo_floor import CHEAP_HASHER
+        hasher = CHEAP_HASHER
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         t0 = time.perf_counter()
-        prepare(db, args.clients)
+        prepare(db, args.clients, hasher)
         print(f"setup: demo floor + {args.clients} players in {time.perf_counter() - t0:.1f} s")
         port = free_port()
         env = dict(os.environ, DICETABLE_DB=str(db), DICETABLE_ELECTRONIC="0")
@@ -149,6 +157,8 @@ def main() -> None:
         print(f"{label:>8} {n:>9} {rate:>8.0f} {p50:>8.1f} {p99:>8.1f} {errs:>7}")
     print(f"throughput with {args.clients} clients / 1 client: {many[1] / one[1]:.1f}x "
           "(durable SQLite, synchronous=FULL; one server process)")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; reproduce: "
+          f"python -m bench.server_bench {' '.join(sys.argv[1:])}")
 
 
 if __name__ == "__main__":

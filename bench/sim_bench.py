@@ -224,8 +224,10 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
           f"{median(draw_rates[-repeats:]) / 1e6:.0f} M rolls/s in the same run")
 
 
-def bench_engines(rolls: int, repeats: int) -> None:
-    """1 against 2 workers on each engine, pass + 2x odds, totals checked against local."""
+def bench_engines(rolls: int, repeats: int, one_cluster: bool = False) -> None:
+    """1 against 2 workers on each engine, pass + 2x odds, totals checked against local.
+    ``one_cluster``: Dask's and Ray's 1 and 2 workers both on one 2-worker cluster (a smoke
+    run: a cluster's start-up costs more than all its runs)."""
     print(f"\n## workers, pass + 2x odds, {rolls:,} rolls (pool and cluster start-up not timed; "
           f"{os.cpu_count()} cores on this machine)")
     compiled = compile_strategy(strategy_from_data(STRATEGIES["pass-2x"]))
@@ -250,22 +252,24 @@ def bench_engines(rolls: int, repeats: int) -> None:
         import importlib
 
         local_cluster: Any = importlib.import_module("dask.distributed").LocalCluster
-        for w in (1, 2):
-            with local_cluster(n_workers=w, threads_per_worker=1, processes=True,
+        for n in (2,) if one_cluster else (1, 2):
+            with local_cluster(n_workers=n, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
                 run(compiled, plan_rolls(1_000_000), seed=1, engine="dask",
                     address=cluster.scheduler_address)  # warm the workers
-                timed("dask", w, cluster.scheduler_address)
+                for w in (1, 2) if one_cluster else (n,):
+                    timed("dask", w, cluster.scheduler_address)
     except ImportError:
         print("   dask: not installed")
     try:
         import ray
 
-        for w in (1, 2):
-            ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False)
+        for n in (2,) if one_cluster else (1, 2):
+            ray.init(num_cpus=n, include_dashboard=False, log_to_driver=False)
             try:
                 run(compiled, plan_rolls(1_000_000), seed=1, engine="ray")
-                timed("ray", w)
+                for w in (1, 2) if one_cluster else (n,):
+                    timed("ray", w)
             finally:
                 ray.shutdown()
     except ImportError:
@@ -289,21 +293,25 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--no-clusters", action="store_true")
     parser.add_argument("--quick", action="store_true",
-                        help="10^4 and 10^5 rolls, one repeat, crapssim at 10^4 (a smoke run)")
+                        help="2x10^4 rolls, one repeat, crapssim at 10^4 except pass-2x in "
+                        "full, Dask's and Ray's 1 and 2 workers on one cluster each (a smoke "
+                        "run)")
     args = parser.parse_args()
     if args.quick:
-        args.sizes, args.repeats, args.crapssim_cap = "1e4,1e5", 1, 10_000
-        args.equal = "pass-2x:1e4"
+        args.sizes, args.repeats, args.crapssim_cap = "2e4", 1, 10_000
+        args.equal = "pass-2x:2e4"
     sizes = [size(s) for s in args.sizes.split(",")]
     equal = {k: size(v) for k, v in (item.split(":") for item in args.equal.split(",") if item)}
     print(f"dicetable vs crapssim: medians of {args.repeats}, interleaved; crapssim capped at "
           f"{args.crapssim_cap:,} rolls except {equal} (above its size, 'rate@cap': the ratio "
-          "is of per-roll rates, crapssim at the cap)")
+          "is of per-roll rates, crapssim at the cap); load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; reproduce: python -m "
+          f"bench.sim_bench {' '.join(sys.argv[1:])}")
     draw_rates: list[float] = []
     for key in args.strategies.split(","):
         bench_strategy(key, sizes, args.repeats, args.crapssim_cap, equal, draw_rates)
     if not args.no_clusters:
-        bench_engines(max(sizes), args.repeats)
+        bench_engines(max(sizes), args.repeats, one_cluster=args.quick)
 
 
 if __name__ == "__main__":
