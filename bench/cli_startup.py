@@ -82,7 +82,9 @@ def _heavy_imports(argv: list[str], env: dict[str, str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--quick", action="store_true", help="one run each (a smoke run)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one run each, warm-ups only where they fill the cache (a smoke "
+                        "run)")
     args = parser.parse_args()
     if args.quick:
         args.runs = 1
@@ -90,14 +92,16 @@ def main() -> None:
         cases = [(name, argv, env or {"DICETABLE_CACHE": cache}) for name, argv, env in CASES]
         times: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in cases}
         for _name, argv, env in cases:  # a warm-up each: files read from disk, cache filled
-            _run(argv, env)
+            if not args.quick or (env is not OFF and {"odds", "simulate"} & set(argv)):
+                _run(argv, env)
         for _ in range(args.runs):
             for name, argv, env in cases:
                 times[name].append(_run(argv, env))
         load = os.getloadavg()
         base = statistics.median(c for c, _ in times[cases[0][0]])
         print(f"start-up, median of {args.runs} runs each (fresh processes, interleaved; load "
-              f"average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})")
+              f"average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; python -m bench.cli_startup "
+              f"{' '.join(sys.argv[1:])})")
         print(f"  {'':30s} {'CPU':>9s} {'ratio':>6s} {'wall':>9s}")
         for name, argv, env in cases:
             cpu = statistics.median(c for c, _ in times[name])

@@ -25,7 +25,8 @@ the designs, (a)'s clients drive a bare ASGI app on the same uvicorn (``bench.lo
 the ceiling. With ``--rounds N`` the ceiling and the designs run in turn N times. The headline
 gives, per round, every scenario's accepted/s, its 503s and their share, p99, and (a)'s
 accepted/s as a share of that round's ceiling. ``--quick`` runs (a) and (d) for a second each
-(and the ceiling): seconds in all, so that CI notices a benchmark that no longer runs.
+(and the ceiling), (b) and (c) with 20 players: seconds in all, so that CI notices a
+benchmark that no longer runs.
 
 With ``--pit`` this tree is also served as the design "this+pit": the same floor with the
 four bench tables' banks open and a pit console asking each table's bank every second (as
@@ -725,7 +726,9 @@ async def run_ceiling(tokens: dict[str, str], groups: dict[str, list[str]], seco
 async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
                      groups: dict[str, list[str]], seconds: float, only: str,
                      capacity: float | None, profile: bool = False, warmup: float = 2.0,
-                     pit: bool = False) -> dict[str, dict[str, Any]]:
+                     pit: bool = False, quick: bool = False) -> dict[str, dict[str, Any]]:
+    """One design's scenarios (``only``) on a copy of ``prepared``. ``quick``: (c) with 5
+    joins and 2 rolls at a 1 s countdown (a smoke run)."""
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
     shutil.copyfile(prepared, db)
@@ -746,7 +749,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
         if "b" in only:
             await run.scenario_b()
         if "c" in only:
-            await run.scenario_c()
+            await run.scenario_c(events=5 if quick else 20)
         if "d" in only:
             base = capacity or run.results.get(A, {}).get("per_s")
             await run.scenario_d(base or 500.0)
@@ -760,9 +763,10 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
             if key.exists():
                 shutil.copyfile(key, default_key_path(rolls))
             server = run.server = Server(rolls, src, DICETABLE_ELECTRONIC="1",
-                                         DICETABLE_BET_SECONDS=str(ROLL_BET_SECONDS))
+                                         DICETABLE_BET_SECONDS=str(1 if quick
+                                                                   else ROLL_BET_SECONDS))
             run.db = rolls
-            await run.scenario_c_roll()
+            await run.scenario_c_roll(rolls=2 if quick else 10)
     finally:
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -854,8 +858,9 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="sample the server with py-spy during each scenario")
     parser.add_argument("--quick", action="store_true",
-                        help="seconds, not minutes: (a) and (d) for 1 s each, few players, "
-                        "the ceiling, no baseline (checks that the bench still runs)")
+                        help="seconds, not minutes: every scenario, (a), (b) and (d) for 1 s "
+                        "each, 20 players and viewers, (c) with 5 joins and 2 rolls at a 1 s "
+                        "countdown, the ceiling, no baseline (checks that the bench still runs)")
     parser.add_argument("--pit", action="store_true",
                         help="also serve this tree as 'this+pit': a pit console following "
                         "the bench tables' banks every second during (a)")
@@ -869,7 +874,7 @@ def main() -> None:
     warmup, per_table = 2.0, 250
     if args.quick:
         args.seconds, args.players, warmup, per_table = 1.0, 20, 0.5, 50
-        args.only, args.baseline, args.rounds = "ad", "none", 1
+        args.baseline, args.rounds = "none", 1
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     cores = sorted(os.sched_getaffinity(0))
@@ -882,6 +887,10 @@ def main() -> None:
           f"{GENERATOR_CORE} ({loop}, raw HTTP/1.1 keep-alive); {os.cpu_count()} cores; "
           f"SQLite synchronous=FULL; {args.seconds:.0f} s windows after {warmup:.1f} s of "
           "warm-up", flush=True)
+    if args.quick:
+        print(f"--quick: {args.players} players in (b), {args.players} viewers in (c), 5 "
+              "joins and 2 rolls at a 1 s countdown; the scenarios' names give their full "
+              "sizes", flush=True)
     n = args.players
     groups: dict[str, list[str]] = {t: [f"{t}-p{i:04d}" for i in range(per_table)]
                                     for t in BENCH_TABLES}
@@ -925,7 +934,8 @@ def main() -> None:
             try:
                 results[label] = asyncio.run(run_design(
                     label, src, prepared, tokens, groups, args.seconds, args.only, capacity,
-                    args.profile and src is None, warmup, pit=label == "this+pit"))
+                    args.profile and src is None, warmup, pit=label == "this+pit",
+                    quick=args.quick))
             except Exception as e:  # an old design may not survive a scenario
                 print(f"{label} stopped: {e}")
                 continue
@@ -935,7 +945,8 @@ def main() -> None:
     headline(rounds)
     if args.pit:
         pit_summary(rounds, loads)
-    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end; reproduce: python -m "
+          f"bench.load_bench {' '.join(sys.argv[1:])}", flush=True)
     shutil.rmtree(base_dir, ignore_errors=True)
     shutil.rmtree(prepared_dir, ignore_errors=True)
 

@@ -13,7 +13,7 @@ and in the CPU time of the table's thread (which the machine's load inflates les
 load average before and after each run.
 
     .venv/bin/python -m bench.push_bench [--rolls 20] [--repeats 2] [--baseline REF|none]
-        [--only watch|bets]
+        [--only watch|bets] [--players 1000] [--quick]
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from bench.load_bench import export_baseline
 ARENA_PLAYERS = 1000
 
 
-def measure(rolls: int, bets: bool) -> dict[str, Any]:
-    """Publish times (ms) of ``rolls`` electronic rounds after three to warm up."""
+def measure(rolls: int, bets: bool, arena: int = ARENA_PLAYERS) -> dict[str, Any]:
+    """Publish times (ms) of ``rolls`` electronic rounds after three to warm up, to ``arena``
+    players and the dealer."""
     from bench.load_bench import ARENA, DEALER, prepare, run_chore
     from dicetable.core.roles import Role
     from dicetable.games import commands as g
@@ -44,7 +45,7 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
     from dicetable.server.main import build_floor
 
     db = Path(tempfile.mkdtemp(prefix="dt-push-")) / "floor.db"
-    players = [f"ar-p{i:04d}" for i in range(ARENA_PLAYERS)]
+    players = [f"ar-p{i:04d}" for i in range(arena)]
     prepare(db, {ARENA: players})
     floor, _ = build_floor(db, bet_seconds=2)
     hub = Hub(floor)
@@ -95,13 +96,15 @@ def measure(rolls: int, bets: bool) -> dict[str, Any]:
     return {"publish_ms": times, "cpu_ms": cpu, "rounds": rounds}
 
 
-def _run(src: Path | None, rolls: int, bets: bool) -> dict[str, Any]:
+def _run(src: Path | None, rolls: int, bets: bool, arena: int = ARENA_PLAYERS
+         ) -> dict[str, Any]:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
     load = os.getloadavg()[0]
     out = subprocess.run([sys.executable, "-m", "bench.push_bench", "--child", str(rolls),
-                          "--bets" if bets else "--watch"], env=env, check=True,
+                          "--bets" if bets else "--watch", "--players", str(arena)],
+                         env=env, check=True,
                          capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     result["load"] = [load, os.getloadavg()[0]]
@@ -131,20 +134,23 @@ def main() -> None:
                         help="runs of each tree, taking turns (their pushes pooled)")
     parser.add_argument("--baseline", default="main")
     parser.add_argument("--only", choices=("watch", "bets"), default=None)
+    parser.add_argument("--players", type=int, default=ARENA_PLAYERS,
+                        help="players in the arena (each with a hub connection)")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bets", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true",
-                        help="3 rolls, once, no baseline tree (a smoke run)")
+                        help="3 rolls, once, 100 players, no baseline tree (a smoke run)")
     args = parser.parse_args()
     if args.quick:
         args.rolls, args.baseline, args.repeats = 3, "none", 1
+        args.players = min(args.players, 100)
     if args.child is not None:
-        print(json.dumps(measure(args.child, args.bets)))
+        print(json.dumps(measure(args.child, args.bets, args.players)))
         return
     base_dir = Path(tempfile.mkdtemp(prefix="dt-push-base-"))
     base = export_baseline(args.baseline, base_dir) if args.baseline != "none" else None
-    print(f"a roll's push to {ARENA_PLAYERS} players and the dealer (Hub.publish, in process), "
+    print(f"a roll's push to {args.players} players and the dealer (Hub.publish, in process), "
           f"{args.rolls} rolls after 3, {args.repeats} run(s) of each tree taking turns; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
     command = ["python", "-m", "bench.push_bench", *sys.argv[1:]]
@@ -156,9 +162,9 @@ def main() -> None:
         now: list[dict[str, Any]] = []
         then: list[dict[str, Any]] = []
         for _ in range(args.repeats):
-            now.append(_run(None, args.rolls, bets))
+            now.append(_run(None, args.rolls, bets, args.players))
             if base is not None:
-                then.append(_run(base, args.rolls, bets))
+                then.append(_run(base, args.rolls, bets, args.players))
         ours = _line(f"{what} [this tree]", now)
         if base is not None:
             theirs = _line(f"{what} [{args.baseline}]", then)

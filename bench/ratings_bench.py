@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import sys
 import time
 from collections.abc import Iterator
 from fractions import Fraction
@@ -88,18 +89,20 @@ def day(opening: ev.Event, events: list[ev.Event], tiles: int) -> Iterator[ev.Ev
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="100,000 rolls")
+    parser.add_argument("--quick", action="store_true",
+                        help="4,000 rolls (twice a block of 2,000): a smoke run")
     parser.add_argument("--rolls", type=int, default=None)
     args = parser.parse_args()
-    target = args.rolls or (100_000 if args.quick else 1_000_000)
-    per_block = min(10_000, target)
+    target = args.rolls or (4_000 if args.quick else 1_000_000)
+    per_block = min(2_000 if args.quick else 10_000, target)
     opening, events = block(per_block)
     rolls_per_block = sum(1 for e in events if isinstance(e, ev.PuckMoved))
     tiles = max(1, round(target / rolls_per_block))
     rolls = tiles * rolls_per_block
     print(f"log: {rolls:,} rolls, {1 + tiles * len(events):,} events "
           f"({tiles} x a block of {rolls_per_block:,} rolls); load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; reproduce: python -m "
+          f"bench.ratings_bench {' '.join(sys.argv[1:])}")
 
     began = time.perf_counter()
     state = TableState()

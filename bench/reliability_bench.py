@@ -20,13 +20,14 @@
   CLI fuzz (``bench/attacks_round3.py``).
 
     .venv/bin/python -m bench.reliability_bench [--kills 10] [--commands 60] [--fuzz 20]
-        [--only network|flood|lock|keyless|clear|cli]
+        [--only network|flood|lock|keyless|clear|cli] [--half-open 500] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import signal
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from argon2 import PasswordHasher
 
 from bench import attacks_round3 as round3
 from bench.tamper_cases import report, run_all, run_live
@@ -72,9 +74,11 @@ def _serve(db: Path, port: int, *more: str) -> subprocess.Popen[bytes]:
     raise RuntimeError("the server did not start")
 
 
-def demo_store(directory: Path) -> Path:
+def demo_store(directory: Path, hasher: PasswordHasher | None = None) -> Path:
+    """The demo floor's file in ``directory`` (``hasher``: its accounts' Argon2 cost, which
+    every later login on a copy pays)."""
     db = directory / "floor.db"
-    floor, _ = build_floor(db)
+    floor, _ = build_floor(db, hasher=hasher)
     floor.close()
     floor.store.close()
     floor.accounts.close()
@@ -264,8 +268,11 @@ DEADLINE_S = 30
 """The read deadlines the network attacks' server runs with (``--header-timeout``,
 ``--body-timeout``): long enough that the half-open connections are held all the while the
 other player bets on a slow machine, short enough that their 408s come in the bench's time."""
-QUICK_DEADLINE_S = 5
-"""The same deadlines in a ``--quick`` run (fewer bets meanwhile): the 408s are waited for."""
+QUICK_DEADLINE_S = 2
+"""The same deadlines in a ``--quick`` run (fewer connections held, fewer bets meanwhile): the
+408s are waited for."""
+QUICK_HALF_OPEN = 100
+"""Half-open bets held in a ``--quick`` run (500 otherwise)."""
 
 
 def network_attacks(db: Path, half_open: int = 500, bets: int = 40,
@@ -427,18 +434,28 @@ def main() -> None:
                         help="another player's bets while the half-open connections are held")
     parser.add_argument("--deadline", type=float, default=DEADLINE_S,
                         help="the server's header and body read deadlines, seconds")
+    parser.add_argument("--half-open", type=int, default=500,
+                        help="half-open bets without a session held at once")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 2 kills, 12 commands, 2 fuzz examples, one "
+                        help="a smoke run: 1 kill, 8 commands, 2 fuzz examples, one "
                         f"section of round 3, no tampering (bench.tamper_cases has it), "
-                        f"10 bets among the half-open connections, {QUICK_DEADLINE_S} s "
-                        "read deadlines")
+                        f"{QUICK_HALF_OPEN} half-open connections with 10 bets among them, "
+                        f"{QUICK_DEADLINE_S} s read deadlines, passwords hashed at a test's "
+                        "Argon2 cost")
     args = parser.parse_args()
+    hasher: PasswordHasher | None = None
     if args.quick:
-        args.kills, args.commands, args.fuzz = 2, 12, 2
-        args.bets, args.deadline = 10, QUICK_DEADLINE_S
+        args.kills, args.commands, args.fuzz = 1, 8, 2
+        args.bets, args.deadline, args.half_open = 10, QUICK_DEADLINE_S, QUICK_HALF_OPEN
+        # Each login pays its stored hash's cost (0.4 CPU-s at full cost); here they are
+        # set-up, and the lockout and the flood count what is decided, not how long.
+        from tests.demo_floor import CHEAP_HASHER
+        hasher = CHEAP_HASHER
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; reproduce: "
+          f"python -m bench.reliability_bench {' '.join(sys.argv[1:])}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        db = demo_store(root)
+        db = demo_store(root, hasher)
         for name in ("esc", "fuzz", "live", "net", *ROUND3):
             (root / name).mkdir()
             shutil.copyfile(db, root / name / "floor.db")
@@ -448,8 +465,8 @@ def main() -> None:
             ROUND3[args.only](root / args.only / "floor.db")
             print(f"({time.monotonic() - started:.0f} s)")
             return
-        print_network(network_attacks(root / "net" / "floor.db", bets=args.bets,
-                                      deadline=args.deadline))
+        print_network(network_attacks(root / "net" / "floor.db", half_open=args.half_open,
+                                      bets=args.bets, deadline=args.deadline))
         if args.only == "network":
             print(f"({time.monotonic() - started:.0f} s)")
             return

@@ -184,8 +184,11 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
 
 def measure(name: str, url: str, schema: str, count: int, routed: bool,
             groups: dict[str, list[str]], tokens: dict[str, str], clients: int,
-            seconds: float, warmup: float) -> dict[str, Any]:
-    servers = Servers(url, schema, count)
+            seconds: float, warmup: float, servers: Servers | None = None) -> dict[str, Any]:
+    """One configuration's line, on ``servers`` when given (left running: the caller's), else
+    on ``count`` processes started for it."""
+    own = servers is None
+    servers = servers or Servers(url, schema, count)
     try:
         if count == 1:
             port_of: dict[str, int] = dict.fromkeys(BENCH_TABLES, servers.ports[0])
@@ -204,7 +207,8 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
         g1, s1, w1 = cpu_seconds(), servers.cpu(), now()
         return report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
     finally:
-        servers.stop()
+        if own:
+            servers.stop()
 
 
 def main() -> None:
@@ -214,28 +218,40 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--pg", default=None, help="PostgreSQL URL (default: 127.0.0.1:5432/test)")
     parser.add_argument("--quick", action="store_true",
-                        help="a second per configuration, 40 clients: checks the bench runs")
+                        help="half a second per configuration, 40 clients, the two processes "
+                        "started once for both of theirs: checks the bench runs")
     args = parser.parse_args()
     warmup, players = 2.0, 50
     if args.quick:
-        args.seconds, args.clients, args.rounds, warmup, players = 1.0, 40, 1, 0.5, 10
+        args.seconds, args.clients, args.rounds, warmup, players = 0.5, 40, 1, 0.25, 10
     install_uvloop()
     url = find_pg(args.pg)
     schema = f"scale_{uuid.uuid4().hex[:10]}"
     print(f"load average {os.getloadavg()[0]:.1f}; {os.cpu_count()} cores shared by the "
           f"servers, the generator and PostgreSQL; {args.clients} closed-loop clients; "
-          f"{args.seconds:.0f} s windows after {warmup:.1f} s of warm-up", flush=True)
-    groups, tokens = prepare(url, schema, players)
+          f"{args.seconds:g} s windows after {warmup:g} s of warm-up", flush=True)
+    # --quick: each line its own fresh players (a player's come-out spots run out, and a
+    # line that finds them placed measures only refusals)
+    lines = 3 if args.quick else 1
+    seated_groups, tokens = prepare(url, schema, players * lines)
     rows: list[tuple[int, str, dict[str, Any]]] = []
+    two: Servers | None = None  # --quick: one pair for both two-process lines
     try:
         for k in range(args.rounds):
             print(f"round {k + 1}: load average {os.getloadavg()[0]:.1f}", flush=True)
-            for name, count, routed in (("1 process", 1, True),
-                                        ("2 processes, routed to owners", 2, True),
-                                        ("2 processes, spread (forwarded)", 2, False)):
+            for j, (name, count, routed) in enumerate((
+                    ("1 process", 1, True), ("2 processes, routed to owners", 2, True),
+                    ("2 processes, spread (forwarded)", 2, False))):
+                at = j % lines * players
+                groups = {t: names[at:at + players] for t, names in seated_groups.items()}
+                if args.quick and count == 2 and two is None:
+                    two = Servers(url, schema, 2)  # a server's start-up is most of a line's CPU
                 rows.append((k, name, measure(name, url, schema, count, routed, groups,
-                                              tokens, args.clients, args.seconds, warmup)))
+                                              tokens, args.clients, args.seconds, warmup,
+                                              two if count == 2 else None)))
     finally:
+        if two is not None:
+            two.stop()
         import psycopg
 
         with psycopg.connect(url, autocommit=True) as conn:
@@ -249,7 +265,8 @@ def main() -> None:
                       f"= {line['per_s'] / one if one else float('nan'):4.2f}x  503s "
                       f"{line['busy']} ({100 * line['busy_share']:.1f}%)  p99 "
                       f"{line['p99_ms']:6.1f} ms  servers' CPU {100 * line['server_cpu']:.0f}%")
-    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end; reproduce: python -m "
+          f"bench.scale_bench {' '.join(sys.argv[1:])}", flush=True)
 
 
 if __name__ == "__main__":

@@ -50,9 +50,11 @@ from typing import Any
 import numpy as np
 
 from dicetable.sim.automaton import compile_strategy
+from dicetable.sim.engine import Limits
 from dicetable.sim.report import build_report
 from dicetable.sim.runner import plan_rolls, run
 from dicetable.sim.strategy import strategy_from_data
+from dicetable.sim.worker import ShardPlan
 
 STRATEGIES: dict[str, dict[str, Any]] = {
     "pass-2x": {"name": "pass + 2x odds", "bets": [{"wager": "pass", "amount": 10, "odds": 2}]},
@@ -224,8 +226,11 @@ def bench_strategy(key: str, sizes: list[int], repeats: int, cap: int,
           f"{median(draw_rates[-repeats:]) / 1e6:.0f} M rolls/s in the same run")
 
 
-def bench_engines(rolls: int, repeats: int) -> None:
-    """1 against 2 workers on each engine, pass + 2x odds, totals checked against local."""
+def bench_engines(rolls: int, repeats: int, quick: bool = False) -> None:
+    """1 against 2 workers on each engine, pass + 2x odds, totals checked against local.
+    ``quick``: the local pool warmed with a small shard a worker, not a long-run shard (16M
+    rolls) each, and Dask's and Ray's 1 and 2 workers both on one 2-worker cluster (a smoke
+    run: a cluster's start-up costs more than all its runs)."""
     print(f"\n## workers, pass + 2x odds, {rolls:,} rolls (pool and cluster start-up not timed; "
           f"{os.cpu_count()} cores on this machine)")
     compiled = compile_strategy(strategy_from_data(STRATEGIES["pass-2x"]))
@@ -244,28 +249,32 @@ def bench_engines(rolls: int, repeats: int) -> None:
         rows.append((engine, workers, rolls / median(times), same))
 
     for w in (1, 2):  # the local pool is kept between runs, as a cluster is: warm it first
-        run(compiled, plan_rolls(w << 24), seed=1, workers=w, fused=True)  # a shard each
+        warm = [ShardPlan(i, 64, Limits(1_000)) for i in range(w)] if quick \
+            else plan_rolls(w << 24)
+        run(compiled, warm, seed=1, workers=w, fused=True)  # a shard each
         timed("local", w)
     try:
         import importlib
 
         local_cluster: Any = importlib.import_module("dask.distributed").LocalCluster
-        for w in (1, 2):
-            with local_cluster(n_workers=w, threads_per_worker=1, processes=True,
+        for n in (2,) if quick else (1, 2):
+            with local_cluster(n_workers=n, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster:
                 run(compiled, plan_rolls(1_000_000), seed=1, engine="dask",
                     address=cluster.scheduler_address)  # warm the workers
-                timed("dask", w, cluster.scheduler_address)
+                for w in (1, 2) if quick else (n,):
+                    timed("dask", w, cluster.scheduler_address)
     except ImportError:
         print("   dask: not installed")
     try:
         import ray
 
-        for w in (1, 2):
-            ray.init(num_cpus=w, include_dashboard=False, log_to_driver=False)
+        for n in (2,) if quick else (1, 2):
+            ray.init(num_cpus=n, include_dashboard=False, log_to_driver=False)
             try:
                 run(compiled, plan_rolls(1_000_000), seed=1, engine="ray")
-                timed("ray", w)
+                for w in (1, 2) if quick else (n,):
+                    timed("ray", w)
             finally:
                 ray.shutdown()
     except ImportError:
@@ -289,21 +298,25 @@ def main() -> None:
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--no-clusters", action="store_true")
     parser.add_argument("--quick", action="store_true",
-                        help="10^4 and 10^5 rolls, one repeat, crapssim at 10^4 (a smoke run)")
+                        help="2x10^4 rolls, one repeat, crapssim at 10^4 except pass-2x in "
+                        "full, the local pool warmed with small shards, Dask's and Ray's 1 and "
+                        "2 workers on one cluster each (a smoke run)")
     args = parser.parse_args()
     if args.quick:
-        args.sizes, args.repeats, args.crapssim_cap = "1e4,1e5", 1, 10_000
-        args.equal = "pass-2x:1e4"
+        args.sizes, args.repeats, args.crapssim_cap = "2e4", 1, 10_000
+        args.equal = "pass-2x:2e4"
     sizes = [size(s) for s in args.sizes.split(",")]
     equal = {k: size(v) for k, v in (item.split(":") for item in args.equal.split(",") if item)}
     print(f"dicetable vs crapssim: medians of {args.repeats}, interleaved; crapssim capped at "
           f"{args.crapssim_cap:,} rolls except {equal} (above its size, 'rate@cap': the ratio "
-          "is of per-roll rates, crapssim at the cap)")
+          "is of per-roll rates, crapssim at the cap); load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; reproduce: python -m "
+          f"bench.sim_bench {' '.join(sys.argv[1:])}")
     draw_rates: list[float] = []
     for key in args.strategies.split(","):
         bench_strategy(key, sizes, args.repeats, args.crapssim_cap, equal, draw_rates)
     if not args.no_clusters:
-        bench_engines(max(sizes), args.repeats)
+        bench_engines(max(sizes), args.repeats, quick=args.quick)
 
 
 if __name__ == "__main__":

@@ -359,25 +359,36 @@ def report(offline: list[Outcome], live: list[LiveOutcome]) -> list[str]:
 
 def main() -> None:
     import argparse
+    import os
+    import sys
     import tempfile
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="the same run (a smoke run)")
-    parser.parse_args()
+    parser.add_argument("--quick", action="store_true",
+                        help="the same cases, the demo floor's passwords hashed at a test's "
+                        "Argon2 cost (a smoke run)")
+    args = parser.parse_args()
 
     from dicetable.server.main import build_floor
+
+    hasher = None
+    if args.quick:  # each live case logs in twice: 0.4 CPU-s a login at full cost
+        from tests.demo_floor import CHEAP_HASHER
+        hasher = CHEAP_HASHER
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "store").mkdir()
         (root / "live").mkdir()
         demo = root / "live" / "demo.db"
-        floor, _ = build_floor(demo)
+        floor, _ = build_floor(demo, hasher=hasher)
         floor.close()
         floor.store.close()
         floor.accounts.close()
         for line in report(run_all(root / "store"), run_live(demo, root / "live")):
             print(line)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; reproduce: python -m "
+          f"bench.tamper_cases {' '.join(sys.argv[1:])}")
 
 
 if __name__ == "__main__":
