@@ -95,7 +95,7 @@ from dicetable.server.views import (
     summary,
 )
 from dicetable.store.account_stream import KIND as ACCOUNT
-from dicetable.store.base import TABLE, EventStore, Notice, kind_of, name_of
+from dicetable.store.base import TABLE, EventStore, Notice, collector_paused, kind_of, name_of
 from dicetable.store.chain import Head, decode_body, link_hash
 from dicetable.store.custody import KIND as CUSTODY
 from dicetable.store.durable import DurableTable
@@ -894,8 +894,12 @@ class Hub:
         self.serialised += fan.made
         out: list[tuple[Watcher, str]] = []
         info.views.pin(info.table)
+        # A roll's push to 1,000 players makes some 25,000 containers (patches, parts,
+        # texts), all kept until it ends and most freed then: walked by the collector on the
+        # way (once or twice a push, finding nothing to free), not once paused.
         try:
-            self._texts(floor, table, info, fan, group, out)
+            with collector_paused():
+                self._texts(floor, table, info, fan, group, out)
         finally:
             info.views.pin(None)
         seq = fan.seq

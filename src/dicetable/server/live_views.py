@@ -116,7 +116,7 @@ def same(a: Any, b: Any) -> bool:
 _NESTED = frozenset((dict, list))
 
 
-Memo = dict[tuple[int, int], tuple[Any, list[tuple[str, ...]]]]
+Memo = dict[tuple[int, int], tuple[Any, tuple[tuple[str, ...], ...]]]
 """Patches of objects already compared, by their ids, with their null paths relative to
 them: for documents that share parts (one push's views of many players share what is alike
 in them, wherever they stand: a player's own controls and a dealer's controls for that player
@@ -154,6 +154,9 @@ def _diff(old: Any, new: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]
                     nulls.extend((*where, *rest) for rest in inner_nulls)
                 if inner:
                     out[key] = inner
+            elif type(before) is type(value) and type(value) not in _NESTED:
+                if before != value:  # ``same`` for scalars, without the call (a balance)
+                    out[key] = value
             elif same(before, value):
                 continue
             elif value is None:  # kept from ``old`` by the merge, then set to null
@@ -171,14 +174,16 @@ _ABSENT: Any = object()
 
 
 def _member_diff(old: dict[str, Any], new: dict[str, Any], memo: Memo | None
-                 ) -> tuple[dict[str, Any], list[tuple[str, ...]]]:
+                 ) -> tuple[dict[str, Any], tuple[tuple[str, ...], ...]]:
     """``_diff`` of two objects from an empty path: the patch and its nulls, relative. A pair
     shared by many documents is compared once (``memo``)."""
     pair = (id(old), id(new))
     done = memo.get(pair) if memo is not None else None
     if done is None:
         nulls: list[tuple[str, ...]] = []
-        done = (_diff(old, new, (), nulls, memo), nulls)
+        # The nulls kept as a tuple (none: the empty tuple, shared): a roll's push keeps
+        # thousands of these, and every list kept counts towards the next garbage collection.
+        done = (_diff(old, new, (), nulls, memo), tuple(nulls) if nulls else ())
         if memo is not None:
             memo[pair] = done
     return done
@@ -599,8 +604,11 @@ def _me_patch(base: dict[str, Any] | None, now: dict[str, Any] | None, memo: Mem
     if base is None or now is None:
         return merge_patch({} if base is None else {"me": base},
                            {} if now is None else {"me": now}, memo)
-    inner, inner_nulls = _member_diff(base, now, memo)
-    return Patch({"me": inner} if inner else {}, tuple(("me", *rest) for rest in inner_nulls))
+    # Not kept in ``memo``: a player's own part is in no other view (``Patches`` keeps each
+    # pair's text), only the parts inside it are.
+    nulls: list[tuple[str, ...]] = []
+    inner = _diff(base, now, (), nulls, memo)
+    return Patch({"me": inner} if inner else {}, tuple(("me", *rest) for rest in nulls))
 
 
 class Patches:
@@ -624,13 +632,15 @@ class Patches:
                   self._part("staff", base.staff, now.staff),
                   self._part("me", base.me, now.me),
                   self._part("extra", base.extra, now.extra))
-        key = tuple(t for piece in pieces for t in piece)
-        text = self._texts.get(key)
+        # A player's own patch makes the text theirs alone: not kept (1,000 keys a push).
+        key = (*pieces[0], *pieces[1], *pieces[3]) if pieces[2] is _NO_PATCH else None
+        text = self._texts.get(key) if key is not None else None
         if text is None:
             members = ",".join(m for m, _ in pieces if m)
             nulls = ",".join(n for _, n in pieces if n)
             text = '"patch":{' + members + "}" + (',"nulls":[' + nulls + "]" if nulls else "")
-            self._texts[key] = text
+            if key is not None:
+                self._texts[key] = text
         return text
 
     def _part(self, name: str, base: dict[str, Any] | None, now: dict[str, Any] | None

@@ -416,7 +416,7 @@ def staff_view(table: Table) -> dict[str, Any]:
     state: TableState = table.state
     p = table.procedure
     view: dict[str, Any] = {}
-    view["players"] = {name: {"balance": info.balance, "seat": info.seat}
+    view["players"] = {name: _holding(info.balance, info.seat)
                        for name, info in sorted(state.players.items())}
     view["bets"] = [_bet_view(table, b) for b in sorted(state.bets)]
     view["dice"] = {"at_table": dict(sorted(p.dice.items())), "bowl": list(p.bowl),
@@ -437,6 +437,16 @@ def staff_view(table: Table) -> dict[str, Any]:
     # The dealer's chores now due, by command name (a no roll's return, the shaker's pass).
     view["chores"] = [CATALOGUE.of(kind).name for _, kind in chores_left(state)]
     return view
+
+
+_HOLDINGS: dict[tuple[int, int | None], dict[str, Any]] = {}
+"""``_holding``'s answers (``controls.shared``): a player whose balance and seat a roll left
+as they were keeps the very entry the staff were sent, found unchanged by identity."""
+
+
+def _holding(balance: int, seat: int | None) -> dict[str, Any]:
+    """A player's entry in the staff part: ``{"balance", "seat"}``, one object for equal ones."""
+    return shared(_HOLDINGS, (balance, seat), lambda: {"balance": balance, "seat": seat})
 
 
 def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,

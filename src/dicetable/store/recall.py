@@ -21,9 +21,6 @@ marked incomplete.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,7 +30,7 @@ from dicetable.games.catalogue import variant_of
 from dicetable.games.engine import is_working
 from dicetable.games.fold import apply
 from dicetable.games.state import TableState
-from dicetable.store.base import EventStore
+from dicetable.store.base import EventStore, collector_paused
 from dicetable.store.chain import decode_body
 from dicetable.store.replay import load_state, opening
 from dicetable.store.state_codec import fold
@@ -237,7 +234,7 @@ def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
     first, last = span
     game = opening(store, table).game
     ends = variant_of(game).round_ends
-    with _collector_paused():
+    with collector_paused():
         state = load_state(store, table, until=first - 1) if first > 1 else TableState()
         builder = _Builder(state)
         for body in store.bodies(table, after=first - 1, until=last):
@@ -252,22 +249,6 @@ def recall_day(store: EventStore, table: str, day: str) -> list[RoundRecall]:
         if builder.current is not None:
             builder.close(complete=False)
     return builder.done
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused while a day is rebuilt: a busy day is some 10^5
-    events, each leaving a few containers that are all kept (the rows read, the events, the
-    answer), which the collector would otherwise walk again and again as they pile up (a
-    third of the time). Nothing built here outlives the recall in a cycle; reference
-    counting frees the rest as before, and the collector runs again at once after."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def recall_custody(store: EventStore, stream: str, steps: int = 10,
