@@ -435,9 +435,8 @@ class Fingerprint:
         show early in a walk, and walking on to its end showed nothing more."""
         for which in PARTS:
             made = other._parts.get(which)
-            ours = iter(self[which])
-            theirs = iter(made) if made is not None else records(other.pack, which)
-            if any(a != b for a, b in zip_longest(ours, theirs, fillvalue=_END)):
+            theirs = made if made is not None else records(other.pack, which)
+            if any(a != b for a, b in zip_longest(self[which], theirs, fillvalue=_END)):
                 return which[0]
         return None
 
