@@ -8,8 +8,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Floor
+from dicetable.server.socket_sessions import SESSION_ENDED
 from tests.server.conftest import Login
 
 T = "craps-pa-1"
@@ -343,3 +348,28 @@ def test_the_pit_reads_a_table_s_state_under_the_table_s_lock(floor: Floor,
     reader.join(30)
     assert done.is_set()
     assert answered[0]["conservation"]["holds"]
+
+
+def test_the_books_and_the_dice_room_are_pushed_to_staff_pages(http: TestClient,
+                                                              login: Login) -> None:
+    """``/ws/floor``: a member of staff's page is told at once that the books or the dice's
+    custody changed (it then reads them again); a player, or a kind not followed, is refused."""
+    pam, fran, ann = login("pam"), login("fran"), login("ann")
+    with http.websocket_connect(f"/ws/floor?kinds=bank&token={fran.token}") as books, \
+            http.websocket_connect(f"/ws/floor?kinds=custody&token={fran.token}") as room:
+        assert books.receive_json() == {"type": "floor", "kinds": ["bank"]}  # the hello
+        assert room.receive_json() == {"type": "floor", "kinds": ["custody"]}
+        asked = pam.post(f"/api/bank/{T}/request",
+                         {"fields": {"kind": "fill", "chips": "2500x80", "shift": "06:00"}})
+        assert asked.status_code == 200, asked.text
+        assert books.receive_json()["type"] == "floor"  # another's step, without polling
+        drawn = ann.post("/api/dice-room/demo-pa/key-draw", {"key": "table-games"})
+        assert drawn.status_code == 200, drawn.text
+        assert room.receive_json()["type"] == "floor"
+    alice = login("alice")
+    for url, code in ((f"/ws/floor?token={alice.token}", 4403),
+                      (f"/ws/floor?kinds=account&token={fran.token}", 4400),
+                      ("/ws/floor?token=nope", SESSION_ENDED)):
+        with pytest.raises(WebSocketDisconnect) as closed, http.websocket_connect(url) as ws:
+            ws.receive_json()
+        assert closed.value.code == code, url

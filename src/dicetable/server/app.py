@@ -68,6 +68,7 @@ from dicetable.server import (
     dice_checks,
     dice_room,
     faults_api,
+    notice_push,
     observe,
     offline_docs,
     pages,
@@ -105,7 +106,7 @@ from dicetable.server.scheduler import FloorScheduler, run_clock
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSocket, OpenSockets
 from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
-from dicetable.store.base import Notice
+from dicetable.store.base import kind_of
 from dicetable.store.recall import recall_rounds
 from dicetable.table import Table
 from dicetable.table.catalogue import CATALOGUE
@@ -667,18 +668,24 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     install(app, act, session_account, lambda table_id: floor.get(table_id).table)
 
     # -- live push --------------------------------------------------------------------------
-    async def admit(ws: WebSocket, table_id: str) -> tuple[Account, OpenSocket] | None:
-        """Accept a push socket for a live session at an existing table, and open it among the
-        session's sockets (closed when the session ends: a lock); None when refused (the
-        socket is closed with the reason). A query that names a token is answered by that
-        token alone, never the cookie."""
+    async def admit(ws: WebSocket, table_id: str | None) -> tuple[Account, OpenSocket] | None:
+        """Accept a push socket for a live session at an existing table (None: a member of
+        staff's, for no one table), and open it among the session's sockets (closed when the
+        session ends: a lock); None when refused (the socket is closed with the reason). A
+        query that names a token is answered by that token alone, never the cookie."""
         params = ws.query_params
         token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
         try:
             who = floor.accounts.session(token)
-            floor.get(table_id)
+            if table_id is not None:
+                floor.get(table_id)
+            elif who.kind is not Kind.STAFF:
+                raise RoleNotPermitted("the floor's notices are for staff",
+                                       rule="authority.staff")
         except DicetableError as e:
-            await ws.close(code=SESSION_ENDED if isinstance(e, NotAuthenticated) else 4404,
+            code = SESSION_ENDED if isinstance(e, NotAuthenticated) else \
+                4403 if isinstance(e, RoleNotPermitted) else 4404
+            await ws.close(code=code,
                            reason=e.message[:120])
             return None
         assert token is not None
@@ -698,7 +705,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             ending = asyncio.create_task(sock.ended.wait())
             # The browser sends nothing; listening notices a closed connection at once,
             # not at the next batch (an idle handler would otherwise hold up shutdown).
-            listening = asyncio.create_task(_until_disconnect(ws))
+            listening = asyncio.create_task(notice_push.until_disconnect(ws))
             try:
                 await asyncio.wait({ending, listening}, return_when=asyncio.FIRST_COMPLETED)
             finally:
@@ -720,44 +727,36 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     @app.websocket("/ws/tables/{table_id}/money")
     async def money_push(ws: WebSocket, table_id: str) -> None:
         """``{"type": "money"}`` whenever the table's seat requests or the caller's wallet
-        change (the store's notices: this process's appends, and every process's on
-        PostgreSQL): the page then reads ``/money`` again, polling only while this is shut."""
+        change: the page then reads ``/money`` again, polling only while this is shut."""
         if (admitted := await admit(ws, table_id)) is None:
             return
         who, sock = admitted
         watched = {f"seat-requests:{table_id}", f"wallet:{who.username}"}
-        loop, changed = asyncio.get_running_loop(), asyncio.Event()
-
-        def heard(notice: Notice) -> None:
-            if notice.table in watched:
-                loop.call_soon_threadsafe(changed.set)
-
-        subscription = floor.store.subscribe(heard)
-        listening = asyncio.create_task(_until_disconnect(ws))
-        ending = asyncio.create_task(sock.ended.wait())
         try:
-            await ws.send_json({"type": "money", "table": table_id})
-            while True:
-                waiting = asyncio.create_task(changed.wait())
-                done, _ = await asyncio.wait({waiting, listening, ending},
-                                             return_when=asyncio.FIRST_COMPLETED)
-                if waiting not in done:
-                    waiting.cancel()
-                    break
-                changed.clear()
-                await ws.send_json({"type": "money", "table": table_id})
-            if sock.ended.is_set():
-                await ws.close(code=SESSION_ENDED,
-                               reason=f"the session has ended: {sock.why}"[:120])
-        except (WebSocketDisconnect, RuntimeError):
-            pass
+            await notice_push.tell_changes(ws, sock, floor.store, watched.__contains__,
+                                           {"type": "money", "table": table_id})
         finally:
-            subscription.close()
-            for task in (listening, ending):
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect,
-                                         RuntimeError):
-                    await task
+            sockets.leave(sock)
+
+    @app.websocket("/ws/floor")
+    async def floor_push(ws: WebSocket,
+                         kinds: Annotated[str, Query(max_length=64)] = "bank") -> None:
+        """For staff: ``{"type": "floor"}`` whenever a stream of one of ``kinds``
+        (``notice_push.FLOOR_KINDS``: the pit's books, their slip serials, the dice's
+        custody) changes: the pit's books and the dice room read again at once, not at their
+        next poll."""
+        followed = notice_push.floor_kinds(kinds)
+        if followed is None:
+            await ws.close(code=4400, reason=f"kinds: any of {sorted(notice_push.FLOOR_KINDS)}")
+            return
+        if (admitted := await admit(ws, None)) is None:
+            return
+        _, sock = admitted
+        try:
+            await notice_push.tell_changes(ws, sock, floor.store,
+                                           lambda stream: kind_of(stream) in followed,
+                                           {"type": "floor", "kinds": sorted(followed)})
+        finally:
             sockets.leave(sock)
 
     # -- pages ------------------------------------------------------------------------------
@@ -844,11 +843,6 @@ def _pit(floor: Floor, who: Account) -> None:
     if who.kind is not Kind.STAFF or not any(floor.roles_at(who, tid) for tid in floor.tables):
         raise RoleNotPermitted("the pit console is for staff assigned on the floor",
                                rule="authority.staff")
-
-
-async def _until_disconnect(ws: WebSocket) -> None:
-    while (await ws.receive())["type"] != "websocket.disconnect":
-        pass
 
 
 async def _verify_loop(floor: Floor, every: float, readiness: observe.Readiness) -> None:

@@ -170,15 +170,15 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
   };
 }
 
-/** Push of a table's money changes (seat requests, the caller's wallet): ``onChange`` on each
- *  message; reconnects with backoff. Returns a function telling whether the push is open (the
- *  page polls only while it is not). */
-export function moneyPush(tableId, onChange) {
+/** A socket on which the server says only that something changed (``server.notice_push``):
+ *  ``onChange`` on each message, the first as it opens; reconnects with backoff. Returns a
+ *  function telling whether it is open (the page polls only while it is not). */
+function noticePush(path, onChange) {
   let open = false;
   let delay = 1000;
   const connect = () => {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}/money`);
+    const socket = new WebSocket(`${scheme}://${location.host}${path}`);
     socket.onopen = () => { open = true; delay = 1000; };
     socket.onmessage = () => onChange();
     socket.onclose = () => {
@@ -189,4 +189,15 @@ export function moneyPush(tableId, onChange) {
   };
   connect();
   return () => open;
+}
+
+/** Push of a table's money changes (seat requests, the caller's wallet). */
+export function moneyPush(tableId, onChange) {
+  return noticePush(`/ws/tables/${encodeURIComponent(tableId)}/money`, onChange);
+}
+
+/** Push of the floor's changes that staff pages show (``kinds``: any of ``bank``,
+ *  ``serials``, ``custody``). */
+export function floorPush(kinds, onChange) {
+  return noticePush(`/ws/floor?kinds=${encodeURIComponent(kinds.join(","))}`, onChange);
 }

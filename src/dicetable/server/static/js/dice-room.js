@@ -3,7 +3,7 @@
 // shows its rule and citation); the report of every die in the building and the pit,
 // cancellation-room and inventory logs, printable.
 
-import { Refusal, get, post, whoami } from "./api.js";
+import { Refusal, floorPush, get, post, whoami } from "./api.js";
 import { attempt, h, replace, showRefusal, topbar } from "./ui.js";
 
 const account = await whoami();
@@ -303,15 +303,15 @@ drawGuides();
 await load();
 if (askedTable) for (const input of document.querySelectorAll("input[name='table']")) input.value = askedTable;
 
-// Live for everyone in the room: a step another person takes shows here within seconds.
+// Live for everyone in the room: a step another person takes shows here at once (pushed), or
+// within seconds while the push is shut.
 async function follow() {
-  if (st.site) {
-    try {
-      const head = await get(`/api/dice-room/${encodeURIComponent(st.site)}/head`);
-      if (head.events !== st.seen) await load();
-    } catch (e) { /* the next look tries again */ }
-  }
-  setTimeout(follow, 3000);
+  if (!st.site) return;
+  try {
+    const head = await get(`/api/dice-room/${encodeURIComponent(st.site)}/head`);
+    if (head.events !== st.seen) await load();
+  } catch (e) { /* the next look tries again */ }
 }
-setTimeout(follow, 3000);
+const pushed = floorPush(["custody"], follow);
+setInterval(() => { if (!pushed()) follow(); }, 3000);
 window.dicetable = { st, load, serialsOf };

@@ -3,7 +3,7 @@
 // Every step is one of the catalogue's verbs (GET /api/bank/verbs): the form is built from
 // it, and the next step of each slip is one button. The report prints (Print).
 
-import { get, post } from "./api.js";
+import { floorPush, get, post } from "./api.js";
 import { attempt, fmtTime, h, money, replace } from "./ui.js";
 
 const enc = encodeURIComponent;
@@ -208,4 +208,7 @@ async function run(verb, fields) {
 }
 
 await refresh();
+// Another's step in the books shows at once (pushed); the table's own figures (the players'
+// chips in the conservation check) are read again every 5 s.
+floorPush(["bank", "serials"], refresh);
 setInterval(refresh, 5000);
