@@ -16,6 +16,7 @@ import httpx
 import pytest
 from argon2 import PasswordHasher, extract_parameters
 from fastapi.testclient import TestClient
+from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from dicetable.application.accounts import LOCK_AFTER, Accounts, Kind, NotAuthenticated
@@ -306,6 +307,48 @@ def test_res_5_every_4xx_is_in_the_openapi_schema(http: TestClient) -> None:
                 assert code in op["responses"], (method, path, code)
                 schema = op["responses"][code]["content"]["application/json"]["schema"]
                 assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (path, code)
+
+
+class BetBody(BaseModel):
+    wager: str
+    amount: int
+
+
+def test_res_5_the_4xx_declared_are_what_fastapis_own_responses_declare() -> None:
+    """``limits.document_errors`` writes into the document what ``FastAPI(responses=...)``
+    would (without a response field per code per route): the same document, as JSON, for a
+    read with a query, a command with a body, an HTML page and a route with no parameter."""
+    from fastapi import FastAPI, Query
+    from fastapi.responses import HTMLResponse
+
+    from dicetable.server.limits import ERROR_RESPONSES, document_errors
+
+    def routes(app: FastAPI) -> FastAPI:
+        @app.get("/api/tables/{table_id}/events")
+        def events(table_id: str, after: int = Query(0, ge=0)) -> list[dict[str, int]]:
+            return []
+
+        @app.post("/api/tables/{table_id}/bets")
+        def bet(table_id: str, body: BetBody) -> dict[str, str]:
+            return {}
+
+        @app.get("/rules", response_class=HTMLResponse)
+        def rules() -> str:
+            return ""
+
+        @app.get("/api/me")
+        def me() -> dict[str, str]:
+            return {}
+
+        return app
+
+    fastapis = routes(FastAPI(title="t", version="1", responses=ERROR_RESPONSES)).openapi()
+    # FastAPI's own declares an HTML page's errors as HTML; the server's are JSON everywhere
+    for code in ERROR_RESPONSES:
+        answer = fastapis["paths"]["/rules"]["get"]["responses"][str(code)]
+        answer["content"] = {"application/json": answer["content"].pop("text/html")}
+    ours = document_errors(routes(FastAPI(title="t", version="1")).openapi())
+    assert json.loads(json.dumps(ours)) == json.loads(json.dumps(fastapis))
 
 
 def test_res_5_websocket_parameters_are_bounded(http: TestClient, login: Login) -> None:

@@ -96,7 +96,6 @@ from dicetable.server.door import (
 )
 from dicetable.server.floor import ADVANCE, Floor, Given, NotFound
 from dicetable.server.limits import (
-    ERROR_RESPONSES,
     MAX_SEQ,
     document_errors,
     install_error_shape,
@@ -447,7 +446,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         gc.set_threshold(*thresholds)
 
     app = Served(title="dicetable", version="0.1.0", lifespan=lifespan,
-                  responses=ERROR_RESPONSES, docs_url=None, redoc_url=None,
+                  docs_url=None, redoc_url=None,
                   # No OpenTelemetry here: the framework would otherwise ask, on every
                   # request, whether a tracer or meter is configured.
                   telemetry={"tracing": False, "metrics": False, "logs": False},
