@@ -55,7 +55,8 @@ def _record(table: Table, out: list[Any], action: Any) -> None:
     try:
         events = action()
     except ValueError as e:
-        out.append(("refused", type(e).__name__, getattr(e, "rule", ""), str(e)))
+        out.append(("refused", type(e).__name__, getattr(e, "rule", ""), str(e),
+                    getattr(e, "citation", "")))
         return
     for ev in events or ():
         out.append({f.name: getattr(ev, f.name) for f in dataclasses.fields(ev)
@@ -439,6 +440,31 @@ class Fingerprint:
             if any(a != b for a, b in zip_longest(self[which], theirs, fillvalue=_END)):
                 return which[0]
         return None
+
+
+_BASES: dict[tuple[str, str | None], Fingerprint] = {}
+
+
+def base(key: tuple[str, str | None], pack: RulePack) -> Fingerprint:
+    """The fingerprint of a preset's ``pack`` (``key``: the preset, and the condition it was
+    put under, if any), made once per test process: the rule tests compare every derived
+    pack with it, and the citation tests read its refusals."""
+    return _BASES.setdefault(key, Fingerprint(pack))
+
+
+@dataclasses.dataclass(frozen=True)
+class Refusal:
+    """A refusal a walk met, as its record keeps it."""
+
+    rule: str
+    citation: str
+    text: str
+
+
+def refusals(fingerprint: Fingerprint) -> list[Refusal]:
+    """Every refusal met in all of ``fingerprint``'s parts, in order."""
+    return [Refusal(r[2], r[4], r[3]) for which in PARTS for r in fingerprint[which]
+            if isinstance(r, tuple) and r and r[0] == "refused"]
 
 
 def _other_list(value: list[Any], choices: list[Any]) -> list[Any]:

@@ -15,7 +15,7 @@ from dicetable.games.packs import PRESETS, load_preset, validate_pack
 from dicetable.rules.model import RulePack
 from dicetable.rules.schema import SPECS
 
-from .rule_probe import Fingerprint, changed_values, conditioned, derived, moot
+from .rule_probe import Fingerprint, base, changed_values, conditioned, derived, moot
 
 NOT_YET_SHOWN: set[str] = {
     "noroll.automatic", "noroll.excluded_grounds", "noroll.grounds", "noroll.improper_callers",
@@ -28,13 +28,9 @@ walk does not yet call a no roll on each ground nor throw without a line bet."""
 CASES = [(name, rule.id) for name in PRESETS for rule in sorted(load_preset(name),
                                                                   key=lambda r: r.id)
          if rule.configurable]
-_BASE: dict[tuple[str, str | None], Fingerprint] = {}
-
-
 def _base(preset: str, pack: RulePack, rule_id: str) -> Fingerprint:
     when = SPECS[rule_id].when
-    key = (preset, None if when is None else f"{when[0]}={when[1]}")
-    return _BASE.setdefault(key, Fingerprint(pack))
+    return base((preset, None if when is None else f"{when[0]}={when[1]}"), pack)
 
 
 def _others(pack: RulePack, rule_id: str) -> tuple[list[object], list[object]]:
