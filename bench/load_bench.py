@@ -776,10 +776,11 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
 
 
 def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
-    """Every design's scenarios, round by round: accepted/s, the 503s and their share, p99,
-    and accepted/s as a share of the bare ceiling measured in the same round."""
+    """Every design's scenarios, round by round: accepted/s, the 503s and their share, the
+    refusals (409/422: a bench whose requests the rules refuse measures refusals), p99, and
+    accepted/s as a share of the bare ceiling measured in the same round."""
     print("\nheadline (each round: the designs run in turn, the ceiling first; compare within "
-          "a round)", flush=True)
+          "a round; refused = 409/422)", flush=True)
     for k, results in enumerate(rounds, 1):
         bare = results.get("bare ASGI", {}).get(CEILING, {})
         ceiling, bare_cpu = bare.get("per_s"), bare.get("cpu_ms_per_answer")
@@ -795,10 +796,11 @@ def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
                 if bare_cpu and line.get("cpu_ms_per_answer"):
                     ratio += (f"; server CPU {line['cpu_ms_per_answer']:.3f} ms per answer = "
                               f"{line['cpu_ms_per_answer'] / bare_cpu:.1f}x the bare app's")
-                refused = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
+                busy_p99 = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
                 print(f"  {label:<12} {name:<36} accepted {line['per_s']:7.0f}/s  "
                       f"503s {line['busy']:6d} ({100 * line['busy_share']:5.1f}%)  "
-                      f"p99 {line['p99_ms']:7.1f} ms{refused}{ratio}", flush=True)
+                      f"refused {line['refused']:6d}  "
+                      f"p99 {line['p99_ms']:7.1f} ms{busy_p99}{ratio}", flush=True)
 
 
 def pit_summary(rounds: list[dict[str, dict[str, dict[str, Any]]]], loads: list[float]

@@ -142,7 +142,8 @@ def report(name: str, stats: Stats, seconds: float, gen_cpu: float, server_cpu: 
         "generator_cpu": gen_cpu / wall, "server_cpu": server_cpu / wall,
     }
     print(f"  {name:<34} accepted {accepted / seconds:7.0f}/s  503s {len(stats.busy)} "
-          f"({100 * share:.1f}%)  p50 {ms(pct(stats.ok, 50))}  p99 {ms(pct(stats.ok, 99))}  "
+          f"({100 * share:.1f}%)  refused {stats.refused}  p50 {ms(pct(stats.ok, 50))}  "
+          f"p99 {ms(pct(stats.ok, 99))}  "
           f"p99.9 {ms(pct(stats.ok, 99.9))} ms  errors {stats.errors}  lost {lost}  "
           f"gen CPU {100 * gen_cpu / wall:3.0f}%  server CPU {100 * server_cpu / wall:3.0f}%"
           + (f"  {extra}" if extra else ""), flush=True)

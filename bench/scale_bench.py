@@ -256,14 +256,16 @@ def main() -> None:
 
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    print("\nheadline (accepted bets/s against one process in the same round)")
+    print("\nheadline (accepted bets/s against one process in the same round; refused = "
+          "409/422)")
     for k in range(args.rounds):
         one = next(line["per_s"] for r, n, line in rows if r == k and n == "1 process")
         for r, name, line in rows:
             if r == k:
                 print(f"  round {k + 1} {name:<34} accepted {line['per_s']:7.0f}/s  "
                       f"= {line['per_s'] / one if one else float('nan'):4.2f}x  503s "
-                      f"{line['busy']} ({100 * line['busy_share']:.1f}%)  p99 "
+                      f"{line['busy']} ({100 * line['busy_share']:.1f}%)  refused "
+                      f"{line['refused']}  p99 "
                       f"{line['p99_ms']:6.1f} ms  servers' CPU {100 * line['server_cpu']:.0f}%")
     print(f"load average {os.getloadavg()[0]:.1f} at the end; reproduce: python -m "
           f"bench.scale_bench {' '.join(sys.argv[1:])}", flush=True)
