@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import subprocess
 import sys
@@ -194,9 +193,17 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
                 stats.refused += 1
             else:
                 stats.error(f"HTTP {status}")
-        for spot in list(held):  # after the window: the next line finds the layout bare
-            with contextlib.suppress(OSError, asyncio.IncompleteReadError, ValueError):
-                await bet_turn(conn, f"/api/tables/{table}/bets", {}, held, spot)
+        # After the window, what it holds taken down (again after a 503): the next line, on
+        # the same players, finds the layout bare.
+        give_up = now() + 60
+        while held and now() < give_up:
+            for spot in list(held):
+                try:
+                    await bet_turn(conn, f"/api/tables/{table}/bets", {}, held, spot)
+                except (OSError, asyncio.IncompleteReadError, ValueError):
+                    await conn.close()
+            if held:
+                await asyncio.sleep(0.1)
         await conn.close()
 
     await asyncio.gather(*(client(i) for i in range(clients)))
