@@ -156,8 +156,9 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
                       warmup: float) -> tuple[Stats, float]:
     """``clients`` clients, each betting on its own player's table as fast as it is answered,
     on the port ``port_of`` gives that table (by client, when it is a list's spread): each
-    spot placed, then taken down, then the next (``bet_turn``), so that the run can go on for
-    ever with every request a command accepted, half of them bets in every configuration."""
+    spot placed, then taken down, then the next (``bet_turn``; a request shed with a 503 is
+    sent again), so that the run can go on for ever with every request a command accepted,
+    half of them bets in every configuration."""
     bets = spots(removable=True)
     players = [(t, p) for t in BENCH_TABLES for p in groups[t]]
     stats = Stats()
@@ -168,20 +169,21 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
         table, player = players[i % len(players)]
         port = port_of[table] if table in port_of else port_of[f"#{i % 2}"]
         conn = Connection("127.0.0.1", port, tokens[player])
+        path = f"/api/tables/{table}/bets"
         held: dict[int, str] = {}
-        k = 0
+        spot = 0
         while now() < stop_at:
-            spot = k // 2 % len(bets)
             code, amount = bets[spot]
-            k += 1
             sent = now()
             try:
-                status, placing = await bet_turn(conn, f"/api/tables/{table}/bets",
-                                                 {"wager": code, "amount": amount}, held, spot)
+                status, placing = await bet_turn(conn, path, {"wager": code, "amount": amount},
+                                                 held, spot)
             except (OSError, asyncio.IncompleteReadError, ValueError) as e:
                 stats.error(type(e).__name__)
                 await conn.close()
                 continue
+            if spot not in held and status != 503:  # placed and taken down: the next spot
+                spot = (spot + 1) % len(bets)
             if sent < warm_until:
                 continue
             if status == 200:
@@ -193,15 +195,14 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
                 stats.refused += 1
             else:
                 stats.error(f"HTTP {status}")
-        # After the window, what it holds taken down (again after a 503): the next line, on
-        # the same players, finds the layout bare.
+        # After the window, the bet it holds taken down (again after a 503): the next line,
+        # on the same players, finds the layout bare.
         give_up = now() + 60
         while held and now() < give_up:
-            for spot in list(held):
-                try:
-                    await bet_turn(conn, f"/api/tables/{table}/bets", {}, held, spot)
-                except (OSError, asyncio.IncompleteReadError, ValueError):
-                    await conn.close()
+            try:
+                await bet_turn(conn, path, {}, held, spot)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                await conn.close()
             if held:
                 await asyncio.sleep(0.1)
         await conn.close()
