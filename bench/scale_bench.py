@@ -30,6 +30,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from typing import Any
@@ -97,23 +98,33 @@ class Servers:
                    DICETABLE_ELECTRONIC="0", DICETABLE_WORKERS=str(count),
                    DICETABLE_VERIFY_EVERY="0", DICETABLE_MAX_CONNECTIONS="16384",
                    DICETABLE_MAX_CONNECTIONS_PER_CLIENT="16384")
+        # their warnings go to files: a pipe nobody reads fills, and stops the server
+        self.errors = [tempfile.TemporaryFile() for _ in self.ports]  # noqa: SIM115 (stop)
+        self.read = [0 for _ in self.ports]
         self.procs = [subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "dicetable.server.main:app_from_env",
              "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
              "--no-access-log", "--loop", "uvloop", "--http",
              "dicetable.server.refusing_http:RefusingHttp", "--no-proxy-headers",
              "--backlog", "4096", "--timeout-keep-alive", "300"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for port in self.ports]
-        for port, proc in zip(self.ports, self.procs, strict=True):
-            self._wait(port, proc)
+            env=env, stdout=subprocess.DEVNULL, stderr=errors)
+            for port, errors in zip(self.ports, self.errors, strict=True)]
+        for k, (port, proc) in enumerate(zip(self.ports, self.procs, strict=True)):
+            self._wait(k, port, proc)
 
-    @staticmethod
-    def _wait(port: int, proc: subprocess.Popen[bytes]) -> None:
+    def said(self, k: int) -> str:
+        """What server ``k`` wrote to its stderr since the last call (read where it was,
+        the offset the server shares left alone)."""
+        fd = self.errors[k].fileno()
+        text = os.pread(fd, os.fstat(fd).st_size - self.read[k], self.read[k])
+        self.read[k] += len(text)
+        return text.decode(errors="replace")
+
+    def _wait(self, k: int, port: int, proc: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                raise RuntimeError(f"a server exited: {err[-2000:]}")
+                raise RuntimeError(f"a server exited: {self.said(k)[-2000:]}")
             try:
                 httpx.get(f"http://127.0.0.1:{port}/api/me", timeout=1)
                 return
@@ -149,6 +160,8 @@ class Servers:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        for errors in self.errors:
+            errors.close()
 
 
 async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
@@ -234,7 +247,13 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
         stats, measured = asyncio.run(closed_loop(port_of, groups, tokens, clients, seconds,
                                                   warmup))
         g1, s1, w1 = cpu_seconds(), servers.cpu(), now()
-        return report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
+        line = report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
+        for k, port in enumerate(servers.ports):
+            said = servers.said(k).strip().splitlines()
+            if said:  # a warning (an owner that did not answer a forwarded command...)
+                print(f"  {'':<34} the server on {port} wrote {len(said)} lines to stderr, the "
+                      f"last: {said[-1][:300]}", flush=True)
+        return line
     finally:
         if own:
             servers.stop()
