@@ -8,7 +8,9 @@ pack compiled, a first bet taken) before anything is measured.
 
 Scenarios:
 
-(a) 200 clients betting on 4 electronic tables, each as fast as it is answered;
+(a) 200 clients betting on 4 electronic tables, each as fast as it is answered, going round
+    its players' spots (each placed, then taken down on its next turn: bets only for some
+    30 s at 2,000 bets/s, then take-downs and bets by turns; never a refusal);
 (b) 1,000 players on one electronic table, each placing its bets in a 10 s window before the
     close (more of them the nearer the close);
 (c) 1,000 WebSocket viewers of one table, players who bought in for different amounts, and
@@ -16,16 +18,18 @@ Scenarios:
     receiving it (an upper bound of commit-to-last-delivery), and from its acknowledgement;
     then the same for the rolls (each player's own part changes);
 (d) 2x overload, open loop at twice what (a) reached: the share of 503s, their latency, and the
-    latency of the accepted.
+    latency of the accepted (the same cycle: a bet that was placed is taken down when its
+    request comes round again, after some 65,000).
 
-Each prints throughput, p50, p99, p99.9, errors and lost (acknowledged but not in the log),
+Each prints throughput (and how many of the accepted took a bet down), the 503s, the refusals
+(409/422), p50, p99, p99.9, errors and lost (bets acknowledged but not in the log),
 then the same for other designs (``--baseline REF,REF``, default ``main``: each commit's
 ``src`` exported with ``git archive`` and served the same way) where they still run. Before
 the designs, (a)'s clients drive a bare ASGI app on the same uvicorn (``bench.loadgen.bare_app``):
 the ceiling. With ``--rounds N`` the ceiling and the designs run in turn N times. The headline
-gives, per round, every scenario's accepted/s, its 503s and their share, p99, and (a)'s
-accepted/s as a share of that round's ceiling. ``--quick`` runs (a) and (d) for a second each
-(and the ceiling), (b) and (c) with 20 players: seconds in all, so that CI notices a
+gives, per round, every scenario's accepted/s, its 503s and their share, its refusals, p99,
+and (a)'s accepted/s as a share of that round's ceiling. ``--quick`` runs (a) and (d) for a
+second each (and the ceiling), (b) and (c) with 20 players: seconds in all, so that CI notices a
 benchmark that no longer runs.
 
 With ``--pit`` this tree is also served as the design "this+pit": the same floor with the
@@ -66,6 +70,7 @@ from bench import spy
 from bench.loadgen import (
     Connection,
     Stats,
+    bet_turn,
     cpu_seconds,
     install_uvloop,
     now,
@@ -112,12 +117,15 @@ D = "(d) 2x overload"
 
 
 # -- the floor ---------------------------------------------------------------------------------
-def spots() -> list[tuple[str, int]]:
-    """Every (wager, amount) a fresh player may place together on the come-out."""
+def spots(removable: bool = False) -> list[tuple[str, int]]:
+    """Every (wager, amount) a fresh player may place together on the come-out; ``removable``:
+    only those it may take down again there too (a bet cycle's, ``loadgen.bet_turn``: not the
+    Fire Bet, All Small, All Tall or Make 'Em All)."""
     t = Table.open(electronic_pack(), "probe", mode="bare")
     t.join("p")
     t.buy_in("p", CHIPS)
     out = []
+    placed = []
     pack = t.pack
     for code in pack.menu_in_order:
         if code == "odds":
@@ -125,12 +133,21 @@ def spots() -> list[tuple[str, int]]:
         limits, _ = pack.limits(code)
         for amount in (limits.minimum, limits.minimum * 6, 30 * limits.unit, 60 * limits.unit):
             try:
-                t.bet("p", code, amount)
+                placed.append(t.bet("p", code, amount))
             except ValueError:
                 continue
             out.append((code, amount))
             break
-    return out
+    if not removable:
+        return out
+    kept = []
+    for spot, bet in zip(out, placed, strict=True):
+        try:
+            t.remove(bet)
+        except ValueError:
+            continue
+        kept.append(spot)
+    return kept
 
 
 def prepare(db: Path, groups: dict[str, list[str]]) -> dict[str, str]:
@@ -306,6 +323,8 @@ class Run:
         """CPU seconds of the generator processes of the scenario being measured."""
         """The server's CPU seconds in (a)'s counted window."""
         self.spots = spots()
+        self.cycle = spots(removable=True)
+        """(a)'s and (d)'s spots: placed and taken down by turns, for as long as they run."""
         self.acked: dict[str, int] = {}
         self.profile = False
         self.sampler: Any = None
@@ -318,13 +337,16 @@ class Run:
         return Connection("127.0.0.1", self.server.port, self.tokens[name])
 
     async def warm(self, tables: list[str]) -> None:
-        """A first bet and a view on every table: nothing compiles inside the window."""
+        """A first bet, taken down again (the player a client's, who must find the spot
+        free), and a view on every table: nothing compiles inside the window."""
         for table in tables:
             name = self.groups[table][-1]
             c = self.conn(name)
             await c.request("GET", f"/api/tables/{table}")
-            await c.request("POST", f"/api/tables/{table}/bets",
-                            {"wager": "field", "amount": 1_00})
+            held: dict[str, str] = {}
+            for _ in range(2):
+                await bet_turn(c, f"/api/tables/{table}/bets", {"wager": "field", "amount": 1_00},
+                               held, "field")
             await c.close()
 
     def lost(self, tables: list[str], before: int) -> int:
@@ -391,12 +413,15 @@ class Run:
                 mine = [players[(i * per_client + k) % len(players)]
                         for k in range(per_client)]
                 conn = Connection("127.0.0.1", self.server.port, "x")
-                # The bare app records nothing, so its clients go round their work until the
-                # window ends: a client that ran out of bets early would count idle time
-                # against the ceiling (each has ~345 bets, ~3 s at the bare app's pace).
-                rounds = 1 if name != CEILING else 1_000_000
-                for _ in range(rounds):
-                    for code, amount in self.spots:
+                # Each client goes round its players' spots until the window ends, a spot
+                # placed on one turn and taken down on the next (a client that ran out of
+                # bets would count idle time, one that kept betting would be refused): bets
+                # only, for its players' 65 spots each (5 players: ~30 s at 2,000 bets/s in
+                # all), then take-downs and bets by turns. The bare app's replies name no bet:
+                # its clients only place.
+                held: dict[tuple[str, bytes, str], str] = {}
+                while True:
+                    for code, amount in self.cycle:
                         for table, player in mine:
                             if now() >= stop_at:
                                 await conn.close()
@@ -404,8 +429,7 @@ class Run:
                             conn.auth = (f"Authorization: Bearer {self.tokens[player]}\r\n"
                                          .encode())
                             await self.bet(conn, stats, table, code, amount,
-                                           now() >= warm_until)
-                await conn.close()
+                                           now() >= warm_until, held=held)
 
             async def window_cpu() -> None:
                 # The server's CPU seconds within the counted window: CPU per answer is a
@@ -434,23 +458,28 @@ class Run:
         await self.measure(name, work, tables)
 
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
-                  counted: bool, since: float | None = None) -> int:
+                  counted: bool, since: float | None = None,
+                  held: dict[tuple[str, bytes, str], str] | None = None) -> int:
+        """A bet, or with ``held`` a turn of a bet cycle (``bet_turn``): the bet taken down
+        when ``held`` has it."""
         t0 = now() if since is None else since
         sent = now()
         try:
-            status, _, _body = await conn.request("POST", f"/api/tables/{table}/bets",
-                                                 {"wager": code, "amount": amount})
+            status, placing = await bet_turn(
+                conn, f"/api/tables/{table}/bets", {"wager": code, "amount": amount},
+                {} if held is None else held, (table, conn.auth, code))
         except (OSError, asyncio.IncompleteReadError, ValueError) as e:
             if counted:
                 stats.error(type(e).__name__)
             await conn.close()
             return 0
         took = now() - t0
-        if status == 200:
+        if status == 200 and placing:
             self.acked[table] = self.acked.get(table, 0) + 1
         if not counted:
             return status
         if status == 200:
+            stats.taken_down += not placing
             stats.ok.append(took)
             stats.ok_sent.append(now() - sent)
         elif status == 503:
@@ -628,7 +657,7 @@ class Run:
         players = [(t, p) for t in tables for p in self.groups[f"over-{t}"]]
         rate = 2 * capacity
         requests = [[f"/api/tables/{t}/bets", self.tokens[p], {"wager": code, "amount": amount}]
-                    for code, amount in self.spots for t, p in players]
+                    for code, amount in self.cycle for t, p in players]
         extra: list[str] = []
 
         async def work(stats: Stats) -> float:
@@ -665,6 +694,7 @@ class Run:
                 stats.busy += out["busy"]
                 stats.busy_sent += out["busy_sent"]
                 stats.refused += out["refused"]
+                stats.taken_down += out["taken_down"]
                 for kind, n in out["errors"].items():
                     stats.errors += n
                     stats.error_kinds[kind] = stats.error_kinds.get(kind, 0) + n
@@ -776,10 +806,11 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
 
 
 def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
-    """Every design's scenarios, round by round: accepted/s, the 503s and their share, p99,
-    and accepted/s as a share of the bare ceiling measured in the same round."""
+    """Every design's scenarios, round by round: accepted/s, the 503s and their share, the
+    refusals (409/422: a bench whose requests the rules refuse measures refusals), p99, and
+    accepted/s as a share of the bare ceiling measured in the same round."""
     print("\nheadline (each round: the designs run in turn, the ceiling first; compare within "
-          "a round)", flush=True)
+          "a round; refused = 409/422)", flush=True)
     for k, results in enumerate(rounds, 1):
         bare = results.get("bare ASGI", {}).get(CEILING, {})
         ceiling, bare_cpu = bare.get("per_s"), bare.get("cpu_ms_per_answer")
@@ -795,10 +826,13 @@ def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
                 if bare_cpu and line.get("cpu_ms_per_answer"):
                     ratio += (f"; server CPU {line['cpu_ms_per_answer']:.3f} ms per answer = "
                               f"{line['cpu_ms_per_answer'] / bare_cpu:.1f}x the bare app's")
-                refused = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
+                busy_p99 = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
+                if line.get("taken_down"):
+                    busy_p99 += f"  ({line['taken_down']} of the accepted take-downs)"
                 print(f"  {label:<12} {name:<36} accepted {line['per_s']:7.0f}/s  "
                       f"503s {line['busy']:6d} ({100 * line['busy_share']:5.1f}%)  "
-                      f"p99 {line['p99_ms']:7.1f} ms{refused}{ratio}", flush=True)
+                      f"refused {line['refused']:6d}  "
+                      f"p99 {line['p99_ms']:7.1f} ms{busy_p99}{ratio}", flush=True)
 
 
 def pit_summary(rounds: list[dict[str, dict[str, dict[str, Any]]]], loads: list[float]

@@ -12,7 +12,9 @@ the requests due at ``rate`` from then, every ``shares``-th of them from index `
 when due over a free keep-alive connection (or a new one, up to ``most``); latencies count
 from when a request was due. It writes the latencies by outcome, how late each request was
 sent (its own lag: a generator that cannot keep up shows it here, not as the server's
-latency), its CPU seconds and the bets acknowledged per path.
+latency), its CPU seconds and the bets acknowledged per path. Its requests are bets taken in
+turn, each placed or, when its turn before placed it, taken down (``bet_turn``): the schedule
+can wrap round its list and every request stays one the rules accept.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import resource
 import sys
 import time
@@ -51,6 +54,8 @@ class Stats:
     ok_sent: list[float] = field(default_factory=list)
     """Accepted requests' latency from when they were sent (not when they were due)."""
     refused: int = 0
+    taken_down: int = 0
+    """Accepted requests that took a bet down (``bet_turn``); the other accepted placed one."""
     errors: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
 
@@ -117,6 +122,36 @@ class Connection:
         self.reader = self.writer = None
 
 
+BET_ID = re.compile(rb'"bet":"([^"]+)"')
+"""A bet's id in the reply to its placement (the BetPlaced event's ``bet``)."""
+
+
+async def bet_turn(conn: Connection, path: str, body: Any, held: dict[Any, str], key: Any
+                   ) -> tuple[int, bool]:
+    """One turn of a bet cycle that can go on for ever, every request a command the rules
+    accept: the bet ``body`` (a wager the player may take down again, ``load_bench.spots``) is
+    placed at ``path`` (``/api/tables/T/bets``), or, when an earlier turn on ``key`` placed it
+    (``held``: key -> bet id), taken down (``DELETE path/ID``), which gives its chips back,
+    commission and all. Without a cycle a player who holds every spot is refused every bet
+    after, and a closed loop measures how fast refusals are decided. The status, and whether
+    the turn was a placement."""
+    bet = held.pop(key, None)
+    if bet is None:
+        status, _, reply = await conn.request("POST", path, body)
+        found = BET_ID.search(reply) if status == 200 else None
+        if found is not None:  # (the bare ceiling app's reply names none: it only places)
+            held[key] = found.group(1).decode()
+        return status, True
+    try:
+        status, _, _ = await conn.request("DELETE", f"{path}/{bet}")
+    except BaseException:
+        held[key] = bet  # perhaps still placed: a refusal next turn (no such bet) settles it
+        raise
+    if status not in (200, 409, 422):  # shed (503) or failed: still on the layout
+        held[key] = bet
+    return status, False
+
+
 def install_uvloop() -> str:
     try:
         import uvloop
@@ -138,11 +173,14 @@ def report(name: str, stats: Stats, seconds: float, gen_cpu: float, server_cpu: 
         "p50_ms": pct(stats.ok, 50) * 1000, "p99_ms": pct(stats.ok, 99) * 1000,
         "p999_ms": pct(stats.ok, 99.9) * 1000, "busy": len(stats.busy), "busy_share": share,
         "busy_p99_ms": pct(stats.busy, 99) * 1000, "refused": stats.refused,
+        "taken_down": stats.taken_down,
         "errors": stats.errors, "lost": lost,
         "generator_cpu": gen_cpu / wall, "server_cpu": server_cpu / wall,
     }
-    print(f"  {name:<34} accepted {accepted / seconds:7.0f}/s  503s {len(stats.busy)} "
-          f"({100 * share:.1f}%)  p50 {ms(pct(stats.ok, 50))}  p99 {ms(pct(stats.ok, 99))}  "
+    downs = f" ({stats.taken_down} of them take-downs)" if stats.taken_down else ""
+    print(f"  {name:<34} accepted {accepted / seconds:7.0f}/s{downs}  503s {len(stats.busy)} "
+          f"({100 * share:.1f}%)  refused {stats.refused}  p50 {ms(pct(stats.ok, 50))}  "
+          f"p99 {ms(pct(stats.ok, 99))}  "
           f"p99.9 {ms(pct(stats.ok, 99.9))} ms  errors {stats.errors}  lost {lost}  "
           f"gen CPU {100 * gen_cpu / wall:3.0f}%  server CPU {100 * server_cpu / wall:3.0f}%"
           + (f"  {extra}" if extra else ""), flush=True)
@@ -184,12 +222,13 @@ async def bare_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
     """One share of an open-loop schedule (see the module's text); ``spec``: ``port``,
     ``rate`` (requests a second in all shares), ``seconds``, ``share``, ``shares``,
-    ``requests`` (``[path, token, body]``, taken in turn), ``fleet`` and ``most``
-    (connections opened first, and at most)."""
+    ``requests`` (``[path, token, body]``, bets taken in turn, ``bet_turn``), ``fleet`` and
+    ``most`` (connections opened first, and at most)."""
     port, rate, shares = spec["port"], spec["rate"], spec["shares"]
     requests = spec["requests"]
     out: dict[str, Any] = {"ok": [], "ok_sent": [], "busy": [], "busy_sent": [], "late": [],
-                           "refused": 0, "errors": {}, "acked": {}}
+                           "refused": 0, "taken_down": 0, "errors": {}, "acked": {}}
+    held: dict[Any, str] = {}  # a request's bet, placed: taken down on its next turn
     fleet = asyncio.Queue[Connection]()
     made = [0]
     for _ in range(spec["fleet"]):
@@ -209,7 +248,7 @@ async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
         sent = time.monotonic()
         out["late"].append(sent - due)
         try:
-            status, _, _ = await conn.request("POST", path, body)
+            status, placing = await bet_turn(conn, path, body, held, k % len(requests))
         except (OSError, asyncio.IncompleteReadError, ValueError) as e:
             kind = type(e).__name__
             out["errors"][kind] = out["errors"].get(kind, 0) + 1
@@ -220,7 +259,10 @@ async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
         if status == 200:
             out["ok"].append(done - due)
             out["ok_sent"].append(done - sent)
-            out["acked"][path] = out["acked"].get(path, 0) + 1
+            if placing:
+                out["acked"][path] = out["acked"].get(path, 0) + 1
+            else:
+                out["taken_down"] += 1
         elif status == 503:
             out["busy"].append(done - due)
             out["busy_sent"].append(done - sent)

@@ -10,10 +10,14 @@ process that does not own its table is forwarded to the owner. Measured, in turn
 3. two processes, the clients spread over both whatever the table (a load balancer that does
    not know the owners): about half of the commands are forwarded.
 
-The same closed-loop clients as ``load_bench`` (a): each bets as fast as it is answered, on
-the bench tables. Nothing is pinned: on a machine with as many cores as server processes the
-generator and PostgreSQL compete with the servers, and the figures say how much (the CPU of
-the generator and of the servers beside each line).
+Closed-loop clients as ``load_bench`` (a)'s, each on its own player at a bench table, as fast
+as it is answered: each spot placed and then taken down (``bench.loadgen.bet_turn``), so that
+every request is a command the rules accept however long the run (a player who kept betting
+would hold every spot within seconds, and the rest would be refusals, 409/422); half the
+commands are bets, in every configuration alike. Nothing is pinned: on a machine with as many
+cores as server processes the generator and PostgreSQL compete with the servers, and the
+figures say how much (the CPU of the generator and of the servers beside each line); there
+the two-process ratio cannot show what a second core would give.
 
     .venv/bin/python -m bench.scale_bench [--seconds 10] [--clients 200] [--rounds 1]
         [--quick] [--pg postgresql://...]
@@ -26,6 +30,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from typing import Any
@@ -33,7 +38,15 @@ from typing import Any
 import httpx
 
 from bench.load_bench import BENCH_TABLES, free_port, seated, spots
-from bench.loadgen import Connection, Stats, cpu_seconds, install_uvloop, now, proc_cpu_seconds
+from bench.loadgen import (
+    Connection,
+    Stats,
+    bet_turn,
+    cpu_seconds,
+    install_uvloop,
+    now,
+    proc_cpu_seconds,
+)
 from bench.loadgen import report as report_line
 from dicetable.core.roles import Role
 from dicetable.server.demo import electronic_pack
@@ -85,23 +98,33 @@ class Servers:
                    DICETABLE_ELECTRONIC="0", DICETABLE_WORKERS=str(count),
                    DICETABLE_VERIFY_EVERY="0", DICETABLE_MAX_CONNECTIONS="16384",
                    DICETABLE_MAX_CONNECTIONS_PER_CLIENT="16384")
+        # their warnings go to files: a pipe nobody reads fills, and stops the server
+        self.errors = [tempfile.TemporaryFile() for _ in self.ports]  # noqa: SIM115 (stop)
+        self.read = [0 for _ in self.ports]
         self.procs = [subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "dicetable.server.main:app_from_env",
              "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
              "--no-access-log", "--loop", "uvloop", "--http",
              "dicetable.server.refusing_http:RefusingHttp", "--no-proxy-headers",
              "--backlog", "4096", "--timeout-keep-alive", "300"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for port in self.ports]
-        for port, proc in zip(self.ports, self.procs, strict=True):
-            self._wait(port, proc)
+            env=env, stdout=subprocess.DEVNULL, stderr=errors)
+            for port, errors in zip(self.ports, self.errors, strict=True)]
+        for k, (port, proc) in enumerate(zip(self.ports, self.procs, strict=True)):
+            self._wait(k, port, proc)
 
-    @staticmethod
-    def _wait(port: int, proc: subprocess.Popen[bytes]) -> None:
+    def said(self, k: int) -> str:
+        """What server ``k`` wrote to its stderr since the last call (read where it was,
+        the offset the server shares left alone)."""
+        fd = self.errors[k].fileno()
+        text = os.pread(fd, os.fstat(fd).st_size - self.read[k], self.read[k])
+        self.read[k] += len(text)
+        return text.decode(errors="replace")
+
+    def _wait(self, k: int, port: int, proc: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                raise RuntimeError(f"a server exited: {err[-2000:]}")
+                raise RuntimeError(f"a server exited: {self.said(k)[-2000:]}")
             try:
                 httpx.get(f"http://127.0.0.1:{port}/api/me", timeout=1)
                 return
@@ -137,14 +160,19 @@ class Servers:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        for errors in self.errors:
+            errors.close()
 
 
 async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
                       tokens: dict[str, str], clients: int, seconds: float,
                       warmup: float) -> tuple[Stats, float]:
-    """``clients`` clients, each betting on its own players' table as fast as it is answered,
-    on the port ``port_of`` gives that table (by client, when it is a list's spread)."""
-    bets = spots()
+    """``clients`` clients, each betting on its own player's table as fast as it is answered,
+    on the port ``port_of`` gives that table (by client, when it is a list's spread): each
+    spot placed, then taken down, then the next (``bet_turn``; a request shed with a 503 is
+    sent again), so that the run can go on for ever with every request a command accepted,
+    half of them bets in every configuration."""
+    bets = spots(removable=True)
     players = [(t, p) for t in BENCH_TABLES for p in groups[t]]
     stats = Stats()
     start = now()
@@ -154,21 +182,25 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
         table, player = players[i % len(players)]
         port = port_of[table] if table in port_of else port_of[f"#{i % 2}"]
         conn = Connection("127.0.0.1", port, tokens[player])
-        k = 0
+        path = f"/api/tables/{table}/bets"
+        held: dict[int, str] = {}
+        spot = 0
         while now() < stop_at:
-            code, amount = bets[k % len(bets)]
-            k += 1
+            code, amount = bets[spot]
             sent = now()
             try:
-                status, _, _ = await conn.request("POST", f"/api/tables/{table}/bets",
-                                                  {"wager": code, "amount": amount})
+                status, placing = await bet_turn(conn, path, {"wager": code, "amount": amount},
+                                                 held, spot)
             except (OSError, asyncio.IncompleteReadError, ValueError) as e:
                 stats.error(type(e).__name__)
                 await conn.close()
                 continue
+            if spot not in held and status != 503:  # placed and taken down: the next spot
+                spot = (spot + 1) % len(bets)
             if sent < warm_until:
                 continue
             if status == 200:
+                stats.taken_down += not placing
                 stats.ok.append(now() - sent)
             elif status == 503:
                 stats.busy.append(now() - sent)
@@ -176,6 +208,16 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
                 stats.refused += 1
             else:
                 stats.error(f"HTTP {status}")
+        # After the window, the bet it holds taken down (again after a 503): the next line,
+        # on the same players, finds the layout bare.
+        give_up = now() + 60
+        while held and now() < give_up:
+            try:
+                await bet_turn(conn, path, {}, held, spot)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                await conn.close()
+            if held:
+                await asyncio.sleep(0.1)
         await conn.close()
 
     await asyncio.gather(*(client(i) for i in range(clients)))
@@ -205,7 +247,13 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
         stats, measured = asyncio.run(closed_loop(port_of, groups, tokens, clients, seconds,
                                                   warmup))
         g1, s1, w1 = cpu_seconds(), servers.cpu(), now()
-        return report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
+        line = report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
+        for k, port in enumerate(servers.ports):
+            said = servers.said(k).strip().splitlines()
+            if said:  # a warning (an owner that did not answer a forwarded command...)
+                print(f"  {'':<34} the server on {port} wrote {len(said)} lines to stderr, the "
+                      f"last: {said[-1][:300]}", flush=True)
+        return line
     finally:
         if own:
             servers.stop()
@@ -230,20 +278,15 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f}; {os.cpu_count()} cores shared by the "
           f"servers, the generator and PostgreSQL; {args.clients} closed-loop clients; "
           f"{args.seconds:g} s windows after {warmup:g} s of warm-up", flush=True)
-    # --quick: each line its own fresh players (a player's come-out spots run out, and a
-    # line that finds them placed measures only refusals)
-    lines = 3 if args.quick else 1
-    seated_groups, tokens = prepare(url, schema, players * lines)
+    groups, tokens = prepare(url, schema, players)
     rows: list[tuple[int, str, dict[str, Any]]] = []
     two: Servers | None = None  # --quick: one pair for both two-process lines
     try:
         for k in range(args.rounds):
             print(f"round {k + 1}: load average {os.getloadavg()[0]:.1f}", flush=True)
-            for j, (name, count, routed) in enumerate((
+            for name, count, routed in (
                     ("1 process", 1, True), ("2 processes, routed to owners", 2, True),
-                    ("2 processes, spread (forwarded)", 2, False))):
-                at = j % lines * players
-                groups = {t: names[at:at + players] for t, names in seated_groups.items()}
+                    ("2 processes, spread (forwarded)", 2, False)):
                 if args.quick and count == 2 and two is None:
                     two = Servers(url, schema, 2)  # a server's start-up is most of a line's CPU
                 rows.append((k, name, measure(name, url, schema, count, routed, groups,
@@ -256,14 +299,18 @@ def main() -> None:
 
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    print("\nheadline (accepted bets/s against one process in the same round)")
+    print("\nheadline (accepted commands/s, bets and their take-downs, against one process "
+          "in the same round; refused = 409/422)")
     for k in range(args.rounds):
         one = next(line["per_s"] for r, n, line in rows if r == k and n == "1 process")
         for r, name, line in rows:
             if r == k:
-                print(f"  round {k + 1} {name:<34} accepted {line['per_s']:7.0f}/s  "
-                      f"= {line['per_s'] / one if one else float('nan'):4.2f}x  503s "
-                      f"{line['busy']} ({100 * line['busy_share']:.1f}%)  p99 "
+                bets = (line["accepted"] - line["taken_down"]) / args.seconds
+                ratio = line["per_s"] / one if one else float("nan")
+                print(f"  round {k + 1} {name:<34} accepted {line['per_s']:7.0f}/s (bets "
+                      f"{bets:.0f}/s)  = {ratio:4.2f}x  503s "
+                      f"{line['busy']} ({100 * line['busy_share']:.1f}%)  refused "
+                      f"{line['refused']}  p99 "
                       f"{line['p99_ms']:6.1f} ms  servers' CPU {100 * line['server_cpu']:.0f}%")
     print(f"load average {os.getloadavg()[0]:.1f} at the end; reproduce: python -m "
           f"bench.scale_bench {' '.join(sys.argv[1:])}", flush=True)
