@@ -5,6 +5,7 @@ and ``serve`` says what it is doing while it prepares a fresh store."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,23 @@ def test_serve_reports_each_step_of_preparing_a_fresh_store(tmp_path: Path) -> N
         floor.close()
         floor.store.close()
         floor.accounts.close()
+
+
+@pytest.mark.parametrize("given", [None, "4"])
+def test_numpys_blas_starts_one_thread_unless_the_operator_says(
+        given: str | None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """No command does linear algebra: the BLAS's thread per core, started and spinning at
+    NumPy's import, is left out (``cli.main.BLAS_THREADS``) unless the operator sets it."""
+    from dicetable.cli.main import BLAS_THREADS, main
+
+    if given is None:
+        monkeypatch.delenv(BLAS_THREADS, raising=False)
+    else:
+        monkeypatch.setenv(BLAS_THREADS, given)
+    monkeypatch.setattr(sys, "argv", ["dicetable", "odds", "pa-craps", "--json"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 0
+    assert json.loads(capsys.readouterr().out)
+    assert os.environ[BLAS_THREADS] == (given or "1")

@@ -197,7 +197,15 @@ def __getattr__(name: str) -> Any:
     return built
 
 
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+"""Threads NumPy's BLAS starts at import, one unless set (``main``)."""
+
+
 def main() -> None:
+    # NumPy's BLAS starts a thread per core when imported, each spinning a while for work it
+    # never gets: no command does linear algebra (the simulator looks rolls up in tables). One
+    # thread, unless the operator sets it, is a third of ``simulate``'s CPU at 10^6 rolls.
+    os.environ.setdefault(BLAS_THREADS, "1")
     if DEBUG_ENV not in os.environ:  # else Typer reads it (and a traceback may be shown)
         from dicetable.cli.fast import dispatch
 
