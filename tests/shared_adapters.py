@@ -1,7 +1,7 @@
 """One Pydantic ``TypeAdapter`` per distinct route field per test process.
 
 FastAPI builds a ``TypeAdapter`` for every parameter, body and response of every route
-(``fastapi._compat.v2.ModelField``): about 800 for dicetable's app, most of
+(``fastapi._compat.v2.ModelField``): about 230 for dicetable's app, most of
 ``create_app``'s cost, and the tests build an app for most server tests. An adapter is
 immutable and depends only on the field's annotation, metadata, attributes and config, so
 fields equal in all four share the one built first. The key compares values with their types

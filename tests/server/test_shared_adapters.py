@@ -67,7 +67,7 @@ def test_the_second_app_builds_no_adapter(floor: Floor) -> None:
     before = dict(shared_adapters.counts)
     create_app(floor, electronic_loop=False, clock_seconds=None, verify_seconds=0)
     assert shared_adapters.counts["built"] == before["built"]
-    assert shared_adapters.counts["shared"] > before["shared"] + 500
+    assert shared_adapters.counts["shared"] > before["shared"] + 150  # its ~230 fields
 
 
 @pytest.mark.parametrize(("a", "b"), [(0, False), (1, 1.0), ((1,), [1]),
