@@ -373,3 +373,19 @@ def test_the_books_and_the_dice_room_are_pushed_to_staff_pages(http: TestClient,
         with pytest.raises(WebSocketDisconnect) as closed, http.websocket_connect(url) as ws:
             ws.receive_json()
         assert closed.value.code == code, url
+
+
+def test_the_floor_push_refuses_another_origin_a_long_query_and_an_ended_session(
+        http: TestClient, login: Login) -> None:
+    fran = login("fran")
+    for url, headers in ((f"/ws/floor?token={fran.token}", {"origin": "https://evil.example"}),
+                         (f"/ws/floor?kinds={'bank,' * 20}bank&token={fran.token}", {})):
+        with pytest.raises(WebSocketDisconnect), \
+                http.websocket_connect(url, headers=headers) as ws:
+            ws.receive_json()
+    with http.websocket_connect(f"/ws/floor?kinds=bank&token={fran.token}") as books:
+        assert books.receive_json()["type"] == "floor"
+        assert fran.post("/api/logout").status_code == 200
+        with pytest.raises(WebSocketDisconnect) as closed:
+            books.receive_json()
+        assert closed.value.code == SESSION_ENDED
