@@ -440,3 +440,74 @@ def test_issue_13_a_503_read_before_a_websocket_upgrade_comes_before_the_upgrade
             assert chunk
             buffered += chunk
         assert buffered[0] == 0x81  # a final text frame
+
+
+class Writes:
+    """A transport that keeps what is written to it, one entry per ``write``."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _cycle(method: str, transport: Writes) -> Any:
+    from uvicorn.protocols.http.flow_control import FlowControl
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+    from dicetable.server.refusing_http import OneWrite
+
+    log = logging.getLogger("uvicorn.error")
+    cycle = RequestResponseCycle(
+        scope={"method": method}, transport=transport, flow=FlowControl(transport),  # type: ignore[arg-type,typeddict-item]
+        logger=log, access_logger=log, access_log=False, default_headers=[],
+        message_event=asyncio.Event(), expect_100_continue=False, keep_alive=True,
+        on_response=lambda: None)
+    cycle.transport = OneWrite(transport, cycle)  # type: ignore[arg-type,assignment]
+    return cycle
+
+
+@pytest.mark.parametrize(("method", "length", "writes"), [
+    ("POST", b"2", 1),   # the head waits for its body: one write
+    ("HEAD", b"2", 1),   # no body follows: the head goes at once
+    ("GET", b"0", 2),    # an empty body: the head at once, then uvicorn's empty write
+])
+def test_an_answer_goes_out_in_one_write(method: str, length: bytes, writes: int) -> None:
+    transport = Writes()
+    cycle = _cycle(method, transport)
+    body = b"{}" if length == b"2" else b""
+
+    async def answer() -> None:
+        await cycle.send({"type": "http.response.start", "status": 200,
+                          "headers": [(b"content-length", length)]})
+        await cycle.send({"type": "http.response.body", "body": body})
+
+    asyncio.run(answer())
+    assert len(transport.writes) == writes
+    sent = b"".join(transport.writes)
+    assert sent.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"content-length: " + length in sent
+    assert sent.endswith(b"\r\n\r\n" + (body if method != "HEAD" else b""))
+
+
+def test_a_head_held_is_written_before_the_connection_closes() -> None:
+    transport = Writes()
+    cycle = _cycle("POST", transport)
+
+    async def started() -> None:  # the app fails after its head: uvicorn closes
+        await cycle.send({"type": "http.response.start", "status": 200,
+                          "headers": [(b"content-length", b"2")]})
+        cycle.transport.close()
+
+    asyncio.run(started())
+    assert transport.closed
+    assert len(transport.writes) == 1
+    assert transport.writes[0].startswith(b"HTTP/1.1 200 OK\r\n")
