@@ -172,7 +172,6 @@ class RefusingHttp(HttpToolsProtocol):
             return
         seconds = guard.header_timeout if what == "headers" else guard.body_timeout
         body = guard.late(what, seconds)
-        self._flush_head()
         if not (mine and self.cycle.response_started):
             self._write_error(408, b"Request Timeout", body)
         if mine:
@@ -198,20 +197,7 @@ class RefusingHttp(HttpToolsProtocol):
             if pipeline is not None:  # admitted (or not) once its body is whole
                 self._pending, self._held, self._held_size = pipeline, [], 0
                 return
-            self._begin()
-
-    def _begin(self) -> None:
-        """uvicorn's own start of a request; the cycle it made writes through ``OneWrite``."""
-        super().on_headers_complete()
-        cycle = self.cycle
-        if cycle is not None and cycle.transport is self.transport:  # made just now
-            cycle.transport = cast(asyncio.Transport, OneWrite(self.transport, cycle))
-
-    def _flush_head(self) -> None:
-        """Before writing or closing past the cycle: the head it holds, if any."""
-        writer: object = self.cycle.transport if self.cycle is not None else None
-        if isinstance(writer, OneWrite):
-            writer.flush()
+            super().on_headers_complete()
 
     def _decide(self) -> tuple[bytes | None, Any]:
         """As the headers are read: the 503's body when the server is already full; else
@@ -248,7 +234,7 @@ class RefusingHttp(HttpToolsProtocol):
     def _release(self) -> None:
         """Hand the held command to uvicorn as if just read (its body so far with it)."""
         held, self._held, self._pending = self._held, None, None
-        self._begin()
+        super().on_headers_complete()
         if held:
             super().on_body(b"".join(held))
 
@@ -355,7 +341,6 @@ class RefusingHttp(HttpToolsProtocol):
             protocol.connection_lost = connection_lost  # type: ignore[method-assign]
 
     def send_400_response(self, msg: str) -> None:
-        self._flush_head()
         self._flush()  # the 503s read before the unreadable request go first
         super().send_400_response(msg)
 
@@ -426,54 +411,6 @@ class RefusingHttp(HttpToolsProtocol):
             if self.scope is cycle.scope:
                 self.scope = self.headers = None  # type: ignore[assignment]
             self.cycle = None  # type: ignore[assignment]
-
-
-class OneWrite:
-    """The connection's transport as one request's cycle writes to it: a response's head
-    (status line and headers, one ``write`` of uvicorn's) is held until its body, and both
-    go out in one ``write`` - one send(2) and one segment where uvicorn made two of each.
-    Only a head that a body must follow (its content-length above 0, not a HEAD) is held; a
-    close, or anything else asked of the transport, writes it first."""
-
-    __slots__ = ("_cycle", "_head", "_transport")
-
-    def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
-        self._transport = transport
-        self._cycle = cycle
-        """Until its response starts (then let go: it holds this, a cycle for the
-        collector)."""
-        self._head: bytes | None = None
-
-    def write(self, data: bytes) -> None:
-        head = self._head
-        if head is not None:
-            self._head = None
-            data = head + data
-        else:
-            cycle = self._cycle
-            if cycle is not None and cycle.response_started:  # uvicorn's first write once
-                self._cycle = None                            # the response starts: its head
-                if not cycle.chunked_encoding and cycle.expected_content_length > 0 \
-                        and cycle.scope["method"] != "HEAD":  # a HEAD's body is never written
-                    self._head = data
-                    return
-        self._transport.write(data)
-
-    def flush(self) -> None:
-        head, self._head = self._head, None
-        if head is not None and not self._transport.is_closing():
-            self._transport.write(head)
-
-    def close(self) -> None:
-        self.flush()
-        self._transport.close()
-
-    def is_closing(self) -> bool:
-        return self._transport.is_closing()
-
-    def __getattr__(self, name: str) -> Any:
-        self.flush()
-        return getattr(self._transport, name)
 
 
 def _client(client: tuple[str, int] | None) -> str:
