@@ -24,11 +24,12 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -88,6 +89,9 @@ class Readiness:
         return out
 
 
+M = TypeVar("M", bound=MetricWrapperBase)
+
+
 @dataclass
 class Meters:
     """The request counters, in their own registry (one per app: tests build many)."""
@@ -114,6 +118,16 @@ class Meters:
         self.socket_messages = Counter("dicetable_websocket_messages", "WebSocket messages "
                                        "by direction (out: pushed to the client; in: from "
                                        "it)", ["direction"], registry=r)
+        self._children: dict[tuple[Any, ...], Any] = {}
+
+    def child(self, metric: M, *values: str) -> M:
+        """``metric.labels(*values)``, looked up once: ``labels`` checks its arguments and
+        takes the metric's lock on every call, and each request counts three."""
+        key = (metric, *values)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*values)
+        return found
 
 
 def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
@@ -229,11 +243,11 @@ class Observer:
         kind = None
         if table is not None:
             kind = seen.kind or path.rsplit("/", 1)[-1]
-            m.commands.labels(kind, status).inc()
-            m.latency.labels("command").observe(seconds)
+            m.child(m.commands, kind, status).inc()
+            m.child(m.latency, "command").observe(seconds)
         else:
-            m.latency.labels("read").observe(seconds)
-        m.responses.labels(status).inc()
+            m.child(m.latency, "read").observe(seconds)
+        m.child(m.responses, status).inc()
         rule = seen.rule()
         if rule is not None:
             m.refusals.labels(rule).inc()
@@ -257,13 +271,13 @@ class Observer:
                 m.sockets.labels("accepted").inc()
                 m.sockets_open.inc()
             elif message["type"] == "websocket.send":
-                m.socket_messages.labels("out").inc()
+                m.child(m.socket_messages, "out").inc()
             await send(message)
 
         async def received() -> Message:
             message = await receive()
             if message["type"] == "websocket.receive":
-                m.socket_messages.labels("in").inc()
+                m.child(m.socket_messages, "in").inc()
             return message
 
         try:
