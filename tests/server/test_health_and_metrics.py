@@ -98,14 +98,39 @@ def test_metrics_count_commands_by_kind_refusals_by_rule_503s_and_latency(
     assert load["verification_lag_s"] is not None
 
 
-def test_a_generic_commands_kind_is_its_type(floor: Floor) -> None:
+def test_a_generic_commands_kind_is_the_command_it_names(floor: Floor) -> None:
     app = create_app(floor, electronic_loop=False)
     with TestClient(app) as http:
         alice = Client(http, "alice")
-        alice.post(f"{T}/commands", {"type": "PlaceWager", "wager": "pass", "amount": 1000})
+        placed = alice.post(f"{T}/commands", {"command": "place-bet",
+                                              "fields": {"wager": "pass", "amount": 1000}})
+        assert placed.status_code == 200, placed.text
+        alice.post(f"{T}/commands", {"command": "no-such-command", "type": "Made Up"})
         text = http.get("/metrics").text
     kinds = {labels for (name, labels) in _samples(text) if name == "dicetable_commands_total"}
-    assert any(("kind", "PlaceWager") in labels for labels in kinds), kinds
+    assert any(("kind", "place-bet") in labels for labels in kinds), kinds
+    assert any(("kind", "commands") in labels for labels in kinds), kinds
+    assert not any(("kind", "no-such-command") in labels or ("kind", "Made Up") in labels
+                   for labels in kinds), kinds
+
+
+def test_sec_5_the_metrics_keep_a_series_per_route_not_per_path_sent(floor: Floor) -> None:
+    """A bet's id, or a path a client makes up, is never a label: each would be a series
+    kept for ever, and anyone, logged in or not, could grow the registry without end."""
+    with TestClient(create_app(floor, electronic_loop=False)) as http:
+        alice = Client(http, "alice")
+        for n in range(3):
+            bet = alice.post(f"{T}/bets", {"wager": f"place{(4, 5, 9)[n]}", "amount": 1000})
+            assert bet.status_code == 200, bet.text
+            taken = alice.delete(f"{T}/bets/{bet.json()['events'][0]['bet']}")
+            assert taken.status_code == 200, taken.text
+        for n in range(40):
+            http.post(f"{T}/made-up-{n}", json={})
+            http.delete(f"{T}/bets/b{n}/deeper")
+        text = http.get("/metrics").text
+    kinds = {dict(labels)["kind"] for (name, labels) in _samples(text)
+             if name == "dicetable_commands_total"}
+    assert kinds == {"bets", "bets/{bet}", "other"}, kinds
 
 
 @pytest.fixture

@@ -543,8 +543,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return observe.figures(floor, admission, gate, connections, readiness)
 
     # Outside the door: health, readiness and metrics are never shed and need no session.
+    kinds = observe.CommandKinds(lambda: [getattr(r, "path", "") for r in app.routes],
+                                 commands=frozenset(e.name for e in CATALOGUE))
     app.door = observe.Observer(door, floor=floor, readiness=readiness, meters=observe.Meters(),
-                                figures=load_figures)
+                                figures=load_figures, kinds=kinds)
 
     # A refusal of the domain, or a bad value it raised: the same answer, naming the rule.
     app.add_exception_handler(DicetableError, _refused)

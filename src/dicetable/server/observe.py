@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -207,8 +208,9 @@ class Observer:
     """The ASGI layer outside the door (see the module's text)."""
 
     def __init__(self, door: ASGIApp, *, floor: Floor, readiness: Readiness, meters: Meters,
-                 figures: Callable[[], dict[str, Any]]) -> None:
+                 figures: Callable[[], dict[str, Any]], kinds: CommandKinds) -> None:
         self.door = door
+        self.kinds = kinds
         self.floor = floor
         self.readiness = readiness
         self.meters = meters
@@ -230,7 +232,7 @@ class Observer:
         method: str = scope["method"]
         table = table_of(path) if method in _COMMAND_VERBS else None
         if table is not None and path.endswith("/commands"):
-            receive = _peek_type(receive, seen)
+            receive = _peek_command(receive, seen, self.kinds.commands)
         try:
             await self.door(scope, receive, seen.watch(send))
         finally:
@@ -242,7 +244,7 @@ class Observer:
         status = str(seen.status)
         kind = None
         if table is not None:
-            kind = seen.kind or path.rsplit("/", 1)[-1]
+            kind = seen.kind or self.kinds(path)
             m.child(m.commands, kind, status).inc()
             m.child(m.latency, "command").observe(seconds)
         else:
@@ -335,8 +337,9 @@ class _Seen:
         return rule if isinstance(rule, str) and rule else None
 
 
-def _peek_type(receive: Receive, seen: _Seen) -> Receive:
-    """``receive``, noting the ``type`` of a generic command's body as it passes."""
+def _peek_command(receive: Receive, seen: _Seen, known: frozenset[str]) -> Receive:
+    """``receive``, noting the ``command`` a generic command's body names as it passes (one
+    of ``known``; any other is counted as ``commands``)."""
     async def peeking() -> Message:
         message = await receive()
         if seen.kind is None and message["type"] == "http.request":
@@ -345,12 +348,68 @@ def _peek_type(receive: Receive, seen: _Seen) -> Receive:
                 data = orjson.loads(message.get("body", b""))
             except orjson.JSONDecodeError:
                 return message
-            kind = data.get("type") if isinstance(data, dict) else None
-            if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 64:
-                seen.kind = kind
+            named = data.get("command") if isinstance(data, dict) else None
+            if isinstance(named, str) and named in known:
+                seen.kind = named
         return message
 
     return peeking
+
+
+OTHER = "other"
+"""The kind counted for a command path no route takes."""
+
+
+class CommandKinds:
+    """The kind a table command is counted under: the route its path takes, named by its
+    template under ``/api/tables/{table_id}/`` (``bets``, ``bets/{bet}``, ``money/buy-in``),
+    else ``OTHER``. Never a part of the path as sent: a bet's id, or any path a client makes
+    up, would each be one more series kept for ever (an unauthenticated client could grow
+    the registry without end).
+
+    >>> kinds = CommandKinds(lambda: ["/api/tables/{table_id}/bets",
+    ...                                "/api/tables/{table_id}/bets/{bet}", "/api/me"])
+    >>> [kinds(p) for p in ("/api/tables/t1/bets", "/api/tables/t1/bets/b17",
+    ...                     "/api/tables/t1/b17", "/api/tables/t1/bets/b17/x")]
+    ['bets', 'bets/{bet}', 'other', 'other']
+    """
+
+    PREFIX = "/api/tables/{table_id}/"
+
+    def __init__(self, templates: Callable[[], Iterable[str]],
+                 commands: frozenset[str] = frozenset()) -> None:
+        self._templates = templates
+        self.commands = commands
+        """The generic route's command names, each counted as its own kind."""
+        self._exact: dict[str, str] | None = None
+        self._patterns: list[tuple[re.Pattern[str], str]] = []
+
+    def __call__(self, path: str) -> str:
+        if self._exact is None:  # the routes are all in once the app serves
+            self._learn()
+        assert self._exact is not None
+        parts = path.split("/", 4)
+        suffix = parts[4] if len(parts) == 5 else ""
+        found = self._exact.get(suffix)
+        if found is not None:
+            return found
+        for pattern, template in self._patterns:
+            if pattern.fullmatch(suffix):
+                return template
+        return OTHER
+
+    def _learn(self) -> None:
+        exact: dict[str, str] = {}
+        for path in self._templates():
+            if not path.startswith(self.PREFIX):
+                continue
+            template = path.removeprefix(self.PREFIX)
+            if "{" in template:
+                pattern = re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template))
+                self._patterns.append((re.compile(pattern), template))
+            else:
+                exact[template] = template
+        self._exact = exact
 
 
 async def _reply(send: Send, status: int, body: bytes, kind: tuple[bytes, bytes]) -> None:
