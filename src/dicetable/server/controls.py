@@ -16,7 +16,7 @@ import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from dicetable.core.money import format_cents
@@ -331,10 +331,14 @@ def _open_to(table: Table, player: str, balance: int,
     return _remembered(_CUT, (pack, content, balance), cut)
 
 
-_Plan = tuple[tuple[tuple[int, int, int, dict[str, int], tuple[int, ...] | None], ...],
-              tuple[tuple[str, int], ...]]
+_Group = tuple[int, int, int, dict[str, int], tuple[int, ...] | None, dict[int, dict[str, int]]]
+_Plan = tuple[tuple[_Group, ...], tuple[tuple[str, int], ...]]
 """How to cut one answer to a balance: its distinct ladders (first, step, last, the rungs
-as posted, the stakes), and each wager's, in the answer's order."""
+as posted, the stakes, the ladders cut from it by how many rungs they keep), and each
+wager's, in the answer's order."""
+_GROUP_CUTS = 1024
+"""How many cuts of one ladder a plan keeps before it forgets them all (``_rungs`` has them
+still)."""
 _PLANS: OrderedDict[tuple[Any, ...], _Plan] = OrderedDict()
 
 
@@ -343,7 +347,7 @@ def _plan(pack: RulePack, content: int, rich: dict[str, dict[str, int]]) -> _Pla
     hop bets, the props, the place bets share theirs), each cut once per balance."""
     def work_out() -> _Plan:
         ladders: dict[tuple[int, int, int, int], int] = {}
-        groups: list[tuple[int, int, int, dict[str, int], tuple[int, ...] | None]] = []
+        groups: list[_Group] = []
         order: list[tuple[str, int]] = []
         for code, lad in rich.items():
             rung_stakes = _stakes(pack, code)
@@ -351,7 +355,7 @@ def _plan(pack: RulePack, content: int, rich: dict[str, dict[str, int]]) -> _Pla
             at = ladders.get(key)
             if at is None:
                 at = ladders[key] = len(groups)
-                groups.append((lad["first"], lad["step"], lad["last"], lad, rung_stakes))
+                groups.append((lad["first"], lad["step"], lad["last"], lad, rung_stakes, {}))
             order.append((code, at))
         return tuple(groups), tuple(order)
     return _remembered(_PLANS, (pack, content), work_out)
@@ -363,7 +367,7 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
     it covers are left out."""
     groups, order = plan
     cut: list[dict[str, int] | None] = []
-    for first, step, last, posted, rung_stakes in groups:
+    for first, step, last, posted, rung_stakes, made in groups:
         if balance < first:
             cut.append(None)
         elif rung_stakes is None and balance >= last:
@@ -372,7 +376,17 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
             rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
             if rung_stakes is not None:
                 rungs = bisect.bisect_right(rung_stakes, balance, 0, rungs)
-            cut.append(_rungs(first, step, first + (rungs - 1) * step) if rungs else None)
+            if not rungs:
+                cut.append(None)
+                continue
+            # By the rungs kept, looked up in the group's own cuts: a quarter of a stadium's
+            # 1,000 players are cut after each roll, each over a dozen ladders.
+            lad = made.get(rungs)
+            if lad is None:
+                if len(made) >= _GROUP_CUTS:
+                    made.clear()
+                lad = made[rungs] = _rungs(first, step, first + (rungs - 1) * step)
+            cut.append(lad)
     return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
 
@@ -608,6 +622,11 @@ class _RichBet:
     """The odds behind it as posted (None: none may stand behind it now)."""
     odds: tuple[int, int, int] | None
     """Those the engine takes but for the balance."""
+    cap: int = 0
+    """The least balance that covers every rung above (the top raise, the top odds): at or
+    above it, ``_bet_cut``'s answer is ``whole``, whatever the balance."""
+    whole: dict[str, Any] | None = None
+    """``_bet_cut``'s answer for any balance from ``cap`` up."""
 
 
 _ODDS_BASES: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
@@ -677,17 +696,37 @@ def _rich_bet(table: Table, player: str, bet: Bet) -> _RichBet:
     raised, odds = info["ladder"] if info["press_to"] is not None else None, info["odds"]
     posted = odds_ladder(table, bet) if bet.base is None and not table.state.odds_on(bet) \
         else None
-    return _RichBet(
+    rich = _RichBet(
         working_now=info["working_now"], remove=info["remove"], toggle=info["toggle"],
         ladder=_bet_ladder(table, bet), up=info["press_to"],
         raised=None if raised is None else raised["last"], odds_posted=posted,
         odds=None if odds is None else (odds["first"], odds["step"], odds["last"]))
+    # What ``_bet_cut`` asks of the balance, at most: a change's cost and an odds bet's stake
+    # never fall as the amount rises (nor does a commission), so a balance that covers the
+    # top rung of each covers every rung below it, and cuts nothing.
+    pack, state = table.pack, table.state
+    cap = 0
+    if rich.up is not None and rich.raised is not None:
+        wager = state.compiled[bet.wager]
+        cap = max(cap, change_cost(pack, wager, bet, rich.raised), rich.raised - bet.amount)
+    if rich.odds_posted is not None and rich.odds is not None:
+        odds_wager = state.compiled[odds_code_for(bet.wager)]
+        cap = max(cap, stake(pack, odds_wager, rich.odds[2]), rich.odds[2])
+    return replace(rich, cap=cap, whole=_cut_bet(table, bet, rich, RICH))
 
 
 def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, Any]:
     """``_bet_answers`` for ``balance``, from the answers whatever the balance: the engine
     refuses a change or an odds bet for the balance last (``change_cost``, ``stake``), so
-    what it takes is what it takes but for the balance, cut to what the balance covers."""
+    what it takes is what it takes but for the balance, cut to what the balance covers
+    (nothing, from ``rich.cap`` up: three quarters of a stadium's players)."""
+    if balance >= rich.cap and rich.whole is not None:
+        return rich.whole
+    return _cut_bet(table, bet, rich, balance)
+
+
+def _cut_bet(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, Any]:
+    """``_bet_cut``, worked out."""
     pack, state = table.pack, table.state
     ladder, press = rich.ladder, None
     if rich.up is not None and rich.raised is not None and ladder is not None:
