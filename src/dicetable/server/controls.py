@@ -16,7 +16,7 @@ import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from dicetable.core.money import format_cents
@@ -182,9 +182,9 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
         return _controls(table, actor, role, player)
     held = _pinned(table)
     if held is not None:  # one push: each player's answers looked up once, not once per page
-        found: dict[str, Any] | None = held[3].get(player)
+        found: dict[str, Any] | None = held.answers.get(player)
         if found is None:
-            found = held[3][player] = _remembered(
+            found = held.answers[player] = _remembered(
                 _SEEN, _situation(table, player),
                 lambda: _controls(table, player, Role.PLAYER, player))
         return found
@@ -209,6 +209,23 @@ def _remembered(cache: OrderedDict[tuple[Any, ...], T], key: tuple[Any, ...],
     return found
 
 
+def _recalled(table: Table, cache: OrderedDict[tuple[Any, ...], T], key: tuple[Any, ...],
+              work_out: Callable[[], T]) -> T:
+    """``_remembered``, and within one push (``pin``) looked up in front of ``cache``, without
+    its lock: the few kinds of player and of bet a push meets, each looked up there once, not
+    once per player."""
+    held = _pinned(table)
+    if held is None:
+        return _remembered(cache, key, work_out)
+    front = held.fronts.get(id(cache))
+    if front is None:
+        front = held.fronts[id(cache)] = {}
+    found: T | None = front.get(key)
+    if found is None:
+        found = front[key] = _remembered(cache, key, work_out)
+    return found
+
+
 def _situation(table: Table, player: str) -> tuple[Any, ...]:
     """Everything the engine's answers about ``player``'s wagers depend on: the table's phase,
     puck, roll counters and settlement step; the procedure (shooter, offer, shaker, blocks);
@@ -222,8 +239,7 @@ def _situation(table: Table, player: str) -> tuple[Any, ...]:
 
 
 _PINNED = threading.local()
-"""The table whose push this thread is making, its situation's token, its staff, and the
-push's answers so far: each player's ``controls_for`` and ``_opening`` (``pin``)."""
+"""The push this thread is making (``_Push``), or None (``pin``)."""
 _TOKENS: dict[tuple[Any, ...], int] = {}
 """A number for each table situation seen (``_table_situation``): a player's key holds the
 number, hashed at once, not the situation's twenty members hashed again for each player."""
@@ -236,18 +252,44 @@ def pin(table: Table | None) -> None:
     """Hold ``table``'s situation while one push is made for its viewers (its lock held, its
     state unchanged): worked out once, not for each of 1,000 players and again for the
     dealer booking for each of them. ``None``: work it out each time again."""
-    _PINNED.held = (table, _token(table), _staff(table), {}, {}) if table is not None else None
+    _PINNED.held = _Push(table, _token(table), _staff(table)) if table is not None else None
 
 
-def _pinned(table: Table) -> tuple[Any, ...] | None:
-    held: tuple[Any, ...] | None = getattr(_PINNED, "held", None)
-    return held if held is not None and held[0] is table else None
+@dataclass(eq=False, slots=True)
+class _Push:
+    """The table whose push this thread is making, its situation's token, its staff, and the
+    push's answers so far."""
+
+    table: Table
+    token: int
+    staff: tuple[tuple[str, tuple[Role, ...]], ...]
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each player's ``controls_for``."""
+    openings: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Each player's ``_opening``."""
+    fronts: dict[int, dict[tuple[Any, ...], Any]] = field(default_factory=dict)
+    """What ``_recalled`` found, by the cache's id."""
+    bet_views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``views``' view of each bet (``push_bet_views``)."""
+
+
+def _pinned(table: Table) -> _Push | None:
+    held: _Push | None = getattr(_PINNED, "held", None)
+    return held if held is not None and held.table is table else None
+
+
+def push_bet_views(table: Table) -> dict[str, dict[str, Any]] | None:
+    """Where the push being made for ``table`` keeps each bet's view, by its id, or None
+    outside one (``pin``): the staff part and each player's own part show the same bets, and
+    the state does not change while the push is made."""
+    held = _pinned(table)
+    return None if held is None else held.bet_views
 
 
 def _table_situation(table: Table) -> int:
     """The token of ``_table_situation_now``: equal situations, the same number."""
     held = _pinned(table)
-    return int(held[1]) if held is not None else _token(table)
+    return held.token if held is not None else _token(table)
 
 
 def _token(table: Table) -> int:
@@ -284,9 +326,9 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
     what each can afford, so a full table asks the engine once, not once per player."""
     held = _pinned(table)
     if held is not None:
-        found: tuple[Any, ...] | None = held[4].get(player)
+        found: tuple[Any, ...] | None = held.openings.get(player)
         if found is None:
-            found = held[4][player] = _opening_now(table, player)
+            found = held.openings[player] = _opening_now(table, player)
         return found
     return _opening_now(table, player)
 
@@ -316,8 +358,8 @@ def _open_to(table: Table, player: str, balance: int,
     players with 1,000 different balances."""
     if _game(table) is None:  # no engine whose stake to look up: each balance asked
         return _remembered(_CUT, (*_opening(table, player), balance), work_out)
-    rich, cap, content = _remembered(_OPEN, _opening(table, player),
-                                     lambda: _rich(table, player))
+    rich, cap, content = _recalled(table, _OPEN, _opening(table, player),
+                                   lambda: _rich(table, player))
     if balance >= cap:
         return rich
     pack = table.pack
@@ -483,9 +525,10 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     # the player has a bet to probe - not the phase, the dice or the balances: a dealer's
     # console after a roll asks it of none of its 1,000 players again.
     held = _pinned(table)
-    staff = held[2] if held is not None else _staff(table)
+    staff = held.staff if held is not None else _staff(table)
     key = (table.pack, table.state.mode, staff, actor, role, player, bet is not None)
-    return _remembered(_PERMITTED, key, lambda: _asks_permit(table, actor, role, player, bet))
+    return _recalled(table, _PERMITTED, key,
+                     lambda: _asks_permit(table, actor, role, player, bet))
 
 
 def _asks_permit(table: Table, actor: str, role: Role, player: str, bet: Bet | None) -> bool:
@@ -546,8 +589,8 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
 
 def _shared_bet(table: Table, player: str, bet: Bet) -> _RichBet:
     """``_rich_bet``, worked out once for every bet alike (``_bet_situation``)."""
-    return _remembered(_BETS, _bet_situation(table, player, bet),
-                       lambda: _rich_bet(table, player, bet))
+    return _recalled(table, _BETS, _bet_situation(table, player, bet),
+                     lambda: _rich_bet(table, player, bet))
 
 
 def _bet_answers(table: Table, bet: Bet, actor: str, role: Role, balance: int,
@@ -655,8 +698,8 @@ def odds_bases(table: Table, player: str, mine: list[Bet]) -> list[str]:
             return table.odds_bases(player, ids)
         shape.append((bet.wager, bet.state, behind))
     key = (*_opening(table, player), tuple(shape))
-    found = _remembered(_ODDS_BASES, key,
-                        lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
+    found = _recalled(table, _ODDS_BASES, key,
+                      lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
     return [ids[i] for i in found]
 
 
