@@ -445,8 +445,19 @@ def _stakes(pack: RulePack, code: str) -> tuple[int, ...] | None:
     if ladder is None:
         return None
     wager = compile_pack(pack)[code]
-    return _remembered(_STAKES, (pack.digest, code), lambda: stakes(
-        pack, wager, range(ladder["first"], ladder["last"] + 1, ladder["step"])))
+    return _remembered(_STAKES, (pack.digest, code), lambda: _same_stakes(stakes(
+        pack, wager, range(ladder["first"], ladder["last"] + 1, ladder["step"]))))
+
+
+def _same_stakes(found: tuple[int, ...]) -> tuple[int, ...]:
+    """One tuple for equal stakes: the wagers whose commission is alike (the six buy bets,
+    the lay bets on 4 and 10) stand on one ladder of a plan (``_plan``), cut once for a
+    balance, not once each."""
+    return shared(_SAME_STAKES, found, lambda: found)
+
+
+_SAME_STAKES: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""``_stakes``' tuples, one for equal ones (``shared``)."""
 
 
 def warm(pack: RulePack) -> None:
