@@ -378,9 +378,9 @@ _Plan = tuple[tuple[_Group, ...], tuple[tuple[str, int], ...]]
 """How to cut one answer to a balance: its distinct ladders (first, step, last, the rungs
 as posted, the stakes, the ladders cut from it by how many rungs they keep), and each
 wager's, in the answer's order."""
-_GROUP_CUTS = 1024
+_GROUP_CUTS = 256
 """How many cuts of one ladder a plan keeps before it forgets them all (``_rungs`` has them
-still)."""
+still): a plan's dozen ladders, a few dozen plans at most per pack, a few megabytes."""
 _PLANS: OrderedDict[tuple[Any, ...], _Plan] = OrderedDict()
 
 
