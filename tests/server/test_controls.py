@@ -455,3 +455,42 @@ def test_wagers_odds_a_come_bet_takes_odds_once_it_moves_to_its_number_and_not_t
     after = check()
     assert after["ben"] == []
     assert after["cat"] == moved["cat"]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(offsets=st.lists(st.one_of(st.integers(-250, 250), st.integers(-3_000_000, 3_000_000)),
+                        min_size=1, max_size=5),
+       wager=st.sampled_from(["pass", "dontpass", "place6", "buy4", "lay10", "come"]),
+       point=st.sampled_from(["2-2", "3-3", "4-6"]))
+def test_money_balance_a_bet_answered_whole_from_the_balance_that_covers_its_top_rungs(
+        offsets: list[int], wager: str, point: str) -> None:
+    """money.balance, wagers.change, wagers.odds: from the balance that covers a bet's top
+    raise and its top odds (``_RichBet.cap``) up, its answers are the ones worked out once for
+    the bet whatever the balance; below it, cut to the balance. On either side of that line
+    and far from it, each player's answers are exactly what the engine takes from them."""
+    from dicetable.server import controls
+
+    table = Table.open("pa-craps", "t1", mode="bare")
+    names = [f"p{i}" for i in range(len(offsets))]
+    amount = {"buy4": 2_000, "lay10": 2_000, "place6": 1_200}.get(wager, 1_000)
+    before_point = wager in ("pass", "dontpass")
+    for name in names:  # the bet's stake, and nothing left over
+        table.join(name)
+        table.buy_in(name, amount + (100 if wager in ("buy4", "lay10") else 0))
+        if before_point:
+            table.bet(name, wager, amount)
+    table.roll(point)
+    table.settle()
+    for name in names:
+        if not before_point:
+            table.bet(name, wager, amount)
+    bet = table.state.bets_of(names[0])[0]
+    cap = controls._shared_bet(table, names[0], bet).cap
+    for name, offset in zip(names, offsets, strict=True):
+        top_up = cap + offset - table.state.balance(name)
+        if top_up > 0:
+            table.buy_in(name, top_up)
+    for name in names:
+        shared = controls.controls_for(table, name, Role.PLAYER, name)
+        assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
+            name, table.state.balance(name), cap)

@@ -16,7 +16,7 @@ import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from dicetable.core.money import format_cents
@@ -182,9 +182,9 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
         return _controls(table, actor, role, player)
     held = _pinned(table)
     if held is not None:  # one push: each player's answers looked up once, not once per page
-        found: dict[str, Any] | None = held[3].get(player)
+        found: dict[str, Any] | None = held.answers.get(player)
         if found is None:
-            found = held[3][player] = _remembered(
+            found = held.answers[player] = _remembered(
                 _SEEN, _situation(table, player),
                 lambda: _controls(table, player, Role.PLAYER, player))
         return found
@@ -209,6 +209,23 @@ def _remembered(cache: OrderedDict[tuple[Any, ...], T], key: tuple[Any, ...],
     return found
 
 
+def _recalled(table: Table, cache: OrderedDict[tuple[Any, ...], T], key: tuple[Any, ...],
+              work_out: Callable[[], T]) -> T:
+    """``_remembered``, and within one push (``pin``) looked up in front of ``cache``, without
+    its lock: the few kinds of player and of bet a push meets, each looked up there once, not
+    once per player."""
+    held = _pinned(table)
+    if held is None:
+        return _remembered(cache, key, work_out)
+    front = held.fronts.get(id(cache))
+    if front is None:
+        front = held.fronts[id(cache)] = {}
+    found: T | None = front.get(key)
+    if found is None:
+        found = front[key] = _remembered(cache, key, work_out)
+    return found
+
+
 def _situation(table: Table, player: str) -> tuple[Any, ...]:
     """Everything the engine's answers about ``player``'s wagers depend on: the table's phase,
     puck, roll counters and settlement step; the procedure (shooter, offer, shaker, blocks);
@@ -222,8 +239,7 @@ def _situation(table: Table, player: str) -> tuple[Any, ...]:
 
 
 _PINNED = threading.local()
-"""The table whose push this thread is making, its situation's token, its staff, and the
-push's answers so far: each player's ``controls_for`` and ``_opening`` (``pin``)."""
+"""The push this thread is making (``_Push``), or None (``pin``)."""
 _TOKENS: dict[tuple[Any, ...], int] = {}
 """A number for each table situation seen (``_table_situation``): a player's key holds the
 number, hashed at once, not the situation's twenty members hashed again for each player."""
@@ -236,18 +252,44 @@ def pin(table: Table | None) -> None:
     """Hold ``table``'s situation while one push is made for its viewers (its lock held, its
     state unchanged): worked out once, not for each of 1,000 players and again for the
     dealer booking for each of them. ``None``: work it out each time again."""
-    _PINNED.held = (table, _token(table), _staff(table), {}, {}) if table is not None else None
+    _PINNED.held = _Push(table, _token(table), _staff(table)) if table is not None else None
 
 
-def _pinned(table: Table) -> tuple[Any, ...] | None:
-    held: tuple[Any, ...] | None = getattr(_PINNED, "held", None)
-    return held if held is not None and held[0] is table else None
+@dataclass(eq=False, slots=True)
+class _Push:
+    """The table whose push this thread is making, its situation's token, its staff, and the
+    push's answers so far."""
+
+    table: Table
+    token: int
+    staff: tuple[tuple[str, tuple[Role, ...]], ...]
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each player's ``controls_for``."""
+    openings: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Each player's ``_opening``."""
+    fronts: dict[int, dict[tuple[Any, ...], Any]] = field(default_factory=dict)
+    """What ``_recalled`` found, by the cache's id."""
+    bet_views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """``views``' view of each bet (``push_bet_views``)."""
+
+
+def _pinned(table: Table) -> _Push | None:
+    held: _Push | None = getattr(_PINNED, "held", None)
+    return held if held is not None and held.table is table else None
+
+
+def push_bet_views(table: Table) -> dict[str, dict[str, Any]] | None:
+    """Where the push being made for ``table`` keeps each bet's view, by its id, or None
+    outside one (``pin``): the staff part and each player's own part show the same bets, and
+    the state does not change while the push is made."""
+    held = _pinned(table)
+    return None if held is None else held.bet_views
 
 
 def _table_situation(table: Table) -> int:
     """The token of ``_table_situation_now``: equal situations, the same number."""
     held = _pinned(table)
-    return int(held[1]) if held is not None else _token(table)
+    return held.token if held is not None else _token(table)
 
 
 def _token(table: Table) -> int:
@@ -284,9 +326,9 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
     what each can afford, so a full table asks the engine once, not once per player."""
     held = _pinned(table)
     if held is not None:
-        found: tuple[Any, ...] | None = held[4].get(player)
+        found: tuple[Any, ...] | None = held.openings.get(player)
         if found is None:
-            found = held[4][player] = _opening_now(table, player)
+            found = held.openings[player] = _opening_now(table, player)
         return found
     return _opening_now(table, player)
 
@@ -316,8 +358,8 @@ def _open_to(table: Table, player: str, balance: int,
     players with 1,000 different balances."""
     if _game(table) is None:  # no engine whose stake to look up: each balance asked
         return _remembered(_CUT, (*_opening(table, player), balance), work_out)
-    rich, cap, content = _remembered(_OPEN, _opening(table, player),
-                                     lambda: _rich(table, player))
+    rich, cap, content = _recalled(table, _OPEN, _opening(table, player),
+                                   lambda: _rich(table, player))
     if balance >= cap:
         return rich
     pack = table.pack
@@ -331,10 +373,14 @@ def _open_to(table: Table, player: str, balance: int,
     return _remembered(_CUT, (pack, content, balance), cut)
 
 
-_Plan = tuple[tuple[tuple[int, int, int, dict[str, int], tuple[int, ...] | None], ...],
-              tuple[tuple[str, int], ...]]
+_Group = tuple[int, int, int, dict[str, int], tuple[int, ...] | None, dict[int, dict[str, int]]]
+_Plan = tuple[tuple[_Group, ...], tuple[tuple[str, int], ...]]
 """How to cut one answer to a balance: its distinct ladders (first, step, last, the rungs
-as posted, the stakes), and each wager's, in the answer's order."""
+as posted, the stakes, the ladders cut from it by how many rungs they keep), and each
+wager's, in the answer's order."""
+_GROUP_CUTS = 256
+"""How many cuts of one ladder a plan keeps before it forgets them all (``_rungs`` has them
+still): a plan's dozen ladders, a few dozen plans at most per pack, a few megabytes."""
 _PLANS: OrderedDict[tuple[Any, ...], _Plan] = OrderedDict()
 
 
@@ -343,7 +389,7 @@ def _plan(pack: RulePack, content: int, rich: dict[str, dict[str, int]]) -> _Pla
     hop bets, the props, the place bets share theirs), each cut once per balance."""
     def work_out() -> _Plan:
         ladders: dict[tuple[int, int, int, int], int] = {}
-        groups: list[tuple[int, int, int, dict[str, int], tuple[int, ...] | None]] = []
+        groups: list[_Group] = []
         order: list[tuple[str, int]] = []
         for code, lad in rich.items():
             rung_stakes = _stakes(pack, code)
@@ -351,7 +397,7 @@ def _plan(pack: RulePack, content: int, rich: dict[str, dict[str, int]]) -> _Pla
             at = ladders.get(key)
             if at is None:
                 at = ladders[key] = len(groups)
-                groups.append((lad["first"], lad["step"], lad["last"], lad, rung_stakes))
+                groups.append((lad["first"], lad["step"], lad["last"], lad, rung_stakes, {}))
             order.append((code, at))
         return tuple(groups), tuple(order)
     return _remembered(_PLANS, (pack, content), work_out)
@@ -363,7 +409,7 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
     it covers are left out."""
     groups, order = plan
     cut: list[dict[str, int] | None] = []
-    for first, step, last, posted, rung_stakes in groups:
+    for first, step, last, posted, rung_stakes, made in groups:
         if balance < first:
             cut.append(None)
         elif rung_stakes is None and balance >= last:
@@ -372,7 +418,17 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
             rungs = (min(last, balance) - first) // step + 1  # those the amount alone allows
             if rung_stakes is not None:
                 rungs = bisect.bisect_right(rung_stakes, balance, 0, rungs)
-            cut.append(_rungs(first, step, first + (rungs - 1) * step) if rungs else None)
+            if not rungs:
+                cut.append(None)
+                continue
+            # By the rungs kept, looked up in the group's own cuts: a quarter of a stadium's
+            # 1,000 players are cut after each roll, each over a dozen ladders.
+            lad = made.get(rungs)
+            if lad is None:
+                if len(made) >= _GROUP_CUTS:
+                    made.clear()
+                lad = made[rungs] = _rungs(first, step, first + (rungs - 1) * step)
+            cut.append(lad)
     return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
 
@@ -389,8 +445,19 @@ def _stakes(pack: RulePack, code: str) -> tuple[int, ...] | None:
     if ladder is None:
         return None
     wager = compile_pack(pack)[code]
-    return _remembered(_STAKES, (pack.digest, code), lambda: stakes(
-        pack, wager, range(ladder["first"], ladder["last"] + 1, ladder["step"])))
+    return _remembered(_STAKES, (pack.digest, code), lambda: _same_stakes(stakes(
+        pack, wager, range(ladder["first"], ladder["last"] + 1, ladder["step"]))))
+
+
+def _same_stakes(found: tuple[int, ...]) -> tuple[int, ...]:
+    """One tuple for equal stakes: the wagers whose commission is alike (the six buy bets,
+    the lay bets on 4 and 10) stand on one ladder of a plan (``_plan``), cut once for a
+    balance, not once each."""
+    return shared(_SAME_STAKES, found, lambda: found)
+
+
+_SAME_STAKES: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""``_stakes``' tuples, one for equal ones (``shared``)."""
 
 
 def warm(pack: RulePack) -> None:
@@ -469,9 +536,10 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     # the player has a bet to probe - not the phase, the dice or the balances: a dealer's
     # console after a roll asks it of none of its 1,000 players again.
     held = _pinned(table)
-    staff = held[2] if held is not None else _staff(table)
+    staff = held.staff if held is not None else _staff(table)
     key = (table.pack, table.state.mode, staff, actor, role, player, bet is not None)
-    return _remembered(_PERMITTED, key, lambda: _asks_permit(table, actor, role, player, bet))
+    return _recalled(table, _PERMITTED, key,
+                     lambda: _asks_permit(table, actor, role, player, bet))
 
 
 def _asks_permit(table: Table, actor: str, role: Role, player: str, bet: Bet | None) -> bool:
@@ -532,8 +600,8 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
 
 def _shared_bet(table: Table, player: str, bet: Bet) -> _RichBet:
     """``_rich_bet``, worked out once for every bet alike (``_bet_situation``)."""
-    return _remembered(_BETS, _bet_situation(table, player, bet),
-                       lambda: _rich_bet(table, player, bet))
+    return _recalled(table, _BETS, _bet_situation(table, player, bet),
+                     lambda: _rich_bet(table, player, bet))
 
 
 def _bet_answers(table: Table, bet: Bet, actor: str, role: Role, balance: int,
@@ -608,6 +676,11 @@ class _RichBet:
     """The odds behind it as posted (None: none may stand behind it now)."""
     odds: tuple[int, int, int] | None
     """Those the engine takes but for the balance."""
+    cap: int = 0
+    """The least balance that covers every rung above (the top raise, the top odds): at or
+    above it, ``_bet_cut``'s answer is ``whole``, whatever the balance."""
+    whole: dict[str, Any] | None = None
+    """``_bet_cut``'s answer for any balance from ``cap`` up."""
 
 
 _ODDS_BASES: OrderedDict[tuple[Any, ...], tuple[int, ...]] = OrderedDict()
@@ -636,8 +709,8 @@ def odds_bases(table: Table, player: str, mine: list[Bet]) -> list[str]:
             return table.odds_bases(player, ids)
         shape.append((bet.wager, bet.state, behind))
     key = (*_opening(table, player), tuple(shape))
-    found = _remembered(_ODDS_BASES, key,
-                        lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
+    found = _recalled(table, _ODDS_BASES, key,
+                      lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
     return [ids[i] for i in found]
 
 
@@ -677,17 +750,37 @@ def _rich_bet(table: Table, player: str, bet: Bet) -> _RichBet:
     raised, odds = info["ladder"] if info["press_to"] is not None else None, info["odds"]
     posted = odds_ladder(table, bet) if bet.base is None and not table.state.odds_on(bet) \
         else None
-    return _RichBet(
+    rich = _RichBet(
         working_now=info["working_now"], remove=info["remove"], toggle=info["toggle"],
         ladder=_bet_ladder(table, bet), up=info["press_to"],
         raised=None if raised is None else raised["last"], odds_posted=posted,
         odds=None if odds is None else (odds["first"], odds["step"], odds["last"]))
+    # What ``_bet_cut`` asks of the balance, at most: a change's cost and an odds bet's stake
+    # never fall as the amount rises (nor does a commission), so a balance that covers the
+    # top rung of each covers every rung below it, and cuts nothing.
+    pack, state = table.pack, table.state
+    cap = 0
+    if rich.up is not None and rich.raised is not None:
+        wager = state.compiled[bet.wager]
+        cap = max(cap, change_cost(pack, wager, bet, rich.raised), rich.raised - bet.amount)
+    if rich.odds_posted is not None and rich.odds is not None:
+        odds_wager = state.compiled[odds_code_for(bet.wager)]
+        cap = max(cap, stake(pack, odds_wager, rich.odds[2]), rich.odds[2])
+    return replace(rich, cap=cap, whole=_cut_bet(table, bet, rich, RICH))
 
 
 def _bet_cut(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, Any]:
     """``_bet_answers`` for ``balance``, from the answers whatever the balance: the engine
     refuses a change or an odds bet for the balance last (``change_cost``, ``stake``), so
-    what it takes is what it takes but for the balance, cut to what the balance covers."""
+    what it takes is what it takes but for the balance, cut to what the balance covers
+    (nothing, from ``rich.cap`` up: three quarters of a stadium's players)."""
+    if balance >= rich.cap and rich.whole is not None:
+        return rich.whole
+    return _cut_bet(table, bet, rich, balance)
+
+
+def _cut_bet(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, Any]:
+    """``_bet_cut``, worked out."""
     pack, state = table.pack, table.state
     ladder, press = rich.ladder, None
     if rich.up is not None and rich.raised is not None and ladder is not None:

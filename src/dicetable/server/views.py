@@ -53,6 +53,7 @@ from dicetable.server.controls import (
     controls_for,
     odds_bases,
     placard,
+    push_bet_views,
     rules_panel,
     shared,
     wager_ladders,
@@ -228,6 +229,16 @@ member by member (an unchanged bet's view is the one sent)."""
 
 
 def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
+    pushed = push_bet_views(table)
+    if pushed is not None:  # one push: the staff part's and the player's own, made once
+        found = pushed.get(bet_id)
+        if found is None:
+            found = pushed[bet_id] = _bet_view_of(table, bet_id)
+        return found
+    return _bet_view_of(table, bet_id)
+
+
+def _bet_view_of(table: Table, bet_id: str) -> dict[str, Any]:
     state = table.state
     bet = state.bets[bet_id]
     base = state.bets.get(bet.base) if bet.base is not None else None
