@@ -208,9 +208,7 @@ def commission_up_front(pack: RulePack, wager: str) -> bool:
 def stake(pack: RulePack, wager: CompiledWager, amount: int) -> int:
     """What placing ``amount`` on ``wager`` takes from the player's balance: the amount, and
     the commission where it is paid up front (the engine's ``money.balance`` check)."""
-    if commission_up_front(pack, wager.code):
-        return amount + commission_for(pack, wager, amount)
-    return amount
+    return stakes(pack, wager, (amount,))[0]
 
 
 def stakes(pack: RulePack, wager: CompiledWager, amounts: Iterable[int]) -> tuple[int, ...]:
@@ -218,9 +216,10 @@ def stakes(pack: RulePack, wager: CompiledWager, amounts: Iterable[int]) -> tupl
 
     >>> from dicetable.games.packs import compile_pack, load_preset
     >>> pack = load_preset("pa-craps")
-    >>> buy4 = compile_pack(pack)["buy4"]
-    >>> [stakes(pack, buy4, (2000, 4000))] == [tuple(stake(pack, buy4, a) for a in (2000, 4000))]
-    True
+    >>> stakes(pack, compile_pack(pack)["buy4"], (2000, 4000))  # 5% up front, in dollars
+    (2100, 4200)
+    >>> stakes(pack, compile_pack(pack)["place6"], (600, 1200))
+    (600, 1200)
     """
     terms = _commission_basis(pack, wager) if commission_up_front(pack, wager.code) else None
     if terms is None:
