@@ -182,12 +182,9 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
         return _controls(table, actor, role, player)
     held = _pinned(table)
     if held is not None:  # one push: each player's answers looked up once, not once per page
-        found: dict[str, Any] | None = held.answers.get(player)
-        if found is None:
-            found = held.answers[player] = _remembered(
-                _SEEN, _situation(table, player),
-                lambda: _controls(table, player, Role.PLAYER, player))
-        return found
+        return shared(held.answers, player, lambda: _remembered(
+            _SEEN, _situation(table, player),
+            lambda: _controls(table, player, Role.PLAYER, player)))
     return _remembered(_SEEN, _situation(table, player),
                        lambda: _controls(table, player, Role.PLAYER, player))
 
@@ -217,13 +214,8 @@ def _recalled(table: Table, cache: OrderedDict[tuple[Any, ...], T], key: tuple[A
     held = _pinned(table)
     if held is None:
         return _remembered(cache, key, work_out)
-    front = held.fronts.get(id(cache))
-    if front is None:
-        front = held.fronts[id(cache)] = {}
-    found: T | None = front.get(key)
-    if found is None:
-        found = front[key] = _remembered(cache, key, work_out)
-    return found
+    front: dict[tuple[Any, ...], T] = shared(held.fronts, id(cache), dict)
+    return shared(front, key, lambda: _remembered(cache, key, work_out))
 
 
 def _situation(table: Table, player: str) -> tuple[Any, ...]:
@@ -326,10 +318,7 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
     what each can afford, so a full table asks the engine once, not once per player."""
     held = _pinned(table)
     if held is not None:
-        found: tuple[Any, ...] | None = held.openings.get(player)
-        if found is None:
-            found = held.openings[player] = _opening_now(table, player)
-        return found
+        return shared(held.openings, player, lambda: _opening_now(table, player))
     return _opening_now(table, player)
 
 

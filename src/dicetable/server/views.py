@@ -231,10 +231,7 @@ member by member (an unchanged bet's view is the one sent)."""
 def _bet_view(table: Table, bet_id: str) -> dict[str, Any]:
     pushed = push_bet_views(table)
     if pushed is not None:  # one push: the staff part's and the player's own, made once
-        found = pushed.get(bet_id)
-        if found is None:
-            found = pushed[bet_id] = _bet_view_of(table, bet_id)
-        return found
+        return shared(pushed, bet_id, lambda: _bet_view_of(table, bet_id))
     return _bet_view_of(table, bet_id)
 
 
