@@ -351,6 +351,28 @@ def test_fire_placement_bonus_placement_answers_kept_across_rolls_are_the_engine
             table.bet("ann", "pass", 1_000)
 
 
+def _each_holding(wager: str, point: str, spares: list[int], *,
+                  before_point: tuple[str, ...]) -> Table:
+    """A bare PA Craps table after ``point`` is rolled where players ``p0``, ``p1``... each
+    hold the same ``wager`` (placed before the roll if it is one of ``before_point``, else
+    after) with ``spares[i]`` chips left over besides its stake."""
+    table = Table.open("pa-craps", "t1", mode="bare")
+    names = [f"p{i}" for i in range(len(spares))]
+    amount = {"buy4": 2_000, "lay10": 2_000, "place6": 1_200}.get(wager, 1_000)
+    early = wager in before_point
+    for name, chips in zip(names, spares, strict=True):  # the bet, and what is left
+        table.join(name)
+        table.buy_in(name, amount + chips + (100 if wager in ("buy4", "lay10") else 0))
+        if early:
+            table.bet(name, wager, amount)
+    table.roll(point)
+    table.settle()
+    for name in names:
+        if not early:
+            table.bet(name, wager, amount)
+    return table
+
+
 @settings(max_examples=examples(80), deadline=None)
 @given(balances=st.lists(st.one_of(st.integers(0, 4_000), st.sampled_from(
            [0, 99, 100, 499, 500, 999, 1_000, 2_099, 2_100, 4_199, 4_200, 10_500])),
@@ -364,21 +386,8 @@ def test_money_balance_a_bets_press_raise_and_odds_are_the_engines_for_each_bala
     each balance - and is exactly what the engine takes from that player."""
     from dicetable.server import controls
 
-    table = Table.open("pa-craps", "t1", mode="bare")
-    names = [f"p{i}" for i in range(len(balances))]
-    amount = {"buy4": 2_000, "lay10": 2_000, "place6": 1_200}.get(wager, 1_000)
-    before_point = wager in ("pass", "field")
-    for name, chips in zip(names, balances, strict=True):  # the bet, and what is left
-        table.join(name)
-        table.buy_in(name, amount + chips + (100 if wager in ("buy4", "lay10") else 0))
-        if before_point:
-            table.bet(name, wager, amount)
-    table.roll(point)
-    table.settle()
-    for name in names:
-        if not before_point:
-            table.bet(name, wager, amount)
-    for name in names:
+    table = _each_holding(wager, point, balances, before_point=("pass", "field"))
+    for name in table.state.players:
         shared = controls.controls_for(table, name, Role.PLAYER, name)
         assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
             name, table.state.balance(name))
@@ -470,20 +479,9 @@ def test_money_balance_a_bet_answered_whole_from_the_balance_that_covers_its_top
     and far from it, each player's answers are exactly what the engine takes from them."""
     from dicetable.server import controls
 
-    table = Table.open("pa-craps", "t1", mode="bare")
-    names = [f"p{i}" for i in range(len(offsets))]
-    amount = {"buy4": 2_000, "lay10": 2_000, "place6": 1_200}.get(wager, 1_000)
-    before_point = wager in ("pass", "dontpass")
-    for name in names:  # the bet's stake, and nothing left over
-        table.join(name)
-        table.buy_in(name, amount + (100 if wager in ("buy4", "lay10") else 0))
-        if before_point:
-            table.bet(name, wager, amount)
-    table.roll(point)
-    table.settle()
-    for name in names:
-        if not before_point:
-            table.bet(name, wager, amount)
+    table = _each_holding(wager, point, [0] * len(offsets),  # the stake, nothing left over
+                          before_point=("pass", "dontpass"))
+    names = list(table.state.players)
     bet = table.state.bets_of(names[0])[0]
     cap = controls._shared_bet(table, names[0], bet).cap
     for name, offset in zip(names, offsets, strict=True):
