@@ -92,6 +92,19 @@ def screenshot(page: Page, name: str) -> Path:
     return path
 
 
+def open_felt(open_screen: OpenScreen, who: str, table: str, width: int = 1440,
+              height: int = 1000) -> Page:
+    """``who``'s play page at ``table``, once it has settled: the first view drawn, the live
+    socket's hello handled and the money push's first reading done. Each of those redraws
+    the page, so a test that clicks or hovers before them can find the element moved or
+    replaced under it."""
+    page = open_screen(who, width=width, height=height).page
+    page.goto(page.url.split("?")[0] + f"?table={table}&pause=0")
+    page.wait_for_function("() => window.dicetable && window.dicetable.live.heard >= 1"
+                           " && window.dicetable.st.moneyLoads >= 2")
+    return page
+
+
 class OpenScreen(Protocol):
     def __call__(self, username: str | None, *, width: int = ..., height: int = ...
                  ) -> Screen: ...

@@ -11,16 +11,14 @@ from playwright.sync_api import Page, expect
 
 from dicetable.games.paytable import paytable_of
 from dicetable.server.floor import ROUND_NOW
-from tests.browser.conftest import LiveServer, OpenScreen, screenshot
+from tests.browser.conftest import LiveServer, OpenScreen, open_felt, screenshot
 
 TABLES = ("craps-pa-1", "minicraps-pa-1", "props-pa-1", "craps-in-1", "craps-pa-e1")
 WIDTHS = ((1440, 1000), (1024, 768), (390, 844))
 
 
 def _open(open_screen: OpenScreen, table: str, width: int, height: int) -> Page:
-    page = open_screen("alice", width=width, height=height).page
-    page.goto(page.url.split("?")[0] + f"?table={table}&pause=0")
-    expect(page.locator("#balance-bar")).to_be_attached()
+    page = open_felt(open_screen, "alice", table, width, height)
     expect(page.locator("svg.layout .spot text.pays").first).to_be_attached()
     return page
 

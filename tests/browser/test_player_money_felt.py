@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 from dicetable.server.floor import ROUND_NOW
 from tests.browser.conftest import LiveServer, OpenScreen
+from tests.browser.conftest import open_felt as play
 from tests.browser.test_accessibility import _violations
 from tests.browser.test_felt import Staff, throw
 
@@ -32,14 +33,6 @@ def shot(page: Page, name: str, *, full: bool = False) -> None:
 def axe_clean(page: Page, where: str) -> None:
     found = _violations(page)
     assert not found, f"{where}: " + "\n".join(found)
-
-
-def play(open_screen: OpenScreen, who: str, table: str, width: int = 1440,
-         height: int = 1000) -> Page:
-    page = open_screen(who, width=width, height=height).page
-    page.goto(page.url.split("?")[0] + f"?table={table}&pause=0")
-    expect(page.locator("#balance-bar")).to_be_attached()
-    return page
 
 
 def _overlaps(a: dict[str, float], b: dict[str, float]) -> bool:

@@ -129,6 +129,7 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
   let paused = false;
   let stopped = false;
   let timer = null;
+  let heard = 0;
 
   function open() {
     if (stopped || paused) return;
@@ -148,6 +149,7 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
       if (msg.view) lastSeq = Math.max(lastSeq, msg.view.seq);
       globalThis.__dicetableView = view;  // what the browser tests compare with the server's
       onMessage(msg, { reconnected: msg.type === "hello" && reconnecting });
+      heard += 1;
     };
     socket.onclose = (ev) => {
       socket = null;
@@ -162,6 +164,8 @@ export function liveTable(tableId, { onMessage, onStatus = () => {} }) {
   open();
   return {
     get lastSeq() { return lastSeq; },
+    /** Messages handled so far (the browser tests wait for the hello before acting). */
+    get heard() { return heard; },
     /** Go away (close the socket, do not come back until ``resume``). */
     pause() { paused = true; clearTimeout(timer); if (socket) socket.close(); },
     resume() { if (!paused) return; paused = false; open(); },

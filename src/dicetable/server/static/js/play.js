@@ -25,6 +25,7 @@ const st = {
   lastRound: new Map(),       // what was added in the round before (for Repeat)
   lastRollSeq: null,         // the last roll seen (a new one ends the round's undo)
   chosenDice: [],
+  moneyLoads: 0,              // readings of the player's money finished (or given up)
 };
 
 topbar(account, "", [["Tables", "/"]]);
@@ -518,13 +519,17 @@ function drawResult() {
 
 // -- the player's own money: buy-in, cash-out, colour-up, leaving ------------------------------
 async function loadMoney() {
-  if (account.kind !== "player") return;
   try {
-    st.money = await get(tablePath(tableId, "/money"));
-  } catch (e) {
-    return;
+    if (account.kind !== "player") return;
+    try {
+      st.money = await get(tablePath(tableId, "/money"));
+    } catch (e) {
+      return;
+    }
+    if (st.view) { drawMoney(); drawBets(st.view, st.view.me); }
+  } finally {
+    st.moneyLoads += 1;  // the browser tests wait for the push's first reading before acting
   }
-  if (st.view) { drawMoney(); drawBets(st.view, st.view.me); }
 }
 
 async function moneyAct(call) {
@@ -843,11 +848,14 @@ function drawSpotList(v, me) {
       bet ? h("b", {}, ` ${money(bet.amount)}`) : null, pending ? h("span", { class: "tag gold" }, `→ ${money(pending.amount)}`) : null);
   };
   const base = lineBase();
-  replace(spotList, h("h2", {}, "Wagers"),
+  const drawn = replace(document.createElement("div"), h("h2", {}, "Wagers"),
     base ? h("button", { class: "btn spot-btn", dataset: { code: "odds" }, onclick: () => { showLimits("odds"); onSpot("odds"); } },
       h("span", { class: "spot-name" }, "Odds behind the line"),
       v.paytable && v.paytable.odds ? h("span", { class: "pays" }, `pays ${v.paytable.odds.pays}`) : null) : null,
     order.map((fam) => h("div", { class: "spot-group" }, groups.get(fam).map(button))));
+  // Each push redraws the page; a list that has not changed is left alone, so the button a
+  // player is on (keyboard focus, a tap under way) is not swapped for a copy.
+  if (drawn.innerHTML !== spotList.innerHTML) spotList.replaceChildren(...drawn.childNodes);
 }
 
 function drawRules(v) {
