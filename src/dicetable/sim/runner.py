@@ -201,6 +201,10 @@ def _ray(kernel: Kernel, plans: Sequence[ShardPlan],
             ray.shutdown()
 
 
+def _given(kernel: Kernel) -> Kernel:
+    return kernel
+
+
 def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
           shard_seeds: Sequence[np.random.SeedSequence], groups: int, workers: int,
           address: str | None, fused: bool | None,
@@ -210,7 +214,10 @@ def _dask(kernel: Kernel, plans: Sequence[ShardPlan],
     client = distributed.Client(address) if address else distributed.Client(
         n_workers=max(1, workers), threads_per_worker=1, dashboard_address=None)
     try:
-        shared = client.scatter(kernel, broadcast=True)
+        # The kernel as a task's result, not scattered data: the scheduler keeps a task's
+        # recipe, so when a worker is lost (a missed heartbeat on a loaded machine) the kernel
+        # is made again, where scattered data would fail the run with "lost dependencies".
+        shared = client.submit(_given, kernel, pure=False)
         futures = {client.submit(run_shard, shared, plan, seed, groups, fused,
                                  pure=False): plan.index
                    for plan, seed in zip(plans, shard_seeds, strict=True)}
