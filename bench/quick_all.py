@@ -10,6 +10,7 @@ non-zero (or outlasts its time limit), naming which.
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import time
@@ -43,16 +44,23 @@ PARTS = ("attacks_round3", "crapssim_side", "loadgen", "quick_all", "spy", "ws_v
 through them."""
 
 
-def run(name: str, timeout: float) -> tuple[int, float]:
-    """Run ``bench.NAME --quick``; its exit status (124 past the limit) and wall seconds."""
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run(name: str, timeout: float) -> tuple[int, float, float]:
+    """Run ``bench.NAME --quick``; its exit status (124 past the limit), wall seconds and the
+    CPU seconds of its process and what it waited for (servers it started and stopped, say;
+    not PostgreSQL's, nor a process it left running)."""
     print(f"\n==== bench.{name} --quick", flush=True)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _children_cpu()
     try:
         rc = subprocess.run([sys.executable, "-m", f"bench.{name}", "--quick"],
                             timeout=timeout, check=False).returncode
     except subprocess.TimeoutExpired:
         rc = 124
-    return rc, time.perf_counter() - t0
+    return rc, time.perf_counter() - t0, _children_cpu() - cpu0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,10 +73,13 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"no benchmark {', '.join(unknown)} (known: {', '.join(BENCHMARKS)})")
     results = [(name, *run(name, args.timeout)) for name in names]
-    print("\n==== quick benchmarks")
-    for name, rc, seconds in results:
-        print(f"  {name:<20} {'ok' if rc == 0 else f'FAILED (exit {rc})':<18} {seconds:6.1f} s")
-    failed = [name for name, rc, _ in results if rc != 0]
+    print("\n==== quick benchmarks (wall s, CPU s)")
+    for name, rc, seconds, cpu in results:
+        print(f"  {name:<20} {'ok' if rc == 0 else f'FAILED (exit {rc})':<18} {seconds:6.1f} s"
+              f" {cpu:6.1f} CPU-s")
+    print(f"  {'all':<20} {'':<18} {sum(r[2] for r in results):6.1f} s"
+          f" {sum(r[3] for r in results):6.1f} CPU-s")
+    failed = [name for name, rc, _, _ in results if rc != 0]
     if failed:
         print(f"failed: {', '.join(failed)}")
     return 1 if failed else 0

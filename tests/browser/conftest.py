@@ -88,7 +88,8 @@ def screenshot(page: Page, name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.mouse.move(1, 1)  # no hover highlight where the full-page capture scrolls to
-    page.screenshot(path=str(path), full_page=True)
+    # An artifact, not a check: a loaded machine may take a while to paint a long page.
+    page.screenshot(path=str(path), full_page=True, timeout=30_000)
     return path
 
 
