@@ -28,3 +28,13 @@ def test_ci_runs_the_quick_benchmarks() -> None:
     started = ci.split("== pytest")[0]
     assert "bench.quick_all" in started
     assert 'wait "$bench_pid"' in ci
+
+
+def test_ci_runs_the_static_checks_beside_the_tests_and_fails_on_them() -> None:
+    ci = (BENCH.parent / ".ci" / "run").read_text()
+    started = ci.split("== pytest")[0]
+    for check in (".venv/bin/ruff check", ".venv/bin/mypy", ".venv/bin/lint-imports",
+                  "tools/check_private_names.py", "tools/check_import_cycles.py"):
+        assert check in started, check
+    assert 'wait "$checks_pid" || checks_rc=$?' in ci
+    assert '[ "$checks_rc" -eq 0 ] || exit "$checks_rc"' in ci
