@@ -349,6 +349,11 @@ def _open_to(table: Table, player: str, balance: int,
     players with 1,000 different balances."""
     if _game(table) is None:  # no engine whose stake to look up: each balance asked
         return _remembered(_CUT, (*_opening(table, player), balance), work_out)
+    return _open_cut(table, player, balance)
+
+
+def _open_cut(table: Table, player: str, balance: int) -> dict[str, dict[str, int]]:
+    """``_open_to`` at a table with a game engine."""
     rich, cap, content = _recalled(table, _OPEN, _opening(table, player),
                                    lambda: _rich(table, player))
     if balance >= cap:
@@ -568,6 +573,14 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
     state = table.state
     if player not in state.players:
         return {"player": player, "open": {}, "bets": {}}
+    balance = state.balance(player)
+    shared = share and actor == player and role is Role.PLAYER  # what any player alike gets
+    if shared and _game(table) is not None:
+        # Shared, as whole answers are (``controls_for``): never changed once made. What
+        # players alike were answered, cut to this balance: no probe of the engine made.
+        return {"player": player, "open": _open_cut(table, player, balance),
+                "bets": {bet.id: _bet_cut(table, bet, _shared_bet(table, player, bet), balance)
+                         for bet in state.bets_of(player)}}
 
     def can(command: g.Command) -> bool:
         return table.can(command)
@@ -583,21 +596,12 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
             return can(g.ChangeBet(actor=actor, role=role, bet=bet_id, amount=amount))
         return fits
 
-    balance = state.balance(player)
-
     def work_out() -> dict[str, dict[str, int]]:
         return _open_ladders(table, player, balance, placing)
 
-    shared = share and actor == player and role is Role.PLAYER  # what any player alike gets
-    # Shared, as whole answers are (``controls_for``): never changed once made.
     open_now = _open_to(table, player, balance, work_out) if shared else work_out()
-    bets: dict[str, dict[str, Any]] = {}
-    for bet in state.bets_of(player):
-        if shared and _game(table) is not None:
-            bets[bet.id] = _bet_cut(table, bet, _shared_bet(table, player, bet), balance)
-        else:
-            bets[bet.id] = _bet_answers(table, bet, actor, role, balance, can, placing,
-                                        changing)
+    bets = {bet.id: _bet_answers(table, bet, actor, role, balance, can, placing, changing)
+            for bet in state.bets_of(player)}
     return {"player": player, "open": open_now, "bets": bets}
 
 
