@@ -210,6 +210,39 @@ def test_authority_staff_a_relieved_dealer_is_no_longer_offered_a_players_wagers
     floor.close()
 
 
+def test_authority_staff_a_push_asks_the_matrix_once_per_kind_of_player(
+        monkeypatch: Any) -> None:
+    """authority.staff: within one push the dealer's booking asks whether they may handle a
+    player's wagers once for the players who hold a bet and once for those who hold none,
+    not once per player; each answer is still the matrix's own."""
+    from dicetable.server import controls
+
+    floor = small_floor()
+    floor.submit(T, Given(account("alice"), bet("field", 1_00), g.PlaceBet)).result(10)
+    info = floor.tables[T]
+    asked: list[str] = []
+    real = controls._asks_permit
+
+    def counting(table: Any, actor: str, role: Role, player: str, first: Any) -> bool:
+        asked.append(player)
+        return real(table, actor, role, player, first)
+
+    monkeypatch.setattr(controls, "_asks_permit", counting)
+    controls._PERMITTED.clear()
+    with info.lock:
+        controls.pin(info.table)
+        try:
+            booked = {p: controls._may_handle_wagers(info.table, "dee", Role.DEALER, p)
+                      for p in ("alice", "bob", "carol")}
+        finally:
+            controls.pin(None)
+        assert len(asked) == 2  # alice (a bet), bob (none); carol is bob's kind
+        for player, allowed in booked.items():
+            first = next(iter(info.table.state.bets_of(player)), None)
+            assert allowed == real(info.table, "dee", Role.DEALER, player, first)
+    floor.close()
+
+
 def test_a_subscription_through_the_floor_is_its_hello_then_a_push_per_batch() -> None:
     floor = small_floor(chips=500_00)
     floor.hub.bind(InlineLoop())  # type: ignore[arg-type]

@@ -261,6 +261,8 @@ class _Push:
     """Each player's ``_opening``."""
     fronts: dict[int, dict[tuple[Any, ...], Any]] = field(default_factory=dict)
     """What ``_recalled`` found, by the cache's id."""
+    permits: dict[tuple[str, Role, bool, bool], bool] = field(default_factory=dict)
+    """``_may_handle_wagers``, by what its answer depends on besides the push's table."""
     bet_views: dict[str, dict[str, Any]] = field(default_factory=dict)
     """``views``' view of each bet (``push_bet_views``)."""
 
@@ -347,6 +349,11 @@ def _open_to(table: Table, player: str, balance: int,
     players with 1,000 different balances."""
     if _game(table) is None:  # no engine whose stake to look up: each balance asked
         return _remembered(_CUT, (*_opening(table, player), balance), work_out)
+    return _open_cut(table, player, balance)
+
+
+def _open_cut(table: Table, player: str, balance: int) -> dict[str, dict[str, int]]:
+    """``_open_to`` at a table with a game engine."""
     rich, cap, content = _recalled(table, _OPEN, _opening(table, player),
                                    lambda: _rich(table, player))
     if balance >= cap:
@@ -517,18 +524,30 @@ def _open_ladders(table: Table, player: str, spare: int,
 def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> bool:
     """Does the permission matrix let ``actor`` place, change, remove and call wagers for
     ``player`` here? (Only a live or electronic table has the matrix; elsewhere: ask each.)"""
-    if not isinstance(table.engine, ProcedureEngine) or player not in table.state.players:
+    state = table.state
+    if not isinstance(table.engine, ProcedureEngine) or player not in state.players:
         return False
-    bet = next(iter(table.state.bets_of(player)), None)
+    bet = next(iter(state.bets_of(player)), None)
     # What ``authorize`` reads for these probes: the pack's matrix and the mode, who works
-    # the table in which roles (the actor; the player, if staff may not wager), and whether
-    # the player has a bet to probe - not the phase, the dice or the balances: a dealer's
-    # console after a roll asks it of none of its 1,000 players again.
+    # the table in which roles (the actor, and of the player only whether they work it too:
+    # ``duties.staff_no_wager``), and whether the player has a bet to probe - not the phase,
+    # the dice, the balances or the player's name: a dealer's console after a roll asks it
+    # of none of its 1,000 players again, and within a push looks up two or three kinds of
+    # player, not 1,000 keys that each hold the table's staff.
+    works = bool(table.procedure.staff.get(player))
     held = _pinned(table)
-    staff = held.staff if held is not None else _staff(table)
-    key = (table.pack, table.state.mode, staff, actor, role, player, bet is not None)
-    return _recalled(table, _PERMITTED, key,
-                     lambda: _asks_permit(table, actor, role, player, bet))
+    if held is None:
+        return _permitted(table, actor, role, player, bet, works, _staff(table))
+    staff = held.staff
+    return shared(held.permits, (actor, role, works, bet is not None),
+                  lambda: _permitted(table, actor, role, player, bet, works, staff))
+
+
+def _permitted(table: Table, actor: str, role: Role, player: str, bet: Bet | None,
+               works: bool, staff: tuple[tuple[str, tuple[Role, ...]], ...]) -> bool:
+    """``_may_handle_wagers``, remembered by what it depends on."""
+    key = (table.pack, table.state.mode, staff, actor, role, works, bet is not None)
+    return _remembered(_PERMITTED, key, lambda: _asks_permit(table, actor, role, player, bet))
 
 
 def _asks_permit(table: Table, actor: str, role: Role, player: str, bet: Bet | None) -> bool:
@@ -554,6 +573,14 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
     state = table.state
     if player not in state.players:
         return {"player": player, "open": {}, "bets": {}}
+    balance = state.balance(player)
+    shared = share and actor == player and role is Role.PLAYER  # what any player alike gets
+    if shared and _game(table) is not None:
+        # Shared, as whole answers are (``controls_for``): never changed once made. What
+        # players alike were answered, cut to this balance: no probe of the engine made.
+        return {"player": player, "open": _open_cut(table, player, balance),
+                "bets": {bet.id: _bet_cut(table, bet, _shared_bet(table, player, bet), balance)
+                         for bet in state.bets_of(player)}}
 
     def can(command: g.Command) -> bool:
         return table.can(command)
@@ -569,21 +596,12 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
             return can(g.ChangeBet(actor=actor, role=role, bet=bet_id, amount=amount))
         return fits
 
-    balance = state.balance(player)
-
     def work_out() -> dict[str, dict[str, int]]:
         return _open_ladders(table, player, balance, placing)
 
-    shared = share and actor == player and role is Role.PLAYER  # what any player alike gets
-    # Shared, as whole answers are (``controls_for``): never changed once made.
     open_now = _open_to(table, player, balance, work_out) if shared else work_out()
-    bets: dict[str, dict[str, Any]] = {}
-    for bet in state.bets_of(player):
-        if shared and _game(table) is not None:
-            bets[bet.id] = _bet_cut(table, bet, _shared_bet(table, player, bet), balance)
-        else:
-            bets[bet.id] = _bet_answers(table, bet, actor, role, balance, can, placing,
-                                        changing)
+    bets = {bet.id: _bet_answers(table, bet, actor, role, balance, can, placing, changing)
+            for bet in state.bets_of(player)}
     return {"player": player, "open": open_now, "bets": bets}
 
 
