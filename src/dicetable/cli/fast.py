@@ -14,6 +14,7 @@ refusal in one line with its exit code, a closed pipe quietly with exit 1, Ctrl-
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from dataclasses import dataclass
@@ -123,6 +124,8 @@ def dispatch(argv: list[str]) -> int | None:
     keywords = parse(command, argv[1:])
     if keywords is None:
         return None
+    if in_process(keywords):
+        gc.disable()  # see in_process
     if command is ODDS:
         from dicetable.cli.odds_run import run
     else:
@@ -145,3 +148,19 @@ def dispatch(argv: list[str]) -> int | None:
             return 1
         print(f"dicetable: {message}", file=sys.stderr)
         return said
+    finally:
+        if not gc.isenabled():  # paused: what was made stays to the process's end, which is next
+            gc.freeze()  # (a collection now would go through all of it once more)
+            gc.enable()
+
+
+def in_process(keywords: dict[str, Any]) -> bool:
+    """Whether the command does all its work in this process (``odds``; ``simulate`` on one
+    local worker), which then runs without the cyclic garbage collector: loading makes tens of
+    thousands of objects that all live to the end (NumPy's and the simulator's modules,
+    functions, classes), which the collector would go through again and again as they are
+    made, finding nothing; the work makes next to no cycles (Numba's loading, once). Work
+    spread over other processes (a pool, a Dask or Ray cluster) keeps the collector: its many
+    exchanges may leave cycles."""
+    local: bool = keywords.get("engine", "local") == "local"
+    return local and keywords.get("workers", 1) == 1
