@@ -210,6 +210,10 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
     # Without money limits a lane stops betting only at its length (the last roll or two).
     deciding = range(chunk) if money else range(limits.rolls - 1 - step,
                                                 limits.rolls + 1 - step)
+    # Until the length is reached without money limits, nobody has stopped: every lane throws
+    # each of these first rolls (counted at once, not roll by roll).
+    everyone = 0 if money else max(0, min(chunk, limits.rolls - step))
+    rolls_thrown += everyone
     for t in range(chunk):
         r = rolls[t]
         now = step + t  # every lane of a shard throws its n-th roll together
@@ -221,9 +225,7 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
             if stop_now is not None:
                 for k, c in enumerate(flats):
                     rows[k] += stop_now * c.rows
-        if now < limits.rolls and not money:
-            rolls_thrown += 1  # nobody has stopped yet: every lane throws
-        else:
+        if t >= everyone:
             alive = j36[0] != flats[0].empty36
             for k in range(1, ncomp):
                 alive |= j36[k] != flats[k].empty36
