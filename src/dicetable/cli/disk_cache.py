@@ -41,10 +41,10 @@ def _package_digest() -> bytes:
     h = hashlib.sha256()
     for folder, dirs, files in os.walk(PACKAGE):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        where = os.path.relpath(folder, PACKAGE)  # once a folder, not once a file
         for name in sorted(files):
             st = os.stat(os.path.join(folder, name))
-            h.update(f"{os.path.relpath(folder, PACKAGE)}/{name}:{st.st_size}:"
-                     f"{st.st_mtime_ns}\n".encode())
+            h.update(f"{where}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.digest()
 
 
