@@ -204,6 +204,7 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
                    every: int, n_checks: int) -> None:
     """The reference: one chunk of rolls, a few whole-array operations per roll."""
     chunk, active = rolls.shape
+    faces = rolls.astype(np.int32)  # once: adding a roll to the int32 states then needs no cast
     ncomp = len(flats)
     buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
     money = limits.money
@@ -215,7 +216,7 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
     everyone = 0 if money else max(0, min(chunk, limits.rolls - step))
     rolls_thrown += everyone
     for t in range(chunk):
-        r = rolls[t]
+        r = faces[t]
         now = step + t  # every lane of a shard throws its n-th roll together
         rows = [buffers[k][t] for k in range(ncomp)]
         for k in range(ncomp):
