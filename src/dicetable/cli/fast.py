@@ -17,10 +17,9 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from pathlib import Path
 from typing import Any, NamedTuple
 
-FLAG, WHOLE, TEXT, PATH = "flag", "whole", "text", "path"
+FLAG, WHOLE, TEXT = "flag", "whole", "text"
 
 
 class Plain(NamedTuple):
@@ -50,7 +49,7 @@ ODDS = Command({
 }, positional="pack", required=("pack",))
 
 SIMULATE = Command({
-    "--strategy": Plain("strategy", PATH),
+    "--strategy": Plain("strategy", TEXT),
     "--rolls": Plain("rolls", WHOLE, 1, 10**13),
     "--sessions": Plain("sessions", WHOLE, 1, 10**9),
     "--session-rolls": Plain("session_rolls", WHOLE, None, 10**13),
@@ -103,8 +102,6 @@ def _value(plain: Plain, text: str) -> object | None:
         return None
     if plain.kind == TEXT:
         return text
-    if plain.kind == PATH:
-        return Path(text)
     if not text.isascii() or not text.isdigit():
         return None
     number = int(text)
