@@ -39,14 +39,24 @@ def cache_dir() -> str | None:
 
 
 def _package_digest() -> bytes:
-    h = hashlib.sha256()
-    for folder, dirs, files in os.walk(PACKAGE):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        where = os.path.relpath(folder, PACKAGE)  # once a folder, not once a file
-        for name in sorted(files):
-            st = os.stat(os.path.join(folder, name))
-            h.update(f"{where}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.digest()
+    lines: list[str] = []
+    _list_files(PACKAGE, ".", lines)
+    return hashlib.sha256("".join(lines).encode()).digest()
+
+
+def _list_files(folder: str, where: str, lines: list[str]) -> None:
+    """A line for each file under ``folder`` (``where`` from the package): its path, size and
+    modification time, each folder's files by name, then its folders by name (``__pycache__``
+    aside). Read with ``os.scandir``, whose entries stat a file without joining its path."""
+    with os.scandir(folder) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    for e in entries:
+        if not e.is_dir():
+            st = e.stat()
+            lines.append(f"{where}/{e.name}:{st.st_size}:{st.st_mtime_ns}\n")
+    for e in entries:
+        if e.is_dir() and e.name != "__pycache__" and not e.is_symlink():  # as os.walk
+            _list_files(e.path, e.name if where == "." else f"{where}/{e.name}", lines)
 
 
 def key(kind: str, *parts: bytes | str | int | None) -> str:
