@@ -17,13 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 
 from dicetable.sim.dice import Dice, PackedDice, RandomDice, ScriptedDice
 from dicetable.sim.kernel import FIELDS, FlatComponent, Kernel
+
+if TYPE_CHECKING:  # numpy.typing and these aliases are for the type checker only
+    from numpy.typing import NDArray
+
+    I8 = NDArray[np.int8]
+    I64 = NDArray[np.int64]
 
 RUNNING, STOP_WIN, STOP_LOSS, RUIN, LENGTH = range(5)
 REASONS = ("running", "stop-win", "stop-loss", "ruin", "length")
@@ -36,9 +41,6 @@ MAX_CHUNK_ROLLS = 4096
 WIND_DOWN_CHUNK = 64
 MAX_WIND_DOWN = 100_000
 """Rolls after the last betting roll before giving up on bets that never settle."""
-
-I8 = NDArray[np.int8]
-I64 = NDArray[np.int64]
 
 
 class Limits(NamedTuple):

@@ -7,18 +7,20 @@ This module imports NumPy alone, so a worker process (local, Dask or Ray) that u
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
+
+if TYPE_CHECKING:  # numpy.typing and these aliases are for the type checker only
+    from numpy.typing import NDArray
+
+    I32 = NDArray[np.int32]
+    I64 = NDArray[np.int64]
 
 NET, HANDLE, DECISIONS, WINS, PUSHES = range(5)
 FIELDS = ("net", "handle", "decisions", "wins", "pushes")
 """What each transition adds up per label: money won or lost (commission included), money
 put up on the decisions, decisions, wins, pushes."""
-
-I32 = NDArray[np.int32]
-I64 = NDArray[np.int64]
 
 
 class FlatComponent(NamedTuple):

@@ -18,7 +18,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from dicetable.core.money import format_cents, fraction_text
 from dicetable.sim.engine import REASONS, RUIN
@@ -27,6 +26,8 @@ from dicetable.sim.prepared import Prepared
 from dicetable.sim.runner import RunResult
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from dicetable.sim.automaton import CompiledStrategy
 
 CONFIDENCE = 0.95
