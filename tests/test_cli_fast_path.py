@@ -56,7 +56,7 @@ def test_the_plain_options_are_the_typer_commands_own() -> None:
             param = params[opt]
             assert param.name == plain.keyword, opt
             assert param.is_flag == (plain.kind == fast.FLAG), opt
-            kind = {fast.FLAG: bool, fast.WHOLE: int, fast.TEXT: str, fast.PATH: Path}
+            kind = {fast.FLAG: bool, fast.WHOLE: int, fast.TEXT: str}
             assert param.type_descriptor.annotation is kind[plain.kind], opt
             if plain.kind == fast.WHOLE:
                 assert (param.min, param.max) == (plain.low, plain.high), opt

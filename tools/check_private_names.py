@@ -27,6 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 NAMEDTUPLE_API = frozenset(("_replace", "_asdict", "_fields", "_make", "_field_defaults"))
 """A named tuple's public methods: underscored only to keep clear of its field names."""
+STDLIB_API = frozenset((("os", "_exit"),))
+"""Standard-library functions documented as public though underscored (``os._exit``: the end of
+a process without the interpreter's teardown)."""
 
 
 def _private(name: str) -> bool:
@@ -84,7 +87,8 @@ def uses(path: Path) -> Iterator[tuple[int, str]]:
                     yield node.lineno, f"from {node.module} import {alias.name}"
         elif isinstance(node, ast.Attribute) and _private(node.attr):
             value = node.value
-            if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+            if isinstance(value, ast.Name) and (value.id in ("self", "cls")
+                                                or (value.id, node.attr) in STDLIB_API):
                 continue
             if isinstance(value, ast.Name) and value.id in modules \
                     and not isinstance(node.ctx, ast.Store):

@@ -14,18 +14,18 @@ refusal in one line with its exit code, a closed pipe quietly with exit 1, Ctrl-
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-FLAG, WHOLE, TEXT, PATH = "flag", "whole", "text", "path"
+FLAG, WHOLE, TEXT = "flag", "whole", "text"
 
 
-@dataclass(frozen=True)
-class Plain:
-    """One option read here: ``run``'s keyword, its kind, and (whole numbers) its range."""
+class Plain(NamedTuple):
+    """One option read here: ``run``'s keyword, its kind, and (whole numbers) its range.
+    (These two records are named tuples: a frozen dataclass is made by compiling its methods'
+    source when the module loads, four times the CPU.)"""
 
     keyword: str
     kind: str
@@ -35,8 +35,7 @@ class Plain:
     """What a flag sets (``--no-progress`` sets False)."""
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A command read here: the options (and the positional) its ``run`` takes."""
 
     options: dict[str, Plain]
@@ -50,7 +49,7 @@ ODDS = Command({
 }, positional="pack", required=("pack",))
 
 SIMULATE = Command({
-    "--strategy": Plain("strategy", PATH),
+    "--strategy": Plain("strategy", TEXT),
     "--rolls": Plain("rolls", WHOLE, 1, 10**13),
     "--sessions": Plain("sessions", WHOLE, 1, 10**9),
     "--session-rolls": Plain("session_rolls", WHOLE, None, 10**13),
@@ -103,8 +102,6 @@ def _value(plain: Plain, text: str) -> object | None:
         return None
     if plain.kind == TEXT:
         return text
-    if plain.kind == PATH:
-        return Path(text)
     if not text.isascii() or not text.isdigit():
         return None
     number = int(text)
@@ -123,6 +120,8 @@ def dispatch(argv: list[str]) -> int | None:
     keywords = parse(command, argv[1:])
     if keywords is None:
         return None
+    if in_process(keywords):
+        gc.disable()  # see in_process
     if command is ODDS:
         from dicetable.cli.odds_run import run
     else:
@@ -145,3 +144,19 @@ def dispatch(argv: list[str]) -> int | None:
             return 1
         print(f"dicetable: {message}", file=sys.stderr)
         return said
+    finally:
+        if not gc.isenabled():  # paused: what was made stays to the process's end, which is next
+            gc.freeze()  # (a collection now would go through all of it once more)
+            gc.enable()
+
+
+def in_process(keywords: dict[str, Any]) -> bool:
+    """Whether the command does all its work in this process (``odds``; ``simulate`` on one
+    local worker), which then runs without the cyclic garbage collector: loading makes tens of
+    thousands of objects that all live to the end (NumPy's and the simulator's modules,
+    functions, classes), which the collector would go through again and again as they are
+    made, finding nothing; the work makes next to no cycles (Numba's loading, once). Work
+    spread over other processes (a pool, a Dask or Ray cluster) keeps the collector: its many
+    exchanges may leave cycles."""
+    local: bool = keywords.get("engine", "local") == "local"
+    return local and keywords.get("workers", 1) == 1

@@ -13,7 +13,9 @@ from dicetable.cli.tables import WIDE_OPTION_HELP
 
 
 def simulate(
-    strategy: Path = typer.Option(..., "--strategy", help="Strategy file (.json or .toml)"),
+    # A file's name as text (shown as a path is): the run reads it without pathlib.
+    strategy: str = typer.Option(..., "--strategy", metavar="<path>",
+                                 help="Strategy file (.json or .toml)"),
     rolls: int | None = typer.Option(None, "--rolls", min=1, max=MAX_ROLLS,
                                      help="Long run: this many rolls in all "
                                      "(no bankroll or session limits)"),

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dicetable.cli.tables import console as table_console
@@ -15,6 +15,8 @@ from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.core.money import format_cents
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
 
     from dicetable.sim.prepared import Prepared
@@ -33,11 +35,12 @@ PROGRESS_FROM = 20_000_000
 """Show a progress bar from this many rolls on (and only on a terminal)."""
 
 
-def run(strategy: Path, *, rolls: int | None = None, sessions: int | None = None,
-        session_rolls: int | None = None, workers: int = 1, seed: int | None = None,
-        engine: str = "local", scheduler: str | None = None, address: str | None = None,
-        kernel: str = "auto", as_json: bool = False, as_csv: bool = False,
-        plot: Path | None = None, progress: bool = True, wide: bool = False) -> int:
+def run(strategy: str | os.PathLike[str], *, rolls: int | None = None,
+        sessions: int | None = None, session_rolls: int | None = None, workers: int = 1,
+        seed: int | None = None, engine: str = "local", scheduler: str | None = None,
+        address: str | None = None, kernel: str = "auto", as_json: bool = False,
+        as_csv: bool = False, plot: Path | None = None, progress: bool = True,
+        wide: bool = False) -> int:
     """Simulate as ``dicetable simulate`` is asked (its options, by name); the exit code."""
     from dicetable.sim.report import build_report
     from dicetable.sim.runner import DEFAULT_SESSION_ROLLS, plan_rolls, plan_sessions
@@ -124,7 +127,7 @@ def _errors() -> Console:
     return output(stderr=True)
 
 
-def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:
+def _prepared(strategy: str | os.PathLike[str], session_rolls: int | None) -> Prepared:
     """The strategy checked and compiled - from the disk cache when this very file was
     prepared before by this very code (``cli.disk_cache``)."""
     from dicetable.cli import disk_cache
@@ -138,7 +141,7 @@ def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:
     from dicetable.sim.prepare import prepare
     from dicetable.sim.strategy import load_strategy
 
-    spec = load_strategy(strategy)
+    spec = load_strategy(os.fspath(strategy))
     if session_rolls is not None:
         spec = replace(spec, session=replace(spec.session, max_rolls=session_rolls))
     made = prepare(compile_strategy(spec))
@@ -147,16 +150,19 @@ def _prepared(strategy: Path, session_rolls: int | None) -> Prepared:
     return made
 
 
-def _strategy_key(strategy: Path, session_rolls: int | None) -> str | None:
+def _strategy_key(strategy: str | os.PathLike[str], session_rolls: int | None
+                  ) -> str | None:
     """The cache key of a strategy file, or None when it is not cached: unreadable or
     malformed (the full check then says why), or naming a pack file of its own (which the
     key does not cover)."""
     from dicetable.cli import disk_cache
 
     try:
-        raw = strategy.read_bytes()
+        with open(strategy, "rb") as f:  # a name, not a Path: the run imports no pathlib
+            raw = f.read()
         text = raw.decode("utf-8")
-        if strategy.suffix == ".toml":
+        suffix = os.path.splitext(strategy)[1]
+        if suffix == ".toml":
             import tomllib
 
             data = tomllib.loads(text)
@@ -166,4 +172,4 @@ def _strategy_key(strategy: Path, session_rolls: int | None) -> str | None:
         return None
     if not isinstance(data, dict) or str(data.get("pack", "")).endswith(".json"):
         return None
-    return disk_cache.key("strategy", strategy.suffix, session_rolls, raw)
+    return disk_cache.key("strategy", suffix, session_rolls, raw)

@@ -54,6 +54,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 from dicetable.core.dice import ALL_ROLLS, Roll
 from dicetable.core.errors import InvalidInput
 from dicetable.core.frozen import Frozen
+from dicetable.core.money import fraction_text
 from dicetable.core.roles import Role
 
 Converter = Callable[[Any], Any]
@@ -71,7 +72,7 @@ def generic(value: Any) -> Any:
     if isinstance(value, Roll):
         return str(value)
     if isinstance(value, Fraction):
-        return f"{value.numerator}/{value.denominator}"
+        return fraction_text(value)
     if isinstance(value, Decimal):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -145,7 +146,7 @@ def _make_encoder(tp: Any) -> Converter | None:
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _enum_value
     if tp is Fraction:
-        return _fraction_text
+        return fraction_text
     if tp is Decimal:
         return str
     origin = typing.get_origin(tp)
@@ -172,10 +173,6 @@ def _make_encoder(tp: Any) -> Converter | None:
 
 def _enum_value(value: Any) -> Any:
     return value.value if isinstance(value, enum.Enum) else value
-
-
-def _fraction_text(value: Any) -> Any:
-    return f"{value.numerator}/{value.denominator}"
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}

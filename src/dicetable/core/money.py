@@ -53,6 +53,15 @@ def parse_money(text: str) -> Cents:
     return -cents if sign else cents
 
 
+def fraction_text(value: Fraction) -> str:
+    """An exact fraction as its JSON text (``core.events``' codec, the simulator's report).
+
+    >>> fraction_text(Fraction(7, 6)), fraction_text(Fraction(0))
+    ('7/6', '0/1')
+    """
+    return f"{value.numerator}/{value.denominator}"
+
+
 def percent(text: str) -> Fraction:
     """Parse a rate written ``5%`` or ``1/20`` into an exact fraction.
 

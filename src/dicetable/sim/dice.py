@@ -13,12 +13,15 @@ rejection), and one division per roll instead of a bounded draw.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from numpy.typing import NDArray
 
-U8 = NDArray[np.uint8]
+if TYPE_CHECKING:  # numpy.typing and these aliases are for the type checker only
+    from numpy.typing import NDArray
+
+    U8 = NDArray[np.uint8]
+
 PER_WORD = 12
 BLOCK = 36 ** PER_WORD
 LIMIT = (2 ** 64 // BLOCK) * BLOCK

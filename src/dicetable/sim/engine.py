@@ -17,12 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
 
 from dicetable.sim.dice import Dice, PackedDice, RandomDice, ScriptedDice
 from dicetable.sim.kernel import FIELDS, FlatComponent, Kernel
+
+if TYPE_CHECKING:  # numpy.typing and these aliases are for the type checker only
+    from numpy.typing import NDArray
+
+    I8 = NDArray[np.int8]
+    I64 = NDArray[np.int64]
 
 RUNNING, STOP_WIN, STOP_LOSS, RUIN, LENGTH = range(5)
 REASONS = ("running", "stop-win", "stop-loss", "ruin", "length")
@@ -36,13 +42,11 @@ WIND_DOWN_CHUNK = 64
 MAX_WIND_DOWN = 100_000
 """Rolls after the last betting roll before giving up on bets that never settle."""
 
-I8 = NDArray[np.int8]
-I64 = NDArray[np.int64]
 
-
-@dataclass(frozen=True)
-class Limits:
-    """What a lane does besides betting: length, bankroll, stop-win, stop-loss (cents)."""
+class Limits(NamedTuple):
+    """What a lane does besides betting: length, bankroll, stop-win, stop-loss (cents). (A
+    named tuple: a frozen dataclass compiles its methods' source when the module loads, four
+    times a named tuple's CPU.)"""
 
     rolls: int
     """Betting rolls per lane; then the lane winds down."""
@@ -204,14 +208,19 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
                    every: int, n_checks: int) -> None:
     """The reference: one chunk of rolls, a few whole-array operations per roll."""
     chunk, active = rolls.shape
+    faces = rolls.astype(np.int32)  # once: adding a roll to the int32 states then needs no cast
     ncomp = len(flats)
     buffers = [np.empty((chunk, active), dtype=np.int32) for _ in flats]
     money = limits.money
     # Without money limits a lane stops betting only at its length (the last roll or two).
     deciding = range(chunk) if money else range(limits.rolls - 1 - step,
                                                 limits.rolls + 1 - step)
+    # Until the length is reached without money limits, nobody has stopped: every lane throws
+    # each of these first rolls (counted at once, not roll by roll).
+    everyone = 0 if money else max(0, min(chunk, limits.rolls - step))
+    rolls_thrown += everyone
     for t in range(chunk):
-        r = rolls[t]
+        r = faces[t]
         now = step + t  # every lane of a shard throws its n-th roll together
         rows = [buffers[k][t] for k in range(ncomp)]
         for k in range(ncomp):
@@ -221,9 +230,7 @@ def _advance_numpy(flats: list[FlatComponent], rolls: NDArray[np.uint8],
             if stop_now is not None:
                 for k, c in enumerate(flats):
                     rows[k] += stop_now * c.rows
-        if now < limits.rolls and not money:
-            rolls_thrown += 1  # nobody has stopped yet: every lane throws
-        else:
+        if t >= everyone:
             alive = j36[0] != flats[0].empty36
             for k in range(1, ncomp):
                 alive |= j36[k] != flats[k].empty36

@@ -8,16 +8,16 @@ edges (``dicetable simulate`` keeps it in its disk cache, ``cli.disk_cache``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from dicetable.sim.kernel import Kernel
 from dicetable.sim.session import SessionSpec
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """What a simulation and its report need of a compiled strategy."""
+class Prepared(NamedTuple):
+    """What a simulation and its report need of a compiled strategy (a named tuple, as the
+    kernel's components: ``sim.kernel``; it is never sent to a cluster, its kernel is)."""
 
     name: str
     pack: str

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import importlib
-import importlib.util
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -66,6 +65,8 @@ def choose_kernel(plans: Sequence[ShardPlan], fused: bool | None) -> bool:
 
 
 def _have_numba() -> bool:
+    import importlib.util  # only here: most runs are short and never ask
+
     return importlib.util.find_spec("numba") is not None
 
 
