@@ -27,7 +27,7 @@ from pathlib import Path
 HEAVY = ("numpy", "scipy", "fastapi", "uvicorn", "matplotlib", "dicetable.server",
          "dicetable.sim.engine", "psycopg", "dicetable.games", "dicetable.odds.exact", "rich")
 
-ENTRY = "from dicetable.cli.main import main; import sys; sys.argv[0] = 'dicetable'; main()"
+ENTRY = "from dicetable.cli.main import script; import sys; sys.argv[0] = 'dicetable'; script()"
 STRATEGY = Path(__file__).resolve().parent.parent / "examples" / "strategies" / \
     "pass-2x-odds.json"
 SIMULATE = ["simulate", "--strategy", str(STRATEGY), "--rolls", "1000000", "--seed", "1",

@@ -85,3 +85,36 @@ def test_numpys_blas_starts_one_thread_unless_the_operator_says(
     assert done.value.code == 0
     assert json.loads(capsys.readouterr().out)
     assert os.environ[BLAS_THREADS] == (given or "1")
+
+
+class _Ended(Exception):
+    pass
+
+
+def test_main_in_process_ends_with_systemexit_and_only_the_program_ends_at_once(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``main`` called by a process that goes on (this test) never ends that process, even
+    with no other thread alive; the ``dicetable`` program (``script``) ends at once after a
+    fast-path command (``cli.main._end``)."""
+    import threading
+
+    from dicetable.cli import main as cli_main
+
+    ended: list[int] = []
+
+    def end_now(code: int) -> None:
+        ended.append(code)
+        raise _Ended
+
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # as in a one-thread process
+    monkeypatch.setattr(os, "_exit", end_now)
+    monkeypatch.setattr(sys, "argv", ["dicetable", "odds", "pa-craps", "--json"])
+    with pytest.raises(SystemExit) as done:
+        cli_main.main()
+    assert done.value.code == 0
+    assert ended == []
+    assert json.loads(capsys.readouterr().out)
+    with pytest.raises(_Ended):
+        cli_main.script()
+    assert ended == [0]
+    assert json.loads(capsys.readouterr().out)

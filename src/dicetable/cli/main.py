@@ -16,6 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import typer
 
     app: typer.Typer
@@ -202,6 +204,18 @@ BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 
 
 def main() -> None:
+    """The command line, as called in a process that goes on after it (a test, a program of
+    the operator's): it ends with ``SystemExit``, as any Typer app does."""
+    _run(sys.exit)
+
+
+def script() -> None:
+    """The ``dicetable`` program itself (its console script, ``python -m``): ``main``, but a
+    command run by ``cli.fast`` ends the process at once (``_end``)."""
+    _run(_end)
+
+
+def _run(end: Callable[[int], NoReturn]) -> None:
     # NumPy's BLAS starts a thread per core when imported, each spinning a while for work it
     # never gets: no command does linear algebra (the simulator looks rolls up in tables). One
     # thread, unless the operator sets it, is a third of ``simulate``'s CPU at 10^6 rolls.
@@ -211,16 +225,17 @@ def main() -> None:
 
         code = dispatch(sys.argv[1:])
         if code is not None:
-            _end(code)
+            end(code)
     __getattr__("app")()
 
 
 def _end(code: int) -> NoReturn:
-    """End a command run by ``cli.fast``: its output flushed, then at once, without the
-    interpreter's teardown (every module's objects freed one by one, a last collection, the
-    exit handlers): a tenth of ``simulate``'s CPU at 10^6 rolls. Only where the teardown has
-    nothing to finish: no thread but this one (a worker pool, a cluster client, a progress
-    bar) and nothing left unwritten; else the usual exit."""
+    """End the process after a command run by ``cli.fast``: its output flushed, then at once,
+    without the interpreter's teardown (every module's objects freed one by one, a last
+    collection, the exit handlers): a tenth of ``simulate``'s CPU at 10^6 rolls. Only for the
+    program itself (``script``: a caller of ``main`` goes on), and only where the teardown
+    has nothing to finish: no thread but this one (a worker pool, a cluster client, a
+    progress bar) and nothing left unwritten; else the usual exit."""
     threading = sys.modules.get("threading")  # not imported: no thread was started with it
     if threading is None or threading.active_count() == 1:
         try:
@@ -233,4 +248,4 @@ def _end(code: int) -> NoReturn:
 
 
 if __name__ == "__main__":
-    main()
+    script()
