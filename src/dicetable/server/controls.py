@@ -338,22 +338,15 @@ RICH = 10**15
 whatever the balance."""
 
 
-def _open_to(table: Table, player: str, balance: int,
-             work_out: Callable[[], dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
-    """The new wagers open to ``player`` and the amounts their ``balance`` covers.
+def _open_to(table: Table, player: str, balance: int) -> dict[str, dict[str, int]]:
+    """The new wagers open to ``player`` and the amounts their ``balance`` covers, at a table
+    with a game engine.
 
     The engine refuses a wager for the balance last, and for nothing else (``stake``, the
     ``money.balance`` check): so what it accepts from a player is what it accepts whatever
     the balance (asked once for players alike, with ``RICH`` chips) cut to the rungs whose
     stake the balance covers - a lookup, not the engine asked again for each of 1,000
     players with 1,000 different balances."""
-    if _game(table) is None:  # no engine whose stake to look up: each balance asked
-        return _remembered(_CUT, (*_opening(table, player), balance), work_out)
-    return _open_cut(table, player, balance)
-
-
-def _open_cut(table: Table, player: str, balance: int) -> dict[str, dict[str, int]]:
-    """``_open_to`` at a table with a game engine."""
     rich, cap, content = _recalled(table, _OPEN, _opening(table, player),
                                    lambda: _rich(table, player))
     if balance >= cap:
@@ -578,7 +571,7 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
     if shared and _game(table) is not None:
         # Shared, as whole answers are (``controls_for``): never changed once made. What
         # players alike were answered, cut to this balance: no probe of the engine made.
-        return {"player": player, "open": _open_cut(table, player, balance),
+        return {"player": player, "open": _open_to(table, player, balance),
                 "bets": {bet.id: _bet_cut(table, bet, _shared_bet(table, player, bet), balance)
                          for bet in state.bets_of(player)}}
 
@@ -599,7 +592,10 @@ def _controls(table: Table, actor: str, role: Role, player: str, *,
     def work_out() -> dict[str, dict[str, int]]:
         return _open_ladders(table, player, balance, placing)
 
-    open_now = _open_to(table, player, balance, work_out) if shared else work_out()
+    # No engine whose stake to look up (``_open_to``): each balance asked, and kept for
+    # players alike.
+    open_now = _remembered(_CUT, (*_opening(table, player), balance), work_out) if shared \
+        else work_out()
     bets = {bet.id: _bet_answers(table, bet, actor, role, balance, can, placing, changing)
             for bet in state.bets_of(player)}
     return {"player": player, "open": open_now, "bets": bets}

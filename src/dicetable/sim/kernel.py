@@ -54,7 +54,8 @@ class Part(NamedTuple):
 class Kernel:
     """A strategy as plain NumPy arrays: everything a worker needs, nothing else (picklable:
     no rule pack, no Python model; put once into a Ray or Dask cluster, sent with each shard
-    to a local worker). Not a tuple: Dask scatters a tuple's items one by one."""
+    to a local worker). Not a tuple: Dask goes through a tuple handed to a task item by item
+    (looking for its own references), where this goes as one object."""
 
     components: tuple[FlatComponent, ...]
     parts: tuple[tuple[Part, ...], ...]
