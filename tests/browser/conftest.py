@@ -30,6 +30,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+SCREENSHOTS_WANTED = "DICETABLE_SCREENSHOTS"
+"""Set (to a folder, or to ``1`` for ``SCREENSHOTS``) to keep the pages' screenshots for a
+review. Unset, none is taken: they are artifacts, not checks, and the browser spent some
+0.3-1.5 s painting and encoding each of about fifty in every run."""
 
 
 @dataclass
@@ -79,17 +83,24 @@ class Screen:
     page: Page
     errors: list[str] = field(default_factory=list)
 
-    def shot(self, name: str) -> Path:
+    def shot(self, name: str) -> Path | None:
         return screenshot(self.page, name)
 
 
-def screenshot(page: Page, name: str) -> Path:
-    """Keep a full-page screenshot as a test artifact."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    page.mouse.move(1, 1)  # no hover highlight where the full-page capture scrolls to
+def screenshot(page: Page, name: str, *, full: bool = True) -> Path | None:
+    """Keep a screenshot (``full``: the whole page) for a review, where one is asked for
+    (``SCREENSHOTS_WANTED``); the path, or None when none is."""
+    # The mouse is moved away either way (no hover highlight where a full-page capture
+    # scrolls to), so that a test runs the same whether its screenshots are kept or not.
+    page.mouse.move(1, 1)
+    wanted = os.environ.get(SCREENSHOTS_WANTED, "")
+    if not wanted:
+        return None
+    folder = SCREENSHOTS if wanted == "1" else Path(wanted)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
     # An artifact, not a check: a loaded machine may take a while to paint a long page.
-    page.screenshot(path=str(path), full_page=True, timeout=30_000)
+    page.screenshot(path=str(path), full_page=full, timeout=30_000)
     return path
 
 

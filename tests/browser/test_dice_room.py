@@ -1,7 +1,7 @@
 """The dice room console in a real browser: a die walked from receipt to cancellation by the
 shift manager, security and the pit boss (each in their own window), a refusal shown with its
 rule and citation, and a tampered die taken to its sealed envelope and the enforcement agent.
-Screenshots go to ``artifacts/screenshots/``."""
+Screenshots (``DICETABLE_SCREENSHOTS=1``) go to ``artifacts/screenshots/``."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 Players bet through the felt with the bet builder (chips stack until Confirm; ``pause=0``
 turns the automatic placement off so each test decides when), the crew's steps that are not
-under test go through the API. Every amount is checked against the engine. Screenshots go to
-``artifacts/screenshots/`` (git-ignored).
+under test go through the API. Every amount is checked against the engine. Screenshots
+(``DICETABLE_SCREENSHOTS=1``) go to ``artifacts/screenshots/`` (git-ignored).
 """
 
 from __future__ import annotations

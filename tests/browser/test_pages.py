@@ -1,7 +1,7 @@
 """The pages in a real browser against a real server: a player, the crew and the pit at once.
 
 Every balance a page shows is checked against the engine (``floor.tables[...].table.balance``).
-Screenshots go to ``artifacts/screenshots/``.
+Screenshots (``DICETABLE_SCREENSHOTS=1``) go to ``artifacts/screenshots/``.
 """
 
 from __future__ import annotations

@@ -6,28 +6,18 @@ these interactions (0 serious or critical)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from dicetable.server.floor import ROUND_NOW
-from tests.browser.conftest import LiveServer, OpenScreen
+from tests.browser.conftest import LiveServer, OpenScreen, screenshot
 from tests.browser.conftest import open_felt as play
 from tests.browser.test_accessibility import _violations
 from tests.browser.test_felt import Staff, throw
 
-SHOTS = Path("/work/helpers/shots/felt30")
 E = "craps-pa-e1"
 WIDTHS = ((1440, 1000), (1024, 768), (390, 844))
-
-
-def shot(page: Page, name: str, *, full: bool = False) -> None:
-    """Screenshots for the review (kept beside the test artifacts when that folder exists)."""
-    if SHOTS.parent.exists():
-        SHOTS.mkdir(exist_ok=True)
-        page.mouse.move(1, 1)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
 
 
 def axe_clean(page: Page, where: str) -> None:
@@ -81,7 +71,7 @@ def test_chips_and_the_puck_never_cover_the_numeral_place_or_price_of_a_number_b
                if _overlaps(c, label)]
     assert not covered, covered
     if width in (1440, 390):
-        shot(page, f"felt-{width}")
+        screenshot(page, f"felt-{width}", full=False)
 
 
 @pytest.mark.parametrize(("width", "height"), WIDTHS)
@@ -137,7 +127,7 @@ def test_electronic_table_buy_in_and_cash_out_through_the_dialog_conserve_money(
     page.click("#open-buy-in")
     expect(page.locator("#money-dialog")).to_be_visible()
     page.fill("#money-amount", "120")
-    shot(page, "buy-in-dialog-1440")
+    screenshot(page, "buy-in-dialog-1440", full=False)
     axe_clean(page, "the buy-in dialog")
     page.click("#money-submit")
     expect(page.locator("#money-dialog")).to_be_hidden()
@@ -153,7 +143,7 @@ def test_electronic_table_buy_in_and_cash_out_through_the_dialog_conserve_money(
     expect(page.locator("#wallet")).to_have_attribute("data-cents", "88000")
     # Cash out all: the whole table balance back to the wallet; the $0 prompt offers a buy-in.
     page.click("#open-cash-out")
-    shot(page, "cash-out-dialog-1440")
+    screenshot(page, "cash-out-dialog-1440", full=False)
     page.click("#money-all")
     expect(page.locator("#wallet")).to_have_attribute("data-cents", "150000")
     expect(page.locator("#balance")).to_have_attribute("data-cents", "0")
@@ -174,7 +164,7 @@ def test_electronic_table_mid_roll_screenshot(
         "(first) => { const d = document.getElementById('big-dice');"
         " return d && d.classList.contains('rolling') && d.dataset.roll !== first; }",
         arg=first, timeout=45_000, polling=50)
-    shot(page, "electronic-mid-roll-1440")
+    screenshot(page, "electronic-mid-roll-1440", full=False)
     axe_clean(page, "the electronic table as the dice land")
 
 
@@ -190,7 +180,7 @@ def test_603a_10_a_live_player_asks_to_colour_up_and_leave_and_the_dealer_confir
     # The exchange for the bank (465a.36(b)(4)): out is suggested from the tray, largest
     # first ($1-$100 chips in the demo's opening count); in is the dealer's own count.
     expect(request.locator('input[id^="chips-out-"]')).to_have_value("10000x5")
-    shot(dealer, "dealer-confirming-colour-up-1440")
+    screenshot(dealer, "dealer-confirming-colour-up-1440", full=False)
     axe_clean(dealer, "the dealer's pending requests")
     bank = Staff(live_server, "dee").http
     before = bank.get("/api/bank/craps-pa-1").json()
@@ -303,7 +293,7 @@ def test_phone_header_is_compact_and_pinned_chips_sit_by_the_list_and_the_result
     assert box is not None
     assert box["y"] >= 0
     assert box["y"] + box["height"] <= 844
-    shot(page, "phone-390-after-roll")
+    screenshot(page, "phone-390-after-roll", full=False)
     axe_clean(page, "the result banner on the phone")
 
 

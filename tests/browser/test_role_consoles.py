@@ -1,27 +1,25 @@
 """A console per role, each walked through its job on a 1024×768 tablet: the stickperson
 through a hand, the boxperson settling a disputed throw, the dealer through a hand's
 settlement. Every control the page lights is one the engine takes: each page counts the 4xx
-answers to the commands it sent, and the count is 0. Screenshots go to
-``/work/helpers/shots/consoles31/`` when that folder exists, else to ``artifacts/screenshots``."""
+answers to the commands it sent, and the count is 0. Screenshots (where
+asked for: ``conftest.SCREENSHOTS_WANTED``) go to ``artifacts/screenshots``."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import APIRequestContext, Browser, Page, Response, ViewportSize, expect
 
 from dicetable.server.demo import DEMO_PASSWORD
-from tests.browser.conftest import SCREENSHOTS, LiveServer
+from tests.browser.conftest import LiveServer, screenshot
 
 CRAPS = "craps-pa-1"
 INDIANA = "craps-in-1"
 PROPS = "props-pa-1"
 TABLET: ViewportSize = {"width": 1024, "height": 768}
-SHOTS = Path("/work/helpers/shots/consoles31")
 
 
 @dataclass
@@ -34,10 +32,7 @@ class Console:
     errors: list[str] = field(default_factory=list)
 
     def shot(self, name: str) -> None:
-        folder = SHOTS if SHOTS.is_dir() else SCREENSHOTS
-        folder.mkdir(parents=True, exist_ok=True)
-        self.page.mouse.move(1, 1)
-        self.page.screenshot(path=str(folder / f"{name}.png"))
+        screenshot(self.page, name, full=False)
 
     def above_the_fold(self, selector: str) -> None:
         box = self.page.locator(selector).bounding_box()
