@@ -492,3 +492,40 @@ def test_money_balance_a_bet_answered_whole_from_the_balance_that_covers_its_top
         shared = controls.controls_for(table, name, Role.PLAYER, name)
         assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
             name, table.state.balance(name), cap)
+
+
+def test_within_a_push_each_players_answers_are_the_engines_and_their_bets_are_read_once(
+        monkeypatch: Any) -> None:
+    """Within a push (``controls.pin``) a player's answers are the ones outside it and the
+    engine's own, and the state is asked for each player's bets once, not once per step
+    (their situation, their opening, their bets' answers, their open wagers)."""
+    from dicetable.games.state import TableState
+    from dicetable.server import controls
+
+    table = _each_holding("place6", "3-3", [0, 150, 5_000, 2_000_000],
+                          before_point=("pass",))
+    table.bet("p3", "come", 1_000)
+    names = list(table.state.players)
+    outside = {name: controls.controls_for(table, name, Role.PLAYER, name) for name in names}
+    asked: list[str] = []
+    bets_of = TableState.bets_of
+
+    def counted(state: TableState, player: str) -> list[Any]:
+        asked.append(player)
+        return bets_of(state, player)
+
+    controls._SEEN.clear()  # each player's answers made again (the kinds' are kept)
+    monkeypatch.setattr(TableState, "bets_of", counted)
+    controls.pin(table)
+    try:
+        inside = {name: controls.controls_for(table, name, Role.PLAYER, name)
+                  for name in names}
+        again = {name: controls.controls_for(table, name, Role.PLAYER, name)
+                 for name in names}
+    finally:
+        controls.pin(None)
+    assert sorted(asked) == sorted(names)
+    for name in names:
+        assert inside[name] is again[name]
+        assert inside[name] == outside[name]
+        assert inside[name] == controls._controls(table, name, Role.PLAYER, name, share=False)
