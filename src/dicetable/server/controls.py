@@ -229,8 +229,7 @@ def _cut_for(table: Table, held: _Push, player: str, balance: int, mine: list[Be
         # the player's own bets
         rich = front.get(situation)
         if rich is None:
-            rich = shared(front, situation, lambda: _remembered(
-                _BETS, situation, lambda: _rich_bet(table, player, bet)))
+            rich = _rich_of(table, front, situation, player, bet)
         answers[bet.id] = _bet_cut(table, bet, rich, balance)
     return {"player": player, "open": _open_to(table, player, balance, opening),
             "bets": answers}
@@ -357,6 +356,15 @@ def _table_situation_now(table: Table) -> tuple[Any, ...]:
             s.pending.step if s.pending else None, s.last_roll_valid, table.blocked(),
             tuple(sorted(p.blocked)), p.shooter, p.offer_to, p.shaker, p.shaker_holder,
             p.shakes, p.dealer_shook)
+
+
+def _rich_of(table: Table, front: dict[tuple[Any, ...], Any], situation: tuple[Any, ...],
+             player: str, bet: Bet) -> _RichBet:
+    """``_shared_bet`` for a bet whose ``_bet_situation`` is known, kept in the push's
+    ``front`` of ``_BETS``."""
+    found: _RichBet = shared(front, situation, lambda: _remembered(
+        _BETS, situation, lambda: _rich_bet(table, player, bet)))
+    return found
 
 
 def _opening(table: Table, player: str) -> tuple[Any, ...]:
