@@ -529,3 +529,40 @@ def test_within_a_push_each_players_answers_are_the_engines_and_their_bets_are_r
         assert inside[name] is again[name]
         assert inside[name] == outside[name]
         assert inside[name] == controls._controls(table, name, Role.PLAYER, name, share=False)
+
+
+def test_within_a_push_a_players_part_takes_its_bets_views_and_opening_from_the_push(
+        monkeypatch: Any) -> None:
+    """Within a push, once the staff part and a player's controls are made, the player's own
+    part (``views.me_view``) makes no bet's view again and ``odds_bases`` no opening again;
+    the part is the one made outside a push."""
+    from dicetable.server import controls, views
+
+    table = _each_holding("pass", "3-3", [0, 2_000_000], before_point=("pass",))
+    names = list(table.state.players)
+    outside = {name: views.me_view(table, name) for name in names}
+    controls._SEEN.clear()  # the controls made again, their openings with them
+    made: list[str] = []
+    bet_view, opening = views._bet_view, controls._opening
+
+    def viewed(t: Table, bet: str) -> dict[str, Any]:
+        made.append(bet)
+        return bet_view(t, bet)
+
+    def opened(t: Table, player: str) -> tuple[Any, ...]:
+        made.append(player)
+        return opening(t, player)
+
+    controls.pin(table)
+    try:
+        views.staff_view(table)
+        for name in names:
+            controls.controls_for(table, name, Role.PLAYER, name)
+        monkeypatch.setattr(views, "_bet_view", viewed)
+        monkeypatch.setattr(controls, "_opening", opened)
+        inside = {name: views.me_view(table, name) for name in names}
+    finally:
+        controls.pin(None)
+    assert made == []
+    assert inside == outside
+    assert all(part["odds_bases"] for part in inside.values())  # a pass line on a point

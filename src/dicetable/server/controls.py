@@ -771,9 +771,16 @@ def odds_bases(table: Table, player: str, mine: list[Bet]) -> list[str]:
         if bet.base is not None and behind is None:  # not one of ``mine``: asked as it is
             return table.odds_bases(player, ids)
         shape.append((bet.wager, bet.state, behind))
-    key = (*_opening(table, player), tuple(shape))
-    found = _recalled(table, _ODDS_BASES, key,
-                      lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
+    held = _pinned(table)
+    # Within a push, the player's opening (their controls made it) and the answer for
+    # players alike are looked up in what the push holds, the push itself looked up once.
+    opening = held.openings.get(player) if held is not None else None
+    key = (*(opening if opening is not None else _opening(table, player)), tuple(shape))
+    front = held.fronts.get(id(_ODDS_BASES)) if held is not None else None
+    found = front.get(key) if front is not None else None
+    if found is None:
+        found = _recalled(table, _ODDS_BASES, key,
+                          lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
     return [ids[i] for i in found]
 
 
