@@ -492,3 +492,77 @@ def test_money_balance_a_bet_answered_whole_from_the_balance_that_covers_its_top
         shared = controls.controls_for(table, name, Role.PLAYER, name)
         assert shared == controls._controls(table, name, Role.PLAYER, name, share=False), (
             name, table.state.balance(name), cap)
+
+
+def test_within_a_push_each_players_answers_are_the_engines_and_their_bets_are_read_once(
+        monkeypatch: Any) -> None:
+    """Within a push (``controls.pin``) a player's answers are the ones outside it and the
+    engine's own, and the state is asked for each player's bets once, not once per step
+    (their situation, their opening, their bets' answers, their open wagers)."""
+    from dicetable.games.state import TableState
+    from dicetable.server import controls
+
+    table = _each_holding("place6", "3-3", [0, 150, 5_000, 2_000_000],
+                          before_point=("pass",))
+    table.bet("p3", "come", 1_000)
+    names = list(table.state.players)
+    outside = {name: controls.controls_for(table, name, Role.PLAYER, name) for name in names}
+    asked: list[str] = []
+    bets_of = TableState.bets_of
+
+    def counted(state: TableState, player: str) -> list[Any]:
+        asked.append(player)
+        return bets_of(state, player)
+
+    controls._SEEN.clear()  # each player's answers made again (the kinds' are kept)
+    monkeypatch.setattr(TableState, "bets_of", counted)
+    controls.pin(table)
+    try:
+        inside = {name: controls.controls_for(table, name, Role.PLAYER, name)
+                  for name in names}
+        again = {name: controls.controls_for(table, name, Role.PLAYER, name)
+                 for name in names}
+    finally:
+        controls.pin(None)
+    assert sorted(asked) == sorted(names)
+    for name in names:
+        assert inside[name] is again[name]
+        assert inside[name] == outside[name]
+        assert inside[name] == controls._controls(table, name, Role.PLAYER, name, share=False)
+
+
+def test_within_a_push_a_players_part_takes_its_bets_views_and_opening_from_the_push(
+        monkeypatch: Any) -> None:
+    """Within a push, once the staff part and a player's controls are made, the player's own
+    part (``views.me_view``) makes no bet's view again and ``odds_bases`` no opening again;
+    the part is the one made outside a push."""
+    from dicetable.server import controls, views
+
+    table = _each_holding("pass", "3-3", [0, 2_000_000], before_point=("pass",))
+    names = list(table.state.players)
+    outside = {name: views.me_view(table, name) for name in names}
+    controls._SEEN.clear()  # the controls made again, their openings with them
+    made: list[str] = []
+    bet_view, opening = views._bet_view, controls._opening
+
+    def viewed(t: Table, bet: str) -> dict[str, Any]:
+        made.append(bet)
+        return bet_view(t, bet)
+
+    def opened(t: Table, player: str) -> tuple[Any, ...]:
+        made.append(player)
+        return opening(t, player)
+
+    controls.pin(table)
+    try:
+        views.staff_view(table)
+        for name in names:
+            controls.controls_for(table, name, Role.PLAYER, name)
+        monkeypatch.setattr(views, "_bet_view", viewed)
+        monkeypatch.setattr(controls, "_opening", opened)
+        inside = {name: views.me_view(table, name) for name in names}
+    finally:
+        controls.pin(None)
+    assert made == []
+    assert inside == outside
+    assert all(part["odds_bases"] for part in inside.values())  # a pass line on a point

@@ -123,6 +123,44 @@ def test_the_public_patch_is_worked_out_once_per_push_not_per_viewer() -> None:
     floor.close()
 
 
+def test_the_parts_all_viewers_share_are_looked_up_once_per_push_not_per_viewer(
+        monkeypatch: Any) -> None:
+    """A push's connections mostly start from the same public, staff and extra parts and go
+    to the same ones: those three parts' pieces are looked up once per pair of views, and
+    only each player's own part per connection; the texts are as before (the patched views
+    are each viewer's view: ``test_each_viewers_patched_view_equals_its_view_after_every_
+    batch``). The floor hands the hub's class of each connection from the table it holds."""
+    from dicetable.server import live_views
+
+    floor = small_floor()
+    hub = Hub(floor)
+    hub.bind(InlineLoop())  # type: ignore[arg-type]
+    floor.listen(hub.publish)
+    for p in ("alice", "bob", "carol", "zed") * 25:
+        hub.join(T, account(p), 0)
+    # The first push starts from each connection's hello (each its own extra part); the
+    # one after it from the parts that push shared out.
+    floor.submit(T, Given(account("bob"), bet("field", 1_00), g.PlaceBet)).result(10)
+    pushed(floor)
+    asked: list[str] = []
+    part = live_views.Patches._part
+
+    def counted(self: live_views.Patches, name: str, base: Any, now: Any) -> tuple[str, str]:
+        asked.append(name)
+        return part(self, name, base, now)
+
+    monkeypatch.setattr(live_views.Patches, "_part", counted)
+    floor.submit(T, Given(account("alice"), bet("field", 1_00), g.PlaceBet)).result(10)
+    pushed(floor)
+    assert sorted(set(asked)) == ["extra", "me", "public", "staff"]
+    assert [asked.count(n) for n in ("public", "staff", "extra", "me")] == [1, 1, 1, 100]
+    info = floor.get(T)
+    for name in ("alice", "zed", "dee"):
+        who = account(name, Kind.STAFF if name == "dee" else Kind.PLAYER)
+        assert floor.extra_class(T, who, info.table) == floor.extra_class(T, who)
+    floor.close()
+
+
 def _crowded(names: list[str]) -> tuple[Floor, Hub]:
     """The small floor with ``names`` at its table too (unseated, $100 each), and its hub."""
     floor = small_floor()

@@ -182,11 +182,57 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
         return _controls(table, actor, role, player)
     held = _pinned(table)
     if held is not None:  # one push: each player's answers looked up once, not once per page
-        return shared(held.answers, player, lambda: _remembered(
-            _SEEN, _situation(table, player),
-            lambda: _controls(table, player, Role.PLAYER, player)))
+        found = held.answers.get(player)
+        if found is None:
+            found = shared(held.answers, player, lambda: _pushed(table, held, player))
+        return found
     return _remembered(_SEEN, _situation(table, player),
                        lambda: _controls(table, player, Role.PLAYER, player))
+
+
+def _pushed(table: Table, held: _Push, player: str) -> dict[str, Any]:
+    """``controls_for``'s answers for ``player`` within the push ``held``: the same keys and
+    answers as outside one, with the player's bets, their opening and the table's situation
+    each looked up once for the player (outside a push, each step looks them up again: a
+    roll's push to 1,000 players asked for each player's bets four times)."""
+    state = table.state
+    info = state.players.get(player)
+    mine = state.bets_of(player)
+    key = (held.token, player, None if info is None else (info.seat, info.balance),
+           tuple((b.id, b.wager, b.amount, b.state, b.base, b.working, b.commission)
+                 for b in mine))
+    if info is None or _game(table) is None:
+        return _remembered(_SEEN, key, lambda: _controls(table, player, Role.PLAYER, player))
+    return _remembered(_SEEN, key, lambda: _cut_for(table, held, player, info.balance, mine))
+
+
+def _cut_for(table: Table, held: _Push, player: str, balance: int, mine: list[Bet]
+             ) -> dict[str, Any]:
+    """``_controls``' answers that players alike share, cut to ``balance`` (an engine's
+    table, within the push ``held``)."""
+    opening = held.openings.get(player)
+    if opening is None:
+        opening = shared(held.openings, player, lambda: _opening_of(table, player, mine))
+    front = held.fronts.get(id(_BETS))
+    if front is None:
+        front = shared(held.fronts, id(_BETS), dict)
+    # What a bet's answers depend on of its player (``_bet_situation``): in the opening.
+    who = opening[1:5]
+    state = table.state
+    answers: dict[str, Any] = {}
+    for bet in mine:
+        base = state.bets.get(bet.base) if bet.base is not None else None
+        situation = (opening[0], bet.wager, bet.amount, bet.state, bet.working,
+                     bet.commission, None if base is None else (
+                         base.wager, base.amount, base.state, base.working, base.commission),
+                     any(b.base == bet.id for b in mine), *who)  # ``odds_on``: odds are
+        # the player's own bets
+        rich = front.get(situation)
+        if rich is None:
+            rich = _rich_of(table, front, situation, player, bet)
+        answers[bet.id] = _bet_cut(table, bet, rich, balance)
+    return {"player": player, "open": _open_to(table, player, balance, opening),
+            "bets": answers}
 
 
 def _remembered(cache: OrderedDict[tuple[Any, ...], T], key: tuple[Any, ...],
@@ -312,6 +358,15 @@ def _table_situation_now(table: Table) -> tuple[Any, ...]:
             p.shakes, p.dealer_shook)
 
 
+def _rich_of(table: Table, front: dict[tuple[Any, ...], Any], situation: tuple[Any, ...],
+             player: str, bet: Bet) -> _RichBet:
+    """``_shared_bet`` for a bet whose ``_bet_situation`` is known, kept in the push's
+    ``front`` of ``_BETS``."""
+    found: _RichBet = shared(front, situation, lambda: _remembered(
+        _BETS, situation, lambda: _rich_bet(table, player, bet)))
+    return found
+
+
 def _opening(table: Table, player: str) -> tuple[Any, ...]:
     """What the engine's answers about ``player``'s *new* wagers depend on, but for their
     balance: the table, whether the player is seated and has a part of their own in the
@@ -325,12 +380,16 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
 
 
 def _opening_now(table: Table, player: str) -> tuple[Any, ...]:
-    s = table.state
+    return _opening_of(table, player, table.state.bets_of(player))
+
+
+def _opening_of(table: Table, player: str, mine: list[Bet]) -> tuple[Any, ...]:
+    """``_opening_now``, for ``mine``: ``player``'s bets."""
     p = table.procedure
-    info = s.players[player]
+    info = table.state.players[player]
     return (_table_situation(table), info.seat is None, player == p.shooter,
             player == p.offer_to, player == p.shaker_holder,
-            tuple(sorted((b.wager, b.state, b.base is None) for b in s.bets_of(player))))
+            tuple(sorted((b.wager, b.state, b.base is None) for b in mine)))
 
 
 RICH = 10**15
@@ -338,7 +397,8 @@ RICH = 10**15
 whatever the balance."""
 
 
-def _open_to(table: Table, player: str, balance: int) -> dict[str, dict[str, int]]:
+def _open_to(table: Table, player: str, balance: int,
+             opening: tuple[Any, ...] | None = None) -> dict[str, dict[str, int]]:
     """The new wagers open to ``player`` and the amounts their ``balance`` covers, at a table
     with a game engine.
 
@@ -347,8 +407,8 @@ def _open_to(table: Table, player: str, balance: int) -> dict[str, dict[str, int
     the balance (asked once for players alike, with ``RICH`` chips) cut to the rungs whose
     stake the balance covers - a lookup, not the engine asked again for each of 1,000
     players with 1,000 different balances."""
-    rich, cap, content = _recalled(table, _OPEN, _opening(table, player),
-                                   lambda: _rich(table, player))
+    rich, cap, content = _recalled(table, _OPEN, _opening(table, player) if opening is None
+                                   else opening, lambda: _rich(table, player))
     if balance >= cap:
         return rich
     pack = table.pack
@@ -711,9 +771,16 @@ def odds_bases(table: Table, player: str, mine: list[Bet]) -> list[str]:
         if bet.base is not None and behind is None:  # not one of ``mine``: asked as it is
             return table.odds_bases(player, ids)
         shape.append((bet.wager, bet.state, behind))
-    key = (*_opening(table, player), tuple(shape))
-    found = _recalled(table, _ODDS_BASES, key,
-                      lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
+    held = _pinned(table)
+    # Within a push, the player's opening (their controls made it) and the answer for
+    # players alike are looked up in what the push holds, the push itself looked up once.
+    opening = held.openings.get(player) if held is not None else None
+    key = (*(opening if opening is not None else _opening(table, player)), tuple(shape))
+    front = held.fronts.get(id(_ODDS_BASES)) if held is not None else None
+    found = front.get(key) if front is not None else None
+    if found is None:
+        found = _recalled(table, _ODDS_BASES, key,
+                          lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
     return [ids[i] for i in found]
 
 

@@ -316,9 +316,12 @@ class Floor(Application[FloorTable]):
         return super().get(table_id)
 
     # -- who acts ----------------------------------------------------------------------------
-    def roles_at(self, account: Account, table_id: str) -> list[Role]:
-        """The roles ``account`` holds at a table, from the table's own log."""
-        table = self.get(table_id).table
+    def roles_at(self, account: Account, table_id: str, table: Table | None = None
+                 ) -> list[Role]:
+        """The roles ``account`` holds at a table, from the table's own log (``table``: that
+        table, when the caller holds it already)."""
+        if table is None:
+            table = self.get(table_id).table
         if account.kind is Kind.PLAYER:
             return [Role.PLAYER] if account.username in table.state.players else []
         return sorted(table.procedure.staff.get(account.username, set()))
@@ -621,12 +624,14 @@ class Floor(Application[FloorTable]):
                                        lambda cls: self.role_for(account, table_id, cls))
         return extra
 
-    def extra_class(self, table_id: str, account: Account) -> tuple[Any, ...]:
+    def extra_class(self, table_id: str, account: Account, table: Table | None = None
+                    ) -> tuple[Any, ...]:
         """What ``extra`` depends on in ``account``: accounts alike in it get the same
         extra (every player seated at a table, every player watching it), so that a push to
-        1,000 players works it out once or twice, not 1,000 times."""
+        1,000 players works it out once or twice, not 1,000 times (``table``: the table,
+        when the caller holds it: not looked up again for each of them)."""
         staff = account.kind is Kind.STAFF
-        roles = tuple(self.roles_at(account, table_id))
+        roles = tuple(self.roles_at(account, table_id, table))
         return (staff, roles, account.username if staff and roles else None)
 
     def controls(self, table_id: str, account: Account, player: str) -> dict[str, Any]:
@@ -921,7 +926,7 @@ class Hub:
             base = w.base
             if w.closed or base is None or base.seq >= fan.seq:
                 continue  # a batch its hello already had
-            key = floor.extra_class(table, w.account)
+            key = floor.extra_class(table, w.account, info.table)
             extra = extras.get(key)
             if extra is None:
                 extra = extras[key] = floor.extra(table, w.account)

@@ -48,7 +48,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -71,8 +71,9 @@ from dicetable.server.views import (
 from dicetable.table import Table
 
 
-@dataclass(frozen=True)
-class Patch:
+class Patch(NamedTuple):
+    """A merge patch and its nulls (a named tuple: a push makes one per player)."""
+
     merge: Any
     """An RFC 7386 merge patch."""
     nulls: tuple[tuple[str, ...], ...] = ()
@@ -581,11 +582,12 @@ class Fanout:
         return self._index
 
 
-@dataclass(frozen=True)
-class Sent:
+class Sent(NamedTuple):
     """What one connection was last sent, part by part: the base of its next patch. The
     parts are the very objects ``LiveViews`` keeps (never changed once made), so that a part
-    not rebuilt since is recognised by identity."""
+    not rebuilt since is recognised by identity. A named tuple: a push makes one per
+    connection (a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``)."""
 
     seq: int
     public: dict[str, Any]
@@ -623,15 +625,27 @@ class Patches:
         self._cache: dict[tuple[str, int, int], tuple[object, object, tuple[str, str]]] = {}
         self._texts: dict[tuple[str, ...], str] = {}
         self._memo: Memo = {}
+        self._alike: dict[tuple[int, ...], tuple[Sent, Sent, tuple[tuple[str, str], ...]]] = {}
+        """The public, staff and extra parts' pieces, by the ids of both views' parts."""
         """Shared parts compared this push (every player's ``controls.open`` after a roll)."""
 
     def text(self, base: Sent, now: Sent) -> str:
         """``"patch":{...}`` (and ``"nulls":[...]`` when some member becomes null): what turns
         the view ``base`` describes into the one ``now`` does."""
-        pieces = (self._part("public", base.public, now.public),
-                  self._part("staff", base.staff, now.staff),
-                  self._part("me", base.me, now.me),
-                  self._part("extra", base.extra, now.extra))
+        # The parts other than ``me`` are the same pairs for most connections: their pieces
+        # are looked up together, by the six parts' ids (the parts held with them). A part
+        # sent unchanged (a connection's own extra, kept from its hello) has no piece,
+        # whichever object it is.
+        extras = (0, 0) if base.extra is now.extra else (id(base.extra), id(now.extra))
+        pair = (id(base.public), id(now.public), id(base.staff), id(now.staff), *extras)
+        held = self._alike.get(pair)
+        if held is None:
+            held = self._alike[pair] = (base, now, (
+                self._part("public", base.public, now.public),
+                self._part("staff", base.staff, now.staff),
+                self._part("extra", base.extra, now.extra)))
+        public, staff, extra = held[2]
+        pieces = (public, staff, self._part("me", base.me, now.me), extra)
         # A player's own patch makes the text theirs alone: not kept (1,000 keys a push).
         key = (*pieces[0], *pieces[1], *pieces[3]) if pieces[2] is _NO_PATCH else None
         text = self._texts.get(key) if key is not None else None

@@ -464,10 +464,12 @@ def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
     state: TableState = table.state
     if mine is None:
         mine = state.bets_of(viewer)
+    pushed = push_bet_views(table)  # within a push, the staff part made them already
     return {
         "player": viewer, "balance": state.balance(viewer),
         "seat": state.players[viewer].seat,
-        "bets": [_bet_view(table, b.id) for b in mine],
+        "bets": [_bet_view(table, b.id) for b in mine] if pushed is None else [
+            pushed.get(b.id) or _bet_view(table, b.id) for b in mine],
         "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
         "odds_bases": odds_bases(table, viewer, mine),
         "controls": controls_for(table, viewer, Role.PLAYER, viewer),
