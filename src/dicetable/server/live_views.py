@@ -625,9 +625,9 @@ class Patches:
         self._cache: dict[tuple[str, int, int], tuple[object, object, tuple[str, str]]] = {}
         self._texts: dict[tuple[str, ...], str] = {}
         self._memo: Memo = {}
+        """Shared parts compared this push (every player's ``controls.open`` after a roll)."""
         self._alike: dict[tuple[int, ...], tuple[Sent, Sent, tuple[tuple[str, str], ...]]] = {}
         """The public, staff and extra parts' pieces, by the ids of both views' parts."""
-        """Shared parts compared this push (every player's ``controls.open`` after a roll)."""
 
     def text(self, base: Sent, now: Sent) -> str:
         """``"patch":{...}`` (and ``"nulls":[...]`` when some member becomes null): what turns
