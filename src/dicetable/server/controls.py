@@ -32,7 +32,7 @@ from dicetable.games.engine import (
     stakes,
 )
 from dicetable.games.packs import compile_pack
-from dicetable.games.state import Bet, Player
+from dicetable.games.state import Bet, Player, TableState
 from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
 from dicetable.table import Table
@@ -213,23 +213,15 @@ def _cut_for(table: Table, held: _Push, player: str, balance: int, mine: list[Be
     opening = held.openings.get(player)
     if opening is None:
         opening = shared(held.openings, player, lambda: _opening_of(table, player, mine))
-    front = held.fronts.get(id(_BETS))
-    if front is None:
-        front = shared(held.fronts, id(_BETS), dict)
     # What a bet's answers depend on of its player (``_bet_situation``): in the opening.
-    who = opening[1:5]
+    token, who = opening[0], opening[1:5]
     state = table.state
     answers: dict[str, Any] = {}
     for bet in mine:
-        base = state.bets.get(bet.base) if bet.base is not None else None
-        situation = (opening[0], bet.wager, bet.amount, bet.state, bet.working,
-                     bet.commission, None if base is None else (
-                         base.wager, base.amount, base.state, base.working, base.commission),
-                     any(b.base == bet.id for b in mine), *who)  # ``odds_on``: odds are
-        # the player's own bets
-        rich = front.get(situation)
-        if rich is None:
-            rich = _rich_of(table, front, situation, player, bet)
+        # ``odds_on``, without a walk over every bet at the table: odds are their player's own.
+        situation = _bet_key(state, token, bet, any(b.base == bet.id for b in mine), who)
+        rich = _recalled_in(held, _BETS, situation,
+                            functools.partial(_rich_bet, table, player, bet))
         answers[bet.id] = _bet_cut(table, bet, rich, balance)
     return {"player": player, "open": _open_to(table, player, balance, opening),
             "bets": answers}
@@ -257,11 +249,20 @@ def _recalled(table: Table, cache: OrderedDict[tuple[Any, ...], T], key: tuple[A
     """``_remembered``, and within one push (``pin``) looked up in front of ``cache``, without
     its lock: the few kinds of player and of bet a push meets, each looked up there once, not
     once per player."""
-    held = _pinned(table)
+    return _recalled_in(_pinned(table), cache, key, work_out)
+
+
+def _recalled_in(held: _Push | None, cache: OrderedDict[tuple[Any, ...], T],
+                 key: tuple[Any, ...], work_out: Callable[[], T]) -> T:
+    """``_recalled`` within the push ``held`` (None: outside one), for a caller that holds it."""
     if held is None:
         return _remembered(cache, key, work_out)
-    front: dict[tuple[Any, ...], T] = shared(held.fronts, id(cache), dict)
-    return shared(front, key, lambda: _remembered(cache, key, work_out))
+    front: dict[tuple[Any, ...], T] | None = held.fronts.get(id(cache))
+    if front is None:
+        front = shared(held.fronts, id(cache), dict)
+    found = front.get(key)
+    return found if found is not None else shared(
+        front, key, lambda: _remembered(cache, key, work_out))
 
 
 def _situation(table: Table, player: str) -> tuple[Any, ...]:
@@ -358,15 +359,6 @@ def _table_situation_now(table: Table) -> tuple[Any, ...]:
             p.shakes, p.dealer_shook)
 
 
-def _rich_of(table: Table, front: dict[tuple[Any, ...], Any], situation: tuple[Any, ...],
-             player: str, bet: Bet) -> _RichBet:
-    """``_shared_bet`` for a bet whose ``_bet_situation`` is known, kept in the push's
-    ``front`` of ``_BETS``."""
-    found: _RichBet = shared(front, situation, lambda: _remembered(
-        _BETS, situation, lambda: _rich_bet(table, player, bet)))
-    return found
-
-
 def _opening(table: Table, player: str) -> tuple[Any, ...]:
     """What the engine's answers about ``player``'s *new* wagers depend on, but for their
     balance: the table, whether the player is seated and has a part of their own in the
@@ -385,11 +377,17 @@ def _opening_now(table: Table, player: str) -> tuple[Any, ...]:
 
 def _opening_of(table: Table, player: str, mine: list[Bet]) -> tuple[Any, ...]:
     """``_opening_now``, for ``mine``: ``player``'s bets."""
-    p = table.procedure
-    info = table.state.players[player]
-    return (_table_situation(table), info.seat is None, player == p.shooter,
-            player == p.offer_to, player == p.shaker_holder,
+    return (_table_situation(table), *_part_of(table, player),
             tuple(sorted((b.wager, b.state, b.base is None) for b in mine)))
+
+
+def _part_of(table: Table, player: str) -> tuple[bool, bool, bool, bool]:
+    """What the engine's answers read of ``player`` besides their bets and balance: whether
+    they are unseated, and their part in the procedure (shooter, offered the dice, holding
+    the shaker). Items 1 to 4 of ``_opening``."""
+    p = table.procedure
+    return (table.state.players[player].seat is None, player == p.shooter,
+            player == p.offer_to, player == p.shaker_holder)
 
 
 RICH = 10**15
@@ -776,11 +774,8 @@ def odds_bases(table: Table, player: str, mine: list[Bet]) -> list[str]:
     # players alike are looked up in what the push holds, the push itself looked up once.
     opening = held.openings.get(player) if held is not None else None
     key = (*(opening if opening is not None else _opening(table, player)), tuple(shape))
-    front = held.fronts.get(id(_ODDS_BASES)) if held is not None else None
-    found = front.get(key) if front is not None else None
-    if found is None:
-        found = _recalled(table, _ODDS_BASES, key,
-                          lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
+    found = _recalled_in(held, _ODDS_BASES, key,
+                         lambda: tuple(at[b] for b in table.odds_bases(player, ids)))
     return [ids[i] for i in found]
 
 
@@ -794,13 +789,19 @@ def _bet_situation(table: Table, player: str, bet: Bet) -> tuple[Any, ...]:
     answered alike), the bet it stands behind, whether odds stand behind it, and the
     player's seat and part in the procedure."""
     s = table.state
-    p = table.procedure
-    base = s.bets.get(bet.base) if bet.base is not None else None
-    return (_table_situation(table), bet.wager, bet.amount, bet.state, bet.working,
-            bet.commission, None if base is None else (
+    return _bet_key(s, _table_situation(table), bet, bool(s.odds_on(bet)),
+                    _part_of(table, player))
+
+
+def _bet_key(state: TableState, token: int, bet: Bet, odds_behind: bool,
+             part: tuple[bool, ...]) -> tuple[Any, ...]:
+    """``_bet_situation`` from its parts: the table's token, whether odds stand behind the
+    bet, and the player's ``_part_of``."""
+    base = state.bets.get(bet.base) if bet.base is not None else None
+    return (token, bet.wager, bet.amount, bet.state, bet.working, bet.commission,
+            None if base is None else (
                 base.wager, base.amount, base.state, base.working, base.commission),
-            bool(s.odds_on(bet)), s.players[player].seat is None, player == p.shooter,
-            player == p.offer_to, player == p.shaker_holder)
+            odds_behind, *part)
 
 
 def _rich_bet(table: Table, player: str, bet: Bet) -> _RichBet:
