@@ -165,3 +165,21 @@ def test_a_closed_pipe_ends_quietly_with_exit_1_both_ways(tmp_path: Path) -> Non
                                   stderr=subprocess.PIPE, text=True, env=env, timeout=300,
                                   check=False)
         assert (done.returncode, done.stderr) == (1, ""), way
+
+
+def test_the_collector_paused_for_a_command_is_the_callers_as_it_was_after(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A command run here pauses the cyclic collector (``fast.in_process``) and resumes it
+    after, but only if it was running: a caller of ``main`` that turned it off finds it off."""
+    import gc
+
+    assert gc.isenabled()
+    try:
+        assert fast.dispatch(["odds", "pa-craps", "--json"]) == 0
+        assert gc.isenabled()
+        gc.disable()
+        assert fast.dispatch(["odds", "pa-craps", "--json"]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert capsys.readouterr().out.count('"house_edge"') > 2

@@ -120,7 +120,9 @@ def dispatch(argv: list[str]) -> int | None:
     keywords = parse(command, argv[1:])
     if keywords is None:
         return None
-    if in_process(keywords):
+    # Paused only where it runs: a caller of ``main`` that has turned it off keeps it off.
+    paused = in_process(keywords) and gc.isenabled()
+    if paused:
         gc.disable()  # see in_process
     if command is ODDS:
         from dicetable.cli.odds_run import run
@@ -145,7 +147,7 @@ def dispatch(argv: list[str]) -> int | None:
         print(f"dicetable: {message}", file=sys.stderr)
         return said
     finally:
-        if not gc.isenabled():  # paused: what was made stays to the process's end, which is next
+        if paused:  # what was made stays to the process's end, which is next for the program
             gc.freeze()  # (a collection now would go through all of it once more)
             gc.enable()
 
