@@ -183,3 +183,33 @@ def test_the_collector_paused_for_a_command_is_the_callers_as_it_was_after(
     finally:
         gc.enable()
     assert capsys.readouterr().out.count('"house_edge"') > 2
+
+
+def test_a_command_called_in_process_leaves_the_callers_objects_to_the_collector(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the program itself, whose process ends next, freezes what a command made; a
+    caller of ``main`` goes on, and its objects stay in the collector's sight."""
+    import gc
+
+    before = gc.get_freeze_count()
+    assert fast.dispatch(["odds", "pa-craps", "--json"]) == 0
+    assert gc.get_freeze_count() == before
+    try:
+        assert fast.dispatch(["odds", "pa-craps", "--json"], process_ends=True) == 0
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    capsys.readouterr()
+
+
+def test_a_command_whose_import_fails_still_resumes_the_collector(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The collector is paused before the command's module is imported; an import that fails
+    is refused like any other error, and the collector runs again after it."""
+    import gc
+
+    monkeypatch.setitem(sys.modules, "dicetable.cli.odds_run", None)  # import raises
+    assert gc.isenabled()
+    assert fast.dispatch(["odds", "pa-craps"]) not in (None, 0)
+    assert gc.isenabled()
+    assert "dicetable:" in capsys.readouterr().err

@@ -111,8 +111,10 @@ def _value(plain: Plain, text: str) -> object | None:
     return number
 
 
-def dispatch(argv: list[str]) -> int | None:
-    """Run ``argv`` (the words after ``dicetable``) here and give its exit code, or None."""
+def dispatch(argv: list[str], *, process_ends: bool = False) -> int | None:
+    """Run ``argv`` (the words after ``dicetable``) here and give its exit code, or None.
+    ``process_ends``: the process ends next (the program itself), so what the command made
+    may be frozen out of the collector's sight rather than gone through once more."""
     if not argv or argv[0] not in COMMANDS or any(
             key.startswith("_") and key.endswith("_COMPLETE") for key in os.environ):
         return None
@@ -124,11 +126,11 @@ def dispatch(argv: list[str]) -> int | None:
     paused = in_process(keywords) and gc.isenabled()
     if paused:
         gc.disable()  # see in_process
-    if command is ODDS:
-        from dicetable.cli.odds_run import run
-    else:
-        from dicetable.cli.simulate_run import run  # type: ignore[assignment]
-    try:
+    try:  # the imports too: one that fails still turns the collector back on (finally)
+        if command is ODDS:
+            from dicetable.cli.odds_run import run
+        else:
+            from dicetable.cli.simulate_run import run  # type: ignore[assignment]
         code: int = run(**keywords)
         return code
     except KeyboardInterrupt:
@@ -147,8 +149,9 @@ def dispatch(argv: list[str]) -> int | None:
         print(f"dicetable: {message}", file=sys.stderr)
         return said
     finally:
-        if paused:  # what was made stays to the process's end, which is next for the program
-            gc.freeze()  # (a collection now would go through all of it once more)
+        if paused:
+            if process_ends:  # what was made stays to the end, which is next: a collection
+                gc.freeze()  # now would go through all of it once more, finding nothing
             gc.enable()
 
 

@@ -223,7 +223,7 @@ def _run(end: Callable[[int], NoReturn]) -> None:
     if DEBUG_ENV not in os.environ:  # else Typer reads it (and a traceback may be shown)
         from dicetable.cli.fast import dispatch
 
-        code = dispatch(sys.argv[1:])
+        code = dispatch(sys.argv[1:], process_ends=end is _end)
         if code is not None:
             end(code)
     __getattr__("app")()

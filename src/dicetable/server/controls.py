@@ -35,6 +35,7 @@ from dicetable.games.packs import compile_pack
 from dicetable.games.state import Bet, Player, TableState
 from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
+from dicetable.server.shared_values import shared
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.table.procedure import ProcedureEngine, authorize
@@ -67,26 +68,6 @@ def _dollars(cents: int) -> str:
 
 def _ladder(ladder: tuple[int, int, int] | None) -> dict[str, int] | None:
     return None if ladder is None else _rungs(*ladder)
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-SHARED_MAX = 65_536
-"""How many values one ``shared`` cache keeps before it forgets them all."""
-
-
-def shared(cache: dict[K, V], key: K, make: Callable[[], V]) -> V:
-    """The one value ``make`` gave for ``key``, kept in ``cache``: equal keys are answered the
-    same object (never changed once made), so a push after a roll finds what is unchanged by
-    identity, not member by member. At ``SHARED_MAX`` values the cache is forgotten whole:
-    forgetting costs only the shortcut. Two threads making one key keep the first's value
-    (``setdefault``)."""
-    found = cache.get(key)
-    if found is None:
-        if len(cache) >= SHARED_MAX:
-            cache.clear()
-        found = cache.setdefault(key, make())
-    return found
 
 
 _RUNGS: dict[tuple[int, int, int], dict[str, int]] = {}
@@ -470,12 +451,9 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
                 continue
             # By the rungs kept, looked up in the group's own cuts: a quarter of a stadium's
             # 1,000 players are cut after each roll, each over a dozen ladders.
-            lad = made.get(rungs)
-            if lad is None:
-                if len(made) >= _GROUP_CUTS:
-                    made.clear()
-                lad = made[rungs] = _rungs(first, step, first + (rungs - 1) * step)
-            cut.append(lad)
+            last_kept = first + (rungs - 1) * step
+            cut.append(shared(made, rungs, functools.partial(_rungs, first, step, last_kept),
+                              _GROUP_CUTS))
     return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
 

@@ -38,6 +38,7 @@ from dicetable.application.integrity import CHECKPOINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.server.door import table_of
 from dicetable.server.floor import Floor
+from dicetable.server.shared_values import shared
 
 REQUESTS = logging.getLogger("dicetable.requests")
 """One line per request (INFO): JSON with ``--log-format json``."""
@@ -124,10 +125,7 @@ class Meters:
     def child(self, metric: M, *values: str) -> M:
         """``metric.labels(*values)``, looked up once: ``labels`` checks its arguments and
         takes the metric's lock on every call, and each request counts three."""
-        key = (metric, *values)
-        found = self._children.get(key)
-        if found is None:
-            found = self._children[key] = metric.labels(*values)
+        found: M = shared(self._children, (metric, *values), lambda: metric.labels(*values))
         return found
 
 

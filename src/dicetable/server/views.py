@@ -55,9 +55,9 @@ from dicetable.server.controls import (
     placard,
     push_bet_views,
     rules_panel,
-    shared,
     wager_ladders,
 )
+from dicetable.server.shared_values import shared
 from dicetable.table import Table
 from dicetable.table import events as tev
 from dicetable.table.catalogue import CATALOGUE
@@ -464,12 +464,11 @@ def me_view(table: Table, viewer: str, mine: list[Bet] | None = None,
     state: TableState = table.state
     if mine is None:
         mine = state.bets_of(viewer)
-    pushed = push_bet_views(table)  # within a push, the staff part made them already
+    pushed = push_bet_views(table) or {}  # within a push, the staff part made them already
     return {
         "player": viewer, "balance": state.balance(viewer),
         "seat": state.players[viewer].seat,
-        "bets": [_bet_view(table, b.id) for b in mine] if pushed is None else [
-            pushed.get(b.id) or _bet_view(table, b.id) for b in mine],
+        "bets": [pushed.get(b.id) or _bet_view(table, b.id) for b in mine],
         "placeable": placeable if placeable is not None else placeable_codes(table, viewer),
         "odds_bases": odds_bases(table, viewer, mine),
         "controls": controls_for(table, viewer, Role.PLAYER, viewer),
