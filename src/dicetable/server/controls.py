@@ -35,7 +35,7 @@ from dicetable.games.packs import compile_pack
 from dicetable.games.state import Bet, Player, TableState
 from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
-from dicetable.server.shared_values import shared
+from dicetable.server.shared_values import shared as _shared  # not a name of this module
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
 from dicetable.table.procedure import ProcedureEngine, authorize
@@ -76,7 +76,7 @@ _RUNGS: dict[tuple[int, int, int], dict[str, int]] = {}
 def _rungs(first: int, step: int, last: int) -> dict[str, int]:
     """``{"first", "step", "last"}``, one object for equal ladders (``shared``): a push after
     a roll compares 1,000 players' controls with the ones they were sent."""
-    return shared(_RUNGS, (first, step, last),
+    return _shared(_RUNGS, (first, step, last),
                   lambda: {"first": first, "step": step, "last": last})
 
 
@@ -165,7 +165,7 @@ def controls_for(table: Table, actor: str, role: Role, player: str) -> dict[str,
     if held is not None:  # one push: each player's answers looked up once, not once per page
         found = held.answers.get(player)
         if found is None:
-            found = shared(held.answers, player, lambda: _pushed(table, held, player))
+            found = _shared(held.answers, player, lambda: _pushed(table, held, player))
         return found
     return _remembered(_SEEN, _situation(table, player),
                        lambda: _controls(table, player, Role.PLAYER, player))
@@ -193,7 +193,7 @@ def _cut_for(table: Table, held: _Push, player: str, balance: int, mine: list[Be
     table, within the push ``held``)."""
     opening = held.openings.get(player)
     if opening is None:
-        opening = shared(held.openings, player, lambda: _opening_of(table, player, mine))
+        opening = _shared(held.openings, player, lambda: _opening_of(table, player, mine))
     # What a bet's answers depend on of its player (``_bet_situation``): in the opening.
     token, who = opening[0], opening[1:5]
     state = table.state
@@ -240,9 +240,9 @@ def _recalled_in(held: _Push | None, cache: OrderedDict[tuple[Any, ...], T],
         return _remembered(cache, key, work_out)
     front: dict[tuple[Any, ...], T] | None = held.fronts.get(id(cache))
     if front is None:
-        front = shared(held.fronts, id(cache), dict)
+        front = _shared(held.fronts, id(cache), dict)
     found = front.get(key)
-    return found if found is not None else shared(
+    return found if found is not None else _shared(
         front, key, lambda: _remembered(cache, key, work_out))
 
 
@@ -315,7 +315,7 @@ def _table_situation(table: Table) -> int:
 
 
 def _token(table: Table) -> int:
-    return shared(_TOKENS, _table_situation_now(table), lambda: next(_NEXT_TOKEN))
+    return _shared(_TOKENS, _table_situation_now(table), lambda: next(_NEXT_TOKEN))
 
 
 def _staff(table: Table) -> tuple[tuple[str, tuple[Role, ...]], ...]:
@@ -348,7 +348,7 @@ def _opening(table: Table, player: str) -> tuple[Any, ...]:
     what each can afford, so a full table asks the engine once, not once per player."""
     held = _pinned(table)
     if held is not None:
-        return shared(held.openings, player, lambda: _opening_now(table, player))
+        return _shared(held.openings, player, lambda: _opening_now(table, player))
     return _opening_now(table, player)
 
 
@@ -452,7 +452,7 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
             # By the rungs kept, looked up in the group's own cuts: a quarter of a stadium's
             # 1,000 players are cut after each roll, each over a dozen ladders.
             last_kept = first + (rungs - 1) * step
-            cut.append(shared(made, rungs, functools.partial(_rungs, first, step, last_kept),
+            cut.append(_shared(made, rungs, functools.partial(_rungs, first, step, last_kept),
                               _GROUP_CUTS))
     return {code: lad for code, at in order if (lad := cut[at]) is not None}
 
@@ -478,7 +478,7 @@ def _same_stakes(found: tuple[int, ...]) -> tuple[int, ...]:
     """One tuple for equal stakes: the wagers whose commission is alike (the six buy bets,
     the lay bets on 4 and 10) stand on one ladder of a plan (``_plan``), cut once for a
     balance, not once each."""
-    return shared(_SAME_STAKES, found, lambda: found)
+    return _shared(_SAME_STAKES, found, lambda: found)
 
 
 _SAME_STAKES: dict[tuple[int, ...], tuple[int, ...]] = {}
@@ -508,7 +508,7 @@ def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int, in
     cap = max((stake(table.pack, state.compiled[code], lad["last"])
                for code, lad in found.items()), default=0)
     content = tuple((code, lad["first"], lad["step"], lad["last"]) for code, lad in found.items())
-    token = shared(_CONTENTS, content, lambda: next(_NEXT_TOKEN))
+    token = _shared(_CONTENTS, content, lambda: next(_NEXT_TOKEN))
     same = _remembered(_CUT, (table.pack, token), lambda: found)
     return same, cap, token
 
@@ -568,7 +568,7 @@ def _may_handle_wagers(table: Table, actor: str, role: Role, player: str) -> boo
     if held is None:
         return _permitted(table, actor, role, player, bet, works, _staff(table))
     staff = held.staff
-    return shared(held.permits, (actor, role, works, bet is not None),
+    return _shared(held.permits, (actor, role, works, bet is not None),
                   lambda: _permitted(table, actor, role, player, bet, works, staff))
 
 
@@ -849,7 +849,7 @@ def _cut_bet(table: Table, bet: Bet, rich: _RichBet, balance: int) -> dict[str, 
         odds_top = rich.odds[2]
         odds = _affordable(rich.odds_posted, balance, lambda amount: amount <= odds_top and (
             stake(pack, odds_wager, amount) <= balance))
-    return shared(_ANSWERS, (rich.working_now, rich.remove, rich.toggle, ladder, press, odds),
+    return _shared(_ANSWERS, (rich.working_now, rich.remove, rich.toggle, ladder, press, odds),
                   lambda: {"working_now": rich.working_now, "remove": rich.remove,
                            "toggle": rich.toggle, "ladder": _ladder(ladder), "press_to": press,
                            "odds": _ladder(odds)})
