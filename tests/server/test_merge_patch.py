@@ -9,10 +9,12 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dicetable.server.grouped_members import Grouped
 from dicetable.server.live_views import Memo, apply_merge, apply_patch, merge_patch, same
+from tests.profiles import examples
 
 KEYS = st.sampled_from(["a", "b", "c", "me", "seat", "0", ""])
 SCALARS = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "null"])
@@ -187,3 +189,45 @@ def test_the_patch_is_the_first_walks_to_the_byte(old: dict[str, Any], new: dict
         inner = patch.merge.get("x", {})
         assert json.dumps(inner) == json.dumps(reference)
         assert [p[1:] for p in patch.nulls] == nulls
+
+
+LADDERS = st.fixed_dictionaries({"first": st.integers(1, 2), "last": st.integers(2, 3)})
+GROUP_VALUES = st.none() | LADDERS | OBJECTS | SCALARS
+"""Mostly what a ladder group holds (none, or a ladder), sometimes any value at all."""
+LAYOUTS = st.lists(st.tuples(st.sampled_from(["pass", "field", "hard4", "hard6", "hop1-1", "c"]),
+                             st.integers(0, 3)), max_size=8, unique_by=lambda m: m[0])
+
+
+@settings(max_examples=examples(300))
+@given(LAYOUTS, st.none() | LAYOUTS, st.lists(GROUP_VALUES, min_size=4, max_size=4),
+       st.lists(GROUP_VALUES, min_size=4, max_size=4),
+       st.lists(st.booleans(), min_size=4, max_size=4))
+def test_objects_cut_to_layouts_are_patched_group_by_group_to_the_byte(
+        layout: list[tuple[str, int]], other: list[tuple[str, int]] | None, before: list[Any],
+        after: list[Any], kept: list[bool]) -> None:
+    # A player's open wagers after a roll (``controls._cut``): some ladders kept (the same
+    # object), some cut, some gone, some new, on the same layout or another one (a wager
+    # held now, another one open); whatever the values, the patch is the one a walk member
+    # by member makes.
+    shape = tuple(layout)
+    now = [b if keep else a for a, b, keep in zip(after, before, kept, strict=True)]
+    old = Grouped.of(shape, tuple(before))
+    new = Grouped.of(shape if other is None else tuple(other), tuple(now))
+    nulls: list[tuple[str, ...]] = []
+    reference = _reference(dict(old), dict(new), (), nulls)
+    memo: Memo = {}
+    for _ in range(2):
+        patch = merge_patch({"open": old}, {"open": new}, memo)
+        assert json.dumps(patch.merge.get("open", {})) == json.dumps(reference)
+        assert [p[1:] for p in patch.nulls] == nulls
+    assert same(apply_patch({"open": dict(old)}, patch), {"open": dict(new)})
+
+
+def test_a_ladder_made_again_alike_is_no_patch_and_a_gone_group_removes_its_members() -> None:
+    layout = (("field", 0), ("hard4", 1), ("hard6", 1), ("pass", 2))
+    old = Grouped.of(layout, ({"first": 1, "last": 9}, {"first": 1, "last": 5}, None))
+    new = Grouped.of(layout[1:], ({"first": 1, "last": 9}, {"first": 1, "last": 5},
+                                  {"first": 5, "last": 5}))
+    patch = merge_patch({"open": old}, {"open": new})
+    assert patch.merge == {"open": {"field": None, "pass": {"first": 5, "last": 5}}}
+    assert list(patch.merge["open"]) == ["field", "pass"]

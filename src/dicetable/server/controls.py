@@ -35,6 +35,7 @@ from dicetable.games.packs import compile_pack
 from dicetable.games.state import Bet, Player, TableState
 from dicetable.rules.model import RulePack, display_name
 from dicetable.server.console_probes import console_probes
+from dicetable.server.grouped_members import Grouped
 from dicetable.server.shared_values import shared as _shared  # not a name of this module
 from dicetable.table import Table
 from dicetable.table import commands as tcmd
@@ -454,7 +455,7 @@ def _cut(plan: _Plan, balance: int) -> dict[str, dict[str, int]]:
             last_kept = first + (rungs - 1) * step
             cut.append(_shared(made, rungs, functools.partial(_rungs, first, step, last_kept),
                               _GROUP_CUTS))
-    return {code: lad for code, at in order if (lad := cut[at]) is not None}
+    return Grouped.of(order, tuple(cut))
 
 
 @functools.lru_cache(maxsize=256)  # packs are immutable and few
@@ -509,7 +510,13 @@ def _rich(table: Table, player: str) -> tuple[dict[str, dict[str, int]], int, in
                for code, lad in found.items()), default=0)
     content = tuple((code, lad["first"], lad["step"], lad["last"]) for code, lad in found.items())
     token = _shared(_CONTENTS, content, lambda: next(_NEXT_TOKEN))
-    same = _remembered(_CUT, (table.pack, token), lambda: found)
+
+    def grouped() -> dict[str, dict[str, int]]:
+        # Laid out as its cuts are (``_plan``): a patch from it to a cut is worked out
+        # ladder by ladder, not wager by wager (``grouped_members``).
+        groups, order = _plan(table.pack, token, found)
+        return Grouped.of(order, tuple(posted for _, _, _, posted, _, _ in groups))
+    same = _remembered(_CUT, (table.pack, token), grouped)
     return same, cap, token
 
 

@@ -59,6 +59,7 @@ from dicetable.games.events import Event
 from dicetable.games.state import Bet
 from dicetable.server.controls import controls_for
 from dicetable.server.controls import pin as pin_situation
+from dicetable.server.grouped_members import Grouped, Layout
 from dicetable.server.views import (
     PRIVATE_BET,
     PRIVATE_PLAYER,
@@ -181,13 +182,84 @@ def _member_diff(old: dict[str, Any], new: dict[str, Any], memo: Memo | None
     pair = (id(old), id(new))
     done = memo.get(pair) if memo is not None else None
     if done is None:
-        nulls: list[tuple[str, ...]] = []
-        # The nulls kept as a tuple (none: the empty tuple, shared): a roll's push keeps
-        # thousands of these, and every list kept counts towards the next garbage collection.
-        done = (_diff(old, new, (), nulls, memo), tuple(nulls) if nulls else ())
+        grouped = _grouped_diff(old, new, memo) if type(new) is Grouped else None
+        if grouped is not None:
+            done = (grouped, ())
+        else:
+            nulls: list[tuple[str, ...]] = []
+            # The nulls kept as a tuple (none: the empty tuple, shared): a roll's push keeps
+            # thousands of these, and every list kept counts towards the next garbage
+            # collection.
+            done = (_diff(old, new, (), nulls, memo), tuple(nulls) if nulls else ())
         if memo is not None:
             memo[pair] = done
     return done
+
+
+def _grouped_diff(old: dict[str, Any], new: Grouped, memo: Memo | None
+                  ) -> dict[str, Any] | None:
+    """``_diff`` of two ``Grouped`` objects, worked out once per pair of groups that its
+    members go from and to, and given to each of them (None: not two such objects, or a
+    patch that would hold a null or a value other than an object; ``_diff`` is asked
+    instead). The same patch, member for member and in the same order: the members gone
+    first, in ``old``'s order, then the others in ``new``'s."""
+    if type(old) is not Grouped:
+        return None
+    before_of, after_of = old.groups, new.groups
+    leaving, pairs, arriving = _pairing(old.layout, new.layout)
+    patches: list[Any] = []
+    for was, now_at in pairs:
+        before = before_of[was] if was >= 0 else None
+        now = after_of[now_at]
+        if before is now or now is None:
+            patches.append(None)  # unchanged, or gone (below)
+        elif not isinstance(now, dict) or (before is not None and not isinstance(before, dict)):
+            return None
+        elif before is None:
+            nulls: list[tuple[str, ...]] = []
+            whole = _whole(now, (), nulls)
+            if nulls:
+                return None
+            patches.append(whole)
+        else:
+            inner, inner_nulls = _member_diff(before, now, memo)
+            if inner_nulls:
+                return None
+            patches.append(inner or None)
+    out: dict[str, Any] = {name: None for name, was, now_at in leaving
+                           if before_of[was] is not None
+                           and (now_at < 0 or after_of[now_at] is None)}
+    for name, k in arriving:
+        patch = patches[k]
+        if patch is not None:
+            out[name] = patch
+    return out
+
+
+_Pairing = tuple[tuple[tuple[str, int, int], ...], tuple[tuple[int, int], ...],
+                 tuple[tuple[str, int], ...]]
+_PAIRINGS: dict[tuple[int, int], tuple[Layout, Layout, _Pairing]] = {}
+"""``_pairing``'s answers by the two layouts' ids (the layouts held with them): a push meets
+a few dozen pairs of layouts, a pack's plans (``controls._plan``) a few dozen more."""
+
+
+def _pairing(old: Layout, new: Layout) -> _Pairing:
+    """How members go from ``old`` to ``new``: each member of ``old`` with its group there
+    and in ``new`` (-1: not in it), the distinct pairs of groups (old, new; -1: not in
+    ``old``), and each member of ``new`` with the index of its pair."""
+    key = (id(old), id(new))
+    held = _PAIRINGS.get(key)
+    if held is None or held[0] is not old or held[1] is not new:
+        was = dict(old)
+        now = dict(new)
+        leaving = tuple((name, at, now.get(name, -1)) for name, at in old)
+        index: dict[tuple[int, int], int] = {}
+        arriving = tuple((name, index.setdefault((was.get(name, -1), at), len(index)))
+                         for name, at in new)
+        if len(_PAIRINGS) >= 4096:
+            _PAIRINGS.clear()
+        held = _PAIRINGS[key] = (old, new, (leaving, tuple(index), arriving))
+    return held[2]
 
 
 def _whole(value: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> Any:
