@@ -36,7 +36,7 @@ class Grouped(dict[str, Any]):
     def of(cls, layout: Layout, groups: tuple[Any, ...]) -> Grouped:
         """The object holding, for each member of ``layout``, its group's value (the members
         of a group whose value is ``None`` left out)."""
-        out = cls((name, value) for name, at in layout if (value := groups[at]) is not None)
+        out = cls({name: value for name, at in layout if (value := groups[at]) is not None})
         out.layout = layout
         out.groups = groups
         return out
