@@ -69,7 +69,10 @@ def test_every_command_in_the_operators_guide_runs(demo_db: Path, tmp_path: Path
         f"export PORT={free_port()}", f"export PGURL={url}", f"export SCHEMA={schema}",
         f"export PAT_PASSWORD='{DEMO_PASSWORD}' ANN_PASSWORD='{DEMO_PASSWORD}'"])
     runnable = blocks("sh")
-    script = ["set -euo pipefail", settings]
+    # A block that fails leaves the servers it started in the background: stopped on the way
+    # out, whatever happens (a failed run left a server verifying every 5 s until the machine
+    # went down).
+    script = ["set -euo pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT", settings]
     for n, body in enumerate(runnable[1:], 2):
         script += [f"echo '### block {n}' >&2", body]
     (tmp_path / "guide.sh").write_text("\n".join(script) + "\n")
