@@ -10,10 +10,13 @@ balance). The same is run for a baseline (``--baseline REF``: that commit's ``sr
 exported with ``git archive``), side by side: the two trees take turns (``--repeats``), so that
 the load other work puts on the machine falls on both alike. Each push is timed in wall time
 and in the CPU time of the table's thread (which the machine's load inflates less), with the
-load average before and after each run.
+load average before and after each run. The dice are the same in every run (``--seed``): a
+push's cost depends on the roll (a point made or missed changes every player's wagers), and
+runs that roll differently differ by a quarter in their median; ``--seed -1`` rolls the
+table's own CSPRNG.
 
     .venv/bin/python -m bench.push_bench [--rolls 20] [--repeats 2] [--baseline REF|none]
-        [--only watch|bets] [--players 1000] [--quick]
+        [--only watch|bets] [--players 1000] [--seed 7] [--quick]
 """
 
 from __future__ import annotations
@@ -35,12 +38,17 @@ from bench.load_bench import export_baseline
 ARENA_PLAYERS = 1000
 
 
-def measure(rolls: int, bets: bool, arena: int = ARENA_PLAYERS) -> dict[str, Any]:
+def measure(rolls: int, bets: bool, arena: int = ARENA_PLAYERS, seed: int = -1
+            ) -> dict[str, Any]:
     """Publish times (ms) of ``rolls`` electronic rounds after three to warm up, to ``arena``
-    players and the dealer."""
+    players and the dealer (``seed`` >= 0: the same rolls each time)."""
+    if seed >= 0:
+        _seed_the_dice(seed)
     from bench.load_bench import ARENA, DEALER, prepare, run_chore
     from dicetable.core.roles import Role
     from dicetable.games import commands as g
+    from dicetable.server.app import GC_THRESHOLDS
+    from dicetable.server.door import NEVER
     from dicetable.server.floor import ROUND_NOW, Hub
     from dicetable.server.main import build_floor
 
@@ -55,7 +63,7 @@ def measure(rolls: int, bets: bool, arena: int = ARENA_PLAYERS) -> dict[str, Any
         assert account is not None
         hub.join(ARENA, account, 0)
     gc.freeze()  # as the server does (``app.lifespan``)
-    gc.set_threshold(20_000, 20, 100)
+    gc.set_threshold(*GC_THRESHOLDS[:2], NEVER)
     times: list[float] = []
     cpu: list[float] = []
 
@@ -96,14 +104,34 @@ def measure(rolls: int, bets: bool, arena: int = ARENA_PLAYERS) -> dict[str, Any
     return {"publish_ms": times, "cpu_ms": cpu, "rounds": rounds}
 
 
-def _run(src: Path | None, rolls: int, bets: bool, arena: int = ARENA_PLAYERS
+def _seed_the_dice(seed: int) -> None:
+    """The electronic table's rolls drawn from ``random.Random(seed)`` instead of the CSPRNG
+    (a benchmark's stand-in, reported as the CSPRNG's: the events are the same size)."""
+    import random
+
+    from dicetable.core.dice import Roll
+    from dicetable.core.dice_sources import SourceKind
+    from dicetable.table import table as table_module
+
+    draw = random.Random(seed)
+
+    class SeededCsprng:
+        kind = SourceKind.CSPRNG
+
+        def next_roll(self) -> Roll:
+            return Roll(draw.randrange(1, 7), draw.randrange(1, 7))
+    vars(table_module)["CsprngDice"] = SeededCsprng
+
+
+def _run(src: Path | None, rolls: int, bets: bool, arena: int = ARENA_PLAYERS, seed: int = -1
          ) -> dict[str, Any]:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = f"{src}{os.pathsep}{env.get('PYTHONPATH', '')}"
     load = os.getloadavg()[0]
     out = subprocess.run([sys.executable, "-m", "bench.push_bench", "--child", str(rolls),
-                          "--bets" if bets else "--watch", "--players", str(arena)],
+                          "--bets" if bets else "--watch", "--players", str(arena),
+                          "--seed", str(seed)],
                          env=env, check=True,
                          capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
@@ -136,6 +164,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("watch", "bets"), default=None)
     parser.add_argument("--players", type=int, default=ARENA_PLAYERS,
                         help="players in the arena (each with a hub connection)")
+    parser.add_argument("--seed", type=int, default=7,
+                        help="the dice's seed, the same for every run (-1: the CSPRNG)")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bets", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--watch", action="store_true", help=argparse.SUPPRESS)
@@ -146,12 +176,14 @@ def main() -> None:
         args.rolls, args.baseline, args.repeats = 3, "none", 1
         args.players = min(args.players, 100)
     if args.child is not None:
-        print(json.dumps(measure(args.child, args.bets, args.players)))
+        print(json.dumps(measure(args.child, args.bets, args.players, args.seed)))
         return
     base_dir = Path(tempfile.mkdtemp(prefix="dt-push-base-"))
     base = export_baseline(args.baseline, base_dir) if args.baseline != "none" else None
+    dice = "the CSPRNG" if args.seed < 0 else f"dice seeded {args.seed}, the same in every run"
     print(f"a roll's push to {args.players} players and the dealer (Hub.publish, in process), "
-          f"{args.rolls} rolls after 3, {args.repeats} run(s) of each tree taking turns; "
+          f"{args.rolls} rolls after 3 ({dice}), "
+          f"{args.repeats} run(s) of each tree taking turns; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
     command = ["python", "-m", "bench.push_bench", *sys.argv[1:]]
     print(f"  command: PYTHONPATH=src {' '.join(command)}", flush=True)
@@ -162,9 +194,9 @@ def main() -> None:
         now: list[dict[str, Any]] = []
         then: list[dict[str, Any]] = []
         for _ in range(args.repeats):
-            now.append(_run(None, args.rolls, bets, args.players))
+            now.append(_run(None, args.rolls, bets, args.players, args.seed))
             if base is not None:
-                then.append(_run(base, args.rolls, bets, args.players))
+                then.append(_run(base, args.rolls, bets, args.players, args.seed))
         ours = _line(f"{what} [this tree]", now)
         if base is not None:
             theirs = _line(f"{what} [{args.baseline}]", then)
