@@ -238,9 +238,9 @@ def door_of(src: Path | None) -> bool:
 
 
 BARE_APP = "bench.loadgen:bare_app"
+"""The ceiling: a bare ASGI app answering 200 on the same uvicorn, same generator."""
 SERVER_ENV: dict[str, str] = {}
 """More environment for every design's server (``--server-env``)."""
-"""The ceiling: a bare ASGI app answering 200 on the same uvicorn, same generator."""
 
 
 class Server:
