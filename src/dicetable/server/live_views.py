@@ -60,6 +60,7 @@ from dicetable.games.state import Bet
 from dicetable.server.controls import controls_for
 from dicetable.server.controls import pin as pin_situation
 from dicetable.server.grouped_members import Grouped, Layout
+from dicetable.server.shared_values import shared
 from dicetable.server.views import (
     PRIVATE_BET,
     PRIVATE_PLAYER,
@@ -239,27 +240,30 @@ def _grouped_diff(old: dict[str, Any], new: Grouped, memo: Memo | None
 _Pairing = tuple[tuple[tuple[str, int, int], ...], tuple[tuple[int, int], ...],
                  tuple[tuple[str, int], ...]]
 _PAIRINGS: dict[tuple[int, int], tuple[Layout, Layout, _Pairing]] = {}
-"""``_pairing``'s answers by the two layouts' ids (the layouts held with them): a push meets
-a few dozen pairs of layouts, a pack's plans (``controls._plan``) a few dozen more."""
+"""``_pairing``'s answers by the two layouts' ids, the layouts held with them (so that their
+ids stay theirs while the answer is kept): a push meets a few dozen pairs of layouts, a
+pack's plans (``controls._plan``) a few dozen more."""
 
 
 def _pairing(old: Layout, new: Layout) -> _Pairing:
     """How members go from ``old`` to ``new``: each member of ``old`` with its group there
     and in ``new`` (-1: not in it), the distinct pairs of groups (old, new; -1: not in
     ``old``), and each member of ``new`` with the index of its pair."""
-    key = (id(old), id(new))
-    held = _PAIRINGS.get(key)
-    if held is None or held[0] is not old or held[1] is not new:
-        was = dict(old)
-        now = dict(new)
-        leaving = tuple((name, at, now.get(name, -1)) for name, at in old)
-        index: dict[tuple[int, int], int] = {}
-        arriving = tuple((name, index.setdefault((was.get(name, -1), at), len(index)))
-                         for name, at in new)
-        if len(_PAIRINGS) >= 4096:
-            _PAIRINGS.clear()
-        held = _PAIRINGS[key] = (old, new, (leaving, tuple(index), arriving))
-    return held[2]
+    return shared(_PAIRINGS, (id(old), id(new)), lambda: (old, new, _pair(old, new)),
+                  _PAIRINGS_MAX)[2]
+
+
+_PAIRINGS_MAX = 4096
+
+
+def _pair(old: Layout, new: Layout) -> _Pairing:
+    was = dict(old)
+    now = dict(new)
+    leaving = tuple((name, at, now.get(name, -1)) for name, at in old)
+    index: dict[tuple[int, int], int] = {}
+    arriving = tuple((name, index.setdefault((was.get(name, -1), at), len(index)))
+                     for name, at in new)
+    return leaving, tuple(index), arriving
 
 
 def _whole(value: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> Any:
