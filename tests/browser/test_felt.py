@@ -252,6 +252,14 @@ def test_pa_craps_dealer_books_a_called_bet_and_the_player_sees_it(
                                                "Place 8 to Win")
     placed = [e for e in live_server.floor.store.events(CRAPS) if e.kind == "BetPlaced"][-1]
     assert (placed.actor, placed.role) == ("dee", Role.DEALER)
+    # What is open to the player booked is asked again after the push: her Place 8 stands
+    # (it is pressed now, not placed), and another player's choice shows their own.
+    expect(dee.locator('#book-wager option[value="place8"]')).to_have_count(0)
+    dee.select_option("#book-player", "bob")
+    expect(dee.locator('#book-wager option[value="place8"]')).to_have_count(1)
+    dee.select_option("#book-player", "alice")
+    expect(dee.locator('#book-wager option[value="place6"]')).to_have_count(1)
+    expect(dee.locator('#book-wager option[value="place8"]')).to_have_count(0)
 
     # The player calls "press it", then "off", then "take it down": the dealer does each.
     row = dee.locator('#players-table tr[data-player="alice"]')

@@ -68,9 +68,14 @@ def _check_offers(floor: Floor, login: Login, step: str) -> int:
     """Try every control offered to alice (her page) and to dee for alice (the console)."""
     tried = 0
     alice_view = login("alice").get(T).json()
-    dee_view = login("dee").get(T).json()
+    dee = login("dee")
+    dee_view = dee.get(T).json()
+    # The console's view carries the answers on alice's bets; what is open to her, the
+    # console asks when she is chosen for booking.
+    booking = dee.get(f"{T}/controls?player=alice").json()
+    assert dee_view["controls"]["alice"] == {"bets": booking["bets"]}, step
     pages = [(alice_view["me"]["controls"], "alice", Role.PLAYER, alice_view["me"]["bets"]),
-             (dee_view["controls"]["alice"], "dee", Role.DEALER,
+             (booking, "dee", Role.DEALER,
               [b for b in dee_view["bets"] if b["player"] == "alice"])]
     for controls, actor, role, bets in pages:
         for label, command in _commands(controls, actor, role, "alice", bets):

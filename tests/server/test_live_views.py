@@ -105,13 +105,13 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
                                   floor.extra(T, v))
                 assert floor.view(T, v) == full, (step, v.username)
                 assert json.loads(floor.view_text(T, v)) == _normal(full)
-            # The dealer's booking controls, kept across batches, equal the engine's answers
-            # asked afresh for every seated player.
+            # The dealer's answers on every player's bets, kept across batches, equal the
+            # engine's answers asked afresh for every seated player.
             dee = VIEWERS[-2]
             role = floor.role_for(dee, T, g.PlaceBet)
             with info.lock:
                 kept = floor.extra(T, dee)["controls"]
-                assert kept == {p: controls_for(info.table, "dee", role, p)
+                assert kept == {p: {"bets": controls_for(info.table, "dee", role, p)["bets"]}
                                 for p in sorted(info.table.state.players)}, step
                 for p in info.table.state.players:  # the permission, remembered and asked
                     first = next(iter(info.table.state.bets_of(p)), None)

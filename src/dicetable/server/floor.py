@@ -617,7 +617,8 @@ class Floor(Application[FloorTable]):
                                  "my_roles": [r.value for r in roles],
                                  "fairness": self.fairness_alerts(table_id) if staff else []}
         if staff and roles:
-            # What this member of staff may book for each seated player (engine answers).
+            # The engine's answers on each seated player's bets (the console's buttons on
+            # them); the wagers open to the player being booked are asked for that one.
             role = self.role_for(account, table_id, gcmd.PlaceBet)
             extra["controls"] = info.views.booking(info.table, account.username, role)
             extra["can"] = console_can(info.table, account.username,

@@ -361,12 +361,35 @@ async function chips(path) {
 }
 
 // -- booking a called bet --------------------------------------------------------------------------
-const controlsOf = (v, player) => (v.controls && v.controls[player]) || { open: {}, bets: {} };
+// The push carries the engine's answers on every player's bets (``v.controls[player].bets``);
+// the wagers still open to a player (a ladder each) are asked for the one being booked, when
+// chosen and again after each view: every player's would make a big table's push megabytes.
+const controlsOf = (v, player) => (v.controls && v.controls[player]) || { bets: {} };
+const opened = { player: null, seq: null, open: {}, asked: 0 };
+
+/** The open wagers of the player chosen, asked of the server once per view (a later answer wins). */
+async function askOpen(v) {
+  const player = el.bookPlayer.value;
+  if (!player || !v.controls || (opened.player === player && opened.seq === v.seq)) return;
+  const ask = ++opened.asked;
+  try {
+    const c = await get(tablePath(tableId, `/controls?player=${encodeURIComponent(player)}`));
+    if (ask !== opened.asked) return;  // asked again since (a newer view, another player)
+    Object.assign(opened, { player, seq: v.seq, open: c.open });
+    drawBooking(st.view);
+  } catch (e) {
+    if (ask === opened.asked) Object.assign(opened, { player, seq: v.seq, open: {} });
+  }
+}
+
+/** The open wagers known for ``player`` (those of the previous view until the answer comes);
+ * none where this account books for nobody here (no ``controls`` in its view). */
+const openFor = (v, player) => (v.controls && opened.player === player ? opened.open : {});
 
 /** The wagers the engine would take from this dealer for the chosen player, odds included. */
 function bookOptions(v, player) {
   const c = controlsOf(v, player);
-  const out = Object.keys(c.open).map((code) => [code, wagerName(code)]);
+  const out = Object.keys(openFor(v, player)).map((code) => [code, wagerName(code)]);
   for (const b of (v.bets || []).filter((x) => x.player === player)) {
     const info = c.bets[b.id];
     if (info && info.odds) out.push([`odds:${b.id}`, `Odds on ${b.label || b.name}`]);
@@ -377,12 +400,11 @@ function bookOptions(v, player) {
 function bookLadder(v) {
   const player = el.bookPlayer.value;
   const choice = el.bookWager.value || "";
-  const c = controlsOf(v, player);
   if (choice.startsWith("odds:")) {
-    const info = c.bets[choice.slice(5)];
+    const info = controlsOf(v, player).bets[choice.slice(5)];
     return info ? info.odds : null;
   }
-  return c.open[choice] || null;
+  return openFor(v, player)[choice] || null;
 }
 
 function drawBooking(v) {
@@ -391,6 +413,7 @@ function drawBooking(v) {
   const options = bookOptions(v, el.bookPlayer.value);
   setOptions(el.bookWager, options.length ? options : [["", "nothing open for this player now"]]);
   drawBookingHint(v);
+  askOpen(v);
 }
 
 function onLadder(ladder, amount) {
