@@ -10,6 +10,13 @@ process that does not own its table is forwarded to the owner. Measured, in turn
 3. two processes, the clients spread over both whatever the table (a load balancer that does
    not know the owners): about half of the commands are forwarded.
 
+Eight bench tables, with the demo floor's five idle ones: each of two processes owns some of
+them, but how many depends on where each process's claim starts (its pid), from two to six.
+So that the line measures two processes and not how the tables fell, the clients are shared
+equally between the processes, each process's half spread over the bench tables it owns (as
+an operator balances a floor: by which tables each process owns); one process's clients
+are spread over all eight alike.
+
 Closed-loop clients as ``load_bench`` (a)'s, each on its own player at a bench table, as fast
 as it is answered: each spot placed and then taken down (``bench.loadgen.bet_turn``), so that
 every request is a command the rules accept however long the run (a player who kept betting
@@ -37,7 +44,7 @@ from typing import Any
 
 import httpx
 
-from bench.load_bench import BENCH_TABLES, free_port, seated, spots
+from bench.load_bench import free_port, seated, spots
 from bench.loadgen import (
     Connection,
     Stats,
@@ -56,6 +63,11 @@ PG_CANDIDATES = ("postgresql://postgres@127.0.0.1:5432/test",
                  "postgresql://root@127.0.0.1:5432/test")
 STAFF = "pat"
 """A pit boss: asks each process which tables it owns."""
+SCALE_TABLES = tuple(f"bench-{i}" for i in range(1, 9))
+"""The tables the clients bet at: eight of the floor's thirteen, so that each of two processes
+owns at least two (a process claims at most seven, ``table_owners.TableOwners.share``)."""
+Plan = list[tuple[str, str, int]]
+"""Each client's table, player and port."""
 
 
 def find_pg(given: str | None) -> str:
@@ -76,10 +88,10 @@ def find_pg(given: str | None) -> str:
 
 def prepare(url: str, schema: str, players: int) -> tuple[dict[str, list[str]], dict[str, str]]:
     floor, _ = build_floor(url, schema=schema)
-    for table in BENCH_TABLES:
+    for table in SCALE_TABLES:
         floor.open_table(electronic_pack(), table, mode="electronic", opener="fran",
                          staff={"dee": Role.DEALER})
-    groups = {t: [f"{t}-p{i:04d}" for i in range(players)] for t in BENCH_TABLES}
+    groups = {t: [f"{t}-p{i:04d}" for i in range(players)] for t in SCALE_TABLES}
     tokens = seated(floor, groups)
     again, _ = build_floor(url, schema=schema)
     tokens[STAFF] = again.accounts.open_session(STAFF)
@@ -133,8 +145,8 @@ class Servers:
         raise RuntimeError("a server did not start")
 
     def owners(self, token: str) -> dict[str, int]:
-        """Each table's owner's port, once every table has one (the split settles within a
-        few seconds of the second process starting)."""
+        """Each bench table's owner's port, once every one has one (the split settles within
+        a few seconds of the second process starting: the first claims only its share)."""
         deadline = time.monotonic() + 60
         while True:
             found: dict[str, int] = {}
@@ -145,7 +157,7 @@ class Servers:
                 data = reply.json()
                 for table in data["owns"] if data["split"] else []:
                     found[table] = port
-            if all(t in found for t in BENCH_TABLES) or time.monotonic() > deadline:
+            if all(t in found for t in SCALE_TABLES) or time.monotonic() > deadline:
                 return found
             time.sleep(0.5)
 
@@ -164,23 +176,46 @@ class Servers:
             errors.close()
 
 
-async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
-                      tokens: dict[str, str], clients: int, seconds: float,
+def plan(groups: dict[str, list[str]], clients: int, ports: list[int],
+         owned: dict[int, list[str]] | None) -> Plan:
+    """Each client's table, player and port: with ``owned`` (each port's bench tables), the
+    clients shared equally between the ports, each port's spread over its own tables; without,
+    spread over every bench table, client ``i`` sent to ``ports[i % len(ports)]`` (one
+    process, or a load balancer that does not know the owners).
+
+    >>> groups = {t: [f"{t}-p{i}" for i in range(2)] for t in SCALE_TABLES}
+    >>> plan(groups, 3, [80, 81], None)
+    [('bench-1', 'bench-1-p0', 80), ('bench-2', 'bench-2-p0', 81), ('bench-3', 'bench-3-p0', 80)]
+    >>> for client in plan(groups, 4, [80, 81], {80: ["bench-1"], 81: ["bench-2", "bench-5"]}):
+    ...     print(client)
+    ('bench-1', 'bench-1-p0', 80)
+    ('bench-2', 'bench-2-p0', 81)
+    ('bench-1', 'bench-1-p1', 80)
+    ('bench-5', 'bench-5-p0', 81)
+    """
+    given = dict.fromkeys(groups, 0)  # players of each table given a client so far
+    out: Plan = []
+    for i in range(clients):
+        port = ports[i % len(ports)]
+        tables = owned[port] if owned is not None else SCALE_TABLES
+        table = tables[(i // len(ports) if owned is not None else i) % len(tables)]
+        out.append((table, groups[table][given[table]], port))
+        given[table] += 1
+    return out
+
+
+async def closed_loop(clients: Plan, tokens: dict[str, str], seconds: float,
                       warmup: float) -> tuple[Stats, float]:
-    """``clients`` clients, each betting on its own player's table as fast as it is answered,
-    on the port ``port_of`` gives that table (by client, when it is a list's spread): each
-    spot placed, then taken down, then the next (``bet_turn``; a request shed with a 503 is
-    sent again), so that the run can go on for ever with every request a command accepted,
-    half of them bets in every configuration."""
+    """A client for each of ``clients`` (table, player, port), each betting as fast as it is
+    answered: each spot placed, then taken down, then the next (``bet_turn``; a request shed
+    with a 503 is sent again), so that the run can go on for ever with every request a
+    command accepted, half of them bets in every configuration."""
     bets = spots(removable=True)
-    players = [(t, p) for t in BENCH_TABLES for p in groups[t]]
     stats = Stats()
     start = now()
     warm_until, stop_at = start + warmup, start + warmup + seconds
 
-    async def client(i: int) -> None:
-        table, player = players[i % len(players)]
-        port = port_of[table] if table in port_of else port_of[f"#{i % 2}"]
+    async def client(table: str, player: str, port: int) -> None:
         conn = Connection("127.0.0.1", port, tokens[player])
         path = f"/api/tables/{table}/bets"
         held: dict[int, str] = {}
@@ -220,7 +255,7 @@ async def closed_loop(port_of: dict[str, int], groups: dict[str, list[str]],
                 await asyncio.sleep(0.1)
         await conn.close()
 
-    await asyncio.gather(*(client(i) for i in range(clients)))
+    await asyncio.gather(*(client(*c) for c in clients))
     return stats, seconds
 
 
@@ -232,20 +267,24 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
     own = servers is None
     servers = servers or Servers(url, schema, count)
     try:
-        if count == 1:
-            port_of: dict[str, int] = dict.fromkeys(BENCH_TABLES, servers.ports[0])
-        elif routed:
-            port_of = servers.owners(tokens[STAFF])
-            missing = [t for t in BENCH_TABLES if t not in port_of]
-            if missing:
-                print(f"  (no owner found for {missing}: those clients go to the first)")
-                port_of.update(dict.fromkeys(missing, servers.ports[0]))
-        else:
-            servers.owners(tokens[STAFF])  # the split settled, then spread blindly
-            port_of = {f"#{k}": port for k, port in enumerate(servers.ports)}
+        owned: dict[int, list[str]] | None = None
+        if count > 1:
+            found = servers.owners(tokens[STAFF])  # the split settled (spread: then blindly)
+            if routed:
+                owned = {port: [t for t in SCALE_TABLES if found.get(t) == port]
+                         for port in servers.ports}
+                if not all(owned.values()):  # the split did not settle: the first takes all
+                    print(f"  (the owners found: {found}; the clients go to the first)")
+                    owned = {port: list(SCALE_TABLES) if port == servers.ports[0] else []
+                             for port in servers.ports}
+                    owned = {p: t for p, t in owned.items() if t}
+                print(f"  {'':<34} owned: " + "; ".join(
+                    f"{len(t)} by process {k + 1}" for k, t in enumerate(owned.values())),
+                    flush=True)
+        ports = list(owned) if owned is not None else servers.ports
+        clients_plan = plan(groups, clients, ports, owned)
         g0, s0, w0 = cpu_seconds(), servers.cpu(), now()
-        stats, measured = asyncio.run(closed_loop(port_of, groups, tokens, clients, seconds,
-                                                  warmup))
+        stats, measured = asyncio.run(closed_loop(clients_plan, tokens, seconds, warmup))
         g1, s1, w1 = cpu_seconds(), servers.cpu(), now()
         line = report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
         for k, port in enumerate(servers.ports):
@@ -269,9 +308,12 @@ def main() -> None:
                         help="half a second per configuration, 40 clients, the two processes "
                         "started once for both of theirs: checks the bench runs")
     args = parser.parse_args()
-    warmup, players = 2.0, 50
+    warmup = 2.0
     if args.quick:
-        args.seconds, args.clients, args.rounds, warmup, players = 0.5, 40, 1, 0.25, 10
+        args.seconds, args.clients, args.rounds, warmup = 0.5, 40, 1, 0.25
+    # Players enough at each table for half the clients: a process that owns a single bench
+    # table gives it all of its half.
+    players = -(-args.clients // 2)
     install_uvloop()
     url = find_pg(args.pg)
     schema = f"scale_{uuid.uuid4().hex[:10]}"
