@@ -76,7 +76,7 @@ def _check_offers(floor: Floor, login: Login, step: str) -> int:
     assert dee_view["controls"]["alice"] == {"bets": booking["bets"]}, step
     pages = [(alice_view["me"]["controls"], "alice", Role.PLAYER, alice_view["me"]["bets"]),
              (booking, "dee", Role.DEALER,
-              [b for b in dee_view["bets"] if b["player"] == "alice"])]
+              [b for b in dee_view["bets"].values() if b["player"] == "alice"])]
     for controls, actor, role, bets in pages:
         for label, command in _commands(controls, actor, role, "alice", bets):
             copy = _copy(floor)

@@ -44,4 +44,4 @@ def test_an_event_appended_through_one_process_reaches_the_other(
         view = httpx.get(f"http://127.0.0.1:{a}/api/tables/craps-pa-1",
                          headers={"authorization": f"Bearer {login(a, 'pat')}"},
                          timeout=TIMEOUT).json()
-        assert {b_["player"] for b_ in view["bets"]} == {"alice", "bob"}
+        assert {b_["player"] for b_ in view["bets"].values()} == {"alice", "bob"}

@@ -426,7 +426,9 @@ def staff_view(table: Table) -> dict[str, Any]:
     view: dict[str, Any] = {}
     view["players"] = {name: _holding(info.balance, info.seat)
                        for name, info in sorted(state.players.items())}
-    view["bets"] = [_bet_view(table, b) for b in sorted(state.bets)]
+    # By id, not a list: a push patches the bets placed, changed and gone (a merge patch
+    # replaces a list whole: every bet at a 1,000-player table, 0.2-0.4 MB, on every push).
+    view["bets"] = {b: _bet_view(table, b) for b in sorted(state.bets)}
     view["dice"] = {"at_table": dict(sorted(p.dice.items())), "bowl": list(p.bowl),
                     "shooter_dice": list(p.shooter_dice), "offered": list(p.offered)}
     view["house"] = state.house

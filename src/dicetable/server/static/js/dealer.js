@@ -360,6 +360,27 @@ async function chips(path) {
   if (r) el.chipAmount.value = "";
 }
 
+// -- every player's bets (the staff view's ``bets``, by id) ------------------------------------------
+const byPlayerOf = new WeakMap();  // each view's bets grouped once, not once per player drawn
+
+/** ``v.bets`` grouped by player, in id order (a view's own, worked out once). */
+function betsByPlayer(v) {
+  let out = byPlayerOf.get(v);
+  if (!out) {
+    out = new Map();
+    const ids = Object.keys(v.bets || {}).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+    for (const id of ids) {
+      const bet = v.bets[id];
+      if (!out.has(bet.player)) out.set(bet.player, []);
+      out.get(bet.player).push(bet);
+    }
+    byPlayerOf.set(v, out);
+  }
+  return out;
+}
+
+const betsOf = (v, player) => betsByPlayer(v).get(player) || [];
+
 // -- booking a called bet --------------------------------------------------------------------------
 // The push carries the engine's answers on every player's bets (``v.controls[player].bets``);
 // the wagers still open to a player (a ladder each) are asked for the one being booked, when
@@ -390,7 +411,7 @@ const openFor = (v, player) => (v.controls && opened.player === player ? opened.
 function bookOptions(v, player) {
   const c = controlsOf(v, player);
   const out = Object.keys(openFor(v, player)).map((code) => [code, wagerName(code)]);
-  for (const b of (v.bets || []).filter((x) => x.player === player)) {
+  for (const b of betsOf(v, player)) {
     const info = c.bets[b.id];
     if (info && info.odds) out.push([`odds:${b.id}`, `Odds on ${b.label || b.name}`]);
   }
@@ -737,9 +758,9 @@ export function hoursLeft(ms) {
 }
 
 function drawPlayers(v) {
-  const bets = v.bets || [];
+  const byPlayer = betsByPlayer(v);
   const rows = Object.entries(v.players || {}).map(([name, info]) => {
-    const mine = bets.filter((b) => b.player === name);
+    const mine = byPlayer.get(name) || [];
     const onLayout = mine.reduce((sum, b) => sum + b.amount, 0);
     return h("tr", { dataset: { player: name } },
       h("td", {}, info.seat ?? "–"),
@@ -755,7 +776,7 @@ function drawPlayers(v) {
   replace(el.players, h("table", { class: "data", id: "players-table" },
     h("thead", {}, h("tr", {}, h("th", {}, "Pos."), h("th", {}, "Player"), h("th", {}, "Wagers"), h("th", { class: "money" }, "On layout"), h("th", { class: "money" }, "Balance"))),
     h("tbody", {}, rows)),
-    h("div", { class: "muted", style: "font-size:.85rem" }, `House result ${money(v.house)} · ${bets.length} wagers on the layout`));
+    h("div", { class: "muted", style: "font-size:.85rem" }, `House result ${money(v.house)} · ${Object.keys(v.bets || {}).length} wagers on the layout`));
 }
 
 // -- start ---------------------------------------------------------------------------------------

@@ -213,9 +213,14 @@ export function wagerName(view, code) {
   return view && view.limits && view.limits[code] ? view.limits[code].name : plainWords(code);
 }
 
+/** A bet of the view by id: the player's own, or (the staff's view: every bet, by id) anyone's. */
+function betById(view, id) {
+  const mine = ((view && view.me && view.me.bets) || []).find((b) => b.id === id);
+  return mine || (view && view.bets && view.bets[id]) || null;
+}
+
 function betName(view, id) {
-  const all = [...((view && view.me && view.me.bets) || []), ...((view && view.bets) || [])];
-  const bet = all.find((b) => b.id === id);
+  const bet = betById(view, id);
   return bet ? `${bet.player === (view.me && view.me.player) ? "Your" : `${bet.player}'s`} ${bet.label || bet.name}` : "A wager";
 }
 
@@ -228,8 +233,7 @@ function onBehalf(e, view, owner) {
 }
 
 function ownerOf(view, id) {
-  const all = [...((view && view.me && view.me.bets) || []), ...((view && view.bets) || [])];
-  const bet = all.find((b) => b.id === id);
+  const bet = betById(view, id);
   return bet ? bet.player : null;
 }
 
