@@ -11,7 +11,7 @@ process that does not own its table is forwarded to the owner. Measured, in turn
    not know the owners): about half of the commands are forwarded.
 
 Eight bench tables, with the demo floor's five idle ones: each of two processes owns some of
-them, but how many depends on where each process's claim starts (its pid), from two to six.
+them, but how many depends on where each process's claim starts (its pid), from one to seven.
 So that the line measures two processes and not how the tables fell, the clients are shared
 equally between the processes, each process's half spread over the bench tables it owns (as
 an operator balances a floor: by which tables each process owns); one process's clients
@@ -65,7 +65,8 @@ STAFF = "pat"
 """A pit boss: asks each process which tables it owns."""
 SCALE_TABLES = tuple(f"bench-{i}" for i in range(1, 9))
 """The tables the clients bet at: eight of the floor's thirteen, so that each of two processes
-owns at least two (a process claims at most seven, ``table_owners.TableOwners.share``)."""
+owns at least one (a process claims at most seven, ``table_owners.TableOwners.share``, and
+the demo floor has five)."""
 Plan = list[tuple[str, str, int]]
 """Each client's table, player and port."""
 
