@@ -73,7 +73,7 @@ def _check_offers(floor: Floor, login: Login, step: str) -> int:
     # The console's view carries the answers on alice's bets; what is open to her, the
     # console asks when she is chosen for booking.
     booking = dee.get(f"{T}/controls?player=alice").json()
-    assert dee_view["controls"]["alice"] == {"bets": booking["bets"]}, step
+    assert dee_view["bet_controls"]["alice"] == booking["bets"], step
     pages = [(alice_view["me"]["controls"], "alice", Role.PLAYER, alice_view["me"]["bets"]),
              (booking, "dee", Role.DEALER,
               [b for b in dee_view["bets"].values() if b["player"] == "alice"])]

@@ -110,8 +110,8 @@ def test_incremental_views_equal_a_full_rebuild(steps: list[tuple[Any, ...]]) ->
             dee = VIEWERS[-2]
             role = floor.role_for(dee, T, g.PlaceBet)
             with info.lock:
-                kept = floor.extra(T, dee)["controls"]
-                assert kept == {p: {"bets": controls_for(info.table, "dee", role, p)["bets"]}
+                kept = floor.extra(T, dee)["bet_controls"]
+                assert kept == {p: controls_for(info.table, "dee", role, p)["bets"]
                                 for p in sorted(info.table.state.players)}, step
                 for p in info.table.state.players:  # the permission, remembered and asked
                     first = next(iter(info.table.state.bets_of(p)), None)

@@ -620,7 +620,7 @@ class Floor(Application[FloorTable]):
             # The engine's answers on each seated player's bets (the console's buttons on
             # them); the wagers open to the player being booked are asked for that one.
             role = self.role_for(account, table_id, gcmd.PlaceBet)
-            extra["controls"] = info.views.booking(info.table, account.username, role)
+            extra["bet_controls"] = info.views.booking(info.table, account.username, role)
             extra["can"] = console_can(info.table, account.username,
                                        lambda cls: self.role_for(account, table_id, cls))
         return extra

@@ -275,8 +275,10 @@ def _whole(value: Any, path: tuple[str, ...], nulls: list[tuple[str, ...]]) -> A
     for key, member in value.items():
         if member is None:
             nulls.append((*path, key))
-        else:
+        elif isinstance(member, dict):
             out[key] = _whole(member, (*path, key), nulls)
+        else:  # a scalar or a list, as it stands (no call: a new bet's dozen members)
+            out[key] = member
     return out
 
 
@@ -487,13 +489,14 @@ class LiveViews:
         return held[1]
 
     def booking(self, table: Table, actor: str, role: Role) -> dict[str, dict[str, Any]]:
-        """``{player: {"bets": controls_for(table, actor, role, player)["bets"]}}`` for every
-        seated player, in name order; the same object while none of its entries changed.
+        """``{player: controls_for(table, actor, role, player)["bets"]}`` for every seated
+        player, in name order; the same object while none of its entries changed.
 
         Only the answers on each player's bets travel with every push (the buttons on every
-        bet of the console's list); the wagers still open to a player (``open``: ~70 ladders
-        each) are asked for the one player being booked (``GET .../controls?player=``): at a
-        1,000-player table they made the dealer's push 0.6-0.8 MB a roll."""
+        bet of the console's list), each the very object ``controls_for`` remembers; the
+        wagers still open to a player (``open``: ~70 ladders each) are asked for the one
+        player being booked (``GET .../controls?player=``): at a 1,000-player table they
+        made the dealer's push 0.6-0.8 MB a roll."""
         blocked = self.blocked(table)
         held = self._booking.get((actor, role))
         if held is None or held.blocked != blocked:
@@ -504,8 +507,7 @@ class LiveViews:
             for player in sorted(table.state.players):
                 found = entries.get(player)
                 if found is None:
-                    found = entries[player] = {
-                        "bets": controls_for(table, actor, role, player)["bets"]}
+                    found = entries[player] = controls_for(table, actor, role, player)["bets"]
                 whole[player] = found
             if len(entries) != len(whole):  # players gone
                 held.entries = {p: entries[p] for p in whole}

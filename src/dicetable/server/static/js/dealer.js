@@ -382,16 +382,16 @@ function betsByPlayer(v) {
 const betsOf = (v, player) => betsByPlayer(v).get(player) || [];
 
 // -- booking a called bet --------------------------------------------------------------------------
-// The push carries the engine's answers on every player's bets (``v.controls[player].bets``);
+// The push carries the engine's answers on every player's bets (``v.bet_controls[player]``);
 // the wagers still open to a player (a ladder each) are asked for the one being booked, when
 // chosen and again after each view: every player's would make a big table's push megabytes.
-const controlsOf = (v, player) => (v.controls && v.controls[player]) || { bets: {} };
+const betControls = (v, player) => (v.bet_controls && v.bet_controls[player]) || {};
 const opened = { player: null, seq: null, open: {}, asked: 0 };
 
 /** The open wagers of the player chosen, asked of the server once per view (a later answer wins). */
 async function askOpen(v) {
   const player = el.bookPlayer.value;
-  if (!player || !v.controls || (opened.player === player && opened.seq === v.seq)) return;
+  if (!player || !v.bet_controls || (opened.player === player && opened.seq === v.seq)) return;
   const ask = ++opened.asked;
   try {
     const c = await get(tablePath(tableId, `/controls?player=${encodeURIComponent(player)}`));
@@ -404,15 +404,15 @@ async function askOpen(v) {
 }
 
 /** The open wagers known for ``player`` (those of the previous view until the answer comes);
- * none where this account books for nobody here (no ``controls`` in its view). */
-const openFor = (v, player) => (v.controls && opened.player === player ? opened.open : {});
+ * none where this account books for nobody here (no ``bet_controls`` in its view). */
+const openFor = (v, player) => (v.bet_controls && opened.player === player ? opened.open : {});
 
 /** The wagers the engine would take from this dealer for the chosen player, odds included. */
 function bookOptions(v, player) {
-  const c = controlsOf(v, player);
+  const answers = betControls(v, player);
   const out = Object.keys(openFor(v, player)).map((code) => [code, wagerName(code)]);
   for (const b of betsOf(v, player)) {
-    const info = c.bets[b.id];
+    const info = answers[b.id];
     if (info && info.odds) out.push([`odds:${b.id}`, `Odds on ${b.label || b.name}`]);
   }
   return out;
@@ -422,7 +422,7 @@ function bookLadder(v) {
   const player = el.bookPlayer.value;
   const choice = el.bookWager.value || "";
   if (choice.startsWith("odds:")) {
-    const info = controlsOf(v, player).bets[choice.slice(5)];
+    const info = betControls(v, player)[choice.slice(5)];
     return info ? info.odds : null;
   }
   return openFor(v, player)[choice] || null;
@@ -465,7 +465,7 @@ async function bookBet() {
 
 /** The dealer's buttons on one bet of a player: take down, press, on/off, odds (engine answers). */
 function betActions(v, bet) {
-  const info = controlsOf(v, bet.player).bets[bet.id] || {};
+  const info = betControls(v, bet.player)[bet.id] || {};
   const path = `/bets/${encodeURIComponent(bet.id)}`;
   return h("span", { class: "bet-actions" },
     info.press_to ? h("button", { class: "btn small", dataset: { action: "press", bet: bet.id }, title: `press to ${money(info.press_to)}`, onclick: () => act(path, { amount: info.press_to }, patch) }, `press ${money(info.press_to)}`) : null,
