@@ -226,7 +226,7 @@ def test_a_dealer_watching_a_full_table_asks_the_engine_only_about_the_player_wh
     assert "dee" in extras
     (_, text), = dealer.buffer
     patch = json.loads(text)["patch"]
-    assert set(patch.get("controls", {})) == {"p007"}  # the rest of the console unchanged
+    assert set(patch.get("bet_controls", {})) == {"p007"}  # the rest of the console unchanged
     floor.close()
 
 
