@@ -217,6 +217,8 @@ def test_the_boxperson_settles_a_disputed_throw(crew: Crew) -> None:
 def test_in_the_boxperson_overturns_the_stickpersons_no_roll(crew: Crew) -> None:
     bo = crew.console("bo", INDIANA)
     page = bo.page
+    asked: list[str] = []  # the box books no bets: its console never asks what is open
+    page.on("request", lambda r: asked.append(r.url) if "/controls" in r.url else None)
     expect(page.locator("#overturn")).to_be_disabled()  # IN: the box may; nothing to overturn
     expect(page.locator("#call-no-roll")).to_be_hidden()  # IN: the stickperson calls
     sam = crew.player("sam")
@@ -231,6 +233,7 @@ def test_in_the_boxperson_overturns_the_stickpersons_no_roll(crew: Crew) -> None
     expect(page.locator("#dispute-standing")).to_have_text("stands")
     expect(page.locator("#dispute-window")).to_contain_text("overturned by bo (boxperson)")
     expect(page.locator("#overturn")).to_be_disabled()
+    assert asked == []
 
 
 def test_the_dealer_books_settles_and_cashes_out(crew: Crew, live_server: LiveServer) -> None:

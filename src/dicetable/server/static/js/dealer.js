@@ -391,7 +391,8 @@ const opened = { player: null, seq: null, open: {}, asked: 0 };
 /** The open wagers of the player chosen, asked of the server once per view (a later answer wins). */
 async function askOpen(v) {
   const player = el.bookPlayer.value;
-  if (!player || !v.bet_controls || (opened.player === player && opened.seq === v.seq)) return;
+  if (!player || !v.bet_controls || !st.cards.includes("book-card")) return;  // not booking here
+  if (opened.player === player && opened.seq === v.seq) return;
   const ask = ++opened.asked;
   try {
     const c = await get(tablePath(tableId, `/controls?player=${encodeURIComponent(player)}`));
