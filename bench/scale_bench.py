@@ -276,9 +276,7 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
                          for port in servers.ports}
                 if not all(owned.values()):  # the split did not settle: the first takes all
                     print(f"  (the owners found: {found}; the clients go to the first)")
-                    owned = {port: list(SCALE_TABLES) if port == servers.ports[0] else []
-                             for port in servers.ports}
-                    owned = {p: t for p, t in owned.items() if t}
+                    owned = {servers.ports[0]: list(SCALE_TABLES)}
                 print(f"  {'':<34} owned: " + "; ".join(
                     f"{len(t)} by process {k + 1}" for k, t in enumerate(owned.values())),
                     flush=True)

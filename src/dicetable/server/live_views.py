@@ -374,10 +374,11 @@ class LiveViews:
         rebuilt after a roll holds the very list it held before when the codes are the same
         (recognised by identity, not compared code by code for each of 1,000 players)."""
         self._booking: dict[tuple[str, Role], _Booking] = {}
-        """What each member of staff may book for each seated player (``controls_for``), by
-        (actor, role), kept across batches as the players' own parts are: a batch drops only
-        the players its events touch (all of them, for a change to the table itself). A
-        dealer's console at a 1,000-player table asked the engine 1,000 times per batch."""
+        """The engine's answers on each seated player's bets for each member of staff
+        (``booking``), by (actor, role), kept across batches as the players' own parts are:
+        a batch drops only the players its events touch (all of them, for a change to the
+        table itself). A dealer's console at a 1,000-player table asked the engine 1,000 times
+        per batch."""
 
     def reset(self) -> None:
         """Forget everything (the table was rebuilt from its log)."""

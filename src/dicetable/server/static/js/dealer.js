@@ -400,7 +400,9 @@ async function askOpen(v) {
     Object.assign(opened, { player, seq: v.seq, open: c.open });
     drawBooking(st.view);
   } catch (e) {
-    if (ask === opened.asked) Object.assign(opened, { player, seq: v.seq, open: {} });
+    if (ask !== opened.asked) return;
+    Object.assign(opened, { player, seq: v.seq, open: {} });  // offer nothing, not the last answer
+    drawBooking(st.view);
   }
 }
 
