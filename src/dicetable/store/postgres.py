@@ -131,13 +131,17 @@ class PostgresStore(GroupWriter, EventStore):
         return self.schema
 
     def _write(self, jobs: list[Job]) -> None:
+        # Two round trips to the server whatever the batch (pipeline mode): one to lock the
+        # heads and read the recorded key, one to write, announce and commit. Each statement
+        # awaited in turn cost nine, and a process's writer thread waited on them while its
+        # answers queued behind it.
         t = self._t
         conn = self._writer
         if conn.closed or conn.broken:
             conn = self._writer = psycopg.connect(self._conninfo, autocommit=True)
         heads: dict[str, Head] = {}
         try:
-            with conn.transaction(), conn.cursor() as cur:
+            with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
                 tables = sorted({j.payload.table for j in jobs
                                  if isinstance(j.payload, AppendRequest)})
                 if tables:
@@ -147,11 +151,15 @@ class PostgresStore(GroupWriter, EventStore):
                         "ON CONFLICT (table_id) DO NOTHING").format(t["table_heads"]),
                         (GENESIS, tables))
                     cur.execute(sql.SQL(
-                        "SELECT table_id, seq, hash FROM {} WHERE table_id = ANY(%s) "
-                        "ORDER BY table_id FOR UPDATE").format(t["table_heads"]), (tables,))
-                    for table_id, seq, h in cur.fetchall():
+                        "SELECT table_id, seq, hash, (SELECT value FROM {} WHERE name = "
+                        "'key_id') FROM {} WHERE table_id = ANY(%s) ORDER BY table_id "
+                        "FOR UPDATE OF {}").format(t["chain_meta"], t["table_heads"],
+                                                  sql.Identifier("table_heads")), (tables,))
+                    recorded: str | None = None
+                    for table_id, seq, h, key in cur.fetchall():
                         heads[table_id] = Head(int(seq), str(h))
-                    self._claim_key(cur)
+                        recorded = None if key is None else str(key)
+                    self._claim_key(cur, recorded)
                 plan = plan_batch(jobs, heads, self.key)
                 if plan.requests:
                     cur.executemany(sql.SQL(
@@ -169,32 +177,43 @@ class PostgresStore(GroupWriter, EventStore):
                     cur.executemany(sql.SQL(
                         "INSERT INTO {} (table_id, seq, kind, body, prev_hash, hash) "
                         "VALUES (%s, %s, %s, %s, %s, %s)").format(t["event_log"]), plan.rows)
-                for table_id in sorted(plan.changed):
-                    h = heads[table_id]
-                    cur.execute(sql.SQL("UPDATE {} SET seq = %s, hash = %s WHERE table_id = %s")
-                                .format(t["table_heads"]), (h.seq, h.hash, table_id))
-                    cur.execute("SELECT pg_notify(%s, %s)",
-                                (self.channel, canonical({"table": table_id, "seq": h.seq})))
+                changed = sorted(plan.changed)
+                if changed:
+                    cur.execute(sql.SQL(
+                        "UPDATE {} AS h SET seq = v.seq, hash = v.hash FROM unnest("
+                        "%s::text[], %s::bigint[], %s::text[]) AS v(table_id, seq, hash) "
+                        "WHERE h.table_id = v.table_id").format(t["table_heads"]),
+                        (changed, [heads[c].seq for c in changed],
+                         [heads[c].hash for c in changed]))
+                    cur.execute("SELECT pg_notify(%s, n) FROM unnest(%s::text[]) "
+                                "WITH ORDINALITY AS u(n, i) ORDER BY i",
+                                (self.channel, [canonical({"table": c, "seq": heads[c].seq})
+                                                for c in changed]))
         except BaseException:
             if conn.broken:
                 self._writer = psycopg.connect(self._conninfo, autocommit=True)
             raise
         plan.settle()
 
-    def _claim_key(self, cur: psycopg.Cursor[Any]) -> None:
+    def _claim_key(self, cur: psycopg.Cursor[Any], recorded: str | None) -> None:
         """Inside the write transaction (heads locked): the log is chained with this
-        process's key, or nothing is written."""
+        process's key, or nothing is written. ``recorded``: the key the locking read saw
+        (None: none yet; the row is written once, by the first write, and never changed)."""
         t = self._t
-        cur.execute(sql.SQL("SELECT value FROM {} WHERE name = 'key_id'").format(
-            t["chain_meta"]))
-        row = cur.fetchone()
-        if row is None:
-            cur.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(t["event_log"]))
-            recorded = "" if cur.fetchone() is not None else self.key_id
-            cur.execute(sql.SQL("INSERT INTO {} VALUES ('key_id', %s) ON CONFLICT DO NOTHING")
-                        .format(t["chain_meta"]), (recorded,))
-        else:
-            recorded = str(row[0])
+        if recorded is None:
+            # None seen: read again now that the heads are locked (a first write may have
+            # committed while the lock was awaited), then record ours if still none.
+            cur.execute(sql.SQL("SELECT value FROM {} WHERE name = 'key_id'").format(
+                t["chain_meta"]))
+            row = cur.fetchone()
+            if row is None:
+                cur.execute(sql.SQL("SELECT 1 FROM {} LIMIT 1").format(t["event_log"]))
+                recorded = "" if cur.fetchone() is not None else self.key_id
+                cur.execute(sql.SQL(
+                    "INSERT INTO {} VALUES ('key_id', %s) ON CONFLICT DO NOTHING")
+                    .format(t["chain_meta"]), (recorded,))
+            else:
+                recorded = str(row[0])
         if recorded != self.key_id:
             raise key_mismatch(recorded, self.key_id, self.location)
 
