@@ -152,8 +152,11 @@ class FloorTable:
     re-entered (a store's notice of this process's own commit, arriving while the lock is
     held, is left to the holder)."""
     views: LiveViews = field(default_factory=LiveViews)
-    missed: bool = False
-    """Another process's notice came while the lock was held: catch up when it is released."""
+    heard: int = 0
+    """The highest sequence another process's notice announced for this table."""
+    checked: bool = False
+    """The store's head was read here while the store heard every append: from then on,
+    a notice says when another process appended (``Floor.catch_up``)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     owners: dict[str, str] = field(default_factory=dict)
     """Bet id -> the player who placed it, from the log: who may see a bet's later events
@@ -405,8 +408,18 @@ class Floor(Application[FloorTable]):
     # -- the pipeline's host (application.pipeline.StreamHost) --------------------------------
     def catch_up(self, stream: str) -> None:
         """Fold in what another process appended since this one last looked, and tell the
-        listeners (the table's lock held)."""
+        listeners (the table's lock held).
+
+        Where the store hears every append (PostgreSQL), the head is read only when a notice
+        announced one past this table's state: a table's owner decides a batch without a
+        round trip to the server. An append that nonetheless comes first (its notice still
+        on its way) makes this process's commit stale: it rebuilds from the log and decides
+        again (``StreamPipeline``); a log rolled back under it is found at its next commit
+        and by the periodic verification."""
         info = self.get(stream)
+        if info.checked and info.heard <= info.table.state.seq \
+                and self.store.hears_every_append:
+            return
         caught = self._catch_up(stream, info)
         if caught:
             self._after(stream, info, caught, info.owners)
@@ -485,10 +498,12 @@ class Floor(Application[FloorTable]):
         table (and refuse) when the store's head has moved back behind what this process
         committed or read, rather than answer from memory against that log."""
         state = info.table.state
+        hearing = self.store.hears_every_append
         head = self.store.head(table_id)
         problem = moved_back(self.store, table_id, info.durable.head, head)
         if problem is not None:
             self._moved(table_id, problem)
+        info.checked = hearing
         if head.seq <= state.seq:
             return []
         events = self._linked(table_id, info.durable.head) \
@@ -543,9 +558,9 @@ class Floor(Application[FloorTable]):
             return
         if notice.seq <= info.table.state.seq:
             return
+        info.heard = max(info.heard, notice.seq)
         if not info.lock.acquire(blocking=False):
-            info.missed = True  # a command is running here; it catches up when it ends
-            return
+            return  # a command is running here: the next to take the lock catches up
         try:
             events = self._catch_up(notice.table, info)
             if events:

@@ -502,6 +502,13 @@ class EventStore(ABC):
         return best
 
     # -- notices ------------------------------------------------------------------------------
+    @property
+    def hears_every_append(self) -> bool:
+        """Whether every append made from now on, by any process, reaches this store's
+        subscribers as a notice (PostgreSQL's, once it listens). Where not (another
+        process may write a SQLite file unannounced), a reader must ask for the head."""
+        return False
+
     def subscribe(self, listener: Listener) -> Subscription:
         """Call ``listener`` with a ``Notice`` after each committed append.
 

@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -54,6 +54,34 @@ def channel_for(schema: str) -> str:
     if len(name.encode()) > 63:
         name = "dicetable_" + hashlib.sha256(schema.encode()).hexdigest()[:40]
     return name
+
+
+def columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    """The rows as ``width`` columns: one array parameter each, for one ``unnest`` insert
+    (a statement for the batch, not one for each row).
+
+    >>> columns([("a", 1), ("b", 2)], 2)
+    [['a', 'b'], [1, 2]]
+    >>> columns([], 2)
+    [[], []]
+    """
+    return [[row[i] for row in rows] for i in range(width)]
+
+
+def once_each(requests: list[tuple[str, str, int, int]]) -> list[tuple[str, str, int, int]]:
+    """Request keys as one statement may write them: a key twice in a batch is written once,
+    with its first sequence and its last (as two inserts in turn would leave it; one
+    statement may not touch a row twice).
+
+    >>> once_each([("r", "t", 1, 1), ("s", "t", 2, 2), ("r", "t", 3, 4)])
+    [('r', 't', 1, 4), ('s', 't', 2, 2)]
+    """
+    merged: dict[str, tuple[str, str, int, int]] = {}
+    for request, table, first, last in requests:
+        seen = merged.get(request)
+        merged[request] = (request, table, first, last) if seen is None \
+            else (request, seen[1], seen[2], last)
+    return list(merged.values())
 
 
 def lock_schema_ddl(conn: psycopg.Connection[Any], schema: str) -> None:
@@ -96,6 +124,7 @@ class PostgresStore(GroupWriter, EventStore):
         self._listen_thread: threading.Thread | None = None
         self._listen_stop = threading.Event()
         self._listen_ready = threading.Event()
+        self._hearing = False
 
     @property
     def conninfo(self) -> str:
@@ -162,10 +191,11 @@ class PostgresStore(GroupWriter, EventStore):
                     self._claim_key(cur, recorded)
                 plan = plan_batch(jobs, heads, self.key)
                 if plan.requests:
-                    cur.executemany(sql.SQL(
-                        "INSERT INTO {} VALUES (%s, %s, %s, %s) ON CONFLICT (request) DO "
+                    cur.execute(sql.SQL(
+                        "INSERT INTO {} SELECT * FROM unnest(%s::text[], %s::text[], "
+                        "%s::bigint[], %s::bigint[]) ON CONFLICT (request) DO "
                         "UPDATE SET last_seq = excluded.last_seq").format(t["request_keys"]),
-                        plan.requests)
+                        columns(once_each(plan.requests), 4))
                 for p in plan.snapshots:
                     cur.execute(sql.SQL(
                         "INSERT INTO {} VALUES (%s, %s, %s, %s, %s) "
@@ -174,9 +204,11 @@ class PostgresStore(GroupWriter, EventStore):
                     ).format(t["snapshots"]), (p.table, p.seq, p.event_hash, p.body,
                                                p.digest))
                 if plan.rows:
-                    cur.executemany(sql.SQL(
+                    cur.execute(sql.SQL(
                         "INSERT INTO {} (table_id, seq, kind, body, prev_hash, hash) "
-                        "VALUES (%s, %s, %s, %s, %s, %s)").format(t["event_log"]), plan.rows)
+                        "SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[], "
+                        "%s::text[], %s::text[], %s::text[])").format(t["event_log"]),
+                        columns(plan.rows, 6))
                 changed = sorted(plan.changed)
                 if changed:
                     cur.execute(sql.SQL(
@@ -366,16 +398,26 @@ class PostgresStore(GroupWriter, EventStore):
             return
         with conn:
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+            self._hearing = True
             self._listen_ready.set()
-            while not self._listen_stop.is_set():
-                for n in conn.notifies(timeout=0.2):
-                    try:
-                        payload = json.loads(n.payload)
-                        notice = Notice(str(payload["table"]), int(payload["seq"]))
-                    except (ValueError, KeyError, TypeError):
-                        log.warning("ignoring malformed notice %r", n.payload)
-                        continue
-                    self._notify([notice])
+            try:
+                while not self._listen_stop.is_set():
+                    for n in conn.notifies(timeout=0.2):
+                        try:
+                            payload = json.loads(n.payload)
+                            notice = Notice(str(payload["table"]), int(payload["seq"]))
+                        except (ValueError, KeyError, TypeError):
+                            log.warning("ignoring malformed notice %r", n.payload)
+                            continue
+                        self._notify([notice])
+            finally:
+                self._hearing = False
+
+    @property
+    def hears_every_append(self) -> bool:
+        # Every append notifies in its transaction (``_write``): while this LISTEN holds,
+        # no other process's append goes unheard.
+        return self._hearing
 
     # -- lifetime -----------------------------------------------------------------------------
     def close(self) -> None:

@@ -1,0 +1,93 @@
+"""A table's owner on PostgreSQL decides a batch without asking the server for the table's
+head; it reads the head when another process's notice says it appended, and an append whose
+notice has not arrived yet makes its commit stale, decided again on the log as it stands
+(``Floor.catch_up``, ``PostgresStore.hears_every_append``)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from dicetable.games import commands as g
+from dicetable.server.floor import Floor, Given
+from dicetable.store.base import EventStore, Head
+from dicetable.store.durable import DurableTable
+from dicetable.store.postgres import PostgresStore, drop_schema
+from tests.server.pipeline_helpers import T, account, bet, small_floor
+from tests.store.conftest import pg_url_or_skip
+
+
+class CountedHeads:
+    """Wraps ``store.head``: counts the reads."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.real = store.head
+        self.reads = 0
+        store.head = self  # type: ignore[method-assign]
+
+    def __call__(self, table: str) -> Head:
+        self.reads += 1
+        return self.real(table)
+
+
+@pytest.fixture
+def two_processes() -> Iterator[tuple[Floor, PostgresStore, PostgresStore]]:
+    """A floor on a fresh schema (``small_floor``'s table), and a second handle on the same
+    log, as another process would hold it."""
+    url = pg_url_or_skip()
+    schema = f"own_{uuid.uuid4().hex[:10]}"
+    mine, other = PostgresStore(url, schema=schema), PostgresStore(url, schema=schema)
+    floor = small_floor(store=mine)
+    try:
+        yield floor, mine, other
+    finally:
+        floor.close()
+        other.close()
+        drop_schema(url, schema)
+
+
+def _bet(floor: Floor, wager: str) -> None:
+    floor.submit(T, Given(account("alice"), bet(wager, 500), g.PlaceBet)).result(10)
+
+
+def _until(done: object, what: str) -> None:
+    for _ in range(500):
+        if callable(done) and done():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"not within 10 s: {what}")
+
+
+def test_the_owner_reads_the_head_only_when_another_process_appended(
+        two_processes: tuple[Floor, PostgresStore, PostgresStore]) -> None:
+    floor, mine, other = two_processes
+    assert mine.hears_every_append  # its LISTEN holds
+    heads = CountedHeads(mine)
+    for wager in ("pass", "field", "any7"):
+        _bet(floor, wager)
+    assert heads.reads == 0  # three batches decided and committed, no head asked for
+
+    DurableTable.resume(other, T).table.join("dave")  # another process appends
+    _until(lambda: "dave" in floor.tables[T].table.state.players, "dave's join folded in")
+    assert heads.reads >= 1  # its notice made this process read the head, and catch up
+    reads = heads.reads
+    _bet(floor, "hard8")
+    assert heads.reads == reads  # caught up: the next batch asks nothing again
+
+
+def test_an_append_whose_notice_is_still_on_its_way_makes_the_commit_stale_not_wrong(
+        two_processes: tuple[Floor, PostgresStore, PostgresStore],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    floor, mine, other = two_processes
+    _bet(floor, "pass")
+    monkeypatch.setattr(mine, "_notify", lambda notices: None)  # the notices held up
+    DurableTable.resume(other, T).table.join("erin")
+    assert "erin" not in floor.tables[T].table.state.players  # nothing told this process
+    _bet(floor, "field")  # decided on the state it held: stale at the commit, decided again
+    kinds = [(e.kind, getattr(e, "player", None)) for e in mine.table_events(T)][-2:]
+    assert kinds == [("PlayerJoined", "erin"), ("BetPlaced", "alice")]
+    assert "erin" in floor.tables[T].table.state.players
+    assert floor.tables[T].table.state.seq == mine.head(T).seq
