@@ -12,7 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from dicetable.application.accounts import Accounts
+from dicetable.core.roles import Role
 from dicetable.games import commands as g
+from dicetable.server.demo import electronic_pack
 from dicetable.server.floor import Floor, Given
 from dicetable.store.base import EventStore, Head
 from dicetable.store.durable import DurableTable
@@ -98,3 +101,36 @@ def test_an_append_whose_notice_is_still_on_its_way_makes_the_commit_stale_not_w
     assert kinds == [("PlayerJoined", "erin"), ("BetPlaced", "alice")]
     assert "erin" in floor.tables[T].table.state.players
     assert floor.tables[T].table.state.seq == mine.head(T).seq
+
+
+def test_a_table_opened_here_is_held_once_though_its_opening_is_heard_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The opening's notice reaches this process's listener before ``open_table`` holds the
+    table: the listener must not load it as another process's (a second pipeline, the
+    first registered and then replaced)."""
+    url = pg_url_or_skip()
+    schema = f"own_{uuid.uuid4().hex[:10]}"
+    store = PostgresStore(url, schema=schema)
+    heard = threading.Event()
+    real_open = DurableTable.open
+
+    def open_then_hear(*args: object, **kwargs: object) -> DurableTable:
+        table = real_open(*args, **kwargs)  # type: ignore[arg-type]
+        assert heard.wait(10), "the opening's notice never came"
+        return table
+
+    try:
+        built = Floor(store, Accounts("memory"))
+        # subscribed after the floor: told after the floor's own listener has returned
+        store.subscribe(lambda notice: heard.set() if notice.table == T else None)
+        monkeypatch.setattr(DurableTable, "open", open_then_hear)
+        before = set(threading.enumerate())
+        built.open_table(electronic_pack(), T, mode="electronic", opener="fran",
+                         staff={"dee": Role.DEALER})
+        started = [t for t in set(threading.enumerate()) - before
+                   if t.name == f"dicetable-table-{T}"]
+        assert len(started) == 1  # one pipeline: the table this process opened
+        built.close()
+    finally:
+        store.close()
+        drop_schema(url, schema)

@@ -916,9 +916,16 @@ def _rules_panel(pack: RulePack) -> list[dict[str, Any]]:
 
 
 def _value_text(rule_id: str, value: Any) -> str:
+    """A rule's value as the rules panel says it.
+
+    >>> _value_text("limits.field", {"maximum": 2500, "minimum": 100, "unit": 100})
+    'minimum $1, maximum $25, unit $1'
+    """
     if rule_id.startswith("limits.") and isinstance(value, dict):
-        parts = [f"{k} {_dollars(int(v))}" for k, v in value.items()
-                 if isinstance(v, int) and k in ("minimum", "maximum", "unit")]
+        # In this order whatever the dict's (a pack read back from the log has its keys
+        # sorted: a table opened here and the same table resumed said it differently).
+        parts = [f"{k} {_dollars(int(value[k]))}" for k in ("minimum", "maximum", "unit")
+                 if isinstance(value.get(k), int)]
         return ", ".join(parts) or str(value)
     if isinstance(value, bool):
         return "yes" if value else "no"

@@ -191,6 +191,8 @@ class Floor(Application[FloorTable]):
         self._listeners: list[Listener] = []
         self._hub: Hub | None = None
         self._lock = threading.Lock()
+        self._opening: set[str] = set()
+        """Tables this process is opening (their first events committed, not yet held)."""
         self.faults = Faults(store)
         # A faulted account (its own stream, by itself) grants nothing: no login, no session.
         accounts.faulted = lambda stream: stream in self.faults.open
@@ -300,14 +302,25 @@ class Floor(Application[FloorTable]):
     def open_table(self, pack: RulePack, table_id: str, *, mode: str, opener: str,
                    staff: dict[str, Role]) -> FloorTable:
         """A new table, opened by ``opener`` (a floorperson) with its staff assigned."""
-        if table_id in self.tables or self.store.head(table_id).seq:
-            raise InvalidInput(f"table {table_id!r} exists", rule="table.open")
-        durable = DurableTable.open(self.store, pack, table_id, mode=mode, clock=self.clock,
-                                    actor=opener, role=Role.FLOORPERSON, staff=staff,
-                                    dice_registry=self.custody.attach(table_id, pack))
-        durable.table.betting_seconds = self.bet_seconds
-        info = FloorTable(durable)
-        self.tables[table_id] = self._start(table_id, info)
+        with self._lock:
+            if table_id in self.tables or table_id in self._opening \
+                    or self.store.head(table_id).seq:
+                raise InvalidInput(f"table {table_id!r} exists", rule="table.open")
+            # Its opening's notice must not load it a second time (``_on_notice``): two
+            # pipelines on one table, the second registered over the first.
+            self._opening.add(table_id)
+        try:
+            durable = DurableTable.open(self.store, pack, table_id, mode=mode,
+                                        clock=self.clock, actor=opener,
+                                        role=Role.FLOORPERSON, staff=staff,
+                                        dice_registry=self.custody.attach(table_id, pack))
+            durable.table.betting_seconds = self.bet_seconds
+            info = FloorTable(durable)
+            with self._lock:
+                self.tables[table_id] = self._start(table_id, info)
+        finally:
+            with self._lock:
+                self._opening.discard(table_id)
         opening = list(self.store.table_events(table_id))
         self._record_staff(table_id, opening)
         with info.lock:
@@ -549,7 +562,7 @@ class Floor(Application[FloorTable]):
         if info is None:
             try:
                 with self._lock:
-                    if notice.table not in self.tables:
+                    if notice.table not in self.tables and notice.table not in self._opening:
                         info = self._load(notice.table)
                         with info.lock:
                             self._publish(notice.table, [])
