@@ -519,22 +519,27 @@ class Floor(Application[FloorTable]):
         info.checked = hearing
         if head.seq <= state.seq:
             return []
-        events = self._linked(table_id, info.durable.head) \
-            if info.durable.head.seq == state.seq \
-            else list(self.store.table_events(table_id, after=state.seq))
+        if info.durable.head.seq == state.seq:
+            # the head it reached: that of the last row read (the store's may be further on
+            # already, past what is folded in here)
+            events, reached = self._linked(table_id, info.durable.head)
+        else:
+            events = list(self.store.table_events(table_id, after=state.seq))
+            reached = self.store.head(table_id)
         owners: dict[str, str] = {}
         for event in events:
             note_owners(owners, state.bets, event)
             apply(state, event)
         info.owners.update(owners)
-        info.durable.head = self.store.head(table_id)
+        info.durable.head = reached
         self.high_water.note(self.store, table_id, info.durable.head)
         return events
 
-    def _linked(self, table_id: str, mark: Head) -> list[Event]:
+    def _linked(self, table_id: str, mark: Head) -> tuple[list[Event], Head]:
         """The table's events after ``mark``, each checked as a link of the keyed chain from
-        it: rows that another process appended are folded in only when the key vouches for
-        them (a row written without the key faults the table at once, never grants)."""
+        it, and the head of the last: rows that another process appended are folded in only
+        when the key vouches for them (a row written without the key faults the table at
+        once, never grants)."""
         events: list[Event] = []
         prev, seq = mark.hash, mark.seq
         for row in self.store.records(table_id, after=mark.seq):
@@ -548,7 +553,7 @@ class Floor(Application[FloorTable]):
                                    rule="store.stream")
             events.append(event)
             prev, seq = row.hash, row.seq
-        return events
+        return events, Head(seq, prev)
 
     def _moved(self, table_id: str, problem: tuple[str, str]) -> None:
         """The store's head moved back under a loaded table: fault it and refuse."""
