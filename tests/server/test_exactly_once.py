@@ -12,12 +12,15 @@ import shutil
 import signal
 import sqlite3
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from psycopg import sql
 
 from dicetable.server import door
 from dicetable.server.app import create_app
@@ -26,7 +29,7 @@ from dicetable.server.floor import Floor
 from dicetable.server.main import build_floor
 from tests.profiles import thorough
 from tests.server.conftest import Client, Login
-from tests.server.processes import Server, start_serve
+from tests.server.processes import Server, start_serve, start_uvicorn_factory
 from tests.server.test_api import refused
 
 T = "/api/tables/craps-pa-1"
@@ -133,12 +136,48 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
     db = tmp_path / "floor.db"
     shutil.copyfile(demo_db, db)
     shutil.copyfile(f"{demo_db}.key", f"{db}.key")
+
+    def applied() -> list[int]:
+        conn = sqlite3.connect(db)
+        amounts = [json.loads(b)["amount"] for (b,) in conn.execute(
+            "SELECT body FROM event_log WHERE table_id = 'craps-pa-1' AND kind = 'ChipsBought'")]
+        conn.close()
+        return amounts
+
+    _exactly_once_across_kills(lambda port: _start(db, port), applied)
+
+
+@pytest.mark.slow
+def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once_on_postgresql(
+        postgres_floor: tuple[str, str]) -> None:
+    """The same on PostgreSQL, whose group commit is sent as one pipeline (the heads locked,
+    then the rows, the heads, the notices and the commit together): a kill between them
+    leaves the transaction whole or absent."""
+    url, schema = postgres_floor
+
+    def applied() -> list[int]:
+        with psycopg.connect(url) as conn:
+            rows = conn.execute(sql.SQL(
+                "SELECT body FROM {} WHERE table_id = 'craps-pa-1' AND kind = 'ChipsBought'"
+            ).format(sql.Identifier(schema, "event_log"))).fetchall()
+        return [json.loads(b)["amount"] for (b,) in rows]
+
+    env = {"DICETABLE_DB": url, "DICETABLE_SCHEMA": schema, "DICETABLE_ELECTRONIC": "0",
+           "DICETABLE_VERIFY_EVERY": "0"}
+    _exactly_once_across_kills(lambda port: start_uvicorn_factory(env), applied)
+
+
+def _exactly_once_across_kills(start: Callable[[int | None], Server],
+                               applied: Callable[[], list[int]]) -> None:
+    """Buy-ins, each with its own idempotency key, sent ``IN_FLIGHT`` at a time while the
+    server is SIGKILLed ``KILLS`` times with requests in flight; each one whose outcome was
+    not heard is retried with its key until answered. Each is applied exactly once."""
     rng = random.Random(12)
     intended = {f"cmd-{i}": 10_000 + i for i in range(12)}
     unknown = replayed = 0
     answered: dict[str, int] = {}
     kills = 0
-    server = _start(db)
+    server = start(None)
     try:
         port = server.port
         token = httpx.post(f"http://127.0.0.1:{port}/api/login",
@@ -168,6 +207,9 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
                     time.sleep(rng.uniform(0.2, 1.1) * last_round)
                     server.proc.send_signal(signal.SIGKILL)
                     server.proc.wait()
+                    # its socket too, where this process holds it (uvicorn --fd): a request
+                    # not yet sent is refused at once, not queued until it times out
+                    server.stop()
                     kills += 1
                 for key, future in futures.items():
                     try:
@@ -184,7 +226,7 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
                     last_round = time.monotonic() - began
                 else:
                     server.stop()
-                    server = _start(db, port)
+                    server = start(port)
                     port = server.port
                     kill_round = rounds + rng.randint(1, 2)
     finally:
@@ -193,10 +235,7 @@ def test_res_5_retrying_every_unknown_outcome_across_sigkills_applies_each_once(
           "retries answered from the record of a command already applied")
     assert kills == KILLS
     assert set(answered) == set(intended)
-    conn = sqlite3.connect(db)
-    amounts = [json.loads(b)["amount"] for (b,) in conn.execute(
-        "SELECT body FROM event_log WHERE table_id = 'craps-pa-1' AND kind = 'ChipsBought'")]
-    conn.close()
+    amounts = applied()
     for key, amount in intended.items():
         assert amounts.count(amount) == 1, f"{key}: applied {amounts.count(amount)} times"
 
