@@ -1,7 +1,7 @@
 """A table's owner on PostgreSQL decides a batch without asking the server for the table's
 head; it reads the head when another process's notice says it appended, and an append whose
 notice has not arrived yet makes its commit stale, decided again on the log as it stands
-(``Floor.catch_up``, ``PostgresStore.hears_every_append``)."""
+(``Floor.catch_up``, ``PostgresStore.hearing``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 
 from dicetable.application.accounts import Accounts
@@ -75,7 +76,7 @@ def _until(done: object, what: str) -> None:
 def test_the_owner_reads_the_head_only_when_another_process_appended(
         two_processes: tuple[Floor, PostgresStore, PostgresStore]) -> None:
     floor, mine, other = two_processes
-    assert mine.hears_every_append  # its LISTEN holds
+    assert mine.hearing  # its LISTEN holds
     heads = CountedHeads(mine)
     for wager in ("pass", "field", "any7"):
         _bet(floor, wager)
@@ -134,3 +135,23 @@ def test_a_table_opened_here_is_held_once_though_its_opening_is_heard_first(
     finally:
         store.close()
         drop_schema(url, schema)
+
+
+def test_a_lost_listen_is_made_again_and_what_was_appended_meanwhile_is_folded_in(
+        two_processes: tuple[Floor, PostgresStore, PostgresStore]) -> None:
+    """PostgreSQL ends the listening connection (a restart, a failover): the store listens
+    again, announces every stream's head for what nobody heard, and the floor reads heads
+    until then (a span of hearing ended is never trusted again)."""
+    floor, mine, other = two_processes
+    _bet(floor, "pass")
+    span = mine.hearing
+    with psycopg.connect(mine.conninfo, autocommit=True) as conn:
+        ended = conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE %s",
+            (f"LISTEN%{mine.channel}%",)).fetchall()
+    assert ended == [(True,)]
+    DurableTable.resume(other, T).table.join("gus")  # appended while nobody may listen
+    _until(lambda: mine.hearing not in (0, span), "listening again")
+    _until(lambda: "gus" in floor.tables[T].table.state.players, "gus's join folded in")
+    _bet(floor, "field")
+    assert floor.tables[T].table.state.seq == mine.head(T).seq

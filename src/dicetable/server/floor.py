@@ -154,9 +154,9 @@ class FloorTable:
     views: LiveViews = field(default_factory=LiveViews)
     heard: int = 0
     """The highest sequence another process's notice announced for this table."""
-    checked: bool = False
-    """The store's head was read here while the store heard every append: from then on,
-    a notice says when another process appended (``Floor.catch_up``)."""
+    checked: int = 0
+    """The span of hearing (``EventStore.hearing``) in which the store's head was last read
+    here: within it, a notice says when another process appended (``Floor.catch_up``)."""
     history: list[dict[str, Any]] = field(default_factory=list)
     owners: dict[str, str] = field(default_factory=dict)
     """Bet id -> the player who placed it, from the log: who may see a bet's later events
@@ -423,15 +423,16 @@ class Floor(Application[FloorTable]):
         """Fold in what another process appended since this one last looked, and tell the
         listeners (the table's lock held).
 
-        Where the store hears every append (PostgreSQL), the head is read only when a notice
-        announced one past this table's state: a table's owner decides a batch without a
-        round trip to the server. An append that nonetheless comes first (its notice still
+        Where the store hears every append (PostgreSQL while its LISTEN holds:
+        ``EventStore.hearing``), the head is read only when a notice announced one past this
+        table's state, or when the hearing it was last read in has since been broken: a
+        table's owner decides a batch without a round trip to the server. An append that nonetheless comes first (its notice still
         on its way) makes this process's commit stale: it rebuilds from the log and decides
         again (``StreamPipeline``); a log rolled back under it is found at its next commit
         and by the periodic verification."""
         info = self.get(stream)
         if info.checked and info.heard <= info.table.state.seq \
-                and self.store.hears_every_append:
+                and info.checked == self.store.hearing:
             return
         caught = self._catch_up(stream, info)
         if caught:
@@ -511,7 +512,7 @@ class Floor(Application[FloorTable]):
         table (and refuse) when the store's head has moved back behind what this process
         committed or read, rather than answer from memory against that log."""
         state = info.table.state
-        hearing = self.store.hears_every_append
+        hearing = self.store.hearing
         head = self.store.head(table_id)
         problem = moved_back(self.store, table_id, info.durable.head, head)
         if problem is not None:

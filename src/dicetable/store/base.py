@@ -503,11 +503,12 @@ class EventStore(ABC):
 
     # -- notices ------------------------------------------------------------------------------
     @property
-    def hears_every_append(self) -> bool:
-        """Whether every append made from now on, by any process, reaches this store's
-        subscribers as a notice (PostgreSQL's, once it listens). Where not (another
-        process may write a SQLite file unannounced), a reader must ask for the head."""
-        return False
+    def hearing(self) -> int:
+        """A number for the unbroken span over which every append made, by any process,
+        reaches this store's subscribers as a notice (PostgreSQL's, while its LISTEN holds:
+        a new number each time it is made again); 0 while not so (another process may
+        write a SQLite file unannounced): then a reader must ask for the head."""
+        return 0
 
     def subscribe(self, listener: Listener) -> Subscription:
         """Call ``listener`` with a ``Notice`` after each committed append.

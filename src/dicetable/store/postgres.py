@@ -124,7 +124,8 @@ class PostgresStore(GroupWriter, EventStore):
         self._listen_thread: threading.Thread | None = None
         self._listen_stop = threading.Event()
         self._listen_ready = threading.Event()
-        self._hearing = False
+        self._span = 0
+        self._heard_span = 0
 
     @property
     def conninfo(self) -> str:
@@ -390,34 +391,61 @@ class PostgresStore(GroupWriter, EventStore):
         return sub
 
     def _listen(self) -> None:
-        try:
-            conn = psycopg.connect(self._conninfo, autocommit=True)
-        except psycopg.Error:
-            log.exception("cannot LISTEN on %s", self.location)
-            self._listen_ready.set()
-            return
-        with conn:
-            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
-            self._hearing = True
-            self._listen_ready.set()
+        # Listens until closed: a connection lost (the server restarted, the backend ended)
+        # is made again, each time a new span of hearing (``hearing``), and every stream's
+        # head is announced then, for what was appended while nobody listened.
+        lost = False
+        while not self._listen_stop.is_set():
             try:
-                while not self._listen_stop.is_set():
-                    for n in conn.notifies(timeout=0.2):
-                        try:
-                            payload = json.loads(n.payload)
-                            notice = Notice(str(payload["table"]), int(payload["seq"]))
-                        except (ValueError, KeyError, TypeError):
-                            log.warning("ignoring malformed notice %r", n.payload)
-                            continue
-                        self._notify([notice])
+                conn = psycopg.connect(self._conninfo, autocommit=True)
+            except psycopg.Error:
+                if not lost:
+                    log.exception("cannot LISTEN on %s; trying again each second",
+                                  self.location)
+                lost = True
+                self._listen_ready.set()
+                self._listen_stop.wait(1)
+                continue
+            try:
+                with conn:
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                    self._span += 1
+                    self._listen_ready.set()
+                    if lost:
+                        log.warning("listening on %s again", self.location)
+                        self._notify(self._heads_now(conn))
+                        lost = False
+                    self._heard_span = self._span
+                    while not self._listen_stop.is_set():
+                        for n in conn.notifies(timeout=0.2):
+                            self._notify(self._notices_of(n.payload))
+            except psycopg.Error:
+                if not self._listen_stop.is_set():
+                    log.warning("LISTEN on %s lost; listening again", self.location)
+                    lost = True
             finally:
-                self._hearing = False
+                self._heard_span = 0
+            self._listen_stop.wait(1 if lost else 0)
+
+    def _heads_now(self, conn: psycopg.Connection[Any]) -> list[Notice]:
+        rows = conn.execute(sql.SQL("SELECT table_id, seq FROM {} WHERE seq > 0").format(
+            self._t["table_heads"])).fetchall()
+        return [Notice(str(table), int(seq)) for table, seq in rows]
+
+    @staticmethod
+    def _notices_of(payload: str) -> list[Notice]:
+        try:
+            data = json.loads(payload)
+            return [Notice(str(data["table"]), int(data["seq"]))]
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring malformed notice %r", payload)
+            return []
 
     @property
-    def hears_every_append(self) -> bool:
+    def hearing(self) -> int:
         # Every append notifies in its transaction (``_write``): while this LISTEN holds,
         # no other process's append goes unheard.
-        return self._hearing
+        return self._heard_span
 
     # -- lifetime -----------------------------------------------------------------------------
     def close(self) -> None:
