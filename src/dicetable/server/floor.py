@@ -426,10 +426,10 @@ class Floor(Application[FloorTable]):
         Where the store hears every append (PostgreSQL while its LISTEN holds:
         ``EventStore.hearing``), the head is read only when a notice announced one past this
         table's state, or when the hearing it was last read in has since been broken: a
-        table's owner decides a batch without a round trip to the server. An append that nonetheless comes first (its notice still
-        on its way) makes this process's commit stale: it rebuilds from the log and decides
-        again (``StreamPipeline``); a log rolled back under it is found at its next commit
-        and by the periodic verification."""
+        table's owner decides a batch without a round trip to the server. An append that
+        nonetheless comes first (its notice still on its way) makes this process's commit
+        stale: it rebuilds from the log and decides again (``StreamPipeline``); a log rolled
+        back under it is found at its next commit and by the periodic verification."""
         info = self.get(stream)
         if info.checked and info.heard <= info.table.state.seq \
                 and info.checked == self.store.hearing:
