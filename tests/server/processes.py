@@ -78,6 +78,17 @@ class AddressTaken(Exception):
     """Another process bound the port between our choice and the server's bind."""
 
 
+def until(done: Callable[[], bool], what: str, *, tries: int = 2000, pause: float = 0.01
+          ) -> None:
+    """Wait (bounded: ``tries`` looks, ``pause`` apart) for a server or its threads to have
+    done something countable; fail naming ``what`` it never did."""
+    for _ in range(tries):
+        if done():
+            return
+        time.sleep(pause)
+    raise AssertionError(f"the server never {what}")
+
+
 def wait_until_serving(server: Server, *, path: str = "/healthz",
                        scheme: str = "http", verify: ssl.SSLContext | bool = True) -> None:
     """Until the server answers ``path`` (any status); fails at once if the process exits.

@@ -12,8 +12,7 @@ import json
 import os
 import resource
 import socket
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,7 @@ from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.door import Admission, FailureLimiter, Proxies
 from dicetable.server.floor import Floor
 from dicetable.server.main import connections_from_env
+from tests.server.processes import until
 from tests.uvicorn_thread import serving
 
 T = "/api/tables/craps-pa-1"
@@ -77,15 +77,6 @@ def _enough_files(wanted: int) -> None:
         if hard != resource.RLIM_INFINITY and hard < wanted:
             pytest.skip(f"needs {wanted} open files; this process may have {hard}")
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-
-
-def _until(done: Callable[[], bool], what: str, tries: int = 2000) -> None:
-    """Wait (bounded) for the server thread to have done something countable."""
-    for _ in range(tries):
-        if done():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"the server never {what}")
 
 
 def read_answer(sock: socket.socket) -> tuple[int, bytes]:
@@ -142,7 +133,7 @@ def test_issue_26_500_half_open_bets_without_a_session_never_refuse_another_play
                 sock = live.connect(f"127.0.0.{2 + i % 10}")
                 sock.sendall(half_open_bet())
                 attackers.append(sock)
-            _until(lambda: live.guard.open >= 500, "held the 500 half-open connections")
+            until(lambda: live.guard.open >= 500, "held the 500 half-open connections")
             accepted = refused = 0
             with httpx.Client(base_url=live.url,
                               headers={"authorization": f"Bearer {token}"}) as player:
@@ -201,8 +192,8 @@ def test_issue_26_a_clients_connections_past_its_share_and_the_total_are_refused
                 for _ in range(count):  # one at a time: each taken or refused in turn
                     was_open, was_refused = live.guard.open, live.guard.refused
                     socks.append(live.connect(source))
-                    _until(lambda o=was_open, r=was_refused:  # type: ignore[misc]
-                           live.guard.open + live.guard.refused > o + r, "took the connection")
+                    until(lambda o=was_open, r=was_refused:  # type: ignore[misc]
+                          live.guard.open + live.guard.refused > o + r, "took the connection")
                     outcomes.append("open" if live.guard.open > was_open else "refused")
             refusals = []
             for sock, outcome in zip(socks, outcomes, strict=True):
@@ -237,7 +228,7 @@ def test_issue_26_headers_and_bodies_that_never_finish_are_answered_408_and_clos
         finally:
             for s in (silent, slow_head, slow_body):
                 s.close()
-        _until(lambda: guard.open == 0, "let the connections go")
+        until(lambda: guard.open == 0, "let the connections go")
     assert [(status, json.loads(body)["rule"]) for status, body in answers] == [
         (408, "server.read_deadline")] * 3
     assert guard.expired == 3

@@ -6,7 +6,6 @@ notice has not arrived yet makes its commit stale, decided again on the log as i
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -22,6 +21,7 @@ from dicetable.store.base import EventStore, Head
 from dicetable.store.durable import DurableTable
 from dicetable.store.postgres import PostgresStore, drop_schema
 from tests.server.pipeline_helpers import T, account, bet, small_floor
+from tests.server.processes import until
 from tests.store.conftest import pg_url_or_skip
 
 
@@ -65,14 +65,6 @@ def _bet(floor: Floor, wager: str) -> None:
     floor.submit(T, Given(account("alice"), bet(wager, 500), g.PlaceBet)).result(10)
 
 
-def _until(done: object, what: str) -> None:
-    for _ in range(500):
-        if callable(done) and done():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"not within 10 s: {what}")
-
-
 def test_the_owner_reads_the_head_only_when_another_process_appended(
         two_processes: tuple[Floor, PostgresStore, PostgresStore]) -> None:
     floor, mine, other = two_processes
@@ -83,7 +75,8 @@ def test_the_owner_reads_the_head_only_when_another_process_appended(
     assert heads.deciding == 0  # three batches decided and committed, no head asked for
 
     DurableTable.resume(other, T).table.join("dave")  # another process appends
-    _until(lambda: "dave" in floor.tables[T].table.state.players, "dave's join folded in")
+    until(lambda: "dave" in floor.tables[T].table.state.players, "folded in dave's join",
+          tries=500, pause=0.02)
     assert heads.following >= 1  # its notice made this process read the head, and catch up
     _bet(floor, "hard8")
     assert heads.deciding == 0  # caught up: the next batch asks nothing either
@@ -151,7 +144,8 @@ def test_a_lost_listen_is_made_again_and_what_was_appended_meanwhile_is_folded_i
             (f"LISTEN%{mine.channel}%",)).fetchall()
     assert ended == [(True,)]
     DurableTable.resume(other, T).table.join("gus")  # appended while nobody may listen
-    _until(lambda: mine.hearing not in (0, span), "listening again")
-    _until(lambda: "gus" in floor.tables[T].table.state.players, "gus's join folded in")
+    until(lambda: mine.hearing not in (0, span), "listened again", tries=500, pause=0.02)
+    until(lambda: "gus" in floor.tables[T].table.state.players, "folded in gus's join",
+          tries=500, pause=0.02)
     _bet(floor, "field")
     assert floor.tables[T].table.state.seq == mine.head(T).seq
