@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -17,9 +18,10 @@ from dicetable.core.roles import Role
 from dicetable.games import commands as g
 from dicetable.server.demo import electronic_pack
 from dicetable.server.floor import Floor, Given
-from dicetable.store.base import EventStore, Head
+from dicetable.store.base import EventStore, Head, StoredEvent
 from dicetable.store.durable import DurableTable
 from dicetable.store.postgres import PostgresStore, drop_schema
+from dicetable.store.sqlite import SqliteStore
 from tests.server.pipeline_helpers import T, account, bet, small_floor
 from tests.server.processes import until
 from tests.store.conftest import pg_url_or_skip
@@ -149,3 +151,40 @@ def test_a_lost_listen_is_made_again_and_what_was_appended_meanwhile_is_folded_i
           tries=500, pause=0.02)
     _bet(floor, "field")
     assert floor.tables[T].table.state.seq == mine.head(T).seq
+
+
+def test_a_follow_from_the_state_notes_the_head_of_the_rows_it_read_not_a_later_one(
+        tmp_path: Path) -> None:
+    """``Floor._catch_up`` from a state that is not at the head this process last held reads
+    the rows after the state; another process appending between those rows and a head read
+    afterwards must not leave the head noted past what was folded in."""
+    path = tmp_path / "floor.db"
+    mine, other = SqliteStore(path), SqliteStore(path)
+    floor = small_floor(store=mine)
+    try:
+        info = floor.tables[T]
+        DurableTable.resume(other, T).table.join("hal")
+        info.durable.head = Head(0, "")  # not the state's: the branch that reads from it
+        real = mine.records
+
+        def then_another_appends(table: str, after: int = 0,
+                                 until: int | None = None) -> Iterator[StoredEvent]:
+            yield from real(table, after, until)
+            if table == T:
+                DurableTable.resume(other, T).table.join("ivy")
+
+        mine.records = then_another_appends  # type: ignore[method-assign]
+        with info.lock:
+            floor._catch_up(T, info)
+        state = info.table.state
+        assert "hal" in state.players
+        assert "ivy" not in state.players
+        assert info.durable.head.seq == state.seq  # the last row folded in, not ivy's
+        mine.records = real  # type: ignore[method-assign]
+        with info.lock:
+            floor._catch_up(T, info)
+        assert "ivy" in info.table.state.players
+        assert info.durable.head == mine.head(T)
+    finally:
+        floor.close()
+        other.close()

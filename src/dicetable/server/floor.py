@@ -172,6 +172,14 @@ class FloorTable:
         return self.table.bets_close_at
 
 
+def _table_event(table_id: str, body: str) -> Event:
+    event = decode_body(body)
+    if not isinstance(event, Event):
+        raise InvalidInput(f"{table_id!r} holds a {event.kind}, not a table event",
+                           rule="store.stream")
+    return event
+
+
 class Floor(Application[FloorTable]):
     """Every table of a casino floor, on one store: the application (``Application``) the
     HTTP routes and the WebSocket are adapters over."""
@@ -525,8 +533,7 @@ class Floor(Application[FloorTable]):
             # already, past what is folded in here)
             events, reached = self._linked(table_id, info.durable.head)
         else:
-            events = list(self.store.table_events(table_id, after=state.seq))
-            reached = self.store.head(table_id)
+            events, reached = self._rows_after(table_id, state.seq, head)
         owners: dict[str, str] = {}
         for event in events:
             note_owners(owners, state.bets, event)
@@ -548,13 +555,18 @@ class Floor(Application[FloorTable]):
                     or link_hash(prev, row.body, self.store.key) != row.hash:
                 self._moved(table_id, ("forged", f"seq {row.seq}: the row is not a link of the "
                                                  "keyed chain (written without the key)"))
-            event = decode_body(row.body)
-            if not isinstance(event, Event):
-                raise InvalidInput(f"{table_id!r} holds a {event.kind}, not a table event",
-                                   rule="store.stream")
-            events.append(event)
+            events.append(_table_event(table_id, row.body))
             prev, seq = row.hash, row.seq
         return events, Head(seq, prev)
+
+    def _rows_after(self, table_id: str, seq: int, head: Head) -> tuple[list[Event], Head]:
+        """The table's events after ``seq`` and the head of the last row read (``head``
+        when there is none): never a head read after the rows, which may be past them."""
+        events: list[Event] = []
+        for row in self.store.records(table_id, after=seq):
+            events.append(_table_event(table_id, row.body))
+            head = Head(row.seq, row.hash)
+        return events, head
 
     def _moved(self, table_id: str, problem: tuple[str, str]) -> None:
         """The store's head moved back under a loaded table: fault it and refuse."""
