@@ -8,7 +8,7 @@ in CI (``.ci/run`` installs the package and sets the variable) they always run.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -148,3 +148,19 @@ def open_screen(browser: Browser, live_server: LiveServer) -> Iterator[OpenScree
         screen.context.close()
     errors = [e for screen in screens for e in screen.errors]
     assert not errors, f"JavaScript errors in the pages: {errors}"
+
+
+def count_fetches(page: Page, method: str, path_end: str) -> Callable[[], int]:
+    """Count, in the page itself, its ``fetch`` calls of ``method`` to a URL ending in
+    ``path_end`` (from its next navigation on). Asked after ``page.clock.run_for``, the count
+    includes every call its timers made, with no wait for the browser's request events."""
+    page.add_init_script(f"""(() => {{
+      const real = window.fetch;
+      window.__counted = 0;
+      window.fetch = (url, init) => {{
+        const m = ((init && init.method) || "GET").toUpperCase();
+        if (m === {method.upper()!r} && String(url).endsWith({path_end!r})) window.__counted++;
+        return real(url, init);
+      }};
+    }})()""")
+    return lambda: int(page.evaluate("window.__counted"))

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from dicetable.games.paytable import paytable_of
 from dicetable.server.floor import ROUND_NOW
-from tests.browser.conftest import LiveServer, OpenScreen, open_felt, screenshot
+from tests.browser.conftest import LiveServer, OpenScreen, count_fetches, open_felt, screenshot
 
 TABLES = ("craps-pa-1", "minicraps-pa-1", "props-pa-1", "craps-in-1", "craps-pa-e1")
 WIDTHS = ((1440, 1000), (1024, 768), (390, 844))
@@ -104,12 +104,15 @@ def test_the_rules_and_payouts_page_lists_every_wager_with_its_exact_house_edge(
 def test_no_chip_is_placed_without_confirm_and_press_doubles(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     page = open_screen("alice", width=1440, height=1000).page
+    bets = count_fetches(page, "POST", "/tables/craps-pa-1/bets")
+    page.clock.install()  # the page's timers on a clock the test moves on
     page.goto(page.url.split("?")[0] + "?table=craps-pa-1")  # no test switch: the default
     expect(page.locator("#balance")).to_have_attribute("data-cents", "50000")
     page.click('.chip-btn[data-cents="100"]')
     for _ in range(6):
         page.locator('svg.layout [data-code="place6"]').click()
-    page.wait_for_timeout(3000)  # longer than any pause: nothing goes down by itself
+    page.clock.run_for(3000)  # longer than any pause: nothing goes down by itself
+    assert bets() == 0
     assert live_server.balance("craps-pa-1", "alice") == 50000
     assert not list(live_server.floor.tables["craps-pa-1"].table.state.bets_of("alice"))
     # Under the minimum: the chips wait, Confirm is not offered for them.
@@ -119,6 +122,7 @@ def test_no_chip_is_placed_without_confirm_and_press_doubles(
         re.compile(r"\bshort\b"))
     page.click("#confirm")
     expect(page.locator("#balance")).to_have_attribute("data-cents", str(50000 - 600))
+    assert bets() == 1  # what the count above would have seen: a bet sent
     expect(page.locator('#builder .stack-line[data-key="new:place8"]')).to_have_count(1)
     page.click("#clear")
     # "Press it" doubles: Place 6 $6 -> $12, placed on Confirm.

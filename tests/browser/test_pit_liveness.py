@@ -156,12 +156,14 @@ def test_the_pit_clears_a_fault_and_says_when_the_server_stops_answering(
     def down(route: Route) -> None:
         route.abort()
 
+    page.clock.install()  # the page's timers on a clock the test moves on
     page.route("**/api/pit", down)
     expect(page.locator("#connection")).to_have_attribute("data-state", "offline")
     expect(page.locator("#stale-banner")).to_contain_text("Not updated since")
     expect(page.locator("body")).to_have_class("pit stale")
     page.wait_for_function("window.dicetable.link.failures >= 1")
     first = page.evaluate("window.dicetable.link.wait")
+    page.clock.run_for(first)  # the retry comes due
     page.wait_for_function("window.dicetable.link.failures >= 2")
     second = page.evaluate("window.dicetable.link.wait")
     assert (first, second) == (3000, 6000)  # the wait doubles with each try that fails

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from dicetable.server.floor import ROUND_NOW
-from tests.browser.conftest import LiveServer, OpenScreen, screenshot
+from tests.browser.conftest import LiveServer, OpenScreen, count_fetches, screenshot
 from tests.browser.conftest import open_felt as play
 from tests.browser.test_accessibility import _violations
 from tests.browser.test_felt import Staff, throw
@@ -224,6 +224,8 @@ def test_requests_reach_the_dealer_by_push_and_the_console_does_not_poll_while_i
         str(f))) if ws.url.endswith("/money") else None)
     dealer.on("request", lambda r: fetched.append(r.url) if r.url.endswith(
         "/tables/craps-pa-1/money") else None)
+    reads = count_fetches(dealer, "GET", "/tables/craps-pa-1/money")
+    dealer.clock.install()  # the page's timers on a clock the test moves on
     dealer.goto(dealer.url.split("?")[0] + "?table=craps-pa-1")
     expect(dealer.locator("#no-requests")).to_be_visible()
     for _ in range(50):  # the push's hello (no speed is asserted: only what arrived)
@@ -232,8 +234,10 @@ def test_requests_reach_the_dealer_by_push_and_the_console_does_not_poll_while_i
         dealer.wait_for_timeout(200)
     assert frames
     fetched.clear()
-    dealer.wait_for_timeout(7000)  # more than two polling intervals with nothing changing
-    assert fetched == []  # the push is open: no polling
+    before = reads()
+    dealer.clock.run_for(7000)  # more than two polling intervals with nothing changing
+    assert reads() == before  # the push is open: no polling
+    assert fetched == []
     Staff(live_server, "alice").do("/money/requests", {"what": "colour-up"})
     expect(dealer.locator('#requests li[data-what="colour-up"]')).to_contain_text(
         "alice asks to colour up")
