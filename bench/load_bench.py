@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import importlib
 import json
@@ -648,6 +649,27 @@ class Run:
                            sample_later=True)
 
     # (d) -------------------------------------------------------------------------------------
+    async def server_figures(self, seen: dict[str, list[float]], every: float = 0.5) -> None:
+        """Read the server's ``/metrics`` every ``every`` seconds until cancelled: the commands
+        it has admitted and not answered, and what it thinks one costs (the admission's
+        figures, which say why a wait is what it is). A design without them adds nothing."""
+        conn = Connection("127.0.0.1", self.server.port, "")
+        conn.auth = b""
+        wanted = {b"dicetable_in_flight": "in_flight",
+                  b"dicetable_ms_per_answer": "ms_per_answer"}
+        try:
+            while True:
+                await asyncio.sleep(every)
+                status, _, body = await conn.request("GET", "/metrics")
+                if status != 200:
+                    return
+                for line in body.splitlines():
+                    name, _, value = line.partition(b" ")
+                    if name in wanted:
+                        seen.setdefault(wanted[name], []).append(float(value))
+        finally:
+            await conn.close()
+
     async def scenario_d(self, capacity: float, fleet_size: int = 2000,
                          most_connections: int = 2000) -> None:
         """Open loop at twice ``capacity``, sent by ``GENERATORS`` processes of their own
@@ -682,9 +704,19 @@ class Run:
                 assert proc.stdin is not None
                 proc.stdin.write(f"{start!r}\n".encode())
                 await proc.stdin.drain()
+            seen: dict[str, list[float]] = {}
+            watching = asyncio.create_task(self.server_figures(seen))
             for proc in procs:
                 if await proc.wait():
                     raise RuntimeError("an open-loop generator failed")
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
+            if seen.get("in_flight"):
+                flights, costs = seen["in_flight"], seen["ms_per_answer"]
+                extra.append(f"the server's own figures ({len(flights)} reads of /metrics): in "
+                             f"flight p50 {pct(flights, 50):.0f}, max {max(flights):.0f}; its "
+                             f"cost estimate {costs[-1]:g} ms per answer at the end")
             late: list[float] = []
             cpu, wall, made = [], [], 0
             for share in range(GENERATORS):
