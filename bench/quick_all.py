@@ -28,6 +28,7 @@ BENCHMARKS = (
     "odds_bench",
     "push_bench",
     "ratings_bench",
+    "refusal_cost",
     "reliability_bench",
     "replay_bench",
     "scale_bench",

@@ -1,0 +1,181 @@
+"""What a refusal for load costs the event loop, in process: CPU per 503.
+
+Under overload the server's event loop reads every request and answers the excess 503
+(``server.refusing_http``); scenario (d) of ``bench.load_bench`` found that loop, not the
+tables, to be what bounds an overloaded server (its thread never idle, the tables' threads
+waiting for work). So a refusal's cost is the figure that decides how much of an overload
+the server can refuse in time. Measured over time on a shared machine it is noise; measured
+as CPU per refusal in one process, beside a baseline run in turn with it, it is a ratio.
+
+Both designs read the same bet (``POST /api/tables/T/bets`` with the load generator's
+headers) on one keep-alive connection whose transport only counts what is written (no
+socket: the syscalls are the same for both and not what either design can change):
+
+- ``refusing_http``: the server's protocol, the gate refusing every command as it is read;
+- ``uvicorn + 503 app``: uvicorn's own protocol handing the request to an ASGI app that
+  answers the same 503 at once (what a refusal cost before ``RefusingHttp``, and what any
+  answer costs at least on uvicorn).
+
+    .venv/bin/python -m bench.refusal_cost [--requests N] [--repeats K] [--quick]
+
+Nothing is asserted about speed; figures are the best of the repeats (the least disturbed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import uvloop
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from dicetable.server.door import GATE_STATE, SERVER_BUSY, Impatience
+from dicetable.server.refusing_http import RefusingHttp
+
+REQUEST = (b"POST /api/tables/bench-1/bets HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+           b"Authorization: Bearer 6b0c3e5e7d3c4f2a9e1b8d7c6a5f4e3d2c1b0a99\r\n"
+           b"Content-Type: application/json\r\nContent-Length: 32\r\n\r\n"
+           b'{"wager": "pass", "amount": 500}')
+"""A bet as ``bench.loadgen`` sends it."""
+
+
+class CountingTransport(asyncio.Transport):
+    """A connection that keeps nothing: it counts the writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+        self.closing = False
+
+    def write(self, data: Any) -> None:
+        self.writes += 1
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 50000),
+                "sockname": ("127.0.0.1", 8000)}.get(name, default)
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+class RefuseAll:
+    """A load gate that refuses every command (the server full to the brim)."""
+
+    def __init__(self) -> None:
+        self.impatience = Impatience(hold=0.0)  # none held: each is written at once
+        self.refused = 0
+
+    def pipeline(self, method: str, path: str) -> object:
+        return self
+
+    def refusal_at(self, pipeline: object) -> bytes:
+        self.refused += 1
+        return SERVER_BUSY
+
+    def admit_at(self, pipeline: object, *, count: bool = True) -> bytes:
+        return self.refusal_at(pipeline)
+
+    def known(self, headers: dict[bytes, bytes]) -> bool:
+        return True
+
+
+async def busy_app(scope: Any, receive: Any, send: Any) -> None:
+    """The same 503 from an ASGI app, at once."""
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 503,
+                "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1")]})
+    await send({"type": "http.response.body", "body": SERVER_BUSY})
+
+
+def _config(app: Any) -> Config:
+    config = Config(app=app, access_log=False, interface="asgi3", lifespan="off")
+    config.load()
+    return config
+
+
+def _connection(protocol: type[HttpToolsProtocol], app: Any, state: dict[str, Any]
+                ) -> tuple[HttpToolsProtocol, CountingTransport]:
+    made = protocol(config=_config(app), server_state=ServerState(), app_state=state)
+    transport = CountingTransport()
+    made.connection_made(transport)
+    return made, transport
+
+
+async def cpu_per_answer(design: str, requests: int) -> float:
+    """CPU seconds per request read and answered 503 on one connection (the loop run
+    between requests, as a server's would, so that an app's task completes)."""
+    if design == REFUSING:
+        gate = RefuseAll()
+        protocol, transport = _connection(RefusingHttp, busy_app, {GATE_STATE: gate})
+    else:
+        protocol, transport = _connection(HttpToolsProtocol, busy_app, {})
+
+    async def answer(n: int) -> None:
+        for k in range(n):
+            protocol.data_received(REQUEST)
+            while transport.writes <= k:  # the answer written (an app's task, its turn)
+                await asyncio.sleep(0)
+
+    await answer(200)  # warm: everything built once is built
+    transport.writes = 0
+    began = time.process_time()
+    await answer(requests)
+    spent = time.process_time() - began
+    if transport.writes != requests:
+        raise RuntimeError(f"{design}: {transport.writes} answers to {requests} requests")
+    return spent / requests
+
+
+REFUSING = "refusing_http"
+BASELINE = "uvicorn + 503 app"
+DESIGNS = (BASELINE, REFUSING)
+
+
+def measure(requests: int, repeats: int,
+            run: Callable[[Any], Any] = uvloop.run) -> dict[str, float]:
+    """The best of ``repeats`` of each design, run in turn (best: the least disturbed)."""
+    best = {design: float("inf") for design in DESIGNS}
+    for _ in range(repeats):
+        for design in DESIGNS:
+            best[design] = min(best[design], run(cpu_per_answer(design, requests)))
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="2,000 requests, 2 repeats")
+    args = parser.parse_args()
+    if args.quick:
+        args.requests, args.repeats = 2_000, 2
+    best = measure(args.requests, args.repeats)
+    print(f"load average {os.getloadavg()[0]:.1f}; {args.requests:,} bets read and answered "
+          f"503 on one connection per design, designs in turn, best of {args.repeats}; "
+          "CPU of this process (no socket: the transport counts its writes)")
+    base = best[BASELINE]
+    for design in DESIGNS:
+        print(f"  {design:<20} {best[design] * 1e6:7.1f} us CPU per 503  "
+              f"= {best[design] / base:.2f}x the baseline")
+    print(f"reproduce: python -m bench.refusal_cost --requests {args.requests} "
+          f"--repeats {args.repeats}")
+
+
+if __name__ == "__main__":
+    main()
