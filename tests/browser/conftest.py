@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import quote
 
 import pytest
 from fastapi import FastAPI
@@ -110,37 +111,45 @@ def open_felt(open_screen: OpenScreen, who: str, table: str, width: int = 1440,
     socket's hello handled and the money push's first reading done. Each of those redraws
     the page, so a test that clicks or hovers before them can find the element moved or
     replaced under it."""
-    page = open_screen(who, width=width, height=height).page
-    page.goto(page.url.split("?")[0] + f"?table={table}&pause=0")
+    page = open_screen(who, width=width, height=height,
+                       at=f"/play?table={table}&pause=0").page
     page.wait_for_function("() => window.dicetable && window.dicetable.live.heard >= 1"
                            " && window.dicetable.st.moneyLoads >= 2")
     return page
 
 
 class OpenScreen(Protocol):
-    def __call__(self, username: str | None, *, width: int = ..., height: int = ...
-                 ) -> Screen: ...
+    def __call__(self, username: str | None, *, width: int = ..., height: int = ...,
+                 at: str | None = ...) -> Screen: ...
 
 
 @pytest.fixture
 def open_screen(browser: Browser, live_server: LiveServer) -> Iterator[OpenScreen]:
     screens: list[Screen] = []
 
-    def open_as(username: str | None, *, width: int = 1500, height: int = 1000) -> Screen:
-        """A window of its own, logged in as ``username`` (None: left at the login page)."""
+    def open_as(username: str | None, *, width: int = 1500, height: int = 1000,
+                at: str | None = None) -> Screen:
+        """A window of its own, logged in as ``username`` (None: left at the login page) on
+        the login form, which then opens ``at`` (a path: the form's ``next``) or else the
+        account's own page. A test that wants another page than the account's asks for it
+        here: opened after the login, the account's page was loaded whole for nothing (the
+        felt, its sockets and its reads)."""
         context = browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(8000)
         page = context.new_page()
         screen = Screen(context, page)
         page.on("pageerror", lambda e: screen.errors.append(str(e)))
-        page.goto(live_server.url + "/")
+        page.goto(live_server.url + "/" + ("" if at is None else "?next=" + quote(at)))
         screens.append(screen)
         if username is None:
             return screen
         page.fill("#username", username)
         page.fill("#password", DEMO_PASSWORD)
         page.click("#login-button")
-        page.wait_for_url(lambda url: "/play" in url or "/dealer" in url or "/pit" in url)
+        if at is None:
+            page.wait_for_url(lambda url: "/play" in url or "/dealer" in url or "/pit" in url)
+        else:
+            page.wait_for_url(live_server.url + at)
         return screen
 
     yield open_as

@@ -41,8 +41,7 @@ class Staff:
 
 def felt(open_screen: OpenScreen, who: str, *, width: int = 1500, height: int = 1000) -> Page:
     """``who``'s player page with automatic placement off (only Confirm places chips)."""
-    page = open_screen(who, width=width, height=height).page
-    page.goto(page.url.split("?")[0] + f"?table={CRAPS}&pause=0")
+    page = open_screen(who, width=width, height=height, at=f"/play?table={CRAPS}&pause=0").page
     expect(page.locator("#balance")).to_be_attached()
     return page
 

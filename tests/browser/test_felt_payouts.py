@@ -165,8 +165,7 @@ def test_first_contact_lobby_lists_tables_with_limits_players_and_point(
 
 def test_electronic_table_shows_the_recorded_roll_large_with_a_ring_and_a_quiet_feed(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
-    page = open_screen("alice", width=1440, height=1000).page
-    page.goto(page.url.split("?")[0] + "?table=craps-pa-e1")
+    page = open_screen("alice", width=1440, height=1000, at="/play?table=craps-pa-e1").page
     expect(page.locator(".countdown-ring")).to_be_visible()
     first = page.locator("#big-dice").get_attribute("data-roll")
     # The table rolls when betting closes: closed now, as the pit's "roll now" does (the

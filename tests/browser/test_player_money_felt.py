@@ -173,8 +173,7 @@ def test_603a_10_a_live_player_asks_to_colour_up_and_leave_and_the_dealer_confir
     page = play(open_screen, "alice", "craps-pa-1")
     page.click("#ask-colour-up")
     expect(page.locator("#my-requests")).to_contain_text("You asked to colour up")
-    dealer = open_screen("dee", width=1440, height=1000).page
-    dealer.goto(dealer.url.split("?")[0] + "?table=craps-pa-1")
+    dealer = open_screen("dee", width=1440, height=1000, at="/dealer?table=craps-pa-1").page
     request = dealer.locator('#requests li[data-what="colour-up"]')
     expect(request).to_contain_text("alice asks to colour up · balance $500.00")
     # The exchange for the bank (465a.36(b)(4)): out is suggested from the tray, largest
@@ -248,8 +247,7 @@ def test_requests_reach_the_dealer_by_push_and_the_console_does_not_poll_while_i
 def test_the_dealer_cashes_out_all_and_the_player_is_told(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
     page = play(open_screen, "bob", "craps-pa-1")
-    dealer = open_screen("dee", width=1440, height=1000).page
-    dealer.goto(dealer.url.split("?")[0] + "?table=craps-pa-1")
+    dealer = open_screen("dee", width=1440, height=1000, at="/dealer?table=craps-pa-1").page
     dealer.locator('#players-table tr[data-player="bob"] [data-action="cash-out-all"]').click()
     expect(dealer.locator('#players-table tr[data-player="bob"] .balance-cell')).to_have_attribute(
         "data-cents", "0")
