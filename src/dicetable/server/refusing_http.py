@@ -67,7 +67,7 @@ class Gate(Protocol):
     def known(self, headers: dict[bytes, bytes]) -> bool: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen one's fields are set one call each, per 503
 class _Refusal:
     body: bytes
     keep_alive: bool
@@ -379,17 +379,10 @@ class RefusingHttp(HttpToolsProtocol):
     def _write(self, refusal: _Refusal, *, complete: bool = True) -> None:
         if self.transport.is_closing():
             return
-        head: list[bytes] = [b"HTTP/1.1 503 Service Unavailable\r\n"]
-        for name, value in self.server_state.default_headers:
-            head += [name, b": ", value, b"\r\n"]
-        head += [b"content-type: application/json\r\nretry-after: ", RETRY_AFTER,
-                 b"\r\ncontent-length: ", str(len(refusal.body)).encode(), b"\r\n"]
-        if not refusal.keep_alive:
-            head.append(b"connection: close\r\n")
-        head += [b"\r\n", refusal.body]
         if refusal.logged:  # the access log shows these 503s as it shows uvicorn's own
             self.access_logger.info('%s - "%s %s HTTP/%s" %d', *refusal.logged, 503)
-        self.transport.write(b"".join(head))
+        self.transport.write(_busy_answer(self.server_state.default_headers, refusal.body,
+                                          refusal.keep_alive))
         if not refusal.keep_alive:
             self.transport.close()
         if not complete or self._answering:
@@ -411,6 +404,44 @@ class RefusingHttp(HttpToolsProtocol):
             if self.scope is cycle.scope:
                 self.scope = self.headers = None  # type: ignore[assignment]
             self.cycle = None  # type: ignore[assignment]
+
+
+_Answers = tuple[list[tuple[bytes, bytes]] | None, dict[tuple[bytes, bool], bytes]]
+_ANSWERS: list[_Answers] = [(None, {})]
+"""The 503s written lately, by body and keep-alive, with the default headers they were built
+under (uvicorn replaces that list each second, for its date; a server in another thread has
+its own): one pair, read whole, so that an answer is never another list's."""
+
+
+def _busy_answer(default_headers: list[tuple[bytes, bytes]], body: bytes,
+                 keep_alive: bool) -> bytes:
+    """A 503's bytes, the same for every refusal with that body in the same second: built
+    once then, not once per refusal.
+
+    >>> answer = _busy_answer([(b"server", b"uvicorn")], b"{}", False)
+    >>> answer.splitlines()[:2]
+    [b'HTTP/1.1 503 Service Unavailable', b'server: uvicorn']
+    >>> answer.endswith(b"connection: close\\r\\n\\r\\n{}")
+    True
+    >>> b"date: Sat" in _busy_answer([(b"date", b"Sat")], b"{}", False)  # the next second's
+    True
+    """
+    under, answers = _ANSWERS[0]
+    if under is not default_headers:
+        answers = {}
+        _ANSWERS[0] = (default_headers, answers)
+    answer = answers.get((body, keep_alive))
+    if answer is None:
+        head: list[bytes] = [b"HTTP/1.1 503 Service Unavailable\r\n"]
+        for name, value in default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [b"content-type: application/json\r\nretry-after: ", RETRY_AFTER,
+                 b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n"]
+        if not keep_alive:
+            head.append(b"connection: close\r\n")
+        head += [b"\r\n", body]
+        answer = answers[body, keep_alive] = b"".join(head)
+    return answer
 
 
 def _client(client: tuple[str, int] | None) -> str:
