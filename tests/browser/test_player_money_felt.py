@@ -232,6 +232,9 @@ def test_requests_reach_the_dealer_by_push_and_the_console_does_not_poll_while_i
             break
         dealer.wait_for_timeout(200)
     assert frames
+    # The page reads the requests once as it opens and once on the push's hello; the hello's
+    # frame can reach this test before the page has handled it, so wait for that read.
+    dealer.wait_for_function("window.__counted >= 2")
     fetched.clear()
     before = reads()
     dealer.clock.run_for(7000)  # more than two polling intervals with nothing changing
