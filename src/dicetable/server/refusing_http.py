@@ -180,14 +180,8 @@ class RefusingHttp(HttpToolsProtocol):
 
     def _write_error(self, status: int, phrase: bytes, body: bytes, *,
                      retry: bool = False) -> None:
-        head: list[bytes] = [b"HTTP/1.1 ", str(status).encode(), b" ", phrase, b"\r\n"]
-        for name, value in self.server_state.default_headers:
-            head += [name, b": ", value, b"\r\n"]
-        if retry:
-            head += [b"retry-after: ", RETRY_AFTER, b"\r\n"]
-        head += [b"content-type: application/json\r\ncontent-length: ",
-                 str(len(body)).encode(), b"\r\nconnection: close\r\n\r\n", body]
-        self.transport.write(b"".join(head))
+        self.transport.write(_answer_bytes(status, phrase, self.server_state.default_headers,
+                                           body, retry=retry, keep_alive=False))
 
     def on_headers_complete(self) -> None:
         self._unparsed = 0
@@ -432,16 +426,33 @@ def _busy_answer(default_headers: list[tuple[bytes, bytes]], body: bytes,
         _ANSWERS[0] = (default_headers, answers)
     answer = answers.get((body, keep_alive))
     if answer is None:
-        head: list[bytes] = [b"HTTP/1.1 503 Service Unavailable\r\n"]
-        for name, value in default_headers:
-            head += [name, b": ", value, b"\r\n"]
-        head += [b"content-type: application/json\r\nretry-after: ", RETRY_AFTER,
-                 b"\r\ncontent-length: ", str(len(body)).encode(), b"\r\n"]
-        if not keep_alive:
-            head.append(b"connection: close\r\n")
-        head += [b"\r\n", body]
-        answer = answers[body, keep_alive] = b"".join(head)
+        answer = answers[body, keep_alive] = _answer_bytes(
+            503, b"Service Unavailable", default_headers, body, retry=True, keep_alive=keep_alive)
     return answer
+
+
+def _answer_bytes(status: int, phrase: bytes, default_headers: list[tuple[bytes, bytes]],
+                  body: bytes, *, retry: bool, keep_alive: bool) -> bytes:
+    """A JSON answer written by the protocol itself (uvicorn's default headers first).
+
+    >>> lines = _answer_bytes(408, b"Request Timeout", [(b"server", b"x")], b"{}",
+    ...                       retry=False, keep_alive=False).split(b"\\r\\n")
+    >>> lines[:3]
+    [b'HTTP/1.1 408 Request Timeout', b'server: x', b'content-type: application/json']
+    >>> lines[3:]
+    [b'content-length: 2', b'connection: close', b'', b'{}']
+    """
+    head: list[bytes] = [b"HTTP/1.1 ", str(status).encode(), b" ", phrase, b"\r\n"]
+    for name, value in default_headers:
+        head += [name, b": ", value, b"\r\n"]
+    head.append(b"content-type: application/json\r\n")
+    if retry:
+        head += [b"retry-after: ", RETRY_AFTER, b"\r\n"]
+    head += [b"content-length: ", str(len(body)).encode(), b"\r\n"]
+    if not keep_alive:
+        head.append(b"connection: close\r\n")
+    head += [b"\r\n", body]
+    return b"".join(head)
 
 
 def _client(client: tuple[str, int] | None) -> str:
