@@ -656,7 +656,8 @@ class Run:
         conn = Connection("127.0.0.1", self.server.port, "")
         conn.auth = b""
         wanted = {b"dicetable_in_flight": "in_flight",
-                  b"dicetable_ms_per_answer": "ms_per_answer"}
+                  b"dicetable_ms_per_answer": "ms_per_answer",
+                  b"dicetable_loop_lag_seconds": "loop_lag"}
         try:
             while True:
                 await asyncio.sleep(every)
@@ -717,6 +718,10 @@ class Run:
                 extra.append(f"the server's own figures ({len(flights)} reads of /metrics): in "
                              f"flight p50 {pct(flights, 50):.0f}, max {max(flights):.0f}; its "
                              f"cost estimate {costs[-1]:g} ms per answer at the end")
+                if seen.get("loop_lag"):  # a design before the gauge has none
+                    lags = [1000 * x for x in seen["loop_lag"]]
+                    extra.append(f"its event loop's lag p50 {pct(lags, 50):.1f}, max "
+                                 f"{max(lags):.1f} ms")
             late: list[float] = []
             cpu, wall, made = [], [], 0
             for share in range(GENERATORS):

@@ -78,6 +78,8 @@ def test_metrics_count_commands_by_kind_refusals_by_rule_503s_and_latency(
         admission.per_answer, admission.in_flight = 1.0, 10**6
         assert alice.post(f"{T}/bets", {"wager": "field", "amount": 1000}).status_code == 503
         admission.in_flight = 0
+        admission.beat = lambda late: None  # the loop's heartbeats held: the lag as set
+        admission.lag = 0.0123
         load = pat.get("/api/floor/load").json()
         text = http.get("/metrics").text
     m = _samples(text)
@@ -95,6 +97,8 @@ def test_metrics_count_commands_by_kind_refusals_by_rule_503s_and_latency(
     assert m[("dicetable_custody_alerts", ())] == load["custody_alerts"]
     assert m[("dicetable_faults", ())] == load["faults"] == 0
     assert m[("dicetable_verification_lag_seconds", ())] >= 0
+    assert m[("dicetable_loop_lag_seconds", ())] == load["loop_lag_ms"] / 1000 == 0.0123
+    assert m[("dicetable_ms_per_answer", ())] == load["ms_per_answer"] == 1000.0
     assert load["verification_lag_s"] is not None
 
 

@@ -186,6 +186,9 @@ class FloorCollector(Collector):
         yield _gauge("dicetable_faults", "Open integrity faults", f["faults"])
         yield _gauge("dicetable_ms_per_answer", "Measured milliseconds of work per answer",
                      f["ms_per_answer"])
+        yield _gauge("dicetable_loop_lag_seconds", "How late the event loop's heartbeats "
+                     "come, averaged (how long what became ready waits for the loop)",
+                     f["loop_lag_ms"] / 1000)
         yield _gauge("dicetable_connections_open", "Open connections",
                      f["connections"]["open"])
         refused = CounterMetricFamily("dicetable_load_refused", "Commands refused for load "
