@@ -244,6 +244,32 @@ SERVER_ENV: dict[str, str] = {}
 """More environment for every design's server (``--server-env``)."""
 
 
+
+def figures_said(seen: dict[str, list[float]]) -> list[str]:
+    """What the server's ``/metrics`` said during a scenario (``server_figures``): the
+    commands in flight, its cost estimate and its event loop's lag (a design older than a
+    gauge has none of it)."""
+    out: list[str] = []
+    if seen.get("in_flight"):
+        flights, costs = seen["in_flight"], seen["ms_per_answer"]
+        out.append(f"the server's own figures ({len(flights)} reads of /metrics): in flight "
+                   f"p50 {pct(flights, 50):.0f}, max {max(flights):.0f}; its cost estimate "
+                   f"{costs[-1]:g} ms per answer at the end")
+    if seen.get("loop_lag"):
+        lags = [1000 * x for x in seen["loop_lag"]]
+        out.append(f"its event loop's lag p50 {pct(lags, 50):.1f}, max {max(lags):.1f} ms")
+    within = {le: counts[-1] - counts[0] for key, counts in seen.items()
+              if key.startswith("le ") for le in [key[3:]]}
+    total = within.get("+Inf", 0.0)
+    if total > 0 and "0.1" in within and "0.25" in within:
+        out.append(f"commands from their arrival at the app to their answer: over 100 ms "
+                   f"{100 * (total - within['0.1']) / total:.1f}%, over 250 ms "
+                   f"{100 * (total - within['0.25']) / total:.1f}% of {total:.0f}")
+    return out
+
+
+_BUCKET, _COMMAND = b'dicetable_request_seconds_bucket{le="', b',route="command"}'
+
 class Server:
     def __init__(self, db: Path, src: Path | None, *, app: str | None = None,
                  **more_env: str) -> None:
@@ -453,10 +479,17 @@ class Run:
                 await conn.close()
 
             pits = [pit()] if self.pit and name != CEILING else []
+            seen, watching = self.watch_figures(name)
             await asyncio.gather(window_cpu(), *pits, *(client(i) for i in range(clients)))
+            if watching is not None:
+                watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watching
+            said.extend(figures_said(seen))
             return min(now(), stop_at) - warm_until
 
-        await self.measure(name, work, tables)
+        said: list[str] = []
+        await self.measure(name, work, tables, lambda: "; ".join(said))
 
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,
                   counted: bool, since: float | None = None,
@@ -668,8 +701,23 @@ class Run:
                     name, _, value = line.partition(b" ")
                     if name in wanted:
                         seen.setdefault(wanted[name], []).append(float(value))
+                    elif name.startswith(_BUCKET) and name.endswith(_COMMAND):
+                        # the commands' own latency, counted from their arrival at the app:
+                        # the first reading and the latest
+                        le = name[len(_BUCKET):].partition(b'"')[0].decode()
+                        counts = seen.setdefault(f"le {le}", [])
+                        counts[1:] = [float(value)]
+                        if len(counts) == 1:
+                            counts.append(float(value))
         finally:
             await conn.close()
+
+    def watch_figures(self, name: str) -> tuple[dict[str, list[float]],
+                                                  asyncio.Task[None] | None]:
+        """The server's own figures read while ``name`` runs (none for the bare app)."""
+        seen: dict[str, list[float]] = {}
+        return seen, (None if name == CEILING
+                      else asyncio.create_task(self.server_figures(seen)))
 
     async def scenario_d(self, capacity: float, fleet_size: int = 2000,
                          most_connections: int = 2000) -> None:
@@ -705,23 +753,15 @@ class Run:
                 assert proc.stdin is not None
                 proc.stdin.write(f"{start!r}\n".encode())
                 await proc.stdin.drain()
-            seen: dict[str, list[float]] = {}
-            watching = asyncio.create_task(self.server_figures(seen))
+            seen, watching = self.watch_figures(D)
             for proc in procs:
                 if await proc.wait():
                     raise RuntimeError("an open-loop generator failed")
-            watching.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watching
-            if seen.get("in_flight"):
-                flights, costs = seen["in_flight"], seen["ms_per_answer"]
-                extra.append(f"the server's own figures ({len(flights)} reads of /metrics): in "
-                             f"flight p50 {pct(flights, 50):.0f}, max {max(flights):.0f}; its "
-                             f"cost estimate {costs[-1]:g} ms per answer at the end")
-                if seen.get("loop_lag"):  # a design before the gauge has none
-                    lags = [1000 * x for x in seen["loop_lag"]]
-                    extra.append(f"its event loop's lag p50 {pct(lags, 50):.1f}, max "
-                                 f"{max(lags):.1f} ms")
+            if watching is not None:
+                watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watching
+            extra.extend(figures_said(seen))
             late: list[float] = []
             cpu, wall, made = [], [], 0
             for share in range(GENERATORS):
