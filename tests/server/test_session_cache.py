@@ -4,6 +4,7 @@ expiry is checked on every use."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from dicetable.application.accounts import (
     Kind,
     NotAuthenticated,
     SessionCache,
+    token_digest,
 )
 from dicetable.core.clock import FixedClock
 from tests.demo_floor import CHEAP_HASHER
@@ -108,6 +110,28 @@ def test_issue_13_a_lookup_that_raced_an_invalidation_keeps_nothing() -> None:
     cache.forget_session("d")  # a logout while the lookup was reading the database
     cache.put("d", "ann", "ann", datetime.now(UTC) + timedelta(hours=1), generation)
     assert cache.get("d") is None
+
+
+def test_issue_13_sessions_read_together_are_not_all_read_again_together() -> None:
+    # 4,000 sessions read in the same instant (a server's start) and all trusted for the same
+    # 5 s were all read again in one burst, every 5 s: half a second of a loaded server's
+    # loop. Each is now trusted for between half and all of the bound, by its digest.
+    now = [0.0]
+    cache: SessionCache[str] = SessionCache(seconds=5.0, clock=lambda: now[0])
+    later = datetime(2030, 1, 1, tzinfo=UTC)
+    digests = [token_digest(f"token-{n}") for n in range(4000)]
+    for digest in digests:
+        cache.put(digest, "ann", "ann", later, cache.generation())
+
+    def kept_at(t: float) -> int:
+        now[0] = t
+        return sum(cache.get(d) is not None for d in digests)
+
+    assert kept_at(2.49) == 4000          # none before half the bound
+    tenths = [kept_at(2.5 + k * 0.25) for k in range(11)]
+    assert tenths[-1] == 0                # none past the bound: a revocation still lands in 5 s
+    expired = [a - b for a, b in itertools.pairwise(tenths)]
+    assert max(expired) < 4000 // 5       # read again over 2.5 s, no quarter-second takes a fifth
 
 
 def test_issue_13_logout_over_http_ends_the_session_at_once(login: Login) -> None:
