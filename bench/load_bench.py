@@ -60,7 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -242,7 +242,8 @@ BARE_APP = "bench.loadgen:bare_app"
 """The ceiling: a bare ASGI app answering 200 on the same uvicorn, same generator."""
 SERVER_ENV: dict[str, str] = {}
 """More environment for every design's server (``--server-env``)."""
-
+_BUCKET, _COMMAND = b'dicetable_request_seconds_bucket{le="', b',route="command"}'
+"""A line of the commands' latency histogram in ``/metrics``: its start and its end."""
 
 
 def figures_said(seen: dict[str, list[float]]) -> list[str]:
@@ -267,8 +268,6 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
                    f"{100 * (total - within['0.25']) / total:.1f}% of {total:.0f}")
     return out
 
-
-_BUCKET, _COMMAND = b'dicetable_request_seconds_bucket{le="', b',route="command"}'
 
 class Server:
     def __init__(self, db: Path, src: Path | None, *, app: str | None = None,
@@ -479,13 +478,9 @@ class Run:
                 await conn.close()
 
             pits = [pit()] if self.pit and name != CEILING else []
-            seen, watching = self.watch_figures(name)
-            await asyncio.gather(window_cpu(), *pits, *(client(i) for i in range(clients)))
-            if watching is not None:
-                watching.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watching
-            said.extend(figures_said(seen))
+            async with self.figures(name, said):
+                await asyncio.gather(window_cpu(), *pits,
+                                     *(client(i) for i in range(clients)))
             return min(now(), stop_at) - warm_until
 
         said: list[str] = []
@@ -705,19 +700,24 @@ class Run:
                         # the commands' own latency, counted from their arrival at the app:
                         # the first reading and the latest
                         le = name[len(_BUCKET):].partition(b'"')[0].decode()
-                        counts = seen.setdefault(f"le {le}", [])
-                        counts[1:] = [float(value)]
-                        if len(counts) == 1:
-                            counts.append(float(value))
+                        seen.setdefault(f"le {le}", [float(value)] * 2)[1] = float(value)
         finally:
             await conn.close()
 
-    def watch_figures(self, name: str) -> tuple[dict[str, list[float]],
-                                                  asyncio.Task[None] | None]:
-        """The server's own figures read while ``name`` runs (none for the bare app)."""
+    @contextlib.asynccontextmanager
+    async def figures(self, name: str, said: list[str]) -> AsyncIterator[None]:
+        """The server's own figures read while ``name`` runs (none for the bare app), what
+        they say added to ``said`` at the end."""
         seen: dict[str, list[float]] = {}
-        return seen, (None if name == CEILING
-                      else asyncio.create_task(self.server_figures(seen)))
+        watching = None if name == CEILING else asyncio.create_task(self.server_figures(seen))
+        try:
+            yield
+        finally:
+            if watching is not None:
+                watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watching
+        said.extend(figures_said(seen))
 
     async def scenario_d(self, capacity: float, fleet_size: int = 2000,
                          most_connections: int = 2000) -> None:
@@ -753,15 +753,10 @@ class Run:
                 assert proc.stdin is not None
                 proc.stdin.write(f"{start!r}\n".encode())
                 await proc.stdin.drain()
-            seen, watching = self.watch_figures(D)
-            for proc in procs:
-                if await proc.wait():
-                    raise RuntimeError("an open-loop generator failed")
-            if watching is not None:
-                watching.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watching
-            extra.extend(figures_said(seen))
+            async with self.figures(D, extra):
+                for proc in procs:
+                    if await proc.wait():
+                        raise RuntimeError("an open-loop generator failed")
             late: list[float] = []
             cpu, wall, made = [], [], 0
             for share in range(GENERATORS):

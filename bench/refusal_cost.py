@@ -80,13 +80,11 @@ class RefuseAll:
 
     def __init__(self) -> None:
         self.impatience = Impatience(hold=0.0)  # none held: each is written at once
-        self.refused = 0
 
     def pipeline(self, method: str, path: str) -> object:
         return self
 
     def refusal_at(self, pipeline: object) -> bytes:
-        self.refused += 1
         return SERVER_BUSY
 
     def admit_at(self, pipeline: object, *, count: bool = True) -> bytes:
