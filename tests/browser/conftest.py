@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 import pytest
@@ -126,6 +126,20 @@ def open_felt(open_screen: OpenScreen, who: str, table: str, width: int = 1440,
     return page
 
 
+def landing(account: dict[str, Any]) -> str:
+    """Where the login page sends ``account`` when no ``next`` is asked for: ``landing`` in
+    ``static/js/login.js``, which ``test_login_form.py`` holds this to."""
+    tables = list(account["tables"].items())
+    if account["kind"] == "player":
+        return f"/play?table={quote(tables[0][0], safe='')}" if tables else "/"
+    overseers, crew = {"pit-boss", "floorperson", "shift-manager"}, {"dealer", "stickperson",
+                                                                     "boxperson"}
+    if (any(overseers & set(roles) for _, roles in tables)
+            and not any(crew & set(roles) for _, roles in tables)):
+        return "/pit"
+    return f"/dealer?table={quote(tables[0][0], safe='')}" if tables else "/dice-room"
+
+
 class OpenScreen(Protocol):
     def __call__(self, username: str | None, *, width: int = ..., height: int = ...,
                  at: str | None = ...) -> Screen: ...
@@ -137,27 +151,25 @@ def open_screen(browser: Browser, live_server: LiveServer) -> Iterator[OpenScree
 
     def open_as(username: str | None, *, width: int = 1500, height: int = 1000,
                 at: str | None = None) -> Screen:
-        """A window of its own, logged in as ``username`` (None: left at the login page) on
-        the login form, which then opens ``at`` (a path: the form's ``next``) or else the
-        account's own page. A test that wants another page than the account's asks for it
-        here: opened after the login, the account's page was loaded whole for nothing (the
-        felt, its sockets and its reads)."""
+        """A window of its own: at the login page (``username`` None; ``at`` its ``next``),
+        or logged in as ``username`` and opened at ``at`` (a path) or else the account's own
+        page (``landing``). The session comes from ``/api/login`` in the window's own cookie
+        jar, as the form's would: drawing the login page first cost each window a third of
+        its browser CPU, and the form itself is driven by the tests that are about it
+        (``test_login_form.py`` holds ``landing`` to the page's own)."""
         context = browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(8000)
         page = context.new_page()
         screen = Screen(context, page)
         page.on("pageerror", lambda e: screen.errors.append(str(e)))
-        page.goto(live_server.url + "/" + ("" if at is None else "?next=" + quote(at)))
         screens.append(screen)
         if username is None:
+            page.goto(live_server.url + "/" + ("" if at is None else "?next=" + quote(at)))
             return screen
-        page.fill("#username", username)
-        page.fill("#password", DEMO_PASSWORD)
-        page.click("#login-button")
-        if at is None:
-            page.wait_for_url(lambda url: "/play" in url or "/dealer" in url or "/pit" in url)
-        else:
-            page.wait_for_url(live_server.url + at)
+        answer = context.request.post(live_server.url + "/api/login",
+                                      data={"username": username, "password": DEMO_PASSWORD})
+        assert answer.ok, answer.text()
+        page.goto(live_server.url + (at or landing(answer.json()["account"])))
         return screen
 
     yield open_as
