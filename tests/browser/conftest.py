@@ -126,6 +126,18 @@ def open_felt(open_screen: OpenScreen, who: str, table: str, width: int = 1440,
     return page
 
 
+def log_in(context: BrowserContext, url: str, username: str) -> dict[str, Any]:
+    """Log ``username`` (the demo password) in, in ``context``'s cookie jar, through
+    ``/api/login`` as the login form does, without drawing the form; the account's
+    description. A window that is to work on a page opens that page next: the form's own
+    landing is ``test_login_form.py``'s to check."""
+    answer = context.request.post(url + "/api/login",
+                                  data={"username": username, "password": DEMO_PASSWORD})
+    assert answer.ok, answer.text()
+    account: dict[str, Any] = answer.json()["account"]
+    return account
+
+
 def landing(account: dict[str, Any]) -> str:
     """Where the login page sends ``account`` when no ``next`` is asked for: ``landing`` in
     ``static/js/login.js``, which ``test_login_form.py`` holds this to."""
@@ -166,10 +178,8 @@ def open_screen(browser: Browser, live_server: LiveServer) -> Iterator[OpenScree
         if username is None:
             page.goto(live_server.url + "/" + ("" if at is None else "?next=" + quote(at)))
             return screen
-        answer = context.request.post(live_server.url + "/api/login",
-                                      data={"username": username, "password": DEMO_PASSWORD})
-        assert answer.ok, answer.text()
-        page.goto(live_server.url + (at or landing(answer.json()["account"])))
+        account = log_in(context, live_server.url, username)
+        page.goto(live_server.url + (at or landing(account)))
         return screen
 
     yield open_as

@@ -44,9 +44,10 @@ def test_no_serious_or_critical_axe_violation_on_any_page(
         if i == 0 or who != PAGES[i - 1][0]:  # one window per person, their pages in turn
             if page is not None:
                 page.context.close()
-            page = open_screen(who, width=width, height=900).page
-        assert page is not None
-        page.goto(live_server.url + path)
+            page = open_screen(who, width=width, height=900, at=path).page
+        else:
+            assert page is not None
+            page.goto(live_server.url + path)
         expect(page.locator(ready).first).to_be_attached()
         page.wait_for_timeout(300)
         found = _violations(page)

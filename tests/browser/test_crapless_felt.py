@@ -38,9 +38,8 @@ def test_crapless_craps_table_opens_and_its_felt_has_ten_points_and_no_dont_bets
     assert view["variant"]["layout"] == "craps"
     assert view["variant"]["points"] == [2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
 
-    screen = open_screen("alice")
+    screen = open_screen("alice", at=f"/play?table={TABLE}&pause=0")
     page = screen.page
-    page.goto(f"{live_server.url}/play?table={TABLE}&pause=0")
     expect(page.locator("#balance")).to_have_attribute("data-cents", str(500_00))
     for n in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12):
         expect(page.locator(f'svg.layout [data-code="place{n}"]')).to_be_visible()

@@ -14,9 +14,8 @@ import pytest
 
 from dicetable.core.clock import FixedClock
 from dicetable.server.app import create_app
-from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.main import build_floor
-from tests.browser.conftest import LiveServer, screenshot
+from tests.browser.conftest import LiveServer, log_in, screenshot
 from tests.demo_floor import CHEAP_HASHER
 from tests.uvicorn_thread import serving
 
@@ -83,11 +82,7 @@ def rooms(browser: Browser, live_server: LiveServer) -> Iterator[dict[str, Room]
         contexts.append(context)
         page = context.new_page()
         room = Room(page)
-        page.goto(live_server.url + "/")
-        page.fill("#username", user)
-        page.fill("#password", DEMO_PASSWORD)
-        page.click("#login-button")
-        page.wait_for_url(lambda url: "/login" not in url and url.rstrip("/") != live_server.url)
+        log_in(context, live_server.url, user)
         page.goto(live_server.url + "/dice-room")
         room.site("demo-pa")
         opened[user] = room
@@ -220,11 +215,8 @@ def test_pa_585_3_b_1_the_pit_console_shows_expired_shaker_dice_until_replaced(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(live.url + "/")
-    page.fill("#username", "pat")
-    page.fill("#password", DEMO_PASSWORD)
-    page.click("#login-button")
-    page.wait_for_url("**/pit")
+    log_in(context, live.url, "pat")
+    page.goto(live.url + "/pit")
     card = "section.table-card[data-table='props-pa-1']"
     page.wait_for_selector(card)
     assert page.locator(f"{card} [data-alert='dice-expired']").count() == 0

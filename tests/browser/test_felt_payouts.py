@@ -148,8 +148,7 @@ def test_no_chip_is_placed_without_confirm_and_press_doubles(
 
 def test_first_contact_lobby_lists_tables_with_limits_players_and_point(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
-    page = open_screen("alice", width=1024, height=768).page
-    page.goto(live_server.url + "/")
+    page = open_screen("alice", width=1024, height=768, at="/").page
     links = page.locator("#lobby a.table-link")
     expect(links).to_have_count(len(live_server.floor.tables))
     expect(page.locator("#login-form")).to_be_hidden()  # logged in: no empty form above

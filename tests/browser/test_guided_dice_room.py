@@ -13,8 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Request, expect
 
-from dicetable.server.demo import DEMO_PASSWORD
-from tests.browser.conftest import LiveServer
+from tests.browser.conftest import LiveServer, log_in
 from tests.browser.test_role_consoles import TABLET, Console, counted
 
 
@@ -41,11 +40,7 @@ def open_room(browser: Browser, live_server: LiveServer) -> Iterator[object]:
 
         room.page.on("request", sent)
         page = room.page
-        page.goto(live_server.url + "/")
-        page.fill("#username", user)
-        page.fill("#password", DEMO_PASSWORD)
-        page.click("#login-button")
-        page.wait_for_url(lambda url: "/login" not in url and url.rstrip("/") != live_server.url)
+        log_in(context, live_server.url, user)
         page.goto(live_server.url + "/dice-room")
         page.wait_for_selector("#report-table")
         opened.append((context, room))

@@ -12,12 +12,14 @@ from playwright.sync_api import Page
 from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import LiveServer, OpenScreen, landing
 
-ACCOUNTS = ("alice", "dee", "sam", "fran", "pat", "ann", "sid")
-"""A player, the crew, the pit's supervisors, a shift manager and security (no table)."""
+ACCOUNTS = ("alice", "dee", "sam", "fran", "pat", "ann", "sid", "cass", "cole")
+"""A player, the crew, the pit's supervisors, a shift manager, and staff at no table who work
+in the dice room: security, the chip bank's cashier and the count team."""
 
 
 def _log_in(page: Page, url: str, username: str) -> str:
     """Where the form sends ``username`` from ``url`` (the page it goes to is not drawn)."""
+    page.goto("about:blank")  # the last landing's page gone before its session is
     page.context.clear_cookies()
     page.goto(url)
     page.fill("#username", username)

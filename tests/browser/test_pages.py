@@ -155,11 +155,9 @@ def test_issue_6_player_and_crew_through_a_point_and_a_seven_out(
 
 def test_pa_585_3_f_g_props_and_hops_no_roll_returns_the_wagers(
         live_server: LiveServer, open_screen: OpenScreen) -> None:
-    alice = open_screen("alice")
-    dee = open_screen("dee", width=1500, height=1100)
+    alice = open_screen("alice", at=f"/play?table={PROPS}")
+    dee = open_screen("dee", width=1500, height=1100, at=f"/dealer?table={PROPS}")
     p = alice.page
-    p.goto(f"{live_server.url}/play?table={PROPS}")
-    dee.page.goto(f"{live_server.url}/dealer?table={PROPS}")
     expect(p.locator('svg.layout [data-code="double4"]')).to_have_class(re.compile(r"\bopen\b"))
 
     p.click('.chip-btn[data-cents="500"]')

@@ -6,28 +6,18 @@ the inferred terms labelled."""
 
 from __future__ import annotations
 
-from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import LiveServer, OpenScreen, Screen
 
 T = "craps-pa-1"
 
 
-def _books(screen: Screen, url: str) -> None:
+def _books(open_screen: OpenScreen, who: str) -> Screen:
+    """``who``'s window on the pit console, the table's bank open."""
+    screen = open_screen(who, at="/pit")
     page = screen.page
-    page.goto(url + "/pit")
     page.wait_for_selector(f"#bank-tables tr[data-bank='{T}']")
     page.click(f"button[data-open='{T}']")
     page.wait_for_selector(f"#bank-detail [data-table='{T}']")
-
-
-def _login(open_screen: OpenScreen, username: str) -> Screen:
-    """Staff with no table assignment (the chip bank, the count team) land on the dice room."""
-    screen = open_screen(None)
-    screen.page.fill("#username", username)
-    screen.page.fill("#password", DEMO_PASSWORD)
-    screen.page.click("#login-button")
-    screen.page.wait_for_url(lambda url: not url.rstrip("/").endswith(":" + url.split(":")[-1]
-                                                                     .split("/")[0]))
     return screen
 
 
@@ -41,17 +31,14 @@ def _step(screen: Screen, verb: str, fields: dict[str, str]) -> None:
 
 def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
                                         live_server: LiveServer) -> None:
-    url = live_server.url
-    fran = open_screen("fran")
-    _books(fran, url)
+    fran = _books(open_screen, "fran")
     row = fran.page.locator(f"#bank-tables tr[data-bank='{T}']")
     assert "conserved" in row.locator(".conserved").inner_text()
     assert "✓" in row.locator(".conserved").inner_text()
     before = fran.page.inner_text("#bank-expected")
     assert before == "$18,200"  # $20,200 opener, four $500 buy-ins
 
-    dee = open_screen("dee")
-    _books(dee, url)
+    dee = _books(open_screen, "dee")
     _step(dee, "request", {"kind": "fill", "chips": "2500x40", "shift": "06:00"})
     refusal = dee.page.wait_for_selector(".refusal[data-rule='fill.preparer_roles']")
     assert refusal is not None
@@ -62,8 +49,7 @@ def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
 
     for who, step, was in (("cass", "issue", "signed"), ("sid", "carry", "issued"),
                            ("bo", "receive", "carried")):
-        screen = _login(open_screen, who)
-        _books(screen, url)
+        screen = _books(open_screen, who)
         screen.page.click(f"#bank-requests button[data-step='{step}']")
         screen.page.wait_for_selector(f"#bank-requests tr:not([data-status='{was}'])"
                                       "[data-request]")
@@ -77,8 +63,7 @@ def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
     fran.page.wait_for_selector("#bank-win-total", timeout=12000)
     # the box is not counted yet: the buy-ins' currency is not in the drop term
     assert fran.page.inner_text("#bank-win-total") == "-$2,000.00"
-    cole = _login(open_screen, "cole")
-    _books(cole, url)
+    cole = _books(open_screen, "cole")
     _step(cole, "count-box", {"box": "PA1-A", "items": "currency:200000", "counters": "cole"})
     fran.page.wait_for_function("document.querySelector('#bank-win-total').innerText === "
                                 "'$0.00'", timeout=12000)
@@ -90,9 +75,7 @@ def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
 
 def test_465a_37_f_a_discrepancy_notice_on_the_console_and_md_36_05_03_02e_its_slip_printed(
         open_screen: OpenScreen, live_server: LiveServer) -> None:
-    url = live_server.url
-    fran = open_screen("fran")
-    _books(fran, url)
+    fran = _books(open_screen, "fran")
     # a shift count $30 short of the $18,200 expected: a notice for those who must be told
     _step(fran, "count", {"purpose": "shift", "chips": "100x18100",
                           "counter": "bo", "observer": "fran"})
@@ -101,8 +84,7 @@ def test_465a_37_f_a_discrepancy_notice_on_the_console_and_md_36_05_03_02e_its_s
     assert item is not None
     assert "variance -$100" in item.inner_text()
     assert "copy to the regulator" in item.inner_text()
-    sid = _login(open_screen, "sid")
-    _books(sid, url)
+    sid = _books(open_screen, "sid")
     sid_item = sid.page.wait_for_selector("#bank-notice-list li", timeout=12000)
     assert sid_item is not None
     sid.page.click("#bank-notice-list button[data-ack]")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from dicetable.server.demo import DEMO_PASSWORD
 from tests.browser.conftest import LiveServer, OpenScreen
 from tests.browser.test_accessibility import _violations
 from tests.browser.test_felt import Staff
@@ -14,13 +13,8 @@ from tests.browser.test_felt import Staff
 
 def test_the_cashier_moves_a_wallet_from_the_pit_page(live_server: LiveServer,
                                                       open_screen: OpenScreen) -> None:
-    cass = open_screen(None, width=1440, height=1000)  # the cashier's home is the dice room
+    cass = open_screen("cass", width=1440, height=1000, at="/pit")
     page = cass.page
-    page.fill("#username", "cass")
-    page.fill("#password", DEMO_PASSWORD)
-    page.click("#login-button")
-    page.wait_for_url(lambda url: "/dice-room" in url)
-    page.goto(live_server.url + "/pit")
     alice = page.locator('#cage-wallets tr[data-account="alice"] td.num')
     expect(alice).to_have_attribute("data-cents", "100000")
     page.select_option("#cage-player", "alice")

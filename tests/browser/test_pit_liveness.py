@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Route, expect
 from dicetable.core.clock import FixedClock
 from dicetable.server.app import create_app
 from dicetable.server.demo import DEMO_PASSWORD
-from tests.browser.conftest import LiveServer
+from tests.browser.conftest import LiveServer, log_in
 from tests.browser.test_role_consoles import TABLET, Console, counted
 from tests.demo_floor import as_created, copy_demo_db
 from tests.server.test_fault_state import _raise_chips, _restore
@@ -53,11 +53,8 @@ def pit(browser: Browser, clocked: tuple[LiveServer, FixedClock]) -> Iterator[Co
     context.set_default_timeout(10000)
     console = counted(context.new_page())
     page = console.page
-    page.goto(live.url + "/")
-    page.fill("#username", "pat")
-    page.fill("#password", DEMO_PASSWORD)
-    page.click("#login-button")
-    page.wait_for_url("**/pit")
+    log_in(context, live.url, "pat")
+    page.goto(live.url + "/pit")
     page.wait_for_selector(f".table-card[data-table='{CRAPS}']")
     yield console
     context.close()

@@ -6,7 +6,6 @@ asked for: ``conftest.SCREENSHOTS_WANTED``) go to ``artifacts/screenshots``."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -14,7 +13,7 @@ import pytest
 from playwright.sync_api import APIRequestContext, Browser, Page, Response, ViewportSize, expect
 
 from dicetable.server.demo import DEMO_PASSWORD
-from tests.browser.conftest import LiveServer, screenshot
+from tests.browser.conftest import LiveServer, log_in, screenshot
 
 CRAPS = "craps-pa-1"
 INDIANA = "craps-in-1"
@@ -73,11 +72,7 @@ class Crew:
         context.set_default_timeout(8000)
         console = counted(context.new_page())
         page = console.page
-        page.goto(self.server.url + "/")
-        page.fill("#username", user)
-        page.fill("#password", DEMO_PASSWORD)
-        page.click("#login-button")
-        page.wait_for_url(re.compile(r"/(dealer|pit|play)"))
+        log_in(context, self.server.url, user)
         extra = f"&role={role}" if role else ""
         page.goto(f"{self.server.url}/dealer?table={table}{extra}")
         page.wait_for_selector(".console-grid")
