@@ -430,6 +430,7 @@ class Run:
         per_client = max(1, len(players) // clients)
         if name != CEILING:
             await self.warm(tables)
+        said: list[str] = []  # the server's own figures (``figures``), for the scenario's line
 
         async def work(stats: Stats) -> float:
             start = now()
@@ -483,7 +484,6 @@ class Run:
                                      *(client(i) for i in range(clients)))
             return min(now(), stop_at) - warm_until
 
-        said: list[str] = []
         await self.measure(name, work, tables, lambda: "; ".join(said))
 
     async def bet(self, conn: Connection, stats: Stats, table: str, code: str, amount: int,

@@ -3,8 +3,8 @@ system Chromium (Debian's; Playwright cannot download its own browser here).
 
 The pages are driven by Debian's ``chromium-headless-shell`` where it is installed: the same
 Chromium source and version as the ``chromium`` package, built as the headless shell that
-Playwright itself runs for headless tests; the full browser spent twice its CPU on the same
-tests (the browser tests, ``-n 2``: 312 against 165 CPU-s, 171 against 104 s). Set
+Playwright itself runs for headless tests; the full browser took longer on the same tests
+(the browser tests, ``-n 2``: 171 against 104 s). Set
 ``DICETABLE_TEST_CHROMIUM`` to a browser's path (``/usr/bin/chromium``) to run them on another.
 
 The browser tests skip only when that browser is absent AND ``DICETABLE_CI`` is not set;

@@ -6,7 +6,7 @@ the inferred terms labelled."""
 
 from __future__ import annotations
 
-from tests.browser.conftest import LiveServer, OpenScreen, Screen
+from tests.browser.conftest import OpenScreen, Screen
 
 T = "craps-pa-1"
 
@@ -29,8 +29,7 @@ def _step(screen: Screen, verb: str, fields: dict[str, str]) -> None:
     page.click("#bank-submit")
 
 
-def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
-                                        live_server: LiveServer) -> None:
+def test_a_fill_through_the_pit_console(open_screen: OpenScreen) -> None:
     fran = _books(open_screen, "fran")
     row = fran.page.locator(f"#bank-tables tr[data-bank='{T}']")
     assert "conserved" in row.locator(".conserved").inner_text()
@@ -74,7 +73,7 @@ def test_a_fill_through_the_pit_console(open_screen: OpenScreen,
 
 
 def test_465a_37_f_a_discrepancy_notice_on_the_console_and_md_36_05_03_02e_its_slip_printed(
-        open_screen: OpenScreen, live_server: LiveServer) -> None:
+        open_screen: OpenScreen) -> None:
     fran = _books(open_screen, "fran")
     # a shift count $30 short of the $18,200 expected: a notice for those who must be told
     _step(fran, "count", {"purpose": "shift", "chips": "100x18100",

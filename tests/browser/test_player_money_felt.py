@@ -362,7 +362,7 @@ def test_refusals_a_player_meets_read_as_player_words(
 
 
 def test_rules_page_after_opening_its_sections_has_no_serious_axe_violation(
-        live_server: LiveServer, open_screen: OpenScreen) -> None:
+        open_screen: OpenScreen) -> None:
     page = open_screen("alice", width=1440, height=1000, at="/rules?table=craps-pa-1").page
     expect(page.locator("#paytable")).to_be_attached()
     expect(page.locator("#money-rules")).to_be_attached()

@@ -128,9 +128,9 @@ def test_issue_13_sessions_read_together_are_not_all_read_again_together() -> No
         return sum(cache.get(d) is not None for d in digests)
 
     assert kept_at(2.49) == 4000          # none before half the bound
-    tenths = [kept_at(2.5 + k * 0.25) for k in range(11)]
-    assert tenths[-1] == 0                # none past the bound: a revocation still lands in 5 s
-    expired = [a - b for a, b in itertools.pairwise(tenths)]
+    kept = [kept_at(2.5 + k * 0.25) for k in range(11)]  # every quarter-second to 5 s
+    assert kept[-1] == 0                  # none past the bound: a revocation still lands in 5 s
+    expired = [a - b for a, b in itertools.pairwise(kept)]
     assert max(expired) < 4000 // 5       # read again over 2.5 s, no quarter-second takes a fifth
 
 
