@@ -226,8 +226,8 @@ async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
     ``most`` (connections opened first, and at most)."""
     port, rate, shares = spec["port"], spec["rate"], spec["shares"]
     requests = spec["requests"]
-    out: dict[str, Any] = {"ok": [], "ok_sent": [], "busy": [], "busy_sent": [], "late": [],
-                           "refused": 0, "taken_down": 0, "errors": {}, "acked": {}}
+    out: dict[str, Any] = {"ok": [], "ok_sent": [], "ok_at": [], "busy": [], "busy_sent": [],
+                           "late": [], "refused": 0, "taken_down": 0, "errors": {}, "acked": {}}
     held: dict[Any, str] = {}  # a request's bet, placed: taken down on its next turn
     fleet = asyncio.Queue[Connection]()
     made = [0]
@@ -259,6 +259,7 @@ async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
         if status == 200:
             out["ok"].append(done - due)
             out["ok_sent"].append(done - sent)
+            out["ok_at"].append(sent - start)
             if placing:
                 out["acked"][path] = out["acked"].get(path, 0) + 1
             else:

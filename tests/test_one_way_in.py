@@ -237,6 +237,7 @@ def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str,
     from dicetable.custody.model import Person
     from dicetable.server import dice_room
     from dicetable.server.custody_floor import FloorCustody
+    from dicetable.server.session_reads import Fixed
     from dicetable.store.memory import MemoryStore
 
     custody = FloorCustody(MemoryStore(), FixedClock(),
@@ -245,7 +246,8 @@ def test_a_dice_room_route_takes_its_step_through_submit(orders: list[tuple[str,
     assert [(stream, type(o)) for stream, o in orders] == [("custody:river", service.Open)]
     del orders[:]
     room = FastAPI()
-    dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
+    dice_room.install(room, custody, Fixed(lambda request: Account("ann", AccountKind.STAFF,
+                                                                  "Ann")))
     with TestClient(room) as http:
         reply = http.post("/api/dice-room/river/key-draw", json={"key": "table-games"})
     assert reply.status_code == 200, reply.text
@@ -292,6 +294,7 @@ def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
     from dicetable.server import dice_room
     from dicetable.server.app import refusal
     from dicetable.server.custody_floor import FloorCustody
+    from dicetable.server.session_reads import Fixed
     from dicetable.store.memory import MemoryStore
 
     raised: list[BaseException] = []
@@ -327,7 +330,8 @@ def test_a_refused_step_has_the_same_shape_from_the_command_line_and_over_http(
         return reply
 
     room.add_exception_handler(DicetableError, refused)
-    dice_room.install(room, custody, lambda request: Account("ann", AccountKind.STAFF, "Ann"))
+    dice_room.install(room, custody, Fixed(lambda request: Account("ann", AccountKind.STAFF,
+                                                                  "Ann")))
     with TestClient(room) as http:
         assert http.post("/api/dice-room/river/key-draw",
                          json={"key": "table-games"}).status_code == 200

@@ -41,6 +41,7 @@ from dicetable.custody.model import (
 )
 from dicetable.server import dice_room
 from dicetable.server.custody_floor import FloorCustody
+from dicetable.server.session_reads import Fixed
 from dicetable.store.memory import MemoryStore
 from dicetable.table import script_custody
 from tests.demo_floor import CHEAP_HASHER
@@ -168,7 +169,7 @@ def test_each_step_has_its_dice_command_generated_from_the_catalogue() -> None:
 def _room() -> FastAPI:
     app = FastAPI()
     dice_room.install(app, FloorCustody(MemoryStore(), FixedClock()),
-                      lambda r: None)  # type: ignore[arg-type,return-value]
+                      Fixed(lambda r: None))  # type: ignore[arg-type,return-value]
     return app
 
 

@@ -102,6 +102,7 @@ from dicetable.server.limits import (
 )
 from dicetable.server.owners import DECIDED_BY, Split
 from dicetable.server.scheduler import FloorScheduler, run_clock
+from dicetable.server.session_reads import Identify, RequestSessions, SessionReads
 from dicetable.server.socket_sessions import SESSION_ENDED, OpenSocket, OpenSockets
 from dicetable.server.views import Caller, round_for
 from dicetable.store.audit import verify_table
@@ -115,7 +116,6 @@ from dicetable.table.table import chores_left, settle_commands
 
 Build = Callable[[str, Role], g.Command | Iterable[g.Command]]
 Act = Callable[[str, Account, type[g.Command], Build], Awaitable[dict[str, Any]]]
-Session = Callable[[Request], Account]
 TableOf = Callable[[str], Table]
 
 NOT_BY_REQUEST = frozenset({g.OpenTable})
@@ -138,14 +138,14 @@ def _build(entry: Entry, who: Account, fields: dict[str, Any]
     return lambda actor, role: entry.from_json(actor, role, data)
 
 
-def install(app: FastAPI, act: Act, session: Session, table_of: TableOf) -> None:
+def install(app: FastAPI, act: Act, session: Identify, table_of: TableOf) -> None:
     """Add the generic command route, the catalogue's readable routes and ``settle``."""
 
     @app.post("/api/tables/{table_id}/commands", tags=["commands"])
     async def command(table_id: str, body: CommandIn, request: Request) -> dict[str, Any]:
         """Give any catalogued command: ``{"command": NAME, "fields": {...}}``
         (``GET /api/commands`` lists them)."""
-        who = session(request)
+        who = await session.awaited(request)
         entry = CATALOGUE.named(body.command)
         return await act(table_id, who, entry.command, _build(entry, who, body.fields))
 
@@ -162,7 +162,7 @@ def install(app: FastAPI, act: Act, session: Session, table_of: TableOf) -> None
     async def settle(table_id: str, request: Request) -> dict[str, Any]:
         """The dealer's chores now due, in order: a no roll's wagers returned, the losers
         collected, the winners paid, the roll completed, the shaker passed on."""
-        who = session(request)
+        who = await session.awaited(request)
 
         def chores(a: str, r: Role) -> Iterator[g.Command]:
             state = table_of(table_id).state
@@ -295,12 +295,12 @@ def declared(path: str, method: str = "POST") -> Declared:
                     _body_fields(route, list(entries)))
 
 
-def _route(app: FastAPI, act: Act, session: Session, route: Route) -> None:
+def _route(app: FastAPI, act: Act, session: Identify, route: Route) -> None:
     spec = declared(route.path, route.method)
     entries, model = spec.entries, spec.model
 
     async def endpoint(request: Request, **params: Any) -> dict[str, Any]:
-        who = session(request)
+        who = await session.awaited(request)
         table_id = params.pop("table_id")
         body = params.pop("body", None)
         return await spec.give(act, table_id, who, body, params)
@@ -366,10 +366,17 @@ class Login(BaseModel):
     password: str = Field(max_length=256)
 
 
-def session_account(request: Request) -> Account:
-    """The account behind the request's session (cookie, or ``Authorization: Bearer``)."""
-    floor: Floor = request.app.state.floor
-    return floor.accounts.session(_bearer(request) or request.cookies.get(COOKIE))
+async def session_account(request: Request) -> Account:
+    """The account behind the request's session (cookie, or ``Authorization: Bearer``),
+    found on the event loop: remembered, or read with the others of its turn
+    (``session_reads``), never a worker thread's hand-over each."""
+    sessions: Identify = request.app.state.sessions
+    return await sessions.awaited(request)
+
+
+def session_token(request: Request) -> str | None:
+    """The session token a request carries: ``Authorization: Bearer``, else the cookie."""
+    return _bearer(request) or request.cookies.get(COOKIE)
 
 
 Me = Annotated[Account, Depends(session_account)]
@@ -409,6 +416,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             and floor.accounts.remembered(token) is not None
 
     gate = LoadGate(floor, admission, impatience, known)
+    reads = SessionReads(floor.accounts)
+    sessions = RequestSessions(reads, session_token)
+    """Who sends each request: remembered, or read with the others of its turn."""
     readiness = observe.Readiness(verify_every=verify_seconds)
     readiness.verified()  # the floor verified every stream before it was handed here
     sockets = OpenSockets(floor.accounts)
@@ -460,6 +470,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.state.gate = gate
     app.state.connections = connections
     app.state.sockets = sockets
+    app.state.sessions = sessions
     install_error_shape(app)
     plain_openapi = app.openapi
 
@@ -469,11 +480,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    app.include_router(faults_api.router(session_account))
-    app.include_router(ratings_api.router(session_account))
-    app.include_router(player_money.router(session_account))
-    app.include_router(player_money.cage_router(session_account))
-    app.include_router(rules_sheet.router(session_account))
+    app.include_router(faults_api.router(sessions))
+    app.include_router(ratings_api.router(sessions))
+    app.include_router(player_money.router(sessions))
+    app.include_router(player_money.cage_router(sessions))
+    app.include_router(rules_sheet.router(sessions))
     offline_docs.install(app)
 
     async def recover(record: Any, username: str) -> tuple[int, bytes]:
@@ -491,9 +502,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 "seq": record.last_seq, "view": view}
         return 200, json.dumps(body).encode()
 
-    def account_of(token: str | None) -> str | None:
+    async def account_of(token: str | None) -> str | None:
         try:
-            return floor.accounts.session(token).username
+            return (await reads(token)).username
         except DicetableError:
             return None
 
@@ -532,7 +543,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                                 applied=floor.store.request_record, recover=recover,
                                 cookie=COOKIE, now=lambda: floor.clock.now().isoformat())
     bet_route = BetRoute(prefix="/api/tables/", suffix="/bets", model=bets.model, act=bet,
-                         accounts=floor.accounts, cookie=COOKIE) if fast_path else None
+                         sessions=reads, cookie=COOKIE) if fast_path else None
     door = Door(app.framework, gate=gate, split=split, cookie=COOKIE,
                 allowed_origins=allowed_origins, proxies=proxies or None, keeper=keeper,
                 bet=bet_route, refusal=refusal)
@@ -666,7 +677,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 "now": floor.clock.now().isoformat()}
 
     # -- commands: the generic route, every readable route the catalogue declares, settle ----
-    install(app, act, session_account, lambda table_id: floor.get(table_id).table)
+    install(app, act, sessions, lambda table_id: floor.get(table_id).table)
 
     # -- live push --------------------------------------------------------------------------
     async def admit(ws: WebSocket, table_id: str | None) -> tuple[Account, OpenSocket] | None:
@@ -677,7 +688,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         params = ws.query_params
         token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
         try:
-            who = floor.accounts.session(token)
+            who = await reads(token)  # a restart's reconnecting viewers: read together
             if table_id is not None:
                 floor.get(table_id)
             elif who.kind is not Kind.STAFF:
@@ -770,10 +781,10 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         return FileResponse(static / "index.html") if (static / "index.html").exists() \
             else RedirectResponse("/docs")
 
-    dice_room.install(app, floor.custody, session_account, floor)
-    dice_checks.install(app, floor, session_account)
-    bank_api.install(app, floor, session_account)
-    submission.install(app, floor, session_account)
+    dice_room.install(app, floor.custody, sessions, floor)
+    dice_checks.install(app, floor, sessions)
+    bank_api.install(app, floor, sessions)
+    submission.install(app, floor, sessions)
     pages.install(app)
 
     return app

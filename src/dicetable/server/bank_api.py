@@ -7,7 +7,6 @@ Mounted by ``create_app`` through ``install``; the floor's own modules are not c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -18,6 +17,7 @@ from dicetable.bank.catalogue import VERBS
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 
 DAY = Annotated[str | None, Query(max_length=10, pattern=r"^\d{4}-\d{2}-\d{2}$")]
 
@@ -38,7 +38,7 @@ def _staff(who: Account) -> None:
         raise RoleNotPermitted("the pit's books are for staff", rule="authority.staff")
 
 
-def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -> None:
+def install(app: FastAPI, floor: Floor, account: Identify) -> None:
     banks = banks_of(floor)
     api = APIRouter(prefix="/api/bank", tags=["pit"])
 
@@ -101,7 +101,7 @@ def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -
     @api.post("/{table_id}/{verb}")
     async def step(table_id: str, verb: str, body: Step, request: Request) -> dict[str, Any]:
         """One bank step; a refusal is a 4xx naming the rule and its citation."""
-        who = account(request)
+        who = await account.awaited(request)
         _staff(who)
         events = await asyncio.to_thread(banks.step, table_id, who, verb, body.fields)
         return {"events": [{"kind": e.kind, "seq": e.seq, "rule": e.rule} for e in events],

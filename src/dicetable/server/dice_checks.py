@@ -12,7 +12,6 @@ The answer is ``{"ok", "action", "serials"}`` and, when refused, the refusal's `
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
@@ -20,6 +19,7 @@ from fastapi import FastAPI, Query, Request
 from dicetable.application.accounts import Account
 from dicetable.core.errors import DicetableError, InvalidInput
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 from dicetable.table import commands as tcmd
 
 MAX_SERIALS = 12
@@ -59,7 +59,7 @@ def check_dice(floor: Floor, table_id: str, who: Account, action: str,
     return out
 
 
-def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -> None:
+def install(app: FastAPI, floor: Floor, account: Identify) -> None:
     """Add the dice check route to ``app``."""
 
     @app.get("/api/tables/{table_id}/dice/check", tags=["tables"])

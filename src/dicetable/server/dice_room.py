@@ -37,6 +37,7 @@ from dicetable.custody.model import Person
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.dice_room_guide import step_guide
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 from dicetable.store.base import name_of
 from dicetable.store.custody import custody_stream
 
@@ -129,7 +130,7 @@ class Roster(CustodyContext):
 
 # -- the routes ------------------------------------------------------------------------------------
 def install(app: FastAPI, custody: FloorCustody,
-            account: Callable[[Request], Account],
+            account: Identify,
             application: Application[Any] | None = None) -> None:
     """Add the dice room's routes to ``app``; each step is taken through ``application``'s
     one way in (the floor's; by default one over ``custody``'s sites alone)."""
@@ -212,7 +213,7 @@ def install(app: FastAPI, custody: FloorCustody,
 
 def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
            staff: Callable[[Account], Person], roster: Roster,
-           account: Callable[[Request], Account], taker: Application[Any]) -> None:
+           account: Identify, taker: Application[Any]) -> None:
     body_type = body_model(entry)
     keys = {f.json_key: f.name for f in entry.all_fields if f.json_key}
 
@@ -227,7 +228,7 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
         return me, {keys[k]: v for k, v in body.model_dump().items()}
 
     async def endpoint(site: str, request: Request) -> dict[str, Any]:
-        me, values = await step(site, request, staff(account(request)))
+        me, values = await step(site, request, staff(await account.awaited(request)))
 
         def work() -> dict[str, Any]:
             command = entry.make(me.name, me.role, me.licence, values, roster)
@@ -244,7 +245,8 @@ def _route(router: APIRouter, custody: FloorCustody, entry: Entry, path: str,
     async def check(site: str, request: Request) -> dict[str, Any]:
         """The same step decided and not taken: ``{"ok"}``, or the refusal the step would
         meet (``message``, ``rule``, ``citation``). A page lights its button on it."""
-        me = staff(account(request))  # who asks is never an answer: signed out stays 401
+        # who asks is never an answer: signed out stays 401
+        me = staff(await account.awaited(request))
         try:
             me, values = await step(site, request, me)
         except DicetableError as refusal:

@@ -33,7 +33,8 @@ body limit, ownership, origin, idempotency). For a ``POST`` to the bet route it 
 route does, with the route's own pieces, and no rule of its own:
 
 - the session, as ``Accounts.session`` gives it (remembered: ``accounts.SessionCache``;
-  a miss is read on a worker thread, never on the event loop);
+  a miss is read on a worker thread with the other misses of its turn of the loop,
+  ``session_reads``, never on the event loop);
 - the body, validated by the route's own request model;
 - the command, built by the route's own builder and queued through the same ``act``;
 - a refusal answered by the app's own refusal handler.
@@ -140,12 +141,13 @@ import orjson
 from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dicetable.application.accounts import Account, Accounts, TooManyAttempts
+from dicetable.application.accounts import Account, TooManyAttempts
 from dicetable.application.integrity import FAULT_CITATION
 from dicetable.application.pipeline import RETRY_AFTER_S, Busy, StreamPipeline
 from dicetable.core.errors import DicetableError
 from dicetable.server.limits import MAX_BODY, replaying, too_large_body
 from dicetable.server.owners import DECIDED_BY, FORWARDED, Forwarder, Split
+from dicetable.server.session_reads import SessionReads
 from dicetable.store import request_stream
 from dicetable.store.base import EventStore, RequestRecord, request_in_progress
 from dicetable.store.chain import decode_body
@@ -455,7 +457,7 @@ def table_of(path: str) -> str | None:
     match = _TABLE_PATH.match(path)
     return match.group(1) if match else None
 
-Who = Callable[[str | None], str | None]
+Who = Callable[[str | None], Awaitable[str | None]]
 """The account name behind a session token (None: no valid session)."""
 Recover = Callable[[RequestRecord, str], Awaitable[tuple[int, bytes]]]
 """Rebuild the answer of a committed request (its record, the account) from the log."""
@@ -564,7 +566,7 @@ class Keeper:
                                  "citation": ""}):
                 await answer(m)
             return
-        account = await asyncio.to_thread(self.who, token_of(headers, self.cookie))
+        account = await self.who(token_of(headers, self.cookie))
         if account is None:  # the app refuses it (401); nothing to keep
             await then(answer)
             return
@@ -802,13 +804,13 @@ def _json(kind: bytes) -> bool:
 @dataclass(eq=False, kw_only=True)
 class BetRoute:
     """The bet route's own pieces, as the door uses them: its path (``{prefix}TABLE{suffix}``),
-    request model and ``act``; the accounts and the session cookie that name the caller."""
+    request model and ``act``; the sessions and the session cookie that name the caller."""
 
     prefix: str
     suffix: str
     model: type[BaseModel]
     act: Act
-    accounts: Accounts
+    sessions: SessionReads[Account]
     cookie: str
 
     def table(self, path: str) -> str | None:
@@ -827,12 +829,10 @@ class BetRoute:
         token = token_of(headers, self.cookie)
         if not token:
             return None
-        who = self.accounts.remembered(token)
-        if who is None:
-            try:
-                who = await asyncio.to_thread(self.accounts.session, token)
-            except DicetableError:
-                return None
+        try:
+            who = await self.sessions(token)
+        except DicetableError:
+            return None
         try:
             data = self.model.model_validate_json(body)
         except Exception:  # not JSON, or the model refuses it: the route says how

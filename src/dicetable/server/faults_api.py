@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from dicetable.application.accounts import Account
 from dicetable.application.integrity import CLEARERS
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.core.roles import Role
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 
 
 class ClearFault(BaseModel):
     reason: str = Field(min_length=1, max_length=200)
 
 
-def router(account: Callable[[Request], Account]) -> APIRouter:
+def router(account: Identify) -> APIRouter:
     """The pit's fault routes (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(tags=["pit"])
 
@@ -38,7 +37,7 @@ def router(account: Callable[[Request], Account]) -> APIRouter:
         the checkpoints, the adjudication, the head this server last saw (recorded); else
         409 naming what still fails."""
         floor: Floor = request.app.state.floor
-        who = account(request)
+        who = await account.awaited(request)
         role = _supervisor(floor, who.username)
         await asyncio.to_thread(floor.clear_fault, table_id, who.username, role, body.reason)
         return {"status": f"{table_id} cleared", "faults": list(floor.faults.open.values())}

@@ -50,6 +50,7 @@ from dicetable.games import commands as g
 from dicetable.games import events as ev
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.floor import Chore, Floor, Given
+from dicetable.server.session_reads import Identify
 from dicetable.store import player_money_stream as pms
 from dicetable.store.base import EventStore
 from dicetable.table.catalogue import CATALOGUE
@@ -172,7 +173,7 @@ class PlayerIn(BaseModel):
     player: str = Field(max_length=64)
 
 
-def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None = None,
+def router(account: Identify, rules: PlayerMoneyRules | None = None,
            ) -> APIRouter:
     """The player-money routes (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(prefix="/api/tables/{table_id}/money", tags=["tables"])
@@ -245,7 +246,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
     @api.post("/buy-in")
     async def buy_in(table_id: str, body: Amount, request: Request) -> dict[str, Any]:
         """Electronic table: move ``amount`` from the wallet onto the table."""
-        floor, who = floor_of(request), account(request)
+        floor, who = floor_of(request), await account.awaited(request)
         player_at(floor, who, table_id)
         ledger = ledger_of(floor)
         mode, house = floor.get(table_id).table.mode, house_at(floor, table_id)
@@ -271,7 +272,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
     async def cash_out(table_id: str, body: CashOutIn, request: Request) -> dict[str, Any]:
         """Electronic table: move ``amount`` (left out: all of it) from the table to the
         wallet."""
-        floor, who = floor_of(request), account(request)
+        floor, who = floor_of(request), await account.awaited(request)
         player_at(floor, who, table_id)
         table = floor.get(table_id).table
         ledger = ledger_of(floor)
@@ -291,7 +292,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
     @api.post("/leave")
     async def leave(table_id: str, request: Request) -> dict[str, Any]:
         """Electronic table: leave the table, the whole table balance back to the wallet."""
-        floor, who = floor_of(request), account(request)
+        floor, who = floor_of(request), await account.awaited(request)
         player_at(floor, who, table_id)
         table = floor.get(table_id).table
         house_at(floor, table_id).self_service(table.mode, "cash-out")
@@ -348,7 +349,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
         A colour-up with ``chips`` (the exchange: the player's chips in, +, the table's out,
         -, e.g. ``500x20,10000x-1``) is also recorded in the table's bank as a colour change
         (465a.36(b)(4)), refused unless equal in value and within the player's balance."""
-        floor, who = floor_of(request), account(request)
+        floor, who = floor_of(request), await account.awaited(request)
         role = dealer_at(floor, who, table_id)
         # One confirm of a request at a time (a double click, two dealers): the second finds
         # it settled, so the bank records the colour change once.
@@ -389,7 +390,7 @@ def router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None
     async def cash_out_all(table_id: str, body: PlayerIn, request: Request) -> dict[str, Any]:
         """The dealer cashes a player out in full: the amount is the player's whole table
         balance when the command is decided."""
-        floor, who = floor_of(request), account(request)
+        floor, who = floor_of(request), await account.awaited(request)
         dealer_at(floor, who, table_id)
         table = floor.get(table_id).table
 
@@ -452,7 +453,7 @@ class CageMove(BaseModel):
     reason: str = Field(default="", max_length=200)
 
 
-def cage_router(account: Callable[[Request], Account], rules: PlayerMoneyRules | None = None,
+def cage_router(account: Identify, rules: PlayerMoneyRules | None = None,
                 ) -> APIRouter:
     """The cage's wallet routes: show, deposit and withdraw, for the cage's role
     (``wallet.cage``); a withdrawal is decided on the balance at the wallet's version, as a

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -21,6 +20,7 @@ from dicetable.ratings.fold import Rating, RatingsFold
 from dicetable.ratings.formula import GamingDay, IndustryFormula, site_day
 from dicetable.ratings.report import report
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 
 RATERS = frozenset({Role.FLOORPERSON, Role.PIT_BOSS, Role.ASSISTANT_SHIFT_MANAGER,
                     Role.SHIFT_MANAGER, Role.TABLE_GAMES_MANAGER})
@@ -45,7 +45,7 @@ class Folds:
             return fold.ratings(formula, day)
 
 
-def router(account: Callable[[Request], Account]) -> APIRouter:
+def router(account: Identify) -> APIRouter:
     """The ratings route (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(tags=["pit"])
     folds = Folds()
@@ -64,7 +64,7 @@ def router(account: Callable[[Request], Account]) -> APIRouter:
         and start, the same day the pit's books count). Staff: a floorperson or above; a
         player: their own sessions only."""
         floor: Floor = request.app.state.floor
-        who = account(request)
+        who = await account.awaited(request)
         mine_only = _viewer(floor, who)
         tables = sorted(floor.tables) if table is None else [floor.get(table).table.id]
         sites = {t: site_pack(floor, t) for t in tables}

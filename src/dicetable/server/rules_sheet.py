@@ -18,19 +18,18 @@ Served as ``GET /api/tables/{id}/rules-sheet`` and shown by the ``/rules?table=I
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from fastapi import APIRouter, Request
 
-from dicetable.application.accounts import Account
 from dicetable.core.money import format_cents
 from dicetable.games.paytable import paytable_of
 from dicetable.odds.exact import pack_odds
 from dicetable.odds.layout import max_odds
 from dicetable.rules.model import RulePack, display_name, family_of
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 from dicetable.wagers.compile import ODDS_LAY, ODDS_TAKE
 
 _WORDS = {1: "once", 2: "twice", 3: "three times", 4: "four times", 5: "five times",
@@ -145,7 +144,7 @@ def rules_sheet(pack: RulePack) -> dict[str, Any]:
                          "made until it is decided)."}
 
 
-def router(account: Callable[[Request], Account]) -> APIRouter:
+def router(account: Identify) -> APIRouter:
     """The rules sheet's route (mounted by ``create_app``, which gives the session's account)."""
     api = APIRouter(tags=["tables"])
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 
-from dicetable.application.accounts import Account, Kind
+from dicetable.application.accounts import Kind
 from dicetable.core.errors import RoleNotPermitted
 from dicetable.odds.submission import Cover, submission_html
 from dicetable.server.floor import Floor
+from dicetable.server.session_reads import Identify
 
 _CACHE: dict[tuple[str, Cover], str] = {}
 _LOCK = threading.Lock()
@@ -47,7 +47,7 @@ def document_for(floor: Floor, table_id: str) -> str:
     return html
 
 
-def install(app: FastAPI, floor: Floor, account: Callable[[Request], Account]) -> None:
+def install(app: FastAPI, floor: Floor, account: Identify) -> None:
     @app.get("/api/tables/{table_id}/rules-submission", tags=["pit"],
              response_class=HTMLResponse)
     def rules_submission(table_id: str, request: Request) -> HTMLResponse:
