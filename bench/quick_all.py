@@ -28,6 +28,7 @@ BENCHMARKS = (
     "odds_bench",
     "push_bench",
     "ratings_bench",
+    "read_route_cost",
     "refusal_cost",
     "reliability_bench",
     "replay_bench",
