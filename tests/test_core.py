@@ -25,6 +25,7 @@ from dicetable.core.money import (
     OddsBasis,
     Rounding,
     commission,
+    commissions,
     format_cents,
     parse_money,
     percent,
@@ -101,6 +102,29 @@ def test_commission_is_the_exact_amount_rounded(base: int | Fraction, rate: Frac
     got = commission(base, rate, unit, minimum, rounding)
     assert got == max(expected, minimum)
     assert type(got) is int
+
+
+@given(bases=st.lists(st.integers(0, 10**9), max_size=20),
+       per=st.one_of(st.just(1), st.fractions(0, 10, max_denominator=36)),
+       rate=st.fractions(0, 1, max_denominator=1000), unit=st.sampled_from([1, 5, 25, 100, 500]),
+       minimum=st.integers(0, 500), rounding=st.sampled_from(list(CommissionRounding)))
+def test_a_ladders_commissions_are_each_rungs_commission(
+        bases: list[int], per: int | Fraction, rate: Fraction, unit: int, minimum: int,
+        rounding: CommissionRounding) -> None:
+    """``commissions`` (a ladder's every rung at once) is each rung's exact commission,
+    rounded, as ``commission`` gives it: the stakes the controls post are the ones the engine
+    charges."""
+    def exact(base: int) -> int:
+        amount = Fraction(base) * per * rate
+        rounded = {CommissionRounding.EXACT_CENTS: math.floor(amount),
+                   CommissionRounding.FLOOR_TO_UNIT: math.floor(amount / unit) * unit,
+                   CommissionRounding.CEIL_TO_UNIT: math.ceil(amount / unit) * unit}[rounding]
+        return max(rounded, minimum)
+
+    got = commissions(bases, per, rate, unit, minimum, rounding)
+    assert got == [exact(b) for b in bases]
+    assert got == [commission(b * per, rate, unit, minimum, rounding) for b in bases]
+    assert all(type(c) is int for c in got)
 
 
 def test_commission_other_roundings() -> None:

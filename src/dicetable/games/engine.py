@@ -27,6 +27,7 @@ from dicetable.core.money import (
     CommissionRounding,
     Rounding,
     commission,
+    commissions,
     format_cents,
     is_whole_units,
     round_amount,
@@ -225,8 +226,9 @@ def stakes(pack: RulePack, wager: CompiledWager, amounts: Iterable[int]) -> tupl
     if terms is None:
         return tuple(amounts)
     per, rate, unit, minimum, rounding = terms
-    return tuple(amount + commission(amount * per, rate, unit, minimum, rounding)
-                 for amount in amounts)
+    amounts = list(amounts)
+    return tuple(amount + fee for amount, fee in zip(
+        amounts, commissions(amounts, per, rate, unit, minimum, rounding), strict=True))
 
 
 def change_cost(pack: RulePack, wager: CompiledWager, bet: Bet, amount: int) -> int:
