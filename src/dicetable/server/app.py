@@ -368,8 +368,8 @@ class Login(BaseModel):
 
 async def session_account(request: Request) -> Account:
     """The account behind the request's session (cookie, or ``Authorization: Bearer``),
-    found on the event loop: remembered, or read with the others of its turn
-    (``session_reads``), never a worker thread's hand-over each."""
+    found on the event loop: a remembered one at once, any other read on a worker thread
+    (``session_reads``), never on the loop."""
     sessions: Identify = request.app.state.sessions
     return await sessions.awaited(request)
 
@@ -418,7 +418,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     gate = LoadGate(floor, admission, impatience, known)
     reads = SessionReads(floor.accounts)
     sessions = RequestSessions(reads, session_token)
-    """Who sends each request: remembered, or read with the others of its turn."""
+    """Who sends each request: remembered, or read off the event loop."""
     readiness = observe.Readiness(verify_every=verify_seconds)
     readiness.verified()  # the floor verified every stream before it was handed here
     sockets = OpenSockets(floor.accounts)
@@ -688,7 +688,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         params = ws.query_params
         token = params["token"] if "token" in params else ws.cookies.get(COOKIE)
         try:
-            who = await reads(token)  # a restart's reconnecting viewers: read together
+            who = await reads(token)  # off the loop: a restart's viewers reconnect at once
             if table_id is not None:
                 floor.get(table_id)
             elif who.kind is not Kind.STAFF:

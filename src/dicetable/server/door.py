@@ -33,8 +33,7 @@ body limit, ownership, origin, idempotency). For a ``POST`` to the bet route it 
 route does, with the route's own pieces, and no rule of its own:
 
 - the session, as ``Accounts.session`` gives it (remembered: ``accounts.SessionCache``;
-  a miss is read on a worker thread with the other misses of its turn of the loop,
-  ``session_reads``, never on the event loop);
+  a miss is read on a worker thread, ``session_reads``, never on the event loop);
 - the body, validated by the route's own request model;
 - the command, built by the route's own builder and queued through the same ``act``;
 - a refusal answered by the app's own refusal handler.
