@@ -1,6 +1,7 @@
 """The CLI starts at once: ``--help``, ``rules`` and ``odds`` import no NumPy, SciPy or server
 code (what they import is counted, never how long it takes: bench/cli_startup.py times it),
-and ``serve`` says what it is doing while it prepares a fresh store."""
+a server loads its floor without NumPy or SciPy, and ``serve`` says what it is doing while it
+prepares a fresh store."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from dicetable.server.demo import PLAYERS, STAFF
 from dicetable.server.main import build_floor
-from tests.demo_floor import CHEAP_HASHER
+from tests.demo_floor import CHEAP_HASHER, copy_demo_db
 
 HEAVY = ("numpy", "scipy", "matplotlib", "fastapi", "uvicorn", "psycopg", "dicetable.server",
          "dicetable.sim.engine", "dicetable.fairness")
@@ -42,6 +43,30 @@ def test_cli_commands_import_no_heavy_modules(args: list[str]) -> None:
     modules = imported(*args)
     heavy = sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == [], f"dicetable {' '.join(args)} imported {heavy}"
+
+
+SERVER_PROBE = """
+import json, sys
+from pathlib import Path
+from dicetable.server.app import create_app
+from dicetable.server.main import build_floor
+floor, _ = build_floor(Path(sys.argv[1]))
+create_app(floor)
+floor.close()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_server_loads_its_floor_without_numpy_or_scipy(demo_db: Path, tmp_path: Path
+                                                          ) -> None:
+    """The fairness monitor folds each roll in plain Python; NumPy and SciPy come with the
+    first die judged (a report, the dice page), not with every server's start."""
+    floor_db = copy_demo_db(demo_db, tmp_path / "floor.db")
+    done = subprocess.run([sys.executable, "-c", SERVER_PROBE, str(floor_db)],
+                          capture_output=True, text=True, check=True)
+    modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert "dicetable.fairness.monitor" in modules  # the floor's monitor was loaded ...
+    assert [m for m in modules if m.split(".")[0] in ("numpy", "scipy")] == []  # ... alone
 
 
 def test_cli_help_lists_every_command_without_loading_them() -> None:

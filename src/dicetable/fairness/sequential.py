@@ -44,9 +44,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from math import log
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # NumPy is imported by the simulation that uses it: every server process
+    # imports this module (the fairness monitor), which folds each roll in plain Python
+    import numpy as np
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,8 @@ def first_alarms(probs: Sequence[float], chains: int, max_rolls: int,
     Vectorised over the chains; used to check the design's run lengths.
     """
     d = design or CusumDesign()
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     watch = np.asarray(faces, np.int64)[None, :]
     s = np.zeros((chains, watch.shape[1]))
