@@ -111,9 +111,9 @@ def arena_chips(i: int) -> int:
     return 100_00 + (i * 7_919_00) % 2_000_000
 SERVER_CORE, GENERATOR_CORE = 0, 1
 GENERATORS = 2
+"""Processes sending (d)'s open-loop schedule, each its share."""
 ONSET = 0.5
 """Seconds at the start of (d) whose accepted latency is also shown apart."""
-"""Processes sending (d)'s open-loop schedule, each its share."""
 A = "(a) 200 clients, 4 tables"
 CEILING = "(a) on a bare ASGI app (ceiling)"
 D = "(d) 2x overload"

@@ -10,11 +10,12 @@ An open-loop share runs as a process of its own (``python -m bench.loadgen SPEC 
 ``time.monotonic`` instant, the same clock in every process) from its standard input; then
 the requests due at ``rate`` from then, every ``shares``-th of them from index ``share``, each sent
 when due over a free keep-alive connection (or a new one, up to ``most``); latencies count
-from when a request was due. It writes the latencies by outcome, how late each request was
-sent (its own lag: a generator that cannot keep up shows it here, not as the server's
-latency), its CPU seconds and the bets acknowledged per path. Its requests are bets taken in
-turn, each placed or, when its turn before placed it, taken down (``bet_turn``): the schedule
-can wrap round its list and every request stays one the rules accept.
+from when a request was due. It writes the latencies by outcome, when each accepted one was
+sent (from the start), how late each request was sent (its own lag: a generator that cannot
+keep up shows it here, not as the server's latency), its CPU seconds and the bets
+acknowledged per path. Its requests are bets taken in turn, each placed or, when its turn
+before placed it, taken down (``bet_turn``): the schedule can wrap round its list and every
+request stays one the rules accept.
 """
 
 from __future__ import annotations
