@@ -10,7 +10,7 @@ from urllib.parse import quote, urlparse
 from playwright.sync_api import Page
 
 from dicetable.server.demo import DEMO_PASSWORD
-from tests.browser.conftest import LiveServer, OpenScreen, landing
+from tests.browser.conftest import LiveServer, OpenScreen, landing, log_in
 
 ACCOUNTS = ("alice", "dee", "sam", "fran", "pat", "ann", "sid", "cass", "cole")
 """A player, the crew, the pit's supervisors, a shift manager, and staff at no table who work
@@ -34,10 +34,8 @@ def test_the_form_lands_each_account_where_the_tests_windows_open_it(
     page = open_screen(None).page
     for username in ACCOUNTS:
         went = _log_in(page, live_server.url + "/", username)
-        answer = page.request.post(live_server.url + "/api/login",
-                                   data={"username": username, "password": DEMO_PASSWORD})
-        assert answer.ok, answer.text()
-        assert went == live_server.url + landing(answer.json()["account"]), username
+        account = log_in(page.context, live_server.url, username)
+        assert went == live_server.url + landing(account), username
 
 
 def test_the_form_opens_the_page_asked_for_after_the_login(

@@ -603,7 +603,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
 
     @app.post("/api/logout", tags=["accounts"])
     def logout(request: Request, response: Response, who: Me) -> dict[str, str]:
-        token = _bearer(request) or request.cookies.get(COOKIE) or ""
+        token = session_token(request) or ""
         floor.accounts.logout(token)
         response.delete_cookie(COOKIE)
         return {"status": "logged out"}
