@@ -194,17 +194,14 @@ def commission(base: Cents | Fraction, rate: Fraction, unit: Cents, minimum: Cen
     >>> commission(4000, Fraction(1, 20), 100, 100, CommissionRounding.FLOOR_TO_UNIT)
     200
     """
-    if base.denominator == 1:
-        return commissions((int(base),), 1, rate, unit, minimum, rounding)[0]
-    return commissions((base.numerator,), Fraction(1, base.denominator), rate, unit, minimum,
-                       rounding)[0]
+    return _commissions((base.numerator,), rate.numerator, base.denominator * rate.denominator,
+                        unit, minimum, rounding)[0]
 
 
 def commissions(bases: Iterable[Cents], per: int | Fraction, rate: Fraction, unit: Cents,
                 minimum: Cents, rounding: CommissionRounding) -> list[Cents]:
-    """``commission`` on ``base * per`` cents for each of ``bases``, its ratio worked out
-    once: a server's start works out the stake of every rung of every buy and lay ladder, some
-    130,000 commissions, one call each before.
+    """``commission`` on ``base * per`` cents for each of ``bases``, their ratio worked out
+    once (a ladder's every rung: a server's start works out some 130,000).
 
     >>> commissions((2000, 3900, 4000), 1, Fraction(1, 20), 100, 100,
     ...             CommissionRounding.FLOOR_TO_UNIT)
@@ -213,10 +210,15 @@ def commissions(bases: Iterable[Cents], per: int | Fraction, rate: Fraction, uni
     ...             CommissionRounding.CEIL_TO_UNIT)  # a lay's win on 2000 is 3000
     [200]
     """
-    # base * per * rate as one integer ratio, floored by integer division: the exact value,
-    # without building Fractions
-    num = per.numerator * rate.numerator
-    den = per.denominator * rate.denominator
+    return _commissions(bases, per.numerator * rate.numerator,
+                        per.denominator * rate.denominator, unit, minimum, rounding)
+
+
+def _commissions(bases: Iterable[int], num: int, den: int, unit: Cents, minimum: Cents,
+                 rounding: CommissionRounding) -> list[Cents]:
+    """The commission on ``base * num / den`` cents for each of ``bases``, rounded, never
+    below ``minimum``: floored by integer division, the exact value without building
+    Fractions (one rounding for ``commission`` and ``commissions``)."""
     if rounding is CommissionRounding.EXACT_CENTS:
         return [max(b * num // den, minimum) for b in bases]
     whole = den * unit
