@@ -761,12 +761,12 @@ class Run:
                         raise RuntimeError("an open-loop generator failed")
             late: list[float] = []
             cpu, wall, made = [], [], 0
-            sent_at: list[tuple[float, float]] = []  # accepted: (latency, sent from the start)
+            accepted: list[tuple[float, float]] = []  # (latency from sent, sent from the start)
             for share in range(GENERATORS):
                 out = json.loads((folder / f"out{share}.json").read_text())
                 stats.ok += out["ok"]
                 stats.ok_sent += out["ok_sent"]
-                sent_at += zip(out["ok_sent"], out["ok_at"], strict=True)
+                accepted += zip(out["ok_sent"], out["ok_at"], strict=True)
                 stats.busy += out["busy"]
                 stats.busy_sent += out["busy_sent"]
                 stats.refused += out["refused"]
@@ -785,8 +785,8 @@ class Run:
             self.child_cpu = sum(cpu)
             # The first half-second apart: every overload player's session is new to the
             # server then (read from the store, ``server.session_reads``), a restart's herd.
-            first = [took for took, at in sent_at if at < ONSET]
-            rest = [took for took, at in sent_at if at >= ONSET]
+            first = [took for took, at in accepted if at < ONSET]
+            rest = [took for took, at in accepted if at >= ONSET]
             extra.append(f"accepted p99 from sent in its first {ONSET:g} s "
                          f"{fmt_ms(pct(first, 99)).strip()} ms ({len(first)}), after "
                          f"{fmt_ms(pct(rest, 99)).strip()} ms ({len(rest)})")
