@@ -261,6 +261,11 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
     if seen.get("loop_lag"):
         lags = [1000 * x for x in seen["loop_lag"]]
         out.append(f"its event loop's lag p50 {pct(lags, 50):.1f}, max {max(lags):.1f} ms")
+    if seen.get("batches") and seen["batches"][1] > seen["batches"][0]:
+        batches = seen["batches"][1] - seen["batches"][0]
+        commands = seen["commands"][1] - seen["commands"][0]
+        out.append(f"the tables decided {commands / batches:.1f} commands per batch "
+                   f"({batches:.0f} batches)")
     within = {le: counts[-1] - counts[0] for key, counts in seen.items()
               if key.startswith("le ") for le in [key[3:]]}
     total = within.get("+Inf", 0.0)
@@ -694,15 +699,23 @@ class Run:
                 status, _, body = await conn.request("GET", "/metrics")
                 if status != 200:
                     return
+                batches = commands = 0.0
                 for line in body.splitlines():
                     name, _, value = line.partition(b" ")
-                    if name in wanted:
+                    if name.startswith(b"dicetable_table_batches_total{"):
+                        batches += float(value)
+                    elif name.startswith(b"dicetable_table_commands_total{"):
+                        commands += float(value)
+                    elif name in wanted:
                         seen.setdefault(wanted[name], []).append(float(value))
                     elif name.startswith(_BUCKET) and name.endswith(_COMMAND):
                         # the commands' own latency, counted from their arrival at the app:
                         # the first reading and the latest
                         le = name[len(_BUCKET):].partition(b'"')[0].decode()
                         seen.setdefault(f"le {le}", [float(value)] * 2)[1] = float(value)
+                if batches:  # the tables' batches and commands, first reading and latest
+                    seen.setdefault("batches", [batches] * 2)[1] = batches
+                    seen.setdefault("commands", [commands] * 2)[1] = commands
         finally:
             await conn.close()
 

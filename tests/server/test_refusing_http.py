@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.server.app import create_app
+from dicetable.server.bets_at_read import BetsAtRead
 from dicetable.server.door import SERVER_BUSY, TABLE_BUSY, Admission, Impatience
 from dicetable.server.floor import Floor
 from dicetable.server.refusing_http import RefusingHttp
@@ -56,6 +57,8 @@ class Live:
     admission: Admission
     token: str
     impatience: Impatience
+    at_read: BetsAtRead
+    """The bets answered as the protocol read them, never reaching the app (counted)."""
 
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=10)
@@ -110,7 +113,8 @@ def live(floor: Floor) -> Iterator[Live]:
         token = Client(http, "alice").token
     counting = Counting(app)
     with serving(counting, http=HTTP_PROTOCOL) as port:
-        yield Live(port, counting, admission, token, app.state.gate.impatience)
+        yield Live(port, counting, admission, token, app.state.gate.impatience,
+                   app.state.at_read)
 
 
 def test_issue_13_serve_runs_the_refusing_protocol() -> None:
@@ -143,9 +147,11 @@ def test_issue_13_a_refused_command_is_answered_as_read_and_never_reaches_the_ap
         assert live.app.requests[reached:] == [f"GET {T}"]  # the 503s never reached it
         assert floor.store.head("craps-pa-1").seq == before  # nothing changed
         live.admitting()
+        taken = live.at_read.taken
         sock.sendall(live.bet())
         assert answer(sock, buffered)[0] == 200
-        assert live.app.requests[-1] == f"POST {T}/bets"
+        assert live.at_read.taken == taken + 1  # admitted, and answered as it was read
+        assert live.app.requests[-1] == f"GET {T}"
 
 
 def test_issue_13_a_refused_commands_body_is_read_past_whatever_its_size(live: Live) -> None:
@@ -231,6 +237,7 @@ def test_issue_13_commands_read_in_one_turn_are_counted_as_each_is_admitted(
         live.admission.floor = 2  # two in flight, then each would wait a second: refused
         live.admission.per_answer = 1.0
         reached, refused = len(live.app.requests), live.admission.refused
+        taken = live.at_read.taken
         still, stopped = threading.Event(), threading.Event()
 
         def hold_still() -> None:
@@ -252,7 +259,8 @@ def test_issue_13_commands_read_in_one_turn_are_counted_as_each_is_admitted(
             s.close()
     assert statuses.count(503) == 4
     assert live.admission.refused == refused + 4
-    assert live.app.requests[reached:] == [f"POST {T}/bets"] * 2
+    assert live.at_read.taken == taken + 2  # answered as they were read
+    assert live.app.requests[reached:] == []
 
 
 def _unreachable_after(requests: int, send: Callable[[], None]) -> int:
@@ -398,7 +406,8 @@ def test_issue_13_a_server_stops_at_once_with_a_503_still_held(floor: Floor) -> 
         token = Client(http, "alice").token
     live = None
     with serving(app, http=HTTP_PROTOCOL) as port:
-        live = Live(port, Counting(app), app.state.admission, token, app.state.gate.impatience)
+        live = Live(port, Counting(app), app.state.admission, token, app.state.gate.impatience,
+                    app.state.at_read)
         live.impatience.hold = 600.0
         live.refusing()
         sock = live.connect()

@@ -79,6 +79,7 @@ from dicetable.server import (
 )
 from dicetable.server import door as idempotency
 from dicetable.server.bank_floor import banks_of
+from dicetable.server.bets_at_read import BETS_STATE, BetsAtRead, ReadRoute
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.door import (
     GATE_STATE,
@@ -248,8 +249,9 @@ clients generated from the document know it by that name."""
 @dataclasses.dataclass(frozen=True)
 class Declared:
     """A readable route as its declaration makes it: the request model and what a request
-    gives. The framework's route and the bet fast path (``server.door``) both answer
-    through ``give``, so there is one implementation of each."""
+    gives. The framework's route and the bet fast paths (``server.door``,
+    ``server.bets_at_read``) all answer through ``order``, so there is one implementation
+    of each."""
 
     route: Route
     entries: tuple[Entry, ...]
@@ -259,6 +261,12 @@ class Declared:
     async def give(self, act: Act, table_id: str, who: Account, body: BaseModel | None,
                    params: dict[str, Any]) -> dict[str, Any]:
         """Queue the command(s) a request with ``body`` and path ``params`` gives."""
+        return await act(table_id, who, *self.order(who, body, params))
+
+    def order(self, who: Account, body: BaseModel | None, params: dict[str, Any]
+              ) -> tuple[type[g.Command], Build]:
+        """The command type a request with ``body`` and path ``params`` gives, and what
+        builds its command(s) for an actor and role (``InvalidInput`` when it names none)."""
         fields, route = self.fields, self.route
         given = body.model_dump(exclude_unset=False) if body is not None else {}
         data = {f.name: given[f.key] for f in fields
@@ -281,7 +289,7 @@ class Declared:
             built = build(actor, role)
             return built[0] if len(built) == 1 else built
 
-        return await act(table_id, who, chosen[0].command, one_or_all)
+        return chosen[0].command, one_or_all
 
 
 @functools.cache
@@ -396,8 +404,9 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                connections: ConnectionGuard | None = None,
                proxies: Proxies | None = None) -> FastAPI:
     """The app; with ``clock_seconds`` the floor's scheduler ticks that often; every
-    ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets at the door
-    (``server.fast_route``) (off: only through the framework's route, for comparison);
+    ``verify_seconds`` all streams are verified again; ``fast_path`` answers bets as the
+    protocol reads them (``server.bets_at_read``) and at the door (``door.BetRoute``) (off:
+    only through the framework's route, for comparison);
     ``admission`` sets the load shedding's limits and ``impatience`` how long a client
     refused for load waits for its next 503 (``server.door``); ``connections`` bounds
     the open connections and their read deadlines (``server.connections``); ``proxies``
@@ -445,7 +454,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             tasks.append(asyncio.create_task(_verify_loop(floor, verify_seconds, readiness)))
         tasks.append(asyncio.create_task(sockets.sweep()))
         # the protocol refuses the excess as it is read, and bounds the connections
-        yield {GATE_STATE: gate, GUARD_STATE: connections}
+        yield {GATE_STATE: gate, GUARD_STATE: connections, BETS_STATE: at_read}
         readiness.draining = True
         for task in tasks:
             task.cancel()
@@ -508,20 +517,23 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         except DicetableError:
             return None
 
-    async def act(table_id: str, who: Account, command_type: type[g.Command],
-                  build: Callable[[str, Role], g.Command | Iterable[g.Command]]) -> dict[str, Any]:
-        # Queued on the table's pipeline; answered after the commit that holds it (a full
-        # queue refuses at once: Busy, 503).
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[dict[str, Any]] = loop.create_future()
+    def queue(table_id: str, who: Account, command_type: type[g.Command], build: Build, *,
+              with_view: bool, answer: asyncio.Future[dict[str, Any]]) -> None:
+        # Queued on the table's pipeline; ``answer`` settled after the commit that holds it
+        # (a full queue refuses at once: Busy, 503).
         if issubclass(command_type, AssignStaff):
             build = _only_staff_accounts(floor, table_id, build)
         if issubclass(command_type, AssignStaff | RelieveStaff):
             build = banks_of(floor).guard_staff(table_id, build)
         if issubclass(command_type, g.BuyChips | g.PlaceBet):
             build = banks_of(floor).guard_chips(table_id, build)
-        floor.submit(table_id, Given(who, build, command_type), with_view=WANT_VIEW.get(),
-                     waiter=(loop, answer))
+        floor.submit(table_id, Given(who, build, command_type), with_view=with_view,
+                     waiter=(answer.get_loop(), answer))
+
+    async def act(table_id: str, who: Account, command_type: type[g.Command],
+                  build: Build) -> dict[str, Any]:
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        queue(table_id, who, command_type, build, with_view=WANT_VIEW.get(), answer=answer)
         try:
             return await answer
         finally:
@@ -556,8 +568,28 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     # Outside the door: health, readiness and metrics are never shed and need no session.
     kinds = observe.CommandKinds(lambda: [getattr(r, "path", "") for r in app.routes],
                                  commands=frozenset(e.name for e in CATALOGUE))
-    app.door = observe.Observer(door, floor=floor, readiness=readiness, meters=observe.Meters(),
-                                figures=load_figures, kinds=kinds)
+    app.door = observer = observe.Observer(door, floor=floor, readiness=readiness,
+                                           meters=observe.Meters(), figures=load_figures,
+                                           kinds=kinds)
+
+    def read_route(path: str, method: str) -> ReadRoute:
+        spec = declared(path, method)
+
+        def queue_it(table_id: str, who: Account, body: BaseModel | None,
+                     params: dict[str, str], *, with_view: bool,
+                     answer: asyncio.Future[dict[str, Any]]) -> None:
+            queue(table_id, who, *spec.order(who, body, dict(params)), with_view=with_view,
+                  answer=answer)
+
+        return ReadRoute(method, path, spec.model, queue_it)
+
+    # An admitted bet, or a bet taken down, that the door has nothing to check for:
+    # answered as the protocol reads it.
+    at_read = BetsAtRead(door=door, routes=(read_route("bets", "POST"),
+                                            read_route("bets/{bet}", "DELETE")),
+                         remembered=floor.accounts.remembered, counted=observer.answered,
+                         done=admission.done) if fast_path else None
+    app.state.at_read = at_read
 
     # A refusal of the domain, or a bad value it raised: the same answer, naming the rule.
     app.add_exception_handler(DicetableError, _refused)

@@ -17,7 +17,9 @@ In order, each step reading the headers as parsed once:
 5. ``Prefer: return=representation`` noted for the command's reply (``WANT_VIEW``);
 6. the origin check of a cookie-authenticated write (``origin_refused``);
 7. exactly-once commands (``Idempotency-Key``, ``Keeper``);
-8. the bet route answered here (``fast_route.BetRoute``), its reply encoded once with orjson;
+8. the bet route answered here (``BetRoute``), its reply encoded once with orjson (most bets
+   never get here: the protocol answers them as it reads them, ``server.bets_at_read``,
+   when none of the checks above has anything to do for them);
    every other request, and a bet the fast path cannot take as it comes, goes to the
    framework's own route, whose answers (refusals included) it does not alter.
 
@@ -792,7 +794,7 @@ class FailureLimiter:
 Act = Callable[[str, Account, BaseModel], Awaitable[dict[str, Any]]]
 """Queue the route's command for (table, caller, validated body); the reply after the commit."""
 
-def _json(kind: bytes) -> bool:
+def json_media(kind: bytes) -> bool:
     """Is ``kind`` (a Content-Type) JSON: ``application/json`` or ``application/...+json``,
     parameters after ``;`` aside? Scanned once, not matched by a pattern that backtracks."""
     media = kind.partition(b";")[0].strip().lower()
@@ -823,7 +825,7 @@ class BetRoute:
                    ) -> tuple[Account, BaseModel] | None:
         """The caller and the validated body, or None: the framework's route answers it."""
         kind = headers.get(b"content-type")
-        if kind is not None and not _json(kind):
+        if kind is not None and not json_media(kind):
             return None
         token = token_of(headers, self.cookie)
         if not token:
@@ -832,11 +834,17 @@ class BetRoute:
             who = await self.sessions(token)
         except DicetableError:
             return None
-        try:
-            data = self.model.model_validate_json(body)
-        except Exception:  # not JSON, or the model refuses it: the route says how
-            return None
-        return who, data
+        data = validated(self.model, body)
+        return None if data is None else (who, data)
+
+
+def validated(model: type[BaseModel], body: bytes) -> BaseModel | None:
+    """``body`` as ``model`` validates it, or None: not JSON, or the model refuses it (the
+    framework's route says how)."""
+    try:
+        return model.model_validate_json(body)
+    except Exception:
+        return None
 
 
 log = logging.getLogger(__name__)

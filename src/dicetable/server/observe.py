@@ -178,6 +178,13 @@ class FloorCollector(Collector):
         for tid, t in f["tables"].items():
             depth.add_metric([tid], t["waiting"])
         yield depth
+        for what, doc in (("batches", "Batches the tables' pipelines decided (one commit "
+                           "each when any of it was accepted)"),
+                          ("commands", "Commands the tables' pipelines decided")):
+            counted = CounterMetricFamily(f"dicetable_table_{what}", doc, labels=["table"])
+            for tid, t in f["tables"].items():
+                counted.add_metric([tid], t[what])
+            yield counted
         lag = f["verification_lag_s"]
         yield _gauge("dicetable_verification_lag_seconds", "Seconds since the last verified "
                      "head (the last completed verification)", -1 if lag is None else lag)
@@ -238,6 +245,15 @@ class Observer:
             await self.door(scope, receive, seen.watch(send))
         finally:
             self._count(scope, method, path, table, seen, time.perf_counter() - started)
+
+    def answered(self, scope: Scope, path: str, table: str, status: int, body: bytes,
+                 seconds: float) -> None:
+        """A bet the protocol answered itself (``bets_at_read``), counted as the door's are."""
+        seen = _Seen()
+        seen.status = status
+        if status >= 400:
+            seen.body = body[:4096]
+        self._count(scope, "POST", path, table, seen, seconds)
 
     def _count(self, scope: Scope, method: str, path: str, table: str | None, seen: _Seen,
                seconds: float) -> None:

@@ -21,6 +21,12 @@ knows (``LoadGate.known``: a client without one never counts against the others)
 (``pipeline.ADMITTED``), so that the door does not decide it twice and counts it out once
 answered.
 
+An admitted bet, or a bet taken down, is then offered to the app's ``BetsAtRead``
+(``bets_at_read``, in the lifespan state as ``BETS_STATE``), which answers it without the
+ASGI machinery when the door would have nothing to check for it; while it is answered it
+stands as the connection's cycle (``_Taken``), so a request read behind it waits in
+uvicorn's pipeline and the answers keep their order.
+
 The connections themselves are bounded (``connections.ConnectionGuard``, in the lifespan state
 as ``connections.GUARD_STATE``): one past the total or its peer's share is answered 503 and
 closed as it is accepted, and a request's headers and body have read deadlines (408 and close).
@@ -48,8 +54,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 import httptools
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+from dicetable.server.bets_at_read import BETS_STATE, BetsAtRead
 from dicetable.server.connections import GUARD_STATE, MAX_HEAD, ConnectionGuard
 from dicetable.server.door import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER, Impatience
 from dicetable.server.limits import MAX_BODY
@@ -95,6 +102,8 @@ class RefusingHttp(HttpToolsProtocol):
     _held: list[bytes] | None = None
     """That command's body so far (None: no command is held)."""
     _held_size = 0
+    _held_path = ""
+    """The path of the command being read (its pipeline's)."""
     _guard: ConnectionGuard | None = None
     """The server's connection bounds, this connection counted in them (None: not counted)."""
     _reading: str | None = None
@@ -208,7 +217,8 @@ class RefusingHttp(HttpToolsProtocol):
         path = httptools.parse_url(self.url).path.decode("ascii")
         if "%" in path:
             path = urllib.parse.unquote(path)
-        pipeline = gate.pipeline(method.decode("ascii"), self.root_path + path)
+        self._held_path = self.root_path + path
+        pipeline = gate.pipeline(method.decode("ascii"), self._held_path)
         if pipeline is None:
             return None, None
         return gate.refusal_at(pipeline), pipeline
@@ -224,6 +234,54 @@ class RefusingHttp(HttpToolsProtocol):
         if body is None:
             cast(dict[str, Any], self.scope)[ADMITTED] = counted
         return body
+
+    def _take_bet(self) -> bool:
+        """The admitted command offered to the app's ``BetsAtRead``: taken (answered by
+        ``_reply`` once decided), or False, left to uvicorn and the door."""
+        bets: BetsAtRead | None = self.app_state.get(BETS_STATE)
+        if bets is None:
+            return False
+        scope = cast(dict[str, Any], self.scope)
+        version = self.parser.get_http_version()
+        scope["method"] = self.parser.get_method().decode("ascii")
+        scope["path"], scope["http_version"] = self._held_path, version
+        held = self._held or []
+        taken = _Taken(scope, version != "1.0" and self.parser.should_keep_alive())
+        earlier, self.cycle = self.cycle, taken  # type: ignore[assignment]  # answering it:
+        # a request read behind it waits in uvicorn's pipeline, so the answers keep order
+        if not bets.take(scope, b"".join(held), bool(scope.get(ADMITTED)),
+                         lambda status, headers, body: self._reply(taken, status, headers,
+                                                                   body)):
+            self.cycle = earlier
+            return False
+        self._held = self._pending = None
+        return True
+
+    def _reply(self, taken: _Taken, status: int, headers: list[tuple[bytes, bytes]],
+               body: bytes) -> None:
+        """A taken bet's answer, written as uvicorn writes an app's (its default headers
+        first); then what was read behind it is started."""
+        taken.response_complete = True
+        if taken.disconnected or self.transport.is_closing():
+            return
+        head = [STATUS_LINE[status]]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        for name, value in headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [b"content-length: ", str(len(body)).encode(), b"\r\n"]
+        if not taken.keep_alive:
+            head.append(b"connection: close\r\n")
+        head += [b"\r\n", body]
+        self.transport.write(b"".join(head))
+        if self.access_log:
+            scope = taken.scope
+            self.access_logger.info('%s - "%s %s HTTP/%s" %d', _client(self.client),
+                                    scope["method"], scope["path"], scope["http_version"],
+                                    status)
+        if not taken.keep_alive:
+            self.transport.close()
+        self.on_response_complete()
 
     def _release(self) -> None:
         """Hand the held command to uvicorn as if just read (its body so far with it)."""
@@ -248,6 +306,8 @@ class RefusingHttp(HttpToolsProtocol):
         if self._held is not None:
             refused = self._admit()
             if refused is None:
+                if self._take_bet():
+                    return
                 self._release()
                 super().on_message_complete()
                 return
@@ -453,6 +513,28 @@ def _answer_bytes(status: int, phrase: bytes, default_headers: list[tuple[bytes,
         head.append(b"connection: close\r\n")
     head += [b"\r\n", body]
     return b"".join(head)
+
+
+class _NoWait:
+    """What uvicorn sets when the connection is lost: nothing waits on a taken bet's body."""
+
+    def set(self) -> None:
+        pass
+
+
+class _Taken:
+    """A bet taken at read (``BetsAtRead``), standing as the connection's cycle while it is
+    answered: what uvicorn asks of a cycle it did not start."""
+
+    __slots__ = ("disconnected", "keep_alive", "response_complete", "scope")
+    response_started = False
+    message_event = _NoWait()
+
+    def __init__(self, scope: dict[str, Any], keep_alive: bool) -> None:
+        self.scope = scope
+        self.keep_alive = keep_alive
+        self.response_complete = False
+        self.disconnected = False
 
 
 def _client(client: tuple[str, int] | None) -> str:
