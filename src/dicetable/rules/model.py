@@ -262,6 +262,7 @@ class RulePack:
     rules: Mapping[str, Rule]
     base: str | None = None
     _menu: frozenset[str] = field(init=False, repr=False, compare=False)
+    _roles: dict[str, frozenset[Role]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
@@ -272,6 +273,7 @@ class RulePack:
             for code in rule.value
         )
         object.__setattr__(self, "_menu", menu)
+        object.__setattr__(self, "_roles", {})
 
     # -- generic access --------------------------------------------------------------------
     def __iter__(self) -> Iterator[Rule]:
@@ -360,7 +362,10 @@ class RulePack:
         return CommissionRounding(self.value(f"commission.{kind}.rounding"))
 
     def roles(self, rule_id: str) -> frozenset[Role]:
-        return frozenset(Role(r) for r in self.get(rule_id, []))
+        found = self._roles.get(rule_id)
+        if found is None:  # a pack's rules never change: each list read once
+            found = self._roles[rule_id] = frozenset(Role(r) for r in self.get(rule_id, []))
+        return found
 
     # -- serialisation ------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -65,9 +65,10 @@ class Queue(Protocol):
 
 
 class Counted(Protocol):
-    """The observer's count of an answer (``observe.Observer.answered``)."""
+    """The observer's count of an answer to a command of route ``kind`` (its path's
+    template, ``bets/{bet}``: ``observe.Observer.answered``)."""
 
-    def __call__(self, scope: dict[str, Any], path: str, table: str, status: int,
+    def __call__(self, scope: dict[str, Any], kind: str, table: str, status: int,
                  body: bytes, seconds: float) -> None: ...
 
 
@@ -174,7 +175,7 @@ class BetsAtRead:
             finally:
                 if counted:
                     self.done()
-                self.counted(scope, path, table, status, content,
+                self.counted(scope, route.path, table, status, content,
                              time.perf_counter() - started)
 
         def settled(future: asyncio.Future[dict[str, Any]]) -> None:

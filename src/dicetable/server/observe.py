@@ -246,14 +246,15 @@ class Observer:
         finally:
             self._count(scope, method, path, table, seen, time.perf_counter() - started)
 
-    def answered(self, scope: Scope, path: str, table: str, status: int, body: bytes,
+    def answered(self, scope: Scope, kind: str, table: str, status: int, body: bytes,
                  seconds: float) -> None:
-        """A bet the protocol answered itself (``bets_at_read``), counted as the door's are."""
+        """A command of route ``kind`` (``bets/{bet}``) that the protocol answered itself
+        (``bets_at_read``), counted as the door's are."""
         seen = _Seen()
-        seen.status = status
+        seen.status, seen.kind = status, kind
         if status >= 400:
             seen.body = body[:4096]
-        self._count(scope, "POST", path, table, seen, seconds)
+        self._count(scope, scope["method"], scope["path"], table, seen, seconds)
 
     def _count(self, scope: Scope, method: str, path: str, table: str | None, seen: _Seen,
                seconds: float) -> None:

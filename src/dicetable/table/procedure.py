@@ -1120,10 +1120,10 @@ def allowed_roles(state: TableState, command: gcmd.Command) -> frozenset[Role]:
     rule = rule_for(command)
     if rule is None:
         return frozenset({Role.SYSTEM})
-    roles = set(state.rules().roles(rule))
+    roles = state.rules().roles(rule)
     if state.mode == "electronic" and rule in AUTOMATABLE:
-        roles.add(Role.SYSTEM)
-    return frozenset(roles)
+        return roles | {Role.SYSTEM}
+    return roles
 
 
 def authorize(state: TableState, command: gcmd.Command) -> None:
@@ -1131,42 +1131,45 @@ def authorize(state: TableState, command: gcmd.Command) -> None:
     rule = rule_for(command)
     role = command.role
     pack = state.pack
-    citation = pack.cite(rule) if pack is not None and rule else ""
     if isinstance(command, gcmd.OpenTable):
         if role not in command.pack.roles("authority.open_table"):
             raise RoleNotPermitted(f"a {role} may not open the table",
                                    rule="authority.open_table",
                                    citation=command.pack.cite("authority.open_table"))
         return
+    def citation() -> str:  # found only for a refusal: most commands are allowed
+        return pack.cite(rule) if pack is not None and rule else ""
+
     if role not in allowed_roles(state, command):
         what = type(command).__name__
         where = f"{state.game} ({pack.id})" if pack is not None else state.game
         raise RoleNotPermitted(f"a {role} may not {what} at {where}",
-                               rule=rule or "authority.system", citation=citation)
+                               rule=rule or "authority.system", citation=citation())
     _holds_role(state, command, rule or "authority.system", citation)
     check(state, command)
 
 
-def _holds_role(state: TableState, command: gcmd.Command, rule: str, citation: str) -> None:
+def _holds_role(state: TableState, command: gcmd.Command, rule: str,
+                citation: Callable[[], str]) -> None:
     role, actor = command.role, command.actor
     if role is Role.SYSTEM:
         if state.mode != "electronic" and not isinstance(command, tcmd.Tick):
             raise RoleNotPermitted("only an electronic table acts on its own",
-                                   rule=rule, citation=citation)
+                                   rule=rule, citation=citation())
         return
     if role is Role.PLAYER:
         subject = owner_of(state, command)
         if isinstance(command, gcmd.JoinTable):
             if actor != command.player:
                 raise RoleNotPermitted(f"{actor} may not seat {command.player}",
-                                       rule=rule, citation=citation)
+                                       rule=rule, citation=citation())
             return
         if actor not in state.players:
             raise RoleNotPermitted(f"{actor} is not a player at this table", rule=rule,
-                                   citation=citation)
+                                   citation=citation())
         if isinstance(command, _PLAYER_SUBJECT) and subject is not None and subject != actor:
             raise RoleNotPermitted(f"{actor} may not act for {subject}", rule=rule,
-                                   citation=citation)
+                                   citation=citation())
         return
     if not procedure(state).holds(actor, role):
         raise RoleNotPermitted(f"{actor} is not assigned as {role} at this table",
