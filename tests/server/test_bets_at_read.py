@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from dicetable.server.bets_at_read import BetsAtRead
 from dicetable.server.door import Admission
 from dicetable.server.floor import Floor
 from tests.server.conftest import Client
+from tests.server.pipeline_helpers import HeldCommits
 from tests.server.test_refusing_http import Counting, answer
 from tests.uvicorn_thread import serving
 
@@ -176,3 +178,25 @@ def test_issue_28_a_bet_at_read_on_a_connection_asked_to_close_is_closed(
         assert (status, headers.get("connection")) == (200, "close")
         assert sock.recv(10) == b""  # closed by the server
     assert served.at_read.taken == taken + 1
+
+
+def test_issue_28_a_bet_whose_client_left_is_committed_and_counted_out(
+        served: Served, floor: Floor) -> None:
+    # Acknowledged or not, a command taken is decided and committed; its client's leaving
+    # only drops the answer, and the admission counts it out all the same.
+    before = floor.store.head(TABLE).seq
+    held = HeldCommits(floor.store)
+    body = json.dumps(FIELD).encode()
+    request = (f"POST {T}/bets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {served.token}"
+               f"\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+               ).encode() + body
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(request)
+        held.wait_entered(0)  # decided, its commit held
+    held.free()  # the client is gone when its answer is written
+    deadline = time.monotonic() + 20  # a guard against a hang, not a measure
+    while served.admission.in_flight and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert served.admission.in_flight == 0
+    assert floor.store.head(TABLE).seq == before + 1
+    assert held.calls == [["BetPlaced"]]

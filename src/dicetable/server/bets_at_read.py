@@ -213,7 +213,10 @@ class BetsAtRead:
         commands of the tasks the loop runs together."""
         queued, self._queued = self._queued, []
         for queue in queued:
-            queue()
+            try:
+                queue()
+            except Exception:  # one answer that could not be written stops no other
+                log.exception("a command taken at read could not be answered")
 
     def _refused(self, exc: BaseException, answered: Reply) -> None:
         """The app's answer to what a command raised; a fault (no refusal for it) is logged
