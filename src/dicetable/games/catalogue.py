@@ -228,6 +228,9 @@ class Entry:
 
 def _coerce(command: str, name: str, hint: Any, value: Any) -> Any:
     """JSON -> a command field of type ``hint`` (strings, ints, rolls, tuples, fractions)."""
+    kind = type(value)
+    if hint is kind and (kind is int or (kind is str and len(value) <= MAX_TEXT)):
+        return value  # the common case, as the checks below would find it
     where = f"{command}.{name}"
     # Bounded before anything reads it: no field's parse is given a long text.
     if isinstance(value, str) and len(value) > MAX_TEXT:
