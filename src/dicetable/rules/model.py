@@ -263,6 +263,7 @@ class RulePack:
     base: str | None = None
     _menu: frozenset[str] = field(init=False, repr=False, compare=False)
     _roles: dict[str, frozenset[Role]] = field(init=False, repr=False, compare=False)
+    _cites: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
@@ -274,6 +275,7 @@ class RulePack:
         )
         object.__setattr__(self, "_menu", menu)
         object.__setattr__(self, "_roles", {})
+        object.__setattr__(self, "_cites", {})
 
     # -- generic access --------------------------------------------------------------------
     def __iter__(self) -> Iterator[Rule]:
@@ -293,9 +295,13 @@ class RulePack:
         return default if rule is None else rule.value
 
     def cite(self, rule_id: str) -> str:
-        """``"<citation> [<status>]"`` for error messages and events."""
-        rule = self.rules.get(rule_id)
-        return str(rule.cite) if rule else ""
+        """``"<citation> [<status>]"`` for error messages and events (each written once per
+        pack: every decision cites its rules)."""
+        found = self._cites.get(rule_id)
+        if found is None:
+            rule = self.rules.get(rule_id)
+            found = self._cites[rule_id] = str(rule.cite) if rule else ""
+        return found
 
     # -- typed accessors ---------------------------------------------------------------------
     @property
