@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.server.app import COOKIE, create_app
 from dicetable.server.bets_at_read import BetsAtRead
-from dicetable.server.door import Admission
+from dicetable.server.door import Admission, Proxies
 from dicetable.server.floor import Floor
 from tests.server.conftest import Client
 from tests.server.pipeline_helpers import HeldCommits
@@ -165,11 +165,13 @@ def test_issue_28_a_bet_at_read_gives_the_view_when_asked(served: Served) -> Non
     assert served.at_read.taken == taken + 1
 
 
+@pytest.mark.parametrize(("version", "extra"), [("1.1", "Connection: close\r\n"), ("1.0", "")],
+                         ids=["connection-close", "http-1.0"])
 def test_issue_28_a_bet_at_read_on_a_connection_asked_to_close_is_closed(
-        served: Served) -> None:
+        served: Served, version: str, extra: str) -> None:
     body = json.dumps(FIELD).encode()
-    request = (f"POST {T}/bets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {served.token}"
-               f"\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    request = (f"POST {T}/bets HTTP/{version}\r\nHost: x\r\nAuthorization: Bearer "
+               f"{served.token}\r\nContent-Type: application/json\r\n{extra}"
                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
     taken = served.at_read.taken
     with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
@@ -200,3 +202,23 @@ def test_issue_28_a_bet_whose_client_left_is_committed_and_counted_out(
     assert served.admission.in_flight == 0
     assert floor.store.head(TABLE).seq == before + 1
     assert held.calls == [["BetPlaced"]]
+
+
+def test_issue_28_a_named_proxys_scheme_is_applied_before_the_origin_check_at_read(
+        floor: Floor) -> None:
+    # Behind a TLS proxy the browser's origin is https: the door's proxy rule (applied to a
+    # copy of the request) makes it this server's own origin, so the bet is taken at read.
+    app = create_app(floor, electronic_loop=False, proxies=Proxies("127.0.0.1"))
+    with TestClient(app) as http:
+        token = Client(http, "alice").token
+        with serving(app, http=HTTP_PROTOCOL) as port:
+            at_read: BetsAtRead = app.state.at_read
+            headers = {"cookie": f"{COOKIE}={token}", "host": "floor.example",
+                       "x-forwarded-proto": "https", "origin": "https://floor.example"}
+            reply = httpx.post(f"http://127.0.0.1:{port}{T}/bets", json=FIELD, headers=headers)
+            assert reply.status_code == 200, reply.text
+            assert at_read.taken == 1
+            foreign = httpx.post(f"http://127.0.0.1:{port}{T}/bets", json=FIELD,
+                                 headers=headers | {"origin": "http://floor.example"})
+            assert foreign.status_code == 403  # the scheme differs: another origin
+            assert at_read.taken == 1
