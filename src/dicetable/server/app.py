@@ -419,12 +419,11 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     admission = admission or Admission()
     connections = connections or ConnectionGuard()
 
-    def known(headers: dict[bytes, bytes]) -> bool:
+    def caller(headers: dict[bytes, bytes]) -> Account | None:
         token = idempotency.token_of(headers, COOKIE)
-        return token is not None and token != "" \
-            and floor.accounts.remembered(token) is not None
+        return floor.accounts.remembered(token) if token else None
 
-    gate = LoadGate(floor, admission, impatience, known)
+    gate = LoadGate(floor, admission, impatience, caller)
     reads = SessionReads(floor.accounts)
     sessions = RequestSessions(reads, session_token)
     """Who sends each request: remembered, or read off the event loop."""
@@ -587,8 +586,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     # answered as the protocol reads it.
     at_read = BetsAtRead(door=door, routes=(read_route("bets", "POST"),
                                             read_route("bets/{bet}", "DELETE")),
-                         remembered=floor.accounts.remembered, counted=observer.answered,
-                         done=admission.done) if fast_path else None
+                         counted=observer.answered, done=admission.done) if fast_path else None
     app.state.at_read = at_read
 
     # A refusal of the domain, or a bad value it raised: the same answer, naming the rule.

@@ -12,8 +12,9 @@ by a callback on its future.
 A command is taken only when every check the door would make has nothing to do for it, and
 each check is the door's own: the named proxies' headers applied (``Door.proxies``), no
 ``Idempotency-Key`` (``Keeper``), a table this process decides (``owners``), an origin that
-``origin_refused`` lets pass, a session the server remembers, and a body the route's own
-model validates (none, for a route without one). Anything else is left to the door untouched,
+``origin_refused`` lets pass, a session the server remembers (found once, by the load gate
+that counted the command in flight), and a body the route's own model validates (none, for
+a route without one). Anything else is left to the door untouched,
 so every refusal of bad input or of a caller is still the framework's route's own and the two
 paths cannot disagree. What a taken command does is the route's: its builder and queue
 (``ReadRoute.queue``), the app's refusal handler, counted by the ``Observer`` as the door's
@@ -34,7 +35,7 @@ import orjson
 from pydantic import BaseModel
 
 from dicetable.application.accounts import Account
-from dicetable.server.door import Door, json_media, origin_refused, token_of, validated
+from dicetable.server.door import Door, json_media, origin_refused, validated
 from dicetable.server.owners import DECIDED_BY, FORWARDED
 
 BETS_STATE = "dicetable.bets_at_read"
@@ -112,8 +113,6 @@ class BetsAtRead:
 
     door: Door
     routes: tuple[ReadRoute, ...]
-    remembered: Callable[[str], Account | None]
-    """The account of a session the server remembers (``Accounts.remembered``)."""
     counted: Counted
     done: Callable[[], None]
     """A command admitted and counted in flight is answered (``Admission.done``)."""
@@ -124,11 +123,13 @@ class BetsAtRead:
         self._routes = {r.key: r for r in self.routes}
         self._queued: list[Callable[[], None]] = []
 
-    def take(self, scope: dict[str, Any], body: bytes, counted: bool, reply: Reply) -> bool:
-        """Take the admitted command whose ``scope`` (``method``, ``path``, ``headers``,
-        ``scheme``, ``client``) and ``body`` the protocol read, and answer it through
-        ``reply``; False: left to the door, nothing done. ``counted``: the admission counted
-        it in flight."""
+    def take(self, scope: dict[str, Any], headers: dict[bytes, bytes], body: bytes,
+             who: Account, reply: Reply) -> bool:
+        """Take the admitted command whose ``scope`` (``method``, ``path``, ``scheme``,
+        ``client``), ``headers`` and ``body`` the protocol read, and answer it through
+        ``reply``; False: left to the door, nothing done. ``who``: the account behind its
+        session, as the server remembers it (the load gate's ``caller``, which counted the
+        command in flight under it)."""
         path: str = scope["path"]
         if not path.startswith(PREFIX):
             return False
@@ -138,7 +139,6 @@ class BetsAtRead:
         if route is None or params is None:
             return False
         door = self.door
-        headers: dict[bytes, bytes] = dict(scope["headers"])
         if b"idempotency-key" in headers:
             return False
         if door.proxies is not None:  # on a copy: one left to the door is as it was read
@@ -151,10 +151,6 @@ class BetsAtRead:
                 return False
             extra.append((_DECIDED_BY, str(os.getpid()).encode()))
         if origin_refused(scope, headers, door.cookie, door.allowed_origins):
-            return False
-        token = token_of(headers, door.cookie)
-        who = self.remembered(token) if token else None
-        if who is None:
             return False
         data = None
         if route.model is not None:
@@ -173,8 +169,7 @@ class BetsAtRead:
             try:
                 reply(status, own + extra, content)
             finally:
-                if counted:
-                    self.done()
+                self.done()
                 self.counted(scope, route.path, table, status, content,
                              time.perf_counter() - started)
 

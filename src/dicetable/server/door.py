@@ -391,15 +391,20 @@ class LoadGate:
 
     def __init__(self, floor: TableHost, admission: Admission | None = None,
                  impatience: Impatience | None = None,
-                 known: Callable[[dict[bytes, bytes]], bool] | None = None) -> None:
+                 caller: Callable[[dict[bytes, bytes]], Any] | None = None) -> None:
         self.floor = floor
         self.admission = admission or Admission()
         self.impatience = impatience or Impatience()
         """Clients refused for load lately (their next 503s held, ``refusing_http``)."""
-        self.known = known or (lambda headers: True)
-        """Does a request (its headers) carry a session this server knows, without reading
-        the database? Only such a command counts in flight: a client without a session
-        cannot fill the server's capacity and so refuse the others'."""
+        self.caller = caller or (lambda headers: True)
+        """The account behind a request's session (its headers) when this server remembers
+        it, without reading the database; None when it does not (without ``caller``, every
+        request counts as known). Only a command with one counts in flight: a client without
+        a session cannot fill the server's capacity and so refuse the others'."""
+
+    def known(self, headers: dict[bytes, bytes]) -> bool:
+        """Does the request carry a session this server remembers (``caller``)?"""
+        return self.caller(headers) is not None
 
     def pipeline(self, method: str, path: str) -> StreamPipeline | None:
         """The pipeline a command for ``path`` would queue on (None: not a table command)."""

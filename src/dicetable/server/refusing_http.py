@@ -71,7 +71,7 @@ class Gate(Protocol):
     def pipeline(self, method: str, path: str) -> Any: ...
     def refusal_at(self, pipeline: Any) -> bytes | None: ...
     def admit_at(self, pipeline: Any, *, count: bool = True) -> bytes | None: ...
-    def known(self, headers: dict[bytes, bytes]) -> bool: ...
+    def caller(self, headers: dict[bytes, bytes]) -> Any: ...
 
 
 @dataclass(slots=True)  # not frozen: a frozen one's fields are set one call each, per 503
@@ -223,21 +223,21 @@ class RefusingHttp(HttpToolsProtocol):
             return None, None
         return gate.refusal_at(pipeline), pipeline
 
-    def _admit(self) -> bytes | None:
+    def _admit(self, counted: bool) -> bytes | None:
         """The held command's body is whole: refused (the 503's body), or admitted - counted
-        in flight at once when it carries a session this server knows, and marked
-        ``ADMITTED`` (counted or not), so that every request read after it in the same turn
-        of the loop sees it and the door does not decide it again."""
+        in flight at once when it carries a session this server knows (``counted``), and
+        marked ``ADMITTED`` (counted or not), so that every request read after it in the
+        same turn of the loop sees it and the door does not decide it again."""
         gate: Gate = self.app_state[GATE_STATE]
-        counted = gate.known(dict(self.headers))
         body = gate.admit_at(self._pending, count=counted)
         if body is None:
             cast(dict[str, Any], self.scope)[ADMITTED] = counted
         return body
 
-    def _take_bet(self) -> bool:
-        """The admitted command offered to the app's ``BetsAtRead``: taken (answered by
-        ``_reply`` once decided), or False, left to uvicorn and the door."""
+    def _take_bet(self, headers: dict[bytes, bytes], who: Any) -> bool:
+        """The admitted command, whose session the server remembers (``who``, the account
+        its admission counted it under), offered to the app's ``BetsAtRead``: taken
+        (answered by ``_reply`` once decided), or False, left to uvicorn and the door."""
         bets: BetsAtRead | None = self.app_state.get(BETS_STATE)
         if bets is None:
             return False
@@ -249,9 +249,8 @@ class RefusingHttp(HttpToolsProtocol):
         taken = _Taken(scope, version != "1.0" and self.parser.should_keep_alive())
         earlier, self.cycle = self.cycle, taken  # type: ignore[assignment]  # answering it:
         # a request read behind it waits in uvicorn's pipeline, so the answers keep order
-        if not bets.take(scope, b"".join(held), bool(scope.get(ADMITTED)),
-                         lambda status, headers, body: self._reply(taken, status, headers,
-                                                                   body)):
+        if not bets.take(scope, headers, b"".join(held), who,
+                         lambda status, own, body: self._reply(taken, status, own, body)):
             self.cycle = earlier
             return False
         self._held = self._pending = None
@@ -264,16 +263,8 @@ class RefusingHttp(HttpToolsProtocol):
         taken.response_complete = True
         if taken.disconnected or self.transport.is_closing():
             return
-        head = [STATUS_LINE[status]]
-        for name, value in self.server_state.default_headers:
-            head += [name, b": ", value, b"\r\n"]
-        for name, value in headers:
-            head += [name, b": ", value, b"\r\n"]
-        head += [b"content-length: ", str(len(body)).encode(), b"\r\n"]
-        if not taken.keep_alive:
-            head.append(b"connection: close\r\n")
-        head += [b"\r\n", body]
-        self.transport.write(b"".join(head))
+        self.transport.write(_written(STATUS_LINE[status], self.server_state.default_headers,
+                                      headers, body, keep_alive=taken.keep_alive))
         if self.access_log:
             scope = taken.scope
             self.access_logger.info('%s - "%s %s HTTP/%s" %d', _client(self.client),
@@ -304,9 +295,11 @@ class RefusingHttp(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._reading = None
         if self._held is not None:
-            refused = self._admit()
+            headers = dict(self.headers)
+            who = self.app_state[GATE_STATE].caller(headers)  # once: admission, then take
+            refused = self._admit(who is not None)
             if refused is None:
-                if self._take_bet():
+                if who is not None and self._take_bet(headers, who):
                     return
                 self._release()
                 super().on_message_complete()
@@ -502,12 +495,21 @@ def _answer_bytes(status: int, phrase: bytes, default_headers: list[tuple[bytes,
     >>> lines[3:]
     [b'content-length: 2', b'connection: close', b'', b'{}']
     """
-    head: list[bytes] = [b"HTTP/1.1 ", str(status).encode(), b" ", phrase, b"\r\n"]
-    for name, value in default_headers:
+    own = [_JSON, (b"retry-after", RETRY_AFTER)] if retry else [_JSON]
+    return _written(b"HTTP/1.1 %d %s\r\n" % (status, phrase), default_headers, own, body,
+                    keep_alive=keep_alive)
+
+
+_JSON = (b"content-type", b"application/json")
+
+
+def _written(status_line: bytes, default_headers: list[tuple[bytes, bytes]],
+             headers: list[tuple[bytes, bytes]], body: bytes, *, keep_alive: bool) -> bytes:
+    """An answer's bytes as the protocol writes them: the status line, uvicorn's default
+    headers, the answer's own, its length, ``connection: close`` unless kept alive."""
+    head: list[bytes] = [status_line]
+    for name, value in (*default_headers, *headers):
         head += [name, b": ", value, b"\r\n"]
-    head.append(b"content-type: application/json\r\n")
-    if retry:
-        head += [b"retry-after: ", RETRY_AFTER, b"\r\n"]
     head += [b"content-length: ", str(len(body)).encode(), b"\r\n"]
     if not keep_alive:
         head.append(b"connection: close\r\n")
