@@ -144,7 +144,19 @@ def is_whole_units(amount: Fraction | int, unit: Cents) -> bool:
     >>> is_whole_units(Fraction(700), 100), is_whole_units(Fraction(1750, 3), 100)
     (True, False)
     """
-    return Fraction(amount) % unit == 0
+    if isinstance(amount, int):
+        return amount % unit == 0
+    return amount.numerator % (amount.denominator * unit) == 0
+
+
+def pays_whole(amount: Cents, net: Fraction, unit: Cents) -> bool:
+    """True when ``amount`` cents paid at ``net`` to one is a whole number of ``unit`` cents
+    (``is_whole_units(amount * net, unit)``, without building the product).
+
+    >>> pays_whole(600, Fraction(7, 6), 25), pays_whole(500, Fraction(7, 6), 25)
+    (True, False)
+    """
+    return amount * net.numerator % (net.denominator * unit) == 0
 
 
 def round_amount(amount: Fraction, unit: Cents, rounding: Rounding) -> Cents:

@@ -367,8 +367,9 @@ class Catalogue:
         return self.by_record.get(event)
 
     def named(self, name: str) -> Entry:
-        return one_named(self.by_name, name, "command", "commands", sorted(self.by_name),
-                         rule="commands")
+        found = self.by_name.get(name)  # the known names sorted only for a refusal
+        return found if found is not None else one_named(
+            self.by_name, name, "command", "commands", sorted(self.by_name), rule="commands")
 
 
 CATALOGUE = Catalogue()

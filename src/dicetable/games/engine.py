@@ -29,7 +29,7 @@ from dicetable.core.money import (
     commission,
     commissions,
     format_cents,
-    is_whole_units,
+    pays_whole,
     round_amount,
 )
 from dicetable.core.roles import Role
@@ -89,9 +89,10 @@ def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: 
     if pack.payout_rounding is Rounding.REFUSE:
         unit = pack.payout_unit
         payouts = wager.payouts if state is None else wager.payouts_from(state)
-        for net in sorted(payouts):
-            if not is_whole_units(amount * net, unit):
-                raise IllegalWager(
+        unpaid = [net for net in payouts if not pays_whole(amount, net, unit)]
+        if unpaid:
+            net = min(unpaid)  # the least payout the amount cannot pay names the refusal
+            raise IllegalWager(
                     f"{format_cents(amount)} on {wager.name} cannot be paid at "
                     f"{net.numerator} to {net.denominator} in {format_cents(unit)} units",
                     rule="payout.inexact", citation=pack.cite("payout.inexact"))

@@ -264,6 +264,7 @@ class RulePack:
     _menu: frozenset[str] = field(init=False, repr=False, compare=False)
     _roles: dict[str, frozenset[Role]] = field(init=False, repr=False, compare=False)
     _cites: dict[str, str] = field(init=False, repr=False, compare=False)
+    _limits: dict[str, tuple[Limits, str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
@@ -276,6 +277,7 @@ class RulePack:
         object.__setattr__(self, "_menu", menu)
         object.__setattr__(self, "_roles", {})
         object.__setattr__(self, "_cites", {})
+        object.__setattr__(self, "_limits", {})
 
     # -- generic access --------------------------------------------------------------------
     def __iter__(self) -> Iterator[Rule]:
@@ -348,15 +350,21 @@ class RulePack:
                             rule=rule_id, citation=self.cite(rule_id))
 
     def limits(self, code: str) -> tuple[Limits, str]:
-        """The limits that apply to a wager, and the rule id they come from."""
+        """The limits that apply to a wager, and the rule id they come from (found once per
+        pack and code: every wager checks them)."""
+        found = self._limits.get(code)
+        if found is not None:
+            return found
         family = family_of(code)
         for rule_id in (f"limits.{code}", f"limits.{family}", "limits.default"):
             if rule_id in self.rules:
                 v = self.value(rule_id)
-                return Limits(v["minimum"], v["maximum"], v["unit"]), rule_id
+                found = self._limits[code] = Limits(v["minimum"], v["maximum"], v["unit"]), \
+                    rule_id
+                return found
         raise KeyError("limits.default")  # validation guarantees limits.default exists
 
-    @property
+    @cached_property
     def payout_rounding(self) -> Rounding:
         return Rounding(self.get("payout.inexact", "refuse"))
 
