@@ -39,9 +39,11 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -49,7 +51,13 @@ from typing import Any, NamedTuple
 import orjson
 
 from dicetable.core.errors import InvalidInput
-from dicetable.core.events import Event, event_from_dict, event_from_owned_dict, event_to_dict
+from dicetable.core.events import (
+    Event,
+    event_from_dict,
+    event_from_owned_dict,
+    event_to_dict,
+    type_hints,
+)
 
 GENESIS = "0" * 64
 """The 'previous hash' of a table's first event."""
@@ -57,6 +65,28 @@ GENESIS = "0" * 64
 def canonical(data: Any) -> str:
     """The one JSON text of ``data`` that is hashed and stored: sorted keys, no spaces."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_ORJSON_CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS \
+    | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def canonical_plain(data: Any) -> str:
+    """``canonical(data)`` for data without floats, written by orjson: the same text byte for
+    byte (its escapes, key order and integers are json's), at a tenth of the cost. What orjson
+    does not write as json does (an integer beyond 64 bits, a lone surrogate, a key that is not
+    text, a type json refuses) falls back to json.
+
+    >>> data = {"z": [1, None, True], "a": "Arr\u00eat\u00e9 \\ \\u0001", "k": {"b": 2**64 - 1}}
+    >>> canonical_plain(data) == canonical(data)
+    True
+    >>> canonical_plain({1: "a"}) == canonical({1: "a"})   # json's text for a number key
+    True
+    """
+    try:
+        return orjson.dumps(data, option=_ORJSON_CANONICAL).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError included
+        return canonical(data)
 
 
 def link_hash(prev_hash: str, body: str, key: bytes | None = None) -> str:
@@ -309,4 +339,26 @@ def encode(event: Event) -> tuple[str, str]:
     version."""
     data = event_to_dict(event)
     data["v"] = VERSIONS.get(event.kind, 1)
-    return event.kind, canonical(data)
+    plain = _PLAIN.get(type(event))
+    if plain is None:
+        plain = _PLAIN[type(event)] = not any(
+            _may_hold_float(tp) for tp in type_hints(type(event)).values())
+    return event.kind, canonical_plain(data) if plain else canonical(data)
+
+
+_PLAIN: dict[type[Event], bool] = {}
+"""Event classes none of whose fields can hold a float (json and orjson write floats
+differently: ``1e+16`` and ``1e16``), so ``canonical_plain`` writes their text."""
+
+
+def _may_hold_float(tp: Any) -> bool:
+    """Whether a value of type ``tp`` may be or contain a float (``Any`` and ``object`` may).
+
+    >>> _may_hold_float(dict[str, tuple[int, str | None]]), _may_hold_float(list[Any])
+    (False, True)
+    """
+    if tp is float or tp is Any or tp is object:
+        return True
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return any(_may_hold_float(t) for t in type_hints(tp).values())
+    return any(_may_hold_float(arg) for arg in typing.get_args(tp) if arg is not Ellipsis)
