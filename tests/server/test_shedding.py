@@ -373,6 +373,25 @@ def test_issue_13_the_clients_remembered_are_bounded() -> None:
     assert slow._last == {b"g": 1.0}
 
 
+def test_issue_28_a_server_started_into_an_overload_learns_its_cost_from_its_first_window(
+        ) -> None:
+    """Refusing from its first command on, a server still measures itself: kept at the first
+    guess (a quarter of a millisecond) when an answer costs 3 ms, it would admit twelve times
+    the work its wait allows."""
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4, max_wait=0.1)
+    admitted = sum(admission.admit() for _ in range(1000))
+    assert admitted == int(0.1 / FIRST_GUESS) + 1
+    assert admission.refused == 1000 - admitted
+    for _k in range(admitted):  # answered at 3 ms each, refusing all the while
+        ticks.now += 0.003
+        cpu.now += 0.003
+        admission.refuse()
+        admission.done()
+    assert admission.per_answer == pytest.approx(0.003)
+    assert sum(admission.admit() for _ in range(1000)) == 34  # 34 x 3 ms: over 100 ms
+
+
 def test_issue_28_a_server_answering_faster_while_it_refuses_learns_it() -> None:
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4, max_wait=100.0)

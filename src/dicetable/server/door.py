@@ -253,9 +253,13 @@ class Admission:
             # took is not the admitted commands' (counted as theirs, it made each seem
             # dearer, refused more, and 200 clients retrying at once were held there); but a
             # server answering faster than it thought (a slow spell over, bigger batches)
-            # must not stay held at its old estimate while it refuses.
+            # must not stay held at its old estimate while it refuses. Nor may a server
+            # started into an overload stay at its first guess: its first window is its
+            # first measure, refusals and all (a dearer cost, so shorter waits, until a
+            # window says better).
             per = (spent - self._busy_since) / self._answered
-            if self.refused == self._refused_since or per < self.per_answer:
+            if not self._measured or self.refused == self._refused_since \
+                    or per < self.per_answer:
                 self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
                 self._measured = True
             self._since, self._busy_since, self._answered = now, spent, 0
