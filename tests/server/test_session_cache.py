@@ -13,6 +13,7 @@ import pytest
 from dicetable.application.accounts import (
     LOCK_AFTER,
     SESSION_HOURS,
+    SESSION_READ_AHEAD,
     AccountLocked,
     Accounts,
     Kind,
@@ -87,6 +88,59 @@ def test_issue_13_another_process_logout_is_seen_within_the_cache_delay(
     there.logout(token)
     assert here.session(token).username == "ann"  # still remembered: the bounded delay
     now[0] += here.sessions.seconds
+    with pytest.raises(NotAuthenticated):
+        here.session(token)
+    there.close()
+    here.close()
+
+
+def _read_ahead_done(accounts: Accounts) -> None:
+    """Wait for the reads ahead submitted so far (they run on the accounts' own thread)."""
+    accounts._reader.submit(lambda: None).result(timeout=30)
+
+
+def test_issue_28_a_session_in_use_is_read_again_before_its_trust_ends(
+        tmp_path: Path) -> None:
+    """The read of a session in use is made ahead, off its request's way: a request in the
+    last part of the entry's trust is answered from memory, the entry read again behind it,
+    and the next request finds it trusted afresh - no request reads the store."""
+    accounts = _accounts(tmp_path / "a.db")
+    token = accounts.login("ann", PASSWORD)
+    now = [0.0]
+    accounts.sessions.clock = lambda: now[0]
+    accounts.sessions.clear()
+    accounts.session(token)  # read at t=0
+    life = accounts.sessions.kept_for(token_digest(token))
+    now[0] = life * 0.5
+    assert accounts.remembered(token) is not None
+    _read_ahead_done(accounts)
+    assert accounts.sessions.misses == 1  # mid-life: not read again
+    now[0] = life - 0.5 * accounts.sessions.seconds * SESSION_READ_AHEAD
+    assert accounts.remembered(token) is not None  # answered from memory ...
+    assert accounts.remembered(token) is not None  # (one read ahead, however many ask)
+    _read_ahead_done(accounts)
+    now[0] = life + 0.5  # ... and past the old entry's trust, the new one answers
+    assert accounts.remembered(token) is not None
+    assert accounts.sessions.misses == 1
+    accounts.close()
+
+
+def test_issue_13_a_read_ahead_never_keeps_a_session_the_log_has_closed(
+        tmp_path: Path) -> None:
+    """Reading ahead renews what the log says, never more: a session another process closed
+    is forgotten by the read ahead that finds it closed, within the same bounded delay."""
+    here = _accounts(tmp_path / "a.db")
+    there = Accounts(tmp_path / "a.db")
+    token = here.login("ann", PASSWORD)
+    now = [0.0]
+    here.sessions.clock = lambda: now[0]
+    here.sessions.clear()
+    here.session(token)
+    there.logout(token)
+    now[0] = here.sessions.kept_for(token_digest(token)) - 0.1
+    assert here.remembered(token) is not None  # still within its trust
+    _read_ahead_done(here)
+    assert here.remembered(token) is None
     with pytest.raises(NotAuthenticated):
         here.session(token)
     there.close()

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import logging
 import re
 import secrets
 import threading
@@ -53,6 +54,7 @@ import time
 import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -71,6 +73,8 @@ from dicetable.store.chain import EMPTY, Head, decode_body, link_hash
 from dicetable.store.open import open_store
 from dicetable.store.versioned import retry_stale
 
+log = logging.getLogger(__name__)
+
 SESSION_CACHE_SECONDS = 5.0
 """How long a session read from the database is trusted without reading it again
 (industry-default): the longest a logout or lock made by another process goes unseen here."""
@@ -83,6 +87,14 @@ sessions read together (a server's start, a shift's logins) are not all read aga
 same instant. Kept for the whole time, they were: in ``bench.load_bench`` (d) the 1,000
 players' sessions read at its start were all read again 5 s later, and the commands admitted
 in that half-second waited 250-290 ms."""
+
+SESSION_READ_AHEAD = 0.2
+"""Share of ``SESSION_CACHE_SECONDS`` before an entry's trust ends in which a request that
+finds it has it read again in the background (industry-default; less than the shortest life,
+``1 - SESSION_CACHE_SPREAD``): a session in use is then never read on its request's way. In
+``bench.load_bench`` (d) about one command in five found its session's trust over and took
+the long way, a store read on a worker thread of its own, the event loop's read handing it
+over."""
 
 A = TypeVar("A")
 
@@ -108,6 +120,8 @@ class SessionCache(Generic[A]):
         """Each username's cached digests (forgetting an account never scans the cache)."""
         self._lock = threading.Lock()
         self._generation = 0
+        self._ahead: set[str] = set()
+        """Digests being read again before their trust ends (``read_ahead``)."""
         self.hits = 0
         self.misses = 0
         """Lookups answered from memory, and from the database (tests count them)."""
@@ -120,6 +134,27 @@ class SessionCache(Generic[A]):
         self.hits += 1
         return entry
 
+    def read_ahead(self, digest: str, entry: Entry[A]) -> bool:
+        """Is ``entry`` (found for ``digest``) in the last part of its trust, and not being
+        read again yet? Then it is marked as being read (until ``put`` or ``forget_session``).
+
+        >>> t = [0.0]
+        >>> cache: SessionCache[str] = SessionCache(seconds=5.0, spread=0.0, clock=lambda: t[0])
+        >>> cache.put("d", "ann", "ann", datetime.max, cache.generation())
+        >>> t[0] = 3.9; entry = cache.get("d"); cache.read_ahead("d", entry)
+        False
+        >>> t[0] = 4.1; cache.read_ahead("d", entry), cache.read_ahead("d", entry)
+        (True, False)
+        """
+        if entry.until - self.clock() > self.seconds * SESSION_READ_AHEAD \
+                or digest in self._ahead:
+            return False
+        with self._lock:
+            if digest in self._ahead:
+                return False
+            self._ahead.add(digest)
+        return True
+
     def generation(self) -> int:
         """Taken before reading the database; ``put`` keeps nothing if it has moved since."""
         return self._generation
@@ -129,6 +164,7 @@ class SessionCache(Generic[A]):
         if self.seconds <= 0:
             return
         with self._lock:
+            self._ahead.discard(digest)
             if generation != self._generation:
                 return  # something was invalidated meanwhile: what was read may be stale
             if len(self._entries) >= self.size:
@@ -153,6 +189,7 @@ class SessionCache(Generic[A]):
     def forget_session(self, digest: str) -> None:
         with self._lock:
             self._generation += 1
+            self._ahead.discard(digest)
             self._drop(digest)
 
     def forget_account(self, username: str) -> None:
@@ -373,12 +410,16 @@ class Accounts:
         says); another ``hasher`` only where the cost is not what is tested."""
         self.clock: Clock = clock or SystemClock()
         self._subscription = self.store.subscribe(self._on_notice)
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="sessions-ahead")
+        """The thread that reads remembered sessions again ahead of time (``remembered``;
+        started by the first such read)."""
 
     @property
     def most_at_once(self) -> int:
         return self.checks.most_at_once
 
     def close(self) -> None:
+        self._reader.shutdown(wait=True, cancel_futures=True)
         self._subscription.close()
         if self._owned:
             self.store.close()
@@ -632,11 +673,35 @@ class Accounts:
 
     def remembered(self, token: str) -> Account | None:
         """The account behind ``token`` if its session is remembered and unexpired, without
-        reading the store (None: ask ``session``)."""
-        entry = self.sessions.get(token_digest(token))
+        reading the store (None: ask ``session``). One near the end of its trust is read
+        again meanwhile, on a thread of this object's own (``read_again``)."""
+        digest = token_digest(token)
+        entry = self.sessions.get(digest)
         if entry is None or entry.expires <= self._now():
             return None
+        if self.sessions.read_ahead(digest, entry):
+            try:
+                self._reader.submit(self.read_again, token, digest)
+            except RuntimeError:  # closed: the entry runs out and is read on the way
+                self.sessions.forget_session(digest)
         return entry.account
+
+    def read_again(self, token: str, digest: str) -> None:
+        """Read a remembered session from its account's log, as ``session`` reads one it does
+        not remember, and remember what it says; a session the log no longer grants (closed,
+        expired, an account under a fault), or a read that fails, is forgotten: its next
+        request reads it and is answered as the log says."""
+        generation = self.sessions.generation()
+        try:
+            account, expires = self._session_from_log(token, digest)
+        except DicetableError:
+            self.sessions.forget_session(digest)
+            return
+        except Exception:
+            self.sessions.forget_session(digest)
+            log.exception("a session could not be read again ahead of its request")
+            return
+        self.sessions.put(digest, account, account.username, expires, generation)
 
     def _session_from_log(self, token: str, digest: str) -> tuple[Account, datetime]:
         username = token.rpartition(".")[2]
