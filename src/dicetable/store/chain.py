@@ -77,7 +77,7 @@ def canonical_plain(data: Any) -> str:
     does not write as json does (an integer beyond 64 bits, a lone surrogate, a key that is not
     text, a type json refuses) falls back to json.
 
-    >>> data = {"z": [1, None, True], "a": "Arr\u00eat\u00e9 \\ \\u0001", "k": {"b": 2**64 - 1}}
+    >>> data = {"z": [1, None, True], "a": "Arr\u00eat\u00e9 \\\\ \\u0001", "k": {"b": 2**64 - 1}}
     >>> canonical_plain(data) == canonical(data)
     True
     >>> canonical_plain({1: "a"}) == canonical({1: "a"})   # json's text for a number key
