@@ -360,8 +360,15 @@ def carried(source: Any, *groups: type[Any]) -> dict[str, Any]:
     >>> carried(BuyChips(player="ann", amount=500, chip_set="A"), Chips)
     {'player': 'ann', 'amount': 500}
     """
-    return {f.name: tuple(v) if isinstance(v := getattr(source, f.name), list) else v
-            for g in groups for f in dataclasses.fields(g)}
+    names = _CARRIED.get(groups)
+    if names is None:
+        names = _CARRIED[groups] = tuple(f.name for g in groups for f in dataclasses.fields(g))
+    return {name: tuple(v) if isinstance(v := getattr(source, name), list) else v
+            for name in names}
+
+
+_CARRIED: dict[tuple[type[Any], ...], tuple[str, ...]] = {}
+"""The field names of each combination of field groups ``carried`` was asked for."""
 
 
 EVENT_TYPES: dict[str, type[Event]] = {}
