@@ -775,6 +775,7 @@ class Run:
             late: list[float] = []
             cpu, wall, made = [], [], 0
             accepted: list[tuple[float, float]] = []  # (latency from sent, sent from the start)
+            busy: list[tuple[float, float]] = []  # (503's latency from due, sent from the start)
             for share in range(GENERATORS):
                 out = json.loads((folder / f"out{share}.json").read_text())
                 stats.ok += out["ok"]
@@ -782,6 +783,7 @@ class Run:
                 accepted += zip(out["ok_sent"], out["ok_at"], strict=True)
                 stats.busy += out["busy"]
                 stats.busy_sent += out["busy_sent"]
+                busy += zip(out["busy"], out["busy_at"], strict=True)
                 stats.refused += out["refused"]
                 stats.taken_down += out["taken_down"]
                 for kind, n in out["errors"].items():
@@ -803,6 +805,13 @@ class Run:
             extra.append(f"accepted p99 from sent in its first {ONSET:g} s "
                          f"{fmt_ms(pct(first, 99)).strip()} ms ({len(first)}), after "
                          f"{fmt_ms(pct(rest, 99)).strip()} ms ({len(rest)})")
+            early = [took for took, at in busy if at < ONSET]
+            later = [took for took, at in busy if at >= ONSET]
+            extra.append(f"503 p99 from due in its first {ONSET:g} s "
+                         f"{fmt_ms(pct(early, 99)).strip()} ms ({len(early)}, "
+                         f"{sum(1 for b in early if b > 0.020)} over 20 ms), after "
+                         f"{fmt_ms(pct(later, 99)).strip()} ms ({len(later)}, "
+                         f"{sum(1 for b in later if b > 0.020)} over 20 ms)")
             extra.append(f"offered {rate:.0f}/s over {made} connections by {GENERATORS} "
                          f"generator processes (each {100 * max(cpu) / max(wall):.0f}% of a "
                          f"core at most; sent late p50 {fmt_ms(pct(late, 50)).strip()} ms, "

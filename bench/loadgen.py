@@ -228,7 +228,8 @@ async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
     port, rate, shares = spec["port"], spec["rate"], spec["shares"]
     requests = spec["requests"]
     out: dict[str, Any] = {"ok": [], "ok_sent": [], "ok_at": [], "busy": [], "busy_sent": [],
-                           "late": [], "refused": 0, "taken_down": 0, "errors": {}, "acked": {}}
+                           "busy_at": [], "late": [], "refused": 0, "taken_down": 0,
+                           "errors": {}, "acked": {}}
     held: dict[Any, str] = {}  # a request's bet, placed: taken down on its next turn
     fleet = asyncio.Queue[Connection]()
     made = [0]
@@ -268,6 +269,7 @@ async def open_loop(spec: dict[str, Any]) -> dict[str, Any]:
         elif status == 503:
             out["busy"].append(done - due)
             out["busy_sent"].append(done - sent)
+            out["busy_at"].append(sent - start)
         elif status in (409, 422):
             out["refused"] += 1
         else:
