@@ -51,6 +51,9 @@ def test_two_processes_split_the_tables_and_forward_commands_to_the_owner(
         assert len(owned[0] | owned[1]) == 5, owned
         assert owned[0], owned
         assert owned[1], owned
+        # interleaved by place: the sorted names' every other table to each process
+        names = sorted(owned[0] | owned[1])
+        assert sorted(map(sorted, owned)) == sorted([names[0::2], names[1::2]]), owned
         for here in (0, 1):
             there = 1 - here
             table = sorted(owned[there])[0]

@@ -48,6 +48,7 @@ class TableOwners:
                 "pid INTEGER NOT NULL)").format(self._registry))
         self._cache: dict[str, tuple[float, str | None]] = {}
         self._stop = threading.Event()
+        self.place = self._take_place()
         self.claim()
         self._thread = threading.Thread(target=self._rebalance, daemon=True,
                                         name="dicetable-owners")
@@ -65,13 +66,26 @@ class TableOwners:
         with self._lock:
             return table in self._owned
 
+    def _take_place(self) -> int:
+        """This process's place among the floor's processes (0 to ``workers`` - 1): the first
+        whose advisory lock is free, held while the process lives (one started again takes the
+        place its predecessor left; more processes than places share by pid)."""
+        for place in range(self.workers):
+            got = self._conn.execute("SELECT pg_try_advisory_lock(%s)",
+                                     (_key(self.schema, f"\0place {place}"),)).fetchone()
+            if got and got[0]:
+                return place
+        return self.pid % self.workers
+
     def claim(self) -> None:
-        """Take unowned tables up to the fair share (starting at a place of this process's
-        own, so that processes starting together try different tables first)."""
+        """Take unowned tables up to the fair share: first every ``workers``-th of the sorted
+        names from this process's place, then any left. Tables named alike (a bank of craps
+        tables, sorted together) are so spread between the processes, not run of them to
+        one, and processes starting together try different tables first."""
         with self._lock:
-            tables = list(self._tables)
-            start = self.pid % max(1, len(tables))
-            for table in tables[start:] + tables[:start]:
+            mine = self._tables[self.place::self.workers]
+            taken = set(mine)
+            for table in mine + [t for t in self._tables if t not in taken]:
                 if len(self._owned) >= self.share:
                     break
                 if table in self._owned:
