@@ -93,9 +93,9 @@ def check_amount(pack: RulePack, wager: CompiledWager, amount: int, limit_code: 
         if unpaid:
             net = min(unpaid)  # the least payout the amount cannot pay names the refusal
             raise IllegalWager(
-                    f"{format_cents(amount)} on {wager.name} cannot be paid at "
-                    f"{net.numerator} to {net.denominator} in {format_cents(unit)} units",
-                    rule="payout.inexact", citation=pack.cite("payout.inexact"))
+                f"{format_cents(amount)} on {wager.name} cannot be paid at "
+                f"{net.numerator} to {net.denominator} in {format_cents(unit)} units",
+                rule="payout.inexact", citation=pack.cite("payout.inexact"))
 
 
 def amount_step(pack: RulePack, wager: CompiledWager, limit_code: str) -> int:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from dicetable.core.errors import DicetableError, IllegalWager, InvalidInput
-from dicetable.core.money import Rounding, format_cents, is_whole_units, parse_money
+from dicetable.core.money import Rounding, format_cents, parse_money, pays_whole
 from dicetable.core.textinput import parse_json, parse_toml, read_utf8
 from dicetable.games.engine import TOGGLE_FAMILIES, check_amount
 from dicetable.games.packs import load_pack, menu_wager, points_of
@@ -256,7 +256,7 @@ def _check_odds(pack: RulePack, odds_table: CompiledWager, amount: int, point: i
     wins = {st.payout for st in net if st.payout > 0}
     if pack.payout_rounding is Rounding.REFUSE:
         for w in wins:
-            if not is_whole_units(amount * w, pack.payout_unit):
+            if not pays_whole(amount, w, pack.payout_unit):
                 raise IllegalWager(
                     f"odds of {format_cents(amount)} on {point} cannot be paid at "
                     f"{w.numerator} to {w.denominator} in {format_cents(pack.payout_unit)} units",
