@@ -648,9 +648,7 @@ class Accounts:
         digest = token_digest(token)
         entry = self.sessions.get(digest)
         if entry is None:
-            generation = self.sessions.generation()
-            account, expires = self._session_from_log(token, digest)
-            self.sessions.put(digest, account, account.username, expires, generation)
+            account, expires = self._read_session(token, digest)
         else:
             account, expires = entry.account, entry.expires
         if expires <= self._now():
@@ -690,17 +688,21 @@ class Accounts:
         not remember, and remember what it says; a session the log no longer grants (closed,
         expired, an account under a fault), or a read that fails, is forgotten: its next
         request reads it and is answered as the log says."""
-        generation = self.sessions.generation()
         try:
-            account, expires = self._session_from_log(token, digest)
+            self._read_session(token, digest)
         except DicetableError:
             self.sessions.forget_session(digest)
-            return
         except Exception:
             self.sessions.forget_session(digest)
             log.exception("a session could not be read again ahead of its request")
-            return
+
+    def _read_session(self, token: str, digest: str) -> tuple[Account, datetime]:
+        """A session read from its account's log, and remembered - unless something was
+        forgotten meanwhile (the cache's generation, taken before the read)."""
+        generation = self.sessions.generation()
+        account, expires = self._session_from_log(token, digest)
         self.sessions.put(digest, account, account.username, expires, generation)
+        return account, expires
 
     def _session_from_log(self, token: str, digest: str) -> tuple[Account, datetime]:
         username = token.rpartition(".")[2]
