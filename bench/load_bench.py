@@ -861,9 +861,11 @@ async def run_ceiling(tokens: dict[str, str], groups: dict[str, list[str]], seco
 async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[str, str],
                      groups: dict[str, list[str]], seconds: float, only: str,
                      capacity: float | None, profile: bool = False, warmup: float = 2.0,
-                     pit: bool = False, quick: bool = False) -> dict[str, dict[str, Any]]:
+                     pit: bool = False, quick: bool = False,
+                     env: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """One design's scenarios (``only``) on a copy of ``prepared``. ``quick``: (c) with 5
-    joins and 2 rolls at a 1 s countdown (a smoke run)."""
+    joins and 2 rolls at a 1 s countdown (a smoke run); ``env``: more environment for its
+    server (a ``--variant``)."""
     work = Path(tempfile.mkdtemp(prefix=f"dt-{label}-"))
     db = work / "floor.db"
     shutil.copyfile(prepared, db)
@@ -871,7 +873,7 @@ async def run_design(label: str, src: Path | None, prepared: Path, tokens: dict[
     if key.exists():  # the chain key travels with its log (#12: nothing is served without it)
         shutil.copyfile(key, default_key_path(db))
     try:
-        server = Server(db, src, **SERVER_ENV)
+        server = Server(db, src, **SERVER_ENV, **(env or {}))
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -982,6 +984,27 @@ def pit_summary(rounds: list[dict[str, dict[str, dict[str, Any]]]], loads: list[
               flush=True)
 
 
+def variant_envs(items: list[str]) -> dict[str, dict[str, str]]:
+    """``--variant`` arguments as each label's environment.
+
+    >>> variant_envs(["swi1:DICETABLE_SWITCH_INTERVAL_MS=1,DICETABLE_X=2"])
+    {'swi1': {'DICETABLE_SWITCH_INTERVAL_MS': '1', 'DICETABLE_X': '2'}}
+    """
+    out: dict[str, dict[str, str]] = {}
+    for item in items:
+        label, _, assignments = item.partition(":")
+        if not label or not assignments or label in ("this", "this+pit"):
+            raise SystemExit(f"--variant {item!r}: LABEL:NAME=VALUE[,NAME=VALUE...]")
+        env = {}
+        for pair in assignments.split(","):
+            name, eq, value = pair.partition("=")
+            if not eq or not name:
+                raise SystemExit(f"--variant {item!r}: {pair!r} is not NAME=VALUE")
+            env[name] = value
+        out[label] = env
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -1006,6 +1029,9 @@ def main() -> None:
     parser.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
                         help="more environment for every design's server (e.g. "
                         "DICETABLE_SHED_LAG_MS=1000 lifts an older design's lag limit)")
+    parser.add_argument("--variant", action="append", default=[], metavar="LABEL:NAME=VALUE,...",
+                        help="also serve this tree as LABEL with more environment, in turn "
+                        "with the others (a setting measured side by side with its default)")
     args = parser.parse_args()
     for item in args.server_env:
         name, _, value = item.partition("=")
@@ -1050,6 +1076,8 @@ def main() -> None:
     designs: list[tuple[str, Path | None]] = [("this", None)]
     if args.pit:
         designs.append(("this+pit", None))
+    variants = variant_envs(args.variant)
+    designs.extend((label, None) for label in variants)
     base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
     refs = [] if args.baseline == "none" else [r for r in args.baseline.split(",") if r]
     for i, ref in enumerate(refs):
@@ -1074,7 +1102,7 @@ def main() -> None:
                 results[label] = asyncio.run(run_design(
                     label, src, prepared, tokens, groups, args.seconds, args.only, capacity,
                     args.profile and src is None, warmup, pit=label == "this+pit",
-                    quick=args.quick))
+                    quick=args.quick, env=variants.get(label)))
             except Exception as e:  # an old design may not survive a scenario
                 print(f"{label} stopped: {e}")
                 continue

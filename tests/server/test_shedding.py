@@ -196,7 +196,7 @@ def test_issue_28_a_closed_loop_population_below_capacity_is_never_refused() -> 
     per_answer = 0.9 * SERVER_MAX_WAIT / clients  # their work together fits in the bound
     for _ in range(clients):
         assert admission.admit()
-    for _ in range(20 * clients):  # each answer lets its client send the next at once
+    for _ in range(50 * clients):  # each answer lets its client send the next at once
         ticks.now += per_answer
         cpu.now += per_answer
         admission.done()
@@ -376,13 +376,13 @@ def test_issue_13_the_clients_remembered_are_bounded() -> None:
 def test_issue_28_a_server_started_into_an_overload_learns_its_cost_from_its_first_window(
         ) -> None:
     """Refusing from its first command on, a server still measures itself: kept at the first
-    guess (a quarter of a millisecond) when an answer costs 3 ms, it would admit twelve times
+    guess (a tenth of a millisecond) when an answer costs 3 ms, it would admit thirty times
     the work its wait allows."""
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4, max_wait=0.1)
-    admitted = sum(admission.admit() for _ in range(1000))
+    admitted = sum(admission.admit() for _ in range(2000))
     assert admitted == int(0.1 / FIRST_GUESS) + 1
-    assert admission.refused == 1000 - admitted
+    assert admission.refused == 2000 - admitted
     for _k in range(admitted):  # answered at 3 ms each, refusing all the while
         ticks.now += 0.003
         cpu.now += 0.003
@@ -411,3 +411,15 @@ def test_issue_28_a_server_answering_faster_while_it_refuses_learns_it() -> None
         cpu.now += 0.001
         admission.done()
     assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.001)) < 1e-9
+
+
+def test_issue_28_every_refusal_is_answered_at_once_by_default() -> None:
+    clock = Ticks()
+    at_once = Impatience(clock=clock)
+    written = []
+    for step in range(10):  # a client on several connections, sending every 10 ms
+        clock.now = step * 0.01
+        written.append(round(at_once.refused(b"bob", last=clock.now), 3))
+    assert written == [round(step * 0.01, 3) for step in range(10)]
+    assert at_once.held == 0
+    assert at_once._last == {}

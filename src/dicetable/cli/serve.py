@@ -34,10 +34,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           keyfile: str | None = typer.Option(None, "--keyfile", help="TLS private key (PEM)"),
           shed_wait_ms: float | None = typer.Option(
               None, "--shed-wait-ms", min=0.001, help="Refuse a command (503) that would wait "
-              "longer than this behind those already in the server (default 100)"),
+              "longer than this behind those already in the server (default 40)"),
           shed_hold_ms: float | None = typer.Option(
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
-              "again sooner gets its next 503 this long after its last (default 100)"),
+              "again sooner gets its next 503 this long after its last (default: none, every "
+              "refusal answered at once)"),
           header_timeout: float | None = typer.Option(
               None, "--header-timeout", min=0.001, help="Seconds a request's headers may "
               "take to arrive; later, 408 and the connection closed (default 10)"),

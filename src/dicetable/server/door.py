@@ -154,10 +154,11 @@ from dicetable.store.base import EventStore, RequestRecord, request_in_progress
 from dicetable.store.chain import decode_body
 from dicetable.store.versioned import retry_stale
 
-SERVER_MAX_WAIT = 0.1
+SERVER_MAX_WAIT = 0.04
 """Seconds a command may expect to wait behind those already admitted (industry-default:
 with its table's batch and commit after that wait, an accepted command under overload is
-answered within 250 ms)."""
+answered within 100 ms; a larger bound lets each command wait longer and serves no more, the
+server being full either way)."""
 MIN_IN_FLIGHT = 32
 """Commands always admitted, whatever the estimate (industry-default)."""
 LAG_SMOOTHING = 0.25
@@ -169,11 +170,11 @@ WINDOW = 1.0
 """Seconds over which the time per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
-FIRST_GUESS = 0.00025
+FIRST_GUESS = 0.0001
 """Seconds per answer assumed until the first window is measured (industry-default:
-a little more than an accepted bet costs, so that a few hundred commands may be in flight at
-first). Without one, a sudden overload on a server that had not measured itself yet would all
-be admitted."""
+what an accepted bet costs a quick core, so that a few hundred commands may be in flight at
+first; a slower server's first window says so). Without one, a sudden overload on a server
+that had not measured itself yet would all be admitted."""
 
 class Admission:
     """Commands admitted and not yet answered, and the server's recent time per answer."""
@@ -277,11 +278,13 @@ async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
         admission.beat(max(0.0, loop.time() - due))
 
 
-RETRY_HOLD = 0.1
-"""Seconds a client refused for load waits, at least, for its next 503 (industry-default;
-``DICETABLE_SHED_HOLD_MS``, ``dicetable serve --shed-hold-ms``): a tenth of the
-``Retry-After`` it was given; a player who bets again at once is slowed, one who bets again
-a moment later is answered as anyone."""
+RETRY_HOLD = 0.0
+"""Seconds a client refused for load waits, at least, for its next 503 (industry-default:
+none, every refusal is answered at once and ``Retry-After`` says when to come back;
+``DICETABLE_SHED_HOLD_MS``, ``dicetable serve --shed-hold-ms`` for a floor whose clients
+retry in a loop). A hold cannot tell a client retrying at once from one that sends on
+several connections at its own pace: the latter's 503s came later and later (a second late
+and more under an open-loop overload, where each should take milliseconds)."""
 REMEMBERED = 100_000
 """Clients whose last refusal is remembered at most (past that, those whose hold is over
 are let go, or all of them should none be)."""
@@ -316,6 +319,8 @@ class Impatience:
         ``hold`` after its last refusal (``last``: when its connection's was, if any); noted
         as that client's last refusal."""
         now = self.clock()
+        if self.hold <= 0:
+            return now
         before = self._last.get(client)
         if last is not None and (before is None or last > before):
             before = last

@@ -36,9 +36,10 @@ the lifespan (or another protocol) simply leaves refusing to the door. A request
 protocol cannot answer on its own - one pipelined behind an answer still being written, one
 that asked ``Expect: 100-continue`` - is also left to the door.
 
-A client refused for load that sends again at once, ignoring ``Retry-After``, is refused at
-most once per ``door.RETRY_HOLD``: its next 503 is written that long after its last
-(``door.Impatience``; the client is its session, else its connection). The 503s of a read
+With a hold (``door.RETRY_HOLD``: none by default), a client refused for load that sends
+again at once, ignoring ``Retry-After``, is refused at most once per hold: its next 503 is
+written that long after its last (``door.Impatience``; the client is its session, else its
+connection). The 503s of a read
 are written once all of it is parsed, so that only the last, with nothing read behind it,
 can be held, and the answers keep their order.
 
