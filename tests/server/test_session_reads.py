@@ -63,6 +63,42 @@ def test_issue_28_each_request_is_answered_its_own_session_read_off_the_loop() -
     assert loop_thread not in source.threads
 
 
+def test_issue_28_requests_carrying_one_forgotten_session_read_it_once() -> None:
+    """A client sending on several connections after a restart: its requests that arrive
+    while its session is being read wait for that read (before, each read it again)."""
+    source = Source()
+    reads: SessionReads[str] = SessionReads(source)
+    asked = ["t-ann"] * 5 + ["bad-one"] * 3 + ["t-bob"]
+
+    async def together() -> list[Any]:
+        return await asyncio.gather(*(reads(t) for t in asked), return_exceptions=True)
+
+    found = run_async(together)
+    assert found[:5] == ["ann"] * 5
+    assert all(isinstance(f, NotAuthenticated) for f in found[5:8])  # each told why
+    assert found[8] == "bob"
+    assert sorted(source.read) == ["bad-one", "t-ann", "t-bob"]  # one read each
+    assert reads.reads == 3
+    assert run_async(lambda: reads("t-ann")) == "ann"  # read over: a later request reads again
+    assert source.read.count("t-ann") == 2
+
+
+def test_issue_28_a_request_gone_while_its_session_is_read_leaves_the_read_to_the_others(
+        ) -> None:
+    source = Source()
+    reads: SessionReads[str] = SessionReads(source)
+
+    async def one_gone() -> str:
+        first = asyncio.ensure_future(reads("t-ann"))
+        second = asyncio.ensure_future(reads("t-ann"))
+        await asyncio.sleep(0)
+        first.cancel()
+        return await second
+
+    assert run_async(one_gone) == "ann"
+    assert source.read == ["t-ann"]
+
+
 # -- through the server ------------------------------------------------------------------------
 T = "/api/tables/craps-pa-1"
 

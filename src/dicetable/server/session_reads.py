@@ -10,7 +10,9 @@ the refusal (``NotAuthenticated``) it raised.
 
 Each read goes to a worker thread of its own, at once: under load a worker waits for the
 interpreter after each read's query, so reads queued on one thread would each wait out the
-others' waits (measured, and not kept: see the commit that brought this module).
+others' waits (measured, and not kept: see the commit that brought this module). Requests
+that carry the same forgotten token while it is being read wait for that one read: a client
+sending on several connections after a restart reads its session once, not once a request.
 
 >>> import asyncio
 >>> class Accounts:
@@ -57,14 +59,23 @@ class SessionReads(Generic[A]):
         self.accounts = accounts
         self.reads = 0
         """Sessions read from the store, each on a worker thread (tests count them)."""
+        self._reading: dict[str, asyncio.Future[A]] = {}
 
     async def __call__(self, token: str | None) -> A:
-        if token:
-            found = self.accounts.remembered(token)
-            if found is not None:
-                return found
-        self.reads += 1
-        return await asyncio.to_thread(self.accounts.session, token)
+        if not token:
+            self.reads += 1
+            return await asyncio.to_thread(self.accounts.session, token)
+        found = self.accounts.remembered(token)
+        if found is not None:
+            return found
+        reading = self._reading.get(token)
+        if reading is None:
+            self.reads += 1
+            reading = asyncio.ensure_future(asyncio.to_thread(self.accounts.session, token))
+            self._reading[token] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(token, None))
+        # shielded: one waiter cancelled (its client gone) leaves the read to the others
+        return await asyncio.shield(reading)
 
 
 class Identify(Protocol):
