@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dicetable.server.owners import FORWARDED, Forwarder
+from tests.server.pipeline_helpers import run_async
 
 Answer = Callable[[bytes], bytes]
 """What the owner writes back for a request (its head and body, as read)."""
@@ -69,7 +70,7 @@ def _scope(path: str = "/api/tables/craps-pa-1/bets", query: bytes = b"",
 
 
 def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    asyncio.run(test())
+    run_async(test)  # on a thread of its own: a browser test's loop may hold this one
 
 
 def test_a_forwarded_command_reaches_its_owner_with_its_own_headers_and_body() -> None:
