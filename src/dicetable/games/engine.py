@@ -463,8 +463,7 @@ class Engine:
     def _place(self, state: TableState, c: cmd.PlaceBet, out: Emitter) -> None:
         pack = state.rules()
         wager, start, base = self.placement(state, c)
-        duplicate = [b for b in state.bets_of(c.player)
-                     if b.wager == wager.code and b.state == start and b.base == base]
+        duplicate = state.bets_on_spot(c.player, wager.code, start, base)
         if duplicate:
             raise IllegalWager(f"{c.player} already has {wager.name} ({duplicate[0].id}); "
                                "change that bet instead", rule="wagers.one-per-spot")

@@ -41,25 +41,53 @@ class Bet(ev.BetTerms):
         return "odds" if self.wager.startswith("odds:") else self.wager
 
 
+Spot = tuple[str, str, int, "str | None"]
+"""(player, wager code, state, base): where a bet stands on the layout, and whose it is."""
+
+
 class BetBook(dict[str, Bet]):
-    """``bet id -> Bet``, and ``of(player)``: that player's bets in the order placed."""
+    """``bet id -> Bet``, and its indexes, kept by every write: ``of(player)``, that
+    player's bets in the order placed; ``behind(bet)``, the odds standing behind a bet; and
+    ``on_spot``, a player's bets on one spot (a bet is replaced, never changed, so a write is
+    the only way a bet moves). Deciding a command asks these for one player's bets; a player
+    with dozens of bets on the layout was scanned whole twice a command."""
 
     def __init__(self, items: Mapping[str, Bet] | Iterable[tuple[str, Bet]] = ()) -> None:
         super().__init__()
         self._by_player: dict[str, dict[str, Bet]] = {}
+        self._behind: dict[str, dict[str, Bet]] = {}
+        self._spots: dict[Spot, dict[str, Bet]] = {}
         self.update(items)
 
     def of(self, player: str) -> list[Bet]:
         mine = self._by_player.get(player)
         return list(mine.values()) if mine else []
 
-    # -- every write keeps the index ---------------------------------------------------------
+    def behind(self, bet: str) -> list[Bet]:
+        """The bets whose base is ``bet`` (odds), in the order placed."""
+        found = self._behind.get(bet)
+        return list(found.values()) if found else []
+
+    def on_spot(self, player: str, wager: str, state: int, base: str | None) -> list[Bet]:
+        """``player``'s bets of ``wager`` in ``state`` behind ``base``, in the order placed."""
+        found = self._spots.get((player, wager, state, base))
+        return list(found.values()) if found else []
+
+    # -- every write keeps the indexes -------------------------------------------------------
     def __setitem__(self, key: str, bet: Bet) -> None:
         old = dict.get(self, key)
-        if old is not None and old.player != bet.player:
-            self._unindex(key, old)
         dict.__setitem__(self, key, bet)
+        if old is not None and (old.player, old.base) != (bet.player, bet.base):
+            self._unindex(key, old)  # another's, or behind another: placed anew
+            old = None
+        # A bet replaced where it stood keeps its place in each index (the order placed).
         self._by_player.setdefault(bet.player, {})[key] = bet
+        spot = _spot(bet)
+        if old is not None and _spot(old) != spot:
+            _drop(self._spots, _spot(old), key)
+        self._spots.setdefault(spot, {})[key] = bet
+        if bet.base is not None:
+            self._behind.setdefault(bet.base, {})[key] = bet
 
     def __delitem__(self, key: str) -> None:
         bet = dict.pop(self, key)
@@ -91,6 +119,8 @@ class BetBook(dict[str, Bet]):
     def clear(self) -> None:
         dict.clear(self)
         self._by_player.clear()
+        self._behind.clear()
+        self._spots.clear()
 
     def __ior__(self, other: Any) -> BetBook:  # type: ignore[override,misc]
         self.update(other)
@@ -99,15 +129,26 @@ class BetBook(dict[str, Bet]):
     def copy(self) -> BetBook:
         return BetBook(self)
 
-    def __reduce__(self) -> Any:  # copies and pickles rebuild the index from the items
+    def __reduce__(self) -> Any:  # copies and pickles rebuild the indexes from the items
         return (BetBook, (list(self.items()),))
 
     def _unindex(self, key: str, bet: Bet) -> None:
-        mine = self._by_player.get(bet.player)
-        if mine is not None:
-            mine.pop(key, None)
-            if not mine:
-                del self._by_player[bet.player]
+        _drop(self._by_player, bet.player, key)
+        _drop(self._spots, _spot(bet), key)
+        if bet.base is not None:
+            _drop(self._behind, bet.base, key)
+
+
+def _spot(bet: Bet) -> Spot:
+    return bet.player, bet.wager, bet.state, bet.base
+
+
+def _drop(index: dict[Any, dict[str, Bet]], at: Any, key: str) -> None:
+    found = index.get(at)
+    if found is not None:
+        found.pop(key, None)
+        if not found:
+            del index[at]
 
 
 @dataclass
@@ -202,7 +243,19 @@ class TableState:
     def odds_on(self, base: Bet) -> list[Bet]:
         """The odds standing behind ``base`` (odds are always its owner's: looked for among
         that player's bets, not the table's)."""
+        bets = self.bets
+        if isinstance(bets, BetBook):
+            return [b for b in bets.behind(base.id) if b.player == base.player]
         return [b for b in self.bets_of(base.player) if b.base == base.id]
+
+    def bets_on_spot(self, player: str, wager: str, state: int,
+                     base: str | None = None) -> list[Bet]:
+        """``player``'s bets of ``wager`` standing in ``state`` (behind ``base``)."""
+        bets = self.bets
+        if isinstance(bets, BetBook):
+            return bets.on_spot(player, wager, state, base)
+        return [b for b in self.bets_of(player)
+                if b.wager == wager and b.state == state and b.base == base]
 
     def copy(self) -> TableState:
         return copy.deepcopy(self)
