@@ -35,9 +35,12 @@ benchmark that no longer runs.
 With ``--pit`` this tree is also served as the design "this+pit": the same floor with the
 four bench tables' banks open and a pit console asking each table's bank every second (as
 ``pit-bank.js`` does): the cost of tracking the bank, side by side with "this" in one run.
+With ``--variant LABEL:NAME=VALUE,...`` this tree is served again as LABEL with more
+environment (``DICETABLE_SHED_WAIT_MS=20``, say), in turn with the others: a setting measured
+side by side with its default.
 
     .venv/bin/python -m bench.load_bench [--seconds 10] [--baseline main,REF|none]
-        [--rounds 1] [--only abcd] [--quick] [--pit]
+        [--rounds 1] [--only abcd] [--quick] [--pit] [--variant LABEL:NAME=VALUE,...]
 """
 
 from __future__ import annotations
