@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.server.app import create_app
 from dicetable.server.bets_at_read import BetsAtRead
+from dicetable.server.demo import DEMO_PASSWORD
 from dicetable.server.door import SERVER_BUSY, TABLE_BUSY, Admission, Impatience
 from dicetable.server.floor import Floor
 from dicetable.server.refusing_http import RefusingHttp
@@ -449,3 +450,43 @@ def test_issue_13_a_503_read_before_a_websocket_upgrade_comes_before_the_upgrade
             assert chunk
             buffered += chunk
         assert buffered[0] == 0x81  # a final text frame
+
+
+def test_issue_28_strangers_are_counted_and_only_a_few_at_once(live: Live, floor: Floor) -> None:
+    """Commands of sessions this server does not remember (after a restart) are counted in
+    flight as the others are, but only ``most_strangers`` at once: the rest are refused as
+    they are read (503), while a session it remembers is still admitted. (Before, they were
+    admitted uncounted, as many as came: a thousand new sessions at once queued behind their
+    session reads for a third of a second.)"""
+    strangers = [floor.accounts.login(who, DEMO_PASSWORD) for who in ("bob", "carol", "dan")]
+    floor.accounts.sessions.clear()  # forgotten: as a server just started finds them
+    floor.accounts.session(live.token)  # alice's read again: remembered
+    live.admission.most_strangers = 2
+    socks = [live.connect() for _ in range(4)]
+    try:
+        for s in socks:  # each connection accepted and served once first
+            s.sendall(live.get())
+            assert answer(s, bytearray())[0] == 200
+        refused = live.admission.refused
+        held = HeldCommits(floor.store)  # the admitted stay in flight until released
+        for s, token, wager in zip(socks, strangers, ("field", "pass", "big6"), strict=False):
+            s.sendall(live.bet(wager).replace(live.token.encode(), token.encode()))
+        deadline = time.monotonic() + 20
+        while live.admission.refused < refused + 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert live.admission.strangers == 2
+        assert live.admission.refused == refused + 1
+        socks[3].sendall(live.bet("big8"))
+        while live.admission.in_flight < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert live.admission.in_flight == 3  # a remembered session: admitted all the same
+        held.free()
+        statuses = sorted(answer(s, bytearray())[0] for s in socks)
+    finally:
+        for s in socks:
+            s.close()
+    assert statuses == [200, 200, 200, 503]
+    deadline = time.monotonic() + 20
+    while live.admission.in_flight and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert (live.admission.in_flight, live.admission.strangers) == (0, 0)  # all counted out

@@ -423,3 +423,25 @@ def test_issue_28_every_refusal_is_answered_at_once_by_default() -> None:
     assert written == [round(step * 0.01, 3) for step in range(10)]
     assert at_once.held == 0
     assert at_once._last == {}
+
+
+def test_issue_28_a_stranger_is_counted_at_the_door_and_only_so_many_at_once(
+        floor: Floor) -> None:
+    """The door (a server without the refusing protocol) counts a command whose session it
+    does not remember as the protocol does: in flight, among at most ``most_strangers``."""
+    admission = Admission(most_strangers=1)
+    app = create_app(floor, electronic_loop=False, admission=admission)
+    with TestClient(app) as http:
+        alice, bob = Client(http, "alice"), Client(http, "bob")
+        floor.accounts.sessions.clear()  # both forgotten: strangers
+        assert alice.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200
+        assert (admission.in_flight, admission.strangers) == (0, 0)  # counted out as in
+        assert admission.admitted == 1
+        admission.strangers = 1  # another stranger in flight: the room for them is taken
+        floor.accounts.sessions.clear()
+        refused = bob.post(f"{T}/bets", {"wager": "pass", "amount": 1000})
+        assert refused.status_code == 503, refused.text
+        assert admission.refused == 1
+        assert bob.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 503
+        floor.accounts.session(bob.token)  # remembered: not a stranger
+        assert bob.post(f"{T}/bets", {"wager": "pass", "amount": 1000}).status_code == 200

@@ -161,6 +161,12 @@ answered within 100 ms; a larger bound lets each command wait longer and serves 
 server being full either way)."""
 MIN_IN_FLIGHT = 32
 """Commands always admitted, whatever the estimate (industry-default)."""
+MOST_STRANGERS = 64
+"""Commands whose session this server does not remember (a restart, a login at another
+process) that may be in flight at once (industry-default). Each is read before it is
+decided, so it is counted as the others are; capped, so that after a restart a floor's
+sessions are read a few dozen at a time, each of their first commands answered at once (503)
+or soon, and so that requests with made-up tokens can hold no more of the server than this."""
 LAG_SMOOTHING = 0.25
 """Weight of the latest heartbeat in the loop's measured lag (an average: shown, never a
 reason to refuse)."""
@@ -182,8 +188,12 @@ class Admission:
     def __init__(self, *, max_wait: float = SERVER_MAX_WAIT, floor: int = MIN_IN_FLIGHT,
                  window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
                  timer: Callable[[], float] = time.perf_counter,
-                 first_guess: float = FIRST_GUESS) -> None:
+                 first_guess: float = FIRST_GUESS,
+                 most_strangers: int = MOST_STRANGERS) -> None:
         self.max_wait = max_wait
+        self.most_strangers = most_strangers
+        self.strangers = 0
+        """Commands in flight whose session was not remembered when they were admitted."""
         self.lag = 0.0
         """The event loop's recent lag: its heartbeats' lateness, averaged (``watch_lag``;
         shown and used by the collector, never a reason to refuse)."""
@@ -234,17 +244,26 @@ class Admission:
         self.enter()
         return True
 
-    def enter(self) -> None:
-        """Count in a command that ``refuse`` did not refuse."""
+    def enter(self, *, stranger: bool = False) -> None:
+        """Count in a command that ``refuse`` did not refuse (``stranger``: one whose session
+        this server does not remember)."""
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
             self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
             self._refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1
+        if stranger:
+            self.strangers += 1
 
-    def done(self) -> None:
-        """An admitted command was answered."""
+    def strangers_full(self) -> bool:
+        """Are as many commands of sessions not remembered in flight as may be?"""
+        return self.strangers >= self.most_strangers
+
+    def done(self, *, stranger: bool = False) -> None:
+        """An admitted command was answered (``stranger``: as it was admitted)."""
+        if stranger:
+            self.strangers -= 1
         self.in_flight -= 1
         self._answered += 1
         now = self.clock()
@@ -431,20 +450,26 @@ class LoadGate:
             return TABLE_BUSY
         return SERVER_BUSY if self.admission.refuse() else None
 
-    def admit_at(self, pipeline: StreamPipeline, *, count: bool = True) -> bytes | None:
-        """``refusal_at``, and a command not refused is counted in flight at once when
-        ``count`` (its ``Admission.done`` is the caller's), so that the next request read
-        sees it. Asked once the command's body has arrived whole, never at its headers."""
+    def admit_at(self, pipeline: StreamPipeline, *, stranger: bool = False) -> bytes | None:
+        """``refusal_at``, and a command not refused is counted in flight at once (its
+        ``Admission.done`` is the caller's), so that the next request read sees it; a
+        ``stranger`` (its session not remembered) is refused too while ``MOST_STRANGERS`` are
+        in flight. Asked once the command's body has arrived whole, never at its headers."""
         body = self.refusal_at(pipeline)
-        if body is None and count:
-            self.admission.enter()
+        if body is None:
+            admission = self.admission
+            if stranger and admission.strangers_full():
+                admission.refused += 1
+                return SERVER_BUSY
+            admission.enter(stranger=stranger)
         return body
 
 
 ADMITTED = "dicetable.admitted"
-"""Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted as it was read,
-its body whole: True when counted in flight, False when not (no session known), so that
-the door does not decide it again."""
+"""Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted (and counted in
+flight) as it was read, its body whole: True when its session was remembered, False for a
+stranger (``LoadGate.admit_at``), so that the door does not decide it again and counts it
+out as it was counted in."""
 
 
 def _busy_body(message: str) -> bytes:
@@ -918,10 +943,10 @@ class Door:
         method: str = scope["method"]
         gate = self.gate
         pipeline = None
-        counted = False
+        counted = stranger = False
         admitted = scope.get(ADMITTED)
         if admitted is not None:  # decided as it was read, its body whole
-            counted = bool(admitted)
+            counted, stranger = True, not admitted
         elif method in COMMAND_METHODS:
             pipeline = gate.pipeline(method, scope["path"])
             if pipeline is not None:
@@ -934,16 +959,17 @@ class Door:
             await _answer(send, 413, too_large_body(self.limit), close=True)
             return
         if pipeline is not None:
-            counted = gate.known(headers)
-            busy = gate.admit_at(pipeline, count=counted)
+            stranger = not gate.known(headers)
+            busy = gate.admit_at(pipeline, stranger=stranger)
             if busy is not None:
                 await _answer(send, 503, busy, retry=True)
                 return
+            counted = True
         try:
             await self._admitted(scope, headers, method, body, receive, send)
         finally:
             if counted:
-                gate.admission.done()
+                gate.admission.done(stranger=stranger)
 
     async def _body(self, headers: dict[bytes, bytes], receive: Receive) -> bytes | None:
         """The request's whole body, or None when it is over the limit (declared, or counted

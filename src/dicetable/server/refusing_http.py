@@ -16,10 +16,10 @@ uvicorn unchanged. A command is admitted only once its body has arrived whole: i
 may be refused at once (the server already full), but a command whose headers are read and
 whose body is still coming is held here, outside the app and uncounted, until it is complete
 (a client that never finishes holds a connection, bounded by ``server.connections``, not the
-floor's capacity). Admitted, it is counted in flight - if it carries a session this server
-knows (``LoadGate.known``: a client without one never counts against the others) - and marked
-(``pipeline.ADMITTED``), so that the door does not decide it twice and counts it out once
-answered.
+floor's capacity). Admitted, it is counted in flight - one whose session this server does not
+remember (``LoadGate.known``) among at most ``door.MOST_STRANGERS`` such, so that made-up
+tokens cannot crowd out the others - and marked (``pipeline.ADMITTED``), so that the door does
+not decide it twice and counts it out once answered.
 
 An admitted bet, or a bet taken down, is then offered to the app's ``BetsAtRead``
 (``bets_at_read``, in the lifespan state as ``BETS_STATE``), which answers it without the
@@ -71,7 +71,7 @@ class Gate(Protocol):
 
     def pipeline(self, method: str, path: str) -> Any: ...
     def refusal_at(self, pipeline: Any) -> bytes | None: ...
-    def admit_at(self, pipeline: Any, *, count: bool = True) -> bytes | None: ...
+    def admit_at(self, pipeline: Any, *, stranger: bool = False) -> bytes | None: ...
     def caller(self, headers: dict[bytes, bytes]) -> Any: ...
 
 
@@ -224,15 +224,15 @@ class RefusingHttp(HttpToolsProtocol):
             return None, None
         return gate.refusal_at(pipeline), pipeline
 
-    def _admit(self, counted: bool) -> bytes | None:
+    def _admit(self, known: bool) -> bytes | None:
         """The held command's body is whole: refused (the 503's body), or admitted - counted
-        in flight at once when it carries a session this server knows (``counted``), and
-        marked ``ADMITTED`` (counted or not), so that every request read after it in the
+        in flight at once (a stranger, its session not ``known`` to this server, among the
+        few that may be), and marked ``ADMITTED``, so that every request read after it in the
         same turn of the loop sees it and the door does not decide it again."""
         gate: Gate = self.app_state[GATE_STATE]
-        body = gate.admit_at(self._pending, count=counted)
+        body = gate.admit_at(self._pending, stranger=not known)
         if body is None:
-            cast(dict[str, Any], self.scope)[ADMITTED] = counted
+            cast(dict[str, Any], self.scope)[ADMITTED] = known
         return body
 
     def _take_bet(self, headers: dict[bytes, bytes], who: Any) -> bool:
