@@ -23,6 +23,7 @@ from dicetable.server.door import (
     FIRST_GUESS,
     LAG_SMOOTHING,
     MIN_IN_FLIGHT,
+    MOST_STRANGERS,
     NEVER,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
@@ -249,6 +250,8 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
     assert "loop_lag_ms" in load
     assert load["refusals_held"] == 0  # refused once: nothing to hold
     assert load["limits"]["retry_hold_ms"] == app.state.gate.impatience.hold * 1000
+    assert load["strangers_in_flight"] == 0
+    assert load["limits"]["strangers_in_flight"] == MOST_STRANGERS
 
 
 def test_issue_13_the_shedding_limits_are_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -259,6 +262,19 @@ def test_issue_13_the_shedding_limits_are_configurable(monkeypatch: pytest.Monke
     for bad in ("0", "-5", "soon", "inf", "nan"):
         monkeypatch.setenv("DICETABLE_SHED_WAIT_MS", bad)
         with pytest.raises(InvalidInput, match="DICETABLE_SHED_WAIT_MS") as refused:
+            admission_from_env()
+        assert refused.value.rule == "server.backpressure"
+
+
+def test_issue_28_the_strangers_in_flight_are_configurable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DICETABLE_SHED_STRANGERS", raising=False)
+    assert admission_from_env().most_strangers == MOST_STRANGERS
+    monkeypatch.setenv("DICETABLE_SHED_STRANGERS", "8")
+    assert admission_from_env().most_strangers == 8
+    for bad in ("0", "-1", "many", "2.5"):
+        monkeypatch.setenv("DICETABLE_SHED_STRANGERS", bad)
+        with pytest.raises(InvalidInput, match="DICETABLE_SHED_STRANGERS") as refused:
             admission_from_env()
         assert refused.value.rule == "server.backpressure"
 

@@ -35,6 +35,10 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
           shed_wait_ms: float | None = typer.Option(
               None, "--shed-wait-ms", min=0.001, help="Refuse a command (503) that would wait "
               "longer than this behind those already in the server (default 40)"),
+          shed_strangers: int | None = typer.Option(
+              None, "--shed-strangers", min=1, help="Commands whose session this server does "
+              "not remember yet (just started, a login elsewhere) that may be in flight at "
+              "once; more are refused (503) as they are read (default 64)"),
           shed_hold_ms: float | None = typer.Option(
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
               "again sooner gets its next 503 this long after its last (default: none, every "
@@ -94,6 +98,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     )
 
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
+                        ("DICETABLE_SHED_STRANGERS", shed_strangers),
                         ("DICETABLE_SHED_HOLD_MS", shed_hold_ms),
                         ("DICETABLE_HEADER_TIMEOUT", header_timeout),
                         ("DICETABLE_BODY_TIMEOUT", body_timeout),

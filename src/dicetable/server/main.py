@@ -25,7 +25,14 @@ from dicetable.server.connections import (
 )
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
-from dicetable.server.door import RETRY_HOLD, SERVER_MAX_WAIT, Admission, Impatience, Proxies
+from dicetable.server.door import (
+    MOST_STRANGERS,
+    RETRY_HOLD,
+    SERVER_MAX_WAIT,
+    Admission,
+    Impatience,
+    Proxies,
+)
 from dicetable.server.floor import Floor
 from dicetable.server.observe import LOG_ENV, configure_logging
 from dicetable.store.base import key_mismatch
@@ -163,8 +170,8 @@ def _positive(name: str, parse: Callable[[str], float], what: str, rule: str) ->
     return value
 
 
-def _positive_int(name: str, default: int) -> int:
-    value = _positive(name, int, "a whole number of at least 1", "server.connections")
+def _positive_int(name: str, default: int, rule: str = "server.connections") -> int:
+    value = _positive(name, int, "a whole number of at least 1", rule)
     return default if value is None else int(value)
 
 
@@ -175,10 +182,13 @@ def impatience_from_env() -> Impatience:
 
 
 def admission_from_env() -> Admission:
-    """The load shedding's bound: ``DICETABLE_SHED_WAIT_MS``, the wait (in milliseconds) a
-    command may expect behind the work already admitted; unset, the industry-default one
-    (``server.door``)."""
-    return Admission(max_wait=_positive_ms("DICETABLE_SHED_WAIT_MS", SERVER_MAX_WAIT))
+    """The load shedding's bounds: ``DICETABLE_SHED_WAIT_MS``, the wait (in milliseconds) a
+    command may expect behind the work already admitted, and ``DICETABLE_SHED_STRANGERS``,
+    the commands whose session the server does not remember that may be in flight at once;
+    unset, the industry-default ones (``server.door``)."""
+    return Admission(max_wait=_positive_ms("DICETABLE_SHED_WAIT_MS", SERVER_MAX_WAIT),
+                     most_strangers=_positive_int("DICETABLE_SHED_STRANGERS", MOST_STRANGERS,
+                                                  "server.backpressure"))
 
 
 def _positive_ms(name: str, default: float) -> float:

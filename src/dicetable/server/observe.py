@@ -216,6 +216,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
               if (p := info.pipeline) is not None}
     lag = readiness.lag()
     return {"in_flight": admission.in_flight, "admitted": admission.admitted,
+            "strangers_in_flight": admission.strangers,
             "refused": admission.refused,
             "refusals_held": gate.impatience.held,
             "ms_per_answer": round(admission.per_answer * 1000, 3),
@@ -228,6 +229,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
             "limits": {"wait_ms": admission.max_wait * 1000,
                        "retry_hold_ms": gate.impatience.hold * 1000,
                        "always_admitted": admission.floor,
+                       "strangers_in_flight": admission.most_strangers,
                        "header_timeout_s": connections.header_timeout,
                        "body_timeout_s": connections.body_timeout,
                        "connections": connections.most,
@@ -248,6 +250,8 @@ class FloorCollector(Collector):
         f = self.read()
         yield _gauge("dicetable_in_flight", "Commands admitted and not yet answered",
                      f["in_flight"])
+        yield _gauge("dicetable_strangers_in_flight", "Commands in flight whose session the "
+                     "server did not remember when it admitted them", f["strangers_in_flight"])
         yield _gauge("dicetable_pipeline_depth", "Commands queued on the tables' pipelines",
                      f["pipeline_depth"])
         depth = GaugeMetricFamily("dicetable_table_queue", "Commands queued per table",
