@@ -64,6 +64,14 @@ class Live:
     def connect(self) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=10)
 
+    def served(self, n: int) -> list[socket.socket]:
+        """``n`` connections, each accepted and answered a read once already."""
+        socks = [self.connect() for _ in range(n)]
+        for s in socks:
+            s.sendall(self.get())
+            assert answer(s, bytearray())[0] == 200
+        return socks
+
     def bet(self, wager: str = "field", *, extra: str = "", version: str = "1.1",
             amount: int = 1000) -> bytes:
         body = json.dumps({"wager": wager, "amount": amount}).encode()
@@ -227,11 +235,8 @@ def test_issue_13_commands_read_in_one_turn_are_counted_as_each_is_admitted(
     # read, so the other four are refused there and only two ever reach the app. (Counted
     # in only once its task ran, all six were admitted by the protocol, then four refused
     # by the middleware, after waiting behind the turn.)
-    socks = [live.connect() for _ in range(6)]
+    socks = live.served(6)
     try:
-        for s in socks:  # each connection accepted and served once first
-            s.sendall(live.get())
-            assert answer(s, bytearray())[0] == 200
         loop = live.app.loop
         assert loop is not None
         held = HeldCommits(floor.store)  # the admitted stay in flight until released
@@ -462,11 +467,8 @@ def test_issue_28_strangers_are_counted_and_only_a_few_at_once(live: Live, floor
     floor.accounts.sessions.clear()  # forgotten: as a server just started finds them
     floor.accounts.session(live.token)  # alice's read again: remembered
     live.admission.most_strangers = 2
-    socks = [live.connect() for _ in range(4)]
+    socks = live.served(4)
     try:
-        for s in socks:  # each connection accepted and served once first
-            s.sendall(live.get())
-            assert answer(s, bytearray())[0] == 200
         refused = live.admission.refused
         held = HeldCommits(floor.store)  # the admitted stay in flight until released
         for s, token, wager in zip(socks, strangers, ("field", "pass", "big6"), strict=False):
