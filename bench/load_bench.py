@@ -803,13 +803,11 @@ class Run:
             self.child_cpu = sum(cpu)
             # The first half-second apart: every overload player's session is new to the
             # server then (read from the store, ``server.session_reads``), a restart's herd.
-            first = [took for took, at in accepted if at < ONSET]
-            rest = [took for took, at in accepted if at >= ONSET]
+            first, rest = at_onset(accepted)
             extra.append(f"accepted p99 from sent in its first {ONSET:g} s "
                          f"{fmt_ms(pct(first, 99)).strip()} ms ({len(first)}), after "
                          f"{fmt_ms(pct(rest, 99)).strip()} ms ({len(rest)})")
-            early = [took for took, at in busy if at < ONSET]
-            later = [took for took, at in busy if at >= ONSET]
+            early, later = at_onset(busy)
             extra.append(f"503 p99 from due in its first {ONSET:g} s "
                          f"{fmt_ms(pct(early, 99)).strip()} ms ({len(early)}, "
                          f"{sum(1 for b in early if b > 0.020)} over 20 ms), after "
@@ -987,11 +985,22 @@ def pit_summary(rounds: list[dict[str, dict[str, dict[str, Any]]]], loads: list[
               flush=True)
 
 
+def at_onset(timed: list[tuple[float, float]]) -> tuple[list[float], list[float]]:
+    """The latencies of ``(latency, sent from the start)`` pairs sent in the first ``ONSET``
+    seconds, and those sent after.
+
+    >>> at_onset([(0.2, 0.1), (0.03, 0.7), (0.05, 0.4)])
+    ([0.2, 0.05], [0.03])
+    """
+    return ([took for took, at in timed if at < ONSET],
+            [took for took, at in timed if at >= ONSET])
+
+
 def variant_envs(items: list[str]) -> dict[str, dict[str, str]]:
     """``--variant`` arguments as each label's environment.
 
-    >>> variant_envs(["swi1:DICETABLE_SWITCH_INTERVAL_MS=1,DICETABLE_X=2"])
-    {'swi1': {'DICETABLE_SWITCH_INTERVAL_MS': '1', 'DICETABLE_X': '2'}}
+    >>> variant_envs(["w30:DICETABLE_SHED_WAIT_MS=30,DICETABLE_SHED_STRANGERS=32"])
+    {'w30': {'DICETABLE_SHED_WAIT_MS': '30', 'DICETABLE_SHED_STRANGERS': '32'}}
     """
     out: dict[str, dict[str, str]] = {}
     for item in items:

@@ -41,7 +41,7 @@ class Bet(ev.BetTerms):
         return "odds" if self.wager.startswith("odds:") else self.wager
 
 
-Spot = tuple[str, str, int, "str | None"]
+Spot = tuple[str, str, int, str | None]
 """(player, wager code, state, base): where a bet stands on the layout, and whose it is."""
 
 
@@ -60,18 +60,15 @@ class BetBook(dict[str, Bet]):
         self.update(items)
 
     def of(self, player: str) -> list[Bet]:
-        mine = self._by_player.get(player)
-        return list(mine.values()) if mine else []
+        return _listed(self._by_player, player)
 
     def behind(self, bet: str) -> list[Bet]:
         """The bets whose base is ``bet`` (odds), in the order placed."""
-        found = self._behind.get(bet)
-        return list(found.values()) if found else []
+        return _listed(self._behind, bet)
 
     def on_spot(self, player: str, wager: str, state: int, base: str | None) -> list[Bet]:
         """``player``'s bets of ``wager`` in ``state`` behind ``base``, in the order placed."""
-        found = self._spots.get((player, wager, state, base))
-        return list(found.values()) if found else []
+        return _listed(self._spots, (player, wager, state, base))
 
     # -- every write keeps the indexes -------------------------------------------------------
     def __setitem__(self, key: str, bet: Bet) -> None:
@@ -141,6 +138,12 @@ class BetBook(dict[str, Bet]):
 
 def _spot(bet: Bet) -> Spot:
     return bet.player, bet.wager, bet.state, bet.base
+
+
+def _listed(index: dict[Any, dict[str, Bet]], at: Any) -> list[Bet]:
+    """The bets an index holds at ``at``, in the order placed."""
+    found = index.get(at)
+    return list(found.values()) if found else []
 
 
 def _drop(index: dict[Any, dict[str, Bet]], at: Any, key: str) -> None:

@@ -256,9 +256,13 @@ class Admission:
         if stranger:
             self.strangers += 1
 
-    def strangers_full(self) -> bool:
-        """Are as many commands of sessions not remembered in flight as may be?"""
-        return self.strangers >= self.most_strangers
+    def refuse_stranger(self) -> bool:
+        """Is a command whose session this server does not remember, arriving now, to be
+        refused, ``most_strangers`` such being in flight? (Counted as refused when it is.)"""
+        if self.strangers >= self.most_strangers:
+            self.refused += 1
+            return True
+        return False
 
     def done(self, *, stranger: bool = False) -> None:
         """An admitted command was answered (``stranger``: as it was admitted)."""
@@ -457,11 +461,9 @@ class LoadGate:
         in flight. Asked once the command's body has arrived whole, never at its headers."""
         body = self.refusal_at(pipeline)
         if body is None:
-            admission = self.admission
-            if stranger and admission.strangers_full():
-                admission.refused += 1
+            if stranger and self.admission.refuse_stranger():
                 return SERVER_BUSY
-            admission.enter(stranger=stranger)
+            self.admission.enter(stranger=stranger)
         return body
 
 

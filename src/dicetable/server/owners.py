@@ -40,8 +40,9 @@ IDLE_KEPT = 60.0
 (industry-default; the owners' private port keeps one open longer: ``Split.start``)."""
 MOST_IDLE = 256
 """Idle connections kept to one owner at most."""
-_NOT_FORWARDED = frozenset((b"host", b"content-length", b"connection", b"keep-alive",
-                            b"transfer-encoding", b"expect", b"upgrade", b"te"))
+_NOT_FORWARDED = _HOP | {b"host", b"expect", b"upgrade", b"te"}
+"""A command's headers not written to its owner: the hop-by-hop ones (``_HOP``, which the
+owner's answer loses too) and those of this connection alone."""
 
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
