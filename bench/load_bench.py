@@ -63,7 +63,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -996,17 +996,24 @@ def at_onset(timed: list[tuple[float, float]]) -> tuple[list[float], list[float]
             [took for took, at in timed if at >= ONSET])
 
 
-def variant_envs(items: list[str]) -> dict[str, dict[str, str]]:
-    """``--variant`` arguments as each label's environment.
+def variant_envs(items: list[str], taken: Iterable[str] = ()) -> dict[str, dict[str, str]]:
+    """``--variant`` arguments as each label's environment; a label must name no other design
+    (``taken``, "this", "this+pit", another variant): its figures would stand in for theirs.
 
     >>> variant_envs(["w30:DICETABLE_SHED_WAIT_MS=30,DICETABLE_SHED_STRANGERS=32"])
     {'w30': {'DICETABLE_SHED_WAIT_MS': '30', 'DICETABLE_SHED_STRANGERS': '32'}}
+    >>> variant_envs(["main:DICETABLE_SHED_WAIT_MS=30"], taken=["main"])
+    Traceback (most recent call last):
+    SystemExit: --variant 'main:DICETABLE_SHED_WAIT_MS=30': 'main' names another design
     """
     out: dict[str, dict[str, str]] = {}
+    named = {"this", "this+pit", *taken}
     for item in items:
         label, _, assignments = item.partition(":")
-        if not label or not assignments or label in ("this", "this+pit"):
+        if not label or not assignments:
             raise SystemExit(f"--variant {item!r}: LABEL:NAME=VALUE[,NAME=VALUE...]")
+        if label in named or label in out:
+            raise SystemExit(f"--variant {item!r}: {label!r} names another design")
         env = {}
         for pair in assignments.split(","):
             name, eq, value = pair.partition("=")
@@ -1052,6 +1059,8 @@ def main() -> None:
     if args.quick:
         args.seconds, args.players, warmup, per_table = 1.0, 20, 0.5, 50
         args.baseline, args.rounds = "none", 1
+    refs = [] if args.baseline == "none" else [r for r in args.baseline.split(",") if r]
+    variants = variant_envs(args.variant, taken=[ref[:12] for ref in refs])  # before work
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     cores = sorted(os.sched_getaffinity(0))
@@ -1088,10 +1097,8 @@ def main() -> None:
     designs: list[tuple[str, Path | None]] = [("this", None)]
     if args.pit:
         designs.append(("this+pit", None))
-    variants = variant_envs(args.variant)
     designs.extend((label, None) for label in variants)
     base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
-    refs = [] if args.baseline == "none" else [r for r in args.baseline.split(",") if r]
     for i, ref in enumerate(refs):
         into = base_dir / str(i)
         into.mkdir()
