@@ -248,6 +248,10 @@ BARE_APP = "bench.loadgen:bare_app"
 SERVER_ENV: dict[str, str] = {}
 """More environment for every design's server (``--server-env``)."""
 _BUCKET, _COMMAND = b'dicetable_request_seconds_bucket{le="', b',route="command"}'
+_GC = b"dicetable_gc_pause_seconds_"
+_GC_LINE = re.compile(rb'dicetable_gc_pause_seconds_(?P<what>count|sum|bucket)'
+                      rb'\{generation="(?P<gen>\d)"(?:,le="(?P<le>[^"]+)")?\}')
+"""The collector's figures read (``server.collector_pauses``; a design without them has none)."""
 """A line of the commands' latency histogram in ``/metrics``: its start and its end."""
 
 
@@ -269,6 +273,17 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
         commands = seen["commands"][1] - seen["commands"][0]
         out.append(f"the tables decided {commands / batches:.1f} commands per batch "
                    f"({batches:.0f} batches)")
+    paused = []
+    for gen in "012":
+        if f"gc count {gen}" not in seen:
+            continue
+        count, spent, brief = (seen[f"gc {what} {gen}"][1] - seen[f"gc {what} {gen}"][0]
+                               for what in ("count", "sum", "bucket"))
+        if count:
+            paused.append(f"generation {gen} {count:.0f} times, {1000 * spent:.0f} ms in all "
+                          f"({count - brief:.0f} over 20 ms)")
+    if paused:
+        out.append("the collector paused it: " + ", ".join(paused))
     within = {le: counts[-1] - counts[0] for key, counts in seen.items()
               if key.startswith("le ") for le in [key[3:]]}
     total = within.get("+Inf", 0.0)
@@ -703,6 +718,7 @@ class Run:
                 if status != 200:
                     return
                 batches = commands = 0.0
+                gc_now: dict[str, float] = {}
                 for line in body.splitlines():
                     name, _, value = line.partition(b" ")
                     if name.startswith(b"dicetable_table_batches_total{"):
@@ -711,11 +727,20 @@ class Run:
                         commands += float(value)
                     elif name in wanted:
                         seen.setdefault(wanted[name], []).append(float(value))
+                    elif name.startswith(_GC):
+                        # the collector's pauses (count, seconds, within 20 ms), summed over
+                        # the generations: the first reading and the latest
+                        found = _GC_LINE.match(name)
+                        if found is not None and found["le"] in (None, b"0.02"):
+                            key = f"gc {found['what'].decode()} {found['gen'].decode()}"
+                            gc_now[key] = float(value)
                     elif name.startswith(_BUCKET) and name.endswith(_COMMAND):
                         # the commands' own latency, counted from their arrival at the app:
                         # the first reading and the latest
                         le = name[len(_BUCKET):].partition(b'"')[0].decode()
                         seen.setdefault(f"le {le}", [float(value)] * 2)[1] = float(value)
+                for key, spent in gc_now.items():
+                    seen.setdefault(key, [spent] * 2)[1] = spent
                 if batches:  # the tables' batches and commands, first reading and latest
                     seen.setdefault("batches", [batches] * 2)[1] = batches
                     seen.setdefault("commands", [commands] * 2)[1] = commands

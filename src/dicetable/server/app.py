@@ -80,6 +80,7 @@ from dicetable.server import (
 from dicetable.server import door as idempotency
 from dicetable.server.bank_floor import banks_of
 from dicetable.server.bets_at_read import BETS_STATE, BetsAtRead, ReadRoute
+from dicetable.server.collector_pauses import CollectorPauses
 from dicetable.server.connections import GUARD_STATE, ConnectionGuard
 from dicetable.server.door import (
     GATE_STATE,
@@ -335,12 +336,17 @@ log = logging.getLogger(__name__)
 COOKIE = "dicetable_session"
 ELECTRONIC_TICK_S = 0.5
 """How often an electronic table is given the time."""
-GC_THRESHOLDS = (20_000, 20, 100)
+GC_THRESHOLDS = (5_000, 4, 2_000)
 """The collector's thresholds while serving (Python's own: 700, 10, 10). A full table holds
 tens of thousands of live objects (seats, wagers, the round's events); with Python's
 thresholds the collector would scan all of them every few seconds, pausing every table each
-time. Young objects are still collected often; a full scan is rare,
-and waits for a quiet moment (``collector``: the third threshold stands for when it is due)."""
+time. So a full scan waits for a quiet moment (``door.collect_when_quiet``: the third
+threshold stands for when one is due, 2,000 collections of the second generation, about as
+many allocations as before). The first two bound each pause, which stops every answer, 503s
+included (``collector_pauses``): a young collection scans what 5,000 allocations left alive
+(a few milliseconds), and the second generation holds the survivors of at most four young
+collections when it is scanned. At (20,000, 20) it held twenty's, and under the bench's 2x
+overload one such scan took 160 ms."""
 STATUS: dict[type[DicetableError], int] = {
     NotAuthenticated: 401, RoleNotPermitted: 403, NotFound: 404, AccountLocked: 423,
     TableFaulted: 423, TooManyAttempts: 429,
@@ -431,6 +437,8 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     readiness.verified()  # the floor verified every stream before it was handed here
     sockets = OpenSockets(floor.accounts)
     """Open WebSockets by session: a lock (logout, expiry, a faulted account) closes them."""
+    pauses = CollectorPauses()
+    """The collector's pauses while serving (``/api/floor/load``, ``/metrics``)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
@@ -439,6 +447,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         gc.freeze()  # the floor as loaded: never scanned again by the collector
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS[:2], NEVER)  # full collections: when quiet
+        pauses.install()
         if Split.wanted(floor.store):  # several processes on PostgreSQL: split the tables
             await asyncio.to_thread(split.start, app, floor.store, sorted(floor.tables))
         tasks = [asyncio.create_task(watch_lag(admission)),
@@ -461,6 +470,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                 await task
         await asyncio.to_thread(split.stop)
         sockets.close()
+        pauses.remove()
         gc.set_threshold(*thresholds)
 
     app = Served(title="dicetable", version="0.1.0", lifespan=lifespan,
@@ -562,7 +572,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
     app.state.readiness = readiness
 
     def load_figures() -> dict[str, Any]:
-        return observe.figures(floor, admission, gate, connections, readiness)
+        return observe.figures(floor, admission, gate, connections, readiness, pauses)
 
     # Outside the door: health, readiness and metrics are never shed and need no session.
     kinds = observe.CommandKinds(lambda: [getattr(r, "path", "") for r in app.routes],

@@ -42,6 +42,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dicetable.application.integrity import CHECKPOINTS
 from dicetable.core.errors import InvalidInput
+from dicetable.server.collector_pauses import CollectorPauses
 from dicetable.server.door import table_of
 from dicetable.server.floor import Floor
 from dicetable.server.shared_values import shared
@@ -207,7 +208,7 @@ class Meters:
 
 
 def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
-            readiness: Readiness) -> dict[str, Any]:
+            readiness: Readiness, pauses: CollectorPauses) -> dict[str, Any]:
     """The load view's numbers (``/api/floor/load``), which ``/metrics`` also exports."""
     tables = {tid: {"waiting": p.waiting, "refused_busy": p.stats.busy,
                     "batches": p.stats.batches, "commits": p.stats.commits,
@@ -237,6 +238,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
             "connections": {"open": connections.open,
                             "refused": connections.refused,
                             "timed_out": connections.expired},
+            "collector": pauses.figures(),
             "tables": tables}
 
 
@@ -287,6 +289,21 @@ class FloorCollector(Collector):
                                    "(503) as they were accepted")
         conn.add_metric([], f["connections"]["refused"])
         yield conn
+        paused = HistogramMetricFamily("dicetable_gc_pause_seconds", "The garbage "
+                                       "collector's pauses while serving, by generation "
+                                       "(each stops every answer)", labels=["generation"])
+        longest = GaugeMetricFamily("dicetable_gc_longest_pause_seconds", "The garbage "
+                                    "collector's longest pause while serving, by generation",
+                                    labels=["generation"])
+        for generation, g in f["collector"].items():
+            total = g["pauses"]
+            # cumulative buckets: the pauses within each bound
+            paused.add_metric([generation], [(le, total - n) for le, n in (
+                (f"{float(ms) / 1000:g}", n) for ms, n in g["over_ms"].items())]
+                + [("+Inf", total)], g["ms"] / 1000)
+            longest.add_metric([generation], g["longest_ms"] / 1000)
+        yield paused
+        yield longest
 
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
