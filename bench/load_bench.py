@@ -838,6 +838,8 @@ class Run:
                          f"{sum(1 for b in early if b > 0.020)} over 20 ms), after "
                          f"{fmt_ms(pct(later, 99)).strip()} ms ({len(later)}, "
                          f"{sum(1 for b in later if b > 0.020)} over 20 ms)")
+            extra.append(f"p99 by {ONSET:g} s of the schedule, accepted from sent (ms): "
+                         f"{p99_by_window(accepted)}; 503 from due: {p99_by_window(busy)}")
             extra.append(f"offered {rate:.0f}/s over {made} connections by {GENERATORS} "
                          f"generator processes (each {100 * max(cpu) / max(wall):.0f}% of a "
                          f"core at most; sent late p50 {fmt_ms(pct(late, 50)).strip()} ms, "
@@ -1019,6 +1021,22 @@ def at_onset(timed: list[tuple[float, float]]) -> tuple[list[float], list[float]
     """
     return ([took for took, at in timed if at < ONSET],
             [took for took, at in timed if at >= ONSET])
+
+
+def p99_by_window(timed: list[tuple[float, float]], width: float = ONSET) -> str:
+    """The p99 latency (ms) of ``(latency, sent from the start)`` pairs, window by window of
+    the schedule: where a tail comes from (a start-up, a pause of the whole server, an end).
+
+    >>> p99_by_window([(0.2, 0.1), (0.03, 0.7), (0.05, 0.4), (0.01, 1.6)])
+    '200 30 - 10'
+    """
+    windows: dict[int, list[float]] = {}
+    for took, at in timed:
+        windows.setdefault(int(at / width), []).append(took)
+    if not windows:
+        return ""
+    return " ".join(f"{1000 * pct(windows[k], 99):.0f}" if k in windows else "-"
+                    for k in range(max(windows) + 1))
 
 
 def variant_envs(items: list[str], taken: Iterable[str] = ()) -> dict[str, dict[str, str]]:
