@@ -142,6 +142,7 @@ import json
 import logging
 import os
 import re
+import sys
 import threading
 import time
 from collections import deque
@@ -276,7 +277,7 @@ class Admission:
             self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
             self._refused_since = self.refused
             self._queue_since, self._queue_busy_since = self._since, self._busy_since
-            self._queue_answered, self._queue_low = 0, self.in_flight + 1
+            self._queue_answered, self._queue_low = 0, sys.maxsize
             self._queue_refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1

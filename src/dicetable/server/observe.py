@@ -297,10 +297,10 @@ class FloorCollector(Collector):
                                     labels=["generation"])
         for generation, g in f["collector"].items():
             total = g["pauses"]
-            # cumulative buckets: the pauses within each bound
-            paused.add_metric([generation], [(le, total - n) for le, n in (
-                (f"{float(ms) / 1000:g}", n) for ms, n in g["over_ms"].items())]
-                + [("+Inf", total)], g["ms"] / 1000)
+            # cumulative buckets: the pauses within each bound (in seconds)
+            within = [(f"{float(ms) / 1000:g}", total - over) for ms, over in
+                      g["over_ms"].items()]
+            paused.add_metric([generation], [*within, ("+Inf", total)], g["ms"] / 1000)
             longest.add_metric([generation], g["longest_ms"] / 1000)
         yield paused
         yield longest
