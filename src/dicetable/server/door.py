@@ -96,18 +96,6 @@ looks (a young collection of the heap, a batch's answers written at once). The l
 still measured (``watch_lag``): the collector waits for a quiet loop, and staff see it at
 ``/api/floor/load``.
 
-A window with refusals may only lower the estimate (the time spent refusing is not the
-admitted commands'), except where it shows a standing queue amid a flood: within
-``QUEUE_WINDOW``, more commands were refused than answered, and even the fewest left in flight
-after an answer, times what an answer took in it, were more work than the bound. Then no
-command admitted in it was reached within the bound, and the estimate is raised to what that
-window measured at once - under an overload that follows a quieter spell (the cost it learnt
-there is cheaper than answering amid the refusals) the admitted waited 60-130 ms for as long
-as the overload lasted. A few refusals never raise it: clients that each wait for their
-answer and send again at once when refused are refused more, the dearer their refusals make
-each answer look (on a slow host 200 such clients were refused 23-63% of the time when any
-standing queue raised it).
-
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
 ``FIRST_GUESS``.
@@ -142,7 +130,6 @@ import json
 import logging
 import os
 import re
-import sys
 import threading
 import time
 from collections import deque
@@ -189,10 +176,6 @@ WINDOW = 1.0
 """Seconds over which the time per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
-QUEUE_WINDOW = 0.1
-"""Seconds over which a standing queue is looked for (``Admission``) ..."""
-QUEUE_ANSWERS = 16
-"""... and answers at least."""
 FIRST_GUESS = 0.0001
 """Seconds per answer assumed until the first window is measured (industry-default:
 what an accepted bet costs a quick core, so that a few hundred commands may be in flight at
@@ -206,8 +189,7 @@ class Admission:
                  window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
                  timer: Callable[[], float] = time.perf_counter,
                  first_guess: float = FIRST_GUESS,
-                 most_strangers: int = MOST_STRANGERS,
-                 queue_window: float = QUEUE_WINDOW) -> None:
+                 most_strangers: int = MOST_STRANGERS) -> None:
         self.max_wait = max_wait
         self.most_strangers = most_strangers
         self.strangers = 0
@@ -233,13 +215,6 @@ class Admission:
         self._idle = True
         self._refused_since = 0
         """Refusals counted when the window began."""
-        self.queue_window = queue_window
-        self._queue_since = clock()
-        self._queue_busy_since = timer()
-        self._queue_answered = 0
-        self._queue_low = 0
-        """The fewest commands in flight after an answer in this short window."""
-        self._queue_refused_since = 0
 
     def waiting_work(self) -> float:
         """Seconds of the server's work a command arriving now finds ahead of it: the
@@ -276,9 +251,6 @@ class Admission:
             self._idle = False
             self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
             self._refused_since = self.refused
-            self._queue_since, self._queue_busy_since = self._since, self._busy_since
-            self._queue_answered, self._queue_low = 0, sys.maxsize
-            self._queue_refused_since = self.refused
         self.in_flight += 1
         self.admitted += 1
         if stranger:
@@ -299,7 +271,6 @@ class Admission:
         self.in_flight -= 1
         self._answered += 1
         now = self.clock()
-        self._standing(now)
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
             spent = self.timer()
             # A window with refusals may only lower the cost: the time refusing the others
@@ -319,23 +290,6 @@ class Admission:
             self._refused_since = self.refused
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
-
-    def _standing(self, now: float) -> None:
-        """An answer, in the short window that looks for a standing queue (see the module's
-        text): raise the estimate at once when more were refused than answered and even the
-        fewest left in flight after an answer were more work than the bound."""
-        self._queue_answered += 1
-        self._queue_low = min(self._queue_low, self.in_flight)
-        if self._queue_answered < QUEUE_ANSWERS or now - self._queue_since < self.queue_window:
-            return
-        spent = self.timer()
-        per = (spent - self._queue_busy_since) / self._queue_answered
-        flood = self.refused - self._queue_refused_since >= self._queue_answered
-        if flood and per > self.per_answer and self._queue_low * per > self.max_wait:
-            self.per_answer = per
-        self._queue_since, self._queue_busy_since = now, spent
-        self._queue_answered, self._queue_low = 0, self.in_flight
-        self._queue_refused_since = self.refused
 
 
 async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
