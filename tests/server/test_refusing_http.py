@@ -492,3 +492,22 @@ def test_issue_28_strangers_are_counted_and_only_a_few_at_once(live: Live, floor
     while live.admission.in_flight and time.monotonic() < deadline:
         time.sleep(0.01)
     assert (live.admission.in_flight, live.admission.strangers) == (0, 0)  # all counted out
+
+
+def test_issue_28_a_refusal_sent_again_at_once_is_counted_a_retry(live: Live) -> None:
+    """Two bets refused on one connection, the second sent with the first (at once): one
+    retry; a first refusal on another connection is new work."""
+    live.refusing()
+    retried = live.admission.retried
+    try:
+        with live.connect() as sock:
+            buffered = bytearray()
+            sock.sendall(live.bet() + live.bet("pass"))
+            assert [answer(sock, buffered)[0] for _ in range(2)] == [503, 503]
+        assert live.admission.retried == retried + 1
+        with live.connect() as other:
+            other.sendall(live.bet())
+            assert answer(other, bytearray())[0] == 503
+        assert live.admission.retried == retried + 1
+    finally:
+        live.admitting()

@@ -96,6 +96,19 @@ looks (a young collection of the heap, a batch's answers written at once). The l
 still measured (``watch_lag``): the collector waits for a quiet loop, and staff see it at
 ``/api/floor/load``.
 
+A window with refusals may only lower the estimate (the time spent refusing is not the
+admitted commands'), except where it shows a standing queue amid a flood: within
+``QUEUE_WINDOW``, more new commands were refused than answered, and even the fewest left in
+flight after an answer, times what an answer took in it, were more work than the bound. Then
+no command admitted in it was reached within the bound, and the estimate is raised to what
+that window measured at once - under an overload that follows a quieter spell (the cost it
+learnt there is cheaper than answering amid the refusals) the admitted waited 60-130 ms for
+as long as the overload lasted. A refusal of a client sending again at once (``RETRY_WINDOW``
+after its connection's last 503: ``Admission.retried``) is not new work: clients that each
+wait for their answer and spin on their refusals would otherwise make every answer look
+dearer, be refused more, and spin more (on a slow host 200 such clients were refused up to
+92% of the time).
+
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
 ``FIRST_GUESS``.
@@ -130,6 +143,7 @@ import json
 import logging
 import os
 import re
+import sys
 import threading
 import time
 from collections import deque
@@ -176,6 +190,14 @@ WINDOW = 1.0
 """Seconds over which the time per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
+QUEUE_WINDOW = 0.1
+"""Seconds over which a standing queue is looked for (``Admission``) ..."""
+QUEUE_ANSWERS = 16
+"""... and answers at least."""
+RETRY_WINDOW = 0.02
+"""Seconds after a connection's last 503 within which its next refusal is a retry, not new
+work (``Admission.retried``): a client spinning on its refusals comes back within a round
+trip; the bench's open-loop overload reuses a connection every ~140 ms."""
 FIRST_GUESS = 0.0001
 """Seconds per answer assumed until the first window is measured (industry-default:
 what an accepted bet costs a quick core, so that a few hundred commands may be in flight at
@@ -189,7 +211,8 @@ class Admission:
                  window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
                  timer: Callable[[], float] = time.perf_counter,
                  first_guess: float = FIRST_GUESS,
-                 most_strangers: int = MOST_STRANGERS) -> None:
+                 most_strangers: int = MOST_STRANGERS,
+                 queue_window: float = QUEUE_WINDOW) -> None:
         self.max_wait = max_wait
         self.most_strangers = most_strangers
         self.strangers = 0
@@ -215,6 +238,16 @@ class Admission:
         self._idle = True
         self._refused_since = 0
         """Refusals counted when the window began."""
+        self.queue_window = queue_window
+        self._queue_since = clock()
+        self._queue_busy_since = timer()
+        self._queue_answered = 0
+        self._queue_low = 0
+        """The fewest commands in flight after an answer in this short window."""
+        self._queue_refused_since = 0
+        self.retried = 0
+        """Refusals of a client sending again at once (counted by ``refusing_http``)."""
+        self._queue_retried_since = 0
 
     def waiting_work(self) -> float:
         """Seconds of the server's work a command arriving now finds ahead of it: the
@@ -251,6 +284,10 @@ class Admission:
             self._idle = False
             self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
             self._refused_since = self.refused
+            self._queue_since, self._queue_busy_since = self._since, self._busy_since
+            self._queue_answered, self._queue_low = 0, sys.maxsize
+            self._queue_refused_since = self.refused
+            self._queue_retried_since = self.retried
         self.in_flight += 1
         self.admitted += 1
         if stranger:
@@ -271,6 +308,7 @@ class Admission:
         self.in_flight -= 1
         self._answered += 1
         now = self.clock()
+        self._standing(now)
         if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
             spent = self.timer()
             # A window with refusals may only lower the cost: the time refusing the others
@@ -290,6 +328,26 @@ class Admission:
             self._refused_since = self.refused
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
+
+    def _standing(self, now: float) -> None:
+        """An answer, in the short window that looks for a standing queue (see the module's
+        text): raise the estimate at once when more new commands were refused than answered
+        and even the fewest left in flight after an answer were more work than the bound."""
+        self._queue_answered += 1
+        self._queue_low = min(self._queue_low, self.in_flight)
+        if self._queue_answered < QUEUE_ANSWERS or now - self._queue_since < self.queue_window:
+            return
+        spent = self.timer()
+        per = (spent - self._queue_busy_since) / self._queue_answered
+        fresh = (self.refused - self._queue_refused_since
+                 - (self.retried - self._queue_retried_since))
+        flood = fresh >= self._queue_answered
+        if flood and per > self.per_answer and self._queue_low * per > self.max_wait:
+            self.per_answer = per
+        self._queue_since, self._queue_busy_since = now, spent
+        self._queue_answered, self._queue_low = 0, self.in_flight
+        self._queue_refused_since = self.refused
+        self._queue_retried_since = self.retried
 
 
 async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:

@@ -39,7 +39,9 @@ that asked ``Expect: 100-continue`` - is also left to the door.
 With a hold (``door.RETRY_HOLD``: none by default), a client refused for load that sends
 again at once, ignoring ``Retry-After``, is refused at most once per hold: its next 503 is
 written that long after its last (``door.Impatience``; the client is its session, else its
-connection). The 503s of a read
+connection). A 503 for load written within ``door.RETRY_WINDOW`` of the connection's last is
+counted as a retry (``Admission.retried``): a client sending again at once, not new work. The
+503s of a read
 are written once all of it is parsed, so that only the last, with nothing read behind it,
 can be held, and the answers keep their order.
 
@@ -59,7 +61,15 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from dicetable.server.bets_at_read import BETS_STATE, BetsAtRead
 from dicetable.server.connections import GUARD_STATE, MAX_HEAD, ConnectionGuard
-from dicetable.server.door import ADMITTED, COMMAND_METHODS, GATE_STATE, RETRY_AFTER, Impatience
+from dicetable.server.door import (
+    ADMITTED,
+    COMMAND_METHODS,
+    GATE_STATE,
+    RETRY_AFTER,
+    RETRY_WINDOW,
+    SERVER_BUSY,
+    Impatience,
+)
 from dicetable.server.limits import MAX_BODY
 
 _COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
@@ -68,6 +78,7 @@ _COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
 
 class Gate(Protocol):
     impatience: Impatience
+    admission: Any
 
     def pipeline(self, method: str, path: str) -> Any: ...
     def refusal_at(self, pipeline: Any) -> bytes | None: ...
@@ -404,10 +415,14 @@ class RefusingHttp(HttpToolsProtocol):
         """Write the 503s, each noted as its client's last refusal; the last may be held.
         ``leaving``: this protocol is about to hand the connection over, so none is held and
         no keep-alive is re-armed."""
-        impatience = self.app_state[GATE_STATE].impatience
+        gate = self.app_state[GATE_STATE]
+        impatience = gate.impatience
         last = refusals[-1]
         for refusal in refusals:
             at = impatience.refused(refusal.client, self._refused_at)
+            if self._refused_at is not None and at - self._refused_at < RETRY_WINDOW \
+                    and refusal.body == SERVER_BUSY:
+                gate.admission.retried += 1  # sent again at once: not new work
             self._refused_at = at
             wait = at - impatience.clock()
             if not leaving and wait > 0 and refusal is last and last.begun == self._begun \
