@@ -508,6 +508,9 @@ def test_issue_28_a_refusal_sent_again_at_once_is_counted_a_retry(live: Live) ->
         with live.connect() as other:
             other.sendall(live.bet())
             assert answer(other, bytearray())[0] == 503
+            other.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            metrics = answer(other, bytearray())[2].decode()
         assert live.admission.retried == retried + 1
+        assert f"dicetable_load_refused_retries_total {float(retried + 1)}" in metrics
     finally:
         live.admitting()

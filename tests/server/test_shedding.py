@@ -244,6 +244,7 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
         assert alice.get("/api/floor/load").status_code == 403  # a player: not theirs to see
         load = pat.get("/api/floor/load").json()
     assert load["refused"] == 1
+    assert load["refused_retries"] == 0  # the door sees no connection's refusals
     assert load["admitted"] >= 1
     assert load["tables"]["craps-pa-1"]["commands"] >= 1
     assert load["limits"]["wait_ms"] == app.state.admission.max_wait * 1000

@@ -219,6 +219,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
     return {"in_flight": admission.in_flight, "admitted": admission.admitted,
             "strangers_in_flight": admission.strangers,
             "refused": admission.refused,
+            "refused_retries": admission.retried,
             "refusals_held": gate.impatience.held,
             "ms_per_answer": round(admission.per_answer * 1000, 3),
             "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
@@ -285,6 +286,11 @@ class FloorCollector(Collector):
                                       "(503; the load view's refused)")
         refused.add_metric([], f["refused"])
         yield refused
+        retries = CounterMetricFamily("dicetable_load_refused_retries", "Of those, the ones "
+                                      "sent again at once after a 503 on the same connection "
+                                      "(clients spinning on their refusals)")
+        retries.add_metric([], f["refused_retries"])
+        yield retries
         conn = CounterMetricFamily("dicetable_connections_refused", "Connections refused "
                                    "(503) as they were accepted")
         conn.add_metric([], f["connections"]["refused"])
