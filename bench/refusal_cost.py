@@ -37,7 +37,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from dicetable.server.door import GATE_STATE, SERVER_BUSY, Impatience
+from dicetable.server.door import GATE_STATE, SERVER_BUSY, Admission, Impatience
 from dicetable.server.refusing_http import RefusingHttp
 
 REQUEST = (b"POST /api/tables/bench-1/bets HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -80,6 +80,7 @@ class RefuseAll:
 
     def __init__(self) -> None:
         self.impatience = Impatience(hold=0.0)  # none held: each is written at once
+        self.admission = Admission()  # counts the retries among them, as a server's does
 
     def pipeline(self, method: str, path: str) -> object:
         return self
