@@ -204,6 +204,37 @@ what an accepted bet costs a quick core, so that a few hundred commands may be i
 first; a slower server's first window says so). Without one, a sudden overload on a server
 that had not measured itself yet would all be admitted."""
 
+@dataclass(slots=True)
+class _Window:
+    """A span of busy time in which ``Admission`` counts answers: at least ``least`` of them
+    over ``length`` seconds; what was refused and retried meanwhile, and the fewest commands
+    left in flight after an answer."""
+
+    length: float
+    least: int
+    since: float = 0.0
+    busy_since: float = 0.0
+    answered: int = 0
+    refused_since: int = 0
+    retried_since: int = 0
+    low: int = sys.maxsize
+
+    def begin(self, now: float, spent: float, admission: Admission,
+              low: int = sys.maxsize) -> None:
+        self.since, self.busy_since, self.answered, self.low = now, spent, 0, low
+        self.refused_since, self.retried_since = admission.refused, admission.retried
+
+    def answer(self, now: float, in_flight: int) -> bool:
+        """One more answered, ``in_flight`` left: is the window over?"""
+        self.answered += 1
+        self.low = min(self.low, in_flight)
+        return self.answered >= self.least and now - self.since >= self.length
+
+    def per(self, spent: float) -> float:
+        """Busy seconds per answer over the window, ``spent`` its end on the timer."""
+        return (spent - self.busy_since) / self.answered
+
+
 class Admission:
     """Commands admitted and not yet answered, and the server's recent time per answer."""
 
@@ -223,7 +254,6 @@ class Admission:
         self.beats = 0
         """Heartbeats measured."""
         self.floor = floor
-        self.window = window
         self.clock = clock
         self.timer = timer
         self.in_flight = 0
@@ -232,22 +262,15 @@ class Admission:
         self._measured = False
         self.refused = 0
         self.admitted = 0
-        self._since = clock()
-        self._busy_since = timer()
-        self._answered = 0
-        self._idle = True
-        self._refused_since = 0
-        """Refusals counted when the window began."""
-        self.queue_window = queue_window
-        self._queue_since = clock()
-        self._queue_busy_since = timer()
-        self._queue_answered = 0
-        self._queue_low = 0
-        """The fewest commands in flight after an answer in this short window."""
-        self._queue_refused_since = 0
         self.retried = 0
         """Refusals of a client sending again at once (counted by ``refusing_http``)."""
-        self._queue_retried_since = 0
+        self._idle = True
+        self._window = _Window(window, WINDOW_ANSWERS)
+        """Where the time per answer is measured."""
+        self._queue = _Window(queue_window, QUEUE_ANSWERS)
+        """Where a standing queue is looked for."""
+        self._window.begin(clock(), timer(), self)
+        self._queue.begin(self._window.since, self._window.busy_since, self, low=0)
 
     def waiting_work(self) -> float:
         """Seconds of the server's work a command arriving now finds ahead of it: the
@@ -282,12 +305,9 @@ class Admission:
         this server does not remember)."""
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
-            self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
-            self._refused_since = self.refused
-            self._queue_since, self._queue_busy_since = self._since, self._busy_since
-            self._queue_answered, self._queue_low = 0, sys.maxsize
-            self._queue_refused_since = self.refused
-            self._queue_retried_since = self.retried
+            now, spent = self.clock(), self.timer()
+            self._window.begin(now, spent, self)
+            self._queue.begin(now, spent, self)
         self.in_flight += 1
         self.admitted += 1
         if stranger:
@@ -306,10 +326,11 @@ class Admission:
         if stranger:
             self.strangers -= 1
         self.in_flight -= 1
-        self._answered += 1
         now = self.clock()
-        self._standing(now)
-        if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
+        if self._queue.answer(now, self.in_flight):
+            self._standing(now)
+        window = self._window
+        if window.answer(now, self.in_flight):
             spent = self.timer()
             # A window with refusals may only lower the cost: the time refusing the others
             # took is not the admitted commands' (counted as theirs, it made each seem
@@ -319,35 +340,25 @@ class Admission:
             # started into an overload stay at its first guess: its first window is its
             # first measure, refusals and all (a dearer cost, so shorter waits, until a
             # window says better).
-            per = (spent - self._busy_since) / self._answered
-            if not self._measured or self.refused == self._refused_since \
+            per = window.per(spent)
+            if not self._measured or self.refused == window.refused_since \
                     or per < self.per_answer:
                 self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
                 self._measured = True
-            self._since, self._busy_since, self._answered = now, spent, 0
-            self._refused_since = self.refused
+            window.begin(now, spent, self)
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
 
     def _standing(self, now: float) -> None:
-        """An answer, in the short window that looks for a standing queue (see the module's
-        text): raise the estimate at once when more new commands were refused than answered
-        and even the fewest left in flight after an answer were more work than the bound."""
-        self._queue_answered += 1
-        self._queue_low = min(self._queue_low, self.in_flight)
-        if self._queue_answered < QUEUE_ANSWERS or now - self._queue_since < self.queue_window:
-            return
-        spent = self.timer()
-        per = (spent - self._queue_busy_since) / self._queue_answered
-        fresh = (self.refused - self._queue_refused_since
-                 - (self.retried - self._queue_retried_since))
-        flood = fresh >= self._queue_answered
-        if flood and per > self.per_answer and self._queue_low * per > self.max_wait:
+        """The short window that looks for a standing queue is over (see the module's text):
+        raise the estimate at once when more new commands were refused than answered and
+        even the fewest left in flight after an answer were more work than the bound."""
+        queue, spent = self._queue, self.timer()
+        per = queue.per(spent)
+        fresh = self.refused - queue.refused_since - (self.retried - queue.retried_since)
+        if fresh >= queue.answered and per > self.per_answer and queue.low * per > self.max_wait:
             self.per_answer = per
-        self._queue_since, self._queue_busy_since = now, spent
-        self._queue_answered, self._queue_low = 0, self.in_flight
-        self._queue_refused_since = self.refused
-        self._queue_retried_since = self.retried
+        queue.begin(now, spent, self, low=self.in_flight)
 
 
 async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
