@@ -480,51 +480,48 @@ def test_issue_28_refusals_without_a_standing_queue_do_not_raise_the_cost() -> N
     assert admission.per_answer == 0.0001
 
 
+def _closed_loop(clients: int, costs: float, refused_per_ten: int, *,
+                 retries: bool = False) -> tuple[Admission, int]:
+    """``clients`` that each wait for their answer, on a server that learnt 0.2 ms an answer
+    and now answers at ``costs`` each, for three short windows: every ten answers,
+    ``refused_per_ten`` refusals (by a table's queue, say) of clients sending again at once,
+    counted as retries when ``retries``. The admission, and how many of the answered clients'
+    next commands it refused."""
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0)
+    admission.per_answer, admission._measured = 0.0002, True
+    for _ in range(clients):
+        assert admission.admit()
+    turned_away = 0
+    for k in range(int(3 * QUEUE_WINDOW / costs)):
+        ticks.now += costs
+        cpu.now += costs
+        admission.done()
+        if k % 10 == 0:
+            admission.refused += refused_per_ten
+            if retries:
+                admission.retried += refused_per_ten
+        turned_away += not admission.admit()  # the answered client's next command
+    return admission, turned_away
+
+
 def test_issue_28_a_few_refusals_with_a_standing_queue_do_not_raise_the_cost() -> None:
     """200 clients that each wait for their answer, on a host a little slower than the bound
     allows (0.22 ms an answer, 44 ms for all): a few are refused, and send again at once. A
     raise would refuse more of them, whose refusals would make each answer look dearer: the
     estimate stays where the window rule leaves it."""
-    ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, timer=cpu, window=1.0)
-    admission.per_answer, admission._measured = 0.0002, True
-    for _ in range(200):
-        assert admission.admit()
-    for k in range(int(3 * QUEUE_WINDOW / 0.00022)):
-        ticks.now += 0.00022
-        cpu.now += 0.00022
-        admission.done()
-        if k % 10 == 0:  # one in ten refused (by a table's queue, say), sent again at once
-            admission.refused += 1
-        assert admission.admit()
+    admission, turned_away = _closed_loop(200, 0.00022, 1)
     assert admission.per_answer == 0.0002
-
-
-def _spinning_clients(retries: bool) -> Admission:
-    """200 clients that each wait for their answer on a host too slow for the bound (0.25 ms
-    an answer), 20 of them refused again and again as they send at once: ten refusals an
-    answer, counted as retries when ``retries``."""
-    ticks, cpu = Ticks(), Ticks()
-    admission = Admission(clock=ticks, timer=cpu, window=1.0)
-    admission.per_answer, admission._measured = 0.0002, True
-    for _ in range(180):
-        assert admission.admit()
-    for _ in range(int(3 * QUEUE_WINDOW / 0.00025)):
-        ticks.now += 0.00025
-        cpu.now += 0.00025
-        admission.done()
-        admission.refused += 10
-        if retries:
-            admission.retried += 10
-        admission.admit()  # the answered client's next command (refused, once raised)
-    return admission
+    assert turned_away == 0
 
 
 def test_issue_28_clients_spinning_on_their_refusals_do_not_raise_the_cost() -> None:
-    """Refusals of clients sending again at once are not new work: counted as retries, they
-    leave the estimate where it was; counted as new, they would raise it, and refuse more."""
-    assert _spinning_clients(retries=True).per_answer == 0.0002
-    assert _spinning_clients(retries=False).per_answer == pytest.approx(0.00025)
+    """180 clients at 0.25 ms an answer (45 ms for all), 20 more refused again and again as
+    they send at once: a hundred refusals every ten answers. Counted as retries, they are not
+    new work and leave the estimate where it was; counted as new, they would raise it, and
+    refuse more."""
+    assert _closed_loop(180, 0.00025, 100, retries=True)[0].per_answer == 0.0002
+    assert _closed_loop(180, 0.00025, 100)[0].per_answer == pytest.approx(0.00025)
 
 
 def test_issue_28_every_refusal_is_answered_at_once_by_default() -> None:
