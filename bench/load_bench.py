@@ -255,6 +255,12 @@ _GC_LINE = re.compile(rb'dicetable_gc_pause_seconds_(?P<what>count|sum|bucket)'
 """A line of the commands' latency histogram in ``/metrics``: its start and its end."""
 
 
+_SPINNING = {b"dicetable_load_refused_total": "refused",
+             b"dicetable_load_refused_retries_total": "retried",
+             b"dicetable_load_refusals_held_total": "held"}
+"""The refusals for load, and those of clients spinning on them (``server_figures``)."""
+
+
 def figures_said(seen: dict[str, list[float]]) -> list[str]:
     """What the server's ``/metrics`` said during a scenario (``server_figures``): the
     commands in flight, its cost estimate and its event loop's lag (a design older than a
@@ -284,6 +290,14 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
                           f"({count - brief:.0f} over 20 ms)")
     if paused:
         out.append("the collector paused it: " + ", ".join(paused))
+    refused, retried, held = (seen[k][1] - seen[k][0] if k in seen else None
+                              for k in ("refused", "retried", "held"))
+    if refused:
+        out.append(f"its refusals for load from its first /metrics on: {refused:.0f}, of "
+                   f"which sent again at once on the same connection {retried:.0f} and "
+                   f"written later than read (held) {held:.0f}"
+                   if retried is not None and held is not None
+                   else f"its refusals for load from its first /metrics on: {refused:.0f}")
     within = {le: counts[-1] - counts[0] for key, counts in seen.items()
               if key.startswith("le ") for le in [key[3:]]}
     total = within.get("+Inf", 0.0)
@@ -727,6 +741,10 @@ class Run:
                         commands += float(value)
                     elif name in wanted:
                         seen.setdefault(wanted[name], []).append(float(value))
+                    elif name in _SPINNING:
+                        # the refusals, and those sent again at once (held): first and latest
+                        key = _SPINNING[name]
+                        seen.setdefault(key, [float(value)] * 2)[1] = float(value)
                     elif name.startswith(_GC):
                         # the collector's pauses (count, seconds, within 20 ms), summed over
                         # the generations: the first reading and the latest

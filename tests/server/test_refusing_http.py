@@ -23,7 +23,13 @@ from dicetable.cli.serve import HTTP_PROTOCOL
 from dicetable.server.app import create_app
 from dicetable.server.bets_at_read import BetsAtRead
 from dicetable.server.demo import DEMO_PASSWORD
-from dicetable.server.door import SERVER_BUSY, TABLE_BUSY, Admission, Impatience
+from dicetable.server.door import (
+    RESEND_HOLD,
+    SERVER_BUSY,
+    TABLE_BUSY,
+    Admission,
+    Impatience,
+)
 from dicetable.server.floor import Floor
 from dicetable.server.refusing_http import RefusingHttp
 from tests.server.conftest import Client
@@ -341,6 +347,31 @@ def test_issue_13_a_client_refused_again_at_once_has_its_503_held(live: Live) ->
         live.admitting()
         c.sendall(live.bet("pass"))
         assert answer(c, bytearray())[0] == 200
+
+
+def test_issue_28_a_connection_sending_again_at_once_has_its_next_503_held(
+        live: Live) -> None:
+    """A closed-loop client spinning on its refusals: its connection's next 503 waits the
+    resend hold (``door.RESEND_HOLD`` by default); the same session on another connection,
+    at its own pace, is answered at once."""
+    assert live.impatience.resend == RESEND_HOLD
+    live.impatience.resend = 60.0  # held past the test: its 503 must not have come
+    live.refusing()
+    with live.connect() as a, live.connect() as b:
+        buffered = bytearray()
+        a.sendall(live.bet())
+        assert answer(a, buffered)[0] == 503  # the first refusal: at once
+        a.sendall(live.bet("pass"))  # again at once, on the same connection: held
+        deadline = time.monotonic() + 20
+        while not live.impatience.held and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert live.impatience.held == 1
+        b.sendall(live.bet())  # alice again, on her other connection: at once
+        assert answer(b, bytearray())[0] == 503
+        a.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            a.recv(1)  # a's 503 is still held
+    live.admitting()
 
 
 def test_issue_13_a_held_503_comes_and_the_connection_goes_on_in_step(live: Live) -> None:

@@ -25,6 +25,7 @@ from dicetable.server.door import (
     MIN_IN_FLIGHT,
     MOST_STRANGERS,
     NEVER,
+    RESEND_HOLD,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
     Admission,
@@ -251,6 +252,7 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
     assert "loop_lag_ms" in load
     assert load["refusals_held"] == 0  # refused once: nothing to hold
     assert load["limits"]["retry_hold_ms"] == app.state.gate.impatience.hold * 1000
+    assert load["limits"]["resend_hold_ms"] == RESEND_HOLD * 1000
     assert load["strangers_in_flight"] == 0
     assert load["limits"]["strangers_in_flight"] == MOST_STRANGERS
 
@@ -430,16 +432,39 @@ def test_issue_28_a_server_answering_faster_while_it_refuses_learns_it() -> None
     assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.001)) < 1e-9
 
 
-def test_issue_28_every_refusal_is_answered_at_once_by_default() -> None:
+def test_issue_28_a_client_on_several_connections_is_answered_at_once_by_default() -> None:
     clock = Ticks()
     at_once = Impatience(clock=clock)
     written = []
     for step in range(10):  # a client on several connections, sending every 10 ms
         clock.now = step * 0.01
-        written.append(round(at_once.refused(b"bob", last=clock.now), 3))
+        written.append(round(at_once.refused(b"bob", last=None), 3))
     assert written == [round(step * 0.01, 3) for step in range(10)]
     assert at_once.held == 0
     assert at_once._last == {}
+
+
+def test_issue_28_a_connection_sending_again_at_once_waits_the_resend_hold_by_default(
+        ) -> None:
+    clock = Ticks()
+    spinning = Impatience(clock=clock)
+    assert spinning.resend == RESEND_HOLD > 0
+    last = spinning.refused(b"bob", last=None)
+    clock.now = last + RESEND_HOLD / 4  # the same connection, at once
+    assert spinning.refused(b"bob", last=last) == last + RESEND_HOLD
+    clock.now = last + 10 * RESEND_HOLD  # its own pace: at once
+    assert spinning.refused(b"bob", last=last + RESEND_HOLD) == clock.now
+    assert spinning.held == 1
+
+
+def test_issue_28_the_resend_hold_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DICETABLE_SHED_RESEND_HOLD_MS", raising=False)
+    assert impatience_from_env().resend == RESEND_HOLD
+    monkeypatch.setenv("DICETABLE_SHED_RESEND_HOLD_MS", "5")
+    assert impatience_from_env().resend == 0.005
+    monkeypatch.setenv("DICETABLE_SHED_RESEND_HOLD_MS", "0")
+    with pytest.raises(InvalidInput, match="DICETABLE_SHED_RESEND_HOLD_MS"):
+        impatience_from_env()
 
 
 def test_issue_28_a_stranger_is_counted_at_the_door_and_only_so_many_at_once(

@@ -43,6 +43,10 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               None, "--shed-hold-ms", min=0.001, help="A client refused for load that sends "
               "again sooner gets its next 503 this long after its last (default: none, every "
               "refusal answered at once)"),
+          shed_resend_hold_ms: float | None = typer.Option(
+              None, "--shed-resend-hold-ms", min=0.001, help="A connection refused for load "
+              "that sends again sooner gets its next 503 this long after its last (default "
+              "20): a client spinning on its refusals takes that little of the server"),
           header_timeout: float | None = typer.Option(
               None, "--header-timeout", min=0.001, help="Seconds a request's headers may "
               "take to arrive; later, 408 and the connection closed (default 10)"),
@@ -100,6 +104,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     for name, value in (("DICETABLE_SHED_WAIT_MS", shed_wait_ms),
                         ("DICETABLE_SHED_STRANGERS", shed_strangers),
                         ("DICETABLE_SHED_HOLD_MS", shed_hold_ms),
+                        ("DICETABLE_SHED_RESEND_HOLD_MS", shed_resend_hold_ms),
                         ("DICETABLE_HEADER_TIMEOUT", header_timeout),
                         ("DICETABLE_BODY_TIMEOUT", body_timeout),
                         ("DICETABLE_MAX_CONNECTIONS", max_connections),

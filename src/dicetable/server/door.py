@@ -318,6 +318,17 @@ none, every refusal is answered at once and ``Retry-After`` says when to come ba
 retry in a loop). A hold cannot tell a client retrying at once from one that sends on
 several connections at its own pace: the latter's 503s came later and later (a second late
 and more under an open-loop overload, where each should take milliseconds)."""
+RESEND_HOLD = RETRY_WINDOW
+"""Seconds a connection that sends again within them of its last 503 for load waits for its
+next one (industry-default; ``DICETABLE_SHED_RESEND_HOLD_MS``, ``dicetable serve
+--shed-resend-hold-ms``). A connection carries one request at a time, so one that sends again
+at once is a client spinning on its refusals, whoever it is: 200 closed-loop clients a little
+past what the server answers within its bound were each refused as fast as they could ask,
+thousands of 503s a second, and those took the core from the admitted (on PostgreSQL, 927
+accepted commands/s against 3,550/s with the hold, ``bench.scale_bench``). Held, each spins at
+most once per hold. Unlike ``RETRY_HOLD``, it never holds a client that sends on other
+connections at its own pace; a connection reused as soon as it is free (a proxy's) waits
+at most this long for a 503."""
 REMEMBERED = 100_000
 """Clients whose last refusal is remembered at most (past that, those whose hold is over
 are let go, or all of them should none be)."""
@@ -327,20 +338,30 @@ class Impatience:
 
     A client told to retry after a second that sends again at once, over and over, was
     refused as fast as it asked: 200 such connections on a full server spent its time on
-    their 503s (thousands a second), and the admitted waited behind them. A client (its
-    session, or its connection) that comes back within ``hold`` of its last refusal has its
-    next 503 written ``hold`` after that one: each is refused at most once per ``hold``,
-    whatever it sends, and what it would be admitted for is never held.
+    their 503s (thousands a second), and the admitted waited behind them. A connection that
+    comes back within ``resend`` of its last refusal, or a client (its session, or its
+    connection) within ``hold``, has its next 503 written that long after the last: each is
+    refused at most once per hold, whatever it sends, and what it would be admitted for is
+    never held.
 
     >>> clock = iter([0.0, 0.03, 0.2]).__next__
     >>> slow = Impatience(hold=0.1, clock=clock)
     >>> [round(slow.refused(b"alice") - t, 2) for t in (0.0, 0.03, 0.2)]
     [0.0, 0.07, 0.0]
+
+    A connection's last 503 (``last``) holds its next by ``resend``, whatever the client:
+
+    >>> clock = iter([1.0, 1.005, 1.5]).__next__
+    >>> spinning = Impatience(resend=0.02, clock=clock)
+    >>> [round(spinning.refused(b"bob", last) - t, 3)
+    ...  for t, last in ((1.0, None), (1.005, 1.0), (1.5, 1.02))]
+    [0.0, 0.015, 0.0]
     """
 
-    def __init__(self, hold: float = RETRY_HOLD, *, clock: Callable[[], float] = time.monotonic,
-                 most: int = REMEMBERED) -> None:
+    def __init__(self, hold: float = RETRY_HOLD, *, resend: float = RESEND_HOLD,
+                 clock: Callable[[], float] = time.monotonic, most: int = REMEMBERED) -> None:
         self.hold = hold
+        self.resend = resend
         self.clock = clock
         self.most = most
         self.held = 0
@@ -349,21 +370,23 @@ class Impatience:
 
     def refused(self, client: bytes, last: float | None = None) -> float:
         """When (on ``clock``) the 503 refusing ``client`` now is to be written: now, or
-        ``hold`` after its last refusal (``last``: when its connection's was, if any); noted
-        as that client's last refusal."""
-        now = self.clock()
-        if self.hold <= 0:
-            return now
-        before = self._last.get(client)
-        if last is not None and (before is None or last > before):
-            before = last
-        if before is not None and now - before < self.hold:
+        ``resend`` after its connection's last refusal (``last``, if any), or ``hold`` after
+        the client's; noted as that client's last refusal."""
+        now = at = self.clock()
+        if last is not None and now - last < self.resend:
+            at = last + self.resend
+        if self.hold > 0:
+            before = self._last.get(client)
+            if last is not None and (before is None or last > before):
+                before = last
+            if before is not None and now - before < self.hold:
+                at = max(at, before + self.hold)
+            elif len(self._last) >= self.most:
+                self._forget(now)
+            self._last[client] = at
+        if at > now:
             self.held += 1
-            now = before + self.hold
-        elif len(self._last) >= self.most:
-            self._forget(now)
-        self._last[client] = now
-        return now
+        return at
 
     def _forget(self, now: float) -> None:
         """Let go of the clients whose last refusal no longer holds anything (all of them,

@@ -27,6 +27,7 @@ from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.door import (
     MOST_STRANGERS,
+    RESEND_HOLD,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
     Admission,
@@ -177,8 +178,10 @@ def _positive_int(name: str, default: int, rule: str = "server.connections") -> 
 
 def impatience_from_env() -> Impatience:
     """How long a client refused for load waits, at least, for its next 503:
-    ``DICETABLE_SHED_HOLD_MS``, in milliseconds; unset, ``door.RETRY_HOLD``."""
-    return Impatience(hold=_positive_ms("DICETABLE_SHED_HOLD_MS", RETRY_HOLD))
+    ``DICETABLE_SHED_HOLD_MS`` (on any connection) and ``DICETABLE_SHED_RESEND_HOLD_MS`` (on
+    the same one), in milliseconds; unset, ``door.RETRY_HOLD`` and ``door.RESEND_HOLD``."""
+    return Impatience(hold=_positive_ms("DICETABLE_SHED_HOLD_MS", RETRY_HOLD),
+                      resend=_positive_ms("DICETABLE_SHED_RESEND_HOLD_MS", RESEND_HOLD))
 
 
 def admission_from_env() -> Admission:

@@ -230,6 +230,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
             "faults": len(floor.faults.open),
             "limits": {"wait_ms": admission.max_wait * 1000,
                        "retry_hold_ms": gate.impatience.hold * 1000,
+                       "resend_hold_ms": gate.impatience.resend * 1000,
                        "always_admitted": admission.floor,
                        "strangers_in_flight": admission.most_strangers,
                        "header_timeout_s": connections.header_timeout,
@@ -291,6 +292,11 @@ class FloorCollector(Collector):
                                       "(clients spinning on their refusals)")
         retries.add_metric([], f["refused_retries"])
         yield retries
+        held = CounterMetricFamily("dicetable_load_refusals_held", "Of those, the ones "
+                                   "written later than read: a client sending again before "
+                                   "its hold was over (the resend hold, the retry hold)")
+        held.add_metric([], f["refusals_held"])
+        yield held
         conn = CounterMetricFamily("dicetable_connections_refused", "Connections refused "
                                    "(503) as they were accepted")
         conn.add_metric([], f["connections"]["refused"])

@@ -36,12 +36,12 @@ the lifespan (or another protocol) simply leaves refusing to the door. A request
 protocol cannot answer on its own - one pipelined behind an answer still being written, one
 that asked ``Expect: 100-continue`` - is also left to the door.
 
-With a hold (``door.RETRY_HOLD``: none by default), a client refused for load that sends
-again at once, ignoring ``Retry-After``, is refused at most once per hold: its next 503 is
-written that long after its last (``door.Impatience``; the client is its session, else its
-connection). A 503 for load written within ``door.RETRY_WINDOW`` of the connection's last is
-counted as a retry (``Admission.retried``): a client sending again at once, not new work. The
-503s of a read
+A connection refused for load that sends again at once, ignoring ``Retry-After``, is refused
+at most once per ``door.RESEND_HOLD``: its next 503 is written that long after its last
+(``door.Impatience``); with a hold (``door.RETRY_HOLD``: none by default) the same goes for
+a client on any of its connections (its session, else its connection). A 503 for load read
+within ``door.RETRY_WINDOW`` of the connection's last is counted as a retry
+(``Admission.retried``): a client sending again at once, not new work. The 503s of a read
 are written once all of it is parsed, so that only the last, with nothing read behind it,
 can be held, and the answers keep their order.
 
@@ -419,10 +419,10 @@ class RefusingHttp(HttpToolsProtocol):
         impatience = gate.impatience
         last = refusals[-1]
         for refusal in refusals:
-            at = impatience.refused(refusal.client, self._refused_at)
-            if self._refused_at is not None and at - self._refused_at < RETRY_WINDOW \
-                    and refusal.body == SERVER_BUSY:
+            if self._refused_at is not None and refusal.body == SERVER_BUSY \
+                    and impatience.clock() - self._refused_at < RETRY_WINDOW:
                 gate.admission.retried += 1  # sent again at once: not new work
+            at = impatience.refused(refusal.client, self._refused_at)
             self._refused_at = at
             wait = at - impatience.clock()
             if not leaving and wait > 0 and refusal is last and last.begun == self._begun \
