@@ -87,6 +87,33 @@ def find_pg(given: str | None) -> str:
     raise SystemExit("no PostgreSQL server answers (give --pg URL)")
 
 
+def postgres_cpu_seconds() -> float:
+    """The CPU seconds of this machine's PostgreSQL processes (0 for a server elsewhere, or
+    one whose processes this user cannot read)."""
+    spent = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/comm") as f:
+                if f.read().strip() != "postgres":
+                    continue
+            spent += proc_cpu_seconds(int(entry))
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+    return spent
+
+
+def machine_busy_seconds() -> tuple[float, float]:
+    """Seconds of CPU time spent by every process on this machine, and the seconds its cores
+    could have given (``/proc/stat``'s first line: all but idle and iowait, and all)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    ticks = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / ticks, sum(fields[:8]) / ticks
+
+
 def prepare(url: str, schema: str, players: int) -> tuple[dict[str, list[str]], dict[str, str]]:
     floor, _ = build_floor(url, schema=schema)
     for table in SCALE_TABLES:
@@ -283,9 +310,16 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
         ports = list(owned) if owned is not None else servers.ports
         clients_plan = plan(groups, clients, ports, owned)
         g0, s0, w0 = cpu_seconds(), servers.cpu(), now()
+        p0, (b0, t0) = postgres_cpu_seconds(), machine_busy_seconds()
         stats, measured = asyncio.run(closed_loop(clients_plan, tokens, seconds, warmup))
         g1, s1, w1 = cpu_seconds(), servers.cpu(), now()
+        p1, (b1, t1) = postgres_cpu_seconds(), machine_busy_seconds()
         line = report_line(name, stats, measured, g1 - g0, s1 - s0, 0, wall=w1 - w0)
+        # Where the cores went: a second process can only be given what the first left idle.
+        line["postgres_cpu"], line["machine_busy"] = (p1 - p0) / (w1 - w0), (b1 - b0) / (t1 - t0)
+        print(f"  {'':<34} PostgreSQL CPU {100 * line['postgres_cpu']:.0f}%; the machine's "
+              f"{os.cpu_count()} cores busy {100 * line['machine_busy']:.0f}% of the time",
+              flush=True)
         for k, port in enumerate(servers.ports):
             said = servers.said(k).strip().splitlines()
             if said:  # a warning (an owner that did not answer a forwarded command...)
@@ -352,7 +386,9 @@ def main() -> None:
                       f"{bets:.0f}/s)  = {ratio:4.2f}x  503s "
                       f"{line['busy']} ({100 * line['busy_share']:.1f}%)  refused "
                       f"{line['refused']}  p99 "
-                      f"{line['p99_ms']:6.1f} ms  servers' CPU {100 * line['server_cpu']:.0f}%")
+                      f"{line['p99_ms']:6.1f} ms  servers' CPU {100 * line['server_cpu']:.0f}%"
+                      f"  PostgreSQL {100 * line['postgres_cpu']:.0f}%  cores busy "
+                      f"{100 * line['machine_busy']:.0f}%")
     print(f"load average {os.getloadavg()[0]:.1f} at the end; reproduce: python -m "
           f"bench.scale_bench {' '.join(sys.argv[1:])}", flush=True)
 
