@@ -31,7 +31,6 @@ from dicetable.server.door import (
     Impatience,
 )
 from dicetable.server.floor import Floor
-from dicetable.server.owners import FORWARDED
 from dicetable.server.refusing_http import RefusingHttp
 from tests.server.conftest import Client
 from tests.server.pipeline_helpers import HeldCommits
@@ -373,24 +372,6 @@ def test_issue_28_a_connection_sending_again_at_once_has_its_next_503_held(
         with pytest.raises(BlockingIOError):
             a.recv(1)  # a's 503 is still held
     live.admitting()
-
-
-def test_issue_28_a_forwarded_command_refused_again_at_once_is_not_held(live: Live) -> None:
-    """Another process's forwarding connection carries many clients' commands, one after the
-    other: its next refusal is nobody's retry, and is written at once."""
-    live.impatience.resend = 60.0
-    live.refusing()
-    retried = live.admission.retried
-    try:
-        with live.connect() as sock:
-            buffered = bytearray()
-            for wager in ("field", "pass", "field"):
-                sock.sendall(live.bet(wager, extra=f"{FORWARDED}: 1\r\n"))
-                assert answer(sock, buffered)[0] == 503
-        assert live.impatience.held == 0
-        assert live.admission.retried == retried
-    finally:
-        live.admitting()
 
 
 def test_issue_13_a_held_503_comes_and_the_connection_goes_on_in_step(live: Live) -> None:

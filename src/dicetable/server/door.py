@@ -328,8 +328,7 @@ thousands of 503s a second, and those took the core from the admitted (on Postgr
 accepted commands/s against 3,550/s with the hold, ``bench.scale_bench``). Held, each spins at
 most once per hold. Unlike ``RETRY_HOLD``, it never holds a client that sends on other
 connections at its own pace; a connection reused as soon as it is free (a proxy's) waits
-at most this long for a 503, and the commands another process of the floor forwards are never
-held (``refusing_http``)."""
+at most this long for a 503."""
 REMEMBERED = 100_000
 """Clients whose last refusal is remembered at most (past that, those whose hold is over
 are let go, or all of them should none be)."""

@@ -38,10 +38,8 @@ that asked ``Expect: 100-continue`` - is also left to the door.
 
 A connection refused for load that sends again at once, ignoring ``Retry-After``, is refused
 at most once per ``door.RESEND_HOLD``: its next 503 is written that long after its last
-(``door.Impatience``; not so a command another process forwarded, ``owners.FORWARDED``: that
-connection carries many clients' commands); with a hold (``door.RETRY_HOLD``: none by
-default) the same goes for a client on any of its connections (its session, else its
-connection). A 503 for load read
+(``door.Impatience``); with a hold (``door.RETRY_HOLD``: none by default) the same goes for
+a client on any of its connections (its session, else its connection). A 503 for load read
 within ``door.RETRY_WINDOW`` of the connection's last is counted as a retry
 (``Admission.retried``): a client sending again at once, not new work. The 503s of a read
 are written once all of it is parsed, so that only the last, with nothing read behind it,
@@ -73,7 +71,6 @@ from dicetable.server.door import (
     Impatience,
 )
 from dicetable.server.limits import MAX_BODY
-from dicetable.server.owners import FORWARDED
 
 _COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
 """``COMMAND_METHODS`` as the parser gives them (a read is passed on before its URL is parsed)."""
@@ -98,9 +95,6 @@ class _Refusal:
     """Requests begun on the connection when this one was read."""
     logged: tuple[str, str, str, str] | None
     """Client, method, URL and HTTP version, for the access log (None: none kept)."""
-    forwarded: bool
-    """Forwarded by another process of the floor (``owners.FORWARDED``): its connection
-    carries many clients' commands, one after another, so none is a retry of the last."""
 
 
 class RefusingHttp(HttpToolsProtocol):
@@ -338,7 +332,7 @@ class RefusingHttp(HttpToolsProtocol):
             or _client(self.client).encode(),
             self._begun, (_client(self.client), self.parser.get_method().decode("ascii"),
                           self.url.decode("ascii", "replace"), version)
-            if self.access_log else None, _FORWARDED in headers)
+            if self.access_log else None)
         self.scope = self.headers = None  # type: ignore[assignment]  # read and answered
         if self._refusals is None:  # not read by data_received (never so in uvicorn)
             self._answer([refusal])
@@ -425,11 +419,10 @@ class RefusingHttp(HttpToolsProtocol):
         impatience = gate.impatience
         last = refusals[-1]
         for refusal in refusals:
-            before = None if refusal.forwarded else self._refused_at
-            if before is not None and refusal.body == SERVER_BUSY \
-                    and impatience.clock() - before < RETRY_WINDOW:
+            if self._refused_at is not None and refusal.body == SERVER_BUSY \
+                    and impatience.clock() - self._refused_at < RETRY_WINDOW:
                 gate.admission.retried += 1  # sent again at once: not new work
-            at = impatience.refused(refusal.client, before)
+            at = impatience.refused(refusal.client, self._refused_at)
             self._refused_at = at
             wait = at - impatience.clock()
             if not leaving and wait > 0 and refusal is last and last.begun == self._begun \
@@ -560,9 +553,6 @@ class _Taken:
         self.keep_alive = keep_alive
         self.response_complete = False
         self.disconnected = False
-
-
-_FORWARDED = FORWARDED.encode()
 
 
 def _client(client: tuple[str, int] | None) -> str:
