@@ -25,6 +25,7 @@ from dicetable.server.door import (
     MIN_IN_FLIGHT,
     MOST_STRANGERS,
     NEVER,
+    QUEUE_WINDOW,
     RESEND_HOLD,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
@@ -430,6 +431,99 @@ def test_issue_28_a_server_answering_faster_while_it_refuses_learns_it() -> None
         cpu.now += 0.001
         admission.done()
     assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.001)) < 1e-9
+
+
+def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool) -> Admission:
+    """A server that learnt 0.1 ms an answer, idle, then answering at ``answer_costs`` each
+    with its in-flight kept full (each answer's place taken at once, refusing the rest when
+    ``refusing``) for a short window and a half."""
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
+    admission.per_answer, admission._measured = 0.0001, True
+    while admission.admit():
+        pass
+    full = admission.in_flight  # 401: the bound's worth at 0.1 ms
+    assert full == int(SERVER_MAX_WAIT / 0.0001) + 1
+    for _ in range(int(1.5 * QUEUE_WINDOW / answer_costs)):
+        ticks.now += answer_costs
+        cpu.now += answer_costs
+        admission.done()
+        if admission.in_flight < full:
+            admission.admit()
+        if refusing:
+            admission.refuse()
+    return admission
+
+
+def test_issue_28_a_standing_queue_raises_the_cost_at_once_while_refusing() -> None:
+    """Answering at 0.25 ms amid the refusals, 400 in flight wait 100 ms: the first short
+    window (the first after an idle spell) raises the estimate, and the in-flight bound
+    falls to what fits."""
+    admission = _overload_after_a_quiet_spell(0.00025, refusing=True)
+    assert admission.per_answer == pytest.approx(0.00025)
+    assert admission.in_flight > int(SERVER_MAX_WAIT / 0.00025) + 1  # still draining ...
+    assert not admission.admit()  # ... and nothing more admitted until it fits
+
+
+def test_issue_28_refusals_without_a_standing_queue_do_not_raise_the_cost() -> None:
+    """The same refusals, the queue draining each short window to a few in flight: its
+    wait fits the bound, and the estimate stays where the window rule leaves it."""
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
+    admission.per_answer, admission._measured = 0.0001, True
+    for _ in range(4):
+        while admission.admit():
+            pass
+        while admission.in_flight > 2:  # answered at 0.25 ms, none admitted meanwhile
+            ticks.now += 0.00025
+            cpu.now += 0.00025
+            admission.done()
+            admission.refuse()
+    assert admission.per_answer == 0.0001
+
+
+def _closed_loop(clients: int, costs: float, refused_per_ten: int, *,
+                 retries: bool = False) -> tuple[Admission, int]:
+    """``clients`` that each wait for their answer, on a server that learnt 0.2 ms an answer
+    and now answers at ``costs`` each, for three short windows: every ten answers,
+    ``refused_per_ten`` refusals (by a table's queue, say) of clients sending again at once,
+    counted as retries when ``retries``. The admission, and how many of the answered clients'
+    next commands it refused."""
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0)
+    admission.per_answer, admission._measured = 0.0002, True
+    for _ in range(clients):
+        assert admission.admit()
+    turned_away = 0
+    for k in range(int(3 * QUEUE_WINDOW / costs)):
+        ticks.now += costs
+        cpu.now += costs
+        admission.done()
+        if k % 10 == 0:
+            admission.refused += refused_per_ten
+            if retries:
+                admission.retried += refused_per_ten
+        turned_away += not admission.admit()  # the answered client's next command
+    return admission, turned_away
+
+
+def test_issue_28_a_few_refusals_with_a_standing_queue_do_not_raise_the_cost() -> None:
+    """200 clients that each wait for their answer, on a host a little slower than the bound
+    allows (0.22 ms an answer, 44 ms for all): a few are refused, and send again at once. A
+    raise would refuse more of them, whose refusals would make each answer look dearer: the
+    estimate stays where the window rule leaves it."""
+    admission, turned_away = _closed_loop(200, 0.00022, 1)
+    assert admission.per_answer == 0.0002
+    assert turned_away == 0
+
+
+def test_issue_28_clients_spinning_on_their_refusals_do_not_raise_the_cost() -> None:
+    """180 clients at 0.25 ms an answer (45 ms for all), 20 more refused again and again as
+    they send at once: a hundred refusals every ten answers. Counted as retries, they are not
+    new work and leave the estimate where it was; counted as new, they would raise it, and
+    refuse more."""
+    assert _closed_loop(180, 0.00025, 100, retries=True)[0].per_answer == 0.0002
+    assert _closed_loop(180, 0.00025, 100)[0].per_answer == pytest.approx(0.00025)
 
 
 def test_issue_28_a_client_on_several_connections_is_answered_at_once_by_default() -> None:

@@ -96,9 +96,18 @@ looks (a young collection of the heap, a batch's answers written at once). The l
 still measured (``watch_lag``): the collector waits for a quiet loop, and staff see it at
 ``/api/floor/load``.
 
-A refusal of a client sending again at once (within ``RETRY_WINDOW`` of its connection's
-last 503, ``refusing_http``) is counted as a retry (``Admission.retried``, shown to staff and
-in ``/metrics``): clients spinning on their refusals, not new work. It changes no decision.
+A window with refusals may only lower the estimate (the time spent refusing is not the
+admitted commands'), except where it shows a standing queue amid a flood: within
+``QUEUE_WINDOW``, more new commands were refused than answered, and even the fewest left in
+flight after an answer, times what an answer took in it, were more work than the bound. Then
+no command admitted in it was reached within the bound, and the estimate is raised to what
+that window measured at once - under an overload that follows a quieter spell (the cost it
+learnt there is cheaper than answering amid the refusals) the admitted waited 60-130 ms for
+as long as the overload lasted. A refusal of a client sending again at once (``RETRY_WINDOW``
+after its connection's last 503: ``Admission.retried``) is not new work: clients that each
+wait for their answer and spin on their refusals would otherwise make every answer look
+dearer, be refused more, and spin more (on a slow host 200 such clients were refused up to
+92% of the time).
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
@@ -134,6 +143,7 @@ import json
 import logging
 import os
 import re
+import sys
 import threading
 import time
 from collections import deque
@@ -180,6 +190,10 @@ WINDOW = 1.0
 """Seconds over which the time per answer is measured ..."""
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
+QUEUE_WINDOW = 0.1
+"""Seconds over which a standing queue is looked for (``Admission``) ..."""
+QUEUE_ANSWERS = 16
+"""... and answers at least."""
 RETRY_WINDOW = 0.02
 """Seconds after a connection's last 503 within which its next refusal is a retry, not new
 work (``Admission.retried``): a client spinning on its refusals comes back within a round
@@ -190,6 +204,37 @@ what an accepted bet costs a quick core, so that a few hundred commands may be i
 first; a slower server's first window says so). Without one, a sudden overload on a server
 that had not measured itself yet would all be admitted."""
 
+@dataclass(slots=True)
+class _Window:
+    """A span of busy time in which ``Admission`` counts answers: at least ``least`` of them
+    over ``length`` seconds; what was refused and retried meanwhile, and the fewest commands
+    left in flight after an answer."""
+
+    length: float
+    least: int
+    since: float = 0.0
+    busy_since: float = 0.0
+    answered: int = 0
+    refused_since: int = 0
+    retried_since: int = 0
+    low: int = sys.maxsize
+
+    def begin(self, now: float, spent: float, admission: Admission,
+              low: int = sys.maxsize) -> None:
+        self.since, self.busy_since, self.answered, self.low = now, spent, 0, low
+        self.refused_since, self.retried_since = admission.refused, admission.retried
+
+    def answer(self, now: float, in_flight: int) -> bool:
+        """One more answered, ``in_flight`` left: is the window over?"""
+        self.answered += 1
+        self.low = min(self.low, in_flight)
+        return self.answered >= self.least and now - self.since >= self.length
+
+    def per(self, spent: float) -> float:
+        """Busy seconds per answer over the window, ``spent`` its end on the timer."""
+        return (spent - self.busy_since) / self.answered
+
+
 class Admission:
     """Commands admitted and not yet answered, and the server's recent time per answer."""
 
@@ -197,7 +242,8 @@ class Admission:
                  window: float = WINDOW, clock: Callable[[], float] = time.monotonic,
                  timer: Callable[[], float] = time.perf_counter,
                  first_guess: float = FIRST_GUESS,
-                 most_strangers: int = MOST_STRANGERS) -> None:
+                 most_strangers: int = MOST_STRANGERS,
+                 queue_window: float = QUEUE_WINDOW) -> None:
         self.max_wait = max_wait
         self.most_strangers = most_strangers
         self.strangers = 0
@@ -208,7 +254,6 @@ class Admission:
         self.beats = 0
         """Heartbeats measured."""
         self.floor = floor
-        self.window = window
         self.clock = clock
         self.timer = timer
         self.in_flight = 0
@@ -216,15 +261,16 @@ class Admission:
         """Seconds per answer while busy (``first_guess`` until measured)."""
         self._measured = False
         self.refused = 0
+        self.admitted = 0
         self.retried = 0
         """Refusals of a client sending again at once (counted by ``refusing_http``)."""
-        self.admitted = 0
-        self._since = clock()
-        self._busy_since = timer()
-        self._answered = 0
         self._idle = True
-        self._refused_since = 0
-        """Refusals counted when the window began."""
+        self._window = _Window(window, WINDOW_ANSWERS)
+        """Where the time per answer is measured."""
+        self._queue = _Window(queue_window, QUEUE_ANSWERS)
+        """Where a standing queue is looked for."""
+        self._window.begin(clock(), timer(), self)
+        self._queue.begin(self._window.since, self._window.busy_since, self, low=0)
 
     def waiting_work(self) -> float:
         """Seconds of the server's work a command arriving now finds ahead of it: the
@@ -259,8 +305,9 @@ class Admission:
         this server does not remember)."""
         if self._idle:  # a window starts with the first command in flight
             self._idle = False
-            self._since, self._busy_since, self._answered = self.clock(), self.timer(), 0
-            self._refused_since = self.refused
+            now, spent = self.clock(), self.timer()
+            self._window.begin(now, spent, self)
+            self._queue.begin(now, spent, self)
         self.in_flight += 1
         self.admitted += 1
         if stranger:
@@ -279,9 +326,11 @@ class Admission:
         if stranger:
             self.strangers -= 1
         self.in_flight -= 1
-        self._answered += 1
         now = self.clock()
-        if self._answered >= WINDOW_ANSWERS and now - self._since >= self.window:
+        if self._queue.answer(now, self.in_flight):
+            self._standing(now)
+        window = self._window
+        if window.answer(now, self.in_flight):
             spent = self.timer()
             # A window with refusals may only lower the cost: the time refusing the others
             # took is not the admitted commands' (counted as theirs, it made each seem
@@ -291,15 +340,25 @@ class Admission:
             # started into an overload stay at its first guess: its first window is its
             # first measure, refusals and all (a dearer cost, so shorter waits, until a
             # window says better).
-            per = (spent - self._busy_since) / self._answered
-            if not self._measured or self.refused == self._refused_since \
+            per = window.per(spent)
+            if not self._measured or self.refused == window.refused_since \
                     or per < self.per_answer:
                 self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
                 self._measured = True
-            self._since, self._busy_since, self._answered = now, spent, 0
-            self._refused_since = self.refused
+            window.begin(now, spent, self)
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
+
+    def _standing(self, now: float) -> None:
+        """The short window that looks for a standing queue is over (see the module's text):
+        raise the estimate at once when more new commands were refused than answered and
+        even the fewest left in flight after an answer were more work than the bound."""
+        queue, spent = self._queue, self.timer()
+        per = queue.per(spent)
+        fresh = self.refused - queue.refused_since - (self.retried - queue.retried_since)
+        if fresh >= queue.answered and per > self.per_answer and queue.low * per > self.max_wait:
+            self.per_answer = per
+        queue.begin(now, spent, self, low=self.in_flight)
 
 
 async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:
