@@ -25,7 +25,9 @@ from dicetable.server.door import (
     MIN_IN_FLIGHT,
     MOST_STRANGERS,
     NEVER,
+    QUEUE_ANSWERS,
     QUEUE_WINDOW,
+    RAISE_AT_MOST,
     RESEND_HOLD,
     RETRY_HOLD,
     SERVER_MAX_WAIT,
@@ -433,10 +435,11 @@ def test_issue_28_a_server_answering_faster_while_it_refuses_learns_it() -> None
     assert abs(admission.per_answer - (0.7 * 0.01 + 0.3 * 0.001)) < 1e-9
 
 
-def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool) -> Admission:
+def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool,
+                                  windows: float = 1.5) -> Admission:
     """A server that learnt 0.1 ms an answer, idle, then answering at ``answer_costs`` each
     with its in-flight kept full (each answer's place taken at once, refusing the rest when
-    ``refusing``) for a short window and a half."""
+    ``refusing``) for ``windows`` short windows."""
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
     admission.per_answer, admission._measured = 0.0001, True
@@ -444,7 +447,7 @@ def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool) -> Admiss
         pass
     full = admission.in_flight  # 401: the bound's worth at 0.1 ms
     assert full == int(SERVER_MAX_WAIT / 0.0001) + 1
-    for _ in range(int(1.5 * QUEUE_WINDOW / answer_costs)):
+    for _ in range(int(windows * QUEUE_WINDOW / answer_costs)):
         ticks.now += answer_costs
         cpu.now += answer_costs
         admission.done()
@@ -457,12 +460,22 @@ def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool) -> Admiss
 
 def test_issue_28_a_standing_queue_raises_the_cost_at_once_while_refusing() -> None:
     """Answering at 0.25 ms amid the refusals, 400 in flight wait 100 ms: the first short
-    window (the first after an idle spell) raises the estimate, and the in-flight bound
-    falls to what fits."""
-    admission = _overload_after_a_quiet_spell(0.00025, refusing=True)
+    window (the first after an idle spell) raises the estimate, twice over at most, the
+    second to what it measured, and the in-flight bound falls to what fits."""
+    assert _overload_after_a_quiet_spell(0.00025, refusing=True).per_answer == \
+        pytest.approx(RAISE_AT_MOST * 0.0001)
+    admission = _overload_after_a_quiet_spell(0.00025, refusing=True, windows=2.5)
     assert admission.per_answer == pytest.approx(0.00025)
-    assert admission.in_flight > int(SERVER_MAX_WAIT / 0.00025) + 1  # still draining ...
-    assert not admission.admit()  # ... and nothing more admitted until it fits
+    assert admission.in_flight <= int(SERVER_MAX_WAIT / 0.00025) + 1  # what fits, no more
+    assert not admission.admit()
+
+
+def test_issue_28_a_stall_raises_the_cost_twice_over_at_most_in_a_short_window() -> None:
+    """A stall of the whole machine (a second an answer, 16 answers in the short window)
+    looks like a standing queue; one window raises the estimate no more than twice over."""
+    admission = _overload_after_a_quiet_spell(1.0 * QUEUE_WINDOW / QUEUE_ANSWERS,
+                                              refusing=True)
+    assert admission.per_answer == pytest.approx(RAISE_AT_MOST * 0.0001)
 
 
 def test_issue_28_refusals_without_a_standing_queue_do_not_raise_the_cost() -> None:

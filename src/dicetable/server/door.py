@@ -101,13 +101,15 @@ admitted commands'), except where it shows a standing queue amid a flood: within
 ``QUEUE_WINDOW``, more new commands were refused than answered, and even the fewest left in
 flight after an answer, times what an answer took in it, were more work than the bound. Then
 no command admitted in it was reached within the bound, and the estimate is raised to what
-that window measured at once - under an overload that follows a quieter spell (the cost it
-learnt there is cheaper than answering amid the refusals) the admitted waited 60-130 ms for
-as long as the overload lasted. A refusal of a client sending again at once (``RETRY_WINDOW``
-after its connection's last 503: ``Admission.retried``) is not new work: clients that each
+that window measured, at most ``RAISE_AT_MOST`` times over in one window - under an overload
+that follows a quieter spell (the cost it learnt there is cheaper than answering amid the
+refusals) the admitted waited 60-130 ms for as long as the overload lasted; a stall of the
+whole machine, a few answers in a short window, once raised it sixfold, and it took seconds
+to come down. A refusal of a client sending again at once (``RETRY_WINDOW`` after its
+connection's last 503, as read: ``Admission.retried``) is not new work: clients that each
 wait for their answer and spin on their refusals would otherwise make every answer look
 dearer, be refused more, and spin more (on a slow host 200 such clients were refused up to
-92% of the time).
+92% of the time, before such a client's 503s were held: ``RESEND_HOLD``).
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
@@ -194,6 +196,8 @@ QUEUE_WINDOW = 0.1
 """Seconds over which a standing queue is looked for (``Admission``) ..."""
 QUEUE_ANSWERS = 16
 """... and answers at least."""
+RAISE_AT_MOST = 2.0
+"""Times over the estimate that one short window's standing queue may raise it."""
 RETRY_WINDOW = 0.02
 """Seconds after a connection's last 503 within which its next refusal is a retry, not new
 work (``Admission.retried``): a client spinning on its refusals comes back within a round
@@ -357,7 +361,7 @@ class Admission:
         per = queue.per(spent)
         fresh = self.refused - queue.refused_since - (self.retried - queue.retried_since)
         if fresh >= queue.answered and per > self.per_answer and queue.low * per > self.max_wait:
-            self.per_answer = per
+            self.per_answer = min(per, RAISE_AT_MOST * self.per_answer)
         queue.begin(now, spent, self, low=self.in_flight)
 
 
