@@ -442,7 +442,8 @@ def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool,
     ``refusing``) for ``windows`` short windows."""
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
-    admission.per_answer, admission._measured = 0.0001, True
+    admission.per_answer = admission.learnt = 0.0001
+    admission._measured = True
     while admission.admit():
         pass
     full = admission.in_flight  # 401: the bound's worth at 0.1 ms
@@ -460,13 +461,13 @@ def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool,
 
 def test_issue_28_a_standing_queue_raises_the_cost_at_once_while_refusing() -> None:
     """Answering at 0.25 ms amid the refusals, 400 in flight wait 100 ms: the first short
-    window (the first after an idle spell) raises the estimate, twice over at most, the
-    second to what it measured, and the in-flight bound falls to what fits."""
+    window (the first after an idle spell) raises the estimate, to twice what the long
+    windows learnt at most, and the in-flight bound falls to what that fits."""
     assert _overload_after_a_quiet_spell(0.00025, refusing=True).per_answer == \
         pytest.approx(RAISE_AT_MOST * 0.0001)
     admission = _overload_after_a_quiet_spell(0.00025, refusing=True, windows=2.5)
-    assert admission.per_answer == pytest.approx(0.00025)
-    assert admission.in_flight <= int(SERVER_MAX_WAIT / 0.00025) + 1  # what fits, no more
+    assert admission.per_answer == pytest.approx(RAISE_AT_MOST * 0.0001)  # no further
+    assert admission.in_flight <= int(SERVER_MAX_WAIT / (RAISE_AT_MOST * 0.0001)) + 1
     assert not admission.admit()
 
 
@@ -478,12 +479,30 @@ def test_issue_28_a_stall_raises_the_cost_twice_over_at_most_in_a_short_window()
     assert admission.per_answer == pytest.approx(RAISE_AT_MOST * 0.0001)
 
 
+def test_issue_28_out_of_the_flood_the_learnt_cost_decides_again() -> None:
+    """Raised amid a flood, the estimate goes back to what the long windows learnt with the
+    first short window that refuses fewer new commands than it answers."""
+    admission = _overload_after_a_quiet_spell(0.00025, refusing=True)
+    assert admission.per_answer > admission.learnt == 0.0001
+    ticks, cpu = admission.clock, admission.timer
+    assert isinstance(ticks, Ticks)
+    assert isinstance(cpu, Ticks)
+    for _ in range(int(2.5 * QUEUE_WINDOW / 0.00025)):  # answering, nothing refused
+        ticks.now += 0.00025
+        cpu.now += 0.00025
+        admission.done()
+        if not admission.full():
+            admission.enter()
+    assert admission.per_answer == admission.learnt == 0.0001
+
+
 def test_issue_28_refusals_without_a_standing_queue_do_not_raise_the_cost() -> None:
     """The same refusals, the queue draining each short window to a few in flight: its
     wait fits the bound, and the estimate stays where the window rule leaves it."""
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
-    admission.per_answer, admission._measured = 0.0001, True
+    admission.per_answer = admission.learnt = 0.0001
+    admission._measured = True
     for _ in range(4):
         while admission.admit():
             pass
@@ -504,7 +523,8 @@ def _closed_loop(clients: int, costs: float, refused_per_ten: int, *,
     next commands it refused."""
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0)
-    admission.per_answer, admission._measured = 0.0002, True
+    admission.per_answer = admission.learnt = 0.0002
+    admission._measured = True
     for _ in range(clients):
         assert admission.admit()
     turned_away = 0

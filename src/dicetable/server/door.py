@@ -101,15 +101,18 @@ admitted commands'), except where it shows a standing queue amid a flood: within
 ``QUEUE_WINDOW``, more new commands were refused than answered, and even the fewest left in
 flight after an answer, times what an answer took in it, were more work than the bound. Then
 no command admitted in it was reached within the bound, and the estimate is raised to what
-that window measured, at most ``RAISE_AT_MOST`` times over in one window - under an overload
-that follows a quieter spell (the cost it learnt there is cheaper than answering amid the
-refusals) the admitted waited 60-130 ms for as long as the overload lasted; a stall of the
-whole machine, a few answers in a short window, once raised it sixfold, and it took seconds
-to come down. A refusal of a client sending again at once (``RETRY_WINDOW`` after its
-connection's last 503, as read: ``Admission.retried``) is not new work: clients that each
-wait for their answer and spin on their refusals would otherwise make every answer look
-dearer, be refused more, and spin more (on a slow host 200 such clients were refused up to
-92% of the time, before such a client's 503s were held: ``RESEND_HOLD``).
+that window measured - under an overload that follows a quieter spell (the cost it learnt
+there is cheaper than answering amid the refusals) the admitted waited 60-130 ms for as long
+as the overload lasted. While the flood lasts the estimate follows the short windows, never
+below what the long windows learnt nor above ``RAISE_AT_MOST`` times that: fewer in flight
+make smaller batches, each answer dearer, and unbounded, the raise fed on itself down to
+``MIN_IN_FLIGHT`` in flight (a ninefold estimate, a third less answered). Out of the flood,
+the learnt estimate decides again. A refusal of a client sending again at once
+(``RETRY_WINDOW`` after its connection's last 503, as read: ``Admission.retried``) is not
+new work: clients that each wait for their answer and spin on their refusals would
+otherwise make every answer look dearer, be refused more, and spin more (on a slow host
+200 such clients were refused up to 92% of the time, before such a client's 503s were
+held: ``RESEND_HOLD``).
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
@@ -197,7 +200,8 @@ QUEUE_WINDOW = 0.1
 QUEUE_ANSWERS = 16
 """... and answers at least."""
 RAISE_AT_MOST = 2.0
-"""Times over the estimate that one short window's standing queue may raise it."""
+"""Times over what the long windows learnt that a flood's short windows may raise the
+estimate."""
 RETRY_WINDOW = 0.02
 """Seconds after a connection's last 503 within which its next refusal is a retry, not new
 work (``Admission.retried``): a client spinning on its refusals comes back within a round
@@ -262,13 +266,19 @@ class Admission:
         self.timer = timer
         self.in_flight = 0
         self.per_answer = first_guess
-        """Seconds per answer while busy (``first_guess`` until measured)."""
+        """Seconds per answer while busy (``first_guess`` until measured): what the long
+        windows learnt, or more while a flood's short windows measure more."""
+        self.learnt = first_guess
+        """Seconds per answer as the long windows measure it (``per_answer`` stays within
+        ``RAISE_AT_MOST`` times this)."""
         self._measured = False
         self.refused = 0
         self.admitted = 0
         self.retried = 0
         """Refusals of a client sending again at once (counted by ``refusing_http``)."""
         self._idle = True
+        self._flood = False
+        """Did the last short window see more new commands refused than answered?"""
         self._window = _Window(window, WINDOW_ANSWERS)
         """Where the time per answer is measured."""
         self._queue = _Window(queue_window, QUEUE_ANSWERS)
@@ -346,22 +356,29 @@ class Admission:
             # window says better).
             per = window.per(spent)
             if not self._measured or self.refused == window.refused_since \
-                    or per < self.per_answer:
-                self.per_answer = 0.7 * self.per_answer + 0.3 * per if self._measured else per
+                    or per < self.learnt:
+                self.learnt = 0.7 * self.learnt + 0.3 * per if self._measured else per
                 self._measured = True
+            self.per_answer = min(max(self.per_answer, self.learnt),
+                                  RAISE_AT_MOST * self.learnt) if self._flood else self.learnt
             window.begin(now, spent, self)
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
 
     def _standing(self, now: float) -> None:
         """The short window that looks for a standing queue is over (see the module's text):
-        raise the estimate at once when more new commands were refused than answered and
-        even the fewest left in flight after an answer were more work than the bound."""
+        amid a flood (more new commands refused than answered), follow what it measured,
+        between what the long windows learnt and ``RAISE_AT_MOST`` times that - raised
+        only where even the fewest left in flight after an answer were more work than the
+        bound; out of a flood, back to what the long windows learnt."""
         queue, spent = self._queue, self.timer()
         per = queue.per(spent)
         fresh = self.refused - queue.refused_since - (self.retried - queue.retried_since)
-        if fresh >= queue.answered and per > self.per_answer and queue.low * per > self.max_wait:
-            self.per_answer = min(per, RAISE_AT_MOST * self.per_answer)
+        self._flood = fresh >= queue.answered
+        if not self._flood:
+            self.per_answer = self.learnt
+        elif per < self.per_answer or queue.low * per > self.max_wait:
+            self.per_answer = min(max(per, self.learnt), RAISE_AT_MOST * self.learnt)
         queue.begin(now, spent, self, low=self.in_flight)
 
 
