@@ -257,6 +257,7 @@ _GC_LINE = re.compile(rb'dicetable_gc_pause_seconds_(?P<what>count|sum|bucket)'
 
 _SPINNING = {b"dicetable_load_refused_total": "refused",
              b"dicetable_load_refused_retries_total": "retried",
+             b"dicetable_load_refused_at_once_total": "at_once",
              b"dicetable_load_refusals_held_total": "held"}
 """The refusals for load, and those of clients spinning on them (``server_figures``)."""
 
@@ -290,13 +291,13 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
                           f"({count - brief:.0f} over 20 ms)")
     if paused:
         out.append("the collector paused it: " + ", ".join(paused))
-    refused, retried, held = (seen[k][1] - seen[k][0] if k in seen else None
-                              for k in ("refused", "retried", "held"))
+    refused, at_once, retried, held = (seen[k][1] - seen[k][0] if k in seen else None
+                                       for k in ("refused", "at_once", "retried", "held"))
     if refused:
         out.append(f"its refusals for load from its first /metrics on: {refused:.0f}, of "
-                   f"which sent again at once on the same connection {retried:.0f} and "
-                   f"written later than read (held) {held:.0f}"
-                   if retried is not None and held is not None
+                   f"which sent as soon as answered {at_once:.0f}, after a 503 {retried:.0f}, "
+                   f"and written later than read (held) {held:.0f}"
+                   if None not in (at_once, retried, held)
                    else f"its refusals for load from its first /metrics on: {refused:.0f}")
     within = {le: counts[-1] - counts[0] for key, counts in seen.items()
               if key.startswith("le ") for le in [key[3:]]}

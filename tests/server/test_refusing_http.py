@@ -525,6 +525,29 @@ def test_issue_28_strangers_are_counted_and_only_a_few_at_once(live: Live, floor
     assert (live.admission.in_flight, live.admission.strangers) == (0, 0)  # all counted out
 
 
+def test_issue_28_a_refusal_sent_as_soon_as_answered_is_counted_at_once(
+        live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that sends as soon as its last command was answered (accepted) and is refused
+    waits for each answer: counted ``at_once`` (no new load), not a retry; a first command
+    on a connection of its own, refused, is neither."""
+    monkeypatch.setattr("dicetable.server.refusing_http.RETRY_WINDOW", 60.0)
+    at_once, retried = live.admission.at_once, live.admission.retried
+    try:
+        with live.connect() as sock, live.connect() as other:
+            buffered = bytearray()
+            sock.sendall(live.bet("pass"))
+            assert answer(sock, buffered)[0] == 200
+            live.refusing()
+            sock.sendall(live.bet())
+            assert answer(sock, buffered)[0] == 503
+            assert (live.admission.at_once, live.admission.retried) == (at_once + 1, retried)
+            other.sendall(live.bet())
+            assert answer(other, bytearray())[0] == 503
+            assert (live.admission.at_once, live.admission.retried) == (at_once + 1, retried)
+    finally:
+        live.admitting()
+
+
 def test_issue_28_a_refusal_sent_again_at_once_is_counted_a_retry(
         live: Live, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two bets refused on one connection, the second sent with the first (at once): one

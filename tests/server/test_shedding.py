@@ -248,6 +248,7 @@ def test_issue_13_staff_see_the_servers_load_and_what_it_refused(floor: Floor) -
         load = pat.get("/api/floor/load").json()
     assert load["refused"] == 1
     assert load["refused_retries"] == 0  # the door sees no connection's refusals
+    assert load["refused_at_once"] == 0
     assert load["admitted"] >= 1
     assert load["tables"]["craps-pa-1"]["commands"] >= 1
     assert load["limits"]["wait_ms"] == app.state.admission.max_wait * 1000
@@ -535,7 +536,7 @@ def _closed_loop(clients: int, costs: float, refused_per_ten: int, *,
         if k % 10 == 0:
             admission.refused += refused_per_ten
             if retries:
-                admission.retried += refused_per_ten
+                admission.at_once += refused_per_ten
         turned_away += not admission.admit()  # the answered client's next command
     return admission, turned_away
 

@@ -107,12 +107,13 @@ as the overload lasted. While the flood lasts the estimate follows the short win
 below what the long windows learnt nor above ``RAISE_AT_MOST`` times that: fewer in flight
 make smaller batches, each answer dearer, and unbounded, the raise fed on itself down to
 ``MIN_IN_FLIGHT`` in flight (a ninefold estimate, a third less answered). Out of the flood,
-the learnt estimate decides again. A refusal of a client sending again at once
-(``RETRY_WINDOW`` after its connection's last 503, as read: ``Admission.retried``) is not
-new work: clients that each wait for their answer and spin on their refusals would
-otherwise make every answer look dearer, be refused more, and spin more (on a slow host
-200 such clients were refused up to 92% of the time, before such a client's 503s were
-held: ``RESEND_HOLD``).
+the learnt estimate decides again. A refusal of a client that sent as soon as it was
+answered (within ``RETRY_WINDOW`` of its connection's last answer, as read:
+``Admission.at_once``) is not new work: refusing a client that waits for each answer lowers
+no load, and counted as new, the refusals of 200 such clients made every answer look
+dearer, refused more of them, and spun (on a slow host they were refused up to 92% of the
+time, before a client's 503s after a 503 were held: ``RESEND_HOLD``; with the hold and only
+the 503s after a 503 left out, one process on PostgreSQL answered a third less).
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
@@ -202,10 +203,11 @@ QUEUE_ANSWERS = 16
 RAISE_AT_MOST = 2.0
 """Times over what the long windows learnt that a flood's short windows may raise the
 estimate."""
-RETRY_WINDOW = 0.02
-"""Seconds after a connection's last 503 within which its next refusal is a retry, not new
-work (``Admission.retried``): a client spinning on its refusals comes back within a round
-trip; the bench's open-loop overload reuses a connection every ~140 ms."""
+RETRY_WINDOW = 0.05
+"""Seconds after a connection's last answer within which a command refused was sent at once
+(``Admission.at_once``; after a 503, a retry: ``Admission.retried``): a client that waits for
+each answer sends again within a round trip, plus the event loop's lag (7-14 ms under the
+bench's overload); the bench's open-loop overload reuses a connection every ~140 ms."""
 FIRST_GUESS = 0.0001
 """Seconds per answer assumed until the first window is measured (industry-default:
 what an accepted bet costs a quick core, so that a few hundred commands may be in flight at
@@ -215,7 +217,8 @@ that had not measured itself yet would all be admitted."""
 @dataclass(slots=True)
 class _Window:
     """A span of busy time in which ``Admission`` counts answers: at least ``least`` of them
-    over ``length`` seconds; what was refused and retried meanwhile, and the fewest commands
+    over ``length`` seconds; what was refused meanwhile (and sent at once), and the fewest
+    commands
     left in flight after an answer."""
 
     length: float
@@ -224,13 +227,13 @@ class _Window:
     busy_since: float = 0.0
     answered: int = 0
     refused_since: int = 0
-    retried_since: int = 0
+    at_once_since: int = 0
     low: int = sys.maxsize
 
     def begin(self, now: float, spent: float, admission: Admission,
               low: int = sys.maxsize) -> None:
         self.since, self.busy_since, self.answered, self.low = now, spent, 0, low
-        self.refused_since, self.retried_since = admission.refused, admission.retried
+        self.refused_since, self.at_once_since = admission.refused, admission.at_once
 
     def answer(self, now: float, in_flight: int) -> bool:
         """One more answered, ``in_flight`` left: is the window over?"""
@@ -275,7 +278,11 @@ class Admission:
         self.refused = 0
         self.admitted = 0
         self.retried = 0
-        """Refusals of a client sending again at once (counted by ``refusing_http``)."""
+        """Refusals of a client sending again at once after a 503 (counted by
+        ``refusing_http``)."""
+        self.at_once = 0
+        """Refusals of a client that sent as soon as it was answered, a 503 or not (counted by
+        ``refusing_http``): one that waits for each answer, whose refusal lowers no load."""
         self._idle = True
         self._flood = False
         """Did the last short window see more new commands refused than answered?"""
@@ -373,7 +380,7 @@ class Admission:
         bound; out of a flood, back to what the long windows learnt."""
         queue, spent = self._queue, self.timer()
         per = queue.per(spent)
-        fresh = self.refused - queue.refused_since - (self.retried - queue.retried_since)
+        fresh = self.refused - queue.refused_since - (self.at_once - queue.at_once_since)
         self._flood = fresh >= queue.answered
         if not self._flood:
             self.per_answer = self.learnt
@@ -398,7 +405,7 @@ none, every refusal is answered at once and ``Retry-After`` says when to come ba
 retry in a loop). A hold cannot tell a client retrying at once from one that sends on
 several connections at its own pace: the latter's 503s came later and later (a second late
 and more under an open-loop overload, where each should take milliseconds)."""
-RESEND_HOLD = RETRY_WINDOW
+RESEND_HOLD = 0.02
 """Seconds a connection that sends again within them of its last 503 for load waits for its
 next one (industry-default; ``DICETABLE_SHED_RESEND_HOLD_MS``, ``dicetable serve
 --shed-resend-hold-ms``). A connection carries one request at a time, so one that sends again

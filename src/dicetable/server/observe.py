@@ -220,6 +220,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
             "strangers_in_flight": admission.strangers,
             "refused": admission.refused,
             "refused_retries": admission.retried,
+            "refused_at_once": admission.at_once,
             "refusals_held": gate.impatience.held,
             "ms_per_answer": round(admission.per_answer * 1000, 3),
             "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
@@ -292,6 +293,12 @@ class FloorCollector(Collector):
                                       "(clients spinning on their refusals)")
         retries.add_metric([], f["refused_retries"])
         yield retries
+        at_once = CounterMetricFamily("dicetable_load_refused_at_once", "Of those, the "
+                                      "ones sent as soon as the connection's last answer "
+                                      "came, a 503 or not (clients that wait for each "
+                                      "answer: refusing them lowers no load)")
+        at_once.add_metric([], f["refused_at_once"])
+        yield at_once
         held = CounterMetricFamily("dicetable_load_refusals_held", "Of those, the ones "
                                    "written later than read: a client sending again before "
                                    "its hold was over (the resend hold, the retry hold)")

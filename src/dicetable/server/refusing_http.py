@@ -41,7 +41,9 @@ at most once per ``door.RESEND_HOLD``: its next 503 is written that long after i
 (``door.Impatience``); with a hold (``door.RETRY_HOLD``: none by default) the same goes for
 a client on any of its connections (its session, else its connection). A 503 for load read
 within ``door.RETRY_WINDOW`` of the connection's last is counted as a retry
-(``Admission.retried``): a client sending again at once, not new work. The 503s of a read
+(``Admission.retried``): a client sending again at once, not new work; one read within it
+of the connection's last answer of any kind, as ``Admission.at_once``: a client that sends
+as soon as it is answered, whose refusal lowers no load. The 503s of a read
 are written once all of it is parsed, so that only the last, with nothing read behind it,
 can be held, and the answers keep their order.
 
@@ -107,6 +109,8 @@ class RefusingHttp(HttpToolsProtocol):
     _begun = 0
     """Requests begun on this connection."""
     _refused_at: float | None = None
+    _answered_at: float | None = None
+    """When the connection's last answer was written (``door.Impatience``'s clock)."""
     """When this connection's last 503 for load was (to be) written."""
 
     _pending: Any = None
@@ -419,9 +423,14 @@ class RefusingHttp(HttpToolsProtocol):
         impatience = gate.impatience
         last = refusals[-1]
         for refusal in refusals:
-            if self._refused_at is not None and refusal.body == SERVER_BUSY \
-                    and impatience.clock() - self._refused_at < RETRY_WINDOW:
-                gate.admission.retried += 1  # sent again at once: not new work
+            if refusal.body == SERVER_BUSY and self._answered_at is not None:
+                now = impatience.clock()
+                if now - self._answered_at < RETRY_WINDOW:
+                    # sent as soon as the last was answered: a client that waits for each
+                    # answer, whose refusal lowers no load (``Admission.at_once``)
+                    gate.admission.at_once += 1
+                    if self._refused_at is not None and now - self._refused_at < RETRY_WINDOW:
+                        gate.admission.retried += 1  # and that answer a 503: spinning
             at = impatience.refused(refusal.client, self._refused_at)
             self._refused_at = at
             wait = at - impatience.clock()
@@ -446,6 +455,7 @@ class RefusingHttp(HttpToolsProtocol):
             self.access_logger.info('%s - "%s %s HTTP/%s" %d', *refusal.logged, 503)
         self.transport.write(_busy_answer(self.server_state.default_headers, refusal.body,
                                           refusal.keep_alive))
+        self._answered_at = self.app_state[GATE_STATE].impatience.clock()
         if not refusal.keep_alive:
             self.transport.close()
         if not complete or self._answering:
@@ -457,6 +467,7 @@ class RefusingHttp(HttpToolsProtocol):
             self.on_response_complete()  # uvicorn's own: counted, keep-alive re-armed
 
     def on_response_complete(self) -> None:
+        self._answered_at = self.app_state[GATE_STATE].impatience.clock()
         super().on_response_complete()
         # An answered request, with none read behind it, is let go at once rather than held
         # until the connection's next request: under load, 2,000 idle keep-alive connections'
