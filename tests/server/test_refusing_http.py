@@ -321,25 +321,34 @@ def test_issue_13_an_answered_connection_holds_nothing_of_its_request(live: Live
             s.close()
 
 
+def _refused_twice_at_once(live: Live, sock: socket.socket) -> None:
+    """A bet refused on ``sock`` (at once), then another sent at once: its 503 held."""
+    sock.sendall(live.bet())
+    assert answer(sock, bytearray())[0] == 503  # the first refusal: at once
+    sock.sendall(live.bet("pass"))  # again at once, on the same connection: held
+    deadline = time.monotonic() + 20
+    while not live.impatience.held and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert live.impatience.held == 1
+
+
+def _still_held(sock: socket.socket) -> None:
+    """Nothing has been written to ``sock``: its 503 is still held."""
+    sock.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        sock.recv(1)
+
+
 def test_issue_13_a_client_refused_again_at_once_has_its_503_held(live: Live) -> None:
     # 200 connections sending again the moment they were refused spent the server's time
     # on their 503s; each client's next 503 now waits ``hold`` after its last one.
     live.impatience.hold = 60.0  # held past the test: its 503 must not have come
     live.refusing()
     with live.connect() as a, live.connect() as b:
-        buffered = bytearray()
-        a.sendall(live.bet())
-        assert answer(a, buffered)[0] == 503  # the first refusal: at once
-        a.sendall(live.bet("pass"))  # again at once: held
-        deadline = time.monotonic() + 20
-        while not live.impatience.held and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert live.impatience.held == 1
+        _refused_twice_at_once(live, a)
         b.sendall(live.anonymous_bet())  # another client (its own connection): at once
         assert answer(b, bytearray())[0] == 503
-        a.setblocking(False)
-        with pytest.raises(BlockingIOError):
-            a.recv(1)  # b was answered; a's 503 is still held
+        _still_held(a)  # b was answered
     # a went away while held: nothing is written to it, and the server goes on
     with live.connect() as c:
         c.sendall(live.anonymous_bet())
@@ -358,19 +367,10 @@ def test_issue_28_a_connection_sending_again_at_once_has_its_next_503_held(
     live.impatience.resend = 60.0  # held past the test: its 503 must not have come
     live.refusing()
     with live.connect() as a, live.connect() as b:
-        buffered = bytearray()
-        a.sendall(live.bet())
-        assert answer(a, buffered)[0] == 503  # the first refusal: at once
-        a.sendall(live.bet("pass"))  # again at once, on the same connection: held
-        deadline = time.monotonic() + 20
-        while not live.impatience.held and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert live.impatience.held == 1
+        _refused_twice_at_once(live, a)
         b.sendall(live.bet())  # alice again, on her other connection: at once
         assert answer(b, bytearray())[0] == 503
-        a.setblocking(False)
-        with pytest.raises(BlockingIOError):
-            a.recv(1)  # a's 503 is still held
+        _still_held(a)
     live.admitting()
 
 

@@ -286,13 +286,19 @@ def test_issue_28_the_strangers_in_flight_are_configurable(
         assert refused.value.rule == "server.backpressure"
 
 
-def test_issue_13_the_retry_hold_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("DICETABLE_SHED_HOLD_MS", raising=False)
-    assert impatience_from_env().hold == RETRY_HOLD
-    monkeypatch.setenv("DICETABLE_SHED_HOLD_MS", "250")
-    assert impatience_from_env().hold == 0.25
-    monkeypatch.setenv("DICETABLE_SHED_HOLD_MS", "-1")
-    with pytest.raises(InvalidInput, match="DICETABLE_SHED_HOLD_MS"):
+@pytest.mark.parametrize(("env", "hold", "default", "not_positive"), [
+    ("DICETABLE_SHED_HOLD_MS", "hold", RETRY_HOLD, "-1"),            # issue 13: by client
+    ("DICETABLE_SHED_RESEND_HOLD_MS", "resend", RESEND_HOLD, "0"),  # issue 28: by connection
+])
+def test_issue_13_the_retry_holds_are_configurable(
+        monkeypatch: pytest.MonkeyPatch, env: str, hold: str, default: float,
+        not_positive: str) -> None:
+    monkeypatch.delenv(env, raising=False)
+    assert getattr(impatience_from_env(), hold) == default
+    monkeypatch.setenv(env, "250")
+    assert getattr(impatience_from_env(), hold) == 0.25
+    monkeypatch.setenv(env, not_positive)
+    with pytest.raises(InvalidInput, match=env):
         impatience_from_env()
 
 
@@ -583,16 +589,6 @@ def test_issue_28_a_connection_sending_again_at_once_waits_the_resend_hold_by_de
     clock.now = last + 10 * RESEND_HOLD  # its own pace: at once
     assert spinning.refused(b"bob", last=last + RESEND_HOLD) == clock.now
     assert spinning.held == 1
-
-
-def test_issue_28_the_resend_hold_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("DICETABLE_SHED_RESEND_HOLD_MS", raising=False)
-    assert impatience_from_env().resend == RESEND_HOLD
-    monkeypatch.setenv("DICETABLE_SHED_RESEND_HOLD_MS", "5")
-    assert impatience_from_env().resend == 0.005
-    monkeypatch.setenv("DICETABLE_SHED_RESEND_HOLD_MS", "0")
-    with pytest.raises(InvalidInput, match="DICETABLE_SHED_RESEND_HOLD_MS"):
-        impatience_from_env()
 
 
 def test_issue_28_a_stranger_is_counted_at_the_door_and_only_so_many_at_once(

@@ -284,30 +284,19 @@ class FloorCollector(Collector):
                      f["loop_lag_ms"] / 1000)
         yield _gauge("dicetable_connections_open", "Open connections",
                      f["connections"]["open"])
-        refused = CounterMetricFamily("dicetable_load_refused", "Commands refused for load "
-                                      "(503; the load view's refused)")
-        refused.add_metric([], f["refused"])
-        yield refused
-        retries = CounterMetricFamily("dicetable_load_refused_retries", "Of those, the ones "
-                                      "sent again at once after a 503 on the same connection "
-                                      "(clients spinning on their refusals)")
-        retries.add_metric([], f["refused_retries"])
-        yield retries
-        at_once = CounterMetricFamily("dicetable_load_refused_at_once", "Of those, the "
-                                      "ones sent as soon as the connection's last answer "
-                                      "came, a 503 or not (clients that wait for each "
-                                      "answer: refusing them lowers no load)")
-        at_once.add_metric([], f["refused_at_once"])
-        yield at_once
-        held = CounterMetricFamily("dicetable_load_refusals_held", "Of those, the ones "
-                                   "written later than read: a client sending again before "
-                                   "its hold was over (the resend hold, the retry hold)")
-        held.add_metric([], f["refusals_held"])
-        yield held
-        conn = CounterMetricFamily("dicetable_connections_refused", "Connections refused "
-                                   "(503) as they were accepted")
-        conn.add_metric([], f["connections"]["refused"])
-        yield conn
+        yield _counter("dicetable_load_refused", "Commands refused for load (503; the load "
+                       "view's refused)", f["refused"])
+        yield _counter("dicetable_load_refused_retries", "Of those, the ones sent again at "
+                       "once after a 503 on the same connection (clients spinning on their "
+                       "refusals)", f["refused_retries"])
+        yield _counter("dicetable_load_refused_at_once", "Of those, the ones sent as soon as "
+                       "the connection's last answer came, a 503 or not (clients that wait "
+                       "for each answer: refusing them lowers no load)", f["refused_at_once"])
+        yield _counter("dicetable_load_refusals_held", "Of those, the ones written later "
+                       "than read: a client sending again before its hold was over (the "
+                       "resend hold, the retry hold)", f["refusals_held"])
+        yield _counter("dicetable_connections_refused", "Connections refused (503) as they "
+                       "were accepted", f["connections"]["refused"])
         paused = HistogramMetricFamily("dicetable_gc_pause_seconds", "The garbage "
                                        "collector's pauses while serving, by generation "
                                        "(each stops every answer)", labels=["generation"])
@@ -327,6 +316,10 @@ class FloorCollector(Collector):
 
 def _gauge(name: str, doc: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, doc, value=value)
+
+
+def _counter(name: str, doc: str, value: float) -> CounterMetricFamily:
+    return CounterMetricFamily(name, doc, value=value)
 
 
 class Observer:
