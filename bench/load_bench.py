@@ -272,6 +272,11 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
         out.append(f"the server's own figures ({len(flights)} reads of /metrics): in flight "
                    f"p50 {pct(flights, 50):.0f}, max {max(flights):.0f}; its cost estimate "
                    f"{costs[-1]:g} ms per answer at the end")
+    if seen.get("strangers"):
+        strangers = seen["strangers"]
+        out.append("of them, strangers (sessions being read) by half-second: "
+                   + " ".join(f"{x:.0f}" for x in strangers[:8])
+                   + (" ..." if len(strangers) > 8 else ""))
     if seen.get("loop_lag"):
         lags = [1000 * x for x in seen["loop_lag"]]
         out.append(f"its event loop's lag p50 {pct(lags, 50):.1f}, max {max(lags):.1f} ms")
@@ -725,7 +730,8 @@ class Run:
         conn.auth = b""
         wanted = {b"dicetable_in_flight": "in_flight",
                   b"dicetable_ms_per_answer": "ms_per_answer",
-                  b"dicetable_loop_lag_seconds": "loop_lag"}
+                  b"dicetable_loop_lag_seconds": "loop_lag",
+                  b"dicetable_strangers_in_flight": "strangers"}
         try:
             while True:
                 await asyncio.sleep(every)
