@@ -274,7 +274,8 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
                    f"{costs[-1]:g} ms per answer at the end")
     if seen.get("strangers"):
         strangers = seen["strangers"]
-        out.append("of them, strangers (sessions being read) by half-second: "
+        out.append("of them, strangers (their session not remembered when admitted) by "
+                   "half-second: "
                    + " ".join(f"{x:.0f}" for x in strangers[:8])
                    + (" ..." if len(strangers) > 8 else ""))
     if seen.get("loop_lag"):
