@@ -286,6 +286,11 @@ def figures_said(seen: dict[str, list[float]]) -> list[str]:
         commands = seen["commands"][1] - seen["commands"][0]
         out.append(f"the tables decided {commands / batches:.1f} commands per batch "
                    f"({batches:.0f} batches)")
+        by_half = [f"{(c1 - c0) / (b1 - b0):.0f}/{b1 - b0:.0f}" for b0, b1, c0, c1 in zip(
+            seen["batch series"], seen["batch series"][1:], seen["command series"],
+            seen["command series"][1:], strict=False) if b1 > b0][:8]
+        if by_half:
+            out.append("commands per batch/batches by half-second: " + " ".join(by_half))
     paused = []
     for gen in "012":
         if f"gc count {gen}" not in seen:
@@ -770,6 +775,8 @@ class Run:
                 if batches:  # the tables' batches and commands, first reading and latest
                     seen.setdefault("batches", [batches] * 2)[1] = batches
                     seen.setdefault("commands", [commands] * 2)[1] = commands
+                    seen.setdefault("batch series", []).append(batches)
+                    seen.setdefault("command series", []).append(commands)
         finally:
             await conn.close()
 
