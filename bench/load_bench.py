@@ -248,11 +248,11 @@ BARE_APP = "bench.loadgen:bare_app"
 SERVER_ENV: dict[str, str] = {}
 """More environment for every design's server (``--server-env``)."""
 _BUCKET, _COMMAND = b'dicetable_request_seconds_bucket{le="', b',route="command"}'
+"""A line of the commands' latency histogram in ``/metrics``: its start and its end."""
 _GC = b"dicetable_gc_pause_seconds_"
 _GC_LINE = re.compile(rb'dicetable_gc_pause_seconds_(?P<what>count|sum|bucket)'
                       rb'\{generation="(?P<gen>\d)"(?:,le="(?P<le>[^"]+)")?\}')
 """The collector's figures read (``server.collector_pauses``; a design without them has none)."""
-"""A line of the commands' latency histogram in ``/metrics``: its start and its end."""
 
 
 _SPINNING = {b"dicetable_load_refused_total": "refused",
@@ -734,6 +734,10 @@ class Run:
         figures, which say why a wait is what it is). A design without them adds nothing."""
         conn = Connection("127.0.0.1", self.server.port, "")
         conn.auth = b""
+
+        def first_and_latest(key: str, value: float) -> None:
+            seen.setdefault(key, [value] * 2)[1] = value
+
         wanted = {b"dicetable_in_flight": "in_flight",
                   b"dicetable_ms_per_answer": "ms_per_answer",
                   b"dicetable_loop_lag_seconds": "loop_lag",
@@ -756,8 +760,7 @@ class Run:
                         seen.setdefault(wanted[name], []).append(float(value))
                     elif name in _SPINNING:
                         # the refusals, and those sent again at once (held): first and latest
-                        key = _SPINNING[name]
-                        seen.setdefault(key, [float(value)] * 2)[1] = float(value)
+                        first_and_latest(_SPINNING[name], float(value))
                     elif name.startswith(_GC):
                         # the collector's pauses (count, seconds, within 20 ms), summed over
                         # the generations: the first reading and the latest
@@ -769,12 +772,12 @@ class Run:
                         # the commands' own latency, counted from their arrival at the app:
                         # the first reading and the latest
                         le = name[len(_BUCKET):].partition(b'"')[0].decode()
-                        seen.setdefault(f"le {le}", [float(value)] * 2)[1] = float(value)
+                        first_and_latest(f"le {le}", float(value))
                 for key, spent in gc_now.items():
-                    seen.setdefault(key, [spent] * 2)[1] = spent
+                    first_and_latest(key, spent)
                 if batches:  # the tables' batches and commands, first reading and latest
-                    seen.setdefault("batches", [batches] * 2)[1] = batches
-                    seen.setdefault("commands", [commands] * 2)[1] = commands
+                    first_and_latest("batches", batches)
+                    first_and_latest("commands", commands)
                     seen.setdefault("batch series", []).append(batches)
                     seen.setdefault("command series", []).append(commands)
         finally:

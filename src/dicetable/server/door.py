@@ -218,8 +218,7 @@ that had not measured itself yet would all be admitted."""
 class _Window:
     """A span of busy time in which ``Admission`` counts answers: at least ``least`` of them
     over ``length`` seconds; what was refused meanwhile (and sent at once), and the fewest
-    commands
-    left in flight after an answer."""
+    commands left in flight after an answer."""
 
     length: float
     least: int
@@ -366,8 +365,8 @@ class Admission:
                     or per < self.learnt:
                 self.learnt = 0.7 * self.learnt + 0.3 * per if self._measured else per
                 self._measured = True
-            self.per_answer = min(max(self.per_answer, self.learnt),
-                                  RAISE_AT_MOST * self.learnt) if self._flood else self.learnt
+            self.per_answer = self._within_reach(self.per_answer) if self._flood \
+                else self.learnt
             window.begin(now, spent, self)
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
@@ -385,8 +384,13 @@ class Admission:
         if not self._flood:
             self.per_answer = self.learnt
         elif per < self.per_answer or queue.low * per > self.max_wait:
-            self.per_answer = min(max(per, self.learnt), RAISE_AT_MOST * self.learnt)
+            self.per_answer = self._within_reach(per)
         queue.begin(now, spent, self, low=self.in_flight)
+
+    def _within_reach(self, per: float) -> float:
+        """``per`` held between what the long windows learnt and ``RAISE_AT_MOST`` times
+        that: where a flood may take the estimate."""
+        return min(max(per, self.learnt), RAISE_AT_MOST * self.learnt)
 
 
 async def watch_lag(admission: Admission, every: float = HEARTBEAT) -> None:

@@ -109,9 +109,9 @@ class RefusingHttp(HttpToolsProtocol):
     _begun = 0
     """Requests begun on this connection."""
     _refused_at: float | None = None
+    """When this connection's last 503 for load was (to be) written."""
     _answered_at: float | None = None
     """When the connection's last answer was written (``door.Impatience``'s clock)."""
-    """When this connection's last 503 for load was (to be) written."""
 
     _pending: Any = None
     """The pipeline of the command being read, admitted only once its body is whole."""
@@ -455,14 +455,15 @@ class RefusingHttp(HttpToolsProtocol):
             self.access_logger.info('%s - "%s %s HTTP/%s" %d', *refusal.logged, 503)
         self.transport.write(_busy_answer(self.server_state.default_headers, refusal.body,
                                           refusal.keep_alive))
-        self._answered_at = self.app_state[GATE_STATE].impatience.clock()
         if not refusal.keep_alive:
             self.transport.close()
         if not complete or self._answering:
             # Leaving HTTP, or a request read after this one is being answered (its answer
             # completes the rest: uvicorn's completion would start what is pipelined behind
-            # it now): counted, nothing re-armed.
+            # it now): counted, nothing re-armed; noted as answered here, as
+            # ``on_response_complete`` notes the others.
             self.server_state.total_requests += 1
+            self._answered_at = self.app_state[GATE_STATE].impatience.clock()
         else:
             self.on_response_complete()  # uvicorn's own: counted, keep-alive re-armed
 
