@@ -96,8 +96,9 @@ looks (a young collection of the heap, a batch's answers written at once). The l
 still measured (``watch_lag``): the collector waits for a quiet loop, and staff see it at
 ``/api/floor/load``.
 
-A window with refusals may only lower the estimate (the time spent refusing is not the
-admitted commands'), except where it shows a standing queue amid a flood: within
+A window with refusals may only lower the estimate, and lowers it to what it measured at
+once (the time spent refusing is not the admitted commands', so the truth is no dearer),
+except where it shows a standing queue amid a flood: within
 ``QUEUE_WINDOW``, more new commands were refused than answered, and even the fewest left in
 flight after an answer, times what an answer took in it, were more work than the bound. Then
 no command admitted in it was reached within the bound, and the estimate is raised to what
@@ -356,15 +357,20 @@ class Admission:
             # took is not the admitted commands' (counted as theirs, it made each seem
             # dearer, refused more, and 200 clients retrying at once were held there); but a
             # server answering faster than it thought (a slow spell over, bigger batches)
-            # must not stay held at its old estimate while it refuses. Nor may a server
-            # started into an overload stay at its first guess: its first window is its
-            # first measure, refusals and all (a dearer cost, so shorter waits, until a
-            # window says better).
+            # must not stay held at its old estimate while it refuses: such a window's
+            # cost is taken at once, not averaged in, since the refusals' time in it can
+            # only have made it dearer (averaged, an estimate learnt in a start's dearer
+            # first second refused 200 clients that each wait for their answer for
+            # seconds after). Nor may a server started into an overload stay at its first
+            # guess: its first window is its first measure, refusals and all (a dearer
+            # cost, so shorter waits, until a window says better).
             per = window.per(spent)
-            if not self._measured or self.refused == window.refused_since \
-                    or per < self.learnt:
-                self.learnt = 0.7 * self.learnt + 0.3 * per if self._measured else per
+            refusing = self.refused != window.refused_since
+            if not self._measured or (refusing and per < self.learnt):
+                self.learnt = per
                 self._measured = True
+            elif not refusing:
+                self.learnt = 0.7 * self.learnt + 0.3 * per
             self.per_answer = self._within_reach(self.per_answer) if self._flood \
                 else self.learnt
             window.begin(now, spent, self)
