@@ -469,7 +469,7 @@ def _overload_after_a_quiet_spell(answer_costs: float, refusing: bool,
     return admission
 
 
-def test_issue_28_a_standing_queue_raises_the_cost_at_once_while_refusing() -> None:
+def test_issue_28_a_flood_raises_the_cost_at_once_while_refusing() -> None:
     """Answering at 0.25 ms amid the refusals, 400 in flight wait 100 ms: the first short
     window (the first after an idle spell) raises the estimate, to twice what the long
     windows learnt at most, and the in-flight bound falls to what that fits."""
@@ -483,7 +483,7 @@ def test_issue_28_a_standing_queue_raises_the_cost_at_once_while_refusing() -> N
 
 def test_issue_28_a_stall_raises_the_cost_twice_over_at_most_in_a_short_window() -> None:
     """A stall of the whole machine (a second an answer, 16 answers in the short window)
-    looks like a standing queue; one window raises the estimate no more than twice over."""
+    raises the estimate amid a flood no more than twice over in one short window."""
     admission = _overload_after_a_quiet_spell(1.0 * QUEUE_WINDOW / QUEUE_ANSWERS,
                                               refusing=True)
     assert admission.per_answer == pytest.approx(RAISE_AT_MOST * 0.0001)
@@ -506,9 +506,10 @@ def test_issue_28_out_of_the_flood_the_learnt_cost_decides_again() -> None:
     assert admission.per_answer == admission.learnt == 0.0001
 
 
-def test_issue_28_refusals_without_a_standing_queue_do_not_raise_the_cost() -> None:
-    """The same refusals, the queue draining each short window to a few in flight: its
-    wait fits the bound, and the estimate stays where the window rule leaves it."""
+def test_issue_28_refusals_that_are_no_flood_do_not_raise_the_cost() -> None:
+    """A refusal now and then (one each time the queue fills), the queue draining to a few
+    in flight between: fewer new commands refused than answered, no flood, and the estimate
+    stays what the long windows learnt."""
     ticks, cpu = Ticks(), Ticks()
     admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
     admission.per_answer = admission.learnt = 0.0001
@@ -522,6 +523,49 @@ def test_issue_28_refusals_without_a_standing_queue_do_not_raise_the_cost() -> N
             admission.done()
             admission.refuse()
     assert admission.per_answer == 0.0001
+
+
+def test_issue_28_a_flood_answered_a_batch_at_a_time_raises_the_cost() -> None:
+    """Answers come a batch at a time, so the in flight fall to two between batches. Amid a
+    flood at 0.15 ms an answer the last of the 401 admitted waits 60 ms, however few are
+    left in flight after a batch, and the estimate rises to what the short windows measure
+    (within twice what the long windows learnt). Raised only where even the fewest left in
+    flight were more work than the bound, it stayed at what the long windows learnt, and the
+    admitted waited half as long again as the bound."""
+    ticks, cpu = Ticks(), Ticks()
+    admission = Admission(clock=ticks, timer=cpu, window=1.0, floor=4)
+    admission.per_answer = admission.learnt = 0.0001
+    admission._measured = True
+    for _ in range(5):
+        while admission.admit():  # the places free taken, the next refused
+            pass
+        batch = admission.in_flight - 2  # a next batch begun
+        for _ in range(batch):  # as many refused while the batch is decided
+            assert admission.refuse()
+        ticks.now += batch * 0.00015
+        cpu.now += batch * 0.00015
+        for _ in range(batch):
+            admission.done()
+    assert 0.00015 <= admission.per_answer <= RAISE_AT_MOST * 0.0001
+    assert admission.learnt == 0.0001
+
+
+def test_issue_28_amid_a_flood_the_estimate_follows_each_short_window_down_too() -> None:
+    """Raised amid a flood, the estimate comes down with the next short windows that
+    measure less (answering at 0.12 ms), never below what the long windows learnt."""
+    admission = _overload_after_a_quiet_spell(0.00025, refusing=True)
+    assert admission.per_answer == pytest.approx(RAISE_AT_MOST * 0.0001)
+    ticks, cpu = admission.clock, admission.timer
+    assert isinstance(ticks, Ticks)
+    assert isinstance(cpu, Ticks)
+    for cost, expected in ((0.00012, 0.00012), (0.00005, 0.0001)):
+        for _ in range(int(2.5 * QUEUE_WINDOW / cost)):  # a whole window at that cost
+            ticks.now += cost
+            cpu.now += cost
+            admission.done()
+            while admission.admit():  # the places free taken, the next refused: a flood
+                pass
+        assert admission.per_answer == pytest.approx(expected)
 
 
 def _closed_loop(clients: int, costs: float, refused_per_ten: int, *,
@@ -550,7 +594,7 @@ def _closed_loop(clients: int, costs: float, refused_per_ten: int, *,
     return admission, turned_away
 
 
-def test_issue_28_a_few_refusals_with_a_standing_queue_do_not_raise_the_cost() -> None:
+def test_issue_28_a_few_refusals_and_no_flood_do_not_raise_the_cost() -> None:
     """200 clients that each wait for their answer, on a host a little slower than the bound
     allows (0.22 ms an answer, 44 ms for all): a few are refused, and send again at once. A
     raise would refuse more of them, whose refusals would make each answer look dearer: the

@@ -98,17 +98,18 @@ still measured (``watch_lag``): the collector waits for a quiet loop, and staff 
 
 A window with refusals may only lower the estimate, and lowers it to what it measured at
 once (the time spent refusing is not the admitted commands', so the truth is no dearer),
-except where it shows a standing queue amid a flood: within
-``QUEUE_WINDOW``, more new commands were refused than answered, and even the fewest left in
-flight after an answer, times what an answer took in it, were more work than the bound. Then
-no command admitted in it was reached within the bound, and the estimate is raised to what
-that window measured - under an overload that follows a quieter spell (the cost it learnt
-there is cheaper than answering amid the refusals) the admitted waited 60-130 ms for as long
-as the overload lasted. While the flood lasts the estimate follows the short windows, never
-below what the long windows learnt nor above ``RAISE_AT_MOST`` times that: fewer in flight
-make smaller batches, each answer dearer, and unbounded, the raise fed on itself down to
-``MIN_IN_FLIGHT`` in flight (a ninefold estimate, a third less answered). Out of the flood,
-the learnt estimate decides again. A refusal of a client that sent as soon as it was
+except amid a flood: within ``QUEUE_WINDOW``, more new commands were refused than answered.
+Then answering amid the refusals is what each admitted command waits behind, and the
+estimate follows what each short window measured, up or down - under an overload that
+follows a quieter spell (the cost it learnt there is cheaper than answering amid the
+refusals, its sessions read, its connections taken) the admitted waited 60-150 ms for as long
+as the overload lasted; raised only where even the fewest left in flight after an answer
+were more work than the bound, it still took the first second and a half (accepted p99 by
+half-second 110-157 ms, against 65-80 after). Never below what the long windows learnt nor
+above ``RAISE_AT_MOST`` times that: fewer in flight make smaller batches, each answer
+dearer, and unbounded, the raise fed on itself down to ``MIN_IN_FLIGHT`` in flight (a
+ninefold estimate, a third less answered). Out of the flood, the learnt estimate decides
+again. A refusal of a client that sent as soon as it was
 answered (within ``RETRY_WINDOW`` of its connection's last answer, as read:
 ``Admission.at_once``) is not new work: refusing a client that waits for each answer lowers
 no load, and counted as new, the refusals of 200 such clients made every answer look
@@ -150,7 +151,6 @@ import json
 import logging
 import os
 import re
-import sys
 import threading
 import time
 from collections import deque
@@ -198,7 +198,7 @@ WINDOW = 1.0
 WINDOW_ANSWERS = 64
 """... and answers at least: a window with fewer (a start, a quiet table) says nothing."""
 QUEUE_WINDOW = 0.1
-"""Seconds over which a standing queue is looked for (``Admission``) ..."""
+"""Seconds over which a flood is looked for, and measured (``Admission``) ..."""
 QUEUE_ANSWERS = 16
 """... and answers at least."""
 RAISE_AT_MOST = 2.0
@@ -218,8 +218,7 @@ that had not measured itself yet would all be admitted."""
 @dataclass(slots=True)
 class _Window:
     """A span of busy time in which ``Admission`` counts answers: at least ``least`` of them
-    over ``length`` seconds; what was refused meanwhile (and sent at once), and the fewest
-    commands left in flight after an answer."""
+    over ``length`` seconds, and what was refused meanwhile (and sent at once)."""
 
     length: float
     least: int
@@ -228,17 +227,14 @@ class _Window:
     answered: int = 0
     refused_since: int = 0
     at_once_since: int = 0
-    low: int = sys.maxsize
 
-    def begin(self, now: float, spent: float, admission: Admission,
-              low: int = sys.maxsize) -> None:
-        self.since, self.busy_since, self.answered, self.low = now, spent, 0, low
+    def begin(self, now: float, spent: float, admission: Admission) -> None:
+        self.since, self.busy_since, self.answered = now, spent, 0
         self.refused_since, self.at_once_since = admission.refused, admission.at_once
 
-    def answer(self, now: float, in_flight: int) -> bool:
-        """One more answered, ``in_flight`` left: is the window over?"""
+    def answer(self, now: float) -> bool:
+        """One more answered: is the window over?"""
         self.answered += 1
-        self.low = min(self.low, in_flight)
         return self.answered >= self.least and now - self.since >= self.length
 
     def per(self, spent: float) -> float:
@@ -289,9 +285,9 @@ class Admission:
         self._window = _Window(window, WINDOW_ANSWERS)
         """Where the time per answer is measured."""
         self._queue = _Window(queue_window, QUEUE_ANSWERS)
-        """Where a standing queue is looked for."""
+        """Where a flood is looked for, and what answering amid it costs measured."""
         self._window.begin(clock(), timer(), self)
-        self._queue.begin(self._window.since, self._window.busy_since, self, low=0)
+        self._queue.begin(self._window.since, self._window.busy_since, self)
 
     def waiting_work(self) -> float:
         """Seconds of the server's work a command arriving now finds ahead of it: the
@@ -348,10 +344,10 @@ class Admission:
             self.strangers -= 1
         self.in_flight -= 1
         now = self.clock()
-        if self._queue.answer(now, self.in_flight):
-            self._standing(now)
+        if self._queue.answer(now):
+            self._short_window_over(now)
         window = self._window
-        if window.answer(now, self.in_flight):
+        if window.answer(now):
             spent = self.timer()
             # A window with refusals may only lower the cost: the time refusing the others
             # took is not the admitted commands' (counted as theirs, it made each seem
@@ -377,21 +373,17 @@ class Admission:
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
 
-    def _standing(self, now: float) -> None:
-        """The short window that looks for a standing queue is over (see the module's text):
+    def _short_window_over(self, now: float) -> None:
+        """The short window that looks for a flood is over (see the module's text):
         amid a flood (more new commands refused than answered), follow what it measured,
-        between what the long windows learnt and ``RAISE_AT_MOST`` times that - raised
-        only where even the fewest left in flight after an answer were more work than the
-        bound; out of a flood, back to what the long windows learnt."""
+        between what the long windows learnt and ``RAISE_AT_MOST`` times that; out of a
+        flood, back to what the long windows learnt."""
         queue, spent = self._queue, self.timer()
         per = queue.per(spent)
         fresh = self.refused - queue.refused_since - (self.at_once - queue.at_once_since)
         self._flood = fresh >= queue.answered
-        if not self._flood:
-            self.per_answer = self.learnt
-        elif per < self.per_answer or queue.low * per > self.max_wait:
-            self.per_answer = self._within_reach(per)
-        queue.begin(now, spent, self, low=self.in_flight)
+        self.per_answer = self._within_reach(per) if self._flood else self.learnt
+        queue.begin(now, spent, self)
 
     def _within_reach(self, per: float) -> float:
         """``per`` held between what the long windows learnt and ``RAISE_AT_MOST`` times
