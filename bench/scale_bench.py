@@ -208,12 +208,17 @@ def plan(groups: dict[str, list[str]], clients: int, ports: list[int],
          owned: dict[int, list[str]] | None) -> Plan:
     """Each client's table, player and port: with ``owned`` (each port's bench tables), the
     clients shared equally between the ports, each port's spread over its own tables; without,
-    spread over every bench table, client ``i`` sent to ``ports[i % len(ports)]`` (one
-    process, or a load balancer that does not know the owners).
+    spread over every bench table, each table's clients shared between the ports (one
+    process, or a load balancer that does not know the owners: about half of every table's
+    commands reach a process that does not own it, however the tables fell; sent to
+    ``ports[i % len(ports)]``, each table's clients all went to one port, and the share
+    forwarded was all or nothing by how the split fell).
 
     >>> groups = {t: [f"{t}-p{i}" for i in range(2)] for t in SCALE_TABLES}
     >>> plan(groups, 3, [80, 81], None)
-    [('bench-1', 'bench-1-p0', 80), ('bench-2', 'bench-2-p0', 81), ('bench-3', 'bench-3-p0', 80)]
+    [('bench-1', 'bench-1-p0', 80), ('bench-2', 'bench-2-p0', 80), ('bench-3', 'bench-3-p0', 80)]
+    >>> [c for c in plan(groups, 16, [80, 81], None) if c[0] == "bench-1"]
+    [('bench-1', 'bench-1-p0', 80), ('bench-1', 'bench-1-p1', 81)]
     >>> for client in plan(groups, 4, [80, 81], {80: ["bench-1"], 81: ["bench-2", "bench-5"]}):
     ...     print(client)
     ('bench-1', 'bench-1-p0', 80)
@@ -224,7 +229,8 @@ def plan(groups: dict[str, list[str]], clients: int, ports: list[int],
     given = dict.fromkeys(groups, 0)  # players of each table given a client so far
     out: Plan = []
     for i in range(clients):
-        port = ports[i % len(ports)]
+        port = ports[i % len(ports) if owned is not None
+                     else i // len(SCALE_TABLES) % len(ports)]
         tables = owned[port] if owned is not None else SCALE_TABLES
         table = tables[(i // len(ports) if owned is not None else i) % len(tables)]
         out.append((table, groups[table][given[table]], port))
