@@ -10,6 +10,7 @@ import gc
 import json
 import logging
 import socket
+import socketserver
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -372,6 +373,121 @@ def test_issue_28_a_connection_sending_again_at_once_has_its_next_503_held(
         assert answer(b, bytearray())[0] == 503
         _still_held(a)
     live.admitting()
+
+
+class BusyOwner(socketserver.ThreadingTCPServer):
+    """The owner of a table (another process), answering every command forwarded to it with
+    its 503 for load, and counting them."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        self.forwarded = 0
+        owner = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                while True:
+                    head = b""
+                    while not head.endswith(b"\r\n\r\n"):
+                        line = self.rfile.readline()
+                        if not line:
+                            return
+                        head += line
+                    length = next(int(h.split(b":")[1]) for h in head.split(b"\r\n")
+                                  if h.lower().startswith(b"content-length:"))
+                    self.rfile.read(length)
+                    owner.forwarded += 1
+                    self.wfile.write(b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\n"
+                                     b"content-type: application/json\r\ncontent-length: "
+                                     + str(len(SERVER_BUSY)).encode() + b"\r\n\r\n"
+                                     + SERVER_BUSY)
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@dataclass
+class Elsewhere:
+    """Table owners (``table_owners.TableOwners``) by which every table is another process's."""
+
+    owner: str
+    url: str = "http://127.0.0.1:1"
+
+    def owns(self, table: str) -> bool:
+        return False
+
+    def owner_url(self, table: str) -> str:
+        return self.owner
+
+    def forget(self, table: str) -> None:
+        raise AssertionError("the owner answered")
+
+
+def test_issue_28_a_connection_sending_again_at_once_after_its_owners_503_is_held_here(
+        live: Live) -> None:
+    """A client spinning on the 503s of its table's owner (another process): its next command
+    is answered 503 here, held as this server's own would be, and not forwarded; another
+    connection's is; after the hold it is forwarded again."""
+    door = live.app.app.state.door
+    owner = BusyOwner()
+    door.split.owners = Elsewhere(owner.url)
+    try:
+        with live.connect() as a, live.connect() as b:
+            buffered = bytearray()
+            a.sendall(live.bet())
+            assert answer(a, buffered)[:3:2] == (503, SERVER_BUSY)  # the owner's, relayed
+            assert owner.forwarded == 1
+            live.impatience.resend = 60.0  # held past the test: its 503 must not have come
+            a.sendall(live.bet("pass"))  # again at once: answered here, held
+            deadline = time.monotonic() + 20
+            while not live.impatience.held and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert live.impatience.held == 1
+            b.sendall(live.bet())  # another connection: forwarded
+            assert answer(b, bytearray())[0] == 503
+            assert owner.forwarded == 2
+            _still_held(a)
+        live.impatience.resend = 0.05
+        with live.connect() as c:
+            buffered = bytearray()
+            c.sendall(live.bet())
+            assert answer(c, buffered)[0] == 503
+            c.sendall(live.bet())
+            assert answer(c, buffered)[0] == 503  # held 50 ms, not forwarded
+            assert owner.forwarded == 3
+            c.sendall(live.bet())  # past the hold: the owner is asked again
+            assert answer(c, buffered)[0] == 503
+            assert owner.forwarded == 4
+    finally:
+        door.split.owners = None
+        owner.shutdown()
+        owner.server_close()
+
+
+def test_issue_28_a_stranger_whose_command_goes_to_its_tables_owner_is_remembered_here(
+        live: Live, floor: Floor) -> None:
+    """A command whose session this server does not remember, for a table another process
+    owns: its session is read here before it is forwarded, so that the client's next
+    commands count in flight here as the others do, not among the few strangers."""
+    door = live.app.app.state.door
+    owner = BusyOwner()
+    door.split.owners = Elsewhere(owner.url)
+    try:
+        floor.accounts.sessions.clear()  # just started, say
+        assert floor.accounts.remembered(live.token) is None
+        with live.connect() as sock:
+            sock.sendall(live.bet())
+            assert answer(sock, bytearray())[0] == 503  # the owner's
+        assert owner.forwarded == 1
+        assert floor.accounts.remembered(live.token) is not None
+        assert live.admission.strangers == 0
+    finally:
+        door.split.owners = None
+        owner.shutdown()
+        owner.server_close()
 
 
 def test_issue_13_a_held_503_comes_and_the_connection_goes_on_in_step(live: Live) -> None:

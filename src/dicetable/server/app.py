@@ -567,7 +567,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
                          sessions=reads, cookie=COOKIE) if fast_path else None
     door = Door(app.framework, gate=gate, split=split, cookie=COOKIE,
                 allowed_origins=allowed_origins, proxies=proxies or None, keeper=keeper,
-                bet=bet_route, refusal=refusal)
+                bet=bet_route, refusal=refusal, sessions=reads)
     app.state.door = door
     app.state.readiness = readiness
 

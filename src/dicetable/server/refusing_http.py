@@ -67,6 +67,7 @@ from dicetable.server.door import (
     ADMITTED,
     COMMAND_METHODS,
     GATE_STATE,
+    RELAYED_BUSY,
     RETRY_AFTER,
     RETRY_WINDOW,
     SERVER_BUSY,
@@ -112,6 +113,9 @@ class RefusingHttp(HttpToolsProtocol):
     """When this connection's last 503 for load was (to be) written."""
     _answered_at: float | None = None
     """When the connection's last answer was written (``door.Impatience``'s clock)."""
+    _relayed_at: float | None = None
+    """When the connection's last answer was a 503 for load relayed from the table's owner,
+    another process (``door.RELAYED_BUSY``)."""
 
     _pending: Any = None
     """The pipeline of the command being read, admitted only once its body is whole."""
@@ -237,6 +241,17 @@ class RefusingHttp(HttpToolsProtocol):
         pipeline = gate.pipeline(method.decode("ascii"), self._held_path)
         if pipeline is None:
             return None, None
+        relayed = self._relayed_at
+        if relayed is not None:
+            if gate.impatience.clock() - relayed < gate.impatience.resend:
+                # Sent again at once after its owner's 503: answered here, held as this
+                # server's own would be, not forwarded to be refused again - a client spinning
+                # on the owner's 503s had each forwarded, and both processes spent their
+                # time on them. (The owner's load is not known here: it is asked again after
+                # the hold.) Counted as refused for load, as sent at once (``_answer``).
+                gate.admission.refused += 1
+                return SERVER_BUSY, pipeline
+            self._relayed_at = None
         return gate.refusal_at(pipeline), pipeline
 
     def _admit(self, known: bool) -> bytes | None:
@@ -469,6 +484,8 @@ class RefusingHttp(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         self._answered_at = self.app_state[GATE_STATE].impatience.clock()
+        if self.scope is not None and self.scope.get(RELAYED_BUSY):
+            self._refused_at = self._relayed_at = self._answered_at
         super().on_response_complete()
         # An answered request, with none read behind it, is let go at once rather than held
         # until the connection's next request: under load, 2,000 idle keep-alive connections'
