@@ -97,25 +97,26 @@ still measured (``watch_lag``): the collector waits for a quiet loop, and staff 
 ``/api/floor/load``.
 
 A window with refusals may only lower the estimate, and lowers it to what it measured at
-once (the time spent refusing is not the admitted commands', so the truth is no dearer),
-except amid a flood: within ``QUEUE_WINDOW``, more new commands were refused than answered.
-Then answering amid the refusals is what each admitted command waits behind, and the
-estimate follows what each short window measured, up or down - under an overload that
-follows a quieter spell (the cost it learnt there is cheaper than answering amid the
-refusals, its sessions read, its connections taken) the admitted waited 60-150 ms for as long
-as the overload lasted; raised only where even the fewest left in flight after an answer
-were more work than the bound, it still took the first second and a half (accepted p99 by
-half-second 110-157 ms, against 65-80 after). Never below what the long windows learnt nor
-above ``RAISE_AT_MOST`` times that: fewer in flight make smaller batches, each answer
-dearer, and unbounded, the raise fed on itself down to ``MIN_IN_FLIGHT`` in flight (a
-ninefold estimate, a third less answered). Out of the flood, the learnt estimate decides
-again. A refusal of a client that sent as soon as it was
+once (the time spent refusing is not the admitted commands', so the truth is no dearer);
+without a flood it need not wait for its end: a short window that finds it refusing what its
+measure so far would admit ends it. That is so except amid a flood: within ``QUEUE_WINDOW``,
+more new commands were refused than answered. Then answering amid the refusals is what each
+admitted command waits behind, and the estimate follows what each short window measured, up
+or down - under an overload that follows a quieter spell (the cost it learnt there is
+cheaper than answering amid the refusals, its sessions read, its connections taken) the
+admitted waited 60-150 ms for as long as the overload lasted; raised only where even the
+fewest left in flight after an answer were more work than the bound, it still took the first
+second and a half (accepted p99 by half-second 110-157 ms, against 65-80 after). Never below
+what the long windows learnt nor above ``RAISE_AT_MOST`` times that: fewer in flight make
+smaller batches, each answer dearer, and unbounded, the raise fed on itself down to
+``MIN_IN_FLIGHT`` in flight (a ninefold estimate, a third less answered). Out of the flood,
+the learnt estimate decides again. A refusal of a client that sent as soon as it was
 answered (within ``RETRY_WINDOW`` of its connection's last answer, as read:
 ``Admission.at_once``) is not new work: refusing a client that waits for each answer lowers
-no load, and counted as new, the refusals of 200 such clients made every answer look
-dearer, refused more of them, and spun (on a slow host they were refused up to 92% of the
-time, before a client's 503s after a 503 were held: ``RESEND_HOLD``; with the hold and only
-the 503s after a 503 left out, one process on PostgreSQL answered a third less).
+no load, and counted as new, the refusals of 200 such clients made every answer look dearer,
+refused more of them, and spun (on a slow host they were refused up to 92% of the time,
+before a client's 503s after a 503 were held: ``RESEND_HOLD``; with the hold and only the
+503s after a 503 left out, one process on PostgreSQL answered a third less).
 
 Nothing is refused while fewer than ``MIN_IN_FLIGHT`` commands are in flight: a sequential
 client is never refused. Until the server has measured itself, a command is taken to cost
@@ -347,32 +348,35 @@ class Admission:
         now = self.clock()
         if self._queue.answer(now):
             self._short_window_over(now)
-        window = self._window
-        if window.answer(now):
-            spent = self.timer()
-            # A window with refusals may only lower the cost: the time refusing the others
-            # took is not the admitted commands' (counted as theirs, it made each seem
-            # dearer, refused more, and 200 clients retrying at once were held there); but a
-            # server answering faster than it thought (a slow spell over, bigger batches)
-            # must not stay held at its old estimate while it refuses: such a window's
-            # cost is taken at once, not averaged in, since the refusals' time in it can
-            # only have made it dearer (averaged, an estimate learnt in a start's dearer
-            # first second refused 200 clients that each wait for their answer for
-            # seconds after). Nor may a server started into an overload stay at its first
-            # guess: its first window is its first measure, refusals and all (a dearer
-            # cost, so shorter waits, until a window says better).
-            per = window.per(spent)
-            refusing = self.refused != window.refused_since
-            if not self._measured or (refusing and per < self.learnt):
-                self.learnt = per
-                self._measured = True
-            elif not refusing:
-                self.learnt = 0.7 * self.learnt + 0.3 * per
-            self.per_answer = self._within_reach(self.per_answer) if self._flood \
-                else self.learnt
-            window.begin(now, spent, self)
+        if self._window.answer(now):
+            self._learn(now, self.timer())
         if self.in_flight == 0:  # an idle spell is not the commands' cost
             self._idle = True
+
+    def _learn(self, now: float, spent: float) -> None:
+        """The long window is over (``spent``: its end on the timer): what an answer cost
+        in it is learnt, and the next begins.
+
+        A window with refusals may only lower the cost: the time refusing the others took
+        is not the admitted commands' (counted as theirs, it made each seem dearer, refused
+        more, and 200 clients retrying at once were held there); but a server answering
+        faster than it thought (a slow spell over, bigger batches) must not stay held at its
+        old estimate while it refuses: such a window's cost is taken at once, not averaged
+        in, since the refusals' time in it can only have made it dearer (averaged, an
+        estimate learnt in a start's dearer first second refused 200 clients that each wait
+        for their answer for seconds after). Nor may a server started into an overload stay
+        at its first guess: its first window is its first measure, refusals and all (a
+        dearer cost, so shorter waits, until a window says better)."""
+        window = self._window
+        per = window.per(spent)
+        refusing = self.refused != window.refused_since
+        if not self._measured or (refusing and per < self.learnt):
+            self.learnt = per
+            self._measured = True
+        elif not refusing:
+            self.learnt = 0.7 * self.learnt + 0.3 * per
+        self.per_answer = self._within_reach(self.per_answer) if self._flood else self.learnt
+        window.begin(now, spent, self)
 
     def _short_window_over(self, now: float) -> None:
         """The short window that looks for a flood is over (see the module's text):
@@ -383,6 +387,14 @@ class Admission:
         per = queue.per(spent)
         fresh = self.refused - queue.refused_since - (self.at_once - queue.at_once_since)
         self._flood = fresh >= queue.answered
+        window = self._window
+        if not self._flood and self.refused != window.refused_since \
+                and window.answered >= window.least and window.per(spent) < self.learnt:
+            # Refusing, without a flood, what the cost measured since the long window began
+            # would admit: learnt now, not at its end - a server measured dear in its first
+            # second (its sessions read, its caches cold) refused 200 clients that each wait
+            # for their answer until the second's end.
+            self._learn(now, spent)
         self.per_answer = self._within_reach(per) if self._flood else self.learnt
         queue.begin(now, spent, self)
 
