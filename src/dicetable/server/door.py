@@ -1120,10 +1120,9 @@ class Door:
         """Read here the session of a command this server is about to forward, its session
         not remembered: the owner decides it and answers for the session, but this server
         counts the client's commands in flight too, and without the read every one of them
-        stayed a stranger here - at most ``MOST_STRANGERS`` in flight, the rest refused.
-        (Two processes on PostgreSQL whose clients were spread over both, not routed to the
-        tables' owners, then answered a fifth of what one process did, in about a third of
-        the runs: those where the split settled before the clients came.)"""
+        stayed a stranger here - at most ``MOST_STRANGERS`` in flight, the rest refused
+        (two processes on PostgreSQL, every command one of them got forwarded: strangers in
+        flight there averaged 35-41 for the whole run, against 0.5-2.5 with the read)."""
         token = token_of(headers, self.cookie)
         if token and self.sessions is not None:
             with contextlib.suppress(DicetableError):  # the owner answers the refusal
