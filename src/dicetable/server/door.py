@@ -604,8 +604,9 @@ class LoadGate:
 
 RELAYED_BUSY = "dicetable.relayed_busy"
 """Scope key the door sets on a command whose owner (another process) refused it for load,
-its 503 relayed: ``refusing_http`` holds the connection's next command for that owner as it
-holds its own 503s (``RESEND_HOLD``), rather than forward again a client spinning on it."""
+its 503 relayed: ``refusing_http`` answers a table command sent again at once on that
+connection (whatever its table: a connection carries one client) with a 503 held as its own
+are (``RESEND_HOLD``), rather than forward again a client spinning on the owner's."""
 
 ADMITTED = "dicetable.admitted"
 """Scope key set by ``refusing_http.RefusingHttp`` on a command it admitted (and counted in
