@@ -140,7 +140,9 @@ def test_the_stickperson_walks_a_hand_and_no_lit_control_is_refused(crew: Crew) 
         expect(page.locator(card)).to_have_count(0)
     expect(page.locator("#overturn")).to_be_hidden()
     expect(page.locator("#record-roll")).to_be_disabled()  # no shooter yet
-    page.click("#offer-dice")
+    with page.expect_response(lambda r: r.url.endswith("/offer-dice")) as offered:
+        page.click("#offer-dice")  # answered before alice, offered them, picks her dice
+    assert offered.value.ok
     alice = crew.player("alice")
     crew.say(alice, CRAPS, "/select-dice", {"serials": ["PA1-1", "PA1-2"]})
     page.click('#die-1 button[data-face="4"]')
