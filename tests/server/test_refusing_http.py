@@ -327,6 +327,11 @@ def _refused_twice_at_once(live: Live, sock: socket.socket) -> None:
     sock.sendall(live.bet())
     assert answer(sock, bytearray())[0] == 503  # the first refusal: at once
     sock.sendall(live.bet("pass"))  # again at once, on the same connection: held
+    _held_once(live)
+
+
+def _held_once(live: Live) -> None:
+    """Wait (counted, not timed: 20 s at most) until one 503 is held, and no more."""
     deadline = time.monotonic() + 20
     while not live.impatience.held and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -426,68 +431,63 @@ class Elsewhere:
         raise AssertionError("the owner answered")
 
 
+@pytest.fixture
+def owner(live: Live) -> Iterator[BusyOwner]:
+    """Every table another process's (``owner``), for the length of the test."""
+    door = live.app.app.state.door
+    owner = BusyOwner()
+    door.split.owners = Elsewhere(owner.url)
+    try:
+        yield owner
+    finally:
+        door.split.owners = None
+        owner.shutdown()
+        owner.server_close()
+
+
 def test_issue_28_a_connection_sending_again_at_once_after_its_owners_503_is_held_here(
-        live: Live) -> None:
+        live: Live, owner: BusyOwner) -> None:
     """A client spinning on the 503s of its table's owner (another process): its next command
     is answered 503 here, held as this server's own would be, and not forwarded; another
     connection's is; after the hold it is forwarded again."""
-    door = live.app.app.state.door
-    owner = BusyOwner()
-    door.split.owners = Elsewhere(owner.url)
-    try:
-        with live.connect() as a, live.connect() as b:
-            buffered = bytearray()
-            a.sendall(live.bet())
-            assert answer(a, buffered)[:3:2] == (503, SERVER_BUSY)  # the owner's, relayed
-            assert owner.forwarded == 1
-            live.impatience.resend = 60.0  # held past the test: its 503 must not have come
-            a.sendall(live.bet("pass"))  # again at once: answered here, held
-            deadline = time.monotonic() + 20
-            while not live.impatience.held and time.monotonic() < deadline:
-                time.sleep(0.01)
-            assert live.impatience.held == 1
-            b.sendall(live.bet())  # another connection: forwarded
-            assert answer(b, bytearray())[0] == 503
-            assert owner.forwarded == 2
-            _still_held(a)
-        live.impatience.resend = 0.05
-        with live.connect() as c:
-            buffered = bytearray()
-            c.sendall(live.bet())
-            assert answer(c, buffered)[0] == 503
-            c.sendall(live.bet())
-            assert answer(c, buffered)[0] == 503  # held 50 ms, not forwarded
-            assert owner.forwarded == 3
-            c.sendall(live.bet())  # past the hold: the owner is asked again
-            assert answer(c, buffered)[0] == 503
-            assert owner.forwarded == 4
-    finally:
-        door.split.owners = None
-        owner.shutdown()
-        owner.server_close()
+    with live.connect() as a, live.connect() as b:
+        buffered = bytearray()
+        a.sendall(live.bet())
+        assert answer(a, buffered)[:3:2] == (503, SERVER_BUSY)  # the owner's, relayed
+        assert owner.forwarded == 1
+        live.impatience.resend = 60.0  # held past the test: its 503 must not have come
+        a.sendall(live.bet("pass"))  # again at once: answered here, held
+        _held_once(live)
+        b.sendall(live.bet())  # another connection: forwarded
+        assert answer(b, bytearray())[0] == 503
+        assert owner.forwarded == 2
+        _still_held(a)
+    live.impatience.resend = 0.05
+    with live.connect() as c:
+        buffered = bytearray()
+        c.sendall(live.bet())
+        assert answer(c, buffered)[0] == 503
+        c.sendall(live.bet())
+        assert answer(c, buffered)[0] == 503  # held 50 ms, not forwarded
+        assert owner.forwarded == 3
+        c.sendall(live.bet())  # past the hold: the owner is asked again
+        assert answer(c, buffered)[0] == 503
+        assert owner.forwarded == 4
 
 
 def test_issue_28_a_stranger_whose_command_goes_to_its_tables_owner_is_remembered_here(
-        live: Live, floor: Floor) -> None:
+        live: Live, floor: Floor, owner: BusyOwner) -> None:
     """A command whose session this server does not remember, for a table another process
     owns: its session is read here before it is forwarded, so that the client's next
     commands count in flight here as the others do, not among the few strangers."""
-    door = live.app.app.state.door
-    owner = BusyOwner()
-    door.split.owners = Elsewhere(owner.url)
-    try:
-        floor.accounts.sessions.clear()  # just started, say
-        assert floor.accounts.remembered(live.token) is None
-        with live.connect() as sock:
-            sock.sendall(live.bet())
-            assert answer(sock, bytearray())[0] == 503  # the owner's
-        assert owner.forwarded == 1
-        assert floor.accounts.remembered(live.token) is not None
-        assert live.admission.strangers == 0
-    finally:
-        door.split.owners = None
-        owner.shutdown()
-        owner.server_close()
+    floor.accounts.sessions.clear()  # just started, say
+    assert floor.accounts.remembered(live.token) is None
+    with live.connect() as sock:
+        sock.sendall(live.bet())
+        assert answer(sock, bytearray())[0] == 503  # the owner's
+    assert owner.forwarded == 1
+    assert floor.accounts.remembered(live.token) is not None
+    assert live.admission.strangers == 0
 
 
 def test_issue_13_a_held_503_comes_and_the_connection_goes_on_in_step(live: Live) -> None:
