@@ -18,6 +18,7 @@ import time
 BENCHMARKS = (
     "archive_bench",
     "bank_bench",
+    "bet_cost",
     "cli_startup",
     "controls_cost",
     "custody_bench",

@@ -106,7 +106,7 @@ async def busy_app(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": SERVER_BUSY})
 
 
-def _config(app: Any) -> Config:
+def uvicorn_config(app: Any) -> Config:
     config = Config(app=app, access_log=False, interface="asgi3", lifespan="off")
     config.load()
     return config
@@ -114,7 +114,7 @@ def _config(app: Any) -> Config:
 
 def _connection(protocol: type[HttpToolsProtocol], app: Any, state: dict[str, Any]
                 ) -> tuple[HttpToolsProtocol, CountingTransport]:
-    made = protocol(config=_config(app), server_state=ServerState(), app_state=state)
+    made = protocol(config=uvicorn_config(app), server_state=ServerState(), app_state=state)
     transport = CountingTransport()
     made.connection_made(transport)
     return made, transport

@@ -1,0 +1,241 @@
+"""What an admitted bet costs the server, in process: CPU per command, every thread counted.
+
+Scenario (a) of ``bench.load_bench`` measures a whole server against a generator on a shared
+machine, and its figures drift by a fifth from one run to the next; a change that saves a few
+percent of a bet's cost cannot be told from that. Here the server's own parts run in one
+process: the app and its floor on a SQLite file (``synchronous=FULL``, as served), its
+lifespan started, and ``CLIENTS`` keep-alive connections read by the server's protocol
+(``server.refusing_http.RefusingHttp``) from a transport that keeps what is written to it.
+Each connection goes round its player's spots as (a)'s clients do (``loadgen.bet_turn``:
+each bet placed, then taken down on its next turn), all of them at once, each sending its
+next command when the last is answered. The figure is the process's CPU (the event loop, the
+tables' threads, the store's committer) per command answered, this tree beside a baseline
+commit's ``src`` run in turn with it (``--baseline``). No socket: the system calls are the
+same for every design and not what a change to the server can save. The clients' own work
+(each request built, each answer read) is in the figure too, the same for every design.
+
+    .venv/bin/python -m bench.bet_cost [--baseline REF|none] [--commands N] [--rounds K]
+                                        [--quick]
+
+Nothing is asserted about speed. Figures: each design's median over the rounds and the
+median of the pairs' ratios. Every command must be answered 200 (one refused for load is sent
+again, and counted), or the run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+CLIENTS = 200
+"""Connections, one player each, as (a)'s clients (four tables, fifty players at each)."""
+TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
+LENGTH = re.compile(rb"(?i)content-length: *(\d+)")
+
+
+def measure(commands: int) -> dict[str, float]:
+    """CPU microseconds per command answered, and how many were bets placed (the rest were
+    taken down), in this process (the tree on ``sys.path``)."""
+    import uvloop
+    from uvicorn.server import ServerState
+
+    from bench.load_bench import prepare, spots
+    from bench.loadgen import BET_ID
+    from bench.refusal_cost import CountingTransport, uvicorn_config
+    from dicetable.server.app import create_app
+    from dicetable.server.main import build_floor
+    from dicetable.server.refusing_http import RefusingHttp
+
+    # One core, as the served process is pinned (``load_bench``): on two, the tables'
+    # threads and the loop contend for the interpreter from both, and what that costs varied
+    # by half from one run to the next.
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    folder = Path(tempfile.mkdtemp(prefix="dt-bets-"))
+    db = folder / "floor.db"
+    players = [f"bc-{i:03d}" for i in range(CLIENTS)]
+    per_table = CLIENTS // len(TABLES)
+    tokens = prepare(db, {table: players[i * per_table:(i + 1) * per_table]
+                          for i, table in enumerate(TABLES)})
+    floor, _ = build_floor(db)
+    app = create_app(floor, electronic_loop=False, clock_seconds=None)
+    cycle = [json.dumps({"wager": code, "amount": amount}).encode()
+             for code, amount in spots(removable=True)]
+
+    class Kept(CountingTransport):
+        """Says when a whole answer was written (uvicorn writes an app's head and body
+        apart), and what."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.written: asyncio.Future[bytes] | None = None
+            self._so_far = b""
+
+        def write(self, data: Any) -> None:
+            super().write(data)
+            self._so_far += bytes(data)
+            head, found, body = self._so_far.partition(b"\r\n\r\n")
+            length = LENGTH.search(head) if found else None
+            if length is not None and len(body) >= int(length.group(1)):
+                answer, self._so_far = self._so_far, b""
+                if self.written is not None and not self.written.done():
+                    self.written.set_result(answer)
+
+    async def run() -> dict[str, float]:
+        state: dict[str, Any] = {}
+        steps: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        await steps.put({"type": "lifespan.startup"})
+        started = asyncio.Event()
+
+        async def said(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                started.set()
+
+        life = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
+                                        "state": state}, steps.get, said))
+        await started.wait()
+        loop = asyncio.get_running_loop()
+        config, server = uvicorn_config(app), ServerState()
+        pipelines = [pipeline for table in TABLES
+                     if (pipeline := floor.get(table).pipeline) is not None]
+        placed = busy = 0
+        connections: list[tuple[RefusingHttp, Kept, dict[int, str]]] = []
+        for _ in range(CLIENTS):  # kept alive, each going round its player's spots
+            connections.append((RefusingHttp(config=config, server_state=server,
+                                             app_state=state), Kept(), {}))
+            connections[-1][0].connection_made(connections[-1][1])
+        turn_of = [0] * CLIENTS
+
+        async def client(k: int, turns: int) -> None:
+            nonlocal placed, busy
+            player = players[k]
+            path = f"/api/tables/{TABLES[k // per_table]}/bets"
+            auth = f"Authorization: Bearer {tokens[player]}\r\n".encode()
+            protocol, kept, held = connections[k]
+            for _ in range(turns):
+                spot = turn_of[k] % len(cycle)
+                turn_of[k] += 1
+                bet = held.pop(spot, None)
+                if bet is None:
+                    body = cycle[spot]
+                    head = (f"POST {path} HTTP/1.1\r\nHost: bench\r\n"
+                            f"Content-Type: application/json\r\n"
+                            f"Content-Length: {len(body)}\r\n").encode()
+                else:
+                    body = b""
+                    head = f"DELETE {path}/{bet} HTTP/1.1\r\nHost: bench\r\n".encode()
+                while True:
+                    kept.written = loop.create_future()
+                    protocol.data_received(head + auth + b"\r\n" + body)
+                    answer = await kept.written
+                    if not answer.startswith(b"HTTP/1.1 503"):
+                        break
+                    busy += 1  # refused for load: sent again, as a closed loop would
+                if not answer.startswith(b"HTTP/1.1 200"):
+                    raise RuntimeError(f"{player}: {answer[:300]!r}")
+                if bet is None:
+                    found = BET_ID.search(answer)
+                    if found is None:
+                        raise RuntimeError(f"{player}: no bet id in {answer[:300]!r}")
+                    held[spot] = found.group(1).decode()
+                    placed += 1
+
+        for k in range(0, CLIENTS, 32):  # each session read once, a few at a time (the
+            await asyncio.gather(*(client(j, 1) for j in range(k, min(k + 32, CLIENTS))))
+        await asyncio.gather(*(client(k, 2 * len(cycle)) for k in range(CLIENTS)))  # warm
+        placed = busy = 0
+        turns = max(1, commands // CLIENTS)
+        before, batches = os.times(), sum(p.stats.batches for p in pipelines)
+        await asyncio.gather(*(client(k, turns) for k in range(CLIENTS)))
+        after, batches = os.times(), sum(p.stats.batches for p in pipelines) - batches
+        await steps.put({"type": "lifespan.shutdown"})
+        await life
+        answered = turns * CLIENTS
+        user, system = after.user - before.user, after.system - before.system
+        return {"us_per_command": (user + system) / answered * 1e6,
+                "system": system / (user + system), "placed": placed / answered,
+                "per_batch": answered / max(1, batches), "busy": busy}
+
+    try:
+        return uvloop.run(run())
+    finally:
+        floor.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def in_process(src: Path | None, commands: int) -> dict[str, float]:
+    """``measure`` in a fresh process of ``src`` (None: this tree)."""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(src or root / "src"), str(root)])
+    done = subprocess.run([sys.executable, "-m", "bench.bet_cost", "--child", str(commands)],
+                          env=env, cwd=root, check=True, capture_output=True, text=True)
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", default="HEAD~1",
+                        help="a git ref whose src runs beside this tree, or 'none'")
+    parser.add_argument("--commands", type=int, default=40_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="2,000 commands, 1 round")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        print(json.dumps(measure(args.child)))
+        return
+    commands, rounds = (2_000, 1) if args.quick else (args.commands, args.rounds)
+    designs: dict[str, Path | None] = {"this": None}
+    base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
+    if args.baseline != "none" and not args.quick:
+        from bench.load_bench import export_baseline
+
+        src = export_baseline(args.baseline, base_dir)
+        if src is not None:
+            designs[args.baseline] = src
+    seen: dict[str, list[dict[str, float]]] = {name: [] for name in designs}
+    for k in range(rounds):
+        order = list(designs)
+        if k % 2:
+            order.reverse()
+        for name in order:
+            seen[name].append(in_process(designs[name], commands))
+    shutil.rmtree(base_dir, ignore_errors=True)
+    print(f"{commands:,} commands per run from {CLIENTS} connections at once (bets placed and "
+          f"taken down by turns), in process (no sockets); CPU of the whole process per "
+          f"command, {rounds} round(s), designs in turn; load average "
+          f"{os.getloadavg()[0]:.1f}")
+    for name in designs:
+        runs = seen[name]
+        each = " ".join(f"{r['us_per_command']:.1f}" for r in runs)
+        print(f"  {name:<12} {statistics.median(r['us_per_command'] for r in runs):6.1f} us per "
+              f"command (median; runs {each}); in the kernel "
+              f"{100 * statistics.median(r['system'] for r in runs):.0f}%, "
+              f"{statistics.median(r['per_batch'] for r in runs):.0f} commands per commit, "
+              f"{100 * runs[0]['placed']:.0f}% of them bets placed, "
+              f"{sum(r['busy'] for r in runs)} refused for load (sent again)")
+    base = next((n for n in designs if n != "this"), None)
+    if base is not None:
+        ratios = sorted(a["us_per_command"] / b["us_per_command"]
+                        for a, b in zip(seen["this"], seen[base], strict=True))
+        print(f"  this / {base}, round by round: median {statistics.median(ratios):.3f}x "
+              f"(from {ratios[0]:.3f} to {ratios[-1]:.3f})")
+    print("reproduce: python -m bench.bet_cost"
+          + (" --quick" if args.quick else f" --baseline {args.baseline} --commands "
+             f"{commands} --rounds {rounds}"))
+
+
+if __name__ == "__main__":
+    main()
