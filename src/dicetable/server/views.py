@@ -338,9 +338,12 @@ def roll_history(events: Iterable[Event], keep: int = 60,
     """The last rolls: both faces, validity, and where a shooter's hand ended.
 
     With ``history``, the new events are folded onto it (a no roll or a seven-out marks the
-    roll already there).
+    roll already there), which is left as it was: only its last roll is copied, once per
+    batch, not all of them (a table's every commit folds its events here).
     """
-    out: list[dict[str, Any]] = [dict(h) for h in history or []]
+    out: list[dict[str, Any]] = list(history or ())
+    if out:  # the one roll an event may still mark; the others are shared, never changed
+        out[-1] = dict(out[-1])
     for e in events:
         if isinstance(e, gev.DiceRolled):
             out.append({"seq": e.seq, "roll": str(e.roll) if e.roll else None,
