@@ -276,11 +276,10 @@ class Admission:
         self.refused = 0
         self.admitted = 0
         self.retried = 0
-        """Refusals of a client sending again at once after a 503 (counted by
-        ``refusing_http``)."""
+        """Refusals of a client sending again at once after a 503 (``sent_at_once``)."""
         self.at_once = 0
-        """Refusals of a client that sent as soon as it was answered, a 503 or not (counted by
-        ``refusing_http``): one that waits for each answer, whose refusal lowers no load."""
+        """Refusals of a client that sent as soon as it was answered, a 503 or not
+        (``sent_at_once``): one that waits for each answer, whose refusal lowers no load."""
         self._idle = True
         self._flood = False
         """Did the last short window see more new commands refused than answered?"""
@@ -339,6 +338,24 @@ class Admission:
             self.refused += 1
             return True
         return False
+
+    def refused_unasked(self) -> None:
+        """A command refused without asking ``refuse`` (sent again at once after its table's
+        owner, another process, refused it for load: ``refusing_http``): counted as refused."""
+        self.refused += 1
+
+    def sent_at_once(self, *, after_503: bool) -> None:
+        """A refusal of a client that sent as soon as it was answered (``at_once``); with
+        ``after_503``, that answer was a 503 too: a client retrying at once (``retried``).
+
+        >>> admission = Admission()
+        >>> admission.sent_at_once(after_503=False); admission.sent_at_once(after_503=True)
+        >>> admission.at_once, admission.retried, admission.refused
+        (2, 1, 0)
+        """
+        self.at_once += 1
+        if after_503:
+            self.retried += 1
 
     def done(self, *, stranger: bool = False) -> None:
         """An admitted command was answered (``stranger``: as it was admitted)."""

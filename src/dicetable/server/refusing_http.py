@@ -71,6 +71,7 @@ from dicetable.server.door import (
     RETRY_AFTER,
     RETRY_WINDOW,
     SERVER_BUSY,
+    Admission,
     Impatience,
 )
 from dicetable.server.limits import MAX_BODY
@@ -81,7 +82,7 @@ _COMMANDS = frozenset(m.encode("ascii") for m in COMMAND_METHODS)
 
 class Gate(Protocol):
     impatience: Impatience
-    admission: Any
+    admission: Admission
 
     def pipeline(self, method: str, path: str) -> Any: ...
     def refusal_at(self, pipeline: Any) -> bytes | None: ...
@@ -249,7 +250,7 @@ class RefusingHttp(HttpToolsProtocol):
                 # on the owner's 503s had each forwarded, and both processes spent their
                 # time on them. (The owner's load is not known here: it is asked again after
                 # the hold.) Counted as refused for load, as sent at once (``_answer``).
-                gate.admission.refused += 1
+                gate.admission.refused_unasked()
                 return SERVER_BUSY, pipeline
             self._relayed_at = None
         return gate.refusal_at(pipeline), pipeline
@@ -442,10 +443,9 @@ class RefusingHttp(HttpToolsProtocol):
                 now = impatience.clock()
                 if now - self._answered_at < RETRY_WINDOW:
                     # sent as soon as the last was answered: a client that waits for each
-                    # answer, whose refusal lowers no load (``Admission.at_once``)
-                    gate.admission.at_once += 1
-                    if self._refused_at is not None and now - self._refused_at < RETRY_WINDOW:
-                        gate.admission.retried += 1  # and that answer a 503: spinning
+                    # answer, whose refusal lowers no load; after a 503, one spinning
+                    gate.admission.sent_at_once(after_503=self._refused_at is not None
+                                                and now - self._refused_at < RETRY_WINDOW)
             at = impatience.refused(refusal.client, self._refused_at)
             self._refused_at = at
             wait = at - impatience.clock()
