@@ -74,6 +74,8 @@ def test_the_pit_counts_the_dice_hours_on_the_servers_clock(
     expect(page.locator("#as-of")).to_contain_text("server time")
     expect(card.locator(".as-of")).to_contain_text("server time")
     expect(page.locator("#load [data-figure='refused']")).to_contain_text("refused for load")
+    # served in the test's own process, which no test pins (``server.cpu_pin``)
+    expect(page.locator("#load [data-figure='cpu']")).to_have_text("not kept to one CPU")
     pit.shot("pit-console-1024x768")
 
 

@@ -72,6 +72,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
               os.environ.get("DICETABLE_UPGRADE", "auto"), "--upgrade",
               help="A store at an older layout: auto - upgrade it first (each migration once, "
               "recorded; env DICETABLE_UPGRADE); refuse - do not serve it"),
+          cpu: str | None = typer.Option(
+              None, "--cpu", help="The CPU each server process keeps its threads on: auto "
+              "(default; the first one no other dicetable server here has claimed), a CPU's "
+              "number, or none (env DICETABLE_CPU). One process's threads share one "
+              "interpreter lock, and spread over cores each bet cost a fifth more"),
           log_format: str = typer.Option(
               "text", "--log-format", help="text: warnings and errors; json: one JSON line "
               "per record, and one per request (method, path, status, ms, table, command "
@@ -92,6 +97,7 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
     from uvicorn.config import LOGGING_CONFIG
 
     from dicetable.server.app import create_app
+    from dicetable.server.cpu_pin import AUTO, CPU_ENV, checked, pin_from_env
     from dicetable.server.demo import DEMO_PASSWORD
     from dicetable.server.door import Proxies
     from dicetable.server.main import (
@@ -111,6 +117,11 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                         ("DICETABLE_MAX_CONNECTIONS_PER_CLIENT", max_connections_per_client)):
         if value is not None:  # the worker processes read them too
             os.environ[name] = repr(value)
+    try:  # the choice checked before the store is opened
+        os.environ[CPU_ENV] = checked(cpu or os.environ.get(CPU_ENV, AUTO))
+    except DicetableError as e:
+        typer.echo(f"dicetable: {e}", err=True)
+        raise typer.Exit(2) from None
     proxies = named_proxies(forwarded_allow_ips)
     os.environ["DICETABLE_FORWARDED_ALLOW_IPS"] = proxies  # the worker processes read it
     forwarded = proxy_options()
@@ -180,6 +191,9 @@ def serve(db: str = typer.Option("dicetable.db", "--db",
                     ssl_keyfile=keyfile, http=HTTP_PROTOCOL, **forwarded)
         serving.release()
         return
+    kept_to = pin_from_env()  # checked above
+    typer.echo(f"dicetable: on CPU {kept_to}" if kept_to is not None
+               else "dicetable: not kept to one CPU")
     clock = float(os.environ.get("DICETABLE_CLOCK_SECONDS", "60"))
     uvicorn.run(create_app(floor, clock_seconds=clock or None, verify_seconds=verify_every,
                            admission=admission_from_env(),

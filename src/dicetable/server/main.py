@@ -23,6 +23,7 @@ from dicetable.server.connections import (
     MAX_PER_CLIENT,
     ConnectionGuard,
 )
+from dicetable.server.cpu_pin import pin_from_env
 from dicetable.server.custody_floor import FloorCustody
 from dicetable.server.demo import ROSTER, create_demo_floor
 from dicetable.server.door import (
@@ -118,6 +119,7 @@ def lead_electronic_tables(db: str) -> bool:
 def app_from_env() -> FastAPI:
     """uvicorn's factory: ``uvicorn --factory dicetable.server.main:app_from_env``."""
     configure_logging(os.environ.get(LOG_ENV, "text"))
+    pin_from_env()  # each worker process on a CPU of its own (``server.cpu_pin``)
     db = os.environ.get("DICETABLE_DB", "dicetable.db")
     leader = lead_electronic_tables(db)
     # One writer for the checkpoint file: the leading process (the others still verify).

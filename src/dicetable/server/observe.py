@@ -43,6 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from dicetable.application.integrity import CHECKPOINTS
 from dicetable.core.errors import InvalidInput
 from dicetable.server.collector_pauses import CollectorPauses
+from dicetable.server.cpu_pin import pinned
 from dicetable.server.door import table_of
 from dicetable.server.floor import Floor
 from dicetable.server.shared_values import shared
@@ -225,6 +226,7 @@ def figures(floor: Floor, admission: Any, gate: Any, connections: Any,
             "ms_per_answer": round(admission.per_answer * 1000, 3),
             "waiting_work_ms": round(admission.waiting_work() * 1000, 1),
             "loop_lag_ms": round(admission.lag * 1000, 1),
+            "cpu": pinned(),
             "pipeline_depth": sum(t["waiting"] for t in tables.values()),
             "verification_lag_s": None if lag is None else round(lag, 3),
             "custody_alerts": len(floor.custody.open_alerts()),

@@ -105,7 +105,8 @@ function drawLink() {
       h("span", { class: `pill ${l.refused ? "alert" : ""}`, id: "refused", dataset: { figure: "refused" } }, `${l.refused} refused for load`),
       h("span", { class: "pill" }, `${l.ms_per_answer} ms per answer`),
       h("span", { class: "pill" }, `waiting work ${l.waiting_work_ms} ms`),
-      h("span", { class: "pill" }, `loop lag ${l.loop_lag_ms} ms`))
+      h("span", { class: "pill" }, `loop lag ${l.loop_lag_ms} ms`),
+      h("span", { class: "pill", dataset: { figure: "cpu" } }, l.cpu == null ? "not kept to one CPU" : `on CPU ${l.cpu}`))
       : h("div", { class: "muted", id: "load" }, "Load: not known (no answer from /api/floor/load)."));
 }
 setInterval(() => { if (link.state === "offline") drawLink(); }, 1000);
