@@ -192,6 +192,18 @@ class Servers:
     def cpu(self) -> float:
         return sum(proc_cpu_seconds(p.pid) for p in self.procs)
 
+    def kept_to(self, token: str) -> list[str]:
+        """The CPU each process keeps its threads on, as it says (``server.cpu_pin``):
+        "none" where it is not kept to one, "?" where it does not say (an older tree)."""
+        said = []
+        for port in self.ports:
+            reply = httpx.get(f"http://127.0.0.1:{port}/api/floor/load",
+                              headers={"authorization": f"Bearer {token}"})
+            reply.raise_for_status()
+            cpu = reply.json().get("cpu", "?")
+            said.append("none" if cpu is None else str(cpu))
+        return said
+
     def stop(self) -> None:
         for proc in self.procs:
             proc.terminate()
@@ -324,7 +336,8 @@ def measure(name: str, url: str, schema: str, count: int, routed: bool,
         # Where the cores went: a second process can only be given what the first left idle.
         line["postgres_cpu"], line["machine_busy"] = (p1 - p0) / (w1 - w0), (b1 - b0) / (t1 - t0)
         print(f"  {'':<34} PostgreSQL CPU {100 * line['postgres_cpu']:.0f}%; the machine's "
-              f"{os.cpu_count()} cores busy {100 * line['machine_busy']:.0f}% of the time",
+              f"{os.cpu_count()} cores busy {100 * line['machine_busy']:.0f}% of the time; "
+              f"each process kept to CPU {', '.join(servers.kept_to(tokens[STAFF]))}",
               flush=True)
         for k, port in enumerate(servers.ports):
             said = servers.said(k).strip().splitlines()
