@@ -95,6 +95,22 @@ def test_server_cpu_a_number_is_taken_whoever_claimed_it(
     assert _pinned_child(children, "none", tmp_path)["cpu"] is None
 
 
+def test_server_cpu_auto_uses_no_claims_folder_it_does_not_own_alone(
+        tmp_path: Path, children: list[subprocess.Popen[str]]) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    linked = tmp_path / "linked"
+    linked.symlink_to(elsewhere)  # put there first by someone else, to have files made
+    said = _pinned_child(children, "auto", linked)
+    assert said["cpu"] is None
+    assert list(elsewhere.iterdir()) == []  # nothing made where the link points
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # open to every user
+    assert _pinned_child(children, "auto", shared)["cpu"] is None
+    assert list(shared.iterdir()) == []
+
+
 def test_server_cpu_refuses_a_cpu_the_process_may_not_run_on(tmp_path: Path) -> None:
     outside = max(os.sched_getaffinity(0)) + 1
     with pytest.raises(InvalidInput, match="may run only on CPUs") as refused:

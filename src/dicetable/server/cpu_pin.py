@@ -2,17 +2,17 @@
 
 The server's event loop, each table's deciding thread and the store's committer run Python
 under one lock. Left to the operating system, they run on whichever cores are free, and each
-hand-over of the lock wakes a thread on another core: measured on this project's 2-core host,
-a bet cost 120 us of CPU with the process on one core against 145 us on two
-(``bench.bet_cost``), and over PostgreSQL one process answered 4,700-5,300 commands/s pinned
-against 3,600-3,800/s not (``bench.scale_bench``). So each served process (``dicetable serve``,
+hand-over of the lock wakes a thread on another core: on a 2-core host a bet cost a fifth
+more CPU (``bench.bet_cost``), and one process over PostgreSQL answered a fifth fewer commands
+a second (``bench.scale_bench``). So each served process (``dicetable serve``,
 each of its ``--workers``, a process started with ``uvicorn --factory``) pins every thread it
 has, and the ones it starts after, to one CPU: industry-default, configurable
 (``DICETABLE_CPU``, ``dicetable serve --cpu``):
 
 - ``auto`` (the default): the first CPU the process may run on that no other dicetable server
-  on this machine has claimed (a lock file per CPU, let go when the process ends); where every
-  one is claimed, none: it is not pinned;
+  on this machine has claimed (a lock file per CPU, let go when the process ends, in a folder
+  of the user's own: one that is a link, or another's, or open to others, is not used, and
+  the process is not pinned); where every one is claimed, none: it is not pinned;
 - a CPU's number: that one (claimed too, whoever else holds it: the operator's choice);
 - ``none``: not pinned.
 
@@ -22,8 +22,8 @@ Where the system cannot pin (not Linux), nothing is pinned, and ``pinned`` says 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -100,9 +100,18 @@ def pinned() -> int | None:
 def _claim(folder: Path, cpu: int) -> bool:
     """Hold CPU ``cpu``'s lock file for as long as this process lives (False: another
     process holds it)."""
+    import fcntl  # here: a system without it (Windows) has no sched_setaffinity either
+
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
-        fd = os.open(folder / f"cpu-{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        found = os.lstat(folder)
+        # In the shared temporary folder another user could have put a link or a folder of
+        # their own there first, to have files made where they chose.
+        if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() \
+                or found.st_mode & 0o022:
+            return False
+        fd = os.open(folder / f"cpu-{cpu}.lock",
+                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
         return False
     try:
