@@ -24,19 +24,18 @@ median, their ratio and the median of the pairs' ratios. Every command must be a
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
 import re
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
+
+from bench import side_by_side
+from bench.side_by_side import lifespan
 
 CLIENTS = 200
 """Connections, one player each, as (a)'s clients (four tables, fifty players at each)."""
@@ -91,19 +90,7 @@ def measure(commands: int) -> dict[str, float]:
                 if self.written is not None and not self.written.done():
                     self.written.set_result(answer)
 
-    async def run() -> dict[str, float]:
-        state: dict[str, Any] = {}
-        steps: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        await steps.put({"type": "lifespan.startup"})
-        started = asyncio.Event()
-
-        async def said(message: MutableMapping[str, Any]) -> None:
-            if message["type"] == "lifespan.startup.complete":
-                started.set()
-
-        life = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
-                                        "state": state}, steps.get, said))
-        await started.wait()
+    async def measured(state: dict[str, Any]) -> dict[str, float]:
         loop = asyncio.get_running_loop()
         config, server = uvicorn_config(app), ServerState()
         pipelines = [pipeline for table in TABLES
@@ -158,13 +145,15 @@ def measure(commands: int) -> dict[str, float]:
         before, batches = os.times(), sum(p.stats.batches for p in pipelines)
         await asyncio.gather(*(client(k, turns) for k in range(CLIENTS)))
         after, batches = os.times(), sum(p.stats.batches for p in pipelines) - batches
-        await steps.put({"type": "lifespan.shutdown"})
-        await life
         answered = turns * CLIENTS
         user, system = after.user - before.user, after.system - before.system
         return {"us_per_command": (user + system) / answered * 1e6,
                 "system": system / (user + system), "placed": placed / answered,
                 "per_batch": answered / max(1, batches), "busy": busy}
+
+    async def run() -> dict[str, float]:
+        async with lifespan(app) as state:
+            return await measured(state)
 
     try:
         return uvloop.run(run())
@@ -173,46 +162,9 @@ def measure(commands: int) -> dict[str, float]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def in_process(src: Path | None, commands: int) -> dict[str, float]:
-    """``measure`` in a fresh process of ``src`` (None: this tree)."""
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(src or root / "src"), str(root)])
-    done = subprocess.run([sys.executable, "-m", "bench.bet_cost", "--child", str(commands)],
-                          env=env, cwd=root, check=True, capture_output=True, text=True)
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", default="HEAD~1",
-                        help="a git ref whose src runs beside this tree, or 'none'")
-    parser.add_argument("--commands", type=int, default=40_000)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="2,000 commands, 1 round")
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child is not None:
-        print(json.dumps(measure(args.child)))
-        return
-    commands, rounds = (2_000, 1) if args.quick else (args.commands, args.rounds)
-    designs: dict[str, Path | None] = {"this": None}
-    base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
-    if args.baseline != "none" and not args.quick:
-        from bench.load_bench import export_baseline
-
-        src = export_baseline(args.baseline, base_dir)
-        if src is not None:
-            designs[args.baseline] = src
-    seen: dict[str, list[dict[str, float]]] = {name: [] for name in designs}
-    for k in range(rounds):
-        order = list(designs)
-        if k % 2:
-            order.reverse()
-        for name in order:
-            seen[name].append(in_process(designs[name], commands))
-    shutil.rmtree(base_dir, ignore_errors=True)
+def report(seen: dict[str, list[dict[str, Any]]], commands: int, rounds: int) -> None:
+    """Each design's CPU per command, best and median, and this tree's ratio to the other."""
+    designs = list(seen)
     print(f"{commands:,} commands per run from {CLIENTS} connections at once (bets placed and "
           f"taken down by turns), in process (no sockets); CPU of the whole process per "
           f"command, {rounds} round(s), designs in turn; load average "
@@ -235,9 +187,11 @@ def main() -> None:
                 / min(r["us_per_command"] for r in seen[base]))
         print(f"  this / {base}: best runs {best:.3f}x; round by round median "
               f"{statistics.median(ratios):.3f}x (from {ratios[0]:.3f} to {ratios[-1]:.3f})")
-    print("reproduce: python -m bench.bet_cost"
-          + (" --quick" if args.quick else f" --baseline {args.baseline} --commands "
-             f"{commands} --rounds {rounds}"))
+
+
+def main() -> None:
+    side_by_side.main(__doc__ or "", "bench.bet_cost", measure, report,
+                      count=("--commands", 40_000, 2_000), rounds=5)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,8 @@ BENCHMARKS = (
     "tamper_cases",
 )
 """Every runnable benchmark."""
-PARTS = ("attacks_round3", "crapssim_side", "loadgen", "quick_all", "spy", "ws_viewer")
+PARTS = ("attacks_round3", "crapssim_side", "loadgen", "quick_all", "side_by_side", "spy",
+         "ws_viewer")
 """The other modules of ``bench/``: parts the benchmarks use (and this runner), each run
 through them."""
 

@@ -15,19 +15,18 @@ and the ratio to the baseline.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
+
+from bench import side_by_side
+from bench.side_by_side import lifespan
 
 ROUTES = ("/api/me", "/api/tables/craps-pa-1")
 """The account (the page's header) and the table's view (every page of a table)."""
@@ -50,20 +49,7 @@ def measure(requests: int) -> dict[str, float]:
     app = create_app(floor, electronic_loop=False, clock_seconds=None)
     token = floor.accounts.login("alice", DEMO_PASSWORD)
 
-    async def run() -> dict[str, float]:
-        state: dict[str, Any] = {}
-        steps: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        await steps.put({"type": "lifespan.startup"})
-        started = asyncio.Event()
-
-        async def said(message: MutableMapping[str, Any]) -> None:
-            if message["type"] == "lifespan.startup.complete":
-                started.set()
-
-        life = asyncio.create_task(app({"type": "lifespan", "asgi": {"version": "3.0"},
-                                        "state": state}, steps.get, said))
-        await started.wait()
-
+    async def measured(state: dict[str, Any]) -> dict[str, float]:
         async def get(path: str) -> int:
             scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
                      "method": "GET", "scheme": "http", "path": path,
@@ -96,9 +82,11 @@ def measure(requests: int) -> dict[str, float]:
                 if set(statuses) != {200}:
                     raise RuntimeError(f"GET {path}: {statuses}")
             out[path] = (time.process_time() - cpu) / (requests // AT_ONCE * AT_ONCE) * 1e6
-        await steps.put({"type": "lifespan.shutdown"})
-        await life
         return out
+
+    async def run() -> dict[str, float]:
+        async with lifespan(app) as state:
+            return await measured(state)
 
     try:
         return asyncio.run(run())
@@ -107,47 +95,9 @@ def measure(requests: int) -> dict[str, float]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def in_process(src: Path | None, requests: int) -> dict[str, float]:
-    """``measure`` in a fresh process of ``src`` (None: this tree)."""
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(src or root / "src"), str(root)])
-    done = subprocess.run([sys.executable, "-m", "bench.read_route_cost", "--child",
-                           str(requests)], env=env, cwd=root, check=True,
-                          capture_output=True, text=True)
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", default="HEAD~1",
-                        help="a git ref whose src runs beside this tree, or 'none'")
-    parser.add_argument("--requests", type=int, default=4000)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="400 requests, 1 round")
-    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child is not None:
-        print(json.dumps(measure(args.child)))
-        return
-    requests, rounds = (400, 1) if args.quick else (args.requests, args.rounds)
-    designs: dict[str, Path | None] = {"this": None}
-    base_dir = Path(tempfile.mkdtemp(prefix="dt-base-"))
-    if args.baseline != "none" and not args.quick:
-        from bench.load_bench import export_baseline
-
-        src = export_baseline(args.baseline, base_dir)
-        if src is not None:
-            designs[args.baseline] = src
-    seen: dict[str, list[dict[str, float]]] = {name: [] for name in designs}
-    for k in range(rounds):
-        order = list(designs)
-        if k % 2:
-            order.reverse()
-        for name in order:
-            seen[name].append(in_process(designs[name], requests))
-    shutil.rmtree(base_dir, ignore_errors=True)
+def report(seen: dict[str, list[dict[str, Any]]], requests: int, rounds: int) -> None:
+    """Each route's CPU per request, by design (median), and this tree's ratio."""
+    designs = list(seen)
     print(f"{requests} GETs per route, {AT_ONCE} at a time, in process (no sockets); CPU per "
           f"request, median of {rounds} round(s), designs in turn; load average "
           f"{os.getloadavg()[0]:.1f}")
@@ -157,9 +107,11 @@ def main() -> None:
         line = "  ".join(f"{name} {us:6.0f} us" for name, us in each.items())
         ratio = f"  = {each['this'] / each[base]:.2f}x" if base is not None else ""
         print(f"  GET {path:26} {line}{ratio}")
-    print("reproduce: python -m bench.read_route_cost"
-          + (" --quick" if args.quick else f" --baseline {args.baseline} --requests "
-             f"{requests} --rounds {rounds}"))
+
+
+def main() -> None:
+    side_by_side.main(__doc__ or "", "bench.read_route_cost", measure, report,
+                      count=("--requests", 4000, 400), rounds=3)
 
 
 if __name__ == "__main__":
