@@ -4,15 +4,16 @@ Scenario (a) of ``bench.load_bench`` measures a whole server against a generator
 machine, and its figures drift by a fifth from one run to the next; a change that saves a few
 percent of a bet's cost cannot be told from that. Here the server's own parts run in one
 process: the app and its floor on a SQLite file (``synchronous=FULL``, as served), its
-lifespan started, and ``CLIENTS`` keep-alive connections read by the server's protocol
-(``server.refusing_http.RefusingHttp``) from a transport that keeps what is written to it.
-Each connection goes round its player's spots as (a)'s clients do (``loadgen.bet_turn``:
-each bet placed, then taken down on its next turn), all of them at once, each sending its
-next command when the last is answered. The figure is the process's CPU (the event loop, the
-tables' threads, the store's committer) per command answered, this tree beside a baseline
-commit's ``src`` run in turn with it (``--baseline``). No socket: the system calls are the
-same for every design and not what a change to the server can save. The clients' own work
-(each request built, each answer read) is in the figure too, the same for every design.
+lifespan started, and ``CLIENTS`` of the load generator's keep-alive connections
+(``loadgen.Connection``) read by the server's protocol (``server.refusing_http.RefusingHttp``)
+with no socket between them. Each goes round its player's spots as (a)'s clients do
+(``loadgen.bet_turn``: each bet placed, then taken down on its next turn), all of them at
+once, each sending its next command when the last is answered. The figure is the process's
+CPU (the event loop, the tables' threads, the store's committer) per command answered, this
+tree beside a baseline commit's ``src`` run in turn with it (``--baseline``). No socket: the
+system calls are the same for every design and not what a change to the server can save.
+The clients' own work (each request built, each answer read) is in the figure too, the same
+for every design.
 
     .venv/bin/python -m bench.bet_cost [--baseline REF|none] [--commands N] [--rounds K]
                                         [--quick]
@@ -25,14 +26,12 @@ median, their ratio and the median of the pairs' ratios. Every command must be a
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import re
 import shutil
 import statistics
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench import side_by_side
 from bench.side_by_side import lifespan
@@ -40,7 +39,6 @@ from bench.side_by_side import lifespan
 CLIENTS = 200
 """Connections, one player each, as (a)'s clients (four tables, fifty players at each)."""
 TABLES = ("bench-1", "bench-2", "bench-3", "bench-4")
-LENGTH = re.compile(rb"(?i)content-length: *(\d+)")
 
 
 def measure(commands: int) -> dict[str, float]:
@@ -50,7 +48,7 @@ def measure(commands: int) -> dict[str, float]:
     from uvicorn.server import ServerState
 
     from bench.load_bench import prepare, spots
-    from bench.loadgen import BET_ID
+    from bench.loadgen import Connection, bet_turn
     from bench.refusal_cost import CountingTransport, uvicorn_config
     from dicetable.server.app import create_app
     from dicetable.server.main import build_floor
@@ -68,76 +66,67 @@ def measure(commands: int) -> dict[str, float]:
                           for i, table in enumerate(TABLES)})
     floor, _ = build_floor(db)
     app = create_app(floor, electronic_loop=False, clock_seconds=None)
-    cycle = [json.dumps({"wager": code, "amount": amount}).encode()
-             for code, amount in spots(removable=True)]
+    cycle = [{"wager": code, "amount": amount} for code, amount in spots(removable=True)]
 
-    class Kept(CountingTransport):
-        """Says when a whole answer was written (uvicorn writes an app's head and body
-        apart), and what."""
+    class Answers(CountingTransport):
+        """The server's side of a connection: what the protocol writes, read by the
+        client's ``reader``."""
 
-        def __init__(self) -> None:
+        def __init__(self, reader: asyncio.StreamReader) -> None:
             super().__init__()
-            self.written: asyncio.Future[bytes] | None = None
-            self._so_far = b""
+            self.reader = reader
 
         def write(self, data: Any) -> None:
             super().write(data)
-            self._so_far += bytes(data)
-            head, found, body = self._so_far.partition(b"\r\n\r\n")
-            length = LENGTH.search(head) if found else None
-            if length is not None and len(body) >= int(length.group(1)):
-                answer, self._so_far = self._so_far, b""
-                if self.written is not None and not self.written.done():
-                    self.written.set_result(answer)
+            self.reader.feed_data(bytes(data))
+
+    class Requests:
+        """The client's side: what ``loadgen.Connection`` writes, read by the protocol."""
+
+        def __init__(self, protocol: RefusingHttp) -> None:
+            self.protocol = protocol
+
+        def write(self, data: bytes) -> None:
+            self.protocol.data_received(data)
+
+    def connected(config: Any, server: Any, state: dict[str, Any], token: str) -> Connection:
+        """A keep-alive connection of the load generator's, read by the server's protocol
+        (no socket between them)."""
+        reader = asyncio.StreamReader()
+        protocol = RefusingHttp(config=config, server_state=server, app_state=state)
+        protocol.connection_made(Answers(reader))
+        conn = Connection("bench", 0, token)
+        conn.reader, conn.writer = reader, cast(asyncio.StreamWriter, Requests(protocol))
+        return conn
 
     async def measured(state: dict[str, Any]) -> dict[str, float]:
-        loop = asyncio.get_running_loop()
         config, server = uvicorn_config(app), ServerState()
         pipelines = [pipeline for table in TABLES
                      if (pipeline := floor.get(table).pipeline) is not None]
         placed = busy = 0
-        connections: list[tuple[RefusingHttp, Kept, dict[int, str]]] = []
-        for _ in range(CLIENTS):  # kept alive, each going round its player's spots
-            connections.append((RefusingHttp(config=config, server_state=server,
-                                             app_state=state), Kept(), {}))
-            connections[-1][0].connection_made(connections[-1][1])
+        # kept alive, each going round its player's spots as (a)'s clients do
+        connections = [connected(config, server, state, tokens[player]) for player in players]
+        held: list[dict[Any, str]] = [{} for _ in players]
         turn_of = [0] * CLIENTS
 
         async def client(k: int, turns: int) -> None:
             nonlocal placed, busy
-            player = players[k]
             path = f"/api/tables/{TABLES[k // per_table]}/bets"
-            auth = f"Authorization: Bearer {tokens[player]}\r\n".encode()
-            protocol, kept, held = connections[k]
             for _ in range(turns):
                 spot = turn_of[k] % len(cycle)
                 turn_of[k] += 1
-                bet = held.pop(spot, None)
-                if bet is None:
-                    body = cycle[spot]
-                    head = (f"POST {path} HTTP/1.1\r\nHost: bench\r\n"
-                            f"Content-Type: application/json\r\n"
-                            f"Content-Length: {len(body)}\r\n").encode()
-                else:
-                    body = b""
-                    head = f"DELETE {path}/{bet} HTTP/1.1\r\nHost: bench\r\n".encode()
                 while True:
-                    kept.written = loop.create_future()
-                    protocol.data_received(head + auth + b"\r\n" + body)
-                    answer = await kept.written
-                    if not answer.startswith(b"HTTP/1.1 503"):
+                    status, placing = await bet_turn(connections[k], path, cycle[spot],
+                                                     held[k], spot)
+                    if status != 503:
                         break
                     busy += 1  # refused for load: sent again, as a closed loop would
-                if not answer.startswith(b"HTTP/1.1 200"):
-                    raise RuntimeError(f"{player}: {answer[:300]!r}")
-                if bet is None:
-                    found = BET_ID.search(answer)
-                    if found is None:
-                        raise RuntimeError(f"{player}: no bet id in {answer[:300]!r}")
-                    held[spot] = found.group(1).decode()
-                    placed += 1
+                if status != 200:
+                    raise RuntimeError(f"{players[k]}: {status} on turn {turn_of[k]}")
+                placed += placing
 
-        for k in range(0, CLIENTS, 32):  # each session read once, a few at a time (the
+        # each session read once, a few at a time (at most MOST_STRANGERS in flight)
+        for k in range(0, CLIENTS, 32):
             await asyncio.gather(*(client(j, 1) for j in range(k, min(k + 32, CLIENTS))))
         await asyncio.gather(*(client(k, 2 * len(cycle)) for k in range(CLIENTS)))  # warm
         placed = busy = 0
