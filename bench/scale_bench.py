@@ -129,6 +129,15 @@ def prepare(url: str, schema: str, players: int) -> tuple[dict[str, list[str]], 
     return groups, tokens
 
 
+def _staff_read(port: int, path: str, token: str) -> dict[str, Any]:
+    """A staff page's JSON from the server on ``port``."""
+    reply = httpx.get(f"http://127.0.0.1:{port}{path}",
+                      headers={"authorization": f"Bearer {token}"})
+    reply.raise_for_status()
+    found: dict[str, Any] = reply.json()
+    return found
+
+
 class Servers:
     """``count`` server processes on the store, each on its own port."""
 
@@ -179,10 +188,7 @@ class Servers:
         while True:
             found: dict[str, int] = {}
             for port in self.ports:
-                reply = httpx.get(f"http://127.0.0.1:{port}/api/floor/owners",
-                                  headers={"authorization": f"Bearer {token}"})
-                reply.raise_for_status()
-                data = reply.json()
+                data = _staff_read(port, "/api/floor/owners", token)
                 for table in data["owns"] if data["split"] else []:
                     found[table] = port
             if all(t in found for t in SCALE_TABLES) or time.monotonic() > deadline:
@@ -197,10 +203,7 @@ class Servers:
         "none" where it is not kept to one, "?" where it does not say (an older tree)."""
         said = []
         for port in self.ports:
-            reply = httpx.get(f"http://127.0.0.1:{port}/api/floor/load",
-                              headers={"authorization": f"Bearer {token}"})
-            reply.raise_for_status()
-            cpu = reply.json().get("cpu", "?")
+            cpu = _staff_read(port, "/api/floor/load", token).get("cpu", "?")
             said.append("none" if cpu is None else str(cpu))
         return said
 
