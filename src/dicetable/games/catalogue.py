@@ -211,9 +211,14 @@ class Entry:
         return tuple(f.name for f in dataclasses.fields(self.command)
                      if f.name not in ("actor", "role"))
 
+    @functools.cached_property
+    def field_set(self) -> frozenset[str]:
+        """``fields``, to look names up in."""
+        return frozenset(self.fields)
+
     def from_json(self, actor: str, role: Role, data: Mapping[str, Any]) -> cmd.Command:
         """Build the command from JSON fields (the API's generic route), checking types."""
-        unknown = set(data) - set(self.fields)
+        unknown = data.keys() - self.field_set
         if unknown:
             raise InvalidInput(f"{self.name} has no field {', '.join(sorted(unknown))} "
                                f"(fields: {', '.join(self.fields) or 'none'})",
@@ -226,11 +231,23 @@ class Entry:
             raise InvalidInput(f"{self.name}: {e}", rule="api.request") from None
 
 
+@functools.cache
+def _nullable(hint: Any) -> bool:
+    """May a field of type ``hint`` be None?
+
+    >>> _nullable(str | None), _nullable(str)
+    (True, False)
+    """
+    return isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint)
+
+
 def _coerce(command: str, name: str, hint: Any, value: Any) -> Any:
     """JSON -> a command field of type ``hint`` (strings, ints, rolls, tuples, fractions)."""
     kind = type(value)
     if hint is kind and (kind is int or (kind is str and len(value) <= MAX_TEXT)):
         return value  # the common case, as the checks below would find it
+    if value is None and _nullable(hint):
+        return None  # a field left out, as the checks below would find it
     where = f"{command}.{name}"
     # Bounded before anything reads it: no field's parse is given a long text.
     if isinstance(value, str) and len(value) > MAX_TEXT:

@@ -119,6 +119,8 @@ from dicetable.table.table import chores_left, settle_commands
 Build = Callable[[str, Role], g.Command | Iterable[g.Command]]
 Act = Callable[[str, Account, type[g.Command], Build], Awaitable[dict[str, Any]]]
 TableOf = Callable[[str], Table]
+_ABSENT = object()
+"""A body field the request's model does not carry."""
 
 NOT_BY_REQUEST = frozenset({g.OpenTable})
 """Commands no request gives: the floor opens tables."""
@@ -264,26 +266,40 @@ class Declared:
         """Queue the command(s) a request with ``body`` and path ``params`` gives."""
         return await act(table_id, who, *self.order(who, body, params))
 
+    @functools.cached_property
+    def _keys(self) -> tuple[tuple[str, str, bool], ...]:
+        """Each body field's command field, its key in the body, and whether it is optional:
+        read per request, so the properties behind them are read once."""
+        return tuple((f.name, f.key, f.optional) for f in self.fields)
+
+    @functools.cached_property
+    def _owned(self) -> tuple[tuple[Entry, frozenset[str]], ...]:
+        """Each entry with the body fields that are its own (which a body must carry for
+        the entry to be chosen, where the route gives several)."""
+        return tuple((e, frozenset(f.name for f in self.fields if f.name in e.fields))
+                     for e in self.entries)
+
     def order(self, who: Account, body: BaseModel | None, params: dict[str, Any]
               ) -> tuple[type[g.Command], Build]:
         """The command type a request with ``body`` and path ``params`` gives, and what
         builds its command(s) for an actor and role (``InvalidInput`` when it names none)."""
-        fields, route = self.fields, self.route
         given = body.model_dump(exclude_unset=False) if body is not None else {}
-        data = {f.name: given[f.key] for f in fields
-                if f.key in given and (given[f.key] is not None or not f.optional)}
+        data = {name: value for name, key, optional in self._keys
+                if (value := given.get(key, _ABSENT)) is not _ABSENT
+                and (value is not None or not optional)}
         data |= params  # the path's own fields (``bets/{bet}``)
-        for name in route.from_caller:
+        for name in self.route.from_caller:
             if data.get(name) is None:
                 data[name] = who.username  # a player acts for themselves
-        entries = self.entries
-        chosen = [e for e in entries if len(entries) == 1
-                  or any(f.name in data for f in fields if f.name in e.fields)]
+        owned = self._owned
+        chosen = [e for e, own in owned if len(owned) == 1 or not own.isdisjoint(data)]
         if not chosen:
-            raise InvalidInput(f"give {' or '.join(f.key for f in fields)}", rule="api.request")
+            raise InvalidInput(f"give {' or '.join(f.key for f in self.fields)}",
+                               rule="api.request")
 
         def build(actor: str, role: Role) -> list[g.Command]:
-            return [e.from_json(actor, role, {k: v for k, v in data.items() if k in e.fields})
+            return [e.from_json(actor, role, {k: v for k, v in data.items()
+                                              if k in e.field_set})
                     for e in chosen]
 
         def one_or_all(actor: str, role: Role) -> g.Command | list[g.Command]:
