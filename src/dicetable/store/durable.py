@@ -160,7 +160,7 @@ class DurableTable:
             return False
         if self.head.seq == state.seq:  # the usual case: bind it to the hash we hold
             self.store.save_snapshot(make_snapshot(state.table_id, state.seq, self.head.hash,
-                                                   data, self.store.key))
+                                                   data, self.store.key, of=TableState))
         else:
             self.store.snapshot(state.table_id, state.seq, data)
         self._snapshot_seq = state.seq
