@@ -355,9 +355,9 @@ class Floor(Application[FloorTable]):
         """The role ``account`` gives ``command_type`` in: one its holder is assigned and the
         pack's matrix allows, or else one it holds (the engine then refuses, naming the rule).
         """
-        held = self.roles_at(account, table_id)
         if account.kind is Kind.PLAYER:
             return Role.PLAYER
+        held = self.roles_at(account, table_id)
         if not held:
             raise RoleNotPermitted(f"{account.username} is not assigned at {table_id}",
                                    rule="authority.staff")
@@ -423,8 +423,18 @@ class Floor(Application[FloorTable]):
                   owners: dict[str, str] = EMPTY_OWNERS) -> Callable[[object], str | None]:
         """Who owns a bet ``events`` touch: the state's, else one placed in ``events`` or
         ``owners`` (earlier in their batch), else the log's (a bet since removed)."""
-        placed = {e.bet: e.player for e in events if isinstance(e, BetPlaced)}
-        return owner_in(info.table.state.bets, ChainMap(placed, owners, info.owners))
+        found: list[Callable[[object], str | None]] = []
+
+        def owner_of(bet: object) -> str | None:
+            # Worked out when first asked: most replies (a bet placed) name its owner
+            # themselves and never ask.
+            if not found:
+                placed = {e.bet: e.player for e in events if isinstance(e, BetPlaced)}
+                found.append(owner_in(info.table.state.bets,
+                                      ChainMap(placed, owners, info.owners)))
+            return found[0](bet)
+
+        return owner_of
 
     # -- the pipeline's host (application.pipeline.StreamHost) --------------------------------
     def catch_up(self, stream: str) -> None:

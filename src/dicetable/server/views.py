@@ -124,6 +124,12 @@ def seen_by(caller: Caller, data: dict[str, Any], owner_of: OwnerOf
     """One event's plain data as ``caller`` may see it, or None."""
     if caller.staff:
         return data
+    kind = data.get("type")
+    if kind in _PLAYER:  # as ``split`` has it, without making its parts
+        return data if data["player"] == caller.name else None
+    if kind in _BET:
+        return data if caller.name is not None \
+            and owner_of(data.get("bet")) == caller.name else None
     parts = split(data, owner_of)
     if caller.name is not None:
         own = parts.own.get(caller.name)
