@@ -410,9 +410,10 @@ class Admission:
             # Refusing, without a flood, what the cost measured since the long window began
             # would admit: learnt now, not at its end - a server measured dear in its first
             # second (its sessions read, its caches cold) refused 200 clients that each wait
-            # for their answer until the second's end.
+            # for their answer until the second's end. (``_learn`` sets ``per_answer``.)
             self._learn(now, spent)
-        self.per_answer = self._within_reach(per) if self._flood else self.learnt
+        else:
+            self.per_answer = self._within_reach(per) if self._flood else self.learnt
         queue.begin(now, spent, self)
 
     def _within_reach(self, per: float) -> float:
