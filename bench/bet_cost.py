@@ -19,8 +19,10 @@ for every design.
                                         [--quick]
 
 Nothing is asserted about speed. Figures: each design's best run (the least disturbed) and
-median, their ratio and the median of the pairs' ratios. Every command must be answered 200
-(one refused for load is sent again, and counted), or the run fails.
+median, their ratio and the median of the pairs' ratios; and where the CPU went, by thread
+(``by_part``: the event loop with the clients, the tables' threads, the store's writer).
+Every command must be answered 200 (one refused for load is sent again, and counted), or the
+run fails.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import os
 import shutil
 import statistics
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -132,13 +136,16 @@ def measure(commands: int) -> dict[str, float]:
         placed = busy = 0
         turns = max(1, commands // CLIENTS)
         before, batches = os.times(), sum(p.stats.batches for p in pipelines)
+        parts = by_part()
         await asyncio.gather(*(client(k, turns) for k in range(CLIENTS)))
+        parts = {name: spent - parts.get(name, 0.0) for name, spent in by_part().items()}
         after, batches = os.times(), sum(p.stats.batches for p in pipelines) - batches
         answered = turns * CLIENTS
         user, system = after.user - before.user, after.system - before.system
         return {"us_per_command": (user + system) / answered * 1e6,
                 "system": system / (user + system), "placed": placed / answered,
-                "per_batch": answered / max(1, batches), "busy": busy}
+                "per_batch": answered / max(1, batches), "busy": busy,
+                **{f"us_{name}": spent / answered * 1e6 for name, spent in parts.items()}}
 
     async def run() -> dict[str, float]:
         async with lifespan(app) as state:
@@ -149,6 +156,33 @@ def measure(commands: int) -> dict[str, float]:
     finally:
         floor.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+PARTS = {"loop": "the event loop (and the clients)", "tables": "the tables' threads",
+         "writer": "the store's writer", "other": "other threads"}
+"""Where a command's CPU is spent, by thread (``by_part``)."""
+
+
+def by_part() -> dict[str, float]:
+    """CPU seconds so far of this process's running threads, by part (``PARTS``): the
+    main thread runs the event loop; the tables' and the writer's threads are known by the
+    names the server gives them. Read per thread, as a sampling profiler cannot: one that
+    samples the thread holding the interpreter's lock (py-spy ``--gil``) attributed a small
+    share to the tables' threads where they spend half the served process's CPU."""
+    spent = dict.fromkeys(PARTS, 0.0)
+    main = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread.ident is None:
+            continue
+        try:
+            seconds = time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+        except OSError:  # ended meanwhile
+            continue
+        name = thread.name
+        part = ("loop" if thread is main else "tables" if name.startswith("dicetable-table-")
+                else "writer" if name.startswith("dicetable-writer-") else "other")
+        spent[part] += seconds
+    return spent
 
 
 def report(seen: dict[str, list[dict[str, Any]]], commands: int, rounds: int) -> None:
@@ -168,6 +202,9 @@ def report(seen: dict[str, list[dict[str, Any]]], commands: int, rounds: int) ->
               f"{statistics.median(r['per_batch'] for r in runs):.0f} commands per commit, "
               f"{100 * runs[0]['placed']:.0f}% of them bets placed, "
               f"{sum(r['busy'] for r in runs)} refused for load (sent again)")
+        split = ", ".join(f"{label} {statistics.median(r.get(f'us_{part}', 0.0) for r in runs):.1f}"
+                          for part, label in PARTS.items())
+        print(f"  {'':<12} by thread, us per command (median): {split}")
     base = next((n for n in designs if n != "this"), None)
     if base is not None:
         ratios = sorted(a["us_per_command"] / b["us_per_command"]

@@ -365,6 +365,11 @@ class Server:
     def cpu(self) -> float:
         return proc_cpu_seconds(self.proc.pid)
 
+    def loop_cpu(self) -> float:
+        """Its main thread's CPU seconds: the event loop's (the tables' threads and the
+        store's writer are the rest)."""
+        return proc_cpu_seconds(self.proc.pid, self.proc.pid)
+
     def said(self, chars: int = 1500) -> str:
         """The end of what the server wrote to its stderr (a traceback, for an HTTP 500)."""
         self.errors.flush()
@@ -396,6 +401,8 @@ class Run:
         self.tokens, self.groups, self.seconds = tokens, groups, seconds
         self.warmup = warmup
         self.window_cpu: float | None = None
+        self.window_loop = 0.0
+        """The server's event loop's CPU seconds in the same window (its main thread)."""
         self.child_cpu = 0.0
         """CPU seconds of the generator processes of the scenario being measured."""
         """The server's CPU seconds in (a)'s counted window."""
@@ -466,6 +473,8 @@ class Run:
             self.results[name]["cpu_ms_per_answer"] = 1000 * self.window_cpu / max(1, answered)
             self.results[name]["cpu_ms_per_accepted"] = 1000 * self.window_cpu / max(
                 1, len(stats.ok))
+            self.results[name]["loop_share"] = self.window_loop / self.window_cpu \
+                if self.window_cpu else None
             self.window_cpu = None
         spy.finish(self.sampler)
 
@@ -513,9 +522,10 @@ class Run:
                 # The server's CPU seconds within the counted window: CPU per answer is a
                 # figure that a machine shared with other work disturbs far less than rates.
                 await asyncio.sleep(max(0.0, warm_until - now()))
-                c0 = self.server.cpu()
+                c0, l0 = self.server.cpu(), self.server.loop_cpu()
                 await asyncio.sleep(max(0.0, stop_at - now()))
                 self.window_cpu = self.server.cpu() - c0
+                self.window_loop = self.server.loop_cpu() - l0
 
             async def pit() -> None:
                 conn = self.conn(PIT)
@@ -997,6 +1007,9 @@ def headline(rounds: list[dict[str, dict[str, dict[str, Any]]]]) -> None:
                 if bare_cpu and line.get("cpu_ms_per_answer"):
                     ratio += (f"; server CPU {line['cpu_ms_per_answer']:.3f} ms per answer = "
                               f"{line['cpu_ms_per_answer'] / bare_cpu:.1f}x the bare app's")
+                    if line.get("loop_share") is not None:
+                        ratio += (f" (its event loop {100 * line['loop_share']:.0f}%, its "
+                                  "other threads - the tables', the store's writer - the rest)")
                 busy_p99 = f"  503 p99 {line['busy_p99_ms']:6.1f} ms" if line["busy"] else ""
                 if line.get("taken_down"):
                     busy_p99 += f"  ({line['taken_down']} of the accepted take-downs)"

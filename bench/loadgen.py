@@ -37,9 +37,10 @@ def cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def proc_cpu_seconds(pid: int) -> float:
-    """A process's user + system CPU seconds, from /proc (the server's share)."""
-    with open(f"/proc/{pid}/stat") as f:
+def proc_cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """A process's user + system CPU seconds, from /proc (the server's share); ``thread``:
+    that one thread's (the process's own id: its main thread)."""
+    with open(f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat") as f:
         parts = f.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(parts[11]) + int(parts[12])) / ticks
