@@ -109,14 +109,23 @@ def split(data: dict[str, Any], owner_of: OwnerOf) -> Split:
                 by_player.setdefault(who, []).append(item)
         return Split({**data, key: []},
                      {who: {**data, key: theirs} for who, theirs in by_player.items()})
-    if kind in _PLAYER:
-        return Split(None, {data["player"]: data})
-    if kind in _BET:
-        owner = owner_of(data.get("bet"))
+    sole, owner = _sole_owner(data, owner_of)
+    if sole:
         return Split(None, {owner: data} if owner else {})
     if kind == _OPENED:
         return Split({k: v for k, v in data.items() if k != "pack"}, {})
     return Split(data, {})
+
+
+def _sole_owner(data: dict[str, Any], owner_of: OwnerOf) -> tuple[bool, str | None]:
+    """For an event only one player may see (their own: a bet placed, chips bought; or one
+    bet's): True, and who that is (None: nobody known); else False."""
+    kind = data.get("type")
+    if kind in _PLAYER:
+        return True, data["player"]
+    if kind in _BET:
+        return True, owner_of(data.get("bet"))
+    return False, None
 
 
 def seen_by(caller: Caller, data: dict[str, Any], owner_of: OwnerOf
@@ -124,12 +133,9 @@ def seen_by(caller: Caller, data: dict[str, Any], owner_of: OwnerOf
     """One event's plain data as ``caller`` may see it, or None."""
     if caller.staff:
         return data
-    kind = data.get("type")
-    if kind in _PLAYER:  # as ``split`` has it, without making its parts
-        return data if data["player"] == caller.name else None
-    if kind in _BET:
-        return data if caller.name is not None \
-            and owner_of(data.get("bet")) == caller.name else None
+    sole, owner = _sole_owner(data, owner_of)
+    if sole:  # as ``split`` has it, without making its parts
+        return data if owner and owner == caller.name else None
     parts = split(data, owner_of)
     if caller.name is not None:
         own = parts.own.get(caller.name)

@@ -120,6 +120,7 @@ def canonical_of(data: dict[str, Any], of: type[Any]) -> str:
 _FLOATING: dict[type[Any], frozenset[str]] = {}
 """The fields of each record type whose type may hold a float (``canonical_of``)."""
 _FIELD_NAMES: dict[type[Any], frozenset[str]] = {}
+"""The field names of each record type (``canonical_of`` looks through any other key)."""
 
 
 def _holds_float(value: Any) -> bool:
