@@ -40,8 +40,10 @@ class Frozen:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        written = "__init__" in cls.__dict__  # a class's own __init__ is kept, as dataclass does
         dataclass(frozen=True, kw_only=True)(cls)
-        _filled_at_once(cls)
+        if not written:
+            _filled_at_once(cls)
 
 
 def _filled_at_once(cls: type[Any]) -> None:
@@ -60,6 +62,12 @@ def _filled_at_once(cls: type[Any]) -> None:
     >>> Pair(right=3)
     Traceback (most recent call last):
     TypeError: Pair.__init__() missing 1 required keyword-only argument: 'left'
+    >>> class Doubled(Frozen):  # a class's own __init__ is its own
+    ...     n: int
+    ...     def __init__(self, n: int) -> None:
+    ...         object.__setattr__(self, "n", 2 * n)
+    >>> Doubled(3)
+    Doubled(n=6)
     """
     fields = dataclasses.fields(cls)
     if hasattr(cls, "__post_init__") or any(
