@@ -28,7 +28,8 @@ TypeError: Cannot overwrite attribute __setattr__ in class Again
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, dataclass_transform
 
@@ -70,11 +71,25 @@ def _filled_at_once(cls: type[Any]) -> None:
     Doubled(n=6)
     """
     fields = dataclasses.fields(cls)
+    made = cls.__init__
+    code = made.__code__
     if hasattr(cls, "__post_init__") or any(
-            not f.init or f.default_factory is not dataclasses.MISSING for f in fields):
-        return
-    if list(inspect.signature(cls.__init__).parameters)[1:] != [f.name for f in fields]:
-        return  # an init-only variable, or something else this does not write
+            not f.init or f.default_factory is not dataclasses.MISSING for f in fields) \
+            or code.co_argcount != 1 or code.co_kwonlyargcount != len(fields):
+        return  # more to do than fill the fields (an init-only variable adds an argument)
+
+    def first(self: Any, *args: Any, **kwargs: Any) -> None:
+        # Written when the class is first made, not when it is declared: compiling one for
+        # each of the hundreds of records the package declares slowed every import of it.
+        cls.__init__ = _written(cls, fields, made)
+        cls.__init__(self, *args, **kwargs)
+
+    cls.__init__ = functools.wraps(made)(first)  # its signature and name, for a reader
+
+
+def _written(cls: type[Any], fields: tuple[dataclasses.Field[Any], ...],
+             made: Callable[..., None]) -> Callable[..., None]:
+    """The one-step ``__init__`` of ``cls`` (``_filled_at_once``)."""
     defaults = {f"_default_{f.name}": f.default for f in fields
                 if f.default is not dataclasses.MISSING}
     params = ", ".join(f.name if f.default is dataclasses.MISSING
@@ -83,9 +98,8 @@ def _filled_at_once(cls: type[Any]) -> None:
     namespace: dict[str, Any] = {"_put": object.__setattr__, **defaults}
     exec(f"def __init__(self, *, {params}):\n    _put(self, '__dict__', {{{values}}})\n",
          namespace)
-    init = namespace["__init__"]
+    init: Callable[..., None] = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__annotations__ = dict(cls.__init__.__annotations__)
-    cls.__init__ = init
-
+    init.__annotations__ = dict(made.__annotations__)
+    return init
