@@ -270,12 +270,14 @@ class EventStore(ABC):
     def save_snapshot(self, snapshot: Snapshot) -> None:
         """Keep ``snapshot`` (it replaces any earlier one at the same seq)."""
 
-    def snapshot(self, table: str, seq: int, data: dict[str, Any]) -> Snapshot:
-        """Store ``data`` as the state of ``table`` after event ``seq``."""
+    def snapshot(self, table: str, seq: int, data: dict[str, Any], *,
+                 of: type[Any] | None = None) -> Snapshot:
+        """Store ``data`` as the state of ``table`` after event ``seq`` (``of``: the record
+        type whose fields it holds, ``make_snapshot``)."""
         rows = list(self.records(table, after=seq - 1, until=seq))
         if not rows:
             raise InvalidInput(f"table {table!r} has no event {seq}", rule="store.snapshot")
-        snap = make_snapshot(table, seq, rows[0].hash, data, self.key)
+        snap = make_snapshot(table, seq, rows[0].hash, data, self.key, of=of)
         self.save_snapshot(snap)
         return snap
 

@@ -104,23 +104,26 @@ def canonical_of(data: dict[str, Any], of: type[Any]) -> str:
     >>> canonical_of({"n": 1, "extra": {"x": [2]}}, Rec) == canonical({"n": 1, "extra": {"x": [2]}})
     True
     """
-    floating = _FLOATING.get(of)
-    if floating is None:
-        floating = _FLOATING[of] = frozenset(
-            name for name, tp in type_hints(of).items() if _may_hold_float(tp))
-    named = _FIELD_NAMES.get(of)
-    if named is None:
-        named = _FIELD_NAMES[of] = frozenset(f.name for f in dataclasses.fields(of))
+    floating, named = _float_fields(of)
     if any(_holds_float(value) for name, value in data.items()
            if name in floating or name not in named):
         return canonical(data)
     return canonical_plain(data)
 
 
-_FLOATING: dict[type[Any], frozenset[str]] = {}
-"""The fields of each record type whose type may hold a float (``canonical_of``)."""
-_FIELD_NAMES: dict[type[Any], frozenset[str]] = {}
-"""The field names of each record type (``canonical_of`` looks through any other key)."""
+def _float_fields(of: type[Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The fields of the record type ``of`` whose type may hold a float (json and orjson
+    write floats differently: ``1e+16`` and ``1e16``), and all its fields' names; worked out
+    once a type (``encode``, ``canonical_of``)."""
+    found = _FLOAT_FIELDS.get(of)
+    if found is None:
+        found = _FLOAT_FIELDS[of] = (
+            frozenset(name for name, tp in type_hints(of).items() if _may_hold_float(tp)),
+            frozenset(f.name for f in dataclasses.fields(of)))
+    return found
+
+
+_FLOAT_FIELDS: dict[type[Any], tuple[frozenset[str], frozenset[str]]] = {}
 
 
 def _holds_float(value: Any) -> bool:
@@ -385,16 +388,8 @@ def encode(event: Event) -> tuple[str, str]:
     version."""
     data = event_to_dict(event)
     data["v"] = VERSIONS.get(event.kind, 1)
-    plain = _PLAIN.get(type(event))
-    if plain is None:
-        plain = _PLAIN[type(event)] = not any(
-            _may_hold_float(tp) for tp in type_hints(type(event)).values())
-    return event.kind, canonical_plain(data) if plain else canonical(data)
-
-
-_PLAIN: dict[type[Event], bool] = {}
-"""Event classes none of whose fields can hold a float (json and orjson write floats
-differently: ``1e+16`` and ``1e16``), so ``canonical_plain`` writes their text."""
+    floating, _ = _float_fields(type(event))  # none: ``canonical_plain`` writes its text
+    return event.kind, canonical(data) if floating else canonical_plain(data)
 
 
 def _may_hold_float(tp: Any) -> bool:

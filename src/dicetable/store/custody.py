@@ -147,7 +147,8 @@ class DurableCustody(Held[CustodyLedger]):
         if head.seq != state.seq:
             return False
         self.store.save_snapshot(make_snapshot(self.stream, state.seq, head.hash,
-                                               custody_codec.encode_state(state)))
+                                               custody_codec.encode_state(state),
+                                               of=type(state)))
         self._snapshot_seq = state.seq
         return True
 

@@ -162,7 +162,7 @@ class DurableTable:
             self.store.save_snapshot(make_snapshot(state.table_id, state.seq, self.head.hash,
                                                    data, self.store.key, of=TableState))
         else:
-            self.store.snapshot(state.table_id, state.seq, data)
+            self.store.snapshot(state.table_id, state.seq, data, of=TableState)
         self._snapshot_seq = state.seq
         return True
 
