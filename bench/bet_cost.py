@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import statistics
 import tempfile
 import threading
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench import side_by_side
-from bench.side_by_side import lifespan
+from bench.side_by_side import served
 
 CLIENTS = 200
 """Connections, one player each, as (a)'s clients (four tables, fifty players at each)."""
@@ -147,15 +146,7 @@ def measure(commands: int) -> dict[str, float]:
                 "per_batch": answered / max(1, batches), "busy": busy,
                 **{f"us_{name}": spent / answered * 1e6 for name, spent in parts.items()}}
 
-    async def run() -> dict[str, float]:
-        async with lifespan(app) as state:
-            return await measured(state)
-
-    try:
-        return uvloop.run(run())
-    finally:
-        floor.close()
-        shutil.rmtree(folder, ignore_errors=True)
+    return served(app, measured, floor, folder, uvloop.run)
 
 
 PARTS = {"loop": "the event loop (and the clients)", "tables": "the tables' threads",

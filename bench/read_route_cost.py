@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import statistics
 import tempfile
 import time
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import side_by_side
-from bench.side_by_side import lifespan
+from bench.side_by_side import served
 
 ROUTES = ("/api/me", "/api/tables/craps-pa-1")
 """The account (the page's header) and the table's view (every page of a table)."""
@@ -84,15 +83,7 @@ def measure(requests: int) -> dict[str, float]:
             out[path] = (time.process_time() - cpu) / (requests // AT_ONCE * AT_ONCE) * 1e6
         return out
 
-    async def run() -> dict[str, float]:
-        async with lifespan(app) as state:
-            return await measured(state)
-
-    try:
-        return asyncio.run(run())
-    finally:
-        floor.close()
-        shutil.rmtree(folder, ignore_errors=True)
+    return served(app, measured, floor, folder)
 
 
 def report(seen: dict[str, list[dict[str, Any]]], requests: int, rounds: int) -> None:

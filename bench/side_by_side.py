@@ -19,9 +19,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,3 +116,22 @@ async def lifespan(app: Any) -> AsyncIterator[dict[str, Any]]:
     finally:
         await steps.put({"type": "lifespan.shutdown"})
         await life
+
+
+T = TypeVar("T")
+
+
+def served(app: Any, measured: Callable[[dict[str, Any]], Awaitable[T]], floor: Any,
+           folder: Path, run: Callable[[Coroutine[Any, Any, T]], T] = asyncio.run) -> T:
+    """``measured(state)`` with ``app``'s lifespan started (``lifespan``), on the event loop
+    ``run`` makes (``asyncio.run``, ``uvloop.run``); then, whatever happened, ``floor``
+    closed and the ``folder`` its store was made in removed."""
+    async def within() -> T:
+        async with lifespan(app) as state:
+            return await measured(state)
+
+    try:
+        return run(within())
+    finally:
+        floor.close()
+        shutil.rmtree(folder, ignore_errors=True)
