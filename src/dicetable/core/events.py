@@ -172,7 +172,8 @@ def _make_encoder(tp: Any) -> Converter | None:
 
 
 def _enum_value(value: Any) -> Any:
-    return value.value if isinstance(value, enum.Enum) else value
+    # ``_value_`` is what the ``value`` property reads, without the descriptor's two calls
+    return value._value_ if isinstance(value, enum.Enum) else value
 
 
 _HINTS: dict[type[Any], dict[str, Any]] = {}
@@ -449,9 +450,19 @@ class _EventWriter:
         hints = type_hints(cls)
         self.kind = cls.kind
         self.parts = [(f.name, encoder(hints[f.name])) for f in dataclasses.fields(cls)]
+        self.converted = [(name, conv) for name, conv in self.parts if conv is not None]
+        self.names = tuple(name for name, _ in self.parts) if not hasattr(
+            cls, "__slots__") else None
 
     def __call__(self, event: Event) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.kind}
+        if self.names is not None and tuple(values := event.__dict__) == self.names:
+            # Its fields alone, in their order (as made by its class; one read back from
+            # the log holds them sorted): copied at once, only those that need it converted.
+            out: dict[str, Any] = {"type": self.kind, **values}
+            for name, conv in self.converted:
+                out[name] = conv(out[name])
+            return out
+        out = {"type": self.kind}
         for name, conv in self.parts:
             v = getattr(event, name)
             out[name] = v if conv is None else conv(v)
