@@ -59,6 +59,7 @@ def test_a_use_of_another_modules_private_name_is_reported(tmp_path: Path, user:
     "def moved(p: P) -> P:\n    return p._replace(x=1)\n",
     "def f() -> None:\n    _local = 1\n    print(_local)\n",
     "import os\ndef end() -> None:\n    os._exit(0)\n",
+    "import enum\ndef value(member: enum.Enum) -> object:\n    return member._value_\n",
 ])
 def test_a_modules_own_private_names_are_its_own(tmp_path: Path, fine: str) -> None:
     result = _run(_tree(tmp_path, {"mine.py": fine}))

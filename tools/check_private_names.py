@@ -27,13 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 NAMEDTUPLE_API = frozenset(("_replace", "_asdict", "_fields", "_make", "_field_defaults"))
 """A named tuple's public methods: underscored only to keep clear of its field names."""
+ENUM_API = frozenset(("_value_", "_name_", "_missing_", "_generate_next_value_", "_ignore_",
+                      "_order_"))
+"""An enum's documented ``_sunder_`` names (``_value_``: a member's value, read without the
+``value`` property's descriptor)."""
 STDLIB_API = frozenset((("os", "_exit"),))
 """Standard-library functions documented as public though underscored (``os._exit``: the end of
 a process without the interpreter's teardown)."""
 
 
 def _private(name: str) -> bool:
-    return name.startswith("_") and not name.startswith("__") and name not in NAMEDTUPLE_API
+    return name.startswith("_") and not name.startswith("__") and name not in NAMEDTUPLE_API \
+        and name not in ENUM_API
 
 
 def _stub(node: ast.AST) -> bool:

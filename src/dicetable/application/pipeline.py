@@ -40,8 +40,19 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Build = Callable[[], "gcmd.Command | Iterable[gcmd.Command]"]
-Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
-"""A caller on an event loop: its loop and the future it awaits."""
+
+
+class Settled(Protocol):
+    """What a caller on an event loop waits on: an ``asyncio.Future``, or an answer settled
+    the same way that writes itself out (``server.bets_at_read``)."""
+
+    def done(self) -> bool: ...
+    def set_result(self, result: Any, /) -> None: ...
+    def set_exception(self, exception: BaseException, /) -> None: ...
+
+
+Waiter = tuple[asyncio.AbstractEventLoop, Settled]
+"""A caller on an event loop: its loop and what it waits on."""
 Reply = Callable[[list[Event], dict[str, str]], Any]
 """Makes a command's answer right after it is decided (its events; the owners of the bets
 placed earlier in its batch, which the host has not absorbed yet)."""
@@ -347,7 +358,7 @@ def _answerable(exc: Exception) -> Exception:
 
 def settle(outcomes: list[tuple[Job, object]]) -> None:
     """Answer each job: its future, or its event loop's (one call per loop for them all)."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object]]] = {}
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[Settled, object]]] = {}
     for job, result in outcomes:
         job.settled = True
         if job.waiter is not None:
@@ -372,7 +383,7 @@ reads its sockets again: a large commit's answers all at once would keep every n
 and its 503, waiting. A few at a time, the loop reads between them."""
 
 
-def answer(answers: list[tuple[asyncio.Future[Any], object]], start: int = 0) -> None:
+def answer(answers: list[tuple[Settled, object]], start: int = 0) -> None:
     """On the caller's loop: settle the futures (a caller that gave up is skipped), a few
     per turn of the loop."""
     end = min(len(answers), start + ANSWERS_PER_TURN)

@@ -48,7 +48,7 @@ from dicetable.application.accounts import (
     TooManyAttempts,
 )
 from dicetable.application.integrity import TableFaulted
-from dicetable.application.pipeline import Busy
+from dicetable.application.pipeline import Busy, Settled
 from dicetable.core.dice import Roll
 from dicetable.core.errors import (
     DicetableError,
@@ -543,7 +543,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
             return None
 
     def queue(table_id: str, who: Account, command_type: type[g.Command], build: Build, *,
-              with_view: bool, answer: asyncio.Future[dict[str, Any]]) -> None:
+              with_view: bool, answer: Settled) -> None:
         # Queued on the table's pipeline; ``answer`` settled after the commit that holds it
         # (a full queue refuses at once: Busy, 503).
         if issubclass(command_type, AssignStaff):
@@ -553,7 +553,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         if issubclass(command_type, g.BuyChips | g.PlaceBet):
             build = banks_of(floor).guard_chips(table_id, build)
         floor.submit(table_id, Given(who, build, command_type), with_view=with_view,
-                     waiter=(answer.get_loop(), answer))
+                     waiter=(asyncio.get_running_loop(), answer))
 
     async def act(table_id: str, who: Account, command_type: type[g.Command],
                   build: Build) -> dict[str, Any]:
@@ -601,8 +601,7 @@ def create_app(floor: Floor, *, electronic_loop: bool = True,
         spec = declared(path, method)
 
         def queue_it(table_id: str, who: Account, body: BaseModel | None,
-                     params: dict[str, str], *, with_view: bool,
-                     answer: asyncio.Future[dict[str, Any]]) -> None:
+                     params: dict[str, str], *, with_view: bool, answer: Settled) -> None:
             queue(table_id, who, *spec.order(who, body, dict(params)), with_view=with_view,
                   answer=answer)
 

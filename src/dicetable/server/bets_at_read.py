@@ -35,6 +35,7 @@ import orjson
 from pydantic import BaseModel
 
 from dicetable.application.accounts import Account
+from dicetable.application.pipeline import Settled
 from dicetable.server.door import Door, json_media, origin_refused, validated
 from dicetable.server.owners import DECIDED_BY, FORWARDED
 
@@ -61,8 +62,7 @@ class Queue(Protocol):
     body) and its path's fields; ``answer`` is settled after the commit."""
 
     def __call__(self, table_id: str, who: Account, body: BaseModel | None,
-                 params: dict[str, str], *, with_view: bool,
-                 answer: asyncio.Future[dict[str, Any]]) -> None: ...
+                 params: dict[str, str], *, with_view: bool, answer: Settled) -> None: ...
 
 
 class Counted(Protocol):
@@ -121,7 +121,7 @@ class BetsAtRead:
 
     def __post_init__(self) -> None:
         self._routes = {r.key: r for r in self.routes}
-        self._queued: list[Callable[[], None]] = []
+        self._queued: list[_Taken] = []
 
     def take(self, scope: dict[str, Any], headers: dict[bytes, bytes], body: bytes,
              who: Account, reply: Reply) -> bool:
@@ -163,39 +163,10 @@ class BetsAtRead:
         elif body:
             return False
         self.taken += 1
-        started = time.perf_counter()
-
-        def answered(status: int, own: Headers, content: bytes) -> None:
-            try:
-                reply(status, own + extra, content)
-            finally:
-                self.done()
-                self.counted(scope, route.path, table, status, content,
-                             time.perf_counter() - started)
-
-        def settled(future: asyncio.Future[dict[str, Any]]) -> None:
-            exc = future.exception()
-            if exc is None:
-                answered(200, [_JSON], orjson.dumps(future.result(),
-                                                    option=orjson.OPT_NON_STR_KEYS))
-            else:
-                self._refused(exc, answered)
-
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[dict[str, Any]] = loop.create_future()
-        with_view = b"return=representation" in headers.get(b"prefer", b"")
-
-        def queue() -> None:
-            try:
-                route.queue(table, who, data, params, answer=answer, with_view=with_view)
-            except Exception as exc:
-                self._refused(exc, answered)
-            else:
-                answer.add_done_callback(settled)
-
         if not self._queued:
-            loop.call_soon(self._queue)
-        self._queued.append(queue)
+            asyncio.get_running_loop().call_soon(self._queue)
+        self._queued.append(_Taken(self, scope, route, table, extra, reply, who, data, params,
+                                   b"return=representation" in headers.get(b"prefer", b"")))
         return True
 
     def _queue(self) -> None:
@@ -207,9 +178,9 @@ class BetsAtRead:
         in one callback, each table finds them all in its next batch, as it finds the
         commands of the tasks the loop runs together."""
         queued, self._queued = self._queued, []
-        for queue in queued:
+        for taken in queued:
             try:
-                queue()
+                taken.queue()
             except Exception:  # one answer that could not be written stops no other
                 log.exception("a command taken at read could not be answered")
 
@@ -223,3 +194,58 @@ class BetsAtRead:
             return
         answered(response.status_code, [h for h in response.raw_headers
                                         if h[0] != b"content-length"], bytes(response.body))
+
+
+class _Taken:
+    """A command taken at read, from its queueing to its answer written. The table's thread
+    settles it on the event loop as it would a future (``pipeline.Settled``), and it writes
+    its answer there and then: no future, no callback scheduled for the loop's next turn,
+    and one object where closures over the request were several for the collector to
+    count."""
+
+    __slots__ = ("at_read", "data", "extra", "finished", "params", "reply", "route", "scope",
+                 "started", "table", "who", "with_view")
+
+    def __init__(self, at_read: BetsAtRead, scope: dict[str, Any], route: ReadRoute,
+                 table: str, extra: Headers, reply: Reply, who: Account,
+                 data: BaseModel | None, params: dict[str, str], with_view: bool) -> None:
+        self.at_read, self.scope, self.route, self.table = at_read, scope, route, table
+        self.extra, self.reply, self.who, self.data = extra, reply, who, data
+        self.params, self.with_view = params, with_view
+        self.finished = False
+        self.started = time.perf_counter()
+
+    def queue(self) -> None:
+        try:
+            self.route.queue(self.table, self.who, self.data, self.params,
+                             with_view=self.with_view, answer=self)
+        except Exception as exc:
+            self.finished = True
+            self.at_read._refused(exc, self.answered)
+
+    def done(self) -> bool:
+        return self.finished
+
+    def set_result(self, result: Any, /) -> None:
+        self.finished = True
+        try:
+            body = orjson.dumps(result, option=orjson.OPT_NON_STR_KEYS)
+        except Exception as exc:  # as a future's callback that raised: logged, answered 500
+            self.at_read._refused(exc, self.answered)
+            return
+        self.answered(200, [_JSON], body)
+
+    def set_exception(self, exception: BaseException, /) -> None:
+        self.finished = True
+        self.at_read._refused(exception, self.answered)
+
+    def answered(self, status: int, own: Headers, content: bytes) -> None:
+        try:
+            self.reply(status, own + self.extra, content)
+        except Exception:  # the connection's; the rest of the batch's answers go out
+            log.exception("a command taken at read could not be answered")
+        finally:
+            at_read = self.at_read
+            at_read.done()
+            at_read.counted(self.scope, self.route.path, self.table, status, content,
+                            time.perf_counter() - self.started)
