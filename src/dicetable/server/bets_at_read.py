@@ -121,7 +121,7 @@ class BetsAtRead:
 
     def __post_init__(self) -> None:
         self._routes = {r.key: r for r in self.routes}
-        self._queued: list[_Taken] = []
+        self._queued: list[_Command] = []
 
     def take(self, scope: dict[str, Any], headers: dict[bytes, bytes], body: bytes,
              who: Account, reply: Reply) -> bool:
@@ -165,7 +165,7 @@ class BetsAtRead:
         self.taken += 1
         if not self._queued:
             asyncio.get_running_loop().call_soon(self._queue)
-        self._queued.append(_Taken(self, scope, route, table, extra, reply, who, data, params,
+        self._queued.append(_Command(self, scope, route, table, extra, reply, who, data, params,
                                    b"return=representation" in headers.get(b"prefer", b"")))
         return True
 
@@ -196,7 +196,7 @@ class BetsAtRead:
                                         if h[0] != b"content-length"], bytes(response.body))
 
 
-class _Taken:
+class _Command:
     """A command taken at read, from its queueing to its answer written. The table's thread
     settles it on the event loop as it would a future (``pipeline.Settled``), and it writes
     its answer there and then: no future, no callback scheduled for the loop's next turn,
