@@ -296,17 +296,24 @@ class Declared:
         if not chosen:
             raise InvalidInput(f"give {' or '.join(f.key for f in self.fields)}",
                                rule="api.request")
+        return chosen[0].command, _Ordered(chosen, data)
 
-        def build(actor: str, role: Role) -> list[g.Command]:
-            return [e.from_json(actor, role, {k: v for k, v in data.items()
-                                              if k in e.field_set})
-                    for e in chosen]
 
-        def one_or_all(actor: str, role: Role) -> g.Command | list[g.Command]:
-            built = build(actor, role)
-            return built[0] if len(built) == 1 else built
+class _Ordered:
+    """What a request orders, built for an actor and role when it is decided: the chosen
+    entries' command(s) from its fields (one object per request, where closures over it were
+    several for the collector to count while it waited)."""
 
-        return chosen[0].command, one_or_all
+    __slots__ = ("chosen", "data")
+
+    def __init__(self, chosen: list[Entry], data: dict[str, Any]) -> None:
+        self.chosen, self.data = chosen, data
+
+    def __call__(self, actor: str, role: Role) -> g.Command | list[g.Command]:
+        data = self.data
+        built = [e.from_json(actor, role, {k: v for k, v in data.items() if k in e.field_set})
+                 for e in self.chosen]
+        return built[0] if len(built) == 1 else built
 
 
 @functools.cache

@@ -260,25 +260,24 @@ class FloorBanks:
     def guard_chips(self, table_id: str, build: Any) -> Any:
         """``build`` (a buy-in or a wager), refused when it names a chip set retired at any
         table of the floor (603a.10(b): redeemed only at the cage). Nothing is read unless a
-        set is named, so the bet path pays one closure call."""
-        def checked(actor: str, role: Role) -> Any:
-            built = build(actor, role)
-            commands = [built] if isinstance(built, Command) else list(built)
-            named = [(c, s) for c in commands if (s := str(getattr(c, "chip_set", "")))]
-            if named:
-                for durable in list(self.banks.values()):
-                    durable.refresh()  # a set retired by another process counts too
-                retired = self.retired_sets()
-                own = self.banks.get(table_id)
-                pack = own.bank.pack if own is not None else load_bank_pack(
-                    self.floor.get(table_id).table.pack.jurisdiction.lower()) \
-                    if retired else None
-                for c, chip_set in named:
-                    if pack is not None:
-                        check_chip_set(pack, chip_set, retired,
-                                       "sold" if isinstance(c, BuyChips) else "wagered")
-            return commands
-        return checked
+        set is named, so the bet path pays one call."""
+        return _ChipsGuarded(self, table_id, build)
+
+    def check_chips(self, table_id: str, commands: list[Command]) -> None:
+        """Refuse ``commands`` if one names a chip set retired at any table of the floor."""
+        named = [(c, s) for c in commands if (s := str(getattr(c, "chip_set", "")))]
+        if not named:
+            return
+        for durable in list(self.banks.values()):
+            durable.refresh()  # a set retired by another process counts too
+        retired = self.retired_sets()
+        own = self.banks.get(table_id)
+        pack = own.bank.pack if own is not None else load_bank_pack(
+            self.floor.get(table_id).table.pack.jurisdiction.lower()) if retired else None
+        for c, chip_set in named:
+            if pack is not None:
+                check_chip_set(pack, chip_set, retired,
+                               "sold" if isinstance(c, BuyChips) else "wagered")
 
     def slip(self, table_id: str, kind: str, number: int) -> dict[str, Any]:
         """One slip's printable document (a fill, a credit or a Table Inventory Slip)."""
@@ -468,3 +467,19 @@ def _assigned(log: list[Any]) -> set[tuple[str, Role]]:
         elif isinstance(event, StaffRelieved):
             crew.discard((event.person, event.staff_role))
     return crew
+
+
+class _ChipsGuarded:
+    """A buy-in or wager's ``build``, its chip sets checked (``FloorBanks.guard_chips``): one
+    object per command, where a closure over it was four for the collector to count."""
+
+    __slots__ = ("banks", "build", "table_id")
+
+    def __init__(self, banks: FloorBanks, table_id: str, build: Any) -> None:
+        self.banks, self.table_id, self.build = banks, table_id, build
+
+    def __call__(self, actor: str, role: Role) -> list[Command]:
+        built = self.build(actor, role)
+        commands = [built] if isinstance(built, Command) else list(built)
+        self.banks.check_chips(self.table_id, commands)
+        return commands

@@ -398,43 +398,16 @@ class Floor(Application[FloorTable]):
             return super().submit(table_id, order, waiter=waiter)
         info = self.get(table_id)
         assert info.pipeline is not None
-        account, build, command_type = order.account, order.build, order.command_type
-        viewer = account.username
-        caller = Caller(viewer, account.kind is Kind.STAFF)
-
-        def reply(events: list[Event], owners: dict[str, str]) -> dict[str, Any]:
-            state = info.table.state
-            seen = events_for(caller, events, self._owner_of(info, events, owners))
-            return {"events": seen, "seq": state.seq,
-                    "balance": state.balance(viewer) if viewer in state.players else None}
-
-        view = (lambda: self._view_locked(table_id, account)) if with_view else None
-        def decided() -> gcmd.Command | Iterable[gcmd.Command]:
-            # The role is found when the command is decided: from the log as it is then.
-            role = self.role_for(account, table_id, command_type)
-            if issubclass(command_type, gcmd.BuyChips):  # electronic: the wallet's money
-                PlayerMoneyRules.from_pack(info.table.pack).check_sale(info.table.mode, role)
-            return build(viewer, role)
-
-        return info.pipeline.queue(decided, reply, view=view, waiter=waiter)
+        asked = _Asked(self, info, table_id, order)
+        return info.pipeline.queue(asked.decided, asked.reply,
+                                   view=asked.view if with_view else None, waiter=waiter)
 
     @staticmethod
     def _owner_of(info: FloorTable, events: list[Event],
                   owners: dict[str, str] = EMPTY_OWNERS) -> Callable[[object], str | None]:
         """Who owns a bet ``events`` touch: the state's, else one placed in ``events`` or
         ``owners`` (earlier in their batch), else the log's (a bet since removed)."""
-        found: list[Callable[[object], str | None]] = []
-
-        def owner_of(bet: object) -> str | None:
-            # Worked out when first asked: most replies (a bet placed) name its owner
-            # themselves and never ask.
-            if not found:
-                placed = {e.bet: e.player for e in events if isinstance(e, BetPlaced)}
-                found.append(owner_in(info.table.state.bets,
-                                      ChainMap(placed, owners, info.owners)))
-            return found[0](bet)
-
-        return owner_of
+        return _Owners(info, events, owners)
 
     # -- the pipeline's host (application.pipeline.StreamHost) --------------------------------
     def catch_up(self, stream: str) -> None:
@@ -1019,3 +992,58 @@ class Hub:
         if self.floor is None:
             raise RuntimeError("the hub has no floor")
         return self.floor
+
+
+class _Asked:
+    """A ``Given`` order on its table's pipeline: what it builds once decided (``decided``),
+    its answer (``reply``) and the caller's view (``view``), the pipeline calling each in
+    turn. One object per command, where closures over the request were a dozen (functions
+    and their cells) for the collector to count while the command waited."""
+
+    __slots__ = ("account", "build", "caller", "command_type", "floor", "info", "table_id")
+
+    def __init__(self, floor: Floor, info: FloorTable, table_id: str, order: Given) -> None:
+        self.floor, self.info, self.table_id = floor, info, table_id
+        self.account, self.build, self.command_type = order.account, order.build, \
+            order.command_type
+        self.caller = Caller(order.account.username, order.account.kind is Kind.STAFF)
+
+    def decided(self) -> gcmd.Command | Iterable[gcmd.Command]:
+        # The role is found when the command is decided: from the log as it is then.
+        account, command_type = self.account, self.command_type
+        role = self.floor.role_for(account, self.table_id, command_type)
+        if issubclass(command_type, gcmd.BuyChips):  # electronic: the wallet's money
+            table = self.info.table
+            PlayerMoneyRules.from_pack(table.pack).check_sale(table.mode, role)
+        return self.build(account.username, role)
+
+    def reply(self, events: list[Event], owners: dict[str, str]) -> dict[str, Any]:
+        info = self.info
+        state = info.table.state
+        viewer = self.account.username
+        seen = events_for(self.caller, events, _Owners(info, events, owners))
+        return {"events": seen, "seq": state.seq,
+                "balance": state.balance(viewer) if viewer in state.players else None}
+
+    def view(self) -> dict[str, Any]:
+        return self.floor._view_locked(self.table_id, self.account)
+
+
+class _Owners:
+    """Who owns a bet some events touch (``Floor._owner_of``), worked out when first asked:
+    most replies (a bet placed) name its owner themselves and never ask."""
+
+    __slots__ = ("events", "found", "info", "owners")
+
+    def __init__(self, info: FloorTable, events: list[Event], owners: dict[str, str]) -> None:
+        self.info, self.events, self.owners = info, events, owners
+        self.found: Callable[[object], str | None] | None = None
+
+    def __call__(self, bet: object) -> str | None:
+        found = self.found
+        if found is None:
+            info = self.info
+            placed = {e.bet: e.player for e in self.events if isinstance(e, BetPlaced)}
+            found = self.found = owner_in(info.table.state.bets,
+                                          ChainMap(placed, self.owners, info.owners))
+        return found(bet)
