@@ -60,6 +60,7 @@ class DurableTable:
                  snapshot_per_item: int = SNAPSHOT_PER_ITEM) -> None:
         self.store = store
         self.table = table
+        table.keep_no_log()  # its log is the store's
         self.snapshot_every = snapshot_every
         self.snapshot_per_item = snapshot_per_item
         tid = table.state.table_id

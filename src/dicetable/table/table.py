@@ -201,6 +201,8 @@ class Table(CommandMethods):
         self.sink = sink
         self._held: list[ev.Event] | None = None
         self.log: list[ev.Event] = []
+        """Every event applied, in order; none once ``keep_no_log`` (the log is a store's)."""
+        self.keeps_log = True
         self._automations = None if automations is None else frozenset(automations)
         self._logged_automations: tuple[tuple[str, ...], frozenset[Automation]] | None = None
         self.betting_seconds = betting_seconds
@@ -299,11 +301,29 @@ class Table(CommandMethods):
         self._apply(events)
         return events
 
+    def keep_no_log(self) -> None:
+        """Hold no events from now on, and let go of those held: for a table whose log is
+        a store's (``store.DurableTable``). A server's table would otherwise hold every
+        event of its life in memory, growing with its history, and each one would be
+        counted and scanned by the garbage collector as it aged.
+
+        >>> t = Table.open("pa-craps", "t1")
+        >>> len(t.log)
+        1
+        >>> t.keep_no_log()
+        >>> [e.kind for e in t.join("ann")], t.log, t.state.seq
+        (['PlayerJoined'], [], 2)
+        """
+        self.keeps_log = False
+        self.log = []
+
     def _apply(self, events: Iterable[ev.Event]) -> None:
+        log = self.log if self.keeps_log else None
         for event in events:
             before = self.state.phase
             apply(self.state, event)
-            self.log.append(event)
+            if log is not None:
+                log.append(event)
             if self.state.phase is Phase.BETTING and before is not Phase.BETTING:
                 self.betting_opened_at = event.at
 
