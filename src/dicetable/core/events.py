@@ -463,9 +463,9 @@ class _EventWriter:
                 out[name] = conv(out[name])
             return out
         out = {"type": self.kind}
-        for name, conv in self.parts:
+        for name, maybe in self.parts:
             v = getattr(event, name)
-            out[name] = v if conv is None else conv(v)
+            out[name] = v if maybe is None else maybe(v)
         return out
 
 
