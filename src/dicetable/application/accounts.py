@@ -443,7 +443,8 @@ class Accounts:
             listener(username)
 
     def _now(self) -> datetime:
-        return self.clock.now().astimezone(UTC)
+        now = self.clock.now()
+        return now if now.tzinfo is UTC else now.astimezone(UTC)
 
     # -- the account's stream, verified link by link -----------------------------------------
     def _state(self, username: str) -> acct.AccountState | None:

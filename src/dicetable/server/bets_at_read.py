@@ -24,6 +24,7 @@ answers are.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -90,14 +91,19 @@ class ReadRoute:
 
     @property
     def key(self) -> tuple[str, str, int]:
-        parts = self.path.split("/")
+        parts = self._parts
         return self.method, parts[0], len(parts)
+
+    @functools.cached_property
+    def _parts(self) -> tuple[str, ...]:
+        """The path's parts (split once: ``params`` is asked for every command)."""
+        return tuple(self.path.split("/"))
 
     def params(self, parts: list[str]) -> dict[str, str] | None:
         """The path's fields, where ``parts`` (the path after the table, split at ``/``)
         are this route's; else None."""
         found: dict[str, str] = {}
-        for want, part in zip(self.path.split("/"), parts, strict=True):
+        for want, part in zip(self._parts, parts, strict=True):
             if want.startswith("{"):
                 if not part:
                     return None
