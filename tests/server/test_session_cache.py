@@ -5,6 +5,8 @@ expiry is checked on every use."""
 from __future__ import annotations
 
 import itertools
+import threading
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from dicetable.application.accounts import (
     token_digest,
 )
 from dicetable.core.clock import FixedClock
+from dicetable.store.chain import Head
 from tests.demo_floor import CHEAP_HASHER
 from tests.server.conftest import Login
 
@@ -122,6 +125,55 @@ def test_issue_28_a_session_in_use_is_read_again_before_its_trust_ends(
     now[0] = life + 0.5  # ... and past the old entry's trust, the new one answers
     assert accounts.remembered(token) is not None
     assert accounts.sessions.misses == 1
+    accounts.close()
+
+
+def test_issue_28_sessions_due_together_are_read_again_with_one_read_of_the_heads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions found due while a read ahead waits go with it: their accounts' heads in one
+    read of the store, not one read each (4,000 players' sessions in use were a thousand
+    reads a second); each is still renewed, and none is read on its request's way."""
+    accounts = _accounts(tmp_path / "a.db")
+    names = [f"p{i}" for i in range(20)]
+    for name in names:
+        accounts.create(name, PASSWORD, Kind.PLAYER)
+    tokens = [accounts.login(name, PASSWORD) for name in names]
+    now = [0.0]
+    accounts.sessions.clock = lambda: now[0]
+    accounts.sessions.clear()
+    for token in tokens:
+        accounts.session(token)  # read at t=0
+    misses = accounts.sessions.misses
+    store = accounts.store
+    heads: list[list[str]] = []
+    one: list[str] = []
+    real_heads, real_head = store.heads_for, store.head
+
+    def heads_for(streams: Iterable[str]) -> dict[str, Head]:
+        heads.append(list(streams))
+        return real_heads(heads[-1])
+
+    def head(stream: str) -> Head:
+        one.append(stream)
+        return real_head(stream)
+
+    monkeypatch.setattr(store, "heads_for", heads_for)
+    monkeypatch.setattr(store, "head", head)
+    gate = threading.Event()
+    accounts._reader.submit(gate.wait)  # the reader busy: every session found due waits
+    try:  # each asked for in the last moment of its trust (their lives are spread)
+        for token in sorted(tokens, key=lambda t: accounts.sessions.kept_for(token_digest(t))):
+            now[0] = accounts.sessions.kept_for(token_digest(token)) - 0.01
+            assert accounts.remembered(token) is not None
+    finally:
+        gate.set()
+    _read_ahead_done(accounts)
+    assert len(heads) == 1
+    assert sorted(heads[0]) == sorted(f"account:{n}" for n in names)
+    assert one == []
+    now[0] += 0.4 * accounts.sessions.seconds  # past every old entry's trust: renewed
+    assert all(accounts.remembered(token) is not None for token in tokens)
+    assert accounts.sessions.misses == misses
     accounts.close()
 
 

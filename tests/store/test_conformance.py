@@ -51,6 +51,22 @@ def test_append_then_read_back_in_order(store: EventStore) -> None:
     assert store.head("t1").hash == rows[-1].hash or store.head("t1").seq > 3
 
 
+def test_issue_28_heads_of_many_streams_are_read_together(store: EventStore) -> None:
+    """``heads_for`` gives each stream's head as ``head`` does, EMPTY for one without
+    events, however many are asked at once (past one SQLite query's worth)."""
+    for t in ("t1", "t2"):
+        store.append(t, batch(t, 1, 2 if t == "t1" else 3))
+    asked = ["t2", "none", "t1", *(f"x{i}" for i in range(1200)), "t1"]
+    heads = store.heads_for(asked)
+    assert set(heads) == set(asked)
+    assert heads["t1"] == store.head("t1")
+    assert heads["t1"].seq == 2
+    assert heads["t2"] == store.head("t2")
+    assert heads["t2"].seq == 3
+    assert heads["none"] == EMPTY == heads["x1199"]
+    assert store.heads_for([]) == {}
+
+
 def test_read_from_a_sequence_number(store: EventStore) -> None:
     store.append("t1", batch("t1", 1, 6))
     assert [e.seq for e in store.events("t1", after=4)] == [5, 6]

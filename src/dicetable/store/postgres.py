@@ -14,7 +14,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -290,6 +290,16 @@ class PostgresStore(GroupWriter, EventStore):
         row = self._reader().execute(sql.SQL("SELECT seq, hash FROM {} WHERE table_id = %s")
                                      .format(self._t["table_heads"]), (table,)).fetchone()
         return EMPTY if row is None else Head(int(row[0]), str(row[1]))
+
+    def heads_for(self, tables: Iterable[str]) -> dict[str, Head]:
+        wanted = list(dict.fromkeys(tables))
+        found = dict.fromkeys(wanted, EMPTY)
+        if wanted:
+            rows = self._reader().execute(
+                sql.SQL("SELECT table_id, seq, hash FROM {} WHERE table_id = ANY(%s)")
+                .format(self._t["table_heads"]), (wanted,)).fetchall()
+            found.update((str(t), Head(int(seq), str(h))) for t, seq, h in rows)
+        return found
 
     def _records(self, table: str, after: int = 0,
                  until: int | None = None) -> Iterator[StoredEvent]:

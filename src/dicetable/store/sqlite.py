@@ -40,7 +40,7 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -287,6 +287,10 @@ def plan_batch(jobs: list[Job], heads: dict[str, Any], key: bytes | None = None)
     return plan
 
 
+HEADS_AT_ONCE = 500
+"""Tables whose heads one query reads at most (``heads_for``; SQLite's bound on a statement's
+parameters is 32,766 since 3.32, 999 before)."""
+
 SCHEMA = sqlite_schema()
 
 _COLS = "table_id, seq, kind, body, prev_hash, hash"
@@ -435,6 +439,17 @@ class SqliteStore(GroupWriter, EventStore):
 
     def head(self, table: str) -> Head:
         return self._head(self._reader(), table)
+
+    def heads_for(self, tables: Iterable[str]) -> dict[str, Head]:
+        wanted = list(dict.fromkeys(tables))
+        found = dict.fromkeys(wanted, EMPTY)
+        conn = self._reader()
+        for i in range(0, len(wanted), HEADS_AT_ONCE):  # one read, whatever its size
+            some = wanted[i:i + HEADS_AT_ONCE]
+            found.update((str(t), Head(int(seq), str(h))) for t, seq, h in conn.execute(
+                "SELECT table_id, seq, hash FROM table_heads WHERE table_id IN "
+                f"({', '.join('?' for _ in some)})", some))
+        return found
 
     def _records(self, table: str, after: int = 0,
                  until: int | None = None) -> Iterator[StoredEvent]:
