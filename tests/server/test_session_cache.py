@@ -177,6 +177,52 @@ def test_issue_28_sessions_due_together_are_read_again_with_one_read_of_the_head
     accounts.close()
 
 
+def test_issue_28_sessions_read_together_after_a_forget_are_each_read_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Something forgotten after the heads were read together (a logout, an account that
+    changed) makes them possibly stale: each session is then read with a head of its own,
+    and is still renewed - none left to run out."""
+    accounts = _accounts(tmp_path / "a.db")
+    names = [f"p{i}" for i in range(5)]
+    for name in names:
+        accounts.create(name, PASSWORD, Kind.PLAYER)
+    tokens = [accounts.login(name, PASSWORD) for name in names]
+    now = [0.0]
+    accounts.sessions.clock = lambda: now[0]
+    accounts.sessions.clear()
+    for token in tokens:
+        accounts.session(token)
+    misses = accounts.sessions.misses
+    store, one = accounts.store, []
+    real_heads, real_head = store.heads_for, store.head
+
+    def heads_for(streams: Iterable[str]) -> dict[str, Head]:
+        found = real_heads(streams)
+        accounts.sessions.forget_session("someone else's")  # a logout meanwhile
+        return found
+
+    def head(stream: str) -> Head:
+        one.append(stream)
+        return real_head(stream)
+
+    monkeypatch.setattr(store, "heads_for", heads_for)
+    monkeypatch.setattr(store, "head", head)
+    gate = threading.Event()
+    accounts._reader.submit(gate.wait)
+    try:
+        for token in sorted(tokens, key=lambda t: accounts.sessions.kept_for(token_digest(t))):
+            now[0] = accounts.sessions.kept_for(token_digest(token)) - 0.01
+            assert accounts.remembered(token) is not None
+    finally:
+        gate.set()
+    _read_ahead_done(accounts)
+    assert sorted(one) == sorted(f"account:{n}" for n in names)
+    now[0] += 0.4 * accounts.sessions.seconds
+    assert all(accounts.remembered(token) is not None for token in tokens)
+    assert accounts.sessions.misses == misses
+    accounts.close()
+
+
 def test_issue_13_a_read_ahead_never_keeps_a_session_the_log_has_closed(
         tmp_path: Path) -> None:
     """Reading ahead renews what the log says, never more: a session another process closed

@@ -731,8 +731,11 @@ class Accounts:
             log.exception("the heads of the sessions due could not be read together")
             heads = {}
         for digest, token in due.items():
-            self.read_again(token, digest, head=heads.get(f"{STREAM}:{names[digest]}"),
-                            generation=generation)
+            if self.sessions.generation() == generation:
+                self.read_again(token, digest, head=heads.get(f"{STREAM}:{names[digest]}"),
+                                generation=generation)
+            else:  # something was forgotten since the heads were read: read this one afresh
+                self.read_again(token, digest)
 
     def read_again(self, token: str, digest: str, *, head: Head | None = None,
                    generation: int | None = None) -> None:
