@@ -273,6 +273,19 @@ class Declared:
         return tuple((f.name, f.key, f.optional) for f in self.fields)
 
     @functools.cached_property
+    def _plain(self) -> bool:
+        """Does the request model hold only texts, numbers, booleans and nulls? Then its
+        dump is its own fields' values as they are, and ``order`` reads them unconverted.
+
+        >>> declared("bets")._plain
+        True
+        """
+        plain = {str, int, bool, type(None)}
+        return self.model is not None and all(
+            set(typing.get_args(f.annotation) or (f.annotation,)) <= plain
+            for f in self.model.model_fields.values())
+
+    @functools.cached_property
     def _owned(self) -> tuple[tuple[Entry, frozenset[str]], ...]:
         """Each entry with the body fields that are its own (which a body must carry for
         the entry to be chosen, where the route gives several)."""
@@ -283,7 +296,8 @@ class Declared:
               ) -> tuple[type[g.Command], Build]:
         """The command type a request with ``body`` and path ``params`` gives, and what
         builds its command(s) for an actor and role (``InvalidInput`` when it names none)."""
-        given = body.model_dump(exclude_unset=False) if body is not None else {}
+        given = {} if body is None else body.__dict__ if self._plain \
+            else body.model_dump(exclude_unset=False)
         data = {name: value for name, key, optional in self._keys
                 if (value := given.get(key, _ABSENT)) is not _ABSENT
                 and (value is not None or not optional)}
