@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -128,62 +128,10 @@ def test_issue_28_a_session_in_use_is_read_again_before_its_trust_ends(
     accounts.close()
 
 
-def test_issue_28_sessions_due_together_are_read_again_with_one_read_of_the_heads(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sessions found due while a read ahead waits go with it: their accounts' heads in one
-    read of the store, not one read each (4,000 players' sessions in use were a thousand
-    reads a second); each is still renewed, and none is read on its request's way."""
-    accounts = _accounts(tmp_path / "a.db")
-    names = [f"p{i}" for i in range(20)]
-    for name in names:
-        accounts.create(name, PASSWORD, Kind.PLAYER)
-    tokens = [accounts.login(name, PASSWORD) for name in names]
-    now = [0.0]
-    accounts.sessions.clock = lambda: now[0]
-    accounts.sessions.clear()
-    for token in tokens:
-        accounts.session(token)  # read at t=0
-    misses = accounts.sessions.misses
-    store = accounts.store
-    heads: list[list[str]] = []
-    one: list[str] = []
-    real_heads, real_head = store.heads_for, store.head
-
-    def heads_for(streams: Iterable[str]) -> dict[str, Head]:
-        heads.append(list(streams))
-        return real_heads(heads[-1])
-
-    def head(stream: str) -> Head:
-        one.append(stream)
-        return real_head(stream)
-
-    monkeypatch.setattr(store, "heads_for", heads_for)
-    monkeypatch.setattr(store, "head", head)
-    gate = threading.Event()
-    accounts._reader.submit(gate.wait)  # the reader busy: every session found due waits
-    try:  # each asked for in the last moment of its trust (their lives are spread)
-        for token in sorted(tokens, key=lambda t: accounts.sessions.kept_for(token_digest(t))):
-            now[0] = accounts.sessions.kept_for(token_digest(token)) - 0.01
-            assert accounts.remembered(token) is not None
-    finally:
-        gate.set()
-    _read_ahead_done(accounts)
-    assert len(heads) == 1
-    assert sorted(heads[0]) == sorted(f"account:{n}" for n in names)
-    assert one == []
-    now[0] += 0.4 * accounts.sessions.seconds  # past every old entry's trust: renewed
-    assert all(accounts.remembered(token) is not None for token in tokens)
-    assert accounts.sessions.misses == misses
-    accounts.close()
-
-
-def test_issue_28_sessions_read_together_after_a_forget_are_each_read_afresh(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Something forgotten after the heads were read together (a logout, an account that
-    changed) makes them possibly stale: each session is then read with a head of its own,
-    and is still renewed - none left to run out."""
-    accounts = _accounts(tmp_path / "a.db")
-    names = [f"p{i}" for i in range(5)]
+def _in_use(accounts: Accounts, players: int) -> tuple[list[str], list[float]]:
+    """``players`` players' sessions, each read once at t=0 of the cache's clock (the list
+    that clock reads is returned: move it by hand)."""
+    names = [f"p{i}" for i in range(players)]
     for name in names:
         accounts.create(name, PASSWORD, Kind.PLAYER)
     tokens = [accounts.login(name, PASSWORD) for name in names]
@@ -192,21 +140,13 @@ def test_issue_28_sessions_read_together_after_a_forget_are_each_read_afresh(
     accounts.sessions.clear()
     for token in tokens:
         accounts.session(token)
-    misses = accounts.sessions.misses
-    store, one = accounts.store, []
-    real_heads, real_head = store.heads_for, store.head
+    return tokens, now
 
-    def heads_for(streams: Iterable[str]) -> dict[str, Head]:
-        found = real_heads(streams)
-        accounts.sessions.forget_session("someone else's")  # a logout meanwhile
-        return found
 
-    def head(stream: str) -> Head:
-        one.append(stream)
-        return real_head(stream)
-
-    monkeypatch.setattr(store, "heads_for", heads_for)
-    monkeypatch.setattr(store, "head", head)
+def _all_due_while_busy(accounts: Accounts, tokens: list[str], now: list[float]) -> None:
+    """Each session asked for in the last moment of its trust (their lives are spread),
+    while the reader is busy, so that all are found due before any is read again; then
+    the reads done."""
     gate = threading.Event()
     accounts._reader.submit(gate.wait)
     try:
@@ -216,10 +156,70 @@ def test_issue_28_sessions_read_together_after_a_forget_are_each_read_afresh(
     finally:
         gate.set()
     _read_ahead_done(accounts)
-    assert sorted(one) == sorted(f"account:{n}" for n in names)
+
+
+def _all_renewed(accounts: Accounts, tokens: list[str], now: list[float], misses: int) -> None:
+    """Past every old entry's trust, each session is answered from memory (renewed)."""
     now[0] += 0.4 * accounts.sessions.seconds
     assert all(accounts.remembered(token) is not None for token in tokens)
     assert accounts.sessions.misses == misses
+
+
+def _count_heads(monkeypatch: pytest.MonkeyPatch, accounts: Accounts, *,
+                 after_together: Callable[[], None] = lambda: None
+                 ) -> tuple[list[list[str]], list[str]]:
+    """The streams whose heads the store is asked for together (each call's list) and one
+    by one; ``after_together`` runs after each read together."""
+    store = accounts.store
+    together: list[list[str]] = []
+    one: list[str] = []
+    real_heads, real_head = store.heads_for, store.head
+
+    def heads_for(streams: Iterable[str]) -> dict[str, Head]:
+        together.append(list(streams))
+        found = real_heads(together[-1])
+        after_together()
+        return found
+
+    def head(stream: str) -> Head:
+        one.append(stream)
+        return real_head(stream)
+
+    monkeypatch.setattr(store, "heads_for", heads_for)
+    monkeypatch.setattr(store, "head", head)
+    return together, one
+
+
+def test_issue_28_sessions_due_together_are_read_again_with_one_read_of_the_heads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions found due while a read ahead waits go with it: their accounts' heads in one
+    read of the store, not one read each (4,000 players' sessions in use were a thousand
+    reads a second); each is still renewed, and none is read on its request's way."""
+    accounts = _accounts(tmp_path / "a.db")
+    tokens, now = _in_use(accounts, 20)
+    misses = accounts.sessions.misses
+    together, one = _count_heads(monkeypatch, accounts)
+    _all_due_while_busy(accounts, tokens, now)
+    assert len(together) == 1
+    assert sorted(together[0]) == sorted(f"account:p{i}" for i in range(20))
+    assert one == []
+    _all_renewed(accounts, tokens, now, misses)
+    accounts.close()
+
+
+def test_issue_28_sessions_read_together_after_a_forget_are_each_read_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Something forgotten after the heads were read together (a logout, an account that
+    changed) makes them possibly stale: each session is then read with a head of its own,
+    and is still renewed - none left to run out."""
+    accounts = _accounts(tmp_path / "a.db")
+    tokens, now = _in_use(accounts, 5)
+    misses = accounts.sessions.misses
+    _, one = _count_heads(monkeypatch, accounts, after_together=lambda: (
+        accounts.sessions.forget_session("someone else's")))  # a logout meanwhile
+    _all_due_while_busy(accounts, tokens, now)
+    assert sorted(one) == sorted(f"account:p{i}" for i in range(5))
+    _all_renewed(accounts, tokens, now, misses)
     accounts.close()
 
 
