@@ -227,7 +227,8 @@ class Entry:
         values = {}
         for k, v in data.items():
             hint, kind = hints[k], type(v)
-            # _coerce's common case here, without its call (every field of every command)
+            # the common case (an int, a short text, for a field of that type) without a
+            # call: every field of every command
             values[k] = v if hint is kind and (kind is int or (
                 kind is str and len(v) <= MAX_TEXT)) else _coerce(self.name, k, hint, v)
         try:
@@ -247,10 +248,8 @@ def _nullable(hint: Any) -> bool:
 
 
 def _coerce(command: str, name: str, hint: Any, value: Any) -> Any:
-    """JSON -> a command field of type ``hint`` (strings, ints, rolls, tuples, fractions)."""
-    kind = type(value)
-    if hint is kind and (kind is int or (kind is str and len(value) <= MAX_TEXT)):
-        return value  # the common case, as the checks below would find it
+    """JSON -> a command field of type ``hint`` (strings, ints, rolls, tuples, fractions);
+    ``Entry.from_json`` takes the common case, a value of the field's own type, itself."""
     if value is None and _nullable(hint):
         return None  # a field left out, as the checks below would find it
     where = f"{command}.{name}"
