@@ -402,13 +402,6 @@ class Floor(Application[FloorTable]):
         return info.pipeline.queue(asked.decided, asked.reply,
                                    view=asked.view if with_view else None, waiter=waiter)
 
-    @staticmethod
-    def _owner_of(info: FloorTable, events: list[Event],
-                  owners: dict[str, str] = EMPTY_OWNERS) -> Callable[[object], str | None]:
-        """Who owns a bet ``events`` touch: the state's, else one placed in ``events`` or
-        ``owners`` (earlier in their batch), else the log's (a bet since removed)."""
-        return _Owners(info, events, owners)
-
     # -- the pipeline's host (application.pipeline.StreamHost) --------------------------------
     def catch_up(self, stream: str) -> None:
         """Fold in what another process appended since this one last looked, and tell the
@@ -681,7 +674,7 @@ class Floor(Application[FloorTable]):
         """``events`` (from the log) as ``account`` may see them."""
         info = self.get(table_id)
         return events_for(Caller(account.username, account.kind is Kind.STAFF), events,
-                          self._owner_of(info, events))
+                          _Owners(info, events))
 
     def summaries(self) -> list[dict[str, Any]]:
         out = []
@@ -1030,12 +1023,14 @@ class _Asked:
 
 
 class _Owners:
-    """Who owns a bet some events touch (``Floor._owner_of``), worked out when first asked:
-    most replies (a bet placed) name its owner themselves and never ask."""
+    """Who owns a bet ``events`` touch: the state's, else one placed in ``events`` or
+    ``owners`` (earlier in their batch), else the log's (a bet since removed). Worked out
+    when first asked: most replies (a bet placed) name its owner themselves and never ask."""
 
     __slots__ = ("events", "found", "info", "owners")
 
-    def __init__(self, info: FloorTable, events: list[Event], owners: dict[str, str]) -> None:
+    def __init__(self, info: FloorTable, events: list[Event],
+                 owners: dict[str, str] = EMPTY_OWNERS) -> None:
         self.info, self.events, self.owners = info, events, owners
         self.found: Callable[[object], str | None] | None = None
 
