@@ -498,11 +498,21 @@ class RefusingHttp(HttpToolsProtocol):
             self.cycle = None  # type: ignore[assignment]
 
 
-_Answers = tuple[list[tuple[bytes, bytes]] | None, dict[tuple[bytes, bool], bytes]]
-_ANSWERS: list[_Answers] = [(None, {})]
-"""The 503s written lately, by body and keep-alive, with the default headers they were built
-under (uvicorn replaces that list each second, for its date; a server in another thread has
-its own): one pair, read whole, so that an answer is never another list's."""
+_Kept = list[tuple[list[tuple[bytes, bytes]] | None, dict[Any, bytes]]]
+"""Bytes built lately, with the default headers they were built under (uvicorn replaces that
+list each second, for its date; a server in another thread has its own): one pair, read
+whole, so that what is found is never another list's."""
+_ANSWERS: _Kept = [(None, {})]
+"""The 503s written lately, by body and keep-alive."""
+
+
+def _this_second(kept: _Kept, default_headers: list[tuple[bytes, bytes]]) -> dict[Any, bytes]:
+    """What ``kept`` holds for ``default_headers``: afresh once uvicorn has replaced them."""
+    under, found = kept[0]
+    if under is not default_headers:
+        found = {}
+        kept[0] = (default_headers, found)
+    return found
 
 
 def _busy_answer(default_headers: list[tuple[bytes, bytes]], body: bytes,
@@ -518,10 +528,7 @@ def _busy_answer(default_headers: list[tuple[bytes, bytes]], body: bytes,
     >>> b"date: Sat" in _busy_answer([(b"date", b"Sat")], b"{}", False)  # the next second's
     True
     """
-    under, answers = _ANSWERS[0]
-    if under is not default_headers:
-        answers = {}
-        _ANSWERS[0] = (default_headers, answers)
+    answers = _this_second(_ANSWERS, default_headers)
     answer = answers.get((body, keep_alive))
     if answer is None:
         answer = answers[body, keep_alive] = _answer_bytes(
@@ -552,21 +559,28 @@ def _written(status_line: bytes, default_headers: list[tuple[bytes, bytes]],
              headers: list[tuple[bytes, bytes]], body: bytes, *, keep_alive: bool) -> bytes:
     """An answer's bytes as the protocol writes them: the status line, uvicorn's default
     headers, the answer's own, its length, ``connection: close`` unless kept alive."""
+    return _with_body(_head(status_line, default_headers, headers), body, keep_alive)
+
+
+def _head(status_line: bytes, default_headers: list[tuple[bytes, bytes]],
+          headers: list[tuple[bytes, bytes]]) -> bytes:
+    """An answer's status line, uvicorn's default headers and the answer's own."""
     head: list[bytes] = [status_line]
     for name, value in (*default_headers, *headers):
         head += [name, b": ", value, b"\r\n"]
-    head += [b"content-length: ", str(len(body)).encode(), b"\r\n"]
-    if not keep_alive:
-        head.append(b"connection: close\r\n")
-    head += [b"\r\n", body]
     return b"".join(head)
 
 
-_HEADS: list[tuple[list[tuple[bytes, bytes]] | None, dict[tuple[Any, ...], bytes]]] = [
-    (None, {})]
-"""The heads of the taken commands' answers written lately (status line, default and own
-headers), by status and own headers, under the default headers they were built with (as
-``_ANSWERS``): a bet's answer differs from the last only in its body."""
+def _with_body(head: bytes, body: bytes, keep_alive: bool) -> bytes:
+    """``head`` (``_head``) and the rest: the length, ``connection: close`` unless kept
+    alive, the body."""
+    return b"".join((head, b"content-length: ", str(len(body)).encode(),
+                     b"\r\n\r\n" if keep_alive else b"\r\nconnection: close\r\n\r\n", body))
+
+
+_HEADS: _Kept = [(None, {})]
+"""The heads (``_head``) of the taken commands' answers written lately, by status and own
+headers: a bet's answer differs from the last only in its body."""
 MOST_HEADS = 64
 """Heads kept at most (industry-default): the answers' own headers are few and fixed."""
 
@@ -583,19 +597,14 @@ def _taken_answer(status: int, default_headers: list[tuple[bytes, bytes]],
     ...     STATUS_LINE[409], defaults, own, b"[]", keep_alive=False)
     True
     """
-    under, heads = _HEADS[0]
-    if under is not default_headers:
-        heads = {}
-        _HEADS[0] = (default_headers, heads)
+    heads = _this_second(_HEADS, default_headers)
     key = (status, *headers)
     head = heads.get(key)
     if head is None:
         if len(heads) >= MOST_HEADS:
             heads.clear()
-        head = heads[key] = _written(STATUS_LINE[status], default_headers, headers, b"",
-                                     keep_alive=True).rpartition(b"content-length: ")[0]
-    return b"".join((head, b"content-length: ", str(len(body)).encode(),
-                     b"\r\n\r\n" if keep_alive else b"\r\nconnection: close\r\n\r\n", body))
+        head = heads[key] = _head(STATUS_LINE[status], default_headers, headers)
+    return _with_body(head, body, keep_alive)
 
 
 class _NoWait:
